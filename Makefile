@@ -1,0 +1,147 @@
+# ttrace: build, boot and test. `make help` lists the targets.
+#
+# The two commands that matter: `make run` builds everything and boots to the
+# console; `make test` builds and runs every test. Missing host packages are
+# installed by scripts/deps.sh (as root) the first time either runs.
+
+BUILD		:= build
+GEN		:= $(BUILD)/gen
+CROSS_COMPILE	?=
+CC		:= $(CROSS_COMPILE)gcc
+LD		:= $(CROSS_COMPILE)ld
+OBJCOPY		:= $(CROSS_COMPILE)objcopy
+NM		:= $(CROSS_COMPILE)nm
+HOSTCC		?= gcc
+PY		:= $(shell [ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3)
+SMP		?= 4
+MEM		?= 512M
+ACCEL		?=
+CMDLINE		?=
+export SMP MEM ACCEL
+
+KCONFIG_CONFIG	?= .config
+export KCONFIG_CONFIG
+-include $(KCONFIG_CONFIG)
+
+WARN		:= -Wall -Wextra -Werror -Wmissing-prototypes -Wvla -Wformat=2 \
+		   -Wno-address-of-packed-member
+KCFLAGS		:= -std=gnu11 -O2 -g -ffreestanding -mno-red-zone -mcmodel=kernel \
+		   -fno-pic -fno-pie -fno-omit-frame-pointer -mgeneral-regs-only \
+		   -fno-stack-protector -fno-asynchronous-unwind-tables \
+		   -fno-common $(WARN) -MMD -MP \
+		   -Ikern/include -Iarch/x86_64/include -I$(GEN) \
+		   -include $(GEN)/config.h
+KLDFLAGS	:= -n -z max-page-size=4096 -z noexecstack -T linker.ld
+HOSTCFLAGS	:= -std=gnu11 -g -O1 -fsanitize=address,undefined \
+		   -fno-sanitize-recover=all -fno-omit-frame-pointer $(WARN) \
+		   -idirafter kern/include -I$(GEN) -Itests/host -pthread -MMD -MP
+
+all: $(BUILD)/kernel.elf host-tests-build tools
+.PHONY: all
+
+# --- host dependencies ---------------------------------------------------
+DEPS_STAMP := $(BUILD)/.deps-ok
+$(DEPS_STAMP): scripts/deps.sh
+	@mkdir -p $(BUILD)
+	@sh scripts/deps.sh
+	@touch $@
+deps: $(DEPS_STAMP)
+.PHONY: deps
+
+# --- configuration (Kconfig, via Debian's python3-kconfiglib) ------------
+$(KCONFIG_CONFIG): | $(DEPS_STAMP)
+	$(PY) -m defconfig --kconfig Kconfig configs/defconfig
+$(GEN)/config.h: $(KCONFIG_CONFIG) Kconfig | $(DEPS_STAMP)
+	@mkdir -p $(GEN)
+	$(PY) -m genconfig --header-path $@ Kconfig
+defconfig: | $(DEPS_STAMP)
+	$(PY) -m defconfig --kconfig Kconfig configs/defconfig
+olddefconfig: | $(DEPS_STAMP)
+	$(PY) -m olddefconfig Kconfig
+menuconfig: | $(DEPS_STAMP)
+	$(PY) -m menuconfig Kconfig
+savedefconfig: | $(DEPS_STAMP)
+	$(PY) -m savedefconfig --kconfig Kconfig --out configs/defconfig
+.PHONY: defconfig olddefconfig menuconfig savedefconfig
+
+# --- kernel --------------------------------------------------------------
+LIB_SRCS :=
+KLIB_ONLY_SRCS :=
+include kern/lib/Makefrag
+
+KERN_SRCS := $(wildcard kern/src/*.c arch/x86_64/src/*.c kern/drivers/dev/*.c) \
+	     $(LIB_SRCS) $(KLIB_ONLY_SRCS)
+ifeq ($(CONFIG_KTESTS),y)
+KERN_SRCS += $(wildcard kern/src/ktest/*.c)
+endif
+KERN_ASMS := $(wildcard arch/x86_64/src/*.S)
+KERN_OBJS := $(patsubst %.c,$(BUILD)/kern/%.o,$(KERN_SRCS)) \
+	     $(patsubst %.S,$(BUILD)/kern/%.o,$(KERN_ASMS))
+
+$(BUILD)/kern/%.o: %.c $(GEN)/config.h
+	@mkdir -p $(dir $@)
+	$(CC) $(KCFLAGS) -c -o $@ $<
+$(BUILD)/kern/%.o: %.S $(GEN)/config.h
+	@mkdir -p $(dir $@)
+	$(CC) $(KCFLAGS) -D__ASSEMBLER__ -c -o $@ $<
+
+# Two link passes: the second adds the symbol table for backtraces, placed
+# after all text so no function moves.
+$(BUILD)/kernel.pass1.elf: $(KERN_OBJS) linker.ld
+	$(LD) $(KLDFLAGS) -o $@ $(KERN_OBJS)
+$(BUILD)/ksyms.S: $(BUILD)/kernel.pass1.elf scripts/gen-ksyms.sh
+	NM=$(NM) sh scripts/gen-ksyms.sh $< > $@
+$(BUILD)/ksyms.o: $(BUILD)/ksyms.S
+	$(CC) -c -o $@ $<
+$(BUILD)/kernel.elf: $(KERN_OBJS) $(BUILD)/ksyms.o linker.ld
+	$(LD) $(KLDFLAGS) -o $@ $(KERN_OBJS) $(BUILD)/ksyms.o
+	@$(NM) $(BUILD)/kernel.pass1.elf | grep -i ' t ' | sort > $(BUILD)/syms1
+	@$(NM) $@ | grep -i ' t ' | sort > $(BUILD)/syms2
+	@cmp -s $(BUILD)/syms1 $(BUILD)/syms2 || \
+		{ echo "ksyms: text moved between link passes"; exit 1; }
+$(BUILD)/kernel.bin: $(BUILD)/kernel.elf
+	$(OBJCOPY) -O binary $< $@
+
+# --- boot image ----------------------------------------------------------
+$(BUILD)/ttrace.iso: $(BUILD)/kernel.bin scripts/mkiso.sh
+	sh scripts/mkiso.sh $@ $(BUILD)/kernel.bin "$(CMDLINE)"
+
+iso: $(BUILD)/ttrace.iso
+run: $(BUILD)/ttrace.iso
+	sh scripts/qemu.sh --iso $(BUILD)/ttrace.iso --interactive
+gdb: $(BUILD)/kernel.bin
+	sh scripts/qemu.sh --kernel $(BUILD)/kernel.bin --cmdline "$(CMDLINE)" \
+		--gdb & \
+	sleep 1; gdb -q -x scripts/gdbinit $(BUILD)/kernel.elf
+.PHONY: iso run gdb
+
+# --- host tests ----------------------------------------------------------
+HOST_TESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
+$(BUILD)/host/%: tests/host/%.c $(LIB_SRCS) | $(GEN)/config.h
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOSTCFLAGS) -o $@ $< $(LIB_SRCS)
+host-tests-build: $(HOST_TESTS)
+.PHONY: host-tests-build
+
+# --- tools ---------------------------------------------------------------
+tools:
+.PHONY: tools
+
+# --- tests ---------------------------------------------------------------
+test: $(BUILD)/kernel.bin $(BUILD)/ttrace.iso host-tests-build tools
+	$(PY) tests/run_tests.py
+.PHONY: test
+
+clean:
+	rm -rf $(BUILD)
+.PHONY: clean
+
+help:
+	@echo "make run        build and boot in QEMU (SMP=$(SMP) MEM=$(MEM), ACCEL=tcg to force TCG)"
+	@echo "make test       build and run every test"
+	@echo "make menuconfig configure (also defconfig, olddefconfig)"
+	@echo "make gdb        boot halted under QEMU's gdbstub and attach gdb"
+	@echo "make clean      remove $(BUILD)/"
+.PHONY: help
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

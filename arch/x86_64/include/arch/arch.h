@@ -1,0 +1,118 @@
+/*
+ * The generic names kernel code uses for architecture services: interrupt
+ * flags, the timestamp counter, the current CPU, halting. Everything here is
+ * inline and cheap; generic code never includes arch/x86.h itself.
+ */
+#ifndef ARCH_ARCH_H
+#define ARCH_ARCH_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <compiler.h>
+
+/* Per-CPU data reached through GS: offset 0 holds a pointer to the struct
+ * itself, offset 8 the core id (see struct per_cpu_info in smp.h). */
+#define PCPU_SELF_OFFSET	0
+#define PCPU_COREID_OFFSET	8
+
+static inline void arch_irq_disable(void)
+{
+	__asm__ __volatile__("cli" ::: "memory");
+}
+
+static inline void arch_irq_enable(void)
+{
+	__asm__ __volatile__("sti" ::: "memory");
+}
+
+/* Disables interrupts and returns the previous state for arch_irq_restore. */
+static inline uint64_t arch_irq_save(void)
+{
+	uint64_t flags;
+
+	__asm__ __volatile__("pushfq; popq %0; cli" : "=r"(flags) :: "memory");
+	return flags;
+}
+
+static inline void arch_irq_restore(uint64_t flags)
+{
+	if (flags & (1u << 9))
+		arch_irq_enable();
+}
+
+static inline bool arch_irq_enabled(void)
+{
+	uint64_t flags;
+
+	__asm__ __volatile__("pushfq; popq %0" : "=r"(flags));
+	return flags & (1u << 9);
+}
+
+static inline void arch_pause(void)
+{
+	__asm__ __volatile__("pause" ::: "memory");
+}
+
+/* Halts until the next interrupt; enables interrupts atomically with hlt so a
+ * wakeup IPI cannot slip in between. */
+static inline void arch_idle(void)
+{
+	__asm__ __volatile__("sti; hlt" ::: "memory");
+}
+
+static inline uint64_t arch_read_tsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+
+/* Set at boot when the CPU has RDTSCP (some hypervisors hide it). */
+extern bool arch_has_rdtscp;
+
+/* The TSC for trace stamps: rdtscp, which also waits for earlier
+ * instructions to finish, so the stamp cannot be taken before the traced
+ * work is done; where the CPU lacks it, rdtsc. */
+static inline uint64_t arch_read_tscp(void)
+{
+	uint32_t lo, hi, aux;
+
+	if (likely(arch_has_rdtscp))
+		__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+	else
+		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+
+/* The current CPU's core id: one GS-relative load. */
+static inline uint32_t core_id(void)
+{
+	uint32_t id;
+
+	__asm__ __volatile__("movl %%gs:8, %0" : "=r"(id));
+	return id;
+}
+
+/* The current CPU's struct per_cpu_info. */
+static inline void *arch_this_cpu(void)
+{
+	void *p;
+
+	__asm__ __volatile__("movq %%gs:0, %0" : "=r"(p));
+	return p;
+}
+
+/* Frame pointer of the caller, for backtraces. */
+static inline uintptr_t arch_frame_pointer(void)
+{
+	return (uintptr_t)__builtin_frame_address(0);
+}
+
+__attribute__((noreturn)) void arch_halt_forever(void);
+void arch_send_ipi(uint32_t coreid, uint8_t vector);
+void arch_send_ipi_others(uint8_t vector);
+__attribute__((noreturn)) void arch_exit_qemu(int status);
+void arch_poweroff(int status) __attribute__((noreturn));
+
+#endif /* ARCH_ARCH_H */

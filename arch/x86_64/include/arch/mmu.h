@@ -1,0 +1,75 @@
+/*
+ * x86_64 memory layout and page-table bits.
+ *
+ *   0x0000000000000000 - 0x00007fffffffffff  user space (lower half)
+ *   0xffff800000000000 - ...                 KERNBASE: all of physical memory,
+ *                                            mapped 1:1 (2 MiB pages, NX)
+ *   0xffffffff80000000 - ...                 KERN_LOAD: the kernel image,
+ *                                            linked here (-mcmodel=kernel),
+ *                                            loaded at physical 1 MiB
+ */
+#ifndef ARCH_MMU_H
+#define ARCH_MMU_H
+
+#define PGSHIFT		12
+#define PGSIZE		4096
+#define LPGSIZE		(2 * 1024 * 1024)
+#define KERNBASE	0xffff800000000000
+#define KERN_LOAD	0xffffffff80000000
+#define KERN_PHYS	0x100000
+#define ULIM		0x0000800000000000
+
+#define PTE_P		(1ull << 0)
+#define PTE_W		(1ull << 1)
+#define PTE_U		(1ull << 2)
+#define PTE_PWT		(1ull << 3)
+#define PTE_PCD		(1ull << 4)
+#define PTE_A		(1ull << 5)
+#define PTE_D		(1ull << 6)
+#define PTE_PS		(1ull << 7)
+#define PTE_G		(1ull << 8)
+#define PTE_NX		(1ull << 63)
+#define PTE_ADDR_MASK	0x000ffffffffff000ull
+
+#define CR0_PE		(1u << 0)
+#define CR0_MP		(1u << 1)
+#define CR0_ET		(1u << 4)
+#define CR0_NE		(1u << 5)
+#define CR0_WP		(1u << 16)
+#define CR0_NW		(1u << 29)
+#define CR0_CD		(1u << 30)
+#define CR0_PG		(1u << 31)
+#define CR4_PAE		(1u << 5)
+#define CR4_PGE		(1u << 7)
+
+#define MSR_EFER	0xc0000080
+#define EFER_SCE	(1u << 0)
+#define EFER_LME	(1u << 8)
+#define EFER_NXE	(1u << 11)
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+
+typedef uint64_t physaddr_t;
+
+/* Kernel virtual address of physical address pa (direct map). */
+#define KADDR(pa)	((void *)((uintptr_t)(pa) + KERNBASE))
+/* Physical address of a direct-map or kernel-image address. */
+static inline physaddr_t PADDR(const void *va)
+{
+	uintptr_t v = (uintptr_t)va;
+
+	return v >= KERN_LOAD ? v - KERN_LOAD : v - KERNBASE;
+}
+#endif
+
+
+
+#ifndef __ASSEMBLER__
+#include <stdbool.h>
+void mmu_init(void);
+uint64_t *mmu_walk(uint64_t *pml4, uintptr_t va, bool create);
+int mmu_map(uint64_t *pml4, uintptr_t va, physaddr_t pa, uint64_t perm);
+uint64_t *mmu_kernel_pml4(void);
+#endif
+#endif /* ARCH_MMU_H */

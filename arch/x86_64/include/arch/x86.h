@@ -1,0 +1,115 @@
+/*
+ * x86_64 instruction wrappers. Only arch/ includes this; generic code uses the
+ * names in arch/arch.h.
+ */
+#ifndef ARCH_X86_H
+#define ARCH_X86_H
+
+#include <stdint.h>
+
+#define MSR_APIC_BASE		0x1b
+#define MSR_TSC_AUX		0xc0000103
+#define MSR_FS_BASE		0xc0000100
+#define MSR_GS_BASE		0xc0000101
+#define MSR_KERNEL_GS_BASE	0xc0000102
+#define MSR_STAR		0xc0000081
+#define MSR_LSTAR		0xc0000082
+#define MSR_SFMASK		0xc0000084
+
+#define FL_IF			(1u << 9)
+
+static inline uint8_t inb(uint16_t port)
+{
+	uint8_t v;
+
+	__asm__ __volatile__("inb %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
+static inline void outb(uint16_t port, uint8_t v)
+{
+	__asm__ __volatile__("outb %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline uint16_t inw(uint16_t port)
+{
+	uint16_t v;
+
+	__asm__ __volatile__("inw %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
+static inline void outw(uint16_t port, uint16_t v)
+{
+	__asm__ __volatile__("outw %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline void outl(uint16_t port, uint32_t v)
+{
+	__asm__ __volatile__("outl %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline uint64_t rdmsr(uint32_t msr)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+	return (uint64_t)hi << 32 | lo;
+}
+
+static inline void wrmsr(uint32_t msr, uint64_t v)
+{
+	__asm__ __volatile__("wrmsr" : : "c"(msr), "a"((uint32_t)v),
+			     "d"((uint32_t)(v >> 32)));
+}
+
+static inline void cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b,
+			 uint32_t *c, uint32_t *d)
+{
+	__asm__ __volatile__("cpuid" : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d)
+			     : "a"(leaf), "c"(sub));
+}
+
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+
+static inline uint64_t rcr2(void)
+{
+	uint64_t v;
+
+	__asm__ __volatile__("mov %%cr2, %0" : "=r"(v));
+	return v;
+}
+
+static inline uint64_t rcr3(void)
+{
+	uint64_t v;
+
+	__asm__ __volatile__("mov %%cr3, %0" : "=r"(v));
+	return v;
+}
+
+static inline void lcr3(uint64_t v)
+{
+	__asm__ __volatile__("mov %0, %%cr3" : : "r"(v) : "memory");
+}
+
+static inline uint64_t read_rflags(void)
+{
+	uint64_t v;
+
+	__asm__ __volatile__("pushfq; popq %0" : "=r"(v));
+	return v;
+}
+
+static inline void invlpg(const void *va)
+{
+	__asm__ __volatile__("invlpg (%0)" : : "r"(va) : "memory");
+}
+
+#endif /* ARCH_X86_H */

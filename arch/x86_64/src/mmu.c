@@ -1,0 +1,108 @@
+/*
+ * Kernel page tables. mmu_init() replaces the boot tables (one identity- and
+ * high-mapped GiB, all writable and executable) with:
+ *   - KERNBASE: all physical memory and the 32-bit MMIO hole, 2 MiB pages,
+ *     writable, no-execute; the MMIO hole (3-4 GiB) uncached;
+ *   - KERN_LOAD: the kernel image in 4 KiB pages, text read-only and
+ *     executable, rodata read-only no-execute, data and bss writable
+ *     no-execute.
+ * The upper-half PML4 entries made here are shared by every address space.
+ */
+#include <arch/mmu.h>
+#include <arch/x86.h>
+#include <pmem.h>
+#include <printk.h>
+#include <string.h>
+
+extern char __text_start[], __text_end[], __rodata_start[], __rodata_end[];
+extern char __data_start[], __bss_end[];
+
+static uint64_t *kern_pml4;
+
+static unsigned pt_index(uintptr_t va, int level)
+{
+	return (va >> (PGSHIFT + 9 * level)) & 511;
+}
+
+/* Returns the entry for va in the table of the given level (3 = PML4) below
+ * table, allocating intermediate tables when create is set; NULL if absent
+ * or out of memory. */
+static uint64_t *walk_to(uint64_t *table, uintptr_t va, int level, bool create)
+{
+	for (int l = 3; l > level; l--) {
+		uint64_t *e = &table[pt_index(va, l)];
+
+		if (!(*e & PTE_P)) {
+			if (!create)
+				return NULL;
+			void *page = kpage_alloc();
+			if (!page)
+				return NULL;
+			*e = PADDR(page) | PTE_P | PTE_W | PTE_U;
+		}
+		if (*e & PTE_PS)
+			return NULL;
+		table = KADDR(*e & PTE_ADDR_MASK);
+	}
+	return &table[pt_index(va, level)];
+}
+
+/* The 4 KiB page-table entry for va in pml4 (see walk_to). */
+uint64_t *mmu_walk(uint64_t *pml4, uintptr_t va, bool create)
+{
+	return walk_to(pml4, va, 0, create);
+}
+
+/* Maps one 4 KiB page; returns 0 or -1 when out of memory. */
+int mmu_map(uint64_t *pml4, uintptr_t va, physaddr_t pa, uint64_t perm)
+{
+	uint64_t *pte = mmu_walk(pml4, va, true);
+
+	if (!pte)
+		return -1;
+	*pte = pa | perm | PTE_P;
+	return 0;
+}
+
+uint64_t *mmu_kernel_pml4(void)
+{
+	return kern_pml4;
+}
+
+static void map_direct(void)
+{
+	uint64_t end = ROUNDUP(MAX(pmem_max_phys(), 0x100000000ull), LPGSIZE);
+
+	for (uint64_t pa = 0; pa < end; pa += LPGSIZE) {
+		uint64_t *pde = walk_to(kern_pml4, KERNBASE + pa, 1, true);
+		uint64_t attr = PTE_P | PTE_W | PTE_PS | PTE_G | PTE_NX;
+
+		if (!pde)
+			panic("mmu: out of memory for the direct map");
+		if (pa >= 0xc0000000ull && pa < 0x100000000ull)
+			attr |= PTE_PCD | PTE_PWT;
+		*pde = pa | attr;
+	}
+}
+
+static void map_image(const char *start, const char *end, uint64_t perm)
+{
+	for (uintptr_t va = (uintptr_t)start; va < (uintptr_t)end; va += PGSIZE)
+		if (mmu_map(kern_pml4, va, PADDR((void *)va), perm | PTE_G))
+			panic("mmu: out of memory mapping the kernel");
+}
+
+/* Builds and loads the kernel page tables. Boot CPU, after pmem_init. */
+void mmu_init(void)
+{
+	kern_pml4 = kpage_alloc();
+	if (!kern_pml4)
+		panic("mmu: no page for the PML4");
+	map_direct();
+	map_image(__text_start, __text_end, 0);
+	map_image(__rodata_start, __rodata_end, PTE_NX);
+	map_image(__data_start, __bss_end, PTE_W | PTE_NX);
+	lcr3(PADDR(kern_pml4));
+	printk(KERN_INFO "mmu: kernel text %p-%p read-only, data no-execute\n",
+	       __text_start, __text_end);
+}

@@ -1,0 +1,53 @@
+/*
+ * 16550 UART driver for COM1, the console. Output is polled (a panic must be
+ * able to print with interrupts off); input is interrupt driven: the receive
+ * interrupt drains the FIFO into the console's ring, so bytes QEMU delivers
+ * while the kernel is busy are kept, never dropped.
+ */
+#include <arch/uart.h>
+#include <arch/x86.h>
+#include <console.h>
+
+#define COM1		0x3f8
+#define UART_DATA	0
+#define UART_IER	1
+#define UART_LCR	3
+#define UART_MCR	4
+#define UART_LSR	5
+#define LSR_DR		0x01
+#define LSR_THRE	0x20
+
+/* Sets 115200 8N1 with FIFOs on. Receive interrupts stay off until
+ * uart_enable_irq(), once the IOAPIC routes IRQ 4. */
+void uart_init(void)
+{
+	outb(COM1 + UART_IER, 0);
+	outb(COM1 + UART_LCR, 0x80);		/* DLAB */
+	outb(COM1 + UART_DATA, 1);		/* divisor 1: 115200 baud */
+	outb(COM1 + UART_IER, 0);
+	outb(COM1 + UART_LCR, 0x03);		/* 8N1 */
+	/* FCR is left alone: changing FIFO enable resets both FIFOs on a
+	 * 16550 (and in QEMU), which would drop typed-ahead input. */
+	outb(COM1 + UART_MCR, 0x0b);		/* DTR, RTS, OUT2 (IRQ line) */
+}
+
+void uart_enable_irq(void)
+{
+	outb(COM1 + UART_IER, 0x01);		/* received data available */
+	uart_irq();				/* take whatever already waits */
+}
+
+/* Writes one byte, busy-waiting for the transmitter. Any context. */
+void uart_putc(int c)
+{
+	for (int i = 0; i < 100000 && !(inb(COM1 + UART_LSR) & LSR_THRE); i++)
+		__asm__ __volatile__("pause");
+	outb(COM1 + UART_DATA, (uint8_t)c);
+}
+
+/* Receive interrupt: moves every byte waiting in the FIFO to the console. */
+void uart_irq(void)
+{
+	while (inb(COM1 + UART_LSR) & LSR_DR)
+		console_receive(inb(COM1 + UART_DATA));
+}

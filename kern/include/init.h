@@ -1,0 +1,13 @@
+/* Boot-time globals and the boot's last stop. */
+#ifndef INIT_H
+#define INIT_H
+
+#include <compiler.h>
+
+extern char boot_cmdline[1024];
+extern const struct multiboot_info *boot_mbi;
+
+__noreturn void kmain(uint32_t magic, uint32_t mbi_pa);
+__noreturn void kernel_monitor(void);
+
+#endif /* INIT_H */

@@ -1,0 +1,14 @@
+/*
+ * Kernel symbol lookup for backtraces. The table is generated at link time
+ * from the kernel's own symbols (scripts/gen-ksyms.sh) and linked into the
+ * .ksyms section in a second link pass.
+ */
+#ifndef KSYMS_H
+#define KSYMS_H
+
+#include <compiler.h>
+
+const char *ksym_lookup(uintptr_t addr, uintptr_t *offset);
+void backtrace_print(uintptr_t rbp);
+
+#endif /* KSYMS_H */

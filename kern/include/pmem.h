@@ -1,0 +1,31 @@
+/*
+ * Physical memory: a buddy allocator (kern/lib/buddy.c) over every page the
+ * Multiboot memory map calls available, minus the kernel image, the boot
+ * modules and the allocator's own metadata.
+ *
+ *	void *p = get_cont_pages(2, 0);		// 4 contiguous pages
+ *	free_cont_pages(p, 2);
+ *
+ * Pages are returned as kernel (direct-map) addresses. All functions take an
+ * irqsave lock and may be called from any context.
+ */
+#ifndef PMEM_H
+#define PMEM_H
+
+#include <compiler.h>
+
+struct multiboot_info;
+
+#define MEM_ZERO	(1u << 0)	/* flags: zero the pages */
+
+void pmem_init(const struct multiboot_info *mbi);
+void *get_cont_pages(unsigned order, unsigned flags);
+void free_cont_pages(void *addr, unsigned order);
+void *kpage_alloc(void);
+void kpage_free(void *addr);
+size_t pmem_nr_free_pages(void);
+size_t pmem_nr_total_pages(void);
+uint64_t pmem_max_phys(void);
+void *boot_alloc(size_t size, size_t align);
+
+#endif /* PMEM_H */

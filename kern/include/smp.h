@@ -1,0 +1,42 @@
+/*
+ * Per-CPU data and CPU bookkeeping. Each CPU's struct per_cpu_info is reached
+ * in O(1) through GS (arch_this_cpu(), core_id()); its first two fields are
+ * fixed because the arch code reads them GS-relative.
+ */
+#ifndef SMP_H
+#define SMP_H
+
+#include <compiler.h>
+#include <arch/pcpu.h>
+#include <arch/arch.h>
+
+#define KSTACK_SIZE	(16 * 1024)
+
+struct per_cpu_info {
+	struct per_cpu_info *self;	/* offset 0: PCPU_SELF_OFFSET */
+	uint32_t coreid;		/* offset 8: PCPU_COREID_OFFSET */
+	uint32_t apic_id;
+	uint64_t ttrace_ctx;		/* context word stamped on trace records */
+	uint64_t ttrace_ctx_kind;	/* context kind (ttrace_format.h) */
+	uint32_t irq_depth;		/* nesting of interrupts/exceptions */
+	bool online;
+	uint64_t ticks;			/* LAPIC timer ticks on this CPU */
+	uintptr_t stack_top;
+	void *cur_proc;			/* process whose context runs here */
+	void *cur_kthread;		/* kernel thread running here */
+	struct arch_pcpu arch;
+} __aligned(64);
+
+extern struct per_cpu_info per_cpu_info[CONFIG_MAX_NUM_CPUS];
+extern uint32_t num_cpus;
+
+static inline struct per_cpu_info *this_cpu(void)
+{
+	return arch_this_cpu();
+}
+
+void smp_boot(void);
+__noreturn void cpu_idle(void);
+__noreturn void smp_ap_main(void);
+
+#endif /* SMP_H */

@@ -1,0 +1,105 @@
+/*
+ * Routine kernel messages (see kmsg.h): one FIFO per CPU under an irqsave
+ * lock. The IRQ_KMSG IPI only wakes the target; messages run from
+ * process_routine_kmsgs(), which the idle loop and the scheduler call, so a
+ * message never runs on top of an interrupted kernel path.
+ */
+#include <kmsg.h>
+#include <kmalloc.h>
+#include <spinlock.h>
+#include <smp.h>
+#include <irq.h>
+#include <ttrace.h>
+#include <arch/arch.h>
+#include <arch/trap.h>
+#include <abi/errno.h>
+
+struct kmsg {
+	struct kmsg *next;
+	kmsg_fn_t fn;
+	void *arg;
+};
+
+static struct {
+	struct spinlock lock;
+	struct kmsg *head, *tail;
+} queues[CONFIG_MAX_NUM_CPUS];
+
+/* Queues fn(arg) to run on coreid; returns 0 or -ENOMEM / -EINVAL. */
+int send_kernel_message(uint32_t coreid, kmsg_fn_t fn, void *arg)
+{
+	struct kmsg *m;
+
+	if (coreid >= num_cpus)
+		return -EINVAL;
+	m = kmalloc(sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->next = NULL;
+	m->fn = fn;
+	m->arg = arg;
+	uint64_t flags = spin_lock_irqsave(&queues[coreid].lock);
+	if (queues[coreid].tail)
+		queues[coreid].tail->next = m;
+	else
+		queues[coreid].head = m;
+	queues[coreid].tail = m;
+	spin_unlock_irqrestore(&queues[coreid].lock, flags);
+	ttrace_ipi_send(coreid, IRQ_KMSG);
+	if (coreid != core_id())
+		arch_send_ipi(coreid, IRQ_KMSG);
+	return 0;
+}
+
+static struct kmsg *dequeue(uint32_t coreid)
+{
+	uint64_t flags = spin_lock_irqsave(&queues[coreid].lock);
+	struct kmsg *m = queues[coreid].head;
+
+	if (m) {
+		queues[coreid].head = m->next;
+		if (!m->next)
+			queues[coreid].tail = NULL;
+	}
+	spin_unlock_irqrestore(&queues[coreid].lock, flags);
+	return m;
+}
+
+/* Runs every message queued for this CPU, oldest first, in the routine
+ * kernel message context. Must not be called from an interrupt handler. */
+void process_routine_kmsgs(void)
+{
+	struct per_cpu_info *pcpui = this_cpu();
+	struct kmsg *m;
+
+	while ((m = dequeue(pcpui->coreid))) {
+		uint64_t kind = pcpui->ttrace_ctx_kind, ctx = pcpui->ttrace_ctx;
+
+		ttrace_ctx_set_rkmsg(pcpui, (uintptr_t)m->fn);
+		ttrace_kmsg_run((uintptr_t)m->fn);
+		m->fn(m->arg);
+		pcpui->ttrace_ctx_kind = kind;
+		pcpui->ttrace_ctx = ctx;
+		kfree(m);
+	}
+}
+
+/* True when this CPU has messages waiting. */
+bool kmsg_pending(void)
+{
+	return READ_ONCE(queues[core_id()].head) != NULL;
+}
+
+static void kmsg_ipi(struct trapframe *tf, void *arg)
+{
+	(void)tf;
+	(void)arg;
+	ttrace_ipi_recv(IRQ_KMSG);
+}
+
+void kmsg_init(void)
+{
+	for (int i = 0; i < CONFIG_MAX_NUM_CPUS; i++)
+		spinlock_init(&queues[i].lock, "kmsg");
+	irq_register(IRQ_KMSG, kmsg_ipi, NULL);
+}

@@ -1,0 +1,68 @@
+/*
+ * Symbolised backtraces. ksym_addrs/ksym_names come from the second link
+ * pass (scripts/gen-ksyms.sh writes them as assembly into .ksyms): addresses
+ * sorted ascending, names as offsets into one string blob. The first link
+ * pass sees empty weak tables, so a kernel without symbols still links.
+ */
+#include <ksyms.h>
+#include <printk.h>
+#include <arch/mmu.h>
+
+extern const uint64_t ksym_addrs[] __attribute__((weak));
+extern const uint32_t ksym_name_offs[] __attribute__((weak));
+extern const char ksym_names[] __attribute__((weak));
+extern const uint64_t ksym_count __attribute__((weak));
+
+/* Returns the name of the function containing addr and sets *offset, or
+ * NULL when addr is outside every known symbol. */
+const char *ksym_lookup(uintptr_t addr, uintptr_t *offset)
+{
+	if (!&ksym_count || ksym_count == 0 || addr < ksym_addrs[0])
+		return NULL;
+	size_t lo = 0, hi = ksym_count;	/* invariant: addrs[lo] <= addr */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ksym_addrs[mid] <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*offset = addr - ksym_addrs[lo];
+	return &ksym_names[ksym_name_offs[lo]];
+}
+
+static bool frame_ok(uintptr_t rbp)
+{
+	return rbp >= KERNBASE && (rbp & 7) == 0;
+}
+
+static void print_pc(int depth, uintptr_t pc)
+{
+	uintptr_t off;
+	const char *name = ksym_lookup(pc, &off);
+
+	if (name)
+		printk(KERN_EMERG "  #%02d %016lx %s+0x%lx\n", depth, pc, name, off);
+	else
+		printk(KERN_EMERG "  #%02d %016lx ?\n", depth, pc);
+}
+
+/* Walks the frame-pointer chain from rbp (the kernel is built with
+ * -fno-omit-frame-pointer) and prints each return address with its symbol.
+ * Stops at a null or implausible frame, or after 32 frames. */
+void backtrace_print(uintptr_t rbp)
+{
+	printk(KERN_EMERG "backtrace:\n");
+	for (int depth = 0; depth < 32 && frame_ok(rbp); depth++) {
+		const uintptr_t *frame = (const uintptr_t *)rbp;
+		uintptr_t pc = frame[1];
+
+		if (pc < KERNBASE)
+			break;
+		print_pc(depth, pc);
+		if (frame[0] <= rbp)
+			break;
+		rbp = frame[0];
+	}
+}

@@ -1,0 +1,35 @@
+/*
+ * panic: stop every CPU, print why with a backtrace, and end the run. Under
+ * QEMU the isa-debug-exit device makes the emulator exit non-zero, so a test
+ * harness sees a panic as a failure even before it reads the log.
+ */
+#include <printk.h>
+#include <ksyms.h>
+#include <smp.h>
+#include <atomic.h>
+#include <arch/arch.h>
+#include <arch/trap.h>
+#include <ttrace.h>
+
+extern int panicking;
+
+__noreturn void panic_at(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	arch_irq_disable();
+	if (atomic_swap(&panicking, 1)) {
+		/* another CPU is already reporting: just stop */
+		arch_halt_forever();
+	}
+	arch_send_ipi_others(IRQ_PANIC);
+	printk(KERN_EMERG "panic on cpu %u at %s:%d: ", core_id(), file, line);
+	va_start(ap, fmt);
+	vprintk(fmt, ap);
+	va_end(ap);
+	printk(KERN_EMERG "\n");
+	backtrace_print(arch_frame_pointer());
+	ttrace_panic_dump();
+	printk(KERN_EMERG "panic: system halted\n");
+	arch_exit_qemu(1);
+}

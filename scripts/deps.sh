@@ -1,0 +1,36 @@
+#!/bin/sh
+# Checks that the host tools the build and tests need are present, and
+# installs the missing Debian packages when run as root. As a normal user it
+# prints the exact command to run instead. `make` runs this whenever its
+# stamp file is missing, so a fresh clone needs nothing installed by hand.
+set -e
+
+missing=""
+need() { # need COMMAND PACKAGE
+	command -v "$1" >/dev/null 2>&1 || missing="$missing $2"
+}
+need qemu-system-x86_64 qemu-system-x86
+need grub-mkrescue grub-common
+need xorriso xorriso
+need mformat mtools
+need gcc gcc
+need ld binutils
+need make make
+need uftrace uftrace
+need babeltrace2 babeltrace2
+[ -d /usr/lib/grub/i386-pc ] || missing="$missing grub-pc-bin"
+/usr/bin/python3 -c 'import kconfiglib' >/dev/null 2>&1 ||
+	missing="$missing python3 python3-kconfiglib"
+
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" = 0 ]; then
+	echo "deps: installing$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing
+else
+	echo "deps: missing packages:$missing"
+	echo "deps: run: sudo apt-get install -y$missing"
+	exit 1
+fi

@@ -1,0 +1,58 @@
+/*
+ * htest: the host unit-test harness for kern/lib and tools/.
+ *
+ * A test file defines its tests as functions returning 0 on success or
+ * calling HT_FAIL(...) (which records the reason and returns 1), lists them
+ * in a table, and hands the table to ht_main():
+ *
+ *	static int test_wrap(void) { HT_CHECK(x == 1); return 0; }
+ *	static const struct ht_test tests[] = { {test_wrap, "ring_wrap"}, {0} };
+ *	int main(void) { return ht_main(tests); }
+ *
+ * Each result is one line, "PASSED [name]" or "FAILED [name] why", the same
+ * shape the in-kernel tests print, so one script counts both.
+ */
+#ifndef HTEST_H
+#define HTEST_H
+
+#include <stdio.h>
+
+struct ht_test {
+	int (*fn)(void);
+	const char *name;
+};
+
+static char ht_why[512];
+
+#define HT_FAIL(...)                                                       \
+	do {                                                               \
+		snprintf(ht_why, sizeof(ht_why), __VA_ARGS__);             \
+		return 1;                                                  \
+	} while (0)
+
+#define HT_CHECK(cond)                                                     \
+	do {                                                               \
+		if (!(cond))                                               \
+			HT_FAIL("%s:%d: %s", __FILE__, __LINE__, #cond);   \
+	} while (0)
+
+/* Runs every test in the table (ended by a NULL fn); returns 0 when all
+ * passed, 1 otherwise, so it can be main's return value. */
+static inline int ht_main(const struct ht_test *tests)
+{
+	int failed = 0;
+
+	for (const struct ht_test *t = tests; t->fn; t++) {
+		ht_why[0] = 0;
+		if (t->fn() == 0) {
+			printf("PASSED [%s]\n", t->name);
+		} else {
+			printf("FAILED [%s] %s\n", t->name, ht_why);
+			failed = 1;
+		}
+		fflush(stdout);
+	}
+	return failed;
+}
+
+#endif /* HTEST_H */

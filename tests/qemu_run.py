@@ -1,0 +1,119 @@
+"""Boot the kernel under QEMU, talk to its serial console, collect the log.
+
+One QemuRun is one boot: it starts scripts/qemu.sh (so tests use exactly the
+flags `make run` uses), reads the console on a thread, and offers expect() /
+send() for scripted sessions. Every run has a deadline and is killed when it
+passes it; a test never hangs.
+"""
+import os
+import re
+import subprocess
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KERNEL = os.path.join(ROOT, "build", "kernel.bin")
+
+
+class QemuRun:
+    def __init__(self, cmdline="", smp=4, mem="512M", accel=None, timeout=120,
+                 iso=None, initrd=None, extra=()):
+        env = dict(os.environ, SMP=str(smp), MEM=mem)
+        if accel:
+            env["ACCEL"] = accel
+        if iso:
+            args = ["--iso", iso]
+        else:
+            args = ["--kernel", KERNEL, "--cmdline", cmdline]
+        if initrd:
+            args += ["--initrd", initrd]
+        args += ["--timeout", str(timeout)]
+        if extra:
+            args += ["--"] + list(extra)
+        self.deadline = time.monotonic() + timeout
+        self.proc = subprocess.Popen(
+            ["sh", os.path.join(ROOT, "scripts", "qemu.sh")] + args,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+        self.out = b""
+        self.pos = 0
+        self.cond = threading.Condition()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        while True:
+            chunk = self.proc.stdout.read1(65536)
+            with self.cond:
+                if not chunk:
+                    self.eof = True
+                    self.cond.notify_all()
+                    return
+                self.out += chunk
+                self.cond.notify_all()
+
+    @property
+    def text(self):
+        return self.out.decode("utf-8", "replace").replace("\r", "")
+
+    def expect(self, pattern, timeout=60):
+        """Waits for pattern (a regex) after the last match; returns the
+        match or raises TimeoutError naming what it waited for."""
+        rx = re.compile(pattern.encode() if isinstance(pattern, str) else pattern)
+        end = min(time.monotonic() + timeout, self.deadline)
+        with self.cond:
+            while True:
+                m = rx.search(self.out.replace(b"\r", b""), self.pos)
+                if m:
+                    self.pos = m.end()
+                    return m
+                left = end - time.monotonic()
+                if left <= 0 or getattr(self, "eof", False):
+                    raise TimeoutError("waited for %r" % pattern)
+                self.cond.wait(min(left, 0.5))
+
+    def send(self, data):
+        if isinstance(data, str):
+            data = data.encode()
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def wait(self, timeout=None):
+        """Waits for QEMU to exit (killing it at the deadline); returns its
+        exit status, or None when it had to be killed."""
+        left = self.deadline - time.monotonic()
+        if timeout is not None:
+            left = min(left, timeout)
+        try:
+            return self.proc.wait(max(left, 0.1))
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            return None
+        finally:
+            self.reader.join(5)
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.reader.join(5)
+
+
+def panic_text(log):
+    """The panic report in log (from the panic line on), or None."""
+    i = log.find("panic")
+    if i < 0:
+        return None
+    trap = re.search(r"trap \d+ \(", log)
+    if trap and trap.start() < i:
+        i = trap.start()
+    start = log.rfind("\n", 0, i) + 1
+    return "\n".join(log[start:].splitlines()[:40])
+
+
+def accel():
+    """kvm or tcg: what scripts/qemu.sh picks on this machine."""
+    return subprocess.run(["sh", os.path.join(ROOT, "scripts", "qemu.sh"),
+                           "--print-accel"], capture_output=True,
+                          text=True).stdout.strip()

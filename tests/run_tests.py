@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""The test driver behind `make test`.
+
+Runs the four kinds of test and prints one line per result, then the
+summary line `N passed, N failed`:
+  1. host unit tests (build/host/test_*), each printing PASSED/FAILED lines;
+  2. in-kernel tests, booted with `ktests`, whose lines count one each;
+  3. boot scenarios (tests/boot_tests.py), one result each;
+  4. user tests (when user space exists), through the boot scenarios.
+`make test T=name` runs only the results whose name contains name.
+"""
+import glob
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import boot_tests  # noqa: E402
+from qemu_run import ROOT  # noqa: E402
+
+LINE = re.compile(r"^(?:\[\s*\d+\.\d+\] )?(PASSED|FAILED) \[([^\]]+)\]\s*(.*)$")
+
+
+class Results:
+    def __init__(self, only):
+        self.passed = self.failed = 0
+        self.only = only
+
+    def add(self, name, ok, why=""):
+        if ok:
+            self.passed += 1
+            print("PASSED [%s]" % name, flush=True)
+        else:
+            self.failed += 1
+            print("FAILED [%s] %s" % (name, why), flush=True)
+
+    def add_lines(self, prefix, text):
+        """Counts every PASSED/FAILED line in text; returns how many."""
+        n = 0
+        for line in text.splitlines():
+            m = LINE.match(line.strip())
+            if m:
+                self.add(prefix + m.group(2), m.group(1) == "PASSED", m.group(3))
+                n += 1
+        return n
+
+
+def run_host_tests(res):
+    for exe in sorted(glob.glob(os.path.join(ROOT, "build", "host", "test_*"))):
+        if exe.endswith(".d"):
+            continue
+        name = os.path.basename(exe)
+        if res.only and res.only not in name:
+            continue
+        try:
+            p = subprocess.run([exe], capture_output=True, text=True,
+                               timeout=300, cwd=ROOT)
+        except subprocess.TimeoutExpired:
+            res.add(name, False, "timed out after 300 s")
+            continue
+        n = res.add_lines(name + ":", p.stdout)
+        if p.returncode != 0 and "FAILED" not in p.stdout:
+            res.add(name, False, "exit %d after %d results: %s" % (
+                p.returncode, n, p.stderr.strip()[-2000:]))
+
+
+def main():
+    only = os.environ.get("T", "")
+    res = Results(only)
+    start = time.monotonic()
+    run_host_tests(res)
+    boot_tests.run_all(res, only)
+    print("tests took %.0f s" % (time.monotonic() - start))
+    print("%d passed, %d failed" % (res.passed, res.failed))
+    return 1 if res.failed or res.passed == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
