@@ -36,7 +36,7 @@ HOSTCFLAGS	:= -std=gnu11 -g -O1 -fsanitize=address,undefined \
 		   -fno-sanitize-recover=all -fno-omit-frame-pointer $(WARN) \
 		   -idirafter kern/include -I$(GEN) -Itests/host -pthread -MMD -MP
 
-all: $(BUILD)/kernel.elf host-tests-build tools
+all: $(BUILD)/kernel.bin host-tests-build tools
 .PHONY: all
 
 # --- host dependencies ---------------------------------------------------
@@ -64,21 +64,39 @@ savedefconfig: | $(DEPS_STAMP)
 	$(PY) -m savedefconfig --kconfig Kconfig --out configs/defconfig
 .PHONY: defconfig olddefconfig menuconfig savedefconfig
 
+# --- generated tracepoints (kern/ttrace.events) -----------------------------
+EVENTS_GEN := $(GEN)/ttrace_events.h $(GEN)/ttrace_events.c
+# The generator rewrites only files whose text changed; the stamp records
+# that it ran, so make does not run it again and again.
+$(GEN)/ttrace_events.stamp: kern/ttrace.events tools/gen_events.py | $(DEPS_STAMP)
+	@mkdir -p $(GEN)
+	$(PY) tools/gen_events.py kern/ttrace.events $(GEN)
+	@touch $@
+$(EVENTS_GEN): $(GEN)/ttrace_events.stamp
+	@:
+
 # --- kernel --------------------------------------------------------------
 LIB_SRCS :=
 KLIB_ONLY_SRCS :=
 include kern/lib/Makefrag
 
 KERN_SRCS := $(wildcard kern/src/*.c arch/x86_64/src/*.c kern/drivers/dev/*.c) \
-	     $(LIB_SRCS) $(KLIB_ONLY_SRCS)
+	     $(LIB_SRCS) $(KLIB_ONLY_SRCS) $(GEN)/ttrace_events.c
 ifeq ($(CONFIG_KTESTS),y)
 KERN_SRCS += $(wildcard kern/src/ktest/*.c)
+endif
+ifneq ($(CONFIG_TTRACE),y)
+KERN_SRCS := $(filter-out kern/src/ttrace%.c kern/src/ktest/kt_ttrace.c \
+	       kern/src/bench.c,$(KERN_SRCS))
 endif
 KERN_ASMS := $(wildcard arch/x86_64/src/*.S)
 KERN_OBJS := $(patsubst %.c,$(BUILD)/kern/%.o,$(KERN_SRCS)) \
 	     $(patsubst %.S,$(BUILD)/kern/%.o,$(KERN_ASMS))
 
-$(BUILD)/kern/%.o: %.c $(GEN)/config.h
+$(BUILD)/kern/%.o: %.c $(GEN)/config.h | $(EVENTS_GEN)
+	@mkdir -p $(dir $@)
+	$(CC) $(KCFLAGS) -c -o $@ $<
+$(BUILD)/kern/$(GEN)/%.o: $(GEN)/%.c $(GEN)/config.h
 	@mkdir -p $(dir $@)
 	$(CC) $(KCFLAGS) -c -o $@ $<
 $(BUILD)/kern/%.o: %.S $(GEN)/config.h
@@ -102,33 +120,43 @@ $(BUILD)/kernel.elf: $(KERN_OBJS) $(BUILD)/ksyms.o linker.ld
 $(BUILD)/kernel.bin: $(BUILD)/kernel.elf
 	$(OBJCOPY) -O binary $< $@
 
+# --- user space and the initramfs (rules in mk/user.mk) -------------------
+-include mk/user.mk
+
 # --- boot image ----------------------------------------------------------
-$(BUILD)/ttrace.iso: $(BUILD)/kernel.bin scripts/mkiso.sh
-	sh scripts/mkiso.sh $@ $(BUILD)/kernel.bin "$(CMDLINE)"
+$(BUILD)/ttrace.iso: $(BUILD)/kernel.bin $(INITRAMFS) scripts/mkiso.sh
+	sh scripts/mkiso.sh $@ $(BUILD)/kernel.bin "$(CMDLINE)" $(INITRAMFS)
 
 iso: $(BUILD)/ttrace.iso
 run: $(BUILD)/ttrace.iso
 	sh scripts/qemu.sh --iso $(BUILD)/ttrace.iso --interactive
-gdb: $(BUILD)/kernel.bin
+gdb: $(BUILD)/kernel.bin $(INITRAMFS)
 	sh scripts/qemu.sh --kernel $(BUILD)/kernel.bin --cmdline "$(CMDLINE)" \
-		--gdb & \
+		--initrd $(INITRAMFS) --gdb & \
 	sleep 1; gdb -q -x scripts/gdbinit $(BUILD)/kernel.elf
 .PHONY: iso run gdb
 
 # --- host tests ----------------------------------------------------------
 HOST_TESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
-$(BUILD)/host/%: tests/host/%.c $(LIB_SRCS) | $(GEN)/config.h
+$(BUILD)/host/%: tests/host/%.c $(LIB_SRCS) $(EVENTS_GEN) | $(GEN)/config.h
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ $< $(LIB_SRCS)
 host-tests-build: $(HOST_TESTS)
 .PHONY: host-tests-build
 
-# --- tools ---------------------------------------------------------------
-tools:
+# --- host tools (rules in mk/tools.mk) -------------------------------------
+TOOLS :=
+-include mk/tools.mk
+tools: $(TOOLS)
 .PHONY: tools
 
+# --- benchmark: tracepoint costs measured inside the guest ----------------
+bench: $(BUILD)/kernel.bin
+	sh scripts/bench.sh $(BUILD)/kernel.bin
+.PHONY: bench
+
 # --- tests ---------------------------------------------------------------
-test: $(BUILD)/kernel.bin $(BUILD)/ttrace.iso host-tests-build tools
+test: $(BUILD)/kernel.bin $(BUILD)/ttrace.iso $(INITRAMFS) host-tests-build tools
 	$(PY) tests/run_tests.py
 .PHONY: test
 
@@ -141,6 +169,7 @@ help:
 	@echo "make test       build and run every test"
 	@echo "make menuconfig configure (also defconfig, olddefconfig)"
 	@echo "make gdb        boot halted under QEMU's gdbstub and attach gdb"
+	@echo "make bench      tracepoint costs, measured in the guest (KVM when usable)"
 	@echo "make clean      remove $(BUILD)/"
 .PHONY: help
 

@@ -5,6 +5,7 @@ A scenario fails on a timeout, an unexpected exit status, a missing line, or
 any `panic` in the log it did not ask for; the failure shows the panic text.
 """
 import os
+import re
 
 from qemu_run import QemuRun, panic_text, accel, ROOT
 
@@ -56,6 +57,33 @@ def check_boot_log(res, name, log, smp):
             "expected %d APs online and the TSC frequency" % (smp - 1))
 
 
+PHASE = re.compile(r"boot phase (\w+)\s+(\d+) at\s+(\d+) us took\s+(\d+) us")
+BOOT_ORDER = ["kmain", "memory", "ttrace", "tsc", "acpi", "apic", "smp"]
+
+
+def check_boot_profile(res, log, smp):
+    """The boot phases come out of the trace in boot order, each AP's start
+    and online in pairs, with plausible durations."""
+    phases = [(m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4)))
+              for m in PHASE.finditer(log)]
+    names = [p[0] for p in phases]
+    aps = [(n, a) for n, a, _, _ in phases if n.startswith("ap_")]
+    want_aps = [(n, c) for c in range(1, smp)
+                for n in ("ap_start", "ap_online")]
+    why = ""
+    if names[:len(BOOT_ORDER)] != BOOT_ORDER:
+        why = "phases %s, expected to start with %s" % (names, BOOT_ORDER)
+    elif aps != want_aps:
+        why = "AP phases %s, expected %s" % (aps, want_aps)
+    elif names[-1] != "devices":
+        why = "last phase %s, expected devices" % names[-1]
+    elif any(b[2] < a[2] for a, b in zip(phases, phases[1:])):
+        why = "phase start times go backwards: %s" % phases
+    elif any(p[3] > 5000000 for p in phases[:-1]):
+        why = "a phase took over 5 s: %s" % phases
+    res.add("boot_profile_smp%d" % smp, not why, why)
+
+
 def run_all(res, only):
     def want(name):
         return not only or only in name
@@ -68,6 +96,12 @@ def run_all(res, only):
                                  [r"END KTESTS: \d+ passed, 0 failed"],
                                  ktests=True)
             check_boot_log(res, name, log, smp)
+    if want("boot_profile"):
+        log = boot_and_check(res, "boot_profile", "ttrace.bootprof "
+                             "ktests=ttrace_continuation", 4,
+                             [r"boot profile: \d+ phases",
+                              r"END KTESTS: 1 passed, 0 failed"])
+        check_boot_profile(res, log, 4)
     if want("boot_fault"):
         log = boot_and_check(res, "boot_fault", "fault=null", 2,
                              [r"page fault", r"fault address 0x0+8",
@@ -75,14 +109,106 @@ def run_all(res, only):
                               r"kmain\+0x"],
                              status=3, want_panic=True)
     if want("boot_iso"):
+        # GRUB, the ISO's menu entry, the initramfs module, the shell
         boot_and_check(res, "boot_iso", None, 4,
-                       [r"4 CPUs online", (r"K> ", "cpus\r"),
-                        r"cpu 3: apic", (r"K> ", "poweroff\r")],
+                       [(r"\$ ", "ls /bin\r"), r"usertests",
+                        (r"\$ ", "poweroff\r")],
                        iso=os.path.join(ROOT, "build", "ttrace.iso"),
                        timeout=60)
     if want("boot_typeahead"):
         # typed before the kernel reads the console: nothing may be lost
         boot_and_check(res, "boot_typeahead", "", 2,
-                       [r"K> cpus", r"cpu 1: apic", r"K> mem",
-                        r"pages free", r"K> poweroff"],
-                       typeahead="cpus\rmem\rpoweroff\r", timeout=60)
+                       [r"echo one", r"echo two", r"\none\r?\n",
+                        r"\ntwo\r?\n"],
+                       typeahead="echo one\recho two\rpoweroff\r",
+                       timeout=60)
+    for smp in (1, 4):
+        name = "shell_smp%d" % smp
+        if want(name):
+            shell_session(res, name, smp)
+    for smp in (1, 4):
+        name = "usertests_smp%d" % smp
+        if want(name):
+            boot_and_check(res, name, "init=/bin/usertests", smp,
+                           [r"usertests: \d+ passed, 0 failed"],
+                           ktests=True, timeout=600)
+
+
+# A person at the shell: each step waits for the prompt, types a line and
+# checks what comes back.
+def nprograms():
+    """How many programs user/Makefrag puts in /bin."""
+    text = open(os.path.join(ROOT, "user", "Makefrag")).read()
+    m = re.search(r"^UPROGS\s*:?=((?:.*\\\n)*.*)", text, re.M)
+    return len(m.group(1).replace("\\\n", " ").split())
+
+
+SHELL_STEPS = [
+    ("ls /bin | wc -l", r"\n\s*%d\s*\n" % nprograms()),
+    ("echo hello world > /tmp/f; echo again >> /tmp/f; cat < /tmp/f",
+     r"hello world\r?\nagain"),
+    ("cat /nonexistent; echo status=$?", r"cat: /nonexistent: .*\n.*status=1"),
+    ("nosuchprogram", r"sh: nosuchprogram: "),
+    ("echo $?", r"\n127"),
+    ("false || echo or-ran && echo and-ran", r"or-ran\r?\nand-ran"),
+    ("usertests _null_write", r"pid \d+ \(usertests\): page fault .*killed"),
+    ("echo still alive", r"\nstill alive"),
+    ("cat /dev/kmsg | head -n 2", r"ttrace kernel booting"),
+    ("cat /proc/1/status", r"1\s+0\s+\w\s+\d+\s+sh"),
+]
+
+
+def shell_session(res, name, smp):
+    run = QemuRun(cmdline="", smp=smp, timeout=120)
+    why = ""
+    try:
+        for line, want in SHELL_STEPS:
+            run.expect(r"\$ ", timeout=60)
+            run.send(line + "\r")
+            try:
+                run.expect(want, timeout=30)
+            except TimeoutError:
+                why = "after %r: expected %r" % (line, want)
+                break
+        if not why and smp > 1:
+            why = ps_on_several_cpus(run, smp)
+        if not why:
+            run.expect(r"\$ ", timeout=60)
+            run.send("poweroff\r")
+    except TimeoutError as e:
+        why = str(e)
+    code = None if why else run.wait(timeout=60)
+    run.close()
+    log = run.text
+    if not why and code != 0:
+        why = "QEMU exit status %s after poweroff, expected 0" % code
+    if not why and panic_text(log):
+        why = "panic"
+    if why:
+        why += "\n--- console ---\n" + (panic_text(log) or
+                                        "\n".join(log.splitlines()[-30:]))
+    res.add(name, not why, why)
+
+
+def ps_on_several_cpus(run, smp):
+    """Two spinning processes and ps in one pipeline: ps must show the
+    spinners running on different CPUs; ^C then ends each spinner."""
+    run.expect(r"\$ ", timeout=60)
+    run.send("usertests _loop | usertests _loop | ps\r")
+    m = run.expect(r"PID\s+PPID.*NAME\r?\n((?:\s*\d+.*\n)+)", timeout=30)
+    rows = [r.split() for r in m.group(1).decode().splitlines() if r.strip()]
+    # columns: PID PPID STATE CPU NAME
+    cpus = {r[3] for r in rows if len(r) >= 5 and r[4] == "usertests"
+            and r[2] == "R"}
+    # ^C ends the spinner the shell waits on; repeat until the prompt
+    for _ in range(20):
+        run.send("\x03")
+        try:
+            run.expect(r"\$ $", timeout=1)
+            break
+        except TimeoutError:
+            pass
+    run.send("\r")
+    if len(cpus) < 2:
+        return "ps did not show the spinners on two CPUs: %s" % rows
+    return ""

@@ -13,6 +13,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNEL = os.path.join(ROOT, "build", "kernel.bin")
+INITRAMFS = os.path.join(ROOT, "build", "initramfs.cpio")
 
 
 class QemuRun:
@@ -24,9 +25,8 @@ class QemuRun:
         if iso:
             args = ["--iso", iso]
         else:
-            args = ["--kernel", KERNEL, "--cmdline", cmdline]
-        if initrd:
-            args += ["--initrd", initrd]
+            args = ["--kernel", KERNEL, "--cmdline", cmdline,
+                    "--initrd", initrd or INITRAMFS]
         args += ["--timeout", str(timeout)]
         if extra:
             args += ["--"] + list(extra)

@@ -1,18 +1,42 @@
 /*
- * The console: the serial line as the kernel's terminal. The UART driver
- * hands received bytes to console_receive() from its interrupt handler; the
- * console keeps them in a ring until a reader takes them, so typed-ahead
- * input is never lost while nobody reads.
+ * The console: the serial line as the system's terminal, with a cooked
+ * line discipline. The UART driver hands received bytes to
+ * console_receive() from its interrupt handler, which edits the current
+ * line and echoes as the bytes arrive:
+ *
+ *	printable, tab	appended and echoed
+ *	BS, DEL		erase the last character of the line ("\b \b")
+ *	CR, LF		end the line (echo a newline); readers may take it
+ *	^D		end the input: a read gets the line so far, or 0 (end
+ *			of file) at the start of a line
+ *	^C		drop the line, print "^C", kill the foreground
+ *			process (console_set_fg) if there is one
+ *
+ * Finished lines queue in a 4 KiB ring, so typed-ahead input waits for its
+ * reader; /dev/cons reads one line per read (console_read).
+ *
+ *	char line[128];
+ *	long n = console_read(line, sizeof(line));	// "ls\n", 0, -EINTR
  */
 #ifndef CONSOLE_H
 #define CONSOLE_H
 
 #include <compiler.h>
 
+/* Output: any context, interrupt handlers and panic included. */
 void console_putc(int c);
 void console_write(const char *s, size_t n);
+
+/* Takes one received byte; called from the UART interrupt. */
 void console_receive(int c);
-int console_getc(void);
-bool console_input_pending(void);
+
+/* Copies the next finished line (up to n bytes; the rest stays for the
+ * next read) into buf, sleeping until there is one. Returns the count, 0
+ * for ^D at the start of a line, or -EINTR if the process was killed
+ * while it waited. Process context only. */
+long console_read(char *buf, size_t n);
+
+/* Makes pid the process ^C kills; 0 for none. Any context. */
+void console_set_fg(int pid);
 
 #endif /* CONSOLE_H */

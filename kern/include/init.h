@@ -8,6 +8,5 @@ extern char boot_cmdline[1024];
 extern const struct multiboot_info *boot_mbi;
 
 __noreturn void kmain(uint32_t magic, uint32_t mbi_pa);
-__noreturn void kernel_monitor(void);
 
 #endif /* INIT_H */

@@ -41,6 +41,5 @@ void ktest_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 	} while (0)
 
 int ktests_run(const char *prefix);
-void ktest_on_all_cpus(void (*fn)(void *), void *arg);
 
 #endif /* KTEST_H */

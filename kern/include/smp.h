@@ -10,14 +10,19 @@
 #include <arch/pcpu.h>
 #include <arch/arch.h>
 
+struct trace_ring;
+
 #define KSTACK_SIZE	(16 * 1024)
 
 struct per_cpu_info {
 	struct per_cpu_info *self;	/* offset 0: PCPU_SELF_OFFSET */
 	uint32_t coreid;		/* offset 8: PCPU_COREID_OFFSET */
 	uint32_t apic_id;
-	uint64_t ttrace_ctx;		/* context word stamped on trace records */
-	uint64_t ttrace_ctx_kind;	/* context kind (ttrace_format.h) */
+	uintptr_t kstack_top;		/* offset 16: PCPU_KSTACK_OFFSET */
+	uintptr_t user_rsp;		/* offset 24: PCPU_USER_RSP_OFFSET */
+	uint64_t ttrace_type_base;	/* type word of records here, id 0 */
+	uint64_t ttrace_ctx;		/* context word of records here */
+	struct trace_ring *ttrace_ring;	/* this CPU's trace ring */
 	uint32_t irq_depth;		/* nesting of interrupts/exceptions */
 	bool online;
 	uint64_t ticks;			/* LAPIC timer ticks on this CPU */
@@ -38,5 +43,6 @@ static inline struct per_cpu_info *this_cpu(void)
 void smp_boot(void);
 __noreturn void cpu_idle(void);
 __noreturn void smp_ap_main(void);
+void smp_run_on_all(void (*fn)(void *), void *arg);
 
 #endif /* SMP_H */

@@ -1,24 +1,121 @@
-/* TEMPORARY during bring-up: replaced by the real tracer interface. */
+/*
+ * ttrace: the kernel's tracer, as the rest of the kernel sees it.
+ *
+ * Tracepoints are the generated emitters, one per line of kern/ttrace.events:
+ *
+ *	ttrace_irq_enter(vector);	// one byte load + branch when off
+ *
+ * Each CPU records into its own ring of 64-byte entries (kern/lib/
+ * trace_ring.c) stamped with rdtscp; names (syscalls, processes, kthreads,
+ * boot phases, event metadata, user markers) go to the aux string buffer
+ * (kern/lib/ttrace_aux.c) under an rwlock. Every record carries the context
+ * it was made in (ttrace_format.h): the per-CPU type base and context word
+ * below are set when the context changes, so the fast path only copies
+ * them. This file is the kernel side; the device that exposes the trace is
+ * kern/drivers/dev/devttrace.c.
+ */
 #ifndef TTRACE_H
 #define TTRACE_H
-#define ttrace_spin_contended(l, c) do { (void)(l); (void)(c); } while (0)
-#define ttrace_rwlock_contended(l, c, w) do { (void)(l); (void)(c); } while (0)
-#define ttrace_exception(...) do {} while (0)
-#define ttrace_irq_enter(...) do {} while (0)
-#define ttrace_irq_exit(...) do {} while (0)
-#define ttrace_ctx_set_irq(...) do {} while (0)
-#define ttrace_ctx_set_kernel(...) do {} while (0)
-#define ttrace_ctx_set_rkmsg(...) do {} while (0)
-#define ttrace_panic_dump() do {} while (0)
-#define ttrace_page_alloc(...) do {} while (0)
-#define ttrace_page_free(...) do {} while (0)
-#define ttrace_init() do {} while (0)
-#define ttrace_cleanup() do {} while (0)
-#define ttrace_boot_phase(...) do {} while (0)
-#define ttrace_timer_tick(...) do {} while (0)
-#define ttrace_boot_ap_begin(...) do {} while (0)
-#define ttrace_boot_ap_end(...) do {} while (0)
-#define ttrace_kmsg_run(...) do {} while (0)
-#define ttrace_ipi_send(...) do {} while (0)
-#define ttrace_ipi_recv(...) do {} while (0)
-#endif
+
+#include <compiler.h>
+#include <ttrace_format.h>
+#include <smp.h>
+#define TTRACE_EMIT_INLINE	/* ttrace_emit_inline.h: no call per event */
+#include <ttrace_events.h>
+
+/* Boot phases, named in aux (tag boot phase) so a trace is a boot profile.
+ * Each marks the start of a phase; AP_START/AP_ONLINE carry the core id. */
+enum boot_phase {
+	BOOT_PHASE_KMAIN,
+	BOOT_PHASE_MEMORY,
+	BOOT_PHASE_TTRACE,
+	BOOT_PHASE_TSC,
+	BOOT_PHASE_ACPI,
+	BOOT_PHASE_APIC,
+	BOOT_PHASE_AP_START,
+	BOOT_PHASE_AP_ONLINE,
+	BOOT_PHASE_SMP,
+	BOOT_PHASE_DEVICES,
+	BOOT_PHASE_FIRST_PROCESS,
+	BOOT_PHASE_SHELL_READY,
+	BOOT_PHASE_COUNT,
+};
+
+struct kthread;
+struct ttrace_version;
+struct ttrace_ctl_state;
+
+#ifdef CONFIG_TTRACE
+
+void ttrace_early_init(void);
+void ttrace_init(void);
+void ttrace_cleanup(void);
+void ttrace_aux_string(unsigned tag, uint64_t ident, const char *str);
+void ttrace_aux_blob(unsigned tag, uint64_t ident, const void *p, size_t n);
+void ttrace_fill_version(struct ttrace_version *v);
+struct trace_ring *ttrace_ring_of(uint32_t core);
+struct ttrace_aux_view;
+int ttrace_aux_read(void *out, size_t size, struct ttrace_aux_view *view);
+extern struct ttrace_ctl_state ttrace_ctl;
+void ttrace_print_boot_profile(void);
+void ttrace_bench(void);
+extern const char *const ttrace_boot_phase_names[BOOT_PHASE_COUNT];
+
+/* Sets the context stamped on this CPU's records. Interrupts off or the
+ * caller otherwise pinned to pcpui's CPU. */
+static inline void ttrace_ctx_set(struct per_cpu_info *pcpui, unsigned kind,
+				  uint64_t ctx)
+{
+	pcpui->ttrace_type_base = TTRACE_TYPE(0, kind, 0, pcpui->irq_depth,
+					      pcpui->coreid);
+	pcpui->ttrace_ctx = ctx;
+}
+
+void ttrace_ctx_switch(struct per_cpu_info *pcpui, const struct kthread *kt);
+
+#else /* !CONFIG_TTRACE */
+
+static inline void ttrace_early_init(void) {}
+static inline void ttrace_init(void) {}
+static inline void ttrace_cleanup(void) {}
+static inline void ttrace_aux_string(unsigned tag, uint64_t ident,
+				     const char *str)
+{
+	(void)tag, (void)ident, (void)str;
+}
+static inline void ttrace_ctx_set(struct per_cpu_info *pcpui, unsigned kind,
+				  uint64_t ctx)
+{
+	(void)pcpui, (void)kind, (void)ctx;
+}
+static inline void ttrace_ctx_switch(struct per_cpu_info *pcpui,
+				     const struct kthread *kt)
+{
+	(void)pcpui, (void)kt;
+}
+
+#endif /* CONFIG_TTRACE */
+
+static inline void ttrace_name_kthread(uint64_t id, const char *name)
+{
+	ttrace_aux_string(TTRACE_AUX_KTHREAD_NAME, id, name);
+}
+
+static inline void ttrace_name_proc(int pid, const char *name)
+{
+	ttrace_aux_string(TTRACE_AUX_PROC_NAME, (uint64_t)pid, name);
+}
+
+/* A process's thread enters syscall nr / returns to user mode. */
+static inline void ttrace_ctx_syscall(struct per_cpu_info *pcpui, int pid,
+				      uint64_t nr)
+{
+	ttrace_ctx_set(pcpui, TTRACE_CTX_SYSC, TTRACE_CTX_PIDWORD(pid, nr));
+}
+
+static inline void ttrace_ctx_user(struct per_cpu_info *pcpui, int pid)
+{
+	ttrace_ctx_set(pcpui, TTRACE_CTX_TRAP, TTRACE_CTX_PIDWORD(pid, 0));
+}
+
+#endif /* TTRACE_H */

@@ -1,20 +1,38 @@
 /*
- * The console: output to the UART, input kept in a ring filled from the UART
- * interrupt. The ring is large (4 KiB) so a script piped into QEMU's serial
- * port is held in full while the kernel boots; when it is full the UART's own
- * FIFO and QEMU's flow control hold further bytes back rather than drop them,
- * because we stop draining the FIFO.
+ * The console's line discipline (behaviour in console.h).
+ *
+ * All input lives in one ring of CONS_RING bytes indexed by free-running
+ * counters rd <= done <= wr: [rd, done) holds finished lines, each ending
+ * in '\n' or in a ^D byte (which a read consumes but never returns), and
+ * [done, wr) the line being edited. Editing happens in the interrupt
+ * handler, so echo appears as keys are typed, whoever is reading.
+ *
+ * The ring is large so a script pasted or piped into QEMU's serial port is
+ * held in full while earlier commands run. Only when it is full are bytes
+ * dropped, and one byte is kept free so a line can always be ended.
+ *
+ * Locking: cons_lock is taken with interrupts off (the interrupt handler
+ * takes it). A reader sleeps on the ring with it held, as ksleep_ticks
+ * does: ksleep keeps interrupts off while it retakes the lock. The
+ * interrupt handler calls kwakeup and proc_kill, both safe there; ^C
+ * kills after dropping cons_lock.
  */
 #include <console.h>
+#include <proc.h>
 #include <spinlock.h>
-#include <arch/arch.h>
 #include <arch/uart.h>
+#include <abi/errno.h>
 
 #define CONS_RING	4096
+#define CTRL_C		0x03
+#define CTRL_D		0x04
+#define BACKSPACE	0x08
+#define DEL		0x7f
 
 static struct spinlock cons_lock = SPINLOCK_INIT("cons");
 static char cons_ring[CONS_RING];
-static size_t cons_rd, cons_wr;		/* free-running indices */
+static size_t cons_rd, cons_done, cons_wr;	/* see above */
+static int cons_fg;				/* ^C's victim; 0: none */
 
 void console_putc(int c)
 {
@@ -29,37 +47,94 @@ void console_write(const char *s, size_t n)
 		console_putc(s[i]);
 }
 
-/* Called from the UART interrupt with one received byte. Bytes that do not
- * fit are dropped only if the ring is full, i.e. 4 KiB nobody read. */
+void console_set_fg(int pid)
+{
+	WRITE_ONCE(cons_fg, pid);
+}
+
+/* Appends c to the line being edited if that leaves reserve bytes of the
+ * ring free. Returns false if it did not fit. cons_lock held. */
+static bool put(char c, size_t reserve)
+{
+	if (cons_wr - cons_rd + reserve >= CONS_RING)
+		return false;
+	cons_ring[cons_wr++ % CONS_RING] = c;
+	return true;
+}
+
+/* Finishes the line being edited with c ('\n' or ^D) and wakes readers.
+ * cons_lock held. */
+static void end_line(char c)
+{
+	if (!put(c, 0))
+		return;
+	cons_done = cons_wr;
+	kwakeup(cons_ring);
+}
+
+/* Edits the current line with one received byte. Returns true for ^C.
+ * cons_lock held. */
+static bool cook(int c)
+{
+	if (c == '\r' || c == '\n') {
+		console_putc('\n');
+		end_line('\n');
+	} else if (c == CTRL_D) {
+		end_line(CTRL_D);
+	} else if (c == CTRL_C) {
+		cons_wr = cons_done;
+		console_write("^C\n", 3);
+		return true;
+	} else if (c == BACKSPACE || c == DEL) {
+		if (cons_wr > cons_done) {
+			cons_wr--;
+			console_write("\b \b", 3);
+		}
+	} else if ((c >= ' ' && c < DEL) || c == '\t') {
+		if (put((char)c, 1))
+			console_putc(c);
+	}
+	return false;
+}
+
 void console_receive(int c)
 {
 	uint64_t flags = spin_lock_irqsave(&cons_lock);
+	bool interrupt = cook(c);
+	int fg = READ_ONCE(cons_fg);
 
-	if (cons_wr - cons_rd < CONS_RING)
-		cons_ring[cons_wr++ % CONS_RING] = (char)c;
 	spin_unlock_irqrestore(&cons_lock, flags);
+	if (interrupt && fg > 0)
+		proc_kill(fg);
 }
 
-bool console_input_pending(void)
+/* Moves the next finished line, or up to n bytes of it, into buf;
+ * consumes a ^D that ends it. Returns the count. cons_lock held. */
+static size_t take_line(char *buf, size_t n)
 {
-	return READ_ONCE(cons_wr) != READ_ONCE(cons_rd);
-}
+	size_t k = 0;
 
-/* Returns the next input byte, halting until one arrives. Must be called
- * with interrupts enabled (or it would wait forever). */
-int console_getc(void)
-{
-	for (;;) {
-		uint64_t flags = arch_irq_save();
+	while (k < n && cons_rd < cons_done) {
+		char c = cons_ring[cons_rd++ % CONS_RING];
 
-		spin_lock(&cons_lock);
-		if (cons_wr != cons_rd) {
-			int c = (unsigned char)cons_ring[cons_rd++ % CONS_RING];
-
-			spin_unlock_irqrestore(&cons_lock, flags);
-			return c;
-		}
-		spin_unlock(&cons_lock);
-		arch_idle();	/* sti; hlt: no wakeup is lost in between */
+		if (c == CTRL_D)
+			break;
+		buf[k++] = c;
+		if (c == '\n')
+			break;
 	}
+	return k;
+}
+
+long console_read(char *buf, size_t n)
+{
+	uint64_t flags = spin_lock_irqsave(&cons_lock);
+	long r = 0;
+
+	while (cons_rd == cons_done && r == 0)
+		r = ksleep(cons_ring, &cons_lock);
+	if (r == 0)
+		r = (long)take_line(buf, n);
+	spin_unlock_irqrestore(&cons_lock, flags);
+	return r;
 }

@@ -13,7 +13,6 @@
 #include <arch/trap.h>
 #include <arch/tsc.h>
 #include <arch/uart.h>
-#include <arch/x86.h>
 #include <cmdline.h>
 #include <console.h>
 #include <init.h>
@@ -25,6 +24,9 @@
 #include <printk.h>
 #include <smp.h>
 #include <string.h>
+#include <ns.h>
+#include <proc.h>
+#include <sched.h>
 #include <ttrace.h>
 
 char boot_cmdline[1024];
@@ -66,6 +68,7 @@ static void timer_irq(struct trapframe *tf, void *arg)
 	(void)arg;
 	this_cpu()->ticks++;
 	ttrace_timer_tick(this_cpu()->ticks);
+	sched_tick();
 }
 
 static void com1_irq(struct trapframe *tf, void *arg)
@@ -73,6 +76,13 @@ static void com1_irq(struct trapframe *tf, void *arg)
 	(void)tf;
 	(void)arg;
 	uart_irq();
+}
+
+/* IRQ_RESCHED only wakes a halted CPU; its idle loop does the rest. */
+static void resched_ipi(struct trapframe *tf, void *arg)
+{
+	(void)tf;
+	(void)arg;
 }
 
 static void panic_ipi(struct trapframe *tf, void *arg)
@@ -90,6 +100,7 @@ static void interrupts_init(void)
 	irq_register(IRQ_TIMER, timer_irq, NULL);
 	irq_register(IRQ_COM1, com1_irq, NULL);
 	irq_register(IRQ_PANIC, panic_ipi, NULL);
+	irq_register(IRQ_RESCHED, resched_ipi, NULL);
 	ioapic_route(4, IRQ_COM1, per_cpu_info[0].apic_id);
 }
 
@@ -119,6 +130,34 @@ static __attribute__((noinline)) void deliberate_fault(void)
 		panic("panic requested on the command line");
 }
 
+/* Starts the first process: init=PROGRAM ARGS... (default /bin/sh), with
+ * the console as its stdin, stdout and stderr. */
+static void start_init(void)
+{
+	static char init[256];
+	char *argv[16];
+	int argc = 0, pid;
+
+	if (!cmdline_get(boot_cmdline, "init", init, sizeof(init)))
+		strlcpy(init, "/bin/sh", sizeof(init));
+	for (char *p = init; *p && argc < 15;) {
+		while (*p == ' ')
+			*p++ = 0;
+		if (!*p)
+			break;
+		argv[argc++] = p;
+		while (*p && *p != ' ')
+			p++;
+	}
+	argv[argc] = NULL;
+	if (argc == 0)
+		panic("init= is empty");
+	pid = proc_spawn(NULL, argv[0], argc, argv, NULL);
+	if (pid < 0)
+		panic("cannot start init %s: error %d", argv[0], -pid);
+	ttrace_boot_phase(BOOT_PHASE_FIRST_PROCESS, 0);
+}
+
 static void run_ktests_and_exit(void)
 {
 	char prefix[64] = "";
@@ -129,33 +168,48 @@ static void run_ktests_and_exit(void)
 
 __noreturn void kmain(uint32_t magic, uint32_t mbi_pa)
 {
-	tsc_at_boot = rdtsc();
+	tsc_at_boot = arch_read_tsc();
 	bsp_cpu_init();
+	ttrace_early_init();
+	ttrace_boot_phase(BOOT_PHASE_KMAIN, 0);
+	sched_init_cpu();
 	uart_init();
 	take_multiboot(magic, mbi_pa);
 	cmdline_settings();
 	printk(KERN_INFO "ttrace kernel booting; command line: '%s'\n",
 	       boot_cmdline);
+	ttrace_boot_phase(BOOT_PHASE_MEMORY, 0);
 	pmem_init(boot_mbi);
 	mmu_init();
+	ttrace_boot_phase(BOOT_PHASE_TTRACE, 0);
 	ttrace_init();
-	ttrace_boot_phase(BOOT_PHASE_MEMORY);
+	ttrace_boot_phase(BOOT_PHASE_TSC, 0);
 	tsc_init();
+	ttrace_boot_phase(BOOT_PHASE_ACPI, 0);
 	acpi_init();
-	ttrace_boot_phase(BOOT_PHASE_ACPI);
+	ttrace_boot_phase(BOOT_PHASE_APIC, 0);
 	interrupts_init();
-	ttrace_boot_phase(BOOT_PHASE_APIC);
+	ttrace_boot_phase(BOOT_PHASE_SMP, 0);
 	smp_boot();
 	ttrace_cleanup();
-	ttrace_boot_phase(BOOT_PHASE_SMP);
 	lapic_timer_start();
 	arch_irq_enable();
 	uart_enable_irq();
-	ttrace_boot_phase(BOOT_PHASE_DEVICES);
+	ttrace_boot_phase(BOOT_PHASE_DEVICES, 0);
+	ns_init();
 	printk(KERN_INFO "boot: %u CPUs online, %lu us since kmain\n", num_cpus,
-	       tsc_to_ns(rdtsc() - tsc_at_boot) / 1000);
+	       tsc_to_ns(arch_read_tsc() - tsc_at_boot) / 1000);
+#ifdef CONFIG_TTRACE
+	if (cmdline_has(boot_cmdline, "ttrace.bootprof"))
+		ttrace_print_boot_profile();
+	if (cmdline_has(boot_cmdline, "bench")) {
+		ttrace_bench();
+		arch_poweroff(0);
+	}
+#endif
 	deliberate_fault();
 	if (cmdline_has(boot_cmdline, "ktests"))
 		run_ktests_and_exit();
-	kernel_monitor();
+	start_init();
+	cpu_idle();
 }

@@ -73,12 +73,12 @@ void process_routine_kmsgs(void)
 	struct kmsg *m;
 
 	while ((m = dequeue(pcpui->coreid))) {
-		uint64_t kind = pcpui->ttrace_ctx_kind, ctx = pcpui->ttrace_ctx;
+		uint64_t base = pcpui->ttrace_type_base, ctx = pcpui->ttrace_ctx;
 
-		ttrace_ctx_set_rkmsg(pcpui, (uintptr_t)m->fn);
-		ttrace_kmsg_run((uintptr_t)m->fn);
+		ttrace_ctx_set(pcpui, TTRACE_CTX_RKMSG, (uintptr_t)m->fn);
+		ttrace_kmsg_run((void *)m->fn);
 		m->fn(m->arg);
-		pcpui->ttrace_ctx_kind = kind;
+		pcpui->ttrace_type_base = base;
 		pcpui->ttrace_ctx = ctx;
 		kfree(m);
 	}

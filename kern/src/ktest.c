@@ -1,15 +1,10 @@
 /*
- * The in-kernel test runner (see ktest.h) and its one helper for tests that
- * must hammer something from every CPU at once.
+ * The in-kernel test runner (see ktest.h).
  */
 #include <ktest.h>
 #include <printk.h>
 #include <printfmt.h>
 #include <string.h>
-#include <kmsg.h>
-#include <smp.h>
-#include <atomic.h>
-#include <arch/arch.h>
 
 extern const struct ktest *const __ktests_start[], *const __ktests_end[];
 
@@ -49,38 +44,4 @@ int ktests_run(const char *prefix)
 	}
 	printk("END KTESTS: %d passed, %d failed\n", passed, failed);
 	return failed;
-}
-
-struct all_cpus_call {
-	void (*fn)(void *);
-	void *arg;
-	uint32_t started, done;
-};
-
-static void all_cpus_trampoline(void *p)
-{
-	struct all_cpus_call *c = p;
-
-	/* wait for everyone so the work really overlaps */
-	atomic_add(&c->started, 1);
-	while (atomic_read(&c->started) < num_cpus)
-		arch_pause();
-	c->fn(c->arg);
-	atomic_add(&c->done, 1);
-}
-
-/* Runs fn(arg) on every online CPU at the same time, this one included, and
- * returns when all have finished. Caller: a kernel context on any CPU with
- * interrupts enabled; the other CPUs must be idle. */
-void ktest_on_all_cpus(void (*fn)(void *), void *arg)
-{
-	struct all_cpus_call c = { .fn = fn, .arg = arg };
-	uint32_t me = core_id();
-
-	for (uint32_t i = 0; i < num_cpus; i++)
-		if (i != me)
-			send_kernel_message(i, all_cpus_trampoline, &c);
-	all_cpus_trampoline(&c);
-	while (atomic_read(&c.done) < num_cpus)
-		arch_pause();
 }

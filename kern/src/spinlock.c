@@ -28,7 +28,7 @@ void spin_lock(struct spinlock *l)
 		while (READ_ONCE(l->locked))
 			arch_pause();
 	} while (atomic_swap(&l->locked, 1));
-	ttrace_spin_contended((uintptr_t)l, arch_read_tsc() - start);
+	ttrace_spin_contended(l, arch_read_tsc() - start);
 out:
 	l->holder = core_id() + 1;
 }
@@ -95,7 +95,7 @@ void rlock(struct rwlock *l)
 		s = READ_ONCE(l->state);
 	}
 	if (start)
-		ttrace_rwlock_contended((uintptr_t)l, arch_read_tsc() - start, 0);
+		ttrace_rwlock_contended(l, arch_read_tsc() - start, false);
 }
 
 void runlock(struct rwlock *l)
@@ -122,7 +122,7 @@ void wlock(struct rwlock *l)
 		s = READ_ONCE(l->state);
 	}
 	if (start)
-		ttrace_rwlock_contended((uintptr_t)l, arch_read_tsc() - start, 1);
+		ttrace_rwlock_contended(l, arch_read_tsc() - start, true);
 }
 
 void wunlock(struct rwlock *l)

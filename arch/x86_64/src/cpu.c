@@ -28,6 +28,7 @@ struct desc_ptr {
 
 static struct idt_gate idt[256];
 extern char trap_vectors_start[];
+extern char syscall_entry[];
 
 #define SEG_CODE64(dpl)	(0x00209a0000000000ull | ((uint64_t)(dpl) << 45))
 #define SEG_DATA(dpl)	(0x0000920000000000ull | ((uint64_t)(dpl) << 45))
@@ -103,9 +104,31 @@ void arch_cpu_init(struct per_cpu_info *pcpui)
 	wrmsr(MSR_KERNEL_GS_BASE, 0);
 	if (arch_has_rdtscp)
 		wrmsr(MSR_TSC_AUX, pcpui->coreid);
+	/* SYSCALL: kernel CS/SS from STAR[47:32]; SYSRET's user CS/SS are
+	 * STAR[63:48] + 16 / + 8, i.e. GD_UT and GD_UD. */
+	wrmsr(MSR_STAR, (uint64_t)GD_KT << 32 | (uint64_t)(GD_UD - 8) << 48);
+	wrmsr(MSR_LSTAR, (uintptr_t)syscall_entry);
+	wrmsr(MSR_SFMASK, FL_IF | FL_DF | FL_TF | FL_AC);
 }
 
 bool arch_has_rdtscp;
+
+/* The hypervisor we run under, from CPUID's hypervisor leaf: "KVM", "TCG",
+ * or "bare metal or unknown". */
+const char *arch_hypervisor(void)
+{
+	uint32_t a, sig[3];
+
+	cpuid(1, 0, &a, &sig[0], &sig[1], &sig[2]);
+	if (!(sig[1] & (1u << 31)))		/* ECX bit 31: hypervisor present */
+		return "bare metal or unknown";
+	cpuid(0x40000000, 0, &a, &sig[0], &sig[1], &sig[2]);
+	if (!memcmp(sig, "TCGTCGTCGTCG", 12))
+		return "TCG";
+	if (!memcmp(sig, "KVMKVMKVM", 9))
+		return "KVM";
+	return "bare metal or unknown";
+}
 
 /* Reads the CPU features the kernel adapts to. BSP, before arch_cpu_init. */
 void arch_detect_features(void)
@@ -116,10 +139,12 @@ void arch_detect_features(void)
 	arch_has_rdtscp = d & (1u << 27);
 }
 
-/* Stack the CPU switches to when an interrupt arrives from user mode. */
+/* Stack the CPU switches to when an interrupt or SYSCALL arrives from user
+ * mode: the running thread's kernel stack top. Interrupts off. */
 void arch_set_kernel_stack(uintptr_t top)
 {
 	struct per_cpu_info *pcpui = this_cpu();
 
 	pcpui->arch.tss.rsp[0] = top;
+	pcpui->kstack_top = top;
 }

@@ -69,6 +69,12 @@ uint64_t *mmu_kernel_pml4(void)
 	return kern_pml4;
 }
 
+/* Loads the address space pml4 (NULL: the kernel's alone) on this CPU. */
+void mmu_switch_to(uint64_t *pml4)
+{
+	lcr3(PADDR(pml4 ? pml4 : kern_pml4));
+}
+
 static void map_direct(void)
 {
 	uint64_t end = ROUNDUP(MAX(pmem_max_phys(), 0x100000000ull), LPGSIZE);

@@ -72,7 +72,7 @@ static bool start_ap(uint32_t apic_id, uint32_t coreid)
 	pcpui->stack_top = (uintptr_t)stack + KSTACK_SIZE;
 	*(uint64_t *)tramp_var(tramp_stack) = pcpui->stack_top;
 	*(uint32_t *)tramp_var(tramp_coreid) = coreid;
-	ttrace_boot_ap_begin(coreid);
+	ttrace_boot_phase(BOOT_PHASE_AP_START, coreid);
 	lapic_send_init(apic_id);
 	udelay(10000);
 	for (int sipi = 0; sipi < 2 && !atomic_read(&pcpui->online); sipi++) {
@@ -81,7 +81,7 @@ static bool start_ap(uint32_t apic_id, uint32_t coreid)
 	}
 	for (int ms = 0; ms < 1000 && !atomic_read(&pcpui->online); ms++)
 		udelay(1000);
-	ttrace_boot_ap_end(coreid);
+	ttrace_boot_phase(BOOT_PHASE_AP_ONLINE, coreid);
 	return atomic_read(&pcpui->online);
 }
 

@@ -13,6 +13,7 @@
 #include <ksyms.h>
 #include <smp.h>
 #include <irq.h>
+#include <proc.h>
 #include <ttrace.h>
 
 static const char *const exception_names[] = {
@@ -78,7 +79,11 @@ static __noreturn void panic_trap(struct trapframe *tf)
 
 static void handle_exception(struct trapframe *tf)
 {
-	ttrace_exception(tf->trapno, tf->err, tf->rip);
+	ttrace_exception(tf->trapno, tf->err, (void *)tf->rip);
+	if (tf->trapno == T_PGFLT)
+		ttrace_page_fault((void *)rcr2(), tf->err, (void *)tf->rip);
+	if ((tf->cs & 3) && user_trap(tf))
+		return;
 	panic_trap(tf);
 }
 
@@ -100,16 +105,22 @@ static void handle_irq(struct trapframe *tf)
 void trap(struct trapframe *tf)
 {
 	struct per_cpu_info *pcpui = this_cpu();
-	uint64_t saved_kind = pcpui->ttrace_ctx_kind;
+	uint64_t saved_base = pcpui->ttrace_type_base;
 	uint64_t saved_ctx = pcpui->ttrace_ctx;
 
 	pcpui->irq_depth++;
-	ttrace_ctx_set_irq(pcpui, tf->trapno);
+	if ((tf->cs & 3) && tf->trapno < IRQ_BASE && current_proc())
+		ttrace_ctx_set(pcpui, TTRACE_CTX_TRAP,
+			       TTRACE_CTX_PIDWORD(current_proc()->pid, tf->trapno));
+	else
+		ttrace_ctx_set(pcpui, TTRACE_CTX_IRQ, tf->trapno);
 	if (tf->trapno < IRQ_BASE)
 		handle_exception(tf);
 	else
 		handle_irq(tf);
-	pcpui->ttrace_ctx_kind = saved_kind;
+	pcpui->ttrace_type_base = saved_base;
 	pcpui->ttrace_ctx = saved_ctx;
 	pcpui->irq_depth--;
+	if (tf->cs & 3)
+		user_trap_return(tf);
 }

@@ -32,7 +32,7 @@ static bool test_spinlock_hammer(void)
 {
 	counter = 0;
 	violations = 0;
-	ktest_on_all_cpus(spin_hammer, NULL);
+	smp_run_on_all(spin_hammer, NULL);
 	KT_ASSERT(violations == 0, "%u times two CPUs were inside", violations);
 	KT_ASSERT(counter == (uint64_t)ITERS * num_cpus,
 		  "counter %lu, expected %lu", counter, (uint64_t)ITERS * num_cpus);
@@ -71,7 +71,7 @@ static bool test_rwlock_hammer(void)
 {
 	rw_a = rw_b = 0;
 	rw_bad = 0;
-	ktest_on_all_cpus(rw_hammer, NULL);
+	smp_run_on_all(rw_hammer, NULL);
 	KT_ASSERT(rw_bad == 0, "%u invariant violations", rw_bad);
 	KT_ASSERT(rw_a == -rw_b && rw_a > 0, "a %ld b %ld", rw_a, rw_b);
 	KT_ASSERT(hammer_rw.state == 0, "lock state %x after", hammer_rw.state);

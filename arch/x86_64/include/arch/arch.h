@@ -10,10 +10,7 @@
 #include <stdbool.h>
 #include <compiler.h>
 
-/* Per-CPU data reached through GS: offset 0 holds a pointer to the struct
- * itself, offset 8 the core id (see struct per_cpu_info in smp.h). */
-#define PCPU_SELF_OFFSET	0
-#define PCPU_COREID_OFFSET	8
+#include <arch/pcpu_offsets.h>
 
 static inline void arch_irq_disable(void)
 {
@@ -103,12 +100,22 @@ static inline void *arch_this_cpu(void)
 	return p;
 }
 
+/* The address of the last page fault. */
+static inline uintptr_t arch_fault_address(void)
+{
+	uintptr_t v;
+
+	__asm__ __volatile__("mov %%cr2, %0" : "=r"(v));
+	return v;
+}
+
 /* Frame pointer of the caller, for backtraces. */
 static inline uintptr_t arch_frame_pointer(void)
 {
 	return (uintptr_t)__builtin_frame_address(0);
 }
 
+const char *arch_hypervisor(void);
 __attribute__((noreturn)) void arch_halt_forever(void);
 void arch_send_ipi(uint32_t coreid, uint8_t vector);
 void arch_send_ipi_others(uint8_t vector);

@@ -71,5 +71,6 @@ void mmu_init(void);
 uint64_t *mmu_walk(uint64_t *pml4, uintptr_t va, bool create);
 int mmu_map(uint64_t *pml4, uintptr_t va, physaddr_t pa, uint64_t perm);
 uint64_t *mmu_kernel_pml4(void);
+void mmu_switch_to(uint64_t *pml4);
 #endif
 #endif /* ARCH_MMU_H */

@@ -16,10 +16,13 @@
 #define T_GPFLT		13
 #define T_PGFLT		14
 
+#define T_SYSCALL	0x80	/* pseudo vector of SYSCALL frames */
+
 #define IRQ_BASE	32
 #define IRQ_TIMER	32	/* LAPIC timer */
 #define IRQ_COM1	(IRQ_BASE + 4 + 16)	/* IOAPIC pin 4, above the legacy range */
 #define IRQ_KMSG	0xf0	/* routine kernel message IPI */
+#define IRQ_RESCHED	0xf2	/* wake an idle CPU: work is runnable */
 #define IRQ_PANIC	0xf1	/* stop: another CPU panicked */
 #define IRQ_SPURIOUS	0xff
 

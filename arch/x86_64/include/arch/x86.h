@@ -16,7 +16,10 @@
 #define MSR_LSTAR		0xc0000082
 #define MSR_SFMASK		0xc0000084
 
+#define FL_TF			(1u << 8)
 #define FL_IF			(1u << 9)
+#define FL_DF			(1u << 10)
+#define FL_AC			(1u << 18)
 
 static inline uint8_t inb(uint16_t port)
 {

@@ -1,0 +1,175 @@
+/*
+ * #p: the processes, mounted at /proc.
+ *
+ *	/proc/PID/status	one line: "PID PPID STATE CPU NAME\n", STATE
+ *				R (running or runnable), S (sleeping) or Z
+ *				(exited, not yet waited for); CPU is the one
+ *				its thread last ran on
+ *
+ * Nothing is cached: a walk checks that the pid exists, a read formats the
+ * line afresh under proc_lock, and a process that has gone since gives
+ * ENOENT. The root lists the pids in increasing order; finding the i-th
+ * takes i passes over the process list, which is short.
+ *
+ * qid.path: 0 for the root, PID << 8 | Qpid for a process's directory,
+ * PID << 8 | Qstatus for its status file.
+ */
+#include <ns.h>
+#include <printfmt.h>
+#include <string.h>
+#include <abi/errno.h>
+
+enum { Qroot, Qpid, Qstatus };
+
+#define QPATH(pid, q)	((uint64_t)(pid) << 8 | (q))
+#define QPID(path)	((int)((path) >> 8))
+#define QTYPE(path)	((int)((path) & 0xff))
+#define STATUS_MAX	(32 + PROC_NAME_MAX)
+
+/* Returns the pid spelled by name (decimal digits only), or -1. */
+static int parse_pid(const char *name)
+{
+	long pid = 0;
+
+	if (name[0] == 0 || strlen(name) > 9)
+		return -1;
+	for (const char *s = name; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		pid = pid * 10 + (*s - '0');
+	}
+	return (int)pid;
+}
+
+/* True if process pid exists, alive or zombie. */
+static bool pid_exists(int pid)
+{
+	uint64_t flags = spin_lock_irqsave(&proc_lock);
+	bool found = proc_find_locked(pid) != NULL;
+
+	spin_unlock_irqrestore(&proc_lock, flags);
+	return found;
+}
+
+struct next_pid {
+	int after;	/* in: the last pid found */
+	int found;	/* out: the smallest pid above it, or 0 */
+};
+
+static void next_pid_fn(struct proc *p, void *arg)
+{
+	struct next_pid *np = arg;
+
+	if (p->pid > np->after && (np->found == 0 || p->pid < np->found))
+		np->found = p->pid;
+}
+
+/* Returns the i-th pid in increasing order, or 0 past the last. */
+static int nth_pid(uint64_t i)
+{
+	struct next_pid np = { 0, 0 };
+
+	for (uint64_t k = 0; k <= i; k++) {
+		np.found = 0;
+		proc_for_each(next_pid_fn, &np);
+		if (np.found == 0)
+			return 0;
+		np.after = np.found;
+	}
+	return np.after;
+}
+
+/* Returns p's STATE letter. proc_lock held. */
+static char state_letter(const struct proc *p)
+{
+	if (p->state == PROC_ZOMBIE || !p->kt || p->kt->state == KT_DEAD)
+		return 'Z';
+	return p->kt->state == KT_SLEEPING ? 'S' : 'R';
+}
+
+/* Formats pid's status line into buf (STATUS_MAX bytes). Returns 0 or
+ * -ENOENT. */
+static int status_line(int pid, char *buf)
+{
+	uint64_t flags = spin_lock_irqsave(&proc_lock);
+	struct proc *p = proc_find_locked(pid);
+
+	if (p)
+		fmt_snprintf(buf, STATUS_MAX, "%d %d %c %d %s\n", p->pid,
+			     p->ppid, state_letter(p), p->kt ? p->kt->cpu : -1,
+			     p->name);
+	spin_unlock_irqrestore(&proc_lock, flags);
+	return p ? 0 : -ENOENT;
+}
+
+static int procfs_attach(struct chan *c)
+{
+	c->qid = (struct qid){ .path = QPATH(0, Qroot), .type = QTDIR };
+	return 0;
+}
+
+static int procfs_walk(struct chan *c, const char *name)
+{
+	int pid = QPID(c->qid.path);
+
+	if (QTYPE(c->qid.path) == Qpid && strcmp(name, "status") == 0) {
+		c->qid = (struct qid){ .path = QPATH(pid, Qstatus) };
+		return 0;
+	}
+	if (QTYPE(c->qid.path) != Qroot || (pid = parse_pid(name)) <= 0 ||
+	    !pid_exists(pid))
+		return -ENOENT;
+	c->qid = (struct qid){ .path = QPATH(pid, Qpid), .type = QTDIR };
+	return 0;
+}
+
+static int procfs_stat(struct chan *c, struct stat *st)
+{
+	st->mode = c->qid.type & QTDIR ? S_IFDIR | 0555 : S_IFREG | 0444;
+	return 0;
+}
+
+static int procfs_open(struct chan *c, int omode)
+{
+	(void)c;
+	return (omode & O_ACCMODE) == O_RDONLY ? 0 : -EACCES;
+}
+
+static long procfs_read(struct chan *c, void *buf, size_t n, uint64_t off)
+{
+	char line[STATUS_MAX];
+	int err = status_line(QPID(c->qid.path), line);
+
+	return err < 0 ? err : devgen_readstr(off, buf, n, line);
+}
+
+static int procfs_readdir(struct chan *c, uint64_t i, struct dirent *de)
+{
+	int pid = QTYPE(c->qid.path) == Qroot ? nth_pid(i) : 0;
+
+	memset(de, 0, sizeof(*de));
+	if (pid > 0) {
+		fmt_snprintf(de->name, sizeof(de->name), "%d", pid);
+		de->mode = S_IFDIR | 0555;
+		return 1;
+	}
+	if (QTYPE(c->qid.path) == Qpid && i == 0) {
+		strlcpy(de->name, "status", sizeof(de->name));
+		de->mode = S_IFREG | 0444;
+		return 1;
+	}
+	return 0;
+}
+
+static const struct dev procfs_dev = {
+	.dc = 'p',
+	.name = "proc",
+	.attach = procfs_attach,
+	.walk = procfs_walk,
+	.stat = procfs_stat,
+	.open = procfs_open,
+	.read = procfs_read,
+	.readdir = procfs_readdir,
+};
+
+DEV_REGISTER(procfs_dev);

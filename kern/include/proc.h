@@ -1,0 +1,104 @@
+/*
+ * Processes and kernel threads.
+ *
+ * A process is an address space, a file descriptor table, a current
+ * directory and one kernel thread that runs its syscalls and traps. Kernel
+ * tasks (ktasks) are kernel threads with no process. Every kernel thread has
+ * its own kernel stack; the scheduler (sched.c) switches between them.
+ *
+ * Locking: `proc_lock` guards the process list, parent/child links and
+ * states. A process's fd table and cwd are touched only by the process's
+ * own thread (processes are single-threaded), except by /proc readers,
+ * which only read names and numbers.
+ */
+#ifndef PROC_H
+#define PROC_H
+
+#include <compiler.h>
+#include <spinlock.h>
+
+#define NOFILE		64		/* fds per process */
+#define PATH_MAX	256		/* bytes, with the NUL */
+#define ERRMAX		128		/* errstr bytes, with the NUL */
+#define PROC_NAME_MAX	32
+
+struct chan;
+struct trapframe;
+
+enum kthread_state {
+	KT_RUNNABLE,
+	KT_RUNNING,
+	KT_SLEEPING,
+	KT_DEAD,
+};
+
+struct kthread {
+	uint64_t id;
+	char name[PROC_NAME_MAX];	/* ktasks only */
+	enum kthread_state state;
+	uintptr_t kstack;		/* base of KSTACK_SIZE bytes */
+	uintptr_t saved_rsp;		/* when switched out */
+	const void *wchan;		/* what it sleeps on */
+	struct proc *proc;		/* NULL for a ktask */
+	uint32_t syscall_nr;		/* current syscall + 1, 0 if none */
+	int cpu;			/* last CPU it ran on */
+	struct kthread *next;		/* run queue link */
+};
+
+enum proc_state {
+	PROC_ALIVE,
+	PROC_ZOMBIE,
+};
+
+struct proc {
+	int pid;
+	int ppid;
+	char name[PROC_NAME_MAX];
+	enum proc_state state;
+	bool killed;			/* exit at the next chance */
+	int exit_status;		/* 0-255 from exit, >= 128 when killed */
+	uint64_t *pml4;			/* address space */
+	uintptr_t heap_end;		/* end of the loaded image */
+	struct kthread *kt;
+	struct chan *fds[NOFILE];
+	char cwd[PATH_MAX];		/* absolute, cleaned */
+	char errstr[ERRMAX];		/* text of the last error */
+	struct proc *next;		/* all-process list */
+};
+
+extern struct spinlock proc_lock;
+
+/* The process whose thread runs on this CPU, or NULL in a ktask. */
+struct proc *current_proc(void);
+struct kthread *current_kthread(void);
+
+/* Visits every process under proc_lock; fn must not sleep. */
+void proc_for_each(void (*fn)(struct proc *p, void *arg), void *arg);
+/* Finds a live or zombie process by pid; proc_lock must be held. */
+struct proc *proc_find_locked(int pid);
+/* Marks pid killed and wakes it if it sleeps; returns 0 or -ESRCH. */
+int proc_kill(int pid);
+int proc_spawn(struct proc *parent, const char *path, int argc,
+	       char *const argv[], const int fdmap[3]);
+__noreturn void proc_exit(int status);
+int proc_wait(int pid, int *status);
+
+/*
+ * Sleep and wakeup, as in xv6: ksleep() atomically releases lk and sleeps
+ * on chan, and retakes lk before returning. Returns 0 when woken, -EINTR
+ * when the process was killed (a ktask is never killed). kwakeup() wakes
+ * every thread sleeping on chan. Callers loop on their condition.
+ */
+int ksleep(const void *chan, struct spinlock *lk);
+void kwakeup(const void *chan);
+
+/* Copies between kernel and the current process's user memory. Every
+ * address is checked against the page tables (present, user, and writable
+ * for copyout); returns 0 or -EFAULT, having copied nothing on failure. */
+int copyin(void *dst, const void *usrc, size_t n);
+int copyout(void *udst, const void *src, size_t n);
+/* Copies a NUL-terminated user string of at most max bytes (NUL included);
+ * returns its length, -EFAULT, or -ENAMETOOLONG when no NUL fits. */
+long copyinstr(char *dst, const char *usrc, size_t max);
+
+#endif /* PROC_H */

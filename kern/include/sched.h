@@ -1,0 +1,33 @@
+/*
+ * The scheduler: one global run queue of kernel threads, FIFO, shared by all
+ * CPUs, behind one lock. Each CPU has an idle thread (its boot stack) that
+ * halts when nothing is runnable; making a thread runnable wakes a halted
+ * CPU with an IPI. Threads run until they block, yield, exit, or (in user
+ * mode only) their timer slice ends: the kernel itself is not preempted.
+ *
+ *	struct kthread *kt = kthread_create("flusher", flush_main, NULL);
+ *	sched_make_runnable(kt);
+ */
+#ifndef SCHED_H
+#define SCHED_H
+
+#include <proc.h>
+
+void sched_init_cpu(void);
+struct kthread *kthread_create(const char *name, void (*fn)(void *), void *arg);
+struct kthread *kthread_alloc(void);
+void kthread_free(struct kthread *kt);
+void kthread_prepare_user(struct kthread *kt, struct trapframe *tf);
+__noreturn void kthread_exit(void);
+void sched_make_runnable(struct kthread *kt);
+void sched_wake_thread(struct kthread *kt);
+void schedule(void);
+void yield(void);
+void sched_tick(void);
+bool sched_should_yield(void);
+__noreturn void sched_exit_current(void);
+void sched_wait_dead(struct kthread *kt);
+void sched_finish_switch(void);
+int ksleep_ticks(uint64_t ticks);
+
+#endif /* SCHED_H */

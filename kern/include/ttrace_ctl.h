@@ -1,0 +1,106 @@
+/*
+ * ttrace_ctl.h: what is traced, and the #ttrace ctl file's commands.
+ *
+ * Two levels decide whether an event is recorded: its group's bit in the
+ * 64-bit group mask, and its own enable byte. The kernel's fast path must
+ * not combine them per event, so ttrace_ctl_rearm() folds both into one
+ * byte per event:
+ *	armed[id] = (mask >> group(id) & 1) && enabled[id]
+ * and each tracepoint costs one byte load and a well-predicted branch when
+ * off (see the generated ttrace_events.h).
+ *
+ * The mask is changed only with atomic read-modify-writes, so any CPU may
+ * flip bits at any time (the seed's setbits stored the new bits over the
+ * mask instead of OR-ing them in; here setbits ORs, clrbits ANDs the
+ * complement, setmask replaces exactly the bits under its mask in one CAS).
+ * Each change must be followed by ttrace_ctl_rearm(); rearming is
+ * serialised by the caller (one ctl writer at a time, e.g. a qlock) and
+ * loops until the mask it read is still the mask, so a concurrent mask
+ * change cannot leave stale armed bytes behind.
+ *
+ * ctl commands (one per write; a trailing newline is fine):
+ *	enable NAME...		each NAME is a glob (* and ?) matched against
+ *	disable NAME...		group names, whose mask bits it sets (clears),
+ *				and event names, whose enable bytes it sets
+ *				(clears); it must match something. "enable
+ *				mm" turns on the mm group, "disable page_free"
+ *				then silences one of its events, "enable *"
+ *				turns on every group and every event.
+ *	setmask VALUE MASK	mask = (mask & ~MASK) | (VALUE & MASK)
+ *	setbits BITS		mask |= BITS
+ *	clrbits BITS		mask &= ~BITS
+ *	clear			empty the rings and the aux buffer
+ *	mode overwrite|saturate	ring mode (clears the rings)
+ *	bufsize KB		per-CPU ring size: a power of two, 4..1048576
+ * Numbers are decimal or 0x hex. ttrace_ctl_parse() parses the whole
+ * command before anything changes; on error it returns a message (with the
+ * usage) and nothing changes. ttrace_ctl_apply() then does the mask and
+ * enable changes; clear, mode and bufsize are the kernel's to carry out.
+ *
+ * Usage:
+ *	struct ttrace_ctl_cmd cmd;
+ *	const char *err = ttrace_ctl_parse(&cmd, text, len, &meta);
+ *	if (err)
+ *		error(err);
+ *	ttrace_ctl_apply(&state, &cmd);
+ *	if (cmd.op == TTRACE_CTL_CLEAR) ...
+ */
+#ifndef TTRACE_CTL_H
+#define TTRACE_CTL_H
+
+#include <compiler.h>
+#include <ttrace_format.h>
+#include <ttrace_meta.h>
+
+#define TTRACE_CTL_MAX_LEN	256	/* longest command accepted */
+#define TTRACE_CTL_MIN_KB	4
+#define TTRACE_CTL_MAX_KB	(1024 * 1024)
+
+enum ttrace_ctl_op {
+	TTRACE_CTL_ENABLE = 1,
+	TTRACE_CTL_DISABLE,
+	TTRACE_CTL_SETMASK,
+	TTRACE_CTL_SETBITS,
+	TTRACE_CTL_CLRBITS,
+	TTRACE_CTL_CLEAR,
+	TTRACE_CTL_MODE,
+	TTRACE_CTL_BUFSIZE,
+};
+
+/* A parsed command. */
+struct ttrace_ctl_cmd {
+	uint32_t op;		/* enum ttrace_ctl_op */
+	uint32_t mode;		/* MODE: enum ttrace_ring_mode_word */
+	uint64_t value;		/* SETMASK: value; BUFSIZE: KB */
+	uint64_t mask;		/* SETMASK/SETBITS/CLRBITS bits; ENABLE/DISABLE groups */
+	uint8_t events[TTRACE_META_MAX_EVENTS / 8];	/* ENABLE/DISABLE */
+	char err[512];		/* the message ttrace_ctl_parse returned */
+};
+
+/* The state ctl changes: caller-owned arrays of meta->nevents bytes. */
+struct ttrace_ctl_state {
+	uint64_t mask;
+	uint8_t *enabled;
+	uint8_t *armed;
+	const struct ttrace_meta_table *meta;
+};
+
+/* Group mask operations; each returns the previous mask. */
+uint64_t ttrace_mask_setmask(uint64_t *mask, uint64_t value, uint64_t bits);
+uint64_t ttrace_mask_setbits(uint64_t *mask, uint64_t bits);
+uint64_t ttrace_mask_clrbits(uint64_t *mask, uint64_t bits);
+
+void ttrace_ctl_init(struct ttrace_ctl_state *st,
+		     const struct ttrace_meta_table *meta, uint8_t *enabled,
+		     uint8_t *armed);
+void ttrace_ctl_rearm(struct ttrace_ctl_state *st);
+
+bool ttrace_glob_match(const char *pat, const char *s);
+const char *ttrace_ctl_parse(struct ttrace_ctl_cmd *cmd, const char *text,
+			     size_t len, const struct ttrace_meta_table *meta);
+void ttrace_ctl_apply(struct ttrace_ctl_state *st,
+		      const struct ttrace_ctl_cmd *cmd);
+size_t ttrace_ctl_list(const struct ttrace_ctl_state *st, char *buf,
+		       size_t size);
+
+#endif /* TTRACE_CTL_H */

@@ -1,0 +1,94 @@
+/*
+ * ttrace_decode.h: turning ring entries back into events and text, shared by
+ * the kernel's text formatter and the host tools.
+ *
+ * Pairing. An event with more than 5 argument words is a first entry whose
+ * type word says how many continuation entries follow, plus those entries,
+ * each stamped with the parent's timestamp | 1. Usually they are adjacent
+ * (trace_ring_write_ext), but with per-entry reservations a nested
+ * interrupt's records can fall in between, so the iterator pairs by
+ * timestamp: it looks for the continuations in order among the next
+ * TTRACE_PAIR_WINDOW entries. A continuation without its parent (it was
+ * overwritten) is an orphan and is counted, not returned.
+ *
+ * Formatting. ttrace_format_args() prints an event's arguments with its
+ * metadata format string; each conversion is re-checked and handed to
+ * fmt_snprintf() one at a time with an argument of exactly the C type it
+ * names, so hostile metadata cannot make the formatter read a wrong type.
+ * %s arguments (TTRACE_ARG_STR) are aux references, turned into names by a
+ * resolver callback (ttrace_aux_resolve over an aux view, or the kernel's
+ * own); unknown names print as "#<ident>"; non-printable bytes as '?'.
+ *
+ * Version header. ttrace_version_check() vets a header read from a file
+ * before any of its numbers are used to size or index anything.
+ *
+ * Usage:
+ *	struct ttrace_pair_iter it;
+ *	struct ttrace_event_view ev;
+ *	ttrace_pair_init(&it, entries, n);
+ *	while (ttrace_pair_next(&it, &ev)) {
+ *		ttrace_format_line(line, sizeof(line), &meta, &ev,
+ *				   ttrace_aux_resolve, &auxview);
+ *		puts(line);
+ *	}
+ */
+#ifndef TTRACE_DECODE_H
+#define TTRACE_DECODE_H
+
+#include <compiler.h>
+#include <ttrace_format.h>
+#include <ttrace_meta.h>
+
+#define TTRACE_PAIR_WINDOW	64	/* entries searched for continuations */
+
+/* One event: its first entry's fields and all its argument words. */
+struct ttrace_event_view {
+	uint64_t timestamp;
+	uint64_t type;
+	uint64_t context;
+	uint32_t id;
+	uint32_t cpu;
+	uint32_t ctx_kind;
+	uint32_t depth;
+	uint32_t ncont;		/* continuations the type word announced */
+	uint32_t ncont_found;	/* ... and found (< ncont: incomplete) */
+	uint32_t nwords;	/* argument words present in args[] */
+	uint64_t args[TTRACE_MAX_ARGS];
+};
+
+struct ttrace_pair_iter {
+	const struct ttrace_entry *v;
+	size_t n;
+	size_t pos;
+	uint64_t orphans;	/* continuations whose parent is missing */
+	uint64_t incomplete;	/* events missing a continuation */
+	uint64_t invalid;	/* entries with an invalid timestamp */
+};
+
+/*
+ * Resolves (tag, ident) at time ts to a name: sets *str to its bytes (need
+ * not be NUL terminated) and returns the length, or 0 if unknown.
+ */
+typedef size_t (*ttrace_resolve_fn)(void *arg, unsigned tag, uint64_t ident,
+				    uint64_t ts, const char **str);
+
+int ttrace_version_check(const struct ttrace_version *v, const char **why);
+
+void ttrace_pair_init(struct ttrace_pair_iter *it, const struct ttrace_entry *v,
+		      size_t n);
+bool ttrace_pair_next(struct ttrace_pair_iter *it,
+		      struct ttrace_event_view *ev);
+
+int ttrace_format_args(char *buf, size_t size,
+		       const struct ttrace_event_meta *e,
+		       const struct ttrace_event_view *ev,
+		       ttrace_resolve_fn resolve, void *rarg);
+int ttrace_format_ctx(char *buf, size_t size,
+		      const struct ttrace_event_view *ev,
+		      ttrace_resolve_fn resolve, void *rarg);
+int ttrace_format_line(char *buf, size_t size,
+		       const struct ttrace_meta_table *t,
+		       const struct ttrace_event_view *ev,
+		       ttrace_resolve_fn resolve, void *rarg);
+
+#endif /* TTRACE_DECODE_H */

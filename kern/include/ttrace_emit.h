@@ -1,0 +1,58 @@
+/*
+ * ttrace_emit.h: the small fixed interface between the generated
+ * tracepoints (build/gen/ttrace_events.h) and the kernel. The generator
+ * writes, for every event in kern/ttrace.events,
+ *
+ *	static __always_inline void ttrace_irq_enter(uint32_t vector)
+ *	{
+ *		if (unlikely(ttrace_is_armed(TTRACE_EV_IRQ_ENTER)))
+ *			ttrace_emit_1(TTRACE_EV_IRQ_ENTER, (uint64_t)vector);
+ *	}
+ *
+ * and the kernel (kern/src/ttrace.c) implements what is declared here:
+ *  - ttrace_armed[]: one byte per event id, 1 when the event is recorded;
+ *    kept up to date by ttrace_ctl_rearm() (ttrace_ctl.h).
+ *  - ttrace_emit_0 .. ttrace_emit_5: record an event with that many
+ *    argument words (each already widened to uint64_t: signed types sign
+ *    extended, pointers as addresses, aux references as their ident).
+ *    Expected body: ts = rdtscp; build the type word from the id and this
+ *    CPU's context; trace_ring_write() on this CPU's ring; all with
+ *    preemption off (interrupts may stay on).
+ *  - ttrace_emit_ext: the same for 6..TTRACE_MAX_ARGS words, written with
+ *    continuation entries (trace_ring_write_ext()).
+ * With CONFIG_TTRACE unset the generated emitters are empty and none of
+ * these symbols is referenced.
+ *
+ * If the kernel defines TTRACE_EMIT_INLINE (before including the generated
+ * header) it must provide, in <ttrace_emit_inline.h>, the declaration of
+ * ttrace_armed[] and static inline definitions of these functions; that
+ * header is then included instead of the declarations, saving the call.
+ */
+#ifndef TTRACE_EMIT_H
+#define TTRACE_EMIT_H
+
+#include <stdint.h>
+
+#ifdef TTRACE_EMIT_INLINE
+#include <ttrace_emit_inline.h>
+#else
+extern uint8_t ttrace_armed[];
+
+void ttrace_emit_0(uint32_t id);
+void ttrace_emit_1(uint32_t id, uint64_t a0);
+void ttrace_emit_2(uint32_t id, uint64_t a0, uint64_t a1);
+void ttrace_emit_3(uint32_t id, uint64_t a0, uint64_t a1, uint64_t a2);
+void ttrace_emit_4(uint32_t id, uint64_t a0, uint64_t a1, uint64_t a2,
+		   uint64_t a3);
+void ttrace_emit_5(uint32_t id, uint64_t a0, uint64_t a1, uint64_t a2,
+		   uint64_t a3, uint64_t a4);
+void ttrace_emit_ext(uint32_t id, const uint64_t *args, uint32_t nargs);
+#endif
+
+/* The disabled-site cost: one byte load, no fence (x86: a plain mov). */
+static inline int ttrace_is_armed(uint32_t id)
+{
+	return __atomic_load_n(&ttrace_armed[id], __ATOMIC_RELAXED);
+}
+
+#endif /* TTRACE_EMIT_H */

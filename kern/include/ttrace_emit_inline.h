@@ -1,0 +1,66 @@
+/*
+ * The kernel's tracepoint bodies, inlined at every enabled-check site (see
+ * ttrace_emit.h): read the TSC first, then write one entry into this CPU's
+ * ring with the context this CPU is in. No lock, no call; interrupts may
+ * nest anywhere (trace_ring.h explains why that is safe). The kernel is not
+ * preemptible, so "this CPU" cannot change under the writer.
+ */
+#ifndef TTRACE_EMIT_INLINE_H
+#define TTRACE_EMIT_INLINE_H
+
+#include <trace_ring.h>
+#include <smp.h>
+#include <arch/arch.h>
+
+extern uint8_t ttrace_armed[];
+
+static __always_inline void ttrace_record(uint32_t id, uint64_t d0,
+					  uint64_t d1, uint64_t d2,
+					  uint64_t d3, uint64_t d4)
+{
+	uint64_t ts = arch_read_tscp();
+	struct per_cpu_info *pcpui = this_cpu();
+
+	trace_ring_write(pcpui->ttrace_ring, ts, pcpui->ttrace_type_base | id,
+			 pcpui->ttrace_ctx, d0, d1, d2, d3, d4);
+}
+
+static __always_inline void ttrace_emit_0(uint32_t id)
+{
+	ttrace_record(id, 0, 0, 0, 0, 0);
+}
+
+static __always_inline void ttrace_emit_1(uint32_t id, uint64_t a0)
+{
+	ttrace_record(id, a0, 0, 0, 0, 0);
+}
+
+static __always_inline void ttrace_emit_2(uint32_t id, uint64_t a0,
+					  uint64_t a1)
+{
+	ttrace_record(id, a0, a1, 0, 0, 0);
+}
+
+static __always_inline void ttrace_emit_3(uint32_t id, uint64_t a0,
+					  uint64_t a1, uint64_t a2)
+{
+	ttrace_record(id, a0, a1, a2, 0, 0);
+}
+
+static __always_inline void ttrace_emit_4(uint32_t id, uint64_t a0,
+					  uint64_t a1, uint64_t a2, uint64_t a3)
+{
+	ttrace_record(id, a0, a1, a2, a3, 0);
+}
+
+static __always_inline void ttrace_emit_5(uint32_t id, uint64_t a0,
+					  uint64_t a1, uint64_t a2, uint64_t a3,
+					  uint64_t a4)
+{
+	ttrace_record(id, a0, a1, a2, a3, a4);
+}
+
+/* Events with more than 5 words: out of line, with continuations. */
+void ttrace_emit_ext(uint32_t id, const uint64_t *args, uint32_t nargs);
+
+#endif /* TTRACE_EMIT_INLINE_H */

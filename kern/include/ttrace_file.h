@@ -1,0 +1,255 @@
+/*
+ * ttrace_file.h: the ttrace trace FILE, one self-describing file that holds
+ * a whole trace (version header, event metadata, aux snapshot, every CPU's
+ * ring, counters) so it can leave the machine and be decoded anywhere.
+ * docs/trace-file.md is the prose version; the two must agree.
+ *
+ * Shape (in the spirit of Xilinx etrace: a framed stream of typed records):
+ *
+ *	file header		48 bytes: magic, byte-order mark, version, CRC
+ *	section ...		16-byte header {type, cpu, length}, payload,
+ *				CRC-32 of header + payload, zero padding
+ *	END section		section count, CRC-32 of every byte before it,
+ *				file size: truncation and splicing show
+ *
+ * Every payload starts at a file offset that is a multiple of 64, so a
+ * reader that loads the file into 64-byte aligned memory can use RING
+ * payloads as arrays of struct ttrace_entry in place.
+ *
+ * Like ttrace_format.h this header uses only fixed-width types, so the
+ * kernel, the user tool and the host tools all read it as is. The code
+ * (kern/lib/ttrace_file.c) is pure: no allocation, no I/O; the writer hands
+ * bytes to a callback and the reader walks a caller's buffer, checking every
+ * bound, so hostile files cannot make it read out of bounds.
+ *
+ * Usage (writer, streaming a big section in chunks):
+ *	struct ttrace_file_writer w;
+ *	ttrace_file_writer_init(&w, out_fn, &fd);
+ *	ttrace_file_write_header(&w);
+ *	ttrace_file_write_section(&w, TTRACE_FILE_SEC_VERSION, 0, &v, sizeof(v));
+ *	ttrace_file_section_begin(&w, TTRACE_FILE_SEC_RING, cpu, ring_bytes);
+ *	while ((n = read(raw, buf, sizeof(buf))) > 0)
+ *		ttrace_file_section_data(&w, buf, n);
+ *	ttrace_file_section_end(&w);
+ *	if (ttrace_file_write_end(&w) < 0) ...	// sticky error: check once
+ *
+ * Usage (reader):
+ *	struct ttrace_file_reader r;
+ *	struct ttrace_file_sec s;
+ *	struct ttrace_file_error e;
+ *	int rc;
+ *	if (ttrace_file_open(&r, buf, size, &e) < 0) fail(e.offset, e.msg);
+ *	while ((rc = ttrace_file_next(&r, &s, &e)) > 0)
+ *		use(s.type, s.cpu, s.payload, s.length);
+ *	if (rc < 0) fail(e.offset, e.msg);	// rc == 0: END checked, all good
+ */
+#ifndef TTRACE_FILE_H
+#define TTRACE_FILE_H
+
+#include <stdint.h>
+#include <ttrace_format.h>
+
+/* ------------------------------------------------------------------------ */
+/* On-disk layout                                                            */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Magic, PNG style: a high-bit byte (catches 7-bit transfers), "TTR", CR LF
+ * (catches newline conversion), ^Z (stops DOS `type`) and LF.
+ */
+#define TTRACE_FILE_MAGIC	"\x89TTR\r\n\x1a\n"
+#define TTRACE_FILE_MAGIC_LEN	8
+/* Byte-order mark, stored in the writer's order: 04 03 02 01 on x86_64. */
+#define TTRACE_FILE_BOM		0x01020304U
+#define TTRACE_FILE_BOM_SWAPPED	0x04030201U
+#define TTRACE_FILE_VERSION	1	/* this layout */
+#define TTRACE_FILE_HDR_SIZE	48
+#define TTRACE_FILE_SEC_HDR_SIZE 16
+#define TTRACE_FILE_CRC_SIZE	4
+#define TTRACE_FILE_ALIGN	64	/* payloads start at multiples of this */
+
+/* The file header, at offset 0. */
+struct ttrace_file_header {
+	uint8_t magic[TTRACE_FILE_MAGIC_LEN];	/*  0: TTRACE_FILE_MAGIC */
+	uint32_t bom;			/*  8: TTRACE_FILE_BOM */
+	uint16_t version;		/* 12: TTRACE_FILE_VERSION */
+	uint16_t header_size;		/* 14: 48 */
+	uint16_t section_header_size;	/* 16: 16 */
+	uint16_t payload_align;		/* 18: 64 */
+	uint32_t flags;			/* 20: 0 */
+	uint64_t reserved[2];		/* 24: 0 */
+	uint32_t reserved2;		/* 40: 0 */
+	uint32_t crc;			/* 44: CRC-32 of bytes 0-43 */
+};
+
+TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_header) == 48, "file header");
+TTRACE_OFFSET_ASSERT(struct ttrace_file_header, bom, 8);
+TTRACE_OFFSET_ASSERT(struct ttrace_file_header, version, 12);
+TTRACE_OFFSET_ASSERT(struct ttrace_file_header, section_header_size, 16);
+TTRACE_OFFSET_ASSERT(struct ttrace_file_header, flags, 20);
+TTRACE_OFFSET_ASSERT(struct ttrace_file_header, reserved, 24);
+TTRACE_OFFSET_ASSERT(struct ttrace_file_header, crc, 44);
+
+/*
+ * A section: this header, `length` payload bytes, the CRC-32 (u32) of the
+ * 16 header bytes followed by the payload, then 0-63 zero bytes so that the
+ * next section's payload is 64-byte aligned (the next header starts at an
+ * offset that is 48 mod 64). END is the last section and has no padding.
+ */
+struct ttrace_file_section {
+	uint32_t type;			/*  0: enum ttrace_file_sec_type */
+	uint32_t cpu;			/*  4: RING and STATS: the CPU; else 0 */
+	uint64_t length;		/*  8: payload bytes */
+};
+
+TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_section) == 16, "section hdr");
+TTRACE_OFFSET_ASSERT(struct ttrace_file_section, cpu, 4);
+TTRACE_OFFSET_ASSERT(struct ttrace_file_section, length, 8);
+
+/*
+ * Section types and their payloads. Readers skip types they do not know
+ * (after checking the frame and CRC like any other), so new types can be
+ * added without a version bump.
+ *	VERSION	struct ttrace_version (128 bytes); the first section, once
+ *	META	the event metadata blob (version.meta_size bytes), once
+ *	AUX	struct ttrace_file_aux, then last - first bytes: the linear aux
+ *		snapshot (byte 0 = the record at counter first); at most once
+ *	RING	cpu's ring: entries_per_cpu 64-byte entries in slot order, as
+ *		the device's rawN file; at most once per cpu < num_cpus
+ *	STATS	struct ttrace_file_stats for cpu (optional, at most once per
+ *		cpu); longer payloads carry later fields, ignored by this code
+ *	END	struct ttrace_file_end; the last section
+ */
+enum ttrace_file_sec_type {
+	TTRACE_FILE_SEC_VERSION = 1,
+	TTRACE_FILE_SEC_META = 2,
+	TTRACE_FILE_SEC_AUX = 3,
+	TTRACE_FILE_SEC_RING = 4,
+	TTRACE_FILE_SEC_STATS = 5,
+	TTRACE_FILE_SEC_END = 6,
+	TTRACE_FILE_SEC_NTYPES = 7,
+};
+
+/* AUX payload prefix: the counters of the snapshot that follows. */
+struct ttrace_file_aux {
+	uint64_t first;			/*  0: counter of the first record */
+	uint64_t last;			/*  8: one past the last (padded) */
+};
+
+TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_aux) == 16, "aux prefix");
+
+/* STATS payload: one CPU's ring counters (trace_ring.h defines them). */
+struct ttrace_file_stats {
+	uint64_t written;		/*  0: records written */
+	uint64_t overwritten;		/*  8: lost to wrapping (overwrite) */
+	uint64_t dropped;		/* 16: refused when full (saturate) */
+};
+
+TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_stats) == 24, "stats");
+
+/* END payload. */
+struct ttrace_file_end {
+	uint32_t nsections;		/*  0: sections before END */
+	uint32_t file_crc;		/*  4: CRC-32 of bytes [0, END header) */
+	uint64_t file_size;		/*  8: size of the whole file */
+};
+
+TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_end) == 16, "end payload");
+
+/* Bytes of the END section, header to CRC: the file ends right after. */
+#define TTRACE_FILE_END_SIZE	(TTRACE_FILE_SEC_HDR_SIZE + \
+				 sizeof(struct ttrace_file_end) + \
+				 TTRACE_FILE_CRC_SIZE)
+
+/* ------------------------------------------------------------------------ */
+/* Code (kern/lib/ttrace_file.c)                                             */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * CRC-32 as zlib's crc32() and IEEE 802.3 (reflected polynomial 0xEDB88320,
+ * initial value and final xor 0xffffffff): start with crc = 0 and feed the
+ * result back to continue, so crc32(crc32(0, a), b) == crc32(0, a + b).
+ */
+uint32_t ttrace_crc32(uint32_t crc, const void *buf, uint64_t len);
+
+/* Zero bytes that follow a section whose CRC ends at file offset end. */
+uint64_t ttrace_file_pad(uint64_t end);
+
+/* "VERSION", "RING", ... or "UNKNOWN". */
+const char *ttrace_file_sec_name(uint32_t type);
+
+/* Error codes of the writer. */
+enum ttrace_file_werr {
+	TTRACE_FILE_EIO = -1,		/* the output callback failed */
+	TTRACE_FILE_ESTATE = -2,	/* calls out of order or sizes wrong */
+};
+
+/* Writes len bytes somewhere; returns 0, or -1 on failure. */
+typedef int (*ttrace_file_out_fn)(void *arg, const void *buf, uint64_t len);
+
+/*
+ * Incremental writer. It keeps running CRCs, so a section of any size can
+ * be streamed in chunks; nothing is buffered. The first error sticks: every
+ * later call returns it, so a caller may check only the last one.
+ */
+struct ttrace_file_writer {
+	ttrace_file_out_fn out;
+	void *arg;
+	uint64_t offset;		/* bytes written so far */
+	uint64_t sec_left;		/* payload bytes the open section expects */
+	uint32_t file_crc;		/* CRC-32 of every byte written */
+	uint32_t sec_crc;		/* CRC-32 of the open section so far */
+	uint32_t nsections;		/* sections ended, END excluded */
+	uint32_t sec_type;		/* open section's type, 0 if none */
+	int32_t state;			/* 0 fresh, 1 header done, 2 ended */
+	int32_t error;			/* 0 or enum ttrace_file_werr */
+};
+
+void ttrace_file_writer_init(struct ttrace_file_writer *w,
+			     ttrace_file_out_fn out, void *arg);
+int ttrace_file_write_header(struct ttrace_file_writer *w);
+int ttrace_file_section_begin(struct ttrace_file_writer *w, uint32_t type,
+			      uint32_t cpu, uint64_t length);
+int ttrace_file_section_data(struct ttrace_file_writer *w, const void *buf,
+			     uint64_t len);
+int ttrace_file_section_end(struct ttrace_file_writer *w);
+int ttrace_file_write_section(struct ttrace_file_writer *w, uint32_t type,
+			      uint32_t cpu, const void *payload,
+			      uint64_t length);
+int ttrace_file_write_end(struct ttrace_file_writer *w);
+
+/* Where a reader stopped and why: "offset N: msg". */
+struct ttrace_file_error {
+	uint64_t offset;
+	char msg[200];
+};
+
+/* A section as the reader returns it; payload points into the buffer. */
+struct ttrace_file_sec {
+	uint32_t type;
+	uint32_t cpu;
+	uint64_t length;
+	uint64_t offset;		/* file offset of the section header */
+	uint64_t payload_offset;	/* file offset of the payload */
+	const uint8_t *payload;
+};
+
+/* Walk state over a whole file held in memory. */
+struct ttrace_file_reader {
+	const uint8_t *buf;
+	uint64_t size;
+	uint64_t pos;			/* offset of the next section header */
+	uint32_t crc;			/* CRC-32 of bytes [0, pos) */
+	uint32_t nsections;		/* sections returned so far */
+	int32_t done;			/* END was read and checked */
+};
+
+int ttrace_file_open(struct ttrace_file_reader *r, const void *buf,
+		     uint64_t size, struct ttrace_file_error *err);
+int ttrace_file_next(struct ttrace_file_reader *r, struct ttrace_file_sec *s,
+		     struct ttrace_file_error *err);
+void ttrace_file_set_error(struct ttrace_file_error *err, uint64_t offset,
+			   const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif /* TTRACE_FILE_H */

@@ -1,0 +1,128 @@
+/*
+ * The tracer benchmark, run by `bench` on the command line (make bench).
+ * Each figure is measured over BATCHES batches of BATCH operations with
+ * interrupts off; a batch's TSC delta divided by BATCH is one sample, the
+ * cost of an empty loop iteration is subtracted, and the minimum and median
+ * samples are reported in TSC cycles beside the target. Cycle counts mean
+ * something only under hardware virtualisation (KVM) or on bare metal; the
+ * report says which accelerator it ran under, and under TCG that the
+ * figures are meaningless.
+ */
+#include <ttrace.h>
+#include <ttrace_ctl.h>
+#include <printk.h>
+#include <string.h>
+#include <smp.h>
+#include <atomic.h>
+#include <arch/arch.h>
+
+#define BATCH	1000
+#define BATCHES	1000		/* 1M operations per figure */
+
+static uint64_t samples[CONFIG_MAX_NUM_CPUS][BATCHES];
+
+enum bench_op { OP_EMPTY, OP_ENABLED, OP_DISABLED, OP_CONT, OP_AUX };
+
+static const char aux32[] = "0123456789abcdef0123456789abcdef";
+
+static __always_inline void run_op(enum bench_op op, uint64_t i)
+{
+	switch (op) {
+	case OP_EMPTY:
+		cmb();
+		break;
+	case OP_ENABLED:
+	case OP_DISABLED:
+		ttrace_test_seq(i, 0, 0, 0, 0);
+		break;
+	case OP_CONT:
+		ttrace_test_wide(i, 0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
+		break;
+	case OP_AUX:
+		ttrace_aux_string(TTRACE_AUX_USER_MARKER, i, aux32);
+		break;
+	}
+}
+
+static void sort(uint64_t *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			uint64_t t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+}
+
+/* Fills this CPU's samples for op: cycles per operation, x100. */
+static void measure(enum bench_op op)
+{
+	uint64_t *s = samples[core_id()];
+	uint64_t flags = arch_irq_save();
+
+	for (size_t b = 0; b < BATCHES; b++) {
+		uint64_t t0 = arch_read_tsc();
+
+		for (uint64_t i = 0; i < BATCH; i++)
+			run_op(op, i);
+		s[b] = (arch_read_tsc() - t0) * 100 / BATCH;
+	}
+	arch_irq_restore(flags);
+	sort(s, BATCHES);
+}
+
+static void report(const char *what, enum bench_op op, uint64_t empty,
+		   const char *target)
+{
+	measure(op);
+	uint64_t *s = samples[core_id()];
+	uint64_t min = s[0] > empty ? s[0] - empty : 0;
+	uint64_t med = s[BATCHES / 2] > empty ? s[BATCHES / 2] - empty : 0;
+
+	printk("bench: %-34s min %4lu.%02lu median %4lu.%02lu cycles  (target %s)\n",
+	       what, min / 100, min % 100, med / 100, med % 100, target);
+}
+
+static void arm_test_group(bool on)
+{
+	if (on)
+		ttrace_mask_setbits(&ttrace_ctl.mask, 1ull << TTRACE_GROUP_TEST);
+	else
+		ttrace_mask_clrbits(&ttrace_ctl.mask, 1ull << TTRACE_GROUP_TEST);
+	ttrace_ctl_rearm(&ttrace_ctl);
+}
+
+static void aux_all_cpus(void *arg)
+{
+	(void)arg;
+	measure(OP_AUX);
+}
+
+/* Runs every figure and prints the report. Boot CPU, other CPUs idle. */
+void ttrace_bench(void)
+{
+	const char *acc = arch_hypervisor();
+
+	printk("bench: ttrace tracepoint costs, %d x %d operations each, "
+	       "under %s%s\n", BATCHES, BATCH, acc,
+	       arch_has_rdtscp ? "" : " (no rdtscp: stamps use rdtsc)");
+	if (!strcmp(acc, "TCG"))
+		printk("bench: WARNING: TCG emulates the TSC; these figures are "
+		       "meaningless. Run under KVM.\n");
+	measure(OP_EMPTY);
+	uint64_t empty = samples[core_id()][0];
+	arm_test_group(true);
+	report("enabled tracepoint, hot ring", OP_ENABLED, empty, "<= 50");
+	report("event with a continuation record", OP_CONT, empty, "<= 90");
+	report("32-byte aux string, uncontended", OP_AUX, empty, "<= 250");
+	arm_test_group(false);
+	report("disabled tracepoint", OP_DISABLED, empty, "<= 1");
+	smp_run_on_all(aux_all_cpus, NULL);
+	for (uint32_t c = 0; c < num_cpus; c++)
+		printk("bench: 32-byte aux string, all %u CPUs: cpu %u min %lu.%02lu "
+		       "median %lu.%02lu cycles\n", num_cpus, c,
+		       samples[c][0] / 100, samples[c][0] % 100,
+		       samples[c][BATCHES / 2] / 100, samples[c][BATCHES / 2] % 100);
+	printk("bench: done\n");
+}

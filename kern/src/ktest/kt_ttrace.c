@@ -1,0 +1,249 @@
+/*
+ * In-kernel tests of the tracer under fire: every CPU but one traces test
+ * events at full speed while the remaining CPU snapshots the rings and the
+ * aux buffer over and over. Each test record carries a per-CPU sequence
+ * number and a checksum of its words; each aux string names its writer and
+ * sequence. Accepted records must be intact, and once the writers stop,
+ * every ring must hold an unbroken run of sequence numbers starting exactly
+ * at its overwrite count.
+ */
+#include <ktest.h>
+#include <ttrace.h>
+#include <ttrace_aux.h>
+#include <ttrace_ctl.h>
+#include <ttrace_decode.h>
+#include <trace_ring.h>
+#include <pmem.h>
+#include <printfmt.h>
+#include <string.h>
+#include <atomic.h>
+#include <smp.h>
+#include <printk.h>
+#include <arch/arch.h>
+#include <arch/mmu.h>
+
+#define EVENTS_PER_CPU	300000
+#define AUX_EVERY	512
+#define SNAP_ORDER	9		/* 2 MiB: more than a default ring */
+
+static uint64_t checksum(uint64_t seq, uint64_t cpu, uint64_t a)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ seq;
+
+	h = (h ^ cpu) * 0x100000001b3ull;
+	return (h ^ a) * 0x100000001b3ull;
+}
+
+struct stress {
+	uint32_t writers_done;
+	uint32_t bad_records;
+	uint32_t bad_strings;
+	uint64_t snapshots;
+	uint64_t records_checked;
+	struct ttrace_entry *snap;
+	size_t snap_max;
+	void *aux_copy;
+	size_t aux_size;
+};
+
+/* Clears this CPU's ring and fills it with test records, interrupts off so
+ * that the ring holds nothing else and the overwrite count is exact. */
+static void write_events(struct stress *s)
+{
+	uint64_t cpu = core_id();
+	uint64_t flags = arch_irq_save();
+	char str[48];
+
+	trace_ring_clear(ttrace_ring_of(core_id()));
+	for (uint64_t seq = 0; seq < EVENTS_PER_CPU; seq++) {
+		ttrace_test_seq(seq, checksum(seq, cpu, seq * 3), cpu, seq * 3, 0);
+		if (seq % AUX_EVERY == 0) {
+			fmt_snprintf(str, sizeof(str), "cpu%lu seq%lu", cpu, seq);
+			ttrace_aux_string(TTRACE_AUX_USER_MARKER, cpu << 32 | seq,
+					  str);
+		}
+	}
+	arch_irq_restore(flags);
+	atomic_add(&s->writers_done, 1);
+}
+
+/* Checks every test record of one snapshot; sequence numbers must rise. */
+static void check_snapshot(struct stress *s, size_t n)
+{
+	uint64_t last_seq[CONFIG_MAX_NUM_CPUS];
+
+	memset(last_seq, 0xff, sizeof(last_seq));
+	for (size_t i = 0; i < n; i++) {
+		const struct ttrace_entry *e = &s->snap[i];
+		uint32_t cpu = TTRACE_TYPE_CPU(e->type);
+
+		if (TTRACE_TYPE_ID(e->type) != TTRACE_EV_TEST_SEQ)
+			continue;
+		s->records_checked++;
+		if (e->data[3] != e->data[0] * 3 || e->data[2] != cpu ||
+		    e->data[1] != checksum(e->data[0], cpu, e->data[3]) ||
+		    (last_seq[cpu] != ~0ull && e->data[0] <= last_seq[cpu]))
+			s->bad_records++;
+		last_seq[cpu] = e->data[0];
+	}
+}
+
+/* Every valid marker string must be exactly what its ident says. */
+static void check_aux(struct stress *s)
+{
+	struct ttrace_aux_view view;
+	struct ttrace_aux_iter it;
+	struct ttrace_aux_rec rec;
+	char want[48];
+
+	if (ttrace_aux_read(s->aux_copy, s->aux_size, &view))
+		return;
+	ttrace_aux_iter_init(&it, &view);
+	while (ttrace_aux_next(&it, &rec)) {	/* valid records only */
+		if (rec.tag != TTRACE_AUX_USER_MARKER)
+			continue;
+		int n = fmt_snprintf(want, sizeof(want), "cpu%lu seq%lu",
+				     rec.ident >> 32, rec.ident & 0xffffffff);
+		if ((size_t)n != rec.len || memcmp(want, rec.payload, rec.len))
+			s->bad_strings++;
+	}
+	if (it.malformed)
+		s->bad_strings++;
+}
+
+/* Snapshots the writers' rings (all CPUs but the reader's, or only CPU 0
+ * when it wrote alone) and aux until the writers are done, at least once. */
+static void reader(struct stress *s, uint32_t writers)
+{
+	do {
+		for (uint32_t c = writers ? 1 : 0; c < num_cpus; c++) {
+			struct trace_ring_cursor cur = { 0 };
+			size_t n = trace_ring_copy_valid(ttrace_ring_of(c),
+							 s->snap, s->snap_max,
+							 &cur);
+			check_snapshot(s, n);
+		}
+		check_aux(s);
+		s->snapshots++;
+	} while (atomic_read(&s->writers_done) < writers);
+}
+
+static struct stress *the_stress;
+
+static void stress_cpu(void *arg)
+{
+	(void)arg;
+	if (core_id() == 0 && num_cpus > 1)
+		reader(the_stress, num_cpus - 1);
+	else
+		write_events(the_stress);
+}
+
+/* After the run: ring c holds seqs [first, EVENTS_PER_CPU) with no gap,
+ * first == its overwritten count. */
+static bool check_final(struct stress *s, uint32_t c)
+{
+	struct trace_ring_stats st;
+	struct trace_ring_cursor cur = { 0 };
+	size_t n = trace_ring_copy_valid(ttrace_ring_of(c), s->snap,
+					 s->snap_max, &cur);
+
+	trace_ring_stats(ttrace_ring_of(c), &st);
+	KT_ASSERT(n == st.live, "cpu %u: %zu records read, %lu live", c, n,
+		  st.live);
+	KT_ASSERT(n > 0, "cpu %u: empty ring", c);
+	KT_ASSERT(s->snap[0].data[0] == st.overwritten,
+		  "cpu %u: oldest seq %lu but overwritten %lu", c,
+		  s->snap[0].data[0], st.overwritten);
+	for (size_t i = 0; i < n; i++)
+		KT_ASSERT(s->snap[i].data[0] == st.overwritten + i,
+			  "cpu %u: seq gap at %zu", c, i);
+	KT_ASSERT(s->snap[n - 1].data[0] == EVENTS_PER_CPU - 1,
+		  "cpu %u: newest seq %lu", c, s->snap[n - 1].data[0]);
+	return true;
+}
+
+/* Only the test group on; returns the old mask. */
+static uint64_t test_only(void)
+{
+	uint64_t old = ttrace_mask_setmask(&ttrace_ctl.mask,
+					   1ull << TTRACE_GROUP_TEST, ~0ull);
+	ttrace_ctl_rearm(&ttrace_ctl);
+	return old;
+}
+
+static void restore_mask(uint64_t old)
+{
+	ttrace_mask_setmask(&ttrace_ctl.mask, old, ~0ull);
+	ttrace_ctl_rearm(&ttrace_ctl);
+}
+
+static bool test_ttrace_stress(void)
+{
+	static struct stress s;
+	bool ok = true;
+
+	memset(&s, 0, sizeof(s));
+	s.snap = get_cont_pages(SNAP_ORDER, 0);
+	s.aux_size = (size_t)PGSIZE << SNAP_ORDER;
+	s.aux_copy = get_cont_pages(SNAP_ORDER, 0);
+	KT_ASSERT(s.snap && s.aux_copy, "no memory for snapshots");
+	s.snap_max = ((size_t)PGSIZE << SNAP_ORDER) / sizeof(*s.snap);
+	the_stress = &s;
+	uint64_t old = test_only();
+	smp_run_on_all(stress_cpu, NULL);
+	if (num_cpus == 1)
+		reader(&s, 0);
+	printk("ttrace stress: %lu snapshots, %lu records checked\n",
+	       s.snapshots, s.records_checked);
+	for (uint32_t c = (num_cpus > 1); c < num_cpus && ok; c++)
+		ok = check_final(&s, c);
+	restore_mask(old);	/* only now: idle CPUs would trace again */
+	free_cont_pages(s.snap, SNAP_ORDER);
+	free_cont_pages(s.aux_copy, SNAP_ORDER);
+	if (!ok)
+		return false;	/* check_final said why */
+	KT_ASSERT(s.bad_records == 0, "%u torn or out-of-order records",
+		  s.bad_records);
+	KT_ASSERT(s.bad_strings == 0, "%u torn aux strings", s.bad_strings);
+	return true;
+}
+KTEST_REG(ttrace_stress, test_ttrace_stress);
+
+/* A 13-word event comes back whole through continuation pairing, even with
+ * other records in between. */
+static bool test_ttrace_continuation(void)
+{
+	static struct ttrace_entry buf[256];
+	struct trace_ring_cursor cur = { 0 };
+	struct ttrace_pair_iter it;
+	struct ttrace_event_view ev;
+	uint64_t old = test_only();
+	int found = 0;
+
+	arch_irq_disable();
+	cur.from = trace_ring_head(ttrace_ring_of(core_id()));
+	for (uint64_t i = 0; i < 10; i++) {
+		ttrace_test_wide(i, 0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, i + 12);
+		ttrace_test_seq(i, 0, 0, 0, 0);
+	}
+	arch_irq_enable();
+	size_t n = trace_ring_copy_valid(ttrace_ring_of(core_id()), buf,
+					 ARRAY_SIZE(buf), &cur);
+	restore_mask(old);
+	ttrace_pair_init(&it, buf, n);
+	while (ttrace_pair_next(&it, &ev)) {
+		if (ev.id != TTRACE_EV_TEST_WIDE)
+			continue;
+		KT_ASSERT(ev.nwords >= 13 && ev.ncont == 2 && ev.ncont_found == 2,
+			  "wide event: %u words, %u/%u continuations",
+			  ev.nwords, ev.ncont_found, ev.ncont);
+		for (uint64_t w = 2; w < 12; w++)
+			KT_ASSERT(ev.args[w] == w, "word %lu = %lu", w, ev.args[w]);
+		KT_ASSERT(ev.args[12] == ev.args[0] + 12, "last word wrong");
+		found++;
+	}
+	KT_ASSERT(found == 10, "%d of 10 wide events decoded", found);
+	return true;
+}
+KTEST_REG(ttrace_continuation, test_ttrace_continuation);

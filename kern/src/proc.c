@@ -1,0 +1,362 @@
+/*
+ * Processes: creation from an ELF file (spawn), exit, wait, kill, and the
+ * handling of user-mode faults.
+ *
+ * Life of a process: proc_spawn() builds the address space, the stack with
+ * argv, the fd table and a kernel thread whose first run drops into user
+ * mode. proc_exit() (on the process's own thread) releases everything but
+ * the proc struct and the thread's stack, becomes a zombie and wakes its
+ * parent; the parent's wait() reaps it once the thread has switched away
+ * for good. A process whose parent is gone is reaped by a routine kernel
+ * message instead. When pid 1 exits the machine powers off with its status.
+ */
+#include <proc.h>
+#include <sched.h>
+#include <vm.h>
+#include <elf.h>
+#include <ns.h>
+#include <kmalloc.h>
+#include <kmsg.h>
+#include <printk.h>
+#include <string.h>
+#include <console.h>
+#include <irq.h>
+#include <ttrace.h>
+#include <abi/errno.h>
+#include <abi/syscall.h>
+#include <arch/arch.h>
+#include <arch/mmu.h>
+#include <arch/pcpu.h>
+#include <arch/trap.h>
+
+#define MAX_ARGS	64
+#define RFLAGS_USER	0x202		/* IF, and the always-one bit */
+
+struct spinlock proc_lock = SPINLOCK_INIT("proc");
+static struct proc *procs;
+static int next_pid = 1;
+
+/* proc_lock held. */
+struct proc *proc_find_locked(int pid)
+{
+	for (struct proc *p = procs; p; p = p->next)
+		if (p->pid == pid)
+			return p;
+	return NULL;
+}
+
+void proc_for_each(void (*fn)(struct proc *p, void *arg), void *arg)
+{
+	uint64_t flags = spin_lock_irqsave(&proc_lock);
+
+	for (struct proc *p = procs; p; p = p->next)
+		fn(p, arg);
+	spin_unlock_irqrestore(&proc_lock, flags);
+}
+
+static struct proc *proc_alloc(const char *path, int ppid)
+{
+	struct proc *p = kzmalloc(sizeof(*p));
+	const char *base = strrchr(path, '/');
+
+	if (!p)
+		return NULL;
+	strlcpy(p->name, base ? base + 1 : path, sizeof(p->name));
+	p->ppid = ppid;
+	p->state = PROC_ALIVE;
+	strlcpy(p->cwd, "/", sizeof(p->cwd));
+	return p;
+}
+
+/* Publishes p under a new pid. */
+static void proc_publish(struct proc *p)
+{
+	uint64_t flags = spin_lock_irqsave(&proc_lock);
+
+	p->pid = next_pid++;
+	p->next = procs;
+	procs = p;
+	spin_unlock_irqrestore(&proc_lock, flags);
+}
+
+/* Unlinks and frees a zombie whose thread is dead. */
+static void proc_reap(struct proc *p)
+{
+	uint64_t flags;
+
+	sched_wait_dead(p->kt);
+	flags = spin_lock_irqsave(&proc_lock);
+	for (struct proc **pp = &procs; *pp; pp = &(*pp)->next) {
+		if (*pp == p) {
+			*pp = p->next;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&proc_lock, flags);
+	kthread_free(p->kt);
+	kfree(p);
+}
+
+static void reap_orphan(void *arg)
+{
+	proc_reap(arg);
+}
+
+/* Copies argv strings and the pointer array to the top of the new stack;
+ * returns the user address of argv, or 0 if they do not fit. */
+static uintptr_t push_args(void *stack_kva, int argc, char *const argv[])
+{
+	char *ktop = (char *)stack_kva + PGSIZE;
+	uintptr_t utop = USTACK_TOP;
+	uintptr_t uptrs[MAX_ARGS + 1];
+	size_t used = 0;
+
+	for (int i = argc - 1; i >= 0; i--) {
+		size_t n = strlen(argv[i]) + 1;
+
+		if (used + n > PGSIZE / 2)
+			return 0;
+		used += n;
+		memcpy(ktop - used, argv[i], n);
+		uptrs[i] = utop - used;
+	}
+	uptrs[argc] = 0;
+	used = ROUNDUP(used, 16) + ROUNDUP((argc + 1) * sizeof(uintptr_t), 16);
+	memcpy(ktop - used, uptrs, (argc + 1) * sizeof(uintptr_t));
+	return utop - used;
+}
+
+/* Builds p's address space from the executable image; fills tf. */
+static int load_image(struct proc *p, const void *image, size_t len,
+		      int argc, char *const argv[], struct trapframe *tf)
+{
+	uintptr_t entry, end, uargv;
+	void *stack_top_page = NULL;
+	int err;
+
+	p->pml4 = vm_create();
+	if (!p->pml4)
+		return -ENOMEM;
+	err = elf_load(p->pml4, image, len, &entry, &end);
+	for (uintptr_t va = USTACK_TOP - USTACK_SIZE; !err && va < USTACK_TOP;
+	     va += PGSIZE)
+		err = vm_map_zero(p->pml4, va, VM_WRITE, &stack_top_page);
+	if (err)
+		return err;
+	uargv = push_args(stack_top_page, argc, argv);
+	if (!uargv)
+		return -E2BIG;
+	p->heap_end = end;
+	memset(tf, 0, sizeof(*tf));
+	tf->rip = entry;
+	tf->cs = GD_UT | 3;
+	tf->ss = GD_UD | 3;
+	tf->rflags = RFLAGS_USER;
+	tf->rsp = uargv - 8;	/* as if called: rsp+8 is 16-byte aligned */
+	tf->rdi = (uint64_t)argc;
+	tf->rsi = uargv;
+	return 0;
+}
+
+/* init's stdin, stdout and stderr: the console. */
+static int open_console(struct proc *p)
+{
+	long err;
+	struct chan *c = ns_open("/dev/cons", O_RDWR, &err);
+
+	if (!c)
+		return (int)err;
+	p->fds[0] = c;
+	p->fds[1] = chan_get(c);
+	p->fds[2] = chan_get(c);
+	return 0;
+}
+
+static void proc_destroy_unborn(struct proc *p)
+{
+	if (p->pml4)
+		vm_free(p->pml4);
+	if (p->kt)
+		kthread_free(p->kt);
+	fd_close_all(p);
+	kfree(p);
+}
+
+/* Starts path as a new process, child of parent (NULL for init), with
+ * argv[0..argc) and fds from parent's fdmap (see fd_dup_for_child).
+ * Returns the pid or -errno. */
+int proc_spawn(struct proc *parent, const char *path, int argc,
+	       char *const argv[], const int fdmap[3])
+{
+	struct trapframe tf;
+	struct proc *p;
+	void *image;
+	size_t len;
+	long err;
+
+	if (argc > MAX_ARGS)
+		return -E2BIG;
+	err = ns_read_file(path, &image, &len);
+	if (err)
+		return (int)err;
+	p = proc_alloc(path, parent ? parent->pid : 0);
+	if (!p) {
+		kfree(image);
+		return -ENOMEM;
+	}
+	err = load_image(p, image, len, argc, argv, &tf);
+	kfree(image);
+	if (!err && parent)
+		strlcpy(p->cwd, parent->cwd, sizeof(p->cwd));
+	if (!err)
+		err = parent ? fd_dup_for_child(parent, p, fdmap) :
+			       open_console(p);
+	if (!err && !(p->kt = kthread_alloc()))
+		err = -ENOMEM;
+	if (err) {
+		proc_destroy_unborn(p);
+		return (int)err;
+	}
+	p->kt->proc = p;
+	kthread_prepare_user(p->kt, &tf);
+	proc_publish(p);
+	ttrace_name_proc(p->pid, p->name);
+	ttrace_proc_create(p->pid, p->ppid);
+	ttrace_proc_exec(p->pid);
+	sched_make_runnable(p->kt);
+	return p->pid;
+}
+
+/* Hands p's children to nobody: zombies are reaped now, live ones when
+ * they exit. proc_lock held. */
+static void orphan_children_locked(struct proc *p)
+{
+	for (struct proc *c = procs; c; c = c->next) {
+		if (c->ppid != p->pid)
+			continue;
+		c->ppid = 0;
+		if (c->state == PROC_ZOMBIE)
+			send_kernel_message(0, reap_orphan, c);
+	}
+}
+
+/* Ends the current process with status. Does not return. */
+__noreturn void proc_exit(int status)
+{
+	struct proc *p = current_proc();
+	uint64_t flags;
+	struct proc *parent;
+
+	fd_close_all(p);
+	mmu_switch_to(NULL);
+	this_cpu()->cur_proc = NULL;
+	vm_free(p->pml4);
+	p->pml4 = NULL;
+	ttrace_proc_exit(p->pid, (uint64_t)status);
+	if (p->pid == 1) {
+		printk(KERN_INFO "init exited with status %d: powering off\n",
+		       status);
+		arch_poweroff(status);
+	}
+	flags = spin_lock_irqsave(&proc_lock);
+	p->exit_status = status;
+	p->state = PROC_ZOMBIE;
+	orphan_children_locked(p);
+	parent = p->ppid ? proc_find_locked(p->ppid) : NULL;
+	if (parent)
+		kwakeup(parent);
+	else
+		send_kernel_message(0, reap_orphan, p);
+	spin_unlock_irqrestore(&proc_lock, flags);
+	sched_exit_current();
+}
+
+/* proc_lock held: a zombie child of p matching pid (-1: any), and whether
+ * p has any matching child at all. */
+static struct proc *find_zombie_locked(struct proc *p, int pid, bool *any)
+{
+	*any = false;
+	for (struct proc *c = procs; c; c = c->next) {
+		if (c->ppid != p->pid || (pid != -1 && c->pid != pid))
+			continue;
+		*any = true;
+		if (c->state == PROC_ZOMBIE)
+			return c;
+	}
+	return NULL;
+}
+
+/* Waits for a child (pid, or any when -1) to exit; reaps it and returns its
+ * pid with *status set; -ECHILD when there is no such child, -EINTR when
+ * killed while waiting. */
+int proc_wait(int pid, int *status)
+{
+	struct proc *p = current_proc();
+	uint64_t flags = spin_lock_irqsave(&proc_lock);
+	struct proc *z;
+	bool any;
+	int err = 0;
+
+	while (!(z = find_zombie_locked(p, pid, &any)) && any && !err)
+		err = ksleep(p, &proc_lock);
+	if (z)
+		z->ppid = -1;	/* ours to reap: hide it from other waits */
+	spin_unlock_irqrestore(&proc_lock, flags);
+	if (!z)
+		return err ? err : -ECHILD;
+	*status = z->exit_status;
+	pid = z->pid;
+	proc_reap(z);
+	return pid;
+}
+
+/* Marks pid killed (status 137, as for SIGKILL) and wakes it. */
+int proc_kill(int pid)
+{
+	uint64_t flags = spin_lock_irqsave(&proc_lock);
+	struct proc *p = proc_find_locked(pid);
+
+	if (!p || p->state == PROC_ZOMBIE) {
+		spin_unlock_irqrestore(&proc_lock, flags);
+		return -ESRCH;
+	}
+	if (!p->killed)
+		p->exit_status = 137;
+	WRITE_ONCE(p->killed, true);
+	sched_wake_thread(p->kt);
+	spin_unlock_irqrestore(&proc_lock, flags);
+	return 0;
+}
+
+/* A trap from user mode: a fault kills the process with a message naming
+ * it; returns true (the trap is dealt with). */
+bool user_trap(struct trapframe *tf)
+{
+	struct proc *p = current_proc();
+
+	if (!p)
+		return false;
+	printk(KERN_WARN "pid %d (%s): %s at rip 0x%lx", p->pid, p->name,
+	       trap_name(tf->trapno), tf->rip);
+	if (tf->trapno == T_PGFLT)
+		printk(KERN_WARN ", address 0x%lx", arch_fault_address());
+	printk(KERN_WARN ": killed\n");
+	p->exit_status = 128 + (int)tf->trapno;
+	WRITE_ONCE(p->killed, true);
+	return true;
+}
+
+/* On every return to user mode: exit if killed, let others run if the
+ * slice is over. Interrupts may be on or off. */
+void user_trap_return(struct trapframe *tf)
+{
+	struct proc *p = current_proc();
+
+	(void)tf;
+	if (p && READ_ONCE(p->killed))
+		proc_exit(p->exit_status);
+	if (sched_should_yield())
+		yield();
+	if (p && READ_ONCE(p->killed))
+		proc_exit(p->exit_status);
+}

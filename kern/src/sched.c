@@ -1,0 +1,405 @@
+/*
+ * The scheduler (see sched.h).
+ *
+ * One spinlock, sched_lock, guards the run queue, the sleeper list and every
+ * thread's state. It is held across swtch() and released by whichever thread
+ * runs next (sched_finish_switch for a new thread, the tail of schedule() for
+ * an old one), so a thread put back on the queue cannot be picked up by
+ * another CPU before its registers are saved. Interrupts are off whenever
+ * sched_lock is held.
+ */
+#include <sched.h>
+#include <smp.h>
+#include <kmalloc.h>
+#include <kmsg.h>
+#include <pmem.h>
+#include <printk.h>
+#include <string.h>
+#include <atomic.h>
+#include <abi/errno.h>
+#include <ttrace.h>
+#include <arch/arch.h>
+#include <arch/mmu.h>
+#include <arch/trap.h>
+
+void swtch(uintptr_t *old_rsp, uintptr_t new_rsp);
+extern char kthread_trampoline[], user_trampoline[];
+
+static struct spinlock sched_lock = SPINLOCK_INIT("sched");
+static struct kthread *runq_head, *runq_tail;
+static struct kthread *sleepers;		/* linked through next */
+static struct kthread idle_threads[CONFIG_MAX_NUM_CPUS];
+static uint64_t idle_cpus;			/* bit per halted CPU */
+static uint64_t next_kthread_id = 1;
+
+struct kthread *current_kthread(void)
+{
+	return this_cpu()->cur_kthread;
+}
+
+struct proc *current_proc(void)
+{
+	return this_cpu()->cur_proc;
+}
+
+/* Makes the calling CPU's boot context its idle thread. Each CPU, once,
+ * before cpu_idle(). */
+void sched_init_cpu(void)
+{
+	struct per_cpu_info *pcpui = this_cpu();
+	struct kthread *idle = &idle_threads[pcpui->coreid];
+
+	idle->id = 0;
+	strlcpy(idle->name, "idle", sizeof(idle->name));
+	idle->state = KT_RUNNING;
+	idle->cpu = (int)pcpui->coreid;
+	pcpui->cur_kthread = idle;
+	pcpui->cur_proc = NULL;
+}
+
+/* Returns a thread with a fresh kernel stack, not yet runnable, or NULL. */
+struct kthread *kthread_alloc(void)
+{
+	struct kthread *kt = kzmalloc(sizeof(*kt));
+
+	if (!kt)
+		return NULL;
+	kt->kstack = (uintptr_t)get_cont_pages(2, 0);
+	if (!kt->kstack) {
+		kfree(kt);
+		return NULL;
+	}
+	kt->id = atomic_fetch_add(&next_kthread_id, 1);
+	kt->state = KT_RUNNABLE;
+	return kt;
+}
+
+/* Frees a thread that never ran or is dead (see sched_wait_dead). */
+void kthread_free(struct kthread *kt)
+{
+	free_cont_pages((void *)kt->kstack, 2);
+	kfree(kt);
+}
+
+/* Lays out the frame swtch() pops: callee-saved registers (r12, r13
+ * given) and the return address entry, ending at top, which must be
+ * 16-byte aligned. */
+static void push_switch_frame(struct kthread *kt, uintptr_t top,
+			      void *entry, uint64_t r12, uint64_t r13)
+{
+	uint64_t *sp = (uint64_t *)top - 7;
+
+	memset(sp, 0, 7 * sizeof(*sp));
+	sp[2] = r13;
+	sp[3] = r12;
+	sp[6] = (uintptr_t)entry;
+	kt->saved_rsp = (uintptr_t)sp;
+}
+
+/* Creates a ktask that will run fn(arg); make it runnable to start it. */
+struct kthread *kthread_create(const char *name, void (*fn)(void *), void *arg)
+{
+	struct kthread *kt = kthread_alloc();
+
+	if (!kt)
+		return NULL;
+	strlcpy(kt->name, name, sizeof(kt->name));
+	push_switch_frame(kt, kt->kstack + KSTACK_SIZE, kthread_trampoline,
+			  (uintptr_t)fn, (uintptr_t)arg);
+	ttrace_name_kthread(kt->id, kt->name);
+	ttrace_kthread_create(kt->id);
+	return kt;
+}
+
+/* Sets kt up to enter user mode with the registers in tf when it first
+ * runs. */
+void kthread_prepare_user(struct kthread *kt, struct trapframe *tf)
+{
+	uintptr_t top = kt->kstack + KSTACK_SIZE;
+	struct trapframe *ktf = (struct trapframe *)(top - sizeof(*tf));
+
+	*ktf = *tf;
+	push_switch_frame(kt, (uintptr_t)ktf, user_trampoline, (uintptr_t)ktf, 0);
+}
+
+static void kick_idle_cpu(void)
+{
+	uint64_t idle = READ_ONCE(idle_cpus) & ~(1ull << core_id());
+
+	if (idle)
+		arch_send_ipi((uint32_t)__builtin_ctzll(idle), IRQ_RESCHED);
+}
+
+/* sched_lock held. */
+static void enqueue_locked(struct kthread *kt)
+{
+	kt->state = KT_RUNNABLE;
+	kt->next = NULL;
+	if (runq_tail)
+		runq_tail->next = kt;
+	else
+		runq_head = kt;
+	runq_tail = kt;
+	kick_idle_cpu();
+}
+
+static struct kthread *dequeue_locked(void)
+{
+	struct kthread *kt = runq_head;
+
+	if (kt) {
+		runq_head = kt->next;
+		if (!runq_head)
+			runq_tail = NULL;
+		kt->next = NULL;
+	}
+	return kt;
+}
+
+void sched_make_runnable(struct kthread *kt)
+{
+	uint64_t flags = spin_lock_irqsave(&sched_lock);
+
+	enqueue_locked(kt);
+	spin_unlock_irqrestore(&sched_lock, flags);
+}
+
+static bool is_idle(const struct kthread *kt)
+{
+	return kt >= idle_threads && kt < idle_threads + CONFIG_MAX_NUM_CPUS;
+}
+
+/* Loads next's address space and kernel stack and switches to it.
+ * sched_lock held, interrupts off. */
+static void switch_to_locked(struct kthread *prev, struct kthread *next)
+{
+	struct per_cpu_info *pcpui = this_cpu();
+
+	pcpui->cur_kthread = next;
+	pcpui->cur_proc = next->proc;
+	if (next->proc || prev->proc)
+		mmu_switch_to(next->proc ? next->proc->pml4 : NULL);
+	if (!is_idle(next))
+		arch_set_kernel_stack(next->kstack + KSTACK_SIZE);
+	ttrace_ctx_switch(pcpui, next);
+	ttrace_sched_switch(prev->proc ? (uint64_t)prev->proc->pid : 0,
+			    next->proc ? (uint64_t)next->proc->pid : 0,
+			    prev->state);
+	swtch(&prev->saved_rsp, next->saved_rsp);
+}
+
+/* Picks the next thread and runs it; the current one has already set its
+ * state (RUNNING means it only yields). sched_lock held, interrupts off. */
+static void schedule_locked(void)
+{
+	struct per_cpu_info *pcpui = this_cpu();
+	struct kthread *prev = pcpui->cur_kthread;
+	struct kthread *next;
+
+	if (prev->state == KT_RUNNING && !is_idle(prev))
+		enqueue_locked(prev);
+	next = dequeue_locked();
+	if (!next)
+		next = &idle_threads[pcpui->coreid];
+	next->state = KT_RUNNING;
+	next->cpu = (int)pcpui->coreid;
+	if (next != prev)
+		switch_to_locked(prev, next);
+}
+
+/* Gives up the CPU: the caller stays runnable, or not, as its state says.
+ * Any context but interrupt handlers; no spinlock but none may be held. */
+void schedule(void)
+{
+	uint64_t flags = arch_irq_save();
+
+	spin_lock(&sched_lock);
+	schedule_locked();
+	spin_unlock(&sched_lock);
+	arch_irq_restore(flags);
+}
+
+void yield(void)
+{
+	schedule();
+}
+
+/* First thing a new thread does: drop the lock its creator's schedule()
+ * took, and take interrupts. */
+void sched_finish_switch(void)
+{
+	spin_unlock(&sched_lock);
+	arch_irq_enable();
+}
+
+int ksleep(const void *chan, struct spinlock *lk)
+{
+	struct kthread *kt = current_kthread();
+	uint64_t flags = arch_irq_save();
+	int ret = 0;
+
+	spin_lock(&sched_lock);
+	if (lk)
+		spin_unlock(lk);
+	if (kt->proc && READ_ONCE(kt->proc->killed)) {
+		ret = -EINTR;
+	} else {
+		kt->wchan = chan;
+		kt->state = KT_SLEEPING;
+		kt->next = sleepers;
+		sleepers = kt;
+		ttrace_kthread_block(kt->id);
+		schedule_locked();
+		kt->wchan = NULL;
+		if (kt->proc && READ_ONCE(kt->proc->killed))
+			ret = -EINTR;
+	}
+	spin_unlock(&sched_lock);
+	arch_irq_restore(flags);
+	if (lk)
+		spin_lock(lk);
+	return ret;
+}
+
+/* Wakes sleepers for which match(kt, key) holds. sched_lock held. */
+static void wake_matching_locked(bool (*match)(const struct kthread *, const void *),
+				 const void *key)
+{
+	struct kthread **pp = &sleepers;
+
+	while (*pp) {
+		struct kthread *kt = *pp;
+
+		if (match(kt, key)) {
+			*pp = kt->next;
+			ttrace_kthread_wake(kt->id);
+			enqueue_locked(kt);
+		} else {
+			pp = &kt->next;
+		}
+	}
+}
+
+static bool match_chan(const struct kthread *kt, const void *chan)
+{
+	return kt->wchan == chan;
+}
+
+static bool match_thread(const struct kthread *kt, const void *target)
+{
+	return kt == target;
+}
+
+void kwakeup(const void *chan)
+{
+	uint64_t flags = spin_lock_irqsave(&sched_lock);
+
+	wake_matching_locked(match_chan, chan);
+	spin_unlock_irqrestore(&sched_lock, flags);
+}
+
+/* Wakes kt if it sleeps, whatever on (used by kill). */
+void sched_wake_thread(struct kthread *kt)
+{
+	uint64_t flags = spin_lock_irqsave(&sched_lock);
+
+	if (kt->state == KT_SLEEPING)
+		wake_matching_locked(match_thread, kt);
+	spin_unlock_irqrestore(&sched_lock, flags);
+}
+
+static uint64_t jiffies;		/* CPU 0's timer ticks */
+
+/* Timer interrupt bookkeeping, every CPU, interrupts off. */
+void sched_tick(void)
+{
+	if (core_id() == 0) {
+		WRITE_ONCE(jiffies, jiffies + 1);
+		kwakeup(&jiffies);
+	}
+}
+
+/* True when the current thread should let others run: something waits. */
+bool sched_should_yield(void)
+{
+	return READ_ONCE(runq_head) != NULL;
+}
+
+/* Sleeps for at least ticks timer periods; returns 0 or -EINTR. */
+int ksleep_ticks(uint64_t ticks)
+{
+	static struct spinlock sleep_lock = SPINLOCK_INIT("sleep");
+	uint64_t flags = spin_lock_irqsave(&sleep_lock);
+	uint64_t deadline = jiffies + ticks;
+	int ret = 0;
+
+	while (jiffies < deadline && ret == 0)
+		ret = ksleep(&jiffies, &sleep_lock);
+	spin_unlock_irqrestore(&sleep_lock, flags);
+	return ret;
+}
+
+/* Ends the current thread; sched_wait_dead() tells its reaper when the
+ * stack is no longer in use. */
+__noreturn void sched_exit_current(void)
+{
+	arch_irq_disable();
+	spin_lock(&sched_lock);
+	current_kthread()->state = KT_DEAD;
+	schedule_locked();
+	panic("a dead thread ran again");
+}
+
+static void reap_ktask(void *arg)
+{
+	sched_wait_dead(arg);
+	kthread_free(arg);
+}
+
+/* A ktask returning from its function ends here. */
+__noreturn void kthread_exit(void)
+{
+	send_kernel_message(0, reap_ktask, current_kthread());
+	sched_exit_current();
+}
+
+/* Waits until kt has switched away for the last time. Once its DEAD state
+ * is seen under sched_lock, the switch that set it has finished, because
+ * the lock is dropped only by the thread switched to. */
+void sched_wait_dead(struct kthread *kt)
+{
+	for (;;) {
+		uint64_t flags = spin_lock_irqsave(&sched_lock);
+		bool dead = kt->state == KT_DEAD;
+
+		spin_unlock_irqrestore(&sched_lock, flags);
+		if (dead)
+			return;
+		arch_pause();
+	}
+}
+
+/* The idle loop of every CPU: run kernel messages, run threads, or halt. */
+__noreturn void cpu_idle(void)
+{
+	uint64_t bit = 1ull << core_id();
+
+	ttrace_ctx_set(this_cpu(), TTRACE_CTX_IDLE, 0);
+	for (;;) {
+		process_routine_kmsgs();
+		arch_irq_disable();
+		spin_lock(&sched_lock);
+		if (runq_head) {
+			schedule_locked();
+			spin_unlock(&sched_lock);
+			arch_irq_enable();
+			continue;
+		}
+		atomic_fetch_or(&idle_cpus, bit);
+		spin_unlock(&sched_lock);
+		if (!kmsg_pending())
+			arch_idle();	/* sti; hlt: wakeups cannot slip by */
+		atomic_fetch_and(&idle_cpus, ~bit);
+		arch_irq_enable();
+	}
+}

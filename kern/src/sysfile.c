@@ -1,0 +1,545 @@
+/*
+ * The file system calls and the descriptor table.
+ *
+ * Every call copies its user arguments in first (paths with copyinstr,
+ * bounded by PATH_MAX, so a bad pointer is EFAULT and a path with no NUL
+ * in reach is ENAMETOOLONG), does its work on kernel copies through ns.c
+ * and the chan functions, and copies results out last. On failure it
+ * records "op what: reason" in the process's errstr (errstr_set) and
+ * returns -errno.
+ *
+ * Data moves through a one-page bounce buffer, a chunk at a time: write
+ * copies each chunk in before the device sees it, so a bad buffer fails
+ * with EFAULT before anything is written. Read copies each chunk out after
+ * the device filled it; a file or a device read again gives the same bytes,
+ * so a failed copy-out loses nothing, but a stream (pipe, console) would
+ * lose what it handed over, so for streams the chunk of user memory is
+ * first checked by copying it in and back out unchanged (processes are
+ * single-threaded, so nothing else writes it meanwhile). A call that fails
+ * part-way returns the bytes moved so far.
+ *
+ * Descriptors: p->fds[NOFILE] of chan pointers, lowest free first; only
+ * the process's own thread touches them (see proc.h).
+ */
+#include <ns.h>
+#include <errno_text.h>
+#include <pmem.h>
+#include <printfmt.h>
+#include <string.h>
+#include <syscall.h>
+#include <abi/errno.h>
+
+#define CHUNK		4096			/* the bounce page */
+#define RW_MAX		0x7ffff000ul		/* bytes per call, as Linux */
+#define DIRENTS_PER_CHUNK (CHUNK / sizeof(struct dirent))
+
+long errstr_set(long err, const char *op, const char *what)
+{
+	struct proc *p = current_proc();
+
+	if (err >= 0 || p == NULL)
+		return err;
+	if (what)
+		fmt_snprintf(p->errstr, ERRMAX, "%s %s: %s", op, what,
+			     errno_text(-err));
+	else
+		fmt_snprintf(p->errstr, ERRMAX, "%s: %s", op,
+			     errno_text(-err));
+	return err;
+}
+
+/* errstr_set for a call on descriptor fd. */
+static long fd_err(long err, const char *op, int fd)
+{
+	char what[24];
+
+	fmt_snprintf(what, sizeof(what), "fd %d", fd);
+	return errstr_set(err, op, what);
+}
+
+int fd_alloc(struct proc *p, struct chan *c)
+{
+	for (int fd = 0; fd < NOFILE; fd++) {
+		if (p->fds[fd] == NULL) {
+			p->fds[fd] = c;
+			return fd;
+		}
+	}
+	return -EMFILE;
+}
+
+void fd_close_all(struct proc *p)
+{
+	for (int fd = 0; fd < NOFILE; fd++) {
+		if (p->fds[fd]) {
+			chan_put(p->fds[fd]);
+			p->fds[fd] = NULL;
+		}
+	}
+}
+
+/* Returns the chan open on fd of p, or NULL. */
+static struct chan *fd_chan(struct proc *p, int fd)
+{
+	return fd >= 0 && fd < NOFILE ? p->fds[fd] : NULL;
+}
+
+int fd_dup_for_child(struct proc *parent, struct proc *child,
+		     const int fdmap[3])
+{
+	for (int i = 0; i < 3; i++)
+		if (fdmap[i] != -1 && fd_chan(parent, fdmap[i]) == NULL)
+			return -EBADF;
+	for (int i = 0; i < 3; i++)
+		if (fdmap[i] != -1)
+			child->fds[i] = chan_get(parent->fds[fdmap[i]]);
+	return 0;
+}
+
+/* Returns how many fds of p are free. */
+static int fd_nfree(struct proc *p)
+{
+	int n = 0;
+
+	for (int fd = 0; fd < NOFILE; fd++)
+		n += p->fds[fd] == NULL;
+	return n;
+}
+
+/* Returns the chan on fd if it is open for access acc (O_RDONLY: reading,
+ * O_WRONLY: writing), or NULL: the caller's EBADF. */
+static struct chan *fd_for(int fd, int acc)
+{
+	struct chan *c = fd_chan(current_proc(), fd);
+	int mode;
+
+	if (c == NULL)
+		return NULL;
+	mode = c->omode & O_ACCMODE;
+	if (mode != O_RDWR && mode != acc)
+		return NULL;
+	return c;
+}
+
+/* Copies in the user path at a word into path (PATH_MAX bytes). Returns
+ * 0, -EFAULT or -ENAMETOOLONG. */
+static long path_in(char *path, uint64_t uaddr)
+{
+	long r = copyinstr(path, (const char *)uaddr, PATH_MAX);
+
+	return r < 0 ? r : 0;
+}
+
+/* Reads up to n bytes of c at off into user buffer ubuf (see the top of
+ * the file). Returns the count or -errno. */
+static long read_chunks(struct chan *c, char *ubuf, size_t n, uint64_t off)
+{
+	char *kbuf = kpage_alloc();
+	size_t done = 0;
+	long r = 0;
+
+	if (kbuf == NULL)
+		return -ENOMEM;
+	while (done < n) {
+		size_t k = MIN(n - done, (size_t)CHUNK);
+
+		if ((c->qid.type & QTSTREAM) &&
+		    (copyin(kbuf, ubuf + done, k) < 0 ||
+		     copyout(ubuf + done, kbuf, k) < 0)) {
+			r = -EFAULT;
+			break;
+		}
+		if ((r = chan_read(c, kbuf, k, off + done)) <= 0)
+			break;
+		if (copyout(ubuf + done, kbuf, (size_t)r) < 0) {
+			r = -EFAULT;
+			break;
+		}
+		done += (size_t)r;
+		if ((size_t)r < k)
+			break;
+	}
+	kpage_free(kbuf);
+	return done > 0 ? (long)done : r;
+}
+
+/* Writes n bytes of user buffer ubuf to c at off. Returns the count or
+ * -errno. */
+static long write_chunks(struct chan *c, const char *ubuf, size_t n,
+			 uint64_t off)
+{
+	char *kbuf = kpage_alloc();
+	size_t done = 0;
+	long r = 0;
+
+	if (kbuf == NULL)
+		return -ENOMEM;
+	while (done < n) {
+		size_t k = MIN(n - done, (size_t)CHUNK);
+
+		if (copyin(kbuf, ubuf + done, k) < 0) {
+			r = -EFAULT;
+			break;
+		}
+		if ((r = chan_write(c, kbuf, k, off + done)) <= 0)
+			break;
+		done += (size_t)r;
+		if ((size_t)r < k)
+			break;
+	}
+	kpage_free(kbuf);
+	return done > 0 ? (long)done : r;
+}
+
+/* read(fd, buf, n) -> bytes read, 0 at the end; advances the offset. */
+long sys_read(const uint64_t *a)
+{
+	int fd = (int)a[0];
+	struct chan *c = fd_for(fd, O_RDONLY);
+	long r;
+
+	if (c == NULL)
+		return fd_err(-EBADF, "read", fd);
+	r = read_chunks(c, (char *)a[1], MIN((size_t)a[2], RW_MAX), c->offset);
+	if (r > 0 && !(c->qid.type & QTSTREAM))
+		c->offset += (uint64_t)r;
+	return fd_err(r, "read", fd);
+}
+
+/* write(fd, buf, n) -> bytes written, at the end of the file for
+ * O_APPEND; advances the offset. */
+long sys_write(const uint64_t *a)
+{
+	int fd = (int)a[0];
+	struct chan *c = fd_for(fd, O_WRONLY);
+	uint64_t off;
+	struct stat st;
+	long r;
+
+	if (c == NULL)
+		return fd_err(-EBADF, "write", fd);
+	off = c->offset;
+	if ((c->omode & O_APPEND) && (r = chan_stat(c, &st)) == 0)
+		off = st.size;
+	r = write_chunks(c, (const char *)a[1], MIN((size_t)a[2], RW_MAX),
+			 off);
+	if (r > 0 && !(c->qid.type & QTSTREAM))
+		c->offset = off + (uint64_t)r;
+	return fd_err(r, "write", fd);
+}
+
+/* Checks a pread/pwrite: c open for it, seekable, off >= 0. */
+static long positional_check(struct chan *c, int64_t off)
+{
+	if (c == NULL)
+		return -EBADF;
+	if (c->qid.type & QTSTREAM)
+		return -ESPIPE;
+	return off < 0 ? -EINVAL : 0;
+}
+
+/* pread(fd, buf, n, off) -> bytes read at off; the offset stays. */
+long sys_pread(const uint64_t *a)
+{
+	int fd = (int)a[0];
+	struct chan *c = fd_for(fd, O_RDONLY);
+	long r = positional_check(c, (int64_t)a[3]);
+
+	if (r == 0)
+		r = read_chunks(c, (char *)a[1], MIN((size_t)a[2], RW_MAX),
+				a[3]);
+	return fd_err(r, "pread", fd);
+}
+
+/* pwrite(fd, buf, n, off) -> bytes written at off; the offset stays. */
+long sys_pwrite(const uint64_t *a)
+{
+	int fd = (int)a[0];
+	struct chan *c = fd_for(fd, O_WRONLY);
+	long r = positional_check(c, (int64_t)a[3]);
+
+	if (r == 0)
+		r = write_chunks(c, (const char *)a[1],
+				 MIN((size_t)a[2], RW_MAX), a[3]);
+	return fd_err(r, "pwrite", fd);
+}
+
+/* Returns the new offset of c for lseek(off, whence), or -errno. */
+static int64_t seek_to(struct chan *c, int64_t off, int whence)
+{
+	struct stat st;
+	int64_t base;
+	int r;
+
+	if (c->qid.type & QTSTREAM)
+		return -ESPIPE;
+	if (whence == SEEK_SET) {
+		base = 0;
+	} else if (whence == SEEK_CUR) {
+		base = (int64_t)c->offset;
+	} else if (whence == SEEK_END) {
+		if ((r = chan_stat(c, &st)) < 0)
+			return r;
+		base = (int64_t)st.size;
+	} else {
+		return -EINVAL;
+	}
+	if (off > 0 ? off > INT64_MAX - base : base + off < 0)
+		return -EINVAL;
+	return base + off;
+}
+
+/* lseek(fd, off, whence) -> the new offset; ESPIPE on a stream. */
+long sys_lseek(const uint64_t *a)
+{
+	int fd = (int)a[0];
+	struct chan *c = fd_chan(current_proc(), fd);
+	int64_t pos;
+
+	if (c == NULL)
+		return fd_err(-EBADF, "lseek", fd);
+	if ((pos = seek_to(c, (int64_t)a[1], (int)a[2])) >= 0)
+		c->offset = (uint64_t)pos;
+	return fd_err(pos, "lseek", fd);
+}
+
+/* open(path, flags) -> the lowest free fd. */
+long sys_open(const uint64_t *a)
+{
+	char path[PATH_MAX];
+	struct chan *c;
+	long err;
+
+	if ((err = path_in(path, a[0])) < 0)
+		return errstr_set(err, "open", NULL);
+	if (fd_nfree(current_proc()) == 0)
+		return errstr_set(-EMFILE, "open", path);
+	if ((c = ns_open(path, (int)a[1], &err)) == NULL)
+		return errstr_set(err, "open", path);
+	return fd_alloc(current_proc(), c);
+}
+
+/* close(fd) -> 0; the chan closes with its last descriptor. */
+long sys_close(const uint64_t *a)
+{
+	int fd = (int)a[0];
+	struct proc *p = current_proc();
+	struct chan *c = fd_chan(p, fd);
+
+	if (c == NULL)
+		return fd_err(-EBADF, "close", fd);
+	p->fds[fd] = NULL;
+	chan_put(c);
+	return 0;
+}
+
+/* dup2(old, new) -> new, now sharing old's chan (and offset). */
+long sys_dup2(const uint64_t *a)
+{
+	int old = (int)a[0], new = (int)a[1];
+	struct proc *p = current_proc();
+	struct chan *c = fd_chan(p, old);
+
+	if (c == NULL || new < 0 || new >= NOFILE)
+		return fd_err(-EBADF, "dup2", c ? new : old);
+	if (old == new)
+		return new;
+	if (p->fds[new])
+		chan_put(p->fds[new]);
+	p->fds[new] = chan_get(c);
+	return new;
+}
+
+/* Copies *st out to user address ust. Returns 0 or -EFAULT. */
+static long stat_out(uint64_t ust, const struct stat *st)
+{
+	return copyout((void *)ust, st, sizeof(*st));
+}
+
+/* stat(path, struct stat *) -> 0. */
+long sys_stat(const uint64_t *a)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	struct chan *c;
+	long err;
+
+	if ((err = path_in(path, a[0])) < 0)
+		return errstr_set(err, "stat", NULL);
+	if ((c = ns_walk(path, &err)) == NULL)
+		return errstr_set(err, "stat", path);
+	err = chan_stat(c, &st);
+	chan_put(c);
+	if (err == 0)
+		err = stat_out(a[1], &st);
+	return errstr_set(err, "stat", path);
+}
+
+/* fstat(fd, struct stat *) -> 0. */
+long sys_fstat(const uint64_t *a)
+{
+	int fd = (int)a[0];
+	struct chan *c = fd_chan(current_proc(), fd);
+	struct stat st;
+	long err;
+
+	if (c == NULL)
+		return fd_err(-EBADF, "fstat", fd);
+	if ((err = chan_stat(c, &st)) == 0)
+		err = stat_out(a[1], &st);
+	return fd_err(err, "fstat", fd);
+}
+
+/* Reads up to n entries of directory c into user array uents, moving c's
+ * offset past those copied out. Returns the count or -errno. */
+static long readdir_chunks(struct chan *c, uint64_t uents, size_t n)
+{
+	struct dirent *kbuf = kpage_alloc();
+	size_t done = 0;
+	long r = 0;
+
+	if (kbuf == NULL)
+		return -ENOMEM;
+	while (done < n) {
+		size_t k = MIN(n - done, DIRENTS_PER_CHUNK);
+
+		if ((r = ns_readdir(c, c->offset, kbuf, k)) <= 0)
+			break;
+		if (copyout((void *)(uents + done * sizeof(*kbuf)), kbuf,
+			    (size_t)r * sizeof(*kbuf)) < 0) {
+			r = -EFAULT;
+			break;
+		}
+		c->offset += (uint64_t)r;
+		done += (size_t)r;
+		if ((size_t)r < k)
+			break;
+	}
+	kpage_free(kbuf);
+	return done > 0 ? (long)done : r;
+}
+
+/* readdir(fd, struct dirent *, n) -> entries filled, 0 at the end; the
+ * fd's offset counts entries. */
+long sys_readdir(const uint64_t *a)
+{
+	int fd = (int)a[0], n = (int)a[2];
+	struct chan *c = fd_for(fd, O_RDONLY);
+	long r;
+
+	if (c == NULL)
+		r = -EBADF;
+	else if (!(c->qid.type & QTDIR))
+		r = -ENOTDIR;
+	else if (n < 0)
+		r = -EINVAL;
+	else
+		r = readdir_chunks(c, a[1], (size_t)n);
+	return fd_err(r, "readdir", fd);
+}
+
+/* mkdir(path) -> 0. */
+long sys_mkdir(const uint64_t *a)
+{
+	char path[PATH_MAX];
+	long err;
+
+	if ((err = path_in(path, a[0])) < 0)
+		return errstr_set(err, "mkdir", NULL);
+	return errstr_set(ns_mkdir(path), "mkdir", path);
+}
+
+/* remove(path) -> 0: a file or an empty directory. */
+long sys_remove(const uint64_t *a)
+{
+	char path[PATH_MAX];
+	long err;
+
+	if ((err = path_in(path, a[0])) < 0)
+		return errstr_set(err, "remove", NULL);
+	return errstr_set(ns_remove(path), "remove", path);
+}
+
+/* pipe(int fds[2]) -> 0: fds[0] reads, fds[1] writes. */
+long sys_pipe(const uint64_t *a)
+{
+	struct proc *p = current_proc();
+	struct chan *ends[2];
+	int fds[2];
+	long err;
+
+	if (fd_nfree(p) < 2)
+		return errstr_set(-EMFILE, "pipe", NULL);
+	if ((err = pipe_alloc(ends)) < 0)
+		return errstr_set(err, "pipe", NULL);
+	fds[0] = fd_alloc(p, ends[0]);
+	fds[1] = fd_alloc(p, ends[1]);
+	if (copyout((void *)a[0], fds, sizeof(fds)) == 0)
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		p->fds[fds[i]] = NULL;
+		chan_put(ends[i]);
+	}
+	return errstr_set(-EFAULT, "pipe", NULL);
+}
+
+/* chdir(path) -> 0: the current directory becomes path, cleaned. */
+long sys_chdir(const uint64_t *a)
+{
+	char path[PATH_MAX];
+	struct chan *c;
+	long err;
+
+	if ((err = path_in(path, a[0])) < 0)
+		return errstr_set(err, "chdir", NULL);
+	if ((c = ns_walk(path, &err)) == NULL)
+		return errstr_set(err, "chdir", path);
+	if (c->qid.type & QTDIR)
+		strlcpy(current_proc()->cwd, c->path, PATH_MAX);
+	else
+		err = -ENOTDIR;
+	chan_put(c);
+	return errstr_set(err, "chdir", path);
+}
+
+/* getcwd(buf, n) -> the length of the current directory's path. The
+ * path is copied out NUL-padded to the whole buffer (up to PATH_MAX
+ * bytes), so a buffer that is bad past the string is refused too. */
+long sys_getcwd(const uint64_t *a)
+{
+	char buf[PATH_MAX] = { 0 };
+	size_t len = strlcpy(buf, current_proc()->cwd, sizeof(buf));
+
+	if (len + 1 > (size_t)a[1])
+		return errstr_set(-ERANGE, "getcwd", NULL);
+	if (copyout((void *)a[0], buf, MIN((size_t)a[1], sizeof(buf))) < 0)
+		return errstr_set(-EFAULT, "getcwd", NULL);
+	return (long)len;
+}
+
+/* bind(old, new, flags) -> 0: new shows old (ns_bind). */
+long sys_bind(const uint64_t *a)
+{
+	char old[PATH_MAX], new[PATH_MAX];
+	long err;
+
+	if ((err = path_in(old, a[0])) < 0 || (err = path_in(new, a[1])) < 0)
+		return errstr_set(err, "bind", NULL);
+	return errstr_set(ns_bind(old, new, (int)a[2]), "bind", new);
+}
+
+/* ftruncate(fd, length) -> 0; fd must be open for writing. */
+long sys_ftruncate(const uint64_t *a)
+{
+	int fd = (int)a[0];
+	struct chan *c = fd_for(fd, O_WRONLY);
+	long r;
+
+	if (c == NULL)
+		r = -EBADF;
+	else if ((int64_t)a[1] < 0)
+		r = -EINVAL;
+	else
+		r = chan_truncate(c, a[1]);
+	return fd_err(r, "ftruncate", fd);
+}

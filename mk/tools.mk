@@ -1,0 +1,41 @@
+# Host tools (tools/*.c): decoders of ttrace trace files. Included by the
+# top Makefile after kern/lib/Makefrag (it uses WARN, BUILD and LIB_SRCS);
+# each tool adds itself to TOOLS, which `make tools` builds.
+#
+# They read only the documented file format: the shared headers come from
+# kern/include through -idirafter (so the host's own <string.h> wins over
+# the kernel's), and the pure kern/lib code they need is compiled in, not
+# copied. TOOLS_SAN=1 adds AddressSanitizer/UBSan.
+#
+#	make tools			build/tools/ttdecode
+#	build/tools/ttdecode verify build/trace.ttr
+
+TOOLS_CFLAGS	:= -std=gnu11 -O2 -g $(WARN) -idirafter kern/include
+ifeq ($(TOOLS_SAN),1)
+TOOLS_CFLAGS	+= -fsanitize=address,undefined -fno-sanitize-recover=all \
+		   -fno-omit-frame-pointer
+endif
+
+# What every decoder links: file framing, loader, metadata, aux, decoding.
+TOOLS_LIB_SRCS	:= kern/lib/ttrace_file.c kern/lib/ttrace_meta.c \
+		   kern/lib/ttrace_aux.c kern/lib/ttrace_decode.c \
+		   kern/lib/printfmt.c tools/ttload.c
+TOOLS_HDRS	:= kern/include/ttrace_file.h kern/include/ttrace_format.h \
+		   kern/include/ttrace_decode.h kern/include/ttrace_meta.h \
+		   kern/include/ttrace_aux.h tools/ttload.h
+
+$(BUILD)/tools/ttdecode: tools/ttdecode.c $(TOOLS_LIB_SRCS) $(TOOLS_HDRS)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(TOOLS_CFLAGS) -o $@ tools/ttdecode.c $(TOOLS_LIB_SRCS)
+
+TOOLS += $(BUILD)/tools/ttdecode
+
+# The host test of the file format also exercises tools/ttload.c, and needs
+# kern/lib/ttrace_file.c whether or not kern/lib/Makefrag lists it yet
+# (sort removes the duplicate once it does).
+$(BUILD)/host/test_ttrace_file: tests/host/test_ttrace_file.c \
+		$(sort $(LIB_SRCS) kern/lib/ttrace_file.c) tools/ttload.c \
+		$(TOOLS_HDRS) | $(GEN)/config.h
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOSTCFLAGS) -Itools -o $@ $< \
+		$(sort $(LIB_SRCS) kern/lib/ttrace_file.c) tools/ttload.c

@@ -1,0 +1,264 @@
+/*
+ * Host tests of the group mask, the armed bytes and the ctl command parser
+ * (kern/lib/ttrace_ctl.c), over a small hand-written event table.
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include "htest.h"
+
+#include <ttrace_ctl.h>
+
+static const struct ttrace_arg_meta args_u32[] = { { "v", TTRACE_ARG_U32, 0 } };
+
+static const struct ttrace_group_meta groups[] = {
+	{ "irq", 1, TTRACE_EVF_DEFAULT_ON },
+	{ "mm", 7, 0 },
+	{ "sched", 4, TTRACE_EVF_DEFAULT_ON },
+};
+
+static const struct ttrace_event_meta events[] = {
+	{ "irq_enter", "v=%u", args_u32, 0, 1, TTRACE_EVF_DEFAULT_ON, 1 },
+	{ "irq_exit", "v=%u", args_u32, 1, 1, TTRACE_EVF_DEFAULT_ON, 1 },
+	{ "page_alloc", "v=%u", args_u32, 2, 7, TTRACE_EVF_DEFAULT_ON, 1 },
+	{ "page_free", "v=%u", args_u32, 3, 7, 0, 1 },
+	{ "sched_switch", "v=%u", args_u32, 4, 4, TTRACE_EVF_DEFAULT_ON, 1 },
+};
+
+static const struct ttrace_meta_table meta = { events, groups, 5, 3 };
+
+static uint8_t enabled[5], armed[5];
+
+static void fresh(struct ttrace_ctl_state *st)
+{
+	ttrace_ctl_init(st, &meta, enabled, armed);
+}
+
+/* What a ctl write does: parse, and apply only if that succeeded. */
+static const char *ctl(struct ttrace_ctl_state *st, const char *text)
+{
+	static struct ttrace_ctl_cmd cmd;
+	const char *err = ttrace_ctl_parse(&cmd, text, strlen(text), &meta);
+
+	if (!err)
+		ttrace_ctl_apply(st, &cmd);
+	return err;
+}
+
+static bool armed_is(const char *want)
+{
+	for (int i = 0; i < 5; i++)
+		if (armed[i] != (want[i] == '1'))
+			return false;
+	return true;
+}
+
+static int test_mask_ops(void)
+{
+	uint64_t m = 0xa;
+
+	/* the seed's setbits replaced the mask; ours must OR */
+	HT_CHECK(ttrace_mask_setbits(&m, 0x5) == 0xa && m == 0xf);
+	HT_CHECK(ttrace_mask_clrbits(&m, 0x3) == 0xf && m == 0xc);
+	HT_CHECK(ttrace_mask_setbits(&m, 0) == 0xc && m == 0xc);
+	HT_CHECK(ttrace_mask_setmask(&m, 0x30, 0xf0) == 0xc && m == 0x3c);
+	HT_CHECK(ttrace_mask_setmask(&m, 0x0f, 0x0a) == 0x3c && m == 0x3e);
+	HT_CHECK(ttrace_mask_setmask(&m, ~0ULL, 0) == 0x3e && m == 0x3e);
+	HT_CHECK(ttrace_mask_clrbits(&m, ~0ULL) == 0x3e && m == 0);
+	return 0;
+}
+
+/* Threads flip their own bits with all three ops: no update is lost. */
+static uint64_t shared_mask;
+
+static void *flipper(void *arg)
+{
+	uint64_t bit = 1ULL << (uintptr_t)arg;
+
+	for (int i = 0; i < 200001; i++) {
+		switch (i % 3) {
+		case 0:
+			ttrace_mask_setbits(&shared_mask, bit);
+			break;
+		case 1:
+			ttrace_mask_clrbits(&shared_mask, bit);
+			break;
+		default:
+			ttrace_mask_setmask(&shared_mask, ~0ULL, bit);
+		}
+	}
+	return NULL;	/* the last op (i = 200000) was setmask: bit set */
+}
+
+static int test_mask_atomic(void)
+{
+	pthread_t th[8];
+
+	shared_mask = 0;
+	for (uintptr_t i = 0; i < 8; i++)
+		HT_CHECK(pthread_create(&th[i], NULL, flipper, (void *)(i * 7)) == 0);
+	for (int i = 0; i < 8; i++)
+		pthread_join(th[i], NULL);
+	HT_CHECK(shared_mask == 0x2040810204081ULL);
+	return 0;
+}
+
+static int test_armed(void)
+{
+	struct ttrace_ctl_state st;
+
+	fresh(&st);
+	HT_CHECK(st.mask == (1u << 1 | 1u << 4));
+	HT_CHECK(armed_is("11001"));
+	st.mask |= 1u << 7;
+	ttrace_ctl_rearm(&st);
+	HT_CHECK(armed_is("11101"));
+	enabled[0] = 0;
+	ttrace_ctl_rearm(&st);
+	HT_CHECK(armed_is("01101"));
+	st.mask = 0;
+	ttrace_ctl_rearm(&st);
+	HT_CHECK(armed_is("00000"));
+	return 0;
+}
+
+static int test_glob(void)
+{
+	HT_CHECK(ttrace_glob_match("*", "anything"));
+	HT_CHECK(ttrace_glob_match("*", ""));
+	HT_CHECK(ttrace_glob_match("irq_*", "irq_enter"));
+	HT_CHECK(!ttrace_glob_match("irq_*", "irq"));
+	HT_CHECK(ttrace_glob_match("page_?ree", "page_free"));
+	HT_CHECK(ttrace_glob_match("*_*e*", "sched_switch") == false);
+	HT_CHECK(ttrace_glob_match("*a*e*", "page_free"));
+	HT_CHECK(!ttrace_glob_match("page", "page_free"));
+	HT_CHECK(ttrace_glob_match("*free", "page_free"));
+	return 0;
+}
+
+static int test_commands(void)
+{
+	struct ttrace_ctl_state st;
+	struct ttrace_ctl_cmd cmd;
+
+	fresh(&st);
+	HT_CHECK(ctl(&st, "enable mm\n") == NULL);
+	HT_CHECK(armed_is("11101") && st.mask == 0x92);
+	HT_CHECK(ctl(&st, "enable page_free") == NULL);
+	HT_CHECK(armed_is("11111"));
+	HT_CHECK(ctl(&st, "disable irq_*") == NULL);
+	HT_CHECK(armed_is("00111") && st.mask == 0x92);
+	HT_CHECK(ctl(&st, "disable sched") == NULL);
+	HT_CHECK(armed_is("00110") && st.mask == 0x82);
+	HT_CHECK(ctl(&st, "setbits 0x10") == NULL && armed_is("00111"));
+	HT_CHECK(ctl(&st, "clrbits 0x80") == NULL && armed_is("00001"));
+	HT_CHECK(ctl(&st, "setmask 0x80 0x90") == NULL && st.mask == 0x82);
+	HT_CHECK(ctl(&st, "enable *") == NULL && armed_is("11111"));
+	HT_CHECK(st.mask == 0x92);
+	HT_CHECK(ctl(&st, "disable\t *") == NULL && armed_is("00000"));
+	HT_CHECK(st.mask == 0);
+	HT_CHECK(ctl(&st, "setbits 146") == NULL && st.mask == 0x92);
+	HT_CHECK(ttrace_ctl_parse(&cmd, "clear", 5, &meta) == NULL &&
+		 cmd.op == TTRACE_CTL_CLEAR);
+	HT_CHECK(ttrace_ctl_parse(&cmd, "mode saturate\n", 14, &meta) == NULL &&
+		 cmd.op == TTRACE_CTL_MODE && cmd.mode == TTRACE_MODE_SATURATE);
+	HT_CHECK(ttrace_ctl_parse(&cmd, "mode overwrite", 14, &meta) == NULL &&
+		 cmd.mode == TTRACE_MODE_OVERWRITE);
+	HT_CHECK(ttrace_ctl_parse(&cmd, "bufsize 2048", 12, &meta) == NULL &&
+		 cmd.op == TTRACE_CTL_BUFSIZE && cmd.value == 2048);
+	/* text need not be NUL terminated: only len bytes count */
+	HT_CHECK(ttrace_ctl_parse(&cmd, "clearXYZ", 5, &meta) == NULL);
+	return 0;
+}
+
+static const char *const bad[] = {
+	"", "\n", "   ", "frob", "enable", "disable ", "enable nosuch",
+	"enable irq nosuch",		/* irq must not be applied */
+	"enable mm\nclear", "setmask 1", "setmask 0x1 zz", "setmask 1 2 3",
+	"setbits", "setbits 18446744073709551616", "setbits -1", "setbits 0x",
+	"setbits 0xg", "clrbits 1 2", "clear now", "mode", "mode fast",
+	"mode overwrite saturate", "bufsize 3", "bufsize 0", "bufsize 2",
+	"bufsize 2097152", "bufsize 2048 1", "bufsize 1k", "enable \x01irq",
+	"enable irq\xff", "Enable irq",
+};
+
+static int test_bad_commands_change_nothing(void)
+{
+	struct ttrace_ctl_state st;
+	uint8_t en0[5], ar0[5];
+	uint64_t mask0;
+	char longcmd[400];
+
+	fresh(&st);
+	HT_CHECK(ctl(&st, "enable page_free") == NULL);
+	mask0 = st.mask;
+	memcpy(en0, enabled, 5);
+	memcpy(ar0, armed, 5);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		const char *err = ctl(&st, bad[i]);
+
+		if (!err)
+			HT_FAIL("accepted bad command '%s'", bad[i]);
+		if (!strstr(err, "usage: enable NAME"))
+			HT_FAIL("no usage in '%s'", err);
+		if (st.mask != mask0 || memcmp(en0, enabled, 5) ||
+		    memcmp(ar0, armed, 5))
+			HT_FAIL("'%s' changed the state", bad[i]);
+	}
+	memset(longcmd, 'a', sizeof(longcmd) - 1);
+	longcmd[sizeof(longcmd) - 1] = 0;
+	memcpy(longcmd, "enable ", 7);
+	HT_CHECK(ctl(&st, longcmd) != NULL);
+	strcpy(longcmd, "enable");
+	for (int i = 0; i < 40; i++)
+		strcat(longcmd, " mm");
+	HT_CHECK(ctl(&st, longcmd) != NULL);	/* too many words */
+	HT_CHECK(st.mask == mask0 && !memcmp(en0, enabled, 5));
+	HT_CHECK(strstr(ctl(&st, "enable nosuch"), "'nosuch'") != NULL);
+	return 0;
+}
+
+static int test_list(void)
+{
+	struct ttrace_ctl_state st;
+	char buf[512], small[20];
+	size_t n;
+	const char *want =
+		"mask 0x92\n"
+		"group irq 1 on\n"
+		"group mm 7 on\n"
+		"group sched 4 on\n"
+		"event irq_enter irq on armed\n"
+		"event irq_exit irq off -\n"
+		"event page_alloc mm on armed\n"
+		"event page_free mm off -\n"
+		"event sched_switch sched on armed\n";
+
+	fresh(&st);
+	HT_CHECK(ctl(&st, "enable mm") == NULL);
+	HT_CHECK(ctl(&st, "disable irq_exit") == NULL);
+	n = ttrace_ctl_list(&st, buf, sizeof(buf));
+	if (strcmp(buf, want))
+		HT_FAIL("listing:\n%.400s", buf);
+	HT_CHECK(n == strlen(want));
+	HT_CHECK(ttrace_ctl_list(&st, small, sizeof(small)) == n);
+	HT_CHECK(strlen(small) == sizeof(small) - 1);
+	HT_CHECK(!strncmp(small, want, sizeof(small) - 1));
+	return 0;
+}
+
+static const struct ht_test tests[] = {
+	{ test_mask_ops, "ctl_mask_ops" },
+	{ test_mask_atomic, "ctl_mask_atomic" },
+	{ test_armed, "ctl_armed" },
+	{ test_glob, "ctl_glob" },
+	{ test_commands, "ctl_commands" },
+	{ test_bad_commands_change_nothing, "ctl_bad_commands_change_nothing" },
+	{ test_list, "ctl_list" },
+	{ 0, 0 },
+};
+
+int main(void)
+{
+	return ht_main(tests);
+}

@@ -1,0 +1,655 @@
+/*
+ * Host tests of the generated events (build/gen/ttrace_events.[ch] from
+ * kern/ttrace.events), the metadata blob (kern/lib/ttrace_meta.c) and the
+ * formatter (kern/lib/ttrace_decode.c).
+ *
+ * The generated header is included with CONFIG_TTRACE defined; this file
+ * plays the kernel, providing ttrace_armed[] and ttrace_emit_*() stubs that
+ * record their calls, so enabled events are seen to emit and disabled ones
+ * not to.
+ */
+#define CONFIG_TTRACE 1
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "htest.h"
+
+#include <trace_ring.h>
+#include <ttrace_aux.h>
+#include <ttrace_ctl.h>
+#include <ttrace_decode.h>
+#include <ttrace_events.h>
+#include "ttrace_events.c"	/* the generated table, from build/gen */
+
+/* ---- the kernel's side, recorded ---------------------------------------- */
+
+uint8_t ttrace_armed[TTRACE_NUM_EVENTS];
+
+struct call {
+	uint32_t id, nargs;
+	uint64_t a[TTRACE_MAX_ARGS];
+};
+
+static struct call calls[64];
+static int ncalls;
+
+static void record(uint32_t id, const uint64_t *a, uint32_t n)
+{
+	if (ncalls < 64) {
+		calls[ncalls].id = id;
+		calls[ncalls].nargs = n;
+		memcpy(calls[ncalls].a, a, n * sizeof(*a));
+	}
+	ncalls++;
+}
+
+void ttrace_emit_0(uint32_t id)
+{
+	record(id, NULL, 0);
+}
+
+void ttrace_emit_1(uint32_t id, uint64_t a0)
+{
+	record(id, (uint64_t[]){ a0 }, 1);
+}
+
+void ttrace_emit_2(uint32_t id, uint64_t a0, uint64_t a1)
+{
+	record(id, (uint64_t[]){ a0, a1 }, 2);
+}
+
+void ttrace_emit_3(uint32_t id, uint64_t a0, uint64_t a1, uint64_t a2)
+{
+	record(id, (uint64_t[]){ a0, a1, a2 }, 3);
+}
+
+void ttrace_emit_4(uint32_t id, uint64_t a0, uint64_t a1, uint64_t a2,
+		   uint64_t a3)
+{
+	record(id, (uint64_t[]){ a0, a1, a2, a3 }, 4);
+}
+
+void ttrace_emit_5(uint32_t id, uint64_t a0, uint64_t a1, uint64_t a2,
+		   uint64_t a3, uint64_t a4)
+{
+	record(id, (uint64_t[]){ a0, a1, a2, a3, a4 }, 5);
+}
+
+void ttrace_emit_ext(uint32_t id, const uint64_t *args, uint32_t nargs)
+{
+	record(id, args, nargs);
+}
+
+/* Calls every emitter once, in id order. */
+static void fire_all(void)
+{
+	static int x;
+
+	ttrace_boot_phase(3, 0x1234);
+	ttrace_irq_enter(32);
+	ttrace_irq_exit(32);
+	ttrace_exception(14, 2, &x);
+	ttrace_timer_tick(99);
+	ttrace_ipi_send(1, 0xf0);
+	ttrace_ipi_recv(0xf0);
+	ttrace_sched_switch(1, 2, 3);
+	ttrace_kthread_create(4);
+	ttrace_kthread_run(4);
+	ttrace_kthread_block(4);
+	ttrace_kthread_wake(4);
+	ttrace_kmsg_run((void *)fire_all);
+	ttrace_spin_contended(&x, 100);
+	ttrace_rwlock_contended(&x, 200, true);
+	ttrace_page_alloc(2, 0x1000);
+	ttrace_page_free(0x1000, 2);
+	ttrace_syscall_enter(3, 4, 5, 6);
+	ttrace_syscall_exit(3, -14);
+	ttrace_proc_create(7, 1);
+	ttrace_proc_exec(7);
+	ttrace_proc_exit(7, -1);
+	ttrace_user_marker(8);
+	ttrace_page_fault(&x, 6, (void *)fire_all);
+	ttrace_test_seq(1, 2, 3, 4, 5);
+	ttrace_test_wide(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
+}
+
+static int test_table(void)
+{
+	const char *why;
+
+	HT_CHECK(TTRACE_NUM_EVENTS == 26 && TTRACE_NUM_GROUPS == 13);
+	HT_CHECK(ttrace_meta_builtin.nevents == TTRACE_NUM_EVENTS);
+	for (uint32_t i = 0; i < TTRACE_NUM_EVENTS; i++) {
+		const struct ttrace_event_meta *e = &ttrace_event_table[i];
+
+		HT_CHECK(e->id == i && ttrace_meta_group(&ttrace_meta_builtin,
+							 e->group));
+		if (ttrace_meta_check_format(e->format, e->args, e->nargs, &why))
+			HT_FAIL("%s: %s", e->name, why);
+	}
+	HT_CHECK(!strcmp(ttrace_event_table[TTRACE_EV_IRQ_ENTER].name,
+			 "irq_enter"));
+	HT_CHECK(ttrace_event_table[TTRACE_EV_IRQ_ENTER].group == TTRACE_GROUP_IRQ);
+	HT_CHECK(ttrace_event_table[TTRACE_EV_TEST_WIDE].nargs == 13);
+	/* the generator's tag names map to ttrace_format.h's numbers */
+	HT_CHECK(ttrace_event_table[TTRACE_EV_SYSCALL_ENTER].args[0].aux_tag ==
+		 TTRACE_AUX_SYSCALL_NAME);
+	HT_CHECK(ttrace_event_table[TTRACE_EV_SCHED_SWITCH].args[1].aux_tag ==
+		 TTRACE_AUX_PROC_NAME);
+	HT_CHECK(ttrace_event_table[TTRACE_EV_KTHREAD_RUN].args[0].aux_tag ==
+		 TTRACE_AUX_KTHREAD_NAME);
+	HT_CHECK(ttrace_event_table[TTRACE_EV_BOOT_PHASE].args[0].aux_tag ==
+		 TTRACE_AUX_BOOT_PHASE);
+	HT_CHECK(ttrace_event_table[TTRACE_EV_USER_MARKER].args[0].aux_tag ==
+		 TTRACE_AUX_USER_MARKER);
+	HT_CHECK(ttrace_event_table[TTRACE_EV_USER_MARKER].args[0].type ==
+		 TTRACE_ARG_STR);
+	HT_CHECK(ttrace_event_table[TTRACE_EV_PROC_EXIT].args[1].type ==
+		 TTRACE_ARG_S32);
+	HT_CHECK(TTRACE_GROUP_MASK_DEFAULT ==
+		 ttrace_meta_default_mask(&ttrace_meta_builtin));
+	HT_CHECK(!(TTRACE_GROUP_MASK_DEFAULT & (1u << TTRACE_GROUP_TIMER)));
+	HT_CHECK(!(TTRACE_GROUP_MASK_DEFAULT & (1u << TTRACE_GROUP_MM)));
+	return 0;
+}
+
+static int test_emitters(void)
+{
+	memset(ttrace_armed, 0, sizeof(ttrace_armed));
+	ncalls = 0;
+	fire_all();
+	HT_CHECK(ncalls == 0);
+	memset(ttrace_armed, 1, sizeof(ttrace_armed));
+	fire_all();
+	HT_CHECK(ncalls == TTRACE_NUM_EVENTS);
+	for (int i = 0; i < TTRACE_NUM_EVENTS; i++) {
+		HT_CHECK(calls[i].id == (uint32_t)i);
+		HT_CHECK(calls[i].nargs == ttrace_event_table[i].nargs);
+	}
+	HT_CHECK(calls[TTRACE_EV_PROC_EXIT].a[1] == UINT64_MAX);	/* -1 */
+	HT_CHECK(calls[TTRACE_EV_SYSCALL_EXIT].a[1] == (uint64_t)-14);
+	HT_CHECK(calls[TTRACE_EV_RWLOCK_CONTENDED].a[2] == 1);
+	HT_CHECK(calls[TTRACE_EV_KMSG_RUN].a[0] == (uintptr_t)fire_all);
+	for (int i = 0; i < 13; i++)
+		HT_CHECK(calls[TTRACE_EV_TEST_WIDE].a[i] == (uint64_t)i);
+	memset(ttrace_armed, 0, sizeof(ttrace_armed));
+	ttrace_armed[TTRACE_EV_PAGE_FREE] = 1;
+	ncalls = 0;
+	fire_all();
+	HT_CHECK(ncalls == 1 && calls[0].id == TTRACE_EV_PAGE_FREE);
+	HT_CHECK(calls[0].a[0] == 0x1000 && calls[0].a[1] == 2);
+	return 0;
+}
+
+/* The ctl layer arms the kernel's array; emitters follow it. */
+static int test_ctl_arms(void)
+{
+	static uint8_t enabled[TTRACE_NUM_EVENTS];
+	struct ttrace_ctl_state st;
+	struct ttrace_ctl_cmd cmd;
+
+	ttrace_ctl_init(&st, &ttrace_meta_builtin, enabled, ttrace_armed);
+	HT_CHECK(ttrace_armed[TTRACE_EV_IRQ_ENTER]);
+	HT_CHECK(!ttrace_armed[TTRACE_EV_TIMER_TICK]);
+	ncalls = 0;
+	ttrace_timer_tick(1);
+	HT_CHECK(ncalls == 0);
+	HT_CHECK(!ttrace_ctl_parse(&cmd, "enable timer", 12, &ttrace_meta_builtin));
+	ttrace_ctl_apply(&st, &cmd);
+	ttrace_timer_tick(1);
+	HT_CHECK(ncalls == 1 && calls[0].id == TTRACE_EV_TIMER_TICK);
+	return 0;
+}
+
+/* ---- the metadata blob -------------------------------------------------- */
+
+static _Alignas(16) uint8_t arena[1 << 16];
+static uint8_t blob[1 << 14];
+
+static bool same_table(const struct ttrace_meta_table *a,
+		       const struct ttrace_meta_table *b)
+{
+	if (a->nevents != b->nevents || a->ngroups != b->ngroups)
+		return false;
+	for (uint32_t g = 0; g < a->ngroups; g++)
+		if (strcmp(a->groups[g].name, b->groups[g].name) ||
+		    a->groups[g].bit != b->groups[g].bit ||
+		    a->groups[g].flags != b->groups[g].flags)
+			return false;
+	for (uint32_t i = 0; i < a->nevents; i++) {
+		const struct ttrace_event_meta *x = &a->events[i], *y = &b->events[i];
+
+		if (strcmp(x->name, y->name) || strcmp(x->format, y->format) ||
+		    x->id != y->id || x->group != y->group ||
+		    x->flags != y->flags || x->nargs != y->nargs)
+			return false;
+		for (unsigned k = 0; k < x->nargs; k++)
+			if (strcmp(x->args[k].name, y->args[k].name) ||
+			    x->args[k].type != y->args[k].type ||
+			    x->args[k].aux_tag != y->args[k].aux_tag)
+				return false;
+	}
+	return true;
+}
+
+static int test_blob_roundtrip(void)
+{
+	struct ttrace_meta_table t;
+	const char *why = NULL;
+	size_t n;
+
+	n = ttrace_meta_serialise(&ttrace_meta_builtin, blob, sizeof(blob));
+	HT_CHECK(n == ttrace_meta_blob_size);
+	HT_CHECK(memcmp(blob, ttrace_meta_blob, n) == 0);	/* C == Python */
+	HT_CHECK(ttrace_meta_serialise(&ttrace_meta_builtin, blob, 10) == n);
+	HT_CHECK(ttrace_meta_arena_size(ttrace_meta_blob, n) > 0);
+	HT_CHECK(ttrace_meta_arena_size(ttrace_meta_blob, n) <= sizeof(arena));
+	if (ttrace_meta_parse(ttrace_meta_blob, n, arena, sizeof(arena), &t, &why))
+		HT_FAIL("parse: %s", why);
+	HT_CHECK(same_table(&t, &ttrace_meta_builtin));
+	HT_CHECK(ttrace_meta_serialise(&t, blob, sizeof(blob)) == n);
+	HT_CHECK(memcmp(blob, ttrace_meta_blob, n) == 0);
+	HT_CHECK(ttrace_meta_parse(ttrace_meta_blob, n, arena, 64, &t, &why) < 0);
+	return 0;
+}
+
+static void fix_checksum(uint8_t *b, size_t n)
+{
+	uint32_t h = ttrace_meta_fnv1a(b, n - 4);
+
+	for (int i = 0; i < 4; i++)
+		b[n - 4 + i] = (uint8_t)(h >> (8 * i));
+}
+
+/*
+ * Parses b[0..n) from an exact-size heap copy. What is accepted must be
+ * exactly what the serialiser writes for the table it became, and must
+ * format without trouble.
+ */
+static int parse_hostile(const uint8_t *b, size_t n, bool *ok)
+{
+	static uint8_t again[1 << 14];
+	uint8_t *copy = malloc(n ? n : 1);
+	struct ttrace_meta_table t;
+	struct ttrace_event_view ev = { .nwords = 12 };
+	const char *why;
+	char line[128];
+	int err = 0;
+
+	memcpy(copy, b, n);
+	*ok = ttrace_meta_parse(copy, n, arena, sizeof(arena), &t, &why) == 0;
+	if (*ok && (ttrace_meta_serialise(&t, again, sizeof(again)) != n ||
+		    memcmp(again, b, n)))
+		err = -1;
+	for (uint32_t i = 0; *ok && i < t.nevents; i++) {
+		ev.id = i;
+		ttrace_format_line(line, sizeof(line), &t, &ev, NULL, NULL);
+	}
+	free(copy);
+	return err;
+}
+
+static int test_blob_corrupt(void)
+{
+	size_t n = ttrace_meta_blob_size;
+	uint64_t accepted = 0, tries = 0;
+	bool ok;
+
+	for (size_t i = 0; i < n; i++) {	/* every byte: checksum catches */
+		memcpy(blob, ttrace_meta_blob, n);
+		blob[i] ^= 0x20;
+		HT_CHECK(parse_hostile(blob, n, &ok) == 0 && !ok);
+	}
+	for (size_t len = 0; len < n; len += 7) {	/* truncated */
+		memcpy(blob, ttrace_meta_blob, n);
+		if (len >= 20)
+			fix_checksum(blob, len);
+		HT_CHECK(parse_hostile(blob, len, &ok) == 0 && !ok);
+	}
+	for (size_t i = 0; i < n - 4; i++) {	/* damage under a good sum */
+		for (int bit = 0; bit < 8; bit++) {
+			memcpy(blob, ttrace_meta_blob, n);
+			blob[i] ^= (uint8_t)(1u << bit);
+			fix_checksum(blob, n);
+			HT_CHECK(parse_hostile(blob, n, &ok) == 0);
+			accepted += ok;
+			tries++;
+		}
+	}
+	printf("# blob: %llu of %llu checksummed single-bit damages parse "
+	       "(validated, and re-serialise to the same bytes)\n",
+	       (unsigned long long)accepted, (unsigned long long)tries);
+	HT_CHECK(accepted < tries);
+	return 0;
+}
+
+/* Serialises a table with one defect; the parser must say why it fails. */
+static int reject(const struct ttrace_event_meta *ev, uint32_t nev,
+		  const char *want)
+{
+	static const struct ttrace_group_meta g[] = { { "irq", 1, 1 } };
+	struct ttrace_meta_table in = { ev, g, nev, 1 }, out;
+	const char *why = "";
+	size_t n = ttrace_meta_serialise(&in, blob, sizeof(blob));
+
+	if (n == 0 || n > sizeof(blob))
+		return strcmp(want, "serialise") == 0 ? 0 : -1;
+	if (!ttrace_meta_parse(blob, n, arena, sizeof(arena), &out, &why))
+		return -1;
+	return strstr(why, want) ? 0 : -1;
+}
+
+static int test_blob_semantics(void)
+{
+	static const struct ttrace_arg_meta u[] = { { "a", TTRACE_ARG_U32, 0 },
+						    { "b", TTRACE_ARG_U32, 0 } };
+	static const struct ttrace_arg_meta s0[] = { { "a", TTRACE_ARG_STR, 0 } };
+	static const struct ttrace_arg_meta t0[] = { { "a", 0, 0 } };
+	static const struct ttrace_arg_meta dup[] = { { "a", 3, 0 }, { "a", 3, 0 } };
+	static const struct ttrace_arg_meta bad[] = { { "a-b", 3, 0 } };
+	struct ttrace_event_meta e[2] = {
+		{ "x", "%u", u, 0, 1, 1, 1 }, { "y", "%u", u, 1, 1, 1, 1 },
+	};
+
+	HT_CHECK(reject(e, 2, "nothing") < 0);		/* control: accepted */
+	e[0].format = "%n";
+	HT_CHECK(reject(e, 2, "not allowed") == 0);
+	e[0].format = "%s";
+	HT_CHECK(reject(e, 2, "not str") == 0);
+	e[0].format = "%u %u";
+	HT_CHECK(reject(e, 2, "more conversions") == 0);
+	e[0].format = "";
+	HT_CHECK(reject(e, 2, "fewer conversions") == 0);
+	e[0].format = "%u\t";
+	HT_CHECK(reject(e, 2, "non-printable") == 0);
+	e[0].format = "%123u";
+	HT_CHECK(reject(e, 2, "not allowed") == 0);
+	e[0].format = "%u";
+	e[1].name = "x";
+	HT_CHECK(reject(e, 2, "duplicate event") == 0);
+	e[1].name = "y";
+	e[1].id = 5;
+	HT_CHECK(reject(e, 2, "id is not its index") == 0);
+	e[1].id = 1;
+	e[1].group = 2;
+	HT_CHECK(reject(e, 2, "undeclared group") == 0);
+	e[1].group = 1;
+	e[1].args = s0;
+	HT_CHECK(reject(e, 2, "type or tag") == 0);
+	e[1].args = t0;
+	HT_CHECK(reject(e, 2, "type or tag") == 0);
+	e[1].args = dup;
+	e[1].nargs = 2;
+	e[1].format = "%u%u";
+	HT_CHECK(reject(e, 2, "duplicate argument") == 0);
+	e[1].args = bad;
+	e[1].nargs = 1;
+	e[1].format = "%u";
+	HT_CHECK(reject(e, 2, "malformed") == 0);
+	e[1].args = u;
+	e[1].flags = 0x80;
+	HT_CHECK(reject(e, 2, "flags") == 0);
+	e[1].flags = 1;
+	e[1].nargs = TTRACE_MAX_ARGS + 1;
+	HT_CHECK(reject(e, 2, "serialise") == 0);
+	return 0;
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* Random blobs with a good header and checksum: parse never misbehaves. */
+static int test_blob_fuzz(void)
+{
+	struct timespec t0, t1;
+	uint64_t iters = 0;
+	bool ok;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		size_t n = 20 + rnd() % 600;
+
+		if (rnd() & 1) {
+			for (size_t i = 0; i < n; i++)
+				blob[i] = (uint8_t)(rnd() % 4 ? rnd() % 32 : rnd());
+		} else {
+			n = MIN(n, (size_t)ttrace_meta_blob_size);
+			memcpy(blob, ttrace_meta_blob, n);
+			for (int k = 0; k < 4; k++)
+				blob[rnd() % n] = (uint8_t)rnd();
+		}
+		memcpy(blob, "TTEM\x01\x00\x10\x00", 8);
+		for (int i = 0; i < 4; i++)
+			blob[8 + i] = (uint8_t)(n >> (8 * i));
+		fix_checksum(blob, n);
+		HT_CHECK(parse_hostile(blob, n, &ok) == 0);
+		iters++;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+	} while ((t1.tv_sec - t0.tv_sec) * 1000000000L +
+		 (t1.tv_nsec - t0.tv_nsec) < 1000000000L);
+	HT_CHECK(iters > 1000);
+	return 0;
+}
+
+static int test_format_check(void)
+{
+	static const struct ttrace_arg_meta u[] = { { "a", TTRACE_ARG_U64, 0 } };
+	static const struct ttrace_arg_meta s[] = { { "a", TTRACE_ARG_STR, 2 } };
+	static const char *const good[] = {
+		"%u", "%d", "x=%#llx", "%-08lld", "%+i", "% d", "%5.3u", "%hhx",
+		"%hu", "%zu", "%lX", "%o", "%p", "%%%u%%", "%.2x", "%-#0 +x",
+	};
+	static const char *const bad[] = {
+		"%n", "%s", "%f", "%c", "%*d", "%--d", "%123d", "%.123d", "%lp",
+		"%zd", "%L", "%", "%ls", "%u %u", "", "%llld", "%jd", "%q",
+	};
+	const char *why;
+
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++)
+		if (ttrace_meta_check_format(good[i], u, 1, &why))
+			HT_FAIL("rejected '%s': %s", good[i], why);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		if (!ttrace_meta_check_format(bad[i], u, 1, &why))
+			HT_FAIL("accepted '%s'", bad[i]);
+	HT_CHECK(ttrace_meta_check_format("%-10s", s, 1, &why) == 0);
+	HT_CHECK(ttrace_meta_check_format("%lu", s, 1, &why) == 0);
+	HT_CHECK(ttrace_meta_check_format("%ls", s, 1, &why) < 0);
+	return 0;
+}
+
+/* ---- formatter, end to end ---------------------------------------------- */
+
+static _Alignas(64) struct ttrace_entry ring_mem[64];
+static struct ttrace_entry copy[64];
+static _Alignas(8) uint8_t aux_mem[4096], aux_snap[4096];
+
+static void name(struct ttrace_aux *aux, unsigned tag, uint64_t ident,
+		 const char *s)
+{
+	uint64_t pos;
+
+	if (ttrace_aux_reserve(aux, tag, 0, strlen(s), &pos) == 0) {
+		ttrace_aux_fill(aux, pos, 1, ident, s, strlen(s));
+		ttrace_aux_publish(aux, pos);
+	}
+}
+
+static const char *const expect_lines[] = {
+	"1000 cpu1 sys:sh[7]:read syscall_enter: read(0x3, 0x1000, 0x10)",
+	"1002 cpu1 sys:sh[7]:read syscall_exit: read = -14",
+	"1004 cpu0 kt:idle?thread proc_exit: pid=sh status=-1",
+	"1006 cpu0 irq:14/d2 exception: vector=14 error=0x2 rip=0xffff800000100000",
+	"1008 cpu0 trap:[9]:14 sched_switch: prev=#9 next=sh prev_state=1",
+	"1010 cpu0 boot:early boot_phase: early arg=0x10",
+	"1012 cpu3 idle test_wide: seq=0 sum=0x1 w2=2 w3=3 w4=4 w5=5 w6=6 w7=7 "
+	"w8=8 w9=9 w10=10 w11=11 w12=12",
+	"1014 cpu3 idle test_wide: seq=0 sum=0x1 w2=2 w3=3 w4=4 w5=5 w6=6 w7=7 "
+	"w8=8 w9=9 w10=10 w11=11 w12=? (incomplete)",
+	"1016 cpu0 ctx9:0x5 event#200: 0x1 0x2 0x3 0x4 0x5",
+};
+
+static void write_events(struct trace_ring *r)
+{
+	uint64_t wide[13];
+
+	for (int i = 0; i < 13; i++)
+		wide[i] = (uint64_t)i;
+	trace_ring_write(r, 1000, TTRACE_TYPE(TTRACE_EV_SYSCALL_ENTER, TTRACE_CTX_SYSC,
+					      0, 0, 1),
+			 TTRACE_CTX_PIDWORD(7, 3), 3, 3, 0x1000, 16, 0);
+	trace_ring_write(r, 1002, TTRACE_TYPE(TTRACE_EV_SYSCALL_EXIT, TTRACE_CTX_SYSC,
+					      0, 0, 1),
+			 TTRACE_CTX_PIDWORD(7, 3), 3, (uint64_t)-14, 0, 0, 0);
+	trace_ring_write(r, 1004, TTRACE_TYPE(TTRACE_EV_PROC_EXIT, TTRACE_CTX_KTASK,
+					      0, 0, 0), 2, 7, UINT64_MAX, 0, 0, 0);
+	trace_ring_write(r, 1006, TTRACE_TYPE(TTRACE_EV_EXCEPTION, TTRACE_CTX_IRQ,
+					      0, 2, 0), 14, 14, 2,
+			 0xffff800000100000ULL, 0, 0);
+	trace_ring_write(r, 1008, TTRACE_TYPE(TTRACE_EV_SCHED_SWITCH, TTRACE_CTX_TRAP,
+					      0, 0, 0), TTRACE_CTX_PIDWORD(9, 14),
+			 9, 7, 1, 0, 0);
+	trace_ring_write(r, 1010, TTRACE_TYPE(TTRACE_EV_BOOT_PHASE, TTRACE_CTX_BOOT,
+					      0, 0, 0), 1, 1, 16, 0, 0, 0);
+	trace_ring_write_ext(r, 1012, TTRACE_TYPE(TTRACE_EV_TEST_WIDE,
+						  TTRACE_CTX_IDLE, 0, 0, 3),
+			     0, wide, 13);
+	trace_ring_write_ext(r, 1014, TTRACE_TYPE(TTRACE_EV_TEST_WIDE,
+						  TTRACE_CTX_IDLE, 0, 0, 3),
+			     0, wide, 13);
+	trace_ring_write(r, 1016, TTRACE_TYPE(200, 9, 0, 0, 0), 5, 1, 2, 3, 4, 5);
+}
+
+static int test_format_lines(void)
+{
+	struct trace_ring r;
+	struct ttrace_aux aux;
+	struct ttrace_aux_view v;
+	struct trace_ring_cursor cur = { 0 };
+	struct ttrace_pair_iter it;
+	struct ttrace_event_view ev;
+	char line[256];
+	size_t n, k = 0;
+
+	HT_CHECK(trace_ring_init(&r, ring_mem, sizeof(ring_mem),
+				 TRACE_RING_OVERWRITE) == 0);
+	HT_CHECK(ttrace_aux_init(&aux, aux_mem, sizeof(aux_mem)) == 0);
+	name(&aux, TTRACE_AUX_SYSCALL_NAME, 3, "read");
+	name(&aux, TTRACE_AUX_PROC_NAME, 7, "sh");
+	name(&aux, TTRACE_AUX_KTHREAD_NAME, 2, "idle\x01thread");
+	name(&aux, TTRACE_AUX_BOOT_PHASE, 1, "early");
+	HT_CHECK(ttrace_aux_snapshot(&aux, NULL, aux_snap, sizeof(aux_snap), &v) == 0);
+	write_events(&r);
+	n = trace_ring_copy_valid(&r, copy, 64, &cur);
+	HT_CHECK(n == 13);
+	copy[11].timestamp = TTRACE_TS_INVALID;	/* lose the 2nd wide's last cont */
+	ttrace_pair_init(&it, copy, n);
+	while (ttrace_pair_next(&it, &ev)) {
+		int len = ttrace_format_line(line, sizeof(line), &ttrace_meta_builtin,
+					     &ev, ttrace_aux_resolve, &v);
+
+		HT_CHECK(k < ARRAY_SIZE(expect_lines));
+		if (strcmp(line, expect_lines[k]))
+			HT_FAIL("line %zu:\n got  '%s'\n want '%s'", k, line,
+				expect_lines[k]);
+		HT_CHECK(len == (int)strlen(line));
+		k++;
+	}
+	HT_CHECK(k == ARRAY_SIZE(expect_lines) && it.incomplete == 1);
+	return 0;
+}
+
+static int test_format_edges(void)
+{
+	static const struct ttrace_arg_meta u[] = { { "a", TTRACE_ARG_U32, 0 } };
+	struct ttrace_event_meta evil = { "evil", "%n%n", u, 0, 0, 0, 1 };
+	struct ttrace_event_view ev = { .id = TTRACE_EV_IRQ_ENTER, .nwords = 5,
+					.args = { 32, 7 } };
+	char small[10], line[128];
+	int n;
+
+	n = ttrace_format_line(small, sizeof(small), &ttrace_meta_builtin, &ev,
+			       NULL, NULL);
+	HT_CHECK(n == (int)strlen("0 cpu0 boot irq_enter: vector=32"));
+	HT_CHECK(strlen(small) == 9 && !memcmp(small, "0 cpu0 bo", 9));
+	HT_CHECK(ttrace_format_line(small, 0, &ttrace_meta_builtin, &ev, NULL,
+				    NULL) == n);
+	HT_CHECK(ttrace_format_args(line, sizeof(line), &evil, &ev, NULL, NULL) > 0);
+	HT_CHECK(!strcmp(line, "0x20 0x7 0 0 0"));
+	ev.nwords = 0;		/* every word lost */
+	ttrace_format_args(line, sizeof(line), &ttrace_event_table[TTRACE_EV_IPI_SEND],
+			   &ev, NULL, NULL);
+	HT_CHECK(!strcmp(line, "dest=? vector=?"));
+	return 0;
+}
+
+static int test_version_check(void)
+{
+	struct ttrace_version good = {
+		.magic = TTRACE_MAGIC, .header_version = TTRACE_HEADER_VERSION,
+		.aux_version = TTRACE_AUX_VERSION,
+		.percpu_version = TTRACE_PERCPU_VERSION,
+		.header_size = sizeof(struct ttrace_version), .num_cpus = 4,
+		.entry_size = 64, .entries_per_cpu = 16384, .tsc_hz = 2500000000u,
+		.aux_size = 1 << 20, .aux_mask = (1 << 20) - 1,
+		.aux_first = 5000000, .aux_last = 5000000 + (1 << 20),
+		.event_count = TTRACE_NUM_EVENTS,
+	}, v;
+	const uint8_t *bytes = (const uint8_t *)&good;
+	const char *why;
+
+	HT_CHECK(!memcmp(bytes, "TTRACE\0\1", 8));	/* little-endian writer */
+	HT_CHECK(ttrace_version_check(&good, &why) == 0);
+#define BAD(field, value)						\
+	do {								\
+		v = good;						\
+		v.field = value;					\
+		if (!ttrace_version_check(&v, &why))			\
+			HT_FAIL("accepted " #field " = " #value);	\
+	} while (0)
+	BAD(magic, TTRACE_MAGIC_SWAPPED);
+	BAD(magic, 0);
+	BAD(header_version, 2);
+	BAD(percpu_version, 0);
+	BAD(header_size, 64);
+	BAD(entry_size, 128);
+	BAD(num_cpus, 0);
+	BAD(entries_per_cpu, 1000);
+	BAD(entries_per_cpu, 1);
+	BAD(aux_size, 1000);
+	BAD(aux_mask, 0xffff);
+	BAD(aux_last, 4999999);
+	BAD(aux_last, 5000000 + (1 << 20) + 8);
+	BAD(event_count, 5000);
+	BAD(ring_mode, 2);
+#undef BAD
+	return 0;
+}
+
+static const struct ht_test tests[] = {
+	{ test_table, "events_table" },
+	{ test_emitters, "events_emitters" },
+	{ test_ctl_arms, "events_ctl_arms" },
+	{ test_blob_roundtrip, "meta_blob_roundtrip" },
+	{ test_blob_corrupt, "meta_blob_corrupt" },
+	{ test_blob_semantics, "meta_blob_semantics" },
+	{ test_blob_fuzz, "meta_blob_fuzz" },
+	{ test_format_check, "meta_format_check" },
+	{ test_format_lines, "format_lines" },
+	{ test_format_edges, "format_edges" },
+	{ test_version_check, "version_check" },
+	{ 0, 0 },
+};
+
+int main(void)
+{
+	return ht_main(tests);
+}

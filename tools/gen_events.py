@@ -1,0 +1,413 @@
+#!/usr/bin/env python3
+"""gen_events.py: generate ttrace's event code from kern/ttrace.events.
+
+    python3 tools/gen_events.py kern/ttrace.events build/gen
+
+writes (only when their contents change, so make does not rebuild for
+nothing) into the output directory:
+
+  ttrace_events.h  event ids (TTRACE_EV_*), group bits (TTRACE_GROUP_*), the
+                   default group mask, and one emitter per event,
+                   static inline void ttrace_NAME(args), which under
+                   CONFIG_TTRACE tests ttrace_armed[ID] and calls
+                   ttrace_emit_N / ttrace_emit_ext (kern/include/ttrace_emit.h),
+                   and without it compiles to nothing;
+  ttrace_events.c  the metadata table (ttrace_meta_builtin) and the same
+                   metadata serialised as a blob (ttrace_meta_blob), in the
+                   layout of kern/include/ttrace_format.h, byte for byte what
+                   ttrace_meta_serialise() produces from the table.
+
+The syntax is described at the top of kern/ttrace.events and in
+docs/trace-format.md. Errors name file:line and exit with status 1.
+Python 3 standard library only.
+"""
+
+import os
+import re
+import sys
+
+MAX_ARGS = 26           # TTRACE_MAX_ARGS
+MAX_EVENTS = 1024       # TTRACE_META_MAX_EVENTS
+MAX_NAME = 63           # TTRACE_META_MAX_NAME
+MAX_FORMAT = 255        # TTRACE_META_MAX_FORMAT
+META_MAGIC = 0x4D455454
+META_VERSION = 1
+META_HDR_SIZE = 16
+EVF_DEFAULT_ON = 1
+
+# name: (enum value, C parameter type, widening to uint64_t)
+TYPES = {
+    "u8": (1, "uint8_t", "(uint64_t)%s"),
+    "u16": (2, "uint16_t", "(uint64_t)%s"),
+    "u32": (3, "uint32_t", "(uint64_t)%s"),
+    "u64": (4, "uint64_t", "(uint64_t)%s"),
+    "s8": (5, "int8_t", "(uint64_t)(int64_t)%s"),
+    "s16": (6, "int16_t", "(uint64_t)(int64_t)%s"),
+    "s32": (7, "int32_t", "(uint64_t)(int64_t)%s"),
+    "s64": (8, "int64_t", "(uint64_t)%s"),
+    "ptr": (9, "const void *", "(uint64_t)(uintptr_t)%s"),
+    "bool": (10, "bool", "(uint64_t)%s"),
+}
+STR_TYPE = 11
+AUX_TAGS = {"syscall": 1, "proc": 2, "kthread": 3, "boot": 4, "meta": 5,
+            "marker": 6, "irq": 7, "kmsg": 8}
+
+IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+GROUP_RE = re.compile(r"group\s+(\S+)\s+(\S+)\s+(\S+)\s*(#.*)?\Z")
+EVENT_RE = re.compile(
+    r'(?:(disable)\s+)?(\S+)\s+([^\s(]+)\s*\(([^()]*)\)\s*"([^"]*)"\s*\Z')
+CONV_RE = re.compile(
+    r"%(?:%|(?P<flags>[-0# +]*)(?P<width>[0-9]{0,2})(?:\.(?P<prec>[0-9]{0,2}))?"
+    r"(?P<len>hh|h|ll|l|z)?(?P<conv>[diuxXops]))")
+C_KEYWORDS = set("""auto break case char const continue default do double else
+    enum extern float for goto if inline int long register restrict return
+    short signed sizeof static struct switch typedef union unsigned void
+    volatile while bool true false""".split())
+# ttrace_<event> must not collide with the tracer's own API names.
+RESERVED_PREFIXES = ("emit", "armed", "is_armed", "mask", "meta", "aux", "ctl",
+                     "format", "pair", "glob", "init", "ctx", "panic", "ring",
+                     "event", "group", "version", "snapshot", "point")
+
+
+class EventsError(Exception):
+    pass
+
+
+class Group:
+    def __init__(self, name, bit, on):
+        self.name, self.bit, self.on = name, bit, on
+
+
+class Arg:
+    def __init__(self, tname, name):
+        self.tname, self.name = tname, name
+        if tname.startswith("str:"):
+            self.type, self.tag = STR_TYPE, AUX_TAGS[tname[4:]]
+            self.ctype, self.widen = "uint64_t", "(uint64_t)%s"
+        else:
+            self.type, self.ctype, self.widen = TYPES[tname]
+            self.tag = 0
+
+
+class Event:
+    def __init__(self, group, name, args, fmt, on):
+        self.group, self.name, self.args = group, name, args
+        self.fmt, self.on = fmt, on
+
+
+def check_format(fmt, args):
+    """Checks fmt like ttrace_meta_check_format(); returns None or a reason."""
+    if len(fmt) > MAX_FORMAT:
+        return "format longer than %d" % MAX_FORMAT
+    if any(c < " " or c > "~" or c in '"\\' for c in fmt):
+        return "format has a character not allowed (control, quote, backslash)"
+    i, argi = 0, 0
+    while i < len(fmt):
+        if fmt[i] != "%":
+            i += 1
+            continue
+        m = CONV_RE.match(fmt, i)
+        if not m:
+            return "conversion not allowed at %r" % fmt[i:i + 8]
+        i = m.end()
+        if m.group(0) == "%%":
+            continue
+        flags, conv, ln = m.group("flags"), m.group("conv"), m.group("len")
+        if len(set(flags)) != len(flags):
+            return "repeated flag in %r" % m.group(0)
+        if conv in "ps" and ln:
+            return "length modifier with %%%s" % conv
+        if ln == "z" and conv in "di":
+            return "%%z%s is not allowed" % conv
+        if argi >= len(args):
+            return "more conversions than arguments"
+        if conv == "s" and args[argi].type != STR_TYPE:
+            return "%%s for argument %r, which is not str:TAG" % args[argi].name
+        argi += 1
+    if argi != len(args):
+        return "fewer conversions than arguments"
+    return None
+
+
+def check_name(name, what):
+    if not IDENT.match(name) or len(name) > MAX_NAME:
+        raise EventsError("bad %s name %r" % (what, name))
+
+
+def parse_args(text):
+    args = []
+    if not text.strip():
+        return args
+    for part in text.split(","):
+        words = part.split()
+        if len(words) != 2:
+            raise EventsError("argument %r is not 'TYPE NAME'" % part.strip())
+        tname, name = words
+        if tname not in TYPES and not (tname.startswith("str:") and
+                                       tname[4:] in AUX_TAGS):
+            raise EventsError("unknown type %r" % tname)
+        check_name(name, "argument")
+        if name in C_KEYWORDS or name.startswith("ttrace_"):
+            raise EventsError("argument name %r is reserved" % name)
+        if name in [a.name for a in args]:
+            raise EventsError("duplicate argument %r" % name)
+        args.append(Arg(tname, name))
+    if len(args) > MAX_ARGS:
+        raise EventsError("more than %d arguments" % MAX_ARGS)
+    return args
+
+
+def parse_group(m, groups):
+    name, bit, state = m.group(1), m.group(2), m.group(3)
+    check_name(name, "group")
+    if not bit.isdigit() or int(bit) > 63:
+        raise EventsError("group bit must be 0..63, not %r" % bit)
+    if state not in ("on", "off"):
+        raise EventsError("group state must be on or off, not %r" % state)
+    if any(g.name == name or g.bit == int(bit) for g in groups.values()):
+        raise EventsError("duplicate group name or bit: %s %s" % (name, bit))
+    groups[name] = Group(name, int(bit), state == "on")
+
+
+def parse_event(m, groups, events):
+    disable, gname, name, argtext, fmt = m.groups()
+    if gname not in groups:
+        raise EventsError("undeclared group %r" % gname)
+    check_name(name, "event")
+    if any(name == p or name.startswith(p + "_") for p in RESERVED_PREFIXES):
+        raise EventsError("event name %r clashes with the ttrace API" % name)
+    if any(e.name == name for e in events):
+        raise EventsError("duplicate event %r" % name)
+    args = parse_args(argtext)
+    why = check_format(fmt, args)
+    if why:
+        raise EventsError("event %s: %s" % (name, why))
+    events.append(Event(groups[gname], name, args, fmt, not disable))
+
+
+def parse(path):
+    groups, events = {}, []
+    with open(path, encoding="ascii") as f:
+        lines = f.read().split("\n")
+    for lineno, raw in enumerate(lines, 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            m = GROUP_RE.match(line)
+            if line.startswith("group ") and m:
+                parse_group(m, groups)
+                continue
+            m = EVENT_RE.match(line)
+            if not m:
+                raise EventsError("cannot parse line")
+            parse_event(m, groups, events)
+        except EventsError as e:
+            raise EventsError("%s:%d: %s" % (path, lineno, e))
+    if not events:
+        raise EventsError("%s: no events" % path)
+    if len(events) > MAX_EVENTS:
+        raise EventsError("%s: more than %d events" % (path, MAX_EVENTS))
+    return list(groups.values()), events
+
+
+# ---- the metadata blob (must match ttrace_meta_serialise) ----------------
+
+def fnv1a(data):
+    h = 2166136261
+    for b in data:
+        h = ((h ^ b) * 16777619) & 0xFFFFFFFF
+    return h
+
+
+def u8(v):
+    return bytes([v & 0xFF])
+
+
+def u16(v):
+    return v.to_bytes(2, "little")
+
+
+def u32(v):
+    return v.to_bytes(4, "little")
+
+
+def str8(s):
+    return u8(len(s)) + s.encode("ascii") + b"\0"
+
+
+def str16(s):
+    return u16(len(s)) + s.encode("ascii") + b"\0"
+
+
+def blob(groups, events):
+    body = b""
+    for g in groups:
+        body += u8(g.bit) + u8(EVF_DEFAULT_ON if g.on else 0) + str8(g.name)
+    for i, e in enumerate(events):
+        body += u16(i) + u8(e.group.bit) + u8(EVF_DEFAULT_ON if e.on else 0)
+        body += u8(len(e.args)) + str8(e.name)
+        for a in e.args:
+            body += u8(a.type) + u8(a.tag) + str8(a.name)
+        body += str16(e.fmt)
+    total = META_HDR_SIZE + len(body) + 4
+    head = (u32(META_MAGIC) + u16(META_VERSION) + u16(META_HDR_SIZE) +
+            u32(total) + u16(len(groups)) + u16(len(events)))
+    data = head + body
+    return data + u32(fnv1a(data))
+
+
+# ---- C output -------------------------------------------------------------
+
+HEADER = "/* Generated by tools/gen_events.py from %s: do not edit. */\n"
+
+
+def wrap_call(head, items, tail):
+    """head + items joined by ', ' + tail, wrapped at 80 columns."""
+    lines, cur = [], head
+    for i, item in enumerate(items):
+        piece = item + (", " if i + 1 < len(items) else tail)
+        if len(cur) + len(piece.rstrip()) > 79 and cur.strip() != head.strip():
+            lines.append(cur.rstrip())
+            cur = "\t"
+        cur += piece
+    lines.append(cur)
+    return lines
+
+
+def emitter(e):
+    cid = "TTRACE_EV_" + e.name.upper()
+    params = [a.ctype + ("" if a.ctype.endswith("*") else " ") + a.name
+              for a in e.args] or ["void"]
+    words = [a.widen % a.name for a in e.args]
+    out = wrap_call("static __always_inline void ttrace_%s(" % e.name,
+                    params, ")")
+    out.append("{")
+    out.append("#ifdef CONFIG_TTRACE")
+    out.append("\tif (unlikely(ttrace_is_armed(%s))) {" % cid)
+    if len(words) <= 5:
+        call = wrap_call("\t\tttrace_emit_%d(" % len(words), [cid] + words,
+                         ");")
+        out += [call[0]] + ["\t\t\t" + c.lstrip() for c in call[1:]]
+    else:
+        out.append("\t\tconst uint64_t ttrace_args_[%d] = {" % len(words))
+        out += ["\t\t\t%s," % w for w in words]
+        out.append("\t\t};")
+        out.append("\t\tttrace_emit_ext(%s, ttrace_args_, %d);" %
+                   (cid, len(words)))
+    out.append("\t}")
+    out.append("#else")
+    out += ["\t(void)%s;" % a.name for a in e.args]
+    out.append("#endif")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def gen_header(src, groups, events, blob_size):
+    default = 0
+    for g in groups:
+        if g.on:
+            default |= 1 << g.bit
+    out = [HEADER % src, "#ifndef TTRACE_EVENTS_H", "#define TTRACE_EVENTS_H",
+           "", "#include <compiler.h>", "#include <ttrace_meta.h>",
+           "#ifdef CONFIG_TTRACE", "#include <ttrace_emit.h>", "#endif", "",
+           "/* Group bits in the group mask. */", "enum ttrace_group_bit {"]
+    out += ["\tTTRACE_GROUP_%s = %d," % (g.name.upper(), g.bit) for g in groups]
+    out += ["};", "", "#define TTRACE_NUM_GROUPS %d" % len(groups),
+            "#define TTRACE_GROUP_MASK_DEFAULT 0x%xULL" % default,
+            "#define TTRACE_META_BLOB_SIZE %d" % blob_size, "",
+            "/* Event ids: indices into ttrace_event_table. */",
+            "enum ttrace_event_id {"]
+    out += ["\tTTRACE_EV_%s = %d," % (e.name.upper(), i)
+            for i, e in enumerate(events)]
+    out += ["\tTTRACE_NUM_EVENTS = %d," % len(events), "};", "",
+            "extern const struct ttrace_event_meta "
+            "ttrace_event_table[TTRACE_NUM_EVENTS];",
+            "extern const struct ttrace_group_meta "
+            "ttrace_group_table[TTRACE_NUM_GROUPS];",
+            "extern const struct ttrace_meta_table ttrace_meta_builtin;",
+            "extern const uint8_t ttrace_meta_blob[TTRACE_META_BLOB_SIZE];",
+            "extern const uint32_t ttrace_meta_blob_size;", "",
+            "/* Emitters: nothing at all without CONFIG_TTRACE. */", ""]
+    text = "\n".join(out) + "\n"
+    text += "\n".join(emitter(e) for e in events)
+    return text + "\n#endif /* TTRACE_EVENTS_H */\n"
+
+
+def c_string(s):
+    return '"' + s + '"'     # check_format() allows no quote or backslash
+
+
+def gen_source(src, groups, events, data):
+    out = [HEADER % src, "#include <ttrace_meta.h>",
+           "#include <ttrace_events.h>", ""]
+    for e in events:
+        if not e.args:
+            continue
+        out.append("static const struct ttrace_arg_meta ttrace_args_%s[] = {"
+                   % e.name)
+        out += ['\t{ "%s", %d, %d },' % (a.name, a.type, a.tag) for a in e.args]
+        out += ["};", ""]
+    out.append("const struct ttrace_event_meta "
+               "ttrace_event_table[TTRACE_NUM_EVENTS] = {")
+    for e in events:
+        cid = "TTRACE_EV_" + e.name.upper()
+        args = "ttrace_args_" + e.name if e.args else "NULL"
+        out += ["\t[%s] = {" % cid,
+                '\t\t.name = "%s",' % e.name,
+                "\t\t.format = %s," % c_string(e.fmt),
+                "\t\t.args = %s," % args,
+                "\t\t.id = %s," % cid,
+                "\t\t.group = TTRACE_GROUP_%s," % e.group.name.upper(),
+                "\t\t.flags = %s," % ("TTRACE_EVF_DEFAULT_ON" if e.on else "0"),
+                "\t\t.nargs = %d," % len(e.args), "\t},"]
+    out += ["};", "", "const struct ttrace_group_meta "
+            "ttrace_group_table[TTRACE_NUM_GROUPS] = {"]
+    out += ['\t{ "%s", %d, %d },' % (g.name, g.bit, 1 if g.on else 0)
+            for g in groups]
+    out += ["};", "", "const struct ttrace_meta_table ttrace_meta_builtin = {",
+            "\t.events = ttrace_event_table,", "\t.groups = ttrace_group_table,",
+            "\t.nevents = TTRACE_NUM_EVENTS,", "\t.ngroups = TTRACE_NUM_GROUPS,",
+            "};", "", "/* ttrace_meta_builtin serialised (ttrace_format.h). */",
+            "const uint8_t ttrace_meta_blob[TTRACE_META_BLOB_SIZE] = {"]
+    for i in range(0, len(data), 12):
+        out.append("\t" + " ".join("0x%02x," % b for b in data[i:i + 12]))
+    out += ["};", "", "const uint32_t ttrace_meta_blob_size = "
+            "TTRACE_META_BLOB_SIZE;", ""]
+    return "\n".join(out)
+
+
+def write_if_changed(path, text):
+    try:
+        with open(path, encoding="ascii") as f:
+            if f.read() == text:
+                return
+    except OSError:
+        pass
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="ascii") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def main(argv):
+    if len(argv) != 3:
+        sys.stderr.write("usage: gen_events.py EVENTS_FILE OUTDIR\n")
+        return 2
+    src, outdir = argv[1], argv[2]
+    try:
+        groups, events = parse(src)
+    except (EventsError, OSError, UnicodeDecodeError) as e:
+        sys.stderr.write("gen_events: %s\n" % e)
+        return 1
+    data = blob(groups, events)
+    os.makedirs(outdir, exist_ok=True)
+    write_if_changed(os.path.join(outdir, "ttrace_events.h"),
+                     gen_header(src, groups, events, len(data)))
+    write_if_changed(os.path.join(outdir, "ttrace_events.c"),
+                     gen_source(src, groups, events, data))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,248 @@
+/*
+ * ttdecode: the host-side decoder of ttrace trace files (docs/trace-file.md),
+ * the files `ttrace save` and `ttrace record` write in the guest.
+ *
+ *	ttdecode verify TRACE	check everything, print counts, "verify: OK"
+ *	ttdecode text TRACE	every event of every CPU in time order, one
+ *				line each, as the device's cpuN files print
+ *
+ * The file is read whole into memory and loaded by tools/ttload.c, which
+ * checks the framing, CRCs, END and every payload against the version
+ * header before anything is used; a bad file ends the program with
+ *
+ *	ttdecode: TRACE: offset N: what is wrong
+ *
+ * and status 1. Decoding reuses kern/lib: pairing of continuations and
+ * formatting (ttrace_decode.c), metadata (ttrace_meta.c), names from the
+ * aux snapshot (ttrace_aux.c), so the host prints exactly what the kernel
+ * would.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ttrace_decode.h>
+
+#include "ttload.h"
+
+#define ull(x)	((unsigned long long)(x))
+
+static const char *aux_tag_names[TTRACE_AUX_NTAGS] = {
+	[TTRACE_AUX_SYSCALL_NAME] = "syscall",
+	[TTRACE_AUX_PROC_NAME] = "proc",
+	[TTRACE_AUX_KTHREAD_NAME] = "kthread",
+	[TTRACE_AUX_BOOT_PHASE] = "boot",
+	[TTRACE_AUX_EVENT_META] = "meta",
+	[TTRACE_AUX_USER_MARKER] = "marker",
+	[TTRACE_AUX_IRQ_NAME] = "irq",
+	[TTRACE_AUX_KMSG_NAME] = "kmsg",
+};
+
+/* Prints "ttdecode: PATH: offset N: problem". Returns the exit status. */
+static int report(const char *path, const struct ttrace_file_error *err)
+{
+	if (err->offset == TTLOAD_NO_OFFSET)
+		fprintf(stderr, "ttdecode: %s: %s\n", path, err->msg);
+	else
+		fprintf(stderr, "ttdecode: %s: offset %llu: %s\n", path,
+			ull(err->offset), err->msg);
+	return 1;
+}
+
+/* ---- verify -------------------------------------------------------------- */
+
+static void print_version(const struct ttload *t)
+{
+	const struct ttrace_version *v = &t->version;
+
+	printf("file: %llu bytes, %u sections + END, crc32 %#010x\n",
+	       ull(t->size), t->nsections, t->file_crc);
+	printf("version: %u cpus, %llu entries/cpu, tsc %llu Hz, %s mode, "
+	       "group mask %#llx\n", v->num_cpus, ull(v->entries_per_cpu),
+	       ull(v->tsc_hz), v->ring_mode ? "saturate" : "overwrite",
+	       ull(v->group_mask));
+	printf("meta: %u events, %u groups, %llu bytes\n", t->meta.nevents,
+	       t->meta.ngroups, ull(t->meta_len));
+	if (t->nunknown)
+		printf("skipped %u sections of unknown type\n", t->nunknown);
+}
+
+/* Prints the aux record counts. Returns 0, or -1 with err set. */
+static int verify_aux(const struct ttload *t, struct ttrace_file_error *err)
+{
+	struct ttload_aux_check ac;
+
+	if (!t->has_aux) {
+		printf("aux: none\n");
+		return 0;
+	}
+	if (ttload_check_aux(t, &ac, err) < 0)
+		return -1;
+	printf("aux: %llu bytes, %llu records (", ull(t->aux.len),
+	       ull(ac.records));
+	for (unsigned g = 1; g < TTRACE_AUX_NTAGS; g++)
+		printf("%s%s %llu", g > 1 ? ", " : "", aux_tag_names[g],
+		       ull(ac.bytag[g]));
+	printf("), %llu invalid, %llu unknown tag\n", ull(ac.invalid),
+	       ull(ac.unknown_tag));
+	return 0;
+}
+
+static void print_ring(const struct ttload *t, uint32_t c,
+		       const struct ttload_ring_check *rc)
+{
+	const struct ttload_cpu *cpu = &t->cpus[c];
+
+	printf("cpu%u: %llu events (%llu first + %llu continuation entries), "
+	       "%llu invalid, %llu orphans, %llu incomplete, %llu reordered",
+	       c, ull(rc->events), ull(rc->firsts), ull(rc->conts),
+	       ull(rc->invalid), ull(rc->orphans), ull(rc->incomplete),
+	       ull(rc->reordered));
+	if (rc->before_boot)
+		printf(", %llu before boot", ull(rc->before_boot));
+	if (cpu->has_stats)
+		printf("; written %llu, overwritten %llu, dropped %llu",
+		       ull(cpu->stats.written), ull(cpu->stats.overwritten),
+		       ull(cpu->stats.dropped));
+	printf("\n");
+}
+
+static int cmd_verify(const char *path)
+{
+	struct ttrace_file_error err;
+	struct ttload t;
+	uint64_t skipped = 0, events = 0;
+
+	if (ttload_file(&t, path, &err) < 0)
+		return report(path, &err);
+	print_version(&t);
+	if (verify_aux(&t, &err) < 0)
+		goto bad;
+	for (uint32_t c = 0; c < t.version.num_cpus; c++) {
+		struct ttload_ring_check rc;
+
+		if (!t.cpus[c].raw) {
+			printf("cpu%u: no RING section\n", c);
+			continue;
+		}
+		if (ttload_check_ring(&t, c, &rc, &err) < 0)
+			goto bad;
+		print_ring(&t, c, &rc);
+		skipped += rc.invalid + rc.orphans;
+		events += rc.events;
+	}
+	printf("events: %llu; invalid records skipped: %llu\n", ull(events),
+	       ull(skipped));
+	printf("verify: OK\n");
+	ttload_free(&t);
+	return 0;
+bad:
+	fflush(stdout);
+	ttload_free(&t);
+	return report(path, &err);
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+/* The kernel's tsc_to_ns(), for the same rounding. */
+static uint64_t tsc_to_ns(uint64_t ticks, uint64_t hz)
+{
+	return ticks / hz * 1000000000 + ticks % hz * 1000000000 / hz;
+}
+
+/* Prints the time of ts as the device does: microseconds since boot. */
+static void print_time(const struct ttrace_version *v, uint64_t ts)
+{
+	uint64_t d, ns;
+
+	if (!v->tsc_hz) {
+		printf("%llu tsc", ull(ts));
+		return;
+	}
+	d = ts >= v->tsc_boot ? ts - v->tsc_boot : v->tsc_boot - ts;
+	ns = tsc_to_ns(d, v->tsc_hz);
+	printf("%s%llu.%03llu us", ts >= v->tsc_boot ? "" : "-",
+	       ull(ns / 1000), ull(ns % 1000));
+}
+
+struct stream {
+	struct ttrace_pair_iter it;
+	struct ttrace_event_view ev;
+	bool have;
+};
+
+/* Index of the stream whose current event is oldest, or -1 if all done. */
+static int64_t oldest(const struct stream *s, uint32_t n)
+{
+	int64_t best = -1;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (s[i].have && (best < 0 ||
+				  s[i].ev.timestamp < s[best].ev.timestamp))
+			best = i;
+	return best;
+}
+
+static void print_event(struct ttload *t, const struct ttrace_event_view *ev)
+{
+	static char line[8192];
+	const char *rest;
+
+	ttrace_format_line(line, sizeof(line), &t->meta, ev,
+			   t->has_aux ? ttrace_aux_resolve : NULL, &t->aux);
+	rest = strchr(line, ' ');	/* skip the formatter's raw TSC */
+	print_time(&t->version, ev->timestamp);
+	printf("%s\n", rest ? rest : line);
+}
+
+static int cmd_text(const char *path)
+{
+	struct ttrace_file_error err;
+	struct ttload t;
+	struct stream *s;
+	uint32_t n;
+	int64_t i;
+
+	if (ttload_file(&t, path, &err) < 0)
+		return report(path, &err);
+	n = t.version.num_cpus;
+	s = calloc(n, sizeof(*s));
+	if (!s) {
+		ttload_free(&t);
+		fprintf(stderr, "ttdecode: out of memory\n");
+		return 1;
+	}
+	for (uint32_t c = 0; c < n; c++) {
+		ttrace_pair_init(&s[c].it, t.cpus[c].sorted, t.cpus[c].nsorted);
+		s[c].have = ttrace_pair_next(&s[c].it, &s[c].ev);
+	}
+	while ((i = oldest(s, n)) >= 0) {
+		print_event(&t, &s[i].ev);
+		s[i].have = ttrace_pair_next(&s[i].it, &s[i].ev);
+	}
+	free(s);
+	ttload_free(&t);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "ttdecode: write error on stdout\n");
+		return 1;
+	}
+	return 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: ttdecode verify TRACE\n"
+			"       ttdecode text TRACE\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3)
+		return usage();
+	if (!strcmp(argv[1], "verify"))
+		return cmd_verify(argv[2]);
+	if (!strcmp(argv[1], "text"))
+		return cmd_text(argv[2]);
+	return usage();
+}

@@ -1,0 +1,92 @@
+/*
+ * ttload: a whole ttrace trace file (docs/trace-file.md) loaded into memory
+ * and turned into views that decoders and exporters use: the version
+ * header, the parsed event metadata, the aux snapshot, and per CPU the raw
+ * ring (slot order) plus its valid entries sorted by time.
+ *
+ * Host code (it allocates); the framing is checked by kern/lib/ttrace_file.c
+ * and the payloads here, against the VERSION section that must come first,
+ * so every view is safe to index by the sizes it carries. Any problem is
+ * reported as "offset N: what" in a struct ttrace_file_error (offset
+ * TTLOAD_NO_OFFSET when the file could not even be read).
+ *
+ * Usage:
+ *	struct ttload t;
+ *	struct ttrace_file_error err;
+ *	if (ttload_file(&t, path, &err) < 0)
+ *		fail(path, &err);
+ *	for (uint32_t c = 0; c < t.version.num_cpus; c++)
+ *		walk(t.cpus[c].sorted, t.cpus[c].nsorted);
+ *	ttload_free(&t);
+ */
+#ifndef TTLOAD_H
+#define TTLOAD_H
+
+#include <ttrace_aux.h>
+#include <ttrace_file.h>
+#include <ttrace_meta.h>
+
+#define TTLOAD_NO_OFFSET	UINT64_MAX
+
+struct ttload_cpu {
+	const struct ttrace_entry *raw;	/* RING payload, slot order; or NULL */
+	uint64_t nraw;
+	uint64_t raw_offset;		/* file offset of slot 0 */
+	struct ttrace_entry *sorted;	/* valid entries by (timestamp, slot) */
+	uint64_t nsorted;
+	uint64_t ninvalid;		/* slots with the invalid timestamp */
+	bool has_stats;
+	struct ttrace_file_stats stats;
+};
+
+struct ttload {
+	uint8_t *buf;			/* the whole file, 64-byte aligned */
+	uint64_t size;
+	uint32_t file_crc;		/* CRC-32 of the whole file */
+	uint32_t nsections;		/* sections before END */
+	uint32_t nunknown;		/* sections of types skipped */
+	struct ttrace_version version;
+	const uint8_t *meta_blob;
+	uint64_t meta_len;
+	uint64_t meta_offset;
+	struct ttrace_meta_table meta;
+	void *meta_arena;
+	bool has_aux;
+	struct ttrace_aux_view aux;	/* empty if the file has no AUX */
+	uint64_t aux_offset;		/* file offset of aux byte 0 */
+	struct ttload_cpu *cpus;	/* version.num_cpus */
+};
+
+/* What ttload_check_ring() found in one CPU's ring. */
+struct ttload_ring_check {
+	uint64_t firsts;		/* first entries */
+	uint64_t conts;			/* continuation entries */
+	uint64_t invalid;		/* slots with the invalid timestamp */
+	uint64_t events;		/* events the pairing returned */
+	uint64_t orphans;		/* continuations without a parent */
+	uint64_t incomplete;		/* events missing a continuation */
+	uint64_t reordered;		/* first entries older than the one
+					   before them in (lap, slot) order */
+	uint64_t before_boot;		/* timestamps before tsc_boot */
+};
+
+/* What ttload_check_aux() found in the aux snapshot. */
+struct ttload_aux_check {
+	uint64_t records;		/* VALID records */
+	uint64_t bytag[TTRACE_AUX_NTAGS]; /* ... by tag */
+	uint64_t unknown_tag;		/* ... with a tag this code lacks */
+	uint64_t invalid;		/* records still being written */
+};
+
+int ttload_file(struct ttload *t, const char *path,
+		struct ttrace_file_error *err);
+int ttload_buffer(struct ttload *t, const void *data, uint64_t size,
+		  struct ttrace_file_error *err);
+void ttload_free(struct ttload *t);
+int ttload_check_aux(const struct ttload *t, struct ttload_aux_check *ac,
+		     struct ttrace_file_error *err);
+int ttload_check_ring(const struct ttload *t, uint32_t cpu,
+		      struct ttload_ring_check *rc,
+		      struct ttrace_file_error *err);
+
+#endif /* TTLOAD_H */

@@ -1,0 +1,576 @@
+/*
+ * ttrace: drive the kernel tracer through /dev/ttrace (docs/ttrace-device.md)
+ * and get traces out as one file (docs/trace-file.md).
+ *
+ *	ttrace status			print /dev/ttrace/ctl and stats
+ *	ttrace enable NAME...		groups or events (globs) on
+ *	ttrace disable NAME...		... off
+ *	ttrace clear			empty the rings and the aux buffer
+ *	ttrace mark TEXT...		record a user_marker event with TEXT
+ *	ttrace cat [-c CPU]		records as text, all CPUs merged by time
+ *	ttrace save FILE		the whole trace into one file
+ *	ttrace record [-o FILE] -- CMD [ARG...]
+ *
+ * record clears the trace, enables the groups the event metadata marks on
+ * by default (read from /dev/ttrace/meta, so nothing here names a group),
+ * runs CMD and waits for it, stops tracing (group mask 0) so the save does
+ * not trace itself, saves to FILE (default /tmp/trace.ttr) and finally
+ * puts back the group mask it found.
+ *
+ * save streams: each section goes out in chunks of CHUNK bytes through the
+ * ttrace_file writer (kern/lib/ttrace_file.c), so a trace of any size needs
+ * CHUNK bytes of memory. It prints the file's size and CRC-32 (as zlib's
+ * crc32 of the whole file) so a copy on the host can be checked with
+ * `ttdecode verify`. Errors from the kernel are printed with its own text
+ * (errstr), and the exit status is then 1.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ttrace_file.h>
+#include <ttrace_meta.h>
+
+#define DEV		"/dev/ttrace"
+#define CHUNK		(64 * 1024)
+#define CTL_MAX		256	/* TTRACE_CTL_MAX_LEN: longest ctl command */
+#define DEFAULT_OUT	"/tmp/trace.ttr"
+#define MAX_CPUS	256
+
+static uint8_t chunk[CHUNK];
+static const char *partial;		/* file being saved: removed on error */
+static char restore[64];		/* ctl command undoing record's mask */
+
+/* Undoes what a failed command leaves behind (best effort), exits 1. */
+static __noreturn void fail_exit(void)
+{
+	if (partial)
+		remove(partial);
+	if (restore[0]) {
+		int fd = open(DEV "/ctl", O_WRONLY);
+
+		if (fd >= 0) {
+			write(fd, restore, strlen(restore));
+			close(fd);
+		}
+	}
+	exit(1);
+}
+
+/* Prints "ttrace: what: <the kernel's text for the last error>", exits 1. */
+static __noreturn void die_sys(const char *what)
+{
+	char text[128];
+	int saved = errno;
+
+	if (errstr(text, sizeof(text)) <= 0)
+		strlcpy(text, strerror(saved), sizeof(text));
+	fprintf(stderr, "ttrace: %s: %s\n", what, text);
+	fail_exit();
+}
+
+static __noreturn void die(const char *msg)
+{
+	fprintf(stderr, "ttrace: %s\n", msg);
+	fail_exit();
+}
+
+static int open_or_die(const char *path, int flags)
+{
+	int fd = open(path, flags);
+
+	if (fd < 0)
+		die_sys(path);
+	return fd;
+}
+
+/* Reads up to n bytes, looping over short reads. Returns the count read
+ * (less than n only at the end of the file); exits on an error. */
+static size_t read_full(int fd, void *buf, size_t n, const char *path)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = read(fd, (uint8_t *)buf + got, n - got);
+
+		if (r < 0)
+			die_sys(path);
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return got;
+}
+
+/* Writes one command to the ctl file; exits with the kernel's error text. */
+static void ctl_write(const char *cmd)
+{
+	int fd = open_or_die(DEV "/ctl", O_WRONLY);
+
+	if (write(fd, cmd, strlen(cmd)) < 0)
+		die_sys(cmd);
+	close(fd);
+}
+
+/* Joins words with spaces after prefix into buf; exits if it does not fit. */
+static void join(char *buf, size_t size, const char *prefix, int n,
+		 char **words)
+{
+	strlcpy(buf, prefix, size);
+	for (int i = 0; i < n; i++) {
+		if (i || prefix[0])
+			strlcat(buf, " ", size);
+		if (strlcat(buf, words[i], size) >= size)
+			die("too long (a command or marker is at most 255 bytes)");
+	}
+}
+
+/* Copies a whole file to stdout. */
+static void cat_file(const char *path)
+{
+	int fd = open_or_die(path, O_RDONLY);
+	ssize_t n;
+
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
+		if (write_all(STDOUT_FILENO, chunk, (size_t)n) < 0)
+			die_sys("stdout");
+	if (n < 0)
+		die_sys(path);
+	close(fd);
+}
+
+/* ---- cat: merging cpuN text by time -------------------------------------- */
+
+struct src {
+	struct linereader lr;
+	char *line;
+	size_t cap;
+	ssize_t len;		/* current line's length, 0 when done */
+	uint64_t key;		/* its time in ns, or the previous line's */
+	const char *path;
+};
+
+/* Lists the N of every NAME<N> in /dev/ttrace, ascending. Returns count. */
+static int list_cpus(const char *name, int *cpus)
+{
+	struct dirent d[16];
+	size_t plen = strlen(name);
+	int fd = open_or_die(DEV, O_RDONLY), n, count = 0;
+
+	while ((n = readdir(fd, d, 16)) > 0) {
+		for (int i = 0; i < n && count < MAX_CPUS; i++) {
+			char *end;
+			long v;
+
+			if (strncmp(d[i].name, name, plen) ||
+			    d[i].name[plen] < '0' || d[i].name[plen] > '9')
+				continue;
+			v = strtol(d[i].name + plen, &end, 10);
+			if (*end == 0 && v >= 0 && v < MAX_CPUS)
+				cpus[count++] = (int)v;
+		}
+	}
+	if (n < 0)
+		die_sys(DEV);
+	close(fd);
+	for (int i = 1; i < count; i++)		/* few: insertion sort */
+		for (int j = i; j > 0 && cpus[j] < cpus[j - 1]; j--) {
+			int t = cpus[j];
+
+			cpus[j] = cpus[j - 1];
+			cpus[j - 1] = t;
+		}
+	return count;
+}
+
+/* Parses the leading "SECONDS.MMM" microseconds of a line into ns. */
+static bool line_time(const char *s, uint64_t *ns)
+{
+	uint64_t us = 0, frac = 0;
+	int digits = 0;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	while (*s >= '0' && *s <= '9')
+		us = us * 10 + (uint64_t)(*s++ - '0');
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			if (digits < 3) {
+				frac = frac * 10 + (uint64_t)(*s - '0');
+				digits++;
+			}
+	while (digits++ < 3)
+		frac *= 10;
+	*ns = us * 1000 + frac;
+	return true;
+}
+
+static void src_next(struct src *s)
+{
+	s->len = linereader_getline(&s->lr, &s->line, &s->cap);
+	if (s->len < 0)
+		die_sys(s->path);
+	if (s->len > 0)
+		line_time(s->line, &s->key);	/* else keep the last time */
+}
+
+/* Prints the cpuN files of cpus[0..n) merged by their lines' times. */
+static void cat_merged(const int *cpus, int n)
+{
+	struct src *s = calloc((size_t)n, sizeof(*s));
+	static char paths[MAX_CPUS][32];
+
+	if (!s)
+		die("out of memory");
+	for (int i = 0; i < n; i++) {
+		snprintf(paths[i], sizeof(paths[i]), DEV "/cpu%d", cpus[i]);
+		s[i].path = paths[i];
+		linereader_init(&s[i].lr, open_or_die(paths[i], O_RDONLY));
+		src_next(&s[i]);
+	}
+	for (;;) {
+		int best = -1;
+
+		for (int i = 0; i < n; i++)
+			if (s[i].len > 0 && (best < 0 || s[i].key < s[best].key))
+				best = i;
+		if (best < 0)
+			break;
+		printf("%s%s", s[best].line,
+		       s[best].line[s[best].len - 1] == '\n' ? "" : "\n");
+		src_next(&s[best]);
+	}
+	for (int i = 0; i < n; i++) {
+		close(s[i].lr.fd);
+		free(s[i].line);
+	}
+	free(s);
+}
+
+static int cmd_cat(int argc, char **argv)
+{
+	static int cpus[MAX_CPUS];
+	int n, c, one = -1;
+
+	while ((c = getopt(argc, argv, "c:")) != -1) {
+		if (c != 'c')
+			die("usage: ttrace cat [-c CPU]");
+		one = atoi(optarg);
+	}
+	n = list_cpus("cpu", cpus);
+	if (one >= 0) {
+		cpus[0] = one;
+		n = 1;
+	}
+	cat_merged(cpus, n);
+	return 0;
+}
+
+/* ---- save: the trace file ----------------------------------------------- */
+
+static int file_out(void *arg, const void *buf, uint64_t len)
+{
+	return write_all(*(int *)arg, buf, (size_t)len) < 0 ? -1 : 0;
+}
+
+/* Exits if the writer failed (after the last call: errors stick). */
+static void wcheck(const struct ttrace_file_writer *w, const char *out)
+{
+	if (w->error == TTRACE_FILE_EIO)
+		die_sys(out);
+	if (w->error)
+		die("internal error: trace file written out of order");
+}
+
+/* Streams len bytes of fd (already opened, at the right offset) as the
+ * rest of the open section; path names fd in errors. */
+static void stream_rest(struct ttrace_file_writer *w, int fd, uint64_t len,
+			const char *path, const char *out)
+{
+	char msg[96];
+
+	while (len) {
+		size_t want = len < CHUNK ? (size_t)len : CHUNK;
+		size_t got = read_full(fd, chunk, want, path);
+
+		if (got < want) {
+			snprintf(msg, sizeof(msg), "%s: ended early (trace "
+				 "resized? try again)", path);
+			die(msg);
+		}
+		ttrace_file_section_data(w, chunk, got);
+		wcheck(w, out);
+		len -= got;
+	}
+	ttrace_file_section_end(w);
+	wcheck(w, out);
+}
+
+/* A whole device file of len bytes as one section. */
+static void stream_file(struct ttrace_file_writer *w, const char *path,
+			uint32_t type, uint32_t cpu, uint64_t len,
+			const char *out)
+{
+	int fd = open_or_die(path, O_RDONLY);
+
+	ttrace_file_section_begin(w, type, cpu, len);
+	stream_rest(w, fd, len, path, out);
+	close(fd);
+}
+
+/* The aux file: a version header (for the snapshot's counters), then the
+ * snapshot, streamed behind a struct ttrace_file_aux. */
+static void save_aux(struct ttrace_file_writer *w, const char *out)
+{
+	struct ttrace_version v;
+	struct ttrace_file_aux a;
+	int fd = open_or_die(DEV "/aux", O_RDONLY);
+
+	if (read_full(fd, &v, sizeof(v), DEV "/aux") != sizeof(v) ||
+	    v.aux_last < v.aux_first || v.aux_last - v.aux_first > v.aux_size)
+		die(DEV "/aux: bad header");
+	a.first = v.aux_first;
+	a.last = v.aux_last;
+	ttrace_file_section_begin(w, TTRACE_FILE_SEC_AUX, 0,
+				  sizeof(a) + (a.last - a.first));
+	ttrace_file_section_data(w, &a, sizeof(a));
+	stream_rest(w, fd, a.last - a.first, DEV "/aux", out);
+	close(fd);
+}
+
+/* Finds "key N", "key=N" or "key: N" among the words of line. */
+static bool stat_value(const char *line, const char *key, uint64_t *v)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = line; (p = strstr(p, key)) != NULL; p += klen) {
+		const char *q = p + klen;
+
+		if ((p != line && p[-1] != ' ' && p[-1] != '\t' &&
+		     p[-1] != ',') || (*q >= 'a' && *q <= 'z'))
+			continue;
+		while (*q == '=' || *q == ':' || *q == ' ')
+			q++;
+		if (*q >= '0' && *q <= '9') {
+			*v = strtoull(q, NULL, 0);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * STATS sections from the stats text: each line that starts with "cpuN"
+ * and names written, overwritten and dropped counts ("written 5",
+ * "written=5" or "written: 5"). Optional: a stats file in another shape
+ * just gives no sections.
+ */
+static void save_stats(struct ttrace_file_writer *w, uint32_t ncpus,
+		       const char *out)
+{
+	static char text[CHUNK];
+	int fd = open(DEV "/stats", O_RDONLY);
+	size_t n;
+
+	if (fd < 0)
+		return;
+	n = read_full(fd, text, sizeof(text) - 1, DEV "/stats");
+	close(fd);
+	text[n] = 0;
+	for (char *line = text, *nl; line && *line; line = nl) {
+		struct ttrace_file_stats st;
+		char *end;
+		unsigned long cpu;
+
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl++ = 0;
+		if (strncmp(line, "cpu", 3) || line[3] < '0' || line[3] > '9')
+			continue;
+		cpu = strtoul(line + 3, &end, 10);
+		if (cpu < ncpus && stat_value(end, "written", &st.written) &&
+		    stat_value(end, "overwritten", &st.overwritten) &&
+		    stat_value(end, "dropped", &st.dropped))
+			ttrace_file_write_section(w, TTRACE_FILE_SEC_STATS,
+						  (uint32_t)cpu, &st, sizeof(st));
+	}
+	wcheck(w, out);
+}
+
+/* Reads and sanity-checks the version header (the host checks the rest). */
+static void read_version(struct ttrace_version *v)
+{
+	int fd = open_or_die(DEV "/version", O_RDONLY);
+
+	if (read_full(fd, v, sizeof(*v), DEV "/version") != sizeof(*v) ||
+	    v->magic != TTRACE_MAGIC || v->header_size != sizeof(*v) ||
+	    v->entry_size != TTRACE_ENTRY_SIZE || v->num_cpus == 0 ||
+	    v->num_cpus > MAX_CPUS || !IS_PWR2(v->entries_per_cpu))
+		die(DEV "/version: not a version header this tool knows");
+	close(fd);
+}
+
+/* Writes the sections; out is the file's name for errors. */
+static void save_sections(struct ttrace_file_writer *w,
+			  const struct ttrace_version *v, const char *out)
+{
+	char raw[32];
+
+	ttrace_file_write_header(w);
+	ttrace_file_write_section(w, TTRACE_FILE_SEC_VERSION, 0, v, sizeof(*v));
+	wcheck(w, out);
+	stream_file(w, DEV "/meta", TTRACE_FILE_SEC_META, 0, v->meta_size, out);
+	save_aux(w, out);
+	for (uint32_t c = 0; c < v->num_cpus; c++) {
+		snprintf(raw, sizeof(raw), DEV "/raw%u", c);
+		stream_file(w, raw, TTRACE_FILE_SEC_RING, c,
+			    v->entries_per_cpu * TTRACE_ENTRY_SIZE, out);
+	}
+	save_stats(w, v->num_cpus, out);
+	ttrace_file_write_end(w);
+	wcheck(w, out);
+}
+
+/* Saves the whole trace to path; prints its size and CRC-32. */
+static void save(const char *path)
+{
+	struct ttrace_file_writer w;
+	struct ttrace_version v, after;
+	int fd;
+
+	read_version(&v);
+	fd = open_or_die(path, O_WRONLY | O_CREAT | O_TRUNC);
+	partial = path;
+	ttrace_file_writer_init(&w, file_out, &fd);
+	save_sections(&w, &v, path);
+	if (close(fd) < 0)
+		die_sys(path);
+	read_version(&after);
+	if (after.num_cpus != v.num_cpus ||
+	    after.entries_per_cpu != v.entries_per_cpu)
+		die("the trace was resized while it was saved; try again");
+	partial = NULL;
+	printf("ttrace: saved %s: %llu bytes, crc32 %#010x\n", path,
+	       (unsigned long long)w.offset, w.file_crc);
+}
+
+/* ---- record -------------------------------------------------------------- */
+
+/* Builds "enable G..." for the groups the metadata turns on by default. */
+static void default_groups(const struct ttrace_version *v, char *cmd,
+			   size_t size)
+{
+	struct ttrace_meta_table t;
+	const char *why;
+	uint8_t *blob = malloc(v->meta_size ? v->meta_size : 1);
+	void *arena;
+	size_t n;
+	int fd = open_or_die(DEV "/meta", O_RDONLY);
+
+	if (!blob || read_full(fd, blob, v->meta_size, DEV "/meta") !=
+		     v->meta_size)
+		die(DEV "/meta: cannot read the event metadata");
+	close(fd);
+	n = ttrace_meta_arena_size(blob, v->meta_size);
+	arena = malloc(n ? n : 1);
+	if (!arena || ttrace_meta_parse(blob, v->meta_size, arena, n, &t,
+					&why) < 0)
+		die(arena ? why : "out of memory");
+	strlcpy(cmd, "enable", size);
+	for (uint32_t g = 0; g < t.ngroups; g++) {
+		if (!(t.groups[g].flags & TTRACE_EVF_DEFAULT_ON))
+			continue;
+		strlcat(cmd, " ", size);
+		if (strlcat(cmd, t.groups[g].name, size) >= size)
+			die("too many default groups for one ctl command");
+	}
+	free(arena);
+	free(blob);
+}
+
+static int cmd_record(int argc, char **argv)
+{
+	const char *out = DEFAULT_OUT;
+	char cmd[CTL_MAX + 1], path[128];
+	struct ttrace_version v;
+	int c, pid, status, fdmap[3] = { 0, 1, 2 };
+
+	while ((c = getopt(argc, argv, "o:")) != -1) {
+		if (c != 'o')
+			die("usage: ttrace record [-o FILE] -- CMD [ARG...]");
+		out = optarg;
+	}
+	if (optind >= argc)
+		die("usage: ttrace record [-o FILE] -- CMD [ARG...]");
+	read_version(&v);
+	default_groups(&v, cmd, sizeof(cmd));
+	snprintf(path, sizeof(path), "%s%s", strchr(argv[optind], '/') ? "" :
+		 "/bin/", argv[optind]);
+	ctl_write("clear");
+	snprintf(restore, sizeof(restore), "setmask %#llx 0xffffffffffffffff",
+		 (unsigned long long)v.group_mask);
+	ctl_write(cmd);
+	pid = spawn(path, argv + optind, fdmap);
+	if (pid < 0)
+		die_sys(path);
+	if (waitpid(pid, &status) < 0)
+		die_sys("wait");
+	ctl_write("setmask 0 0xffffffffffffffff");	/* don't trace the save */
+	save(out);
+	ctl_write(restore);
+	restore[0] = 0;
+	printf("ttrace: %s exited with status %d\n", argv[optind], status);
+	return 0;
+}
+
+/* ---- main ---------------------------------------------------------------- */
+
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage: ttrace status\n"
+		"       ttrace enable|disable NAME...\n"
+		"       ttrace clear\n"
+		"       ttrace mark TEXT...\n"
+		"       ttrace cat [-c CPU]\n"
+		"       ttrace save FILE\n"
+		"       ttrace record [-o FILE] -- CMD [ARG...]\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	char buf[CTL_MAX + 1];
+	const char *c = argc > 1 ? argv[1] : "";
+
+	if (!strcmp(c, "status") && argc == 2) {
+		cat_file(DEV "/ctl");
+		cat_file(DEV "/stats");
+	} else if ((!strcmp(c, "enable") || !strcmp(c, "disable")) &&
+		   argc > 2) {
+		join(buf, sizeof(buf), c, argc - 2, argv + 2);
+		ctl_write(buf);
+	} else if (!strcmp(c, "clear") && argc == 2) {
+		ctl_write("clear");
+	} else if (!strcmp(c, "mark") && argc > 2) {
+		int fd = open_or_die(DEV "/marker", O_WRONLY);
+
+		join(buf, sizeof(buf), "", argc - 2, argv + 2);
+		if (write(fd, buf, strlen(buf)) < 0)
+			die_sys(DEV "/marker");
+		close(fd);
+	} else if (!strcmp(c, "cat")) {
+		return cmd_cat(argc - 1, argv + 1);
+	} else if (!strcmp(c, "save") && argc == 3) {
+		save(argv[2]);
+	} else if (!strcmp(c, "record")) {
+		return cmd_record(argc - 1, argv + 1);
+	} else {
+		return usage();
+	}
+	return 0;
+}
