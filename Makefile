@@ -150,6 +150,12 @@ TOOLS :=
 tools: $(TOOLS)
 .PHONY: tools
 
+# --- a trace of a shell command line, saved on the host ------------------
+trace: $(BUILD)/kernel.bin $(INITRAMFS) tools
+	PY=$(PY) sh scripts/trace.sh $(BUILD)/kernel.bin $(INITRAMFS) \
+		$(BUILD)/trace.ttr "$(CMD)"
+.PHONY: trace
+
 # --- benchmark: tracepoint costs measured inside the guest ----------------
 bench: $(BUILD)/kernel.bin
 	sh scripts/bench.sh $(BUILD)/kernel.bin
@@ -170,6 +176,7 @@ help:
 	@echo "make menuconfig configure (also defconfig, olddefconfig)"
 	@echo "make gdb        boot halted under QEMU's gdbstub and attach gdb"
 	@echo "make bench      tracepoint costs, measured in the guest (KVM when usable)"
+	@echo "make trace CMD='ls -l /bin'  run CMD in the guest, save its trace to $(BUILD)/trace.ttr"
 	@echo "make clean      remove $(BUILD)/"
 .PHONY: help
 

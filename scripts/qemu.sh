@@ -1,7 +1,9 @@
 #!/bin/sh
 # Boots the kernel in qemu-system-x86_64; the one place QEMU's flags live.
 #   qemu.sh --iso FILE | --kernel FILE [--cmdline STR] [--initrd FILE]
-#           [--interactive] [--gdb] [--timeout SEC] [-- EXTRA QEMU ARGS]
+#           [--interactive] [--gdb] [--timeout SEC] [--hostout FILE]
+#           [-- EXTRA QEMU ARGS]
+# --hostout FILE: what the guest writes to /dev/host/out lands in FILE.
 #   qemu.sh --print-accel     prints kvm or tcg: what a run would use
 # Environment: SMP (default 4), MEM (default 512M), ACCEL=kvm|tcg (default:
 # kvm when /dev/kvm is usable, else tcg).
@@ -9,7 +11,7 @@
 # run with a status; --timeout bounds every non-interactive run.
 set -e
 SMP=${SMP:-4} MEM=${MEM:-512M}
-boot="" print_accel="" cmdline="" initrd="" interactive=0 gdb=0 timeout=""
+boot="" print_accel="" hostout="" cmdline="" initrd="" interactive=0 gdb=0 timeout=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--iso) boot="-cdrom $2"; shift ;;
@@ -20,6 +22,7 @@ while [ $# -gt 0 ]; do
 	--gdb) gdb=1 ;;
 	--timeout) timeout=$2; shift ;;
 	--print-accel) print_accel=1 ;;
+	--hostout) hostout=$2; shift ;;
 	--) shift; break ;;
 	*) echo "qemu.sh: unknown option $1" >&2; exit 2 ;;
 	esac
@@ -53,6 +56,9 @@ set -- $cpu -smp "$SMP" -m "$MEM" -display none -no-reboot \
 case $boot in -kernel*) [ -n "$cmdline" ] && set -- "$@" -append "$cmdline" ;; esac
 [ -n "$initrd" ] && set -- "$@" -initrd "$initrd"
 [ "$gdb" = 1 ] && set -- "$@" -S -gdb tcp::1234
+# The host channel (/dev/host/out in the guest): debugcon at port 0xe9.
+[ -n "$hostout" ] && set -- "$@" -chardev file,id=hostout,path="$hostout" \
+	-device isa-debugcon,iobase=0xe9,chardev=hostout
 if [ "$interactive" = 1 ]; then
 	# ^C goes to the guest; ^A x quits QEMU.
 	set -- "$@" -chardev stdio,id=con,mux=on,signal=off -serial chardev:con \

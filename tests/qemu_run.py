@@ -18,7 +18,7 @@ INITRAMFS = os.path.join(ROOT, "build", "initramfs.cpio")
 
 class QemuRun:
     def __init__(self, cmdline="", smp=4, mem="512M", accel=None, timeout=120,
-                 iso=None, initrd=None, extra=()):
+                 iso=None, initrd=None, extra=(), hostout=None):
         env = dict(os.environ, SMP=str(smp), MEM=mem)
         if accel:
             env["ACCEL"] = accel
@@ -28,6 +28,8 @@ class QemuRun:
             args = ["--kernel", KERNEL, "--cmdline", cmdline,
                     "--initrd", initrd or INITRAMFS]
         args += ["--timeout", str(timeout)]
+        if hostout:
+            args += ["--hostout", hostout]
         if extra:
             args += ["--"] + list(extra)
         self.deadline = time.monotonic() + timeout

@@ -5,6 +5,9 @@
  *	ttdecode verify TRACE	check everything, print counts, "verify: OK"
  *	ttdecode text TRACE	every event of every CPU in time order, one
  *				line each, as the device's cpuN files print
+ *	ttdecode unwrap LOG OUT	recover the trace a panic dumped to the serial
+ *				console (hex "TTD" lines between
+ *				TTRACE-DUMP-BEGIN and TTRACE-DUMP-END) into OUT
  *
  * The file is read whole into memory and loaded by tools/ttload.c, which
  * checks the framing, CRCs, END and every payload against the version
@@ -17,6 +20,7 @@
  * aux snapshot (ttrace_aux.c), so the host prints exactly what the kernel
  * would.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,27 +148,6 @@ bad:
 
 /* ---- text ---------------------------------------------------------------- */
 
-/* The kernel's tsc_to_ns(), for the same rounding. */
-static uint64_t tsc_to_ns(uint64_t ticks, uint64_t hz)
-{
-	return ticks / hz * 1000000000 + ticks % hz * 1000000000 / hz;
-}
-
-/* Prints the time of ts as the device does: microseconds since boot. */
-static void print_time(const struct ttrace_version *v, uint64_t ts)
-{
-	uint64_t d, ns;
-
-	if (!v->tsc_hz) {
-		printf("%llu tsc", ull(ts));
-		return;
-	}
-	d = ts >= v->tsc_boot ? ts - v->tsc_boot : v->tsc_boot - ts;
-	ns = tsc_to_ns(d, v->tsc_hz);
-	printf("%s%llu.%03llu us", ts >= v->tsc_boot ? "" : "-",
-	       ull(ns / 1000), ull(ns % 1000));
-}
-
 struct stream {
 	struct ttrace_pair_iter it;
 	struct ttrace_event_view ev;
@@ -186,13 +169,11 @@ static int64_t oldest(const struct stream *s, uint32_t n)
 static void print_event(struct ttload *t, const struct ttrace_event_view *ev)
 {
 	static char line[8192];
-	const char *rest;
 
-	ttrace_format_line(line, sizeof(line), &t->meta, ev,
-			   t->has_aux ? ttrace_aux_resolve : NULL, &t->aux);
-	rest = strchr(line, ' ');	/* skip the formatter's raw TSC */
-	print_time(&t->version, ev->timestamp);
-	printf("%s\n", rest ? rest : line);
+	ttrace_format_timed_line(line, sizeof(line), t->version.tsc_hz,
+				 t->version.tsc_boot, &t->meta, ev,
+				 t->has_aux ? ttrace_aux_resolve : NULL, &t->aux);
+	printf("%s\n", line);
 }
 
 static int cmd_text(const char *path)
@@ -229,15 +210,71 @@ static int cmd_text(const char *path)
 	return 0;
 }
 
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* Decodes one "TTD <hex>" line into out; returns false on a bad digit. */
+static bool unwrap_line(const char *hex, FILE *out)
+{
+	for (; hex[0] && hex[0] != '\r' && hex[0] != '\n'; hex += 2) {
+		int hi = hexval(hex[0]), lo = hex[1] ? hexval(hex[1]) : -1;
+
+		if (hi < 0 || lo < 0)
+			return false;
+		fputc(hi << 4 | lo, out);
+	}
+	return true;
+}
+
+static int cmd_unwrap(const char *log, const char *outpath)
+{
+	FILE *in = fopen(log, "r"), *out = NULL;
+	char line[512];
+	long lineno = 0;
+	int state = 0;		/* 0 before BEGIN, 1 inside, 2 after END */
+
+	if (!in || !(out = fopen(outpath, "wb"))) {
+		perror(in ? outpath : log);
+		return 1;
+	}
+	while (state < 2 && fgets(line, sizeof(line), in)) {
+		lineno++;
+		if (state == 0 && strstr(line, "TTRACE-DUMP-BEGIN"))
+			state = 1;
+		else if (state == 1 && strstr(line, "TTRACE-DUMP-END"))
+			state = 2;
+		else if (state == 1 && !strncmp(line, "TTD ", 4) &&
+			 !unwrap_line(line + 4, out))
+			state = 3;
+	}
+	fclose(in);
+	if (fclose(out) || state != 2) {
+		fprintf(stderr, "ttdecode: %s: line %ld: %s\n", log, lineno,
+			state == 3 ? "bad hex digit" :
+			state == 0 ? "no TTRACE-DUMP-BEGIN" : "no TTRACE-DUMP-END");
+		return 1;
+	}
+	return 0;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: ttdecode verify TRACE\n"
-			"       ttdecode text TRACE\n");
+			"       ttdecode text TRACE\n"
+			"       ttdecode unwrap CONSOLE-LOG OUT\n");
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "unwrap"))
+		return cmd_unwrap(argv[2], argv[3]);
 	if (argc != 3)
 		return usage();
 	if (!strcmp(argv[1], "verify"))

@@ -243,6 +243,7 @@ int fd_dup_for_child(struct proc *parent, struct proc *child,
 /* Sets the current process's errstr to "op what: <text of err>" (or
  * "op: <text>" when what is NULL) if err < 0. Returns err. */
 long errstr_set(long err, const char *op, const char *what);
+long errstr_device(long err, const char *text);
 
 /* ---- pipes (pipe.c) ---- */
 

@@ -19,7 +19,7 @@
 
 #define NOFILE		64		/* fds per process */
 #define PATH_MAX	256		/* bytes, with the NUL */
-#define ERRMAX		128		/* errstr bytes, with the NUL */
+#define ERRMAX		512		/* errstr bytes, with the NUL */
 #define PROC_NAME_MAX	32
 
 struct chan;
@@ -63,6 +63,7 @@ struct proc {
 	struct chan *fds[NOFILE];
 	char cwd[PATH_MAX];		/* absolute, cleaned */
 	char errstr[ERRMAX];		/* text of the last error */
+	bool errstr_kept;		/* a device set errstr: keep it */
 	struct proc *next;		/* all-process list */
 };
 

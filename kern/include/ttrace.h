@@ -53,11 +53,22 @@ void ttrace_cleanup(void);
 void ttrace_aux_string(unsigned tag, uint64_t ident, const char *str);
 void ttrace_aux_blob(unsigned tag, uint64_t ident, const void *p, size_t n);
 void ttrace_fill_version(struct ttrace_version *v);
+void ttrace_fill_version_bounds(struct ttrace_version *v, uint64_t aux_first,
+				uint64_t aux_last);
+struct ttrace_aux;
+const struct ttrace_aux *ttrace_aux_unlocked(void);
+void ttrace_panic_dump(void);
 struct trace_ring *ttrace_ring_of(uint32_t core);
 struct ttrace_aux_view;
 int ttrace_aux_read(void *out, size_t size, struct ttrace_aux_view *view);
 extern struct ttrace_ctl_state ttrace_ctl;
 void ttrace_print_boot_profile(void);
+void ttrace_aux_usage(uint64_t *bytes, uint64_t *size, uint64_t *dropped);
+bool ttrace_resize_rings(uint64_t kb);
+int ttrace_control(const char *text, size_t len, const char **why);
+size_t ttrace_state_text(char *buf, size_t size);
+size_t ttrace_stats_text(char *buf, size_t size);
+void ttrace_mark(const char *text, size_t len);
 void ttrace_bench(void);
 extern const char *const ttrace_boot_phase_names[BOOT_PHASE_COUNT];
 
@@ -83,6 +94,7 @@ static inline void ttrace_aux_string(unsigned tag, uint64_t ident,
 {
 	(void)tag, (void)ident, (void)str;
 }
+static inline void ttrace_panic_dump(void) {}
 static inline void ttrace_ctx_set(struct per_cpu_info *pcpui, unsigned kind,
 				  uint64_t ctx)
 {

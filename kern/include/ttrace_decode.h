@@ -86,6 +86,11 @@ int ttrace_format_args(char *buf, size_t size,
 int ttrace_format_ctx(char *buf, size_t size,
 		      const struct ttrace_event_view *ev,
 		      ttrace_resolve_fn resolve, void *rarg);
+uint64_t ttrace_ticks_to_ns(uint64_t ticks, uint64_t hz);
+int ttrace_format_timed_line(char *buf, size_t size, uint64_t tsc_hz,
+			     uint64_t tsc_boot, const struct ttrace_meta_table *t,
+			     const struct ttrace_event_view *ev,
+			     ttrace_resolve_fn resolve, void *rarg);
 int ttrace_format_line(char *buf, size_t size,
 		       const struct ttrace_meta_table *t,
 		       const struct ttrace_event_view *ev,

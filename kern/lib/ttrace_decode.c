@@ -456,3 +456,52 @@ int ttrace_format_line(char *buf, size_t size,
 		sb_puts(&sb, " (incomplete)");
 	return (int)MIN(sb.len, (size_t)INT32_MAX);
 }
+
+/* ticks of a hz clock in nanoseconds, without overflow for any realistic
+ * uptime (the kernel's tsc_to_ns() rounds the same way). */
+uint64_t ttrace_ticks_to_ns(uint64_t ticks, uint64_t hz)
+{
+	return ticks / hz * 1000000000 + ticks % hz * 1000000000 / hz;
+}
+
+/*
+ * Formats one event as the device's cpuN files and the host tools print it:
+ * "SECONDS.MMM us cpuN CONTEXT NAME: ARGS", the time in microseconds since
+ * tsc_boot (a raw TSC when tsc_hz is 0). Returns the length it wanted, as
+ * ttrace_format_line() does.
+ */
+int ttrace_format_timed_line(char *buf, size_t size, uint64_t tsc_hz,
+			     uint64_t tsc_boot, const struct ttrace_meta_table *t,
+			     const struct ttrace_event_view *ev,
+			     ttrace_resolve_fn resolve, void *rarg)
+{
+	char stamp[48];
+	int n, len;
+
+	if (tsc_hz) {
+		uint64_t d = ev->timestamp >= tsc_boot ? ev->timestamp - tsc_boot :
+			     tsc_boot - ev->timestamp;
+		uint64_t ns = ttrace_ticks_to_ns(d, tsc_hz);
+
+		n = fmt_snprintf(stamp, sizeof(stamp), "%s%llu.%03llu us",
+				 ev->timestamp >= tsc_boot ? "" : "-",
+				 (unsigned long long)(ns / 1000),
+				 (unsigned long long)(ns % 1000));
+	} else {
+		n = fmt_snprintf(stamp, sizeof(stamp), "%llu tsc",
+				 (unsigned long long)ev->timestamp);
+	}
+	len = fmt_snprintf(buf, size, "%s", stamp);
+	/* the formatter starts with the raw TSC: replace it by the stamp */
+	char *rest = size > (size_t)n ? buf + n : NULL;
+	int more = ttrace_format_line(rest, rest ? size - (size_t)n : 0, t, ev,
+				      resolve, rarg);
+	if (rest) {
+		char *sp = strchr(rest, ' ');
+		size_t skip = sp ? (size_t)(sp - rest) : 0;
+
+		memmove(rest, rest + skip, strlen(rest + skip) + 1);
+		more -= (int)skip;
+	}
+	return len + more;
+}

@@ -503,6 +503,7 @@ void ns_init(void)
 		{ "#p", "/proc", MOUNT_REQUIRED },
 		{ "#t", "/tmp", MOUNT_REQUIRED },
 		{ "#ttrace", "/dev/ttrace", MOUNT_IF_PRESENT },
+		{ "#h", "/dev/host", MOUNT_REQUIRED },
 	};
 	static struct mount m;
 

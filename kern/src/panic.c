@@ -9,6 +9,7 @@
 #include <atomic.h>
 #include <arch/arch.h>
 #include <arch/trap.h>
+#include <ttrace.h>
 
 extern int panicking;
 
@@ -28,6 +29,7 @@ __noreturn void panic_at(const char *file, int line, const char *fmt, ...)
 	va_end(ap);
 	printk(KERN_EMERG "\n");
 	backtrace_print(arch_frame_pointer());
+	ttrace_panic_dump();
 	printk(KERN_EMERG "panic: system halted\n");
 	arch_exit_qemu(1);
 }

@@ -33,12 +33,31 @@
 #define RW_MAX		0x7ffff000ul		/* bytes per call, as Linux */
 #define DIRENTS_PER_CHUNK (CHUNK / sizeof(struct dirent))
 
+/* Sets the errstr text of the current process to text, which the syscall
+ * layer then keeps rather than replacing it with its generic "op what:
+ * reason"; for devices whose errors say more (a ctl file's usage).
+ * Returns err. */
+long errstr_device(long err, const char *text)
+{
+	struct proc *p = current_proc();
+
+	if (p) {
+		strlcpy(p->errstr, text, ERRMAX);
+		p->errstr_kept = true;
+	}
+	return err;
+}
+
 long errstr_set(long err, const char *op, const char *what)
 {
 	struct proc *p = current_proc();
 
 	if (err >= 0 || p == NULL)
 		return err;
+	if (p->errstr_kept) {		/* the device said it better */
+		p->errstr_kept = false;
+		return err;
+	}
 	if (what)
 		fmt_snprintf(p->errstr, ERRMAX, "%s %s: %s", op, what,
 			     errno_text(-err));

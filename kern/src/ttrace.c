@@ -237,6 +237,51 @@ int ttrace_aux_read(void *out, size_t size, struct ttrace_aux_view *view)
 	return ttrace_aux_snapshot(&aux, &lock, out, size, view);
 }
 
+/* Aux bytes in use, its size, and records it refused. */
+void ttrace_aux_usage(uint64_t *bytes, uint64_t *size, uint64_t *dropped)
+{
+	uint64_t flags, first, last;
+
+	aux_rlock(&flags);
+	ttrace_aux_bounds(&aux, &first, &last);
+	aux_runlock(&flags);
+	*bytes = last - first;
+	*size = aux.size;
+	*dropped = aux.dropped;
+}
+
+/* Replaces every online CPU's ring by one of kb KiB (rounded up to pages
+ * and a power of two). Tracing must be off (all events disarmed). Returns
+ * false, keeping the old rings, when memory is short. ctl_lock held. */
+bool ttrace_resize_rings(uint64_t kb)
+{
+	unsigned order = order_for(kb * 1024);
+	void *mem[CONFIG_MAX_NUM_CPUS];
+
+	for (uint32_t c = 0; c < num_cpus; c++) {
+		mem[c] = get_cont_pages(order, 0);
+		if (!mem[c]) {
+			while (c--)
+				free_cont_pages(mem[c], order);
+			return false;
+		}
+	}
+	for (uint32_t c = 0; c < num_cpus; c++) {
+		free_cont_pages(rings[c].entries, ring_order);
+		trace_ring_init(&rings[c], mem[c], (size_t)PGSIZE << order,
+				rings[c].mode);
+	}
+	ring_order = order;
+	return true;
+}
+
+/* The aux buffer itself, for the panic dump, which reads it without locks
+ * once every other CPU has stopped. */
+const struct ttrace_aux *ttrace_aux_unlocked(void)
+{
+	return aux_mem ? &aux : NULL;
+}
+
 /* The ring of core, or NULL when that CPU is absent. */
 struct trace_ring *ttrace_ring_of(uint32_t core)
 {
@@ -245,6 +290,18 @@ struct trace_ring *ttrace_ring_of(uint32_t core)
 
 /* Fills the version header describing the live trace. */
 void ttrace_fill_version(struct ttrace_version *v)
+{
+	uint64_t flags, first, last;
+
+	aux_rlock(&flags);
+	ttrace_aux_bounds(&aux, &first, &last);
+	aux_runlock(&flags);
+	ttrace_fill_version_bounds(v, first, last);
+}
+
+/* The same, with the aux bounds given (the panic dump takes no locks). */
+void ttrace_fill_version_bounds(struct ttrace_version *v, uint64_t aux_first,
+				uint64_t aux_last)
 {
 	memset(v, 0, sizeof(*v));
 	v->magic = TTRACE_MAGIC;
@@ -259,10 +316,8 @@ void ttrace_fill_version(struct ttrace_version *v)
 	v->tsc_boot = tsc_at_boot;
 	v->aux_size = aux.mask + 1;
 	v->aux_mask = aux.mask;
-	uint64_t flags;
-	aux_rlock(&flags);
-	ttrace_aux_bounds(&aux, &v->aux_first, &v->aux_last);
-	aux_runlock(&flags);
+	v->aux_first = aux_first;
+	v->aux_last = aux_last;
 	v->event_count = TTRACE_NUM_EVENTS;
 	v->ring_mode = rings[0].mode;
 	v->group_mask = __atomic_load_n(&ttrace_ctl.mask, __ATOMIC_RELAXED);

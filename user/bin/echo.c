@@ -2,9 +2,12 @@
  * echo: print the arguments separated by spaces, then a newline.
  *
  *	echo [-n] [ARG...]	-n: no newline
+ *
+ * A failed write is reported with the kernel's error text (errstr).
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 int main(int argc, char **argv)
 {
@@ -18,5 +21,14 @@ int main(int argc, char **argv)
 		printf("%s%s", argv[i], i + 1 < argc ? " " : "");
 	if (newline)
 		putchar('\n');
-	return fflush(stdout) < 0;
+	if (fflush(stdout) < 0) {
+		/* the kernel's text says more than errno: e.g. a ctl file's
+		 * usage */
+		char why[512];
+
+		errstr(why, sizeof(why));
+		fprintf(stderr, "echo: %s\n", why);
+		return 1;
+	}
+	return 0;
 }

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <compiler.h>
 
 #include <arch/pcpu_offsets.h>
@@ -116,6 +117,8 @@ static inline uintptr_t arch_frame_pointer(void)
 }
 
 const char *arch_hypervisor(void);
+bool arch_hostout_present(void);
+void arch_hostout_write(const void *buf, size_t n);
 __attribute__((noreturn)) void arch_halt_forever(void);
 void arch_send_ipi(uint32_t coreid, uint8_t vector);
 void arch_send_ipi_others(uint8_t vector);

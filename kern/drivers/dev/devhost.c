@@ -1,0 +1,68 @@
+/*
+ * #h: the host channel, bound at /dev/host. Its one file, `out`, streams
+ * everything written to it into a file on the host (QEMU's debugcon; see
+ * arch/x86_64/src/hostout.c and scripts/qemu.sh --hostout), byte for byte:
+ *
+ *	ttrace save /dev/host/out
+ *
+ * Writes fail with ENODEV when the machine has no such channel.
+ */
+#include <ns.h>
+#include <abi/errno.h>
+#include <arch/arch.h>
+
+enum { Qdir, Qout };
+
+static const struct dirtab host_tab[] = {
+	{ ".", { Qdir, 0, QTDIR }, 0, S_IFDIR | 0555 },
+	{ "out", { Qout, 0, QTSTREAM }, 0, S_IFCHR | 0222 },
+};
+
+static int host_attach(struct chan *c)
+{
+	return devgen_attach(c, host_tab);
+}
+
+static int host_walk(struct chan *c, const char *name)
+{
+	return devgen_walk(c, name, host_tab, ARRAY_SIZE(host_tab));
+}
+
+static int host_stat(struct chan *c, struct stat *st)
+{
+	return devgen_stat(c, st, host_tab, ARRAY_SIZE(host_tab));
+}
+
+static int host_open(struct chan *c, int omode)
+{
+	return devgen_open(c, omode, host_tab, ARRAY_SIZE(host_tab));
+}
+
+static int host_readdir(struct chan *c, uint64_t i, struct dirent *de)
+{
+	return devgen_readdir(c, i, de, host_tab, ARRAY_SIZE(host_tab));
+}
+
+static long host_write(struct chan *c, const void *buf, size_t n, uint64_t off)
+{
+	(void)off;
+	if (c->qid.path != Qout)
+		return -EBADF;
+	if (!arch_hostout_present())
+		return -ENODEV;
+	arch_hostout_write(buf, n);
+	return (long)n;
+}
+
+static const struct dev host_dev = {
+	.dc = 'h',
+	.name = "host",
+	.attach = host_attach,
+	.walk = host_walk,
+	.stat = host_stat,
+	.open = host_open,
+	.write = host_write,
+	.readdir = host_readdir,
+};
+
+DEV_REGISTER(host_dev);
