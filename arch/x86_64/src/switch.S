@@ -13,6 +13,7 @@
  * that trap_return pops into user mode (processes).
  */
 #include <arch/pcpu_offsets.h>
+#include <arch/frame_macros.h>
 
 	.text
 	.globl swtch
@@ -66,27 +67,7 @@ syscall_entry:
 	pushq	%rcx				/* rip */
 	pushq	$0				/* err */
 	pushq	$0x80				/* trapno: T_SYSCALL */
-	pushq	%rax
-	pushq	%rbx
-	pushq	%rcx
-	pushq	%rdx
-	pushq	%rsi
-	pushq	%rdi
-	pushq	%rbp
-	pushq	%r8
-	pushq	%r9
-	pushq	%r10
-	pushq	%r11
-	pushq	%r12
-	pushq	%r13
-	pushq	%r14
-	pushq	%r15
-	movq	%rsp, %rdi
-	pushq	17*8(%rsp)			/* frame record for backtraces */
-	pushq	%rbp
-	movq	%rsp, %rbp
-	cld
-	call	syscall_trap
-	addq	$16, %rsp
+	PUSH_GPRS
+	CALL_WITH_FRAME syscall_trap
 	cli
 	jmp	trap_return

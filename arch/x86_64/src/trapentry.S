@@ -4,7 +4,7 @@
  * saves the general registers as a struct trapframe, swaps GS when coming
  * from user mode, and calls trap(tf).
  */
-#include <arch/mmu.h>
+#include <arch/frame_macros.h>
 
 .macro VEC n
 	.align 16
@@ -29,52 +29,16 @@ trap_vectors_start:
 .endr
 
 trap_common:
-	pushq	%rax
-	pushq	%rbx
-	pushq	%rcx
-	pushq	%rdx
-	pushq	%rsi
-	pushq	%rdi
-	pushq	%rbp
-	pushq	%r8
-	pushq	%r9
-	pushq	%r10
-	pushq	%r11
-	pushq	%r12
-	pushq	%r13
-	pushq	%r14
-	pushq	%r15
+	PUSH_GPRS
 	cmpq	$0x08, 18*8(%rsp)		/* cs: kernel? */
 	je	1f
 	swapgs
-1:	movq	%rsp, %rdi
-	/* a frame record linking the interrupted rbp/rip, so backtraces
-	 * walk through the trap into the code it interrupted */
-	pushq	17*8(%rsp)			/* rip */
-	pushq	%rbp
-	movq	%rsp, %rbp
-	cld
-	call	trap
-	addq	$16, %rsp
+1:	CALL_WITH_FRAME trap
 	.globl trap_return
 trap_return:
 	cmpq	$0x08, 18*8(%rsp)
 	je	2f
 	swapgs
-2:	popq	%r15
-	popq	%r14
-	popq	%r13
-	popq	%r12
-	popq	%r11
-	popq	%r10
-	popq	%r9
-	popq	%r8
-	popq	%rbp
-	popq	%rdi
-	popq	%rsi
-	popq	%rdx
-	popq	%rcx
-	popq	%rbx
-	popq	%rax
+2:	POP_GPRS
 	addq	$16, %rsp			/* trapno, err */
 	iretq

@@ -6,6 +6,7 @@
  */
 #include <arch/uart.h>
 #include <arch/x86.h>
+#include <arch/arch.h>
 #include <console.h>
 
 #define COM1		0x3f8
@@ -31,10 +32,17 @@ void uart_init(void)
 	outb(COM1 + UART_MCR, 0x0b);		/* DTR, RTS, OUT2 (IRQ line) */
 }
 
+/* Turns on receive interrupts and takes whatever already waits. The
+ * drain runs with interrupts off: an interrupt between its LSR check and
+ * its RBR read would take the byte first, and the drain would read the
+ * stale RBR again, doubling a byte. */
 void uart_enable_irq(void)
 {
+	uint64_t flags = arch_irq_save();
+
 	outb(COM1 + UART_IER, 0x01);		/* received data available */
-	uart_irq();				/* take whatever already waits */
+	uart_irq();
+	arch_irq_restore(flags);
 }
 
 /* Writes one byte, busy-waiting for the transmitter. Any context. */
