@@ -87,7 +87,9 @@ KERN_SRCS += $(wildcard kern/src/ktest/*.c)
 endif
 ifneq ($(CONFIG_TTRACE),y)
 KERN_SRCS := $(filter-out kern/src/ttrace%.c kern/src/ktest/kt_ttrace.c \
-	       kern/src/bench.c,$(KERN_SRCS))
+	       kern/src/bench.c kern/drivers/dev/devttrace.c \
+	       kern/lib/trace_ring.c kern/lib/ttrace_%.c \
+	       $(GEN)/ttrace_events.c,$(KERN_SRCS))
 endif
 KERN_ASMS := $(wildcard arch/x86_64/src/*.S)
 KERN_OBJS := $(patsubst %.c,$(BUILD)/kern/%.o,$(KERN_SRCS)) \

@@ -6,6 +6,7 @@ any `panic` in the log it did not ask for; the failure shows the panic text.
 """
 import os
 import re
+import subprocess
 
 from qemu_run import QemuRun, panic_text, accel, ROOT
 
@@ -123,6 +124,8 @@ def run_all(res, only):
                        [r"(?:\n|\$ )one\r?\n", r"(?:\n|\$ )two\r?\n"],
                        typeahead="echo one\recho two\rpoweroff\r",
                        timeout=60)
+    if want("config_ttrace_off"):
+        res.add("config_ttrace_off", *(lambda w: (not w, w))(ttrace_off()))
     for smp in (1, 4):
         name = "shell_smp%d" % smp
         if want(name):
@@ -196,7 +199,8 @@ def ps_on_several_cpus(run, smp):
     spinners running on different CPUs; ^C then ends each spinner."""
     run.expect(r"\$ ", timeout=60)
     run.send("usertests _loop | usertests _loop | ps\r")
-    m = run.expect(r"PID\s+PPID.*NAME\r?\n((?:\s*\d+.*\n)+)", timeout=30)
+    # the listing ends with ps's own row
+    m = run.expect(r"PID\s+PPID.*NAME\r?\n((?:.*\n)*?.*\sps\r?\n)", timeout=30)
     rows = [r.split() for r in m.group(1).decode().splitlines() if r.strip()]
     # columns: PID PPID STATE CPU NAME
     cpus = {r[3] for r in rows if len(r) >= 5 and r[4] == "usertests"
@@ -212,4 +216,36 @@ def ps_on_several_cpus(run, smp):
     run.send("\r")
     if len(cpus) < 2:
         return "ps did not show the spinners on two CPUs: %s" % rows
+    return ""
+
+
+def ttrace_off():
+    """CONFIG_TTRACE=n: the kernel builds with every tracepoint compiled
+    out (not one ttrace symbol left) and still passes its ktests."""
+    build = os.path.join(ROOT, "build", "notrace")
+    config = build + ".config"
+    os.makedirs(build, exist_ok=True)
+    with open(os.path.join(ROOT, "configs", "defconfig")) as f:
+        text = f.read().replace("CONFIG_TTRACE=y", "# CONFIG_TTRACE is not set")
+    with open(config, "w") as f:
+        f.write(text)
+    env = dict(os.environ, KCONFIG_CONFIG=config)
+    env.pop("MAKEFLAGS", None)
+    p = subprocess.run(["make", "-s", "BUILD=" + build, build + "/kernel.bin"],
+                       cwd=ROOT, env=env, capture_output=True, text=True,
+                       timeout=900)
+    if p.returncode != 0:
+        return "build failed: " + (p.stdout + p.stderr)[-2000:]
+    syms = subprocess.run(["nm", build + "/kernel.elf"], capture_output=True,
+                          text=True).stdout
+    left = [l for l in syms.splitlines() if "ttrace" in l]
+    if left:
+        return "ttrace symbols left: %s" % left[:5]
+    run = QemuRun(cmdline="ktests", smp=2, timeout=180,
+                  kernel=build + "/kernel.bin")
+    code = run.wait()
+    run.close()
+    if code != 0 or not re.search(r"END KTESTS: \d+ passed, 0 failed", run.text):
+        return "ktests without ttrace: exit %s\n%s" % (
+            code, "\n".join(run.text.splitlines()[-15:]))
     return ""

@@ -18,14 +18,14 @@ INITRAMFS = os.path.join(ROOT, "build", "initramfs.cpio")
 
 class QemuRun:
     def __init__(self, cmdline="", smp=4, mem="512M", accel=None, timeout=120,
-                 iso=None, initrd=None, extra=(), hostout=None):
+                 iso=None, initrd=None, extra=(), hostout=None, kernel=None):
         env = dict(os.environ, SMP=str(smp), MEM=mem)
         if accel:
             env["ACCEL"] = accel
         if iso:
             args = ["--iso", iso]
         else:
-            args = ["--kernel", KERNEL, "--cmdline", cmdline,
+            args = ["--kernel", kernel or KERNEL, "--cmdline", cmdline,
                     "--initrd", initrd or INITRAMFS]
         args += ["--timeout", str(timeout)]
         if hostout:
