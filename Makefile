@@ -159,7 +159,8 @@ trace: $(BUILD)/kernel.bin $(INITRAMFS) tools
 .PHONY: trace
 
 # --- benchmark: tracepoint costs measured inside the guest ----------------
-bench: $(BUILD)/kernel.bin
+bench: $(BUILD)/kernel.bin $(BUILD)/tools/ttbench
+	$(BUILD)/tools/ttbench
 	sh scripts/bench.sh $(BUILD)/kernel.bin
 .PHONY: bench
 

@@ -35,3 +35,14 @@ $(BUILD)/host/test_ttrace_file: tests/host/test_ttrace_file.c $(LIB_SRCS) \
 		tools/ttload.c $(TOOLS_HDRS) | $(GEN)/config.h
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOSTCFLAGS) -Itools -o $@ $< $(LIB_SRCS) tools/ttload.c
+
+# The host half of `make bench`: the kernel's fast-path code timed on this
+# CPU (tools/ttbench.c explains why).
+$(BUILD)/tools/ttbench: tools/ttbench.c kern/lib/trace_ring.c \
+		kern/lib/ttrace_aux.c kern/include/trace_ring.h \
+		kern/include/ttrace_aux.h
+	@mkdir -p $(dir $@)
+	$(HOSTCC) -std=gnu11 -O2 $(WARN) -idirafter kern/include -o $@ \
+		tools/ttbench.c kern/lib/trace_ring.c kern/lib/ttrace_aux.c
+
+TOOLS += $(BUILD)/tools/ttbench
