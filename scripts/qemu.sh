@@ -3,7 +3,8 @@
 #   qemu.sh --iso FILE | --kernel FILE [--cmdline STR] [--initrd FILE]
 #           [--interactive] [--gdb] [--timeout SEC] [--hostout FILE]
 #           [-- EXTRA QEMU ARGS]
-# --hostout FILE: what the guest writes to /dev/host/out lands in FILE.
+# --hostout FILE: what the guest writes to /dev/host/out lands in FILE
+# (through an ivshmem window, cut out when QEMU exits).
 #   qemu.sh --print-accel     prints kvm or tcg: what a run would use
 # Environment: SMP (default 4), MEM (default 512M), ACCEL=kvm|tcg (default:
 # kvm when /dev/kvm is usable, else tcg).
@@ -56,9 +57,15 @@ set -- $cpu -smp "$SMP" -m "$MEM" -display none -no-reboot \
 case $boot in -kernel*) [ -n "$cmdline" ] && set -- "$@" -append "$cmdline" ;; esac
 [ -n "$initrd" ] && set -- "$@" -initrd "$initrd"
 [ "$gdb" = 1 ] && set -- "$@" -S -gdb tcp::1234
-# The host channel (/dev/host/out in the guest): debugcon at port 0xe9.
-[ -n "$hostout" ] && set -- "$@" -chardev file,id=hostout,path="$hostout" \
-	-device isa-debugcon,iobase=0xe9,chardev=hostout
+# The host channel (/dev/host/out in the guest): an ivshmem window onto a
+# 128 MiB file, cut into $hostout when QEMU exits (scripts/hostout.py).
+if [ -n "$hostout" ]; then
+	window="$hostout.window"
+	rm -f "$window"
+	truncate -s 128M "$window"
+	set -- "$@" -object memory-backend-file,id=hostout,mem-path="$window",size=128M,share=on \
+		-device ivshmem-plain,memdev=hostout
+fi
 if [ "$interactive" = 1 ]; then
 	# ^C goes to the guest; ^A x quits QEMU.
 	set -- "$@" -chardev stdio,id=con,mux=on,signal=off -serial chardev:con \
@@ -66,8 +73,17 @@ if [ "$interactive" = 1 ]; then
 else
 	set -- "$@" -serial stdio -monitor none
 fi
-# shellcheck disable=SC2086
-if [ -n "$timeout" ]; then
-	exec timeout --foreground -k 5 "$timeout" qemu-system-x86_64 $boot "$@"
-fi
-exec qemu-system-x86_64 $boot "$@"
+run() {
+	# shellcheck disable=SC2086
+	if [ -n "$timeout" ]; then
+		timeout --foreground -k 5 "$timeout" qemu-system-x86_64 $boot "$@"
+	else
+		qemu-system-x86_64 $boot "$@"
+	fi
+}
+[ -n "$hostout" ] || { run "$@"; exit $?; }
+status=0
+run "$@" || status=$?
+${PY:-python3} "$(dirname "$0")/hostout.py" "$window" "$hostout" || true
+rm -f "$window"
+exit $status

@@ -196,6 +196,7 @@ __noreturn void kmain(uint32_t magic, uint32_t mbi_pa)
 	arch_irq_enable();
 	uart_enable_irq();
 	ttrace_boot_phase(BOOT_PHASE_DEVICES, 0);
+	arch_hostout_init();
 	ns_init();
 	printk(KERN_INFO "boot: %u CPUs online, %lu us since kmain\n", num_cpus,
 	       tsc_to_ns(arch_read_tsc() - tsc_at_boot) / 1000);

@@ -4,8 +4,8 @@
  * the metadata) as one trace file (docs/trace-file.md) before the machine
  * stops, so the events leading to the crash can be read on the host.
  *
- * Where it goes: the host channel (QEMU's debugcon, /dev/host/out's
- * backing file) when there is one; otherwise the serial console, hex
+ * Where it goes: the host channel (/dev/host/out's shared window onto a
+ * host file) when there is one; otherwise the serial console, hex
  * encoded between "TTRACE-DUMP-BEGIN" and "TTRACE-DUMP-END" lines, which
  * `ttdecode unwrap LOG OUT` turns back into the file.
  *
@@ -34,8 +34,7 @@ struct serial_out {
 static int to_host(void *arg, const void *buf, uint64_t len)
 {
 	(void)arg;
-	arch_hostout_write(buf, len);
-	return 0;
+	return arch_hostout_write(buf, len) ? 0 : -1;
 }
 
 static int to_console(void *arg, const void *buf, uint64_t len)

@@ -8,7 +8,7 @@
  *	load	makes syscalls and marker writes as fast as it can, so every
  *		CPU that runs one fills its ring
  *	toggle	flips event groups through /dev/ttrace/ctl all the time
- *	save	runs `ttrace save /dev/host/out` again and again, a second
+ *	save	runs `ttrace save /dev/host/out` again and again, 2 s
  *		apart, until SECONDS seconds have passed (by the TSC the
  *		tracer's version header reports), so the host gets one trace
  *		file after another; then tells the others to stop by creating
@@ -96,7 +96,7 @@ static int save(int seconds)
 		if (pid < 0 || waitpid(pid, &status) < 0 || status != 0)
 			err(1, "ttrace save");
 		saved++;
-		nanosleep(1000000000ull);
+		nanosleep(2000000000ull);	/* keep within the 128 MiB window */
 	}
 	fd = open(DONE, O_WRONLY | O_CREAT);
 	if (fd < 0)

@@ -69,6 +69,22 @@ uint64_t *mmu_kernel_pml4(void)
 	return kern_pml4;
 }
 
+/* Makes physical range [pa, pa+size) reachable at KADDR(pa), write-back,
+ * for device memory that is really RAM (ivshmem) above what map_direct
+ * covered. Returns 0 or -1 when out of memory. Boot CPU. */
+int mmu_map_phys(uint64_t pa, uint64_t size)
+{
+	for (uint64_t p = ROUNDDOWN(pa, LPGSIZE); p < pa + size; p += LPGSIZE) {
+		uint64_t *pde = walk_to(kern_pml4, KERNBASE + p, 1, true);
+
+		if (!pde)
+			return -1;
+		*pde = p | PTE_P | PTE_W | PTE_PS | PTE_G | PTE_NX;
+		invlpg(KADDR(p));
+	}
+	return 0;
+}
+
 /* Loads the address space pml4 (NULL: the kernel's alone) on this CPU. */
 void mmu_switch_to(uint64_t *pml4)
 {

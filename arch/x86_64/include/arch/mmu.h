@@ -72,5 +72,6 @@ uint64_t *mmu_walk(uint64_t *pml4, uintptr_t va, bool create);
 int mmu_map(uint64_t *pml4, uintptr_t va, physaddr_t pa, uint64_t perm);
 uint64_t *mmu_kernel_pml4(void);
 void mmu_switch_to(uint64_t *pml4);
+int mmu_map_phys(uint64_t pa, uint64_t size);
 #endif
 #endif /* ARCH_MMU_H */

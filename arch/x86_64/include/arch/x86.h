@@ -47,6 +47,14 @@ static inline void outw(uint16_t port, uint16_t v)
 	__asm__ __volatile__("outw %0, %1" : : "a"(v), "Nd"(port));
 }
 
+static inline uint32_t inl(uint16_t port)
+{
+	uint32_t v;
+
+	__asm__ __volatile__("inl %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
 static inline void outl(uint16_t port, uint32_t v)
 {
 	__asm__ __volatile__("outl %0, %1" : : "a"(v), "Nd"(port));
