@@ -457,26 +457,27 @@ long sys_readdir(const uint64_t *a)
 	return fd_err(r, "readdir", fd);
 }
 
-/* mkdir(path) -> 0. */
-long sys_mkdir(const uint64_t *a)
+/* A call that takes one user path and applies op to it. */
+static long path_call(uint64_t upath, const char *name, int (*op)(const char *))
 {
 	char path[PATH_MAX];
 	long err;
 
-	if ((err = path_in(path, a[0])) < 0)
-		return errstr_set(err, "mkdir", NULL);
-	return errstr_set(ns_mkdir(path), "mkdir", path);
+	if ((err = path_in(path, upath)) < 0)
+		return errstr_set(err, name, NULL);
+	return errstr_set(op(path), name, path);
+}
+
+/* mkdir(path) -> 0. */
+long sys_mkdir(const uint64_t *a)
+{
+	return path_call(a[0], "mkdir", ns_mkdir);
 }
 
 /* remove(path) -> 0: a file or an empty directory. */
 long sys_remove(const uint64_t *a)
 {
-	char path[PATH_MAX];
-	long err;
-
-	if ((err = path_in(path, a[0])) < 0)
-		return errstr_set(err, "remove", NULL);
-	return errstr_set(ns_remove(path), "remove", path);
+	return path_call(a[0], "remove", ns_remove);
 }
 
 /* pipe(int fds[2]) -> 0: fds[0] reads, fds[1] writes. */
