@@ -11,6 +11,5 @@
 void *kmalloc(size_t size);
 void *kzmalloc(size_t size);
 void kfree(void *p);
-char *kstrdup(const char *s);
 
 #endif /* KMALLOC_H */

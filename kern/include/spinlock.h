@@ -28,10 +28,8 @@ struct spinlock {
 void spinlock_init(struct spinlock *l, const char *name);
 void spin_lock(struct spinlock *l);
 void spin_unlock(struct spinlock *l);
-bool spin_trylock(struct spinlock *l);
 uint64_t spin_lock_irqsave(struct spinlock *l);
 void spin_unlock_irqrestore(struct spinlock *l, uint64_t flags);
-bool spin_locked(const struct spinlock *l);
 
 struct rwlock {
 	uint32_t state;		/* RW_WRITER | RW_WAITING | reader count */
@@ -40,7 +38,6 @@ struct rwlock {
 
 #define RWLOCK_INIT(n)	{ .state = 0, .name = (n) }
 
-void rwinit(struct rwlock *l, const char *name);
 void rlock(struct rwlock *l);
 void runlock(struct rwlock *l);
 void wlock(struct rwlock *l);

@@ -122,13 +122,3 @@ void kfree(void *p)
 	free_lists[c] = b;
 	spin_unlock_irqrestore(&kmalloc_lock, flags);
 }
-
-char *kstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *d = kmalloc(n);
-
-	if (d)
-		memcpy(d, s, n);
-	return d;
-}

@@ -182,6 +182,8 @@ static void switch_to_locked(struct kthread *prev, struct kthread *next)
 	if (!is_idle(next))
 		arch_set_kernel_stack(next->kstack + KSTACK_SIZE);
 	ttrace_ctx_switch(pcpui, next);
+	if (!next->proc && !is_idle(next))
+		ttrace_kthread_run(next->id);
 	ttrace_sched_switch(prev->proc ? (uint64_t)prev->proc->pid : 0,
 			    next->proc ? (uint64_t)next->proc->pid : 0,
 			    prev->state);

@@ -33,14 +33,6 @@ out:
 	l->holder = core_id() + 1;
 }
 
-bool spin_trylock(struct spinlock *l)
-{
-	if (atomic_swap(&l->locked, 1))
-		return false;
-	l->holder = core_id() + 1;
-	return true;
-}
-
 /* Releases a lock the caller holds. */
 void spin_unlock(struct spinlock *l)
 {
@@ -64,20 +56,9 @@ void spin_unlock_irqrestore(struct spinlock *l, uint64_t flags)
 	arch_irq_restore(flags);
 }
 
-bool spin_locked(const struct spinlock *l)
-{
-	return READ_ONCE(l->locked) != 0;
-}
-
 #define RW_WRITER	0x80000000u
 #define RW_WAITING	0x40000000u
 #define RW_READERS	0x3fffffffu
-
-void rwinit(struct rwlock *l, const char *name)
-{
-	l->state = 0;
-	l->name = name;
-}
 
 /* Takes a read reference; waits while a writer holds or waits for the lock. */
 void rlock(struct rwlock *l)

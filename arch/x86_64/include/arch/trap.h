@@ -39,6 +39,5 @@ void trap_print_frame(const struct trapframe *tf);
 void idt_init(void);
 void idt_load(void);
 const char *trap_name(uint64_t trapno);
-void backtrace_from(uintptr_t rbp, uintptr_t rip);
 
 #endif /* ARCH_TRAP_H */
