@@ -162,20 +162,27 @@ def panic_dump(via_host):
 
 
 def split_traces(path):
-    """Cuts a stream of trace files written back to back (each ends with
-    its END section, whose payload holds the file size) into files."""
+    """Cuts a stream of trace files written back to back into files, by
+    walking each file's sections (docs/trace-file.md): a 48-byte header,
+    then {u32 type, u32 cpu, u64 length} + payload + u32 CRC, padded so the
+    next header starts at 48 mod 64, up to the END section (type 6)."""
     data = open(path, "rb").read()
     files, pos = [], 0
-    while pos < len(data):
-        end = data.find(b"\x06\x00\x00\x00\x00\x00\x00\x00\x10\x00\x00\x00"
-                        b"\x00\x00\x00\x00", pos)
-        if end < 0:
+    while pos + 48 <= len(data):
+        off = pos + 48
+        while off + 16 <= len(data):
+            typ = int.from_bytes(data[off:off + 4], "little")
+            length = int.from_bytes(data[off + 8:off + 16], "little")
+            end = off + 16 + length + 4
+            if typ == 6:
+                break
+            off = end + (48 - (end - pos)) % 64   # relative to the file
+        else:
             break
-        size = int.from_bytes(data[end + 24:end + 32], "little")
-        if size <= 0 or pos + size > len(data):
+        if end > len(data):
             break
-        files.append(data[pos:pos + size])
-        pos += size
+        files.append(data[pos:end])
+        pos = end
     return files, len(data) - pos
 
 
