@@ -18,6 +18,7 @@ need ld binutils
 need make make
 need uftrace uftrace
 need babeltrace2 babeltrace2
+need gdb gdb
 [ -d /usr/lib/grub/i386-pc ] || missing="$missing grub-pc-bin"
 /usr/bin/python3 -c 'import kconfiglib' >/dev/null 2>&1 ||
 	missing="$missing python3 python3-kconfiglib"
