@@ -4,8 +4,8 @@
  *
  *	send_kernel_message(2, flush_fn, arg);	// flush_fn(arg) runs on core 2
  *
- * Sending takes a message from a per-CPU pool-free kmalloc and raises an IPI
- * so a halted CPU wakes to run it. Any context may send, but the message runs
+ * Sending kmallocs the message, queues it on the target CPU and raises an
+ * IPI so a halted CPU wakes to run it. Any context may send, but the message runs
  * later, never inside the sender's call.
  */
 #ifndef KMSG_H

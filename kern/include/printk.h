@@ -25,6 +25,7 @@
 int printk(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int vprintk(const char *fmt, va_list ap);
 void printk_set_level(int level);
+extern int panicking;		/* set once by panic(): printk stops locking */
 size_t kmsg_read(char *buf, size_t off, size_t len);
 
 __noreturn void panic_at(const char *file, int line, const char *fmt, ...)

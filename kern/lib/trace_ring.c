@@ -77,7 +77,7 @@ int trace_ring_init(struct trace_ring *r, void *mem, size_t bytes,
 	r->mode = mode;
 	r->start = 0;
 	r->head = 0;
-	memset(mem, 0, bytes);
+	/* only the timestamps: every reader checks one before the rest */
 	for (size_t i = 0; i < n; i++)
 		r->entries[i].timestamp = TTRACE_TS_INVALID;
 	return 0;

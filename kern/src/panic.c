@@ -11,8 +11,6 @@
 #include <arch/trap.h>
 #include <ttrace.h>
 
-extern int panicking;
-
 __noreturn void panic_at(const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;

@@ -12,12 +12,12 @@
 #include <multiboot.h>
 #include <spinlock.h>
 #include <printk.h>
+#include <init.h>
 #include <string.h>
 #include <ttrace.h>
 #include <arch/mmu.h>
 
 extern char __bss_end[];
-extern uint64_t boot_modules_end;	/* set by kmain before pmem_init */
 
 static struct buddy phys_buddy;
 static struct spinlock pmem_lock = SPINLOCK_INIT("pmem");

@@ -346,8 +346,9 @@ bool user_trap(struct trapframe *tf)
 	return true;
 }
 
-/* On every return to user mode: exit if killed, let others run if the
- * slice is over. Interrupts may be on or off. */
+/* On every return to user mode (syscall, fault or interrupt): exit if
+ * killed, and give the CPU up if another thread is waiting for one, so a
+ * timer tick preempts a spinning process. Interrupts may be on or off. */
 void user_trap_return(struct trapframe *tf)
 {
 	struct proc *p = current_proc();

@@ -38,14 +38,6 @@ static inline void arch_irq_restore(uint64_t flags)
 		arch_irq_enable();
 }
 
-static inline bool arch_irq_enabled(void)
-{
-	uint64_t flags;
-
-	__asm__ __volatile__("pushfq; popq %0" : "=r"(flags));
-	return flags & (1u << 9);
-}
-
 static inline void arch_pause(void)
 {
 	__asm__ __volatile__("pause" ::: "memory");
