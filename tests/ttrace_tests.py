@@ -15,10 +15,12 @@ OUT = os.path.join(BUILD, "test")
 class Session:
     """One boot with the shell; say() types a line and waits for a regex."""
 
-    def __init__(self, smp, hostout=None, timeout=240):
+    def __init__(self, smp, hostout=None, timeout=240, cmdline="",
+                 mem="512M", name=None):
         self.smp = smp
-        self.run = QemuRun(cmdline="", smp=smp, timeout=timeout,
-                           hostout=hostout)
+        self.name = name or "session-smp%d" % smp
+        self.run = QemuRun(cmdline=cmdline, smp=smp, timeout=timeout,
+                           hostout=hostout, mem=mem)
 
     def say(self, line, want, timeout=60):
         self.run.expect(r"\$ ", timeout=timeout)
@@ -38,7 +40,7 @@ class Session:
         self.run.close()
         log = self.run.text
         os.makedirs(OUT, exist_ok=True)
-        with open(os.path.join(OUT, "session-smp%d.log" % self.smp), "w") as f:
+        with open(os.path.join(OUT, self.name + ".log"), "w") as f:
             f.write(log)
         if not why and panic_text(log):
             why = "panic"
@@ -186,37 +188,152 @@ def split_traces(path):
     return files, len(data) - pos
 
 
-def stress(smp, seconds=30):
+def check_saved(out, saved):
+    """Every trace the guest saved to the host channel file out arrived
+    whole and verifies (no undeclared hole, aux included)."""
+    files, rest = split_traces(out)
+    if len(files) != saved or rest:
+        return "host got %d whole traces (+%d bytes), guest saved %d" % (
+            len(files), rest, saved)
+    for i, f in enumerate(files):
+        p = out + "-%d.ttr" % i
+        with open(p, "wb") as fh:
+            fh.write(f)
+        v = ttdecode("verify", p)
+        if v.returncode != 0 or "verify: OK" not in v.stdout:
+            return "trace %d: ttdecode verify: %s%s" % (
+                i, v.stdout[-800:], v.stderr)
+        if not re.search(r"aux: \d+ bytes, [1-9]", v.stdout):
+            return "trace %d: no aux records: %s" % (i, v.stdout[-800:])
+        os.remove(p)
+    return ""
+
+
+def stress(name, smp, seconds, interval, extra):
     """Every CPU busy with tracing-heavy work while one process saves the
-    trace to the host every second and another flips groups through ctl:
-    no panic, every saved file verifies."""
+    trace to the host every interval seconds and others flip groups,
+    resize the rings and change their mode, and read the device files: no
+    panic, every saved file verifies with no undeclared hole."""
     os.makedirs(OUT, exist_ok=True)
-    out = os.path.join(OUT, "stress.ttr")
+    out = os.path.join(OUT, name + ".ttr")
     if os.path.exists(out):
         os.remove(out)
-    s = Session(smp, hostout=out, timeout=seconds * 6 + 240)
-    loads = " | ".join(["tracestress load"] * max(1, smp - 1))
+    s = Session(smp, hostout=out, timeout=seconds * 6 + 240, name=name)
+    loads = " | ".join(["tracestress load"] * max(1, smp - 1) + extra)
     try:
-        m = s.say("%s | tracestress toggle | tracestress save %d" %
-                  (loads, seconds), rb"save: (\d+) traces saved",
-                  timeout=seconds * 6 + 120)
+        m = s.say("%s | tracestress toggle | tracestress resize | "
+                  "tracestress save %d %d" % (loads, seconds, interval),
+                  rb"save: (\d+) traces saved", timeout=seconds * 6 + 120)
+    except TimeoutError as e:
+        return s.finish(str(e))
+    why = s.finish("")
+    return why or check_saved(out, int(m.group(1)))
+
+
+def free_pages(s):
+    m = s.say("cat /dev/memstat", rb"free_pages (\d+)")
+    return int(m.group(1))
+
+
+def lifecycle():
+    """bufsize limits and resizes, the files after a resize, long lines,
+    and open files shared by 8 processes giving every page back."""
+    s = Session(2, name="lifecycle")
+    try:
+        s.say("echo bufsize 16384 > /dev/ttrace/ctl",
+              r"bufsize: 16384 KiB is out of range \(4 to 8192 KiB")
+        s.say("cat /dev/ttrace/ctl", r"bufsize 1024\r?\n")
+        s.say("echo bufsize 64 > /dev/ttrace/ctl; ls -l /dev/ttrace",
+              r"65536\s+raw1")
+        s.say("echo bufsize 4096 > /dev/ttrace/ctl; "
+              "cat /dev/ttrace/cpu0 | wc -l", r"\n\s*\d+\r?\n")
+        s.say("echo status=$?", r"status=0")
+        long = "L" * 250
+        s.say("echo disable syscall > /dev/ttrace/ctl; ttrace mark %s; "
+              "ttrace mark after-long" % long, r"\n")
+        s.say("ttrace cat | grep -c after-long", r"\n1\r?\n")
+        s.say("ttrace cat | grep %s | grep -c after-long" % long,
+              r"\n0\r?\n")
+        s.say("echo bufsize 1024 > /dev/ttrace/ctl; "
+              "echo enable syscall > /dev/ttrace/ctl", r"\n")
+        s.say("tracestress share 8", r"\n")
+        before = free_pages(s)
+        for _ in range(2):
+            s.say("tracestress share 8", r"\n")
+        after = free_pages(s)
+        if after < before:
+            return s.finish("8 processes sharing cpu0 and aux: %d pages "
+                            "not given back" % (before - after))
+    except TimeoutError as e:
+        return s.finish(str(e))
+    return s.finish("")
+
+
+def oom_boot():
+    """Rings that cannot be allocated at boot: tracing off with a clear
+    message, no crash; a smaller bufsize brings it back."""
+    s = Session(2, cmdline="ttrace.bufsize=8192", mem="128M", name="oom")
+    try:
+        s.run.expect(r"ttrace: out of memory for the rings "
+                     r"\(ttrace.bufsize\); tracing is off", timeout=120)
+        s.say("ls /bin | wc -l", r"\n\s*\d+\r?\n")
+        s.say("cat /dev/ttrace/ctl", r"off out of memory")
+        s.say("echo enable syscall > /dev/ttrace/ctl", r"out of memory")
+        s.say("echo bufsize 256 > /dev/ttrace/ctl; "
+              "echo enable syscall > /dev/ttrace/ctl; echo status=$?",
+              r"status=0")
+        s.say("ls /bin > /tmp/x; cat /dev/ttrace/cpu0 /dev/ttrace/cpu1 | "
+              "grep -c syscall_enter", r"\n\s*[1-9]\d*\r?\n")
+    except TimeoutError as e:
+        return s.finish(str(e))
+    return s.finish("")
+
+
+STREAM_RING_KB = 256            # 4096 entries per CPU
+
+
+def stream():
+    """ttrace stream of a workload that writes more than 10 times the
+    ring: the file declares every record it lacks; delivered + declared
+    lost = the index range it covers, on every CPU."""
+    os.makedirs(OUT, exist_ok=True)
+    out = os.path.join(OUT, "stream.ttr")
+    if os.path.exists(out):
+        os.remove(out)
+    s = Session(2, hostout=out, timeout=400, name="stream")
+    try:
+        s.say("echo bufsize %d > /dev/ttrace/ctl" % STREAM_RING_KB, r"\n")
+        m = s.say("ttrace stream -o /dev/host/out -- tracestress burst "
+                  "60000", rb"streamed (\d+) bytes of records in (\d+) ms",
+                  timeout=300)
     except TimeoutError as e:
         return s.finish(str(e))
     why = s.finish("")
     if why:
         return why
-    files, rest = split_traces(out)
-    if len(files) != int(m.group(1)) or rest:
-        return "host got %d whole traces (+%d bytes), guest saved %s" % (
-            len(files), rest, m.group(1).decode())
-    for i, f in enumerate(files):
-        p = os.path.join(OUT, "stress-%d.ttr" % i)
-        with open(p, "wb") as fh:
-            fh.write(f)
-        why = verify_trace(p, smp)
-        if why:
-            return "trace %d: %s" % (i, why)
-        os.remove(p)
+    v = ttdecode("verify", out)
+    if v.returncode != 0 or "verify: OK" not in v.stdout:
+        return "ttdecode verify: %s%s" % (v.stdout[-800:], v.stderr)
+    ring = STREAM_RING_KB * 1024 // 64
+    covered = delivered = lost = 0
+    for cpu, firsts, conts, lo, hi in re.findall(
+            r"cpu(\d+): \d+ events \((\d+) first \+ (\d+) continuation "
+            r"entries\), indices (\d+)-(\d+)", v.stdout):
+        lost_here = sum(int(n) for n in re.findall(
+            r"cpu%s: lost (\d+) records" % cpu, v.stdout))
+        if int(firsts) + int(conts) + lost_here != int(hi) - int(lo):
+            return "cpu%s: %s + %s delivered + %d lost != %d covered" % (
+                cpu, firsts, conts, lost_here, int(hi) - int(lo))
+        covered += int(hi) - int(lo)
+        delivered += int(firsts) + int(conts)
+        lost += lost_here
+    if covered < 10 * ring:
+        return "the stream covered %d records, less than 10 rings (%d)" % (
+            covered, 10 * ring)
+    ms = max(1, int(m.group(2)))
+    print("# stream: %d records covered, %d delivered, %d declared lost, "
+          "%d ms, %d records/s drained" % (covered, delivered, lost, ms,
+                                           delivered * 1000 // ms))
     return ""
 
 
@@ -231,7 +348,14 @@ def run_all(res, only):
     for name, fn in (("ttrace_roundtrip", roundtrip),
                      ("ttrace_panic_dump_host", lambda: panic_dump(True)),
                      ("ttrace_panic_dump_console", lambda: panic_dump(False)),
-                     ("ttrace_stress_smp4", lambda: stress(4))):
+                     ("ttrace_lifecycle", lifecycle),
+                     ("ttrace_oom_boot", oom_boot),
+                     ("ttrace_stream", stream),
+                     ("ttrace_stress_smp4",
+                      lambda: stress("stress", 4, 24, 2, [])),
+                     ("ttrace_soak_smp4",
+                      lambda: stress("soak", 4, 120, 8,
+                                     ["tracestress read"]))):
         if want(name):
             why = fn()
             res.add(name, not why, why)

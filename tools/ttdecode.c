@@ -92,16 +92,15 @@ static int verify_aux(const struct ttload *t, struct ttrace_file_error *err)
 	return 0;
 }
 
-static void print_ring(const struct ttload *t, uint32_t c,
-		       const struct ttload_ring_check *rc)
+static void print_ring(const struct ttload *t, uint32_t c)
 {
 	const struct ttload_cpu *cpu = &t->cpus[c];
+	const struct ttload_ring_check *rc = &cpu->check;
 
 	printf("cpu%u: %llu events (%llu first + %llu continuation entries), "
-	       "%llu invalid, %llu orphans, %llu incomplete, %llu reordered",
-	       c, ull(rc->events), ull(rc->firsts), ull(rc->conts),
-	       ull(rc->invalid), ull(rc->orphans), ull(rc->incomplete),
-	       ull(rc->reordered));
+	       "indices %llu-%llu, %llu reordered", c, ull(rc->firsts),
+	       ull(rc->firsts), ull(rc->conts), ull(rc->first_index),
+	       ull(rc->end_index), ull(rc->reordered));
 	if (rc->before_boot)
 		printf(", %llu before boot", ull(rc->before_boot));
 	if (cpu->has_stats)
@@ -109,13 +108,18 @@ static void print_ring(const struct ttload *t, uint32_t c,
 		       ull(cpu->stats.written), ull(cpu->stats.overwritten),
 		       ull(cpu->stats.dropped));
 	printf("\n");
+	for (uint64_t i = 0; i < cpu->nlosses; i++)
+		printf("cpu%u: lost %llu records [%llu, %llu): %s\n", c,
+		       ull(cpu->losses[i].count), ull(cpu->losses[i].first),
+		       ull(cpu->losses[i].first + cpu->losses[i].count),
+		       ttrace_loss_name(cpu->losses[i].reason));
 }
 
 static int cmd_verify(const char *path)
 {
 	struct ttrace_file_error err;
 	struct ttload t;
-	uint64_t skipped = 0, events = 0;
+	uint64_t lost = 0, events = 0;
 
 	if (ttload_file(&t, path, &err) < 0)
 		return report(path, &err);
@@ -123,20 +127,16 @@ static int cmd_verify(const char *path)
 	if (verify_aux(&t, &err) < 0)
 		goto bad;
 	for (uint32_t c = 0; c < t.version.num_cpus; c++) {
-		struct ttload_ring_check rc;
-
-		if (!t.cpus[c].raw) {
-			printf("cpu%u: no RING section\n", c);
+		if (!t.cpus[c].nruns) {
+			printf("cpu%u: no records\n", c);
 			continue;
 		}
-		if (ttload_check_ring(&t, c, &rc, &err) < 0)
-			goto bad;
-		print_ring(&t, c, &rc);
-		skipped += rc.invalid + rc.orphans;
-		events += rc.events;
+		print_ring(&t, c);
+		events += t.cpus[c].check.firsts;
+		for (uint32_t r = 0; r < TTRACE_LOSS_NREASONS; r++)
+			lost += t.cpus[c].lost[r];
 	}
-	printf("events: %llu; invalid records skipped: %llu\n", ull(events),
-	       ull(skipped));
+	printf("events: %llu; declared lost: %llu\n", ull(events), ull(lost));
 	printf("verify: OK\n");
 	ttload_free(&t);
 	return 0;
@@ -152,7 +152,19 @@ struct stream {
 	struct ttrace_pair_iter it;
 	struct ttrace_event_view ev;
 	bool have;
+	uint64_t nextloss;	/* index into the cpu's losses */
 };
+
+/* Prints cpu c's declared losses placed at or before time ts. */
+static void print_losses(const struct ttload_cpu *cpu, uint32_t c,
+			 struct stream *s, uint64_t ts)
+{
+	for (; s->nextloss < cpu->nlosses &&
+	       cpu->losses[s->nextloss].ts <= ts; s->nextloss++)
+		printf("-- cpu%u: %llu records lost (%s) --\n", c,
+		       ull(cpu->losses[s->nextloss].count),
+		       ttrace_loss_name(cpu->losses[s->nextloss].reason));
+}
 
 /* Index of the stream whose current event is oldest, or -1 if all done. */
 static int64_t oldest(const struct stream *s, uint32_t n)
@@ -198,9 +210,12 @@ static int cmd_text(const char *path)
 		s[c].have = ttrace_pair_next(&s[c].it, &s[c].ev);
 	}
 	while ((i = oldest(s, n)) >= 0) {
+		print_losses(&t.cpus[i], (uint32_t)i, &s[i], s[i].ev.timestamp);
 		print_event(&t, &s[i].ev);
 		s[i].have = ttrace_pair_next(&s[i].it, &s[i].ev);
 	}
+	for (uint32_t c = 0; c < n; c++)
+		print_losses(&t.cpus[c], c, &s[c], UINT64_MAX);
 	free(s);
 	ttload_free(&t);
 	if (fflush(stdout) || ferror(stdout)) {

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <trace_ring.h>
 #include <ttrace_decode.h>
 
 #include "ttload.h"
@@ -96,37 +95,105 @@ static int load_aux(struct ttload *t, const struct ttrace_file_sec *s,
 	return 0;
 }
 
+static int load_stats(struct ttload_cpu *c, const struct ttrace_file_sec *s,
+		      struct ttrace_file_error *err)
+{
+	if (c->has_stats || s->length < sizeof(c->stats) || s->length % 8)
+		return fail(err, s->offset, "section STATS: duplicate or bad "
+			    "length");
+	memcpy(&c->stats, s->payload, sizeof(c->stats));
+	c->has_stats = true;
+	return 0;
+}
+
+/* Checks a RECORDS or LOSS payload's prefix against its section. */
+static int run_check(const struct ttload *t, const struct ttrace_file_sec *s,
+		     const struct ttrace_file_run *h,
+		     struct ttrace_file_error *err)
+{
+	const char *name = ttrace_file_sec_name(s->type);
+	bool records = s->type == TTRACE_FILE_SEC_RECORDS;
+
+	if (s->length < sizeof(*h) || h->type != s->type) {
+		ttrace_file_set_error(err, s->offset, "section %s: no run "
+				      "header of its type", name);
+		return -1;
+	}
+	if (records ? h->reason != 0 || h->count == 0 ||
+		      h->count > t->version.entries_per_cpu ||
+		      s->length != sizeof(*h) + h->count * TTRACE_ENTRY_SIZE :
+		      h->reason == 0 || h->reason >= TTRACE_LOSS_NREASONS ||
+		      h->count == 0 || s->length != sizeof(*h) ||
+		      h->first + h->count < h->first) {
+		ttrace_file_set_error(err, s->payload_offset, "section %s: "
+				      "bad count, reason or length", name);
+		return -1;
+	}
+	return 0;
+}
+
+/* Appends a RECORDS or LOSS run to its cpu: it must start where the cpu's
+ * last run ended. */
+static int load_run(struct ttload *t, struct ttload_cpu *c,
+		    const struct ttrace_file_sec *s,
+		    struct ttrace_file_error *err)
+{
+	struct ttrace_file_run h;
+	struct ttload_run *r;
+
+	memcpy(&h, s->payload, MIN(s->length, sizeof(h)));
+	if (run_check(t, s, &h, err) < 0)
+		return -1;
+	if (c->nruns) {
+		const struct ttload_run *last = &c->runs[c->nruns - 1];
+		uint64_t end = last->first + last->count;
+
+		if (h.first != end) {
+			ttrace_file_set_error(err, s->offset, "cpu %u: %s "
+				"[%llu, %llu) missing: no LOSS section declares "
+				"them", s->cpu, h.first > end ? "logical indices" :
+				"overlap at", (unsigned long long)MIN(end, h.first),
+				(unsigned long long)MAX(end, h.first));
+			return -1;
+		}
+	}
+	if (c->nruns == c->cap) {
+		uint64_t cap = c->cap ? 2 * c->cap : 16;
+		void *p = realloc(c->runs, cap * sizeof(*c->runs));
+
+		if (!p)
+			return fail(err, TTLOAD_NO_OFFSET, "out of memory");
+		c->runs = p;
+		c->cap = cap;
+	}
+	r = &c->runs[c->nruns++];
+	r->first = h.first;
+	r->count = h.count;
+	r->type = h.type;
+	r->reason = h.reason;
+	r->offset = s->payload_offset + sizeof(h);
+	r->entries = (const struct ttrace_entry *)(const void *)
+		     (s->payload + sizeof(h));
+	if (h.type == TTRACE_FILE_SEC_RECORDS)
+		c->slots += h.count;
+	else
+		c->lost[h.reason] += h.count;
+	return 0;
+}
+
 static int load_percpu(struct ttload *t, const struct ttrace_file_sec *s,
 		       struct ttrace_file_error *err)
 {
-	const char *name = ttrace_file_sec_name(s->type);
-	struct ttload_cpu *c;
-
 	if (s->cpu >= t->version.num_cpus) {
 		ttrace_file_set_error(err, s->offset, "section %s for cpu %u, "
-				      "but the trace has %u cpus", name, s->cpu,
+				      "but the trace has %u cpus",
+				      ttrace_file_sec_name(s->type), s->cpu,
 				      t->version.num_cpus);
 		return -1;
 	}
-	c = &t->cpus[s->cpu];
-	if (s->type == TTRACE_FILE_SEC_STATS) {
-		if (c->has_stats || s->length < sizeof(c->stats) ||
-		    s->length % 8)
-			return fail(err, s->offset, "section STATS: duplicate "
-				    "or bad length");
-		memcpy(&c->stats, s->payload, sizeof(c->stats));
-		c->has_stats = true;
-		return 0;
-	}
-	if (c->raw)
-		return fail(err, s->offset, "second RING section for its cpu");
-	if (s->length != t->version.entries_per_cpu * TTRACE_ENTRY_SIZE)
-		return fail(err, s->offset, "section RING: length is not "
-			    "entries_per_cpu entries");
-	c->raw = (const struct ttrace_entry *)(const void *)s->payload;
-	c->nraw = t->version.entries_per_cpu;
-	c->raw_offset = s->payload_offset;
-	return 0;
+	if (s->type == TTRACE_FILE_SEC_STATS)
+		return load_stats(&t->cpus[s->cpu], s, err);
+	return load_run(t, &t->cpus[s->cpu], s, err);
 }
 
 /* Gives one section its meaning; n is its index in the file. */
@@ -143,7 +210,8 @@ static int load_section(struct ttload *t, const struct ttrace_file_sec *s,
 		return load_meta(t, s, err);
 	case TTRACE_FILE_SEC_AUX:
 		return load_aux(t, s, err);
-	case TTRACE_FILE_SEC_RING:
+	case TTRACE_FILE_SEC_RECORDS:
+	case TTRACE_FILE_SEC_LOSS:
 	case TTRACE_FILE_SEC_STATS:
 		return load_percpu(t, s, err);
 	default:
@@ -154,7 +222,8 @@ static int load_section(struct ttload *t, const struct ttrace_file_sec *s,
 
 struct sort_key {
 	uint64_t ts;
-	uint64_t slot;
+	uint64_t order;			/* position in index order */
+	const struct ttrace_entry *e;	/* the event's first entry */
 };
 
 static int key_cmp(const void *a, const void *b)
@@ -163,39 +232,82 @@ static int key_cmp(const void *a, const void *b)
 
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
-	return x->slot < y->slot ? -1 : x->slot > y->slot;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Slots of the event whose first entry is e, at most left (a run never
+ * splits an event in a valid file; verify checks that). */
+static uint64_t event_slots(const struct ttrace_entry *e, uint64_t left)
+{
+	uint64_t n = ttrace_ts_is_cont(e->timestamp) ? 1 :
+		     1 + (uint64_t)TTRACE_TYPE_NCONT(e->type);
+
+	return MIN(n, left);
+}
+
+/* The events of c in index order as sort keys; returns how many. */
+static uint64_t event_keys(const struct ttload_cpu *c, struct sort_key *k)
+{
+	uint64_t n = 0;
+
+	for (uint64_t r = 0; r < c->nruns; r++) {
+		const struct ttload_run *run = &c->runs[r];
+
+		if (run->type != TTRACE_FILE_SEC_RECORDS)
+			continue;
+		for (uint64_t i = 0; i < run->count;
+		     i += event_slots(&run->entries[i], run->count - i)) {
+			k[n].ts = run->entries[i].timestamp;
+			k[n].order = n;
+			k[n++].e = &run->entries[i];
+		}
+	}
+	return n;
 }
 
 /*
- * Builds c->sorted: the valid entries in timestamp order. A continuation
- * (parent | 1) then directly follows its parent, whatever the slots, so
- * the pairing finds it however the ring was read.
+ * Builds c->sorted: whole events (first entry, then its continuations) in
+ * timestamp order, and c->losses: each LOSS run placed before the first
+ * event after it in index order (or after the last one).
  */
 static int sort_ring(struct ttload_cpu *c)
 {
-	struct sort_key *k = malloc((c->nraw ? c->nraw : 1) * sizeof(*k));
-	uint64_t n = 0;
+	struct sort_key *k = malloc((c->slots ? c->slots : 1) * sizeof(*k));
+	uint64_t n, out = 0, last_ts = 0;
 
-	if (!k)
-		return -1;
-	for (uint64_t s = 0; s < c->nraw; s++) {
-		if (!ttrace_ts_valid(c->raw[s].timestamp)) {
-			c->ninvalid++;
-			continue;
-		}
-		k[n].ts = c->raw[s].timestamp;
-		k[n++].slot = s;
-	}
-	qsort(k, n, sizeof(*k), key_cmp);
-	c->sorted = aligned_alloc(TTRACE_ENTRY_SIZE,
-				  (n ? n : 1) * sizeof(*c->sorted));
-	if (!c->sorted) {
+	c->sorted = aligned_alloc(TTRACE_ENTRY_SIZE, (c->slots ? c->slots : 1) *
+				  sizeof(*c->sorted));
+	c->losses = calloc(c->nruns ? c->nruns : 1, sizeof(*c->losses));
+	if (!k || !c->sorted || !c->losses) {
 		free(k);
 		return -1;
 	}
-	for (uint64_t i = 0; i < n; i++)
-		c->sorted[i] = c->raw[k[i].slot];
-	c->nsorted = n;
+	for (uint64_t r = c->nruns; r-- > 0;) {
+		const struct ttload_run *run = &c->runs[r];
+
+		if (run->type == TTRACE_FILE_SEC_RECORDS) {
+			last_ts = run->entries[0].timestamp;
+			continue;
+		}
+		c->losses[c->nlosses++] = (struct ttload_loss){
+			last_ts ? last_ts : UINT64_MAX, run->first, run->count,
+			run->reason };
+	}
+	for (uint64_t i = 0; i < c->nlosses / 2; i++) {	/* index order */
+		struct ttload_loss l = c->losses[i];
+
+		c->losses[i] = c->losses[c->nlosses - 1 - i];
+		c->losses[c->nlosses - 1 - i] = l;
+	}
+	n = event_keys(c, k);
+	qsort(k, n, sizeof(*k), key_cmp);
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t m = event_slots(k[i].e, c->slots - out);
+
+		memcpy(&c->sorted[out], k[i].e, m * sizeof(*k[i].e));
+		out += m;
+	}
+	c->nsorted = out;
 	free(k);
 	return 0;
 }
@@ -218,9 +330,12 @@ static int load_walk(struct ttload *t, struct ttrace_file_error *err)
 		return fail(err, TTRACE_FILE_HDR_SIZE, "no VERSION section");
 	if (!t->meta_blob)
 		return fail(err, TTRACE_FILE_HDR_SIZE, "no META section");
-	for (uint32_t c = 0; c < t->version.num_cpus; c++)
+	for (uint32_t c = 0; c < t->version.num_cpus; c++) {
+		if (ttload_check_ring(t, c, &t->cpus[c].check, err) < 0)
+			return -1;
 		if (sort_ring(&t->cpus[c]) < 0)
 			return fail(err, TTLOAD_NO_OFFSET, "out of memory");
+	}
 	return 0;
 }
 
@@ -285,8 +400,11 @@ int ttload_file(struct ttload *t, const char *path,
 void ttload_free(struct ttload *t)
 {
 	if (t->cpus)
-		for (uint32_t c = 0; c < t->version.num_cpus; c++)
+		for (uint32_t c = 0; c < t->version.num_cpus; c++) {
 			free(t->cpus[c].sorted);
+			free(t->cpus[c].runs);
+			free(t->cpus[c].losses);
+		}
 	free(t->cpus);
 	free(t->meta_arena);
 	free(t->buf);
@@ -334,8 +452,6 @@ static int entry_check(const struct ttload *t, uint32_t cpu,
 	uint32_t id = TTRACE_TYPE_ID(type), ncont = TTRACE_TYPE_NCONT(type);
 	const struct ttrace_event_meta *m;
 
-	if (type & (0xfULL << 28))
-		return fail(err, off, "entry: reserved type bits set");
 	if (TTRACE_TYPE_CTX(type) >= TTRACE_CTX_NKINDS)
 		return fail(err, off, "entry: unknown context kind");
 	if (TTRACE_TYPE_CPU(type) != cpu) {
@@ -351,7 +467,7 @@ static int entry_check(const struct ttload *t, uint32_t cpu,
 		return -1;
 	}
 	m = &t->meta.events[id];
-	if (ncont != trace_ring_ncont(m->nargs)) {
+	if (ncont != ttrace_ncont(m->nargs)) {
 		ttrace_file_set_error(err, off, "entry: event %s with %u "
 				      "arguments announces %u continuations",
 				      m->name, m->nargs, ncont);
@@ -360,91 +476,78 @@ static int entry_check(const struct ttload *t, uint32_t cpu,
 	return 0;
 }
 
-struct lap_key {
-	int64_t idx;
-	uint64_t ts;
-};
-
-static int lap_cmp(const void *a, const void *b)
+/* Checks run r's entries: every first entry's seq is its index's, every
+ * continuation follows its first entry, no event is cut. */
+static int run_entries_check(const struct ttload *t, uint32_t cpu,
+			     const struct ttload_run *r,
+			     struct ttload_ring_check *rc, uint64_t *prev_ts,
+			     struct ttrace_file_error *err)
 {
-	const struct lap_key *x = a, *y = b;
+	uint64_t parent_ts = 0;
+	uint32_t want_conts = 0;
 
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
+	for (uint64_t i = 0; i < r->count; i++) {
+		const struct ttrace_entry *e = &r->entries[i];
+		uint64_t off = r->offset + i * TTRACE_ENTRY_SIZE, idx = r->first + i;
 
-/*
- * Counts first entries whose timestamp is below that of the entry before
- * them in logical-index order (lap, slot; laps compared modulo 2^16 against
- * the first one seen). A few are normal: an interrupt's records come just
- * before the record it interrupted. Returns the count, or -1 (no memory).
- */
-static int64_t count_reordered(const struct ttload_cpu *c)
-{
-	struct lap_key *k = malloc((c->nraw ? c->nraw : 1) * sizeof(*k));
-	uint64_t n = 0, reordered = 0;
-	uint32_t ref = 0;
-
-	if (!k)
-		return -1;
-	for (uint64_t s = 0; s < c->nraw; s++) {
-		const struct ttrace_entry *e = &c->raw[s];
-		uint32_t lap = TTRACE_TYPE_LAP(e->type);
-
-		if (!ttrace_ts_valid(e->timestamp) ||
-		    ttrace_ts_is_cont(e->timestamp))
+		if (!ttrace_ts_valid(e->timestamp))
+			return fail(err, off, "entry: invalid timestamp in a "
+				    "RECORDS section");
+		if (ttrace_ts_is_cont(e->timestamp)) {
+			if (!want_conts || e->timestamp != (parent_ts | 1))
+				return fail(err, off, "entry: continuation "
+					    "without its first entry");
+			want_conts--;
+			rc->conts++;
 			continue;
-		if (n == 0)
-			ref = lap;
-		k[n].idx = (int64_t)(int16_t)(uint16_t)(lap - ref) *
-			   (int64_t)c->nraw + (int64_t)s;
-		k[n++].ts = e->timestamp;
+		}
+		if (want_conts)
+			return fail(err, off, "entry: an event's continuation "
+				    "is missing");
+		if (TTRACE_TYPE_SEQ(e->type) != TTRACE_SEQ_OF(idx)) {
+			ttrace_file_set_error(err, off, "entry: cpu %u index "
+				"%llu holds the record of seq %u: records are "
+				"missing or out of place", cpu,
+				(unsigned long long)idx, TTRACE_TYPE_SEQ(e->type));
+			return -1;
+		}
+		if (entry_check(t, cpu, e, off, err) < 0)
+			return -1;
+		rc->firsts++;
+		rc->before_boot += e->timestamp < t->version.tsc_boot;
+		rc->reordered += e->timestamp < *prev_ts;
+		*prev_ts = e->timestamp;
+		parent_ts = e->timestamp;
+		want_conts = TTRACE_TYPE_NCONT(e->type);
 	}
-	qsort(k, n, sizeof(*k), lap_cmp);
-	for (uint64_t i = 1; i < n; i++)
-		reordered += k[i].ts < k[i - 1].ts;
-	free(k);
-	return (int64_t)reordered;
+	if (want_conts)
+		return fail(err, r->offset + r->count * TTRACE_ENTRY_SIZE,
+			    "entry: the section ends inside an event");
+	return 0;
 }
 
 /*
- * Checks every entry of cpu's ring: fields an intact kernel record always
- * has right (reserved bits, context kind, cpu, event id, continuation
- * count) are errors, reported with the entry's file offset; the rest is
- * counted in *rc. Returns 0 or -1.
+ * Checks every record of cpu: fields an intact kernel record always has
+ * right (reserved bits, context kind, cpu, event id, continuation count,
+ * seq at its index, continuations in place) are errors, reported with the
+ * entry's file offset; the rest is counted in *rc. Returns 0 or -1.
  */
 int ttload_check_ring(const struct ttload *t, uint32_t cpu,
 		      struct ttload_ring_check *rc,
 		      struct ttrace_file_error *err)
 {
 	const struct ttload_cpu *c = &t->cpus[cpu];
-	struct ttrace_pair_iter it;
-	struct ttrace_event_view ev;
-	int64_t reordered;
+	uint64_t prev_ts = 0;
 
 	memset(rc, 0, sizeof(*rc));
-	for (uint64_t s = 0; s < c->nraw; s++) {
-		const struct ttrace_entry *e = &c->raw[s];
-
-		if (!ttrace_ts_valid(e->timestamp)) {
-			rc->invalid++;
-		} else if (ttrace_ts_is_cont(e->timestamp)) {
-			rc->conts++;
-		} else {
-			if (entry_check(t, cpu, e, c->raw_offset +
-					s * TTRACE_ENTRY_SIZE, err) < 0)
-				return -1;
-			rc->firsts++;
-			rc->before_boot += e->timestamp < t->version.tsc_boot;
-		}
+	if (c->nruns) {
+		rc->first_index = c->runs[0].first;
+		rc->end_index = c->runs[c->nruns - 1].first +
+				c->runs[c->nruns - 1].count;
 	}
-	reordered = count_reordered(c);
-	if (reordered < 0)
-		return fail(err, TTLOAD_NO_OFFSET, "out of memory");
-	rc->reordered = (uint64_t)reordered;
-	ttrace_pair_init(&it, c->sorted, c->nsorted);
-	while (ttrace_pair_next(&it, &ev))
-		rc->events++;
-	rc->orphans = it.orphans;
-	rc->incomplete = it.incomplete;
+	for (uint64_t r = 0; r < c->nruns; r++)
+		if (c->runs[r].type == TTRACE_FILE_SEC_RECORDS &&
+		    run_entries_check(t, cpu, &c->runs[r], rc, &prev_ts, err) < 0)
+			return -1;
 	return 0;
 }

@@ -1,8 +1,10 @@
 /*
  * ttload: a whole ttrace trace file (docs/trace-file.md) loaded into memory
  * and turned into views that decoders and exporters use: the version
- * header, the parsed event metadata, the aux snapshot, and per CPU the raw
- * ring (slot order) plus its valid entries sorted by time.
+ * header, the parsed event metadata, the aux snapshot, and per CPU its
+ * runs of records and declared losses (index order), its events sorted by
+ * time, and its losses placed in time. A gap between runs that no LOSS
+ * section declares makes the file invalid.
  *
  * Host code (it allocates); the framing is checked by kern/lib/ttrace_file.c
  * and the payloads here, against the VERSION section that must come first,
@@ -28,15 +30,49 @@
 
 #define TTLOAD_NO_OFFSET	UINT64_MAX
 
+/* What ttload_check_ring() found in one CPU's records. */
+struct ttload_ring_check {
+	uint64_t firsts;		/* first entries (= events) */
+	uint64_t conts;			/* continuation entries */
+	uint64_t reordered;		/* first entries older than the one
+					   before them in index order */
+	uint64_t before_boot;		/* timestamps before tsc_boot */
+	uint64_t first_index;		/* the index range the runs cover */
+	uint64_t end_index;
+};
+
+/* One RECORDS or LOSS section: logical indices [first, first + count). */
+struct ttload_run {
+	uint64_t first;
+	uint64_t count;
+	uint32_t type;			/* TTRACE_FILE_SEC_RECORDS or _LOSS */
+	uint32_t reason;		/* LOSS: enum ttrace_loss_reason */
+	const struct ttrace_entry *entries; /* RECORDS: count entries */
+	uint64_t offset;		/* file offset of entries[0] (or of
+					   the LOSS section) */
+};
+
+/* A declared loss placed in time: before the event at timestamp ts. */
+struct ttload_loss {
+	uint64_t ts;
+	uint64_t first;
+	uint64_t count;
+	uint32_t reason;
+};
+
 struct ttload_cpu {
-	const struct ttrace_entry *raw;	/* RING payload, slot order; or NULL */
-	uint64_t nraw;
-	uint64_t raw_offset;		/* file offset of slot 0 */
-	struct ttrace_entry *sorted;	/* valid entries by (timestamp, slot) */
+	struct ttload_run *runs;	/* in index order, contiguous */
+	uint64_t nruns;
+	uint64_t cap;
+	uint64_t slots;			/* entries in RECORDS runs */
+	uint64_t lost[TTRACE_LOSS_NREASONS]; /* declared, by reason */
+	struct ttrace_entry *sorted;	/* whole events by (timestamp, index) */
 	uint64_t nsorted;
-	uint64_t ninvalid;		/* slots with the invalid timestamp */
+	struct ttload_loss *losses;	/* the LOSS runs, placed in time */
+	uint64_t nlosses;
 	bool has_stats;
 	struct ttrace_file_stats stats;
+	struct ttload_ring_check check;	/* made at load: the file is valid */
 };
 
 struct ttload {
@@ -55,19 +91,6 @@ struct ttload {
 	struct ttrace_aux_view aux;	/* empty if the file has no AUX */
 	uint64_t aux_offset;		/* file offset of aux byte 0 */
 	struct ttload_cpu *cpus;	/* version.num_cpus */
-};
-
-/* What ttload_check_ring() found in one CPU's ring. */
-struct ttload_ring_check {
-	uint64_t firsts;		/* first entries */
-	uint64_t conts;			/* continuation entries */
-	uint64_t invalid;		/* slots with the invalid timestamp */
-	uint64_t events;		/* events the pairing returned */
-	uint64_t orphans;		/* continuations without a parent */
-	uint64_t incomplete;		/* events missing a continuation */
-	uint64_t reordered;		/* first entries older than the one
-					   before them in (lap, slot) order */
-	uint64_t before_boot;		/* timestamps before tsc_boot */
 };
 
 /* What ttload_check_aux() found in the aux snapshot. */

@@ -184,6 +184,8 @@ int devgen_readdir(struct chan *c, uint64_t index, struct dirent *de,
 /* Copies the part of string s at off into buf (n bytes); returns the
  * count, 0 past its end. */
 long devgen_readstr(uint64_t off, void *buf, size_t n, const char *s);
+long devgen_readbytes(uint64_t off, void *buf, size_t n, const void *src,
+		      size_t len);
 
 /* ---- the name space (ns.c) ---- */
 

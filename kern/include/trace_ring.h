@@ -9,41 +9,49 @@
  * Writers: exactly one CPU writes a ring, its owner; interrupts on that CPU
  * may nest inside a write between any two instructions. The write protocol
  * (Akaros ttrace's, made race-free):
- *	1. the caller takes the timestamp first (rdtscp), then
- *	2. reserves slots with one xadd on head (ring_local_fetch_add),
- *	3. stores TTRACE_TS_INVALID as the timestamp, wmb(),
- *	4. fills type (with the lap, see ttrace_format.h), context and data,
- *	   wmb(),
- *	5. stores the timestamp (bit 0 clear) last.
- * The fast path has no locked instruction, no division, no call and no
- * counter update: the counters are derived from head and start (below).
+ *	1. the caller takes the timestamp first, then
+ *	2. reserves every slot of the event with one xadd on head
+ *	   (ring_local_fetch_add): an event and its continuations are always
+ *	   adjacent,
+ *	3. stores TTRACE_TS_INVALID as each slot's timestamp, wmb(),
+ *	4. fills the continuations and publishes them (timestamp | 1), then
+ *	   fills the first entry: type (with the seq, the low 24 bits of its
+ *	   logical index, see ttrace_format.h), context and data, wmb(),
+ *	5. stores the first entry's timestamp (bit 0 clear) last.
+ * The overwrite fast path has no locked instruction, no division, no call
+ * and no counter update: the counters are derived from head and start.
  *
- * Readers (any CPU, any time, no lock): trace_ring_copy_valid() copies
- * entries out oldest-first and keeps only intact ones: the timestamp is read
- * before and after the copy and must be valid and unchanged, and a first
- * entry's lap must match the slot's logical index (else the slot still holds
- * the previous lap's record: reserved by an interrupted writer that has not
- * yet invalidated it). It stops at a slot still in flight so that a
- * streaming reader picks it up on its next call. trace_ring_read_raw()
- * gives the same guarantee for a byte range of the ring memory, marking bad
- * slots invalid in the copy.
+ * Readers (any CPU, any time, no lock): trace_ring_read() moves a cursor
+ * through the logical indices and hands back, per call, either a run of
+ * whole events copied out intact (each first entry's seq matching its
+ * index, its timestamp the same before and after the copy, each
+ * continuation stamped with that timestamp | 1) or a declared loss: the
+ * exact index range and why it is missing (enum ttrace_loss_reason). So a
+ * reader never returns a stale, torn or duplicated record, and never skips
+ * one silently. A slot still being written stops the read (TRACE_RUN_BUSY)
+ * so the caller can wait for it or give it up as a declared loss.
  *
  * Modes and counters. start is the logical index of the first slot since the
- * last clear; reserved = head - start.
- *	overwrite (default, flight recorder): written = reserved,
- *		overwritten = max(0, reserved - nentries), dropped = 0;
+ * last clear; written = head - start.
+ *	overwrite (default, flight recorder): overwritten =
+ *		max(0, written - nentries), dropped = 0;
  *	saturate: a reservation that would go past start + nentries is
- *		refused (head still advances), written = min(reserved,
- *		nentries), dropped = reserved - written, overwritten = 0.
- * Counts are of slots; an event with continuations uses several. Changing
- * the mode clears the ring (counters restart from the new start).
+ *		refused and head does not move (the owner CPU reserves with a
+ *		local compare-exchange instead of xadd); the refused slots are
+ *		counted in dropped. Every slot below head is then really
+ *		written, and overwritten = 0.
+ * Counts are of slots; an event with continuations uses several.
  *
  * Usage:
  *	struct trace_ring r;
+ *	struct trace_ring_cursor cur = { 0 };	// 0: from the oldest
+ *	struct trace_ring_run run;
  *	trace_ring_init(&r, mem, 1 << 20, TRACE_RING_OVERWRITE);
- *	trace_ring_write(&r, rdtscp(), TTRACE_TYPE(id, ctx, 0, 0, cpu),
+ *	trace_ring_write(&r, rdtsc(), TTRACE_TYPE(id, ctx, 0, 0, cpu),
  *			 ctxword, a, b, c, d, e);
- *	n = trace_ring_copy_valid(&r, out, max, &(struct trace_ring_cursor){0});
+ *	while (trace_ring_read(&r, &cur, UINT64_MAX, out, max, &run) !=
+ *	       TRACE_RUN_NONE)
+ *		use(&run, out);		// records, a loss, or busy: wait
  */
 #ifndef TRACE_RING_H
 #define TRACE_RING_H
@@ -66,6 +74,8 @@ struct trace_ring {
 	uint32_t mode;		/* enum trace_ring_mode */
 	uint64_t start;		/* logical index of the first slot since clear */
 	uint64_t head;		/* next logical index; owner CPU only (xadd) */
+	uint64_t dropped;	/* saturate: slots refused; owner CPU only */
+	uint64_t dropped_at_clear; /* dropped when start last moved */
 };
 
 /* What trace_ring_stats() reports; see the file comment for the formulas. */
@@ -73,7 +83,6 @@ struct trace_ring_stats {
 	uint64_t nentries;
 	uint64_t head;
 	uint64_t start;
-	uint64_t reserved;	/* head - start */
 	uint64_t written;	/* slots holding (or about to hold) records */
 	uint64_t overwritten;	/* overwrite mode: records lost to wrapping */
 	uint64_t dropped;	/* saturate mode: slots refused */
@@ -81,15 +90,36 @@ struct trace_ring_stats {
 	uint32_t mode;
 };
 
-/*
- * Reader position for trace_ring_copy_valid(), so that a streaming reader
- * resumes where it stopped. Start with from = 0.
- */
+/* Reader position for trace_ring_read(). Zero it to start at the oldest. */
 struct trace_ring_cursor {
-	uint64_t from;		/* in: first logical index wanted */
-	uint64_t next;		/* out: pass as from next time */
-	uint64_t lost;		/* out: slots in [from, oldest live) */
-	uint64_t invalid;	/* out: slots skipped: overwritten while read */
+	uint64_t next;		/* next logical index to look at */
+	uint32_t last_reason;	/* reason of the last loss, for the orphan
+				   continuations that may follow it */
+	uint32_t after_loss;	/* the last run was a loss */
+};
+
+/* What one trace_ring_read() call returned. */
+enum trace_run_kind {
+	TRACE_RUN_NONE = 0,	/* nothing (more) before end: caught up */
+	TRACE_RUN_RECORDS = 1,	/* count slots of whole events in out[] */
+	TRACE_RUN_LOST = 2,	/* count slots from first are missing */
+	TRACE_RUN_BUSY = 3,	/* slot first is being written: retry, or
+				   trace_ring_give_up() */
+};
+
+struct trace_ring_run {
+	uint32_t kind;		/* enum trace_run_kind */
+	uint32_t reason;	/* TRACE_RUN_LOST: enum ttrace_loss_reason */
+	uint64_t first;		/* logical index of the run's first slot */
+	uint64_t count;		/* slots in the run */
+};
+
+/* Loss counters summed over reads (trace_ring_collect()). */
+struct trace_ring_tally {
+	uint64_t records;	/* slots returned */
+	uint64_t lost;		/* overwritten or cleared before read */
+	uint64_t in_flight;	/* given up while being written */
+	uint64_t raced;		/* overwritten while read */
 };
 
 /*
@@ -122,27 +152,19 @@ static inline uint64_t trace_ring_head(const struct trace_ring *r)
 	return __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 }
 
-/*
- * Whether a reservation of n slots at idx must be refused: saturate mode
- * only, when they do not all fit between start and start + nentries.
- */
-static __always_inline bool trace_ring_refused(const struct trace_ring *r,
-					       uint64_t idx, uint64_t n)
-{
-	return unlikely(r->mode != TRACE_RING_OVERWRITE) &&
-	       idx + n - 1 - READ_ONCE(r->start) > r->mask;
-}
+uint64_t trace_ring_reserve_saturate(struct trace_ring *r, uint64_t n);
 
 /*
  * Reserves n consecutive slots; returns the first logical index, or
  * UINT64_MAX in saturate mode when they do not all fit (all or nothing).
+ * Owner CPU only.
  */
 static __always_inline uint64_t trace_ring_reserve(struct trace_ring *r,
 						   uint64_t n)
 {
-	uint64_t idx = ring_local_fetch_add(&r->head, n);
-
-	return trace_ring_refused(r, idx, n) ? UINT64_MAX : idx;
+	if (unlikely(READ_ONCE(r->mode) != TRACE_RING_OVERWRITE))
+		return trace_ring_reserve_saturate(r, n);
+	return ring_local_fetch_add(&r->head, n);
 }
 
 static __always_inline struct ttrace_entry *trace_ring_slot(
@@ -167,7 +189,7 @@ static __always_inline void trace_ring_publish(struct ttrace_entry *e,
 /*
  * The fast path: writes one event of up to 5 argument words. ts is the TSC
  * read BEFORE this call (bit 0 is cleared here); type is a TTRACE_TYPE()
- * word with lap bits zero. Returns false if the ring is saturated.
+ * word with seq bits zero. Returns false if the ring is saturated.
  * Precondition: runs on the ring's owner CPU (preemption off); interrupts
  * may be on.
  */
@@ -177,14 +199,14 @@ static __always_inline bool trace_ring_write(struct trace_ring *r, uint64_t ts,
 					     uint64_t d2, uint64_t d3,
 					     uint64_t d4)
 {
-	uint64_t idx = ring_local_fetch_add(&r->head, 1);
+	uint64_t idx = trace_ring_reserve(r, 1);
 	struct ttrace_entry *e;
 
-	if (trace_ring_refused(r, idx, 1))
+	if (unlikely(idx == UINT64_MAX))
 		return false;
 	e = trace_ring_slot(r, idx);
 	trace_ring_invalidate(e);
-	e->type = type | (idx >> r->shift) << TTRACE_TYPE_LAP_SHIFT;
+	e->type = type | idx << TTRACE_TYPE_SEQ_SHIFT;
 	e->context = ctx;
 	e->data[0] = d0;
 	e->data[1] = d1;
@@ -195,50 +217,25 @@ static __always_inline bool trace_ring_write(struct trace_ring *r, uint64_t ts,
 	return true;
 }
 
-/*
- * Writes one continuation entry with its own reservation (the seed's way):
- * parent_ts is the parent's timestamp (bit 0 is set here). Nested writers
- * may put records between parent and continuation; decoders pair by
- * timestamp (ttrace_decode.h). Prefer trace_ring_write_ext(), which keeps
- * them together. Same preconditions as trace_ring_write().
- */
-static __always_inline bool trace_ring_write_cont(struct trace_ring *r,
-						  uint64_t parent_ts,
-						  const uint64_t d[TTRACE_CONT_ARGS])
-{
-	uint64_t idx = trace_ring_reserve(r, 1);
-	struct ttrace_entry *c;
-
-	if (unlikely(idx == UINT64_MAX))
-		return false;
-	c = trace_ring_slot(r, idx);
-	trace_ring_invalidate(c);
-	for (int i = 0; i < TTRACE_CONT_ARGS; i++)
-		c->cont[i] = d[i];
-	trace_ring_publish(c, parent_ts | TTRACE_TS_CONT);
-	return true;
-}
-
-/* Continuation entries needed for nargs argument words (0 if <= 5). */
-static __always_inline uint32_t trace_ring_ncont(uint32_t nargs)
-{
-	uint32_t more = nargs > TTRACE_ENTRY_ARGS ? nargs - TTRACE_ENTRY_ARGS : 0;
-
-	return (more + TTRACE_CONT_ARGS - 1) / TTRACE_CONT_ARGS;
-}
-
 bool trace_ring_write_ext(struct trace_ring *r, uint64_t ts, uint64_t type,
 			  uint64_t ctx, const uint64_t *args, uint32_t nargs);
 
 int trace_ring_init(struct trace_ring *r, void *mem, size_t bytes,
 		    enum trace_ring_mode mode);
+void trace_ring_restart(struct trace_ring *r, uint64_t head);
 void trace_ring_clear(struct trace_ring *r);
 void trace_ring_set_mode(struct trace_ring *r, enum trace_ring_mode mode);
 void trace_ring_stats(const struct trace_ring *r, struct trace_ring_stats *st);
-size_t trace_ring_copy_valid(const struct trace_ring *r,
-			     struct ttrace_entry *out, size_t max,
-			     struct trace_ring_cursor *cur);
-size_t trace_ring_read_raw(const struct trace_ring *r, uint64_t offset,
-			   void *buf, size_t len);
+uint32_t trace_ring_read(const struct trace_ring *r,
+			 struct trace_ring_cursor *cur, uint64_t end,
+			 struct ttrace_entry *out, size_t max,
+			 struct trace_ring_run *run);
+void trace_ring_cursor_oldest(const struct trace_ring *r,
+			      struct trace_ring_cursor *cur);
+void trace_ring_give_up(struct trace_ring_cursor *cur,
+			struct trace_ring_run *run);
+size_t trace_ring_collect(const struct trace_ring *r, uint64_t from,
+			  struct ttrace_entry *out, size_t max,
+			  struct trace_ring_tally *tally);
 
 #endif /* TRACE_RING_H */

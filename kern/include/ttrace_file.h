@@ -13,7 +13,7 @@
  *				file size: truncation and splicing show
  *
  * Every payload starts at a file offset that is a multiple of 64, so a
- * reader that loads the file into 64-byte aligned memory can use RING
+ * reader that loads the file into 64-byte aligned memory can use RECORDS
  * payloads as arrays of struct ttrace_entry in place.
  *
  * Like ttrace_format.h this header uses only fixed-width types, so the
@@ -27,8 +27,8 @@
  *	ttrace_file_writer_init(&w, out_fn, &fd);
  *	ttrace_file_write_header(&w);
  *	ttrace_file_write_section(&w, TTRACE_FILE_SEC_VERSION, 0, &v, sizeof(v));
- *	ttrace_file_section_begin(&w, TTRACE_FILE_SEC_RING, cpu, ring_bytes);
- *	while ((n = read(raw, buf, sizeof(buf))) > 0)
+ *	ttrace_file_section_begin(&w, TTRACE_FILE_SEC_AUX, 0, len);
+ *	while ((n = read(aux, buf, sizeof(buf))) > 0)
  *		ttrace_file_section_data(&w, buf, n);
  *	ttrace_file_section_end(&w);
  *	if (ttrace_file_write_end(&w) < 0) ...	// sticky error: check once
@@ -62,7 +62,7 @@
 /* Byte-order mark, stored in the writer's order: 04 03 02 01 on x86_64. */
 #define TTRACE_FILE_BOM		0x01020304U
 #define TTRACE_FILE_BOM_SWAPPED	0x04030201U
-#define TTRACE_FILE_VERSION	1	/* this layout */
+#define TTRACE_FILE_VERSION	2	/* this layout */
 #define TTRACE_FILE_HDR_SIZE	48
 #define TTRACE_FILE_SEC_HDR_SIZE 16
 #define TTRACE_FILE_CRC_SIZE	4
@@ -98,7 +98,7 @@ TTRACE_OFFSET_ASSERT(struct ttrace_file_header, crc, 44);
  */
 struct ttrace_file_section {
 	uint32_t type;			/*  0: enum ttrace_file_sec_type */
-	uint32_t cpu;			/*  4: RING and STATS: the CPU; else 0 */
+	uint32_t cpu;			/*  4: RECORDS, LOSS, STATS: the CPU */
 	uint64_t length;		/*  8: payload bytes */
 };
 
@@ -114,21 +114,49 @@ TTRACE_OFFSET_ASSERT(struct ttrace_file_section, length, 8);
  *	META	the event metadata blob (version.meta_size bytes), once
  *	AUX	struct ttrace_file_aux, then last - first bytes: the linear aux
  *		snapshot (byte 0 = the record at counter first); at most once
- *	RING	cpu's ring: entries_per_cpu 64-byte entries in slot order, as
- *		the device's rawN file; at most once per cpu < num_cpus
+ *	RECORDS	struct ttrace_file_run, then run.count 64-byte entries: the
+ *		slots of cpu's ring with logical indices first .. first +
+ *		count - 1, each a first entry whose seq matches its index or
+ *		a continuation of the event before it; whole events only
+ *	LOSS	struct ttrace_file_run alone: cpu's logical indices first ..
+ *		first + count - 1 are missing, for run.reason
+ *		(enum ttrace_loss_reason)
+ *		RECORDS and LOSS sections of one cpu come in index order and
+ *		each starts where the one before ended: a gap that no LOSS
+ *		declares is an error. Any number per cpu; a stream
+ *		interleaves the cpus.
  *	STATS	struct ttrace_file_stats for cpu (optional, at most once per
  *		cpu); longer payloads carry later fields, ignored by this code
  *	END	struct ttrace_file_end; the last section
+ * Type 4 (RING, a raw slot array without index ranges) was format
+ * version 1's and is not written any more.
  */
 enum ttrace_file_sec_type {
 	TTRACE_FILE_SEC_VERSION = 1,
 	TTRACE_FILE_SEC_META = 2,
 	TTRACE_FILE_SEC_AUX = 3,
-	TTRACE_FILE_SEC_RING = 4,
 	TTRACE_FILE_SEC_STATS = 5,
 	TTRACE_FILE_SEC_END = 6,
-	TTRACE_FILE_SEC_NTYPES = 7,
+	TTRACE_FILE_SEC_RECORDS = 7,
+	TTRACE_FILE_SEC_LOSS = 8,
+	TTRACE_FILE_SEC_NTYPES = 9,
 };
+
+/*
+ * RECORDS and LOSS payload prefix: one entry's size, so the entries that
+ * follow stay 64-byte aligned. The #ttrace device's rawN and streamN
+ * files return exactly such payloads, one per read (docs/ttrace-device.md).
+ */
+struct ttrace_file_run {
+	uint64_t first;			/*  0: logical index of the first slot */
+	uint64_t count;			/*  8: slots */
+	uint32_t type;			/* 16: TTRACE_FILE_SEC_RECORDS or _LOSS */
+	uint32_t reason;		/* 20: LOSS: enum ttrace_loss_reason */
+	uint64_t reserved[5];		/* 24: zero */
+};
+
+TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_run) == TTRACE_ENTRY_SIZE,
+		     "run prefix is one entry");
 
 /* AUX payload prefix: the counters of the snapshot that follows. */
 struct ttrace_file_aux {
@@ -175,7 +203,7 @@ uint32_t ttrace_crc32(uint32_t crc, const void *buf, uint64_t len);
 /* Zero bytes that follow a section whose CRC ends at file offset end. */
 uint64_t ttrace_file_pad(uint64_t end);
 
-/* "VERSION", "RING", ... or "UNKNOWN". */
+/* "VERSION", "RECORDS", ... or "UNKNOWN". */
 const char *ttrace_file_sec_name(uint32_t type);
 
 /* Error codes of the writer. */

@@ -44,7 +44,7 @@
 /* Versions of the three parts; a decoder refuses a major it does not know. */
 #define TTRACE_HEADER_VERSION	1	/* struct ttrace_version */
 #define TTRACE_AUX_VERSION	1	/* aux records and tags */
-#define TTRACE_PERCPU_VERSION	1	/* entries, type and context words */
+#define TTRACE_PERCPU_VERSION	2	/* entries, type and context words */
 
 /*
  * The first 8 bytes of the version header. Stored in the writer's byte order:
@@ -89,36 +89,65 @@ static inline int ttrace_ts_is_cont(uint64_t ts)
  *	bits 16-19  context kind (enum ttrace_ctx_kind)
  *	bits 20-23  number of continuation entries that follow (0..3)
  *	bits 24-27  interrupt nesting depth, 0 outside interrupts (saturates 15)
- *	bits 28-31  reserved, zero
- *	bits 32-47  cpu (core id) that wrote the entry
- *	bits 48-63  lap: (logical slot index >> log2(entries per CPU)) & 0xffff,
- *		    stored by the ring writer. A reader that knows the ring's
- *		    head uses it to reject a slot still holding the previous
- *		    lap's record (reserved, not yet invalidated), and a decoder
- *		    of a raw ring dump uses lap:slot to order records.
+ *	bits 28-39  cpu (core id) that wrote the entry
+ *	bits 40-63  seq: the entry's logical slot index (the count of slots
+ *		    its ring had reserved before it) modulo 2^24, stored by
+ *		    the ring writer. A ring holds at most 2^23 entries, so a
+ *		    reader tells the record of index i from the one of i - n
+ *		    still in the slot (reserved, not yet invalidated), and a
+ *		    decoder checks that every record sits at the index its
+ *		    file section says (docs/trace-file.md): a record missing
+ *		    without a declared loss cannot pass unseen.
+ * Continuation entries have no type word: they always directly follow
+ * their first entry (one reservation), which vouches for them.
  */
 #define TTRACE_TYPE_ID_SHIFT	0
 #define TTRACE_TYPE_CTX_SHIFT	16
 #define TTRACE_TYPE_NCONT_SHIFT	20
 #define TTRACE_TYPE_DEPTH_SHIFT	24
-#define TTRACE_TYPE_CPU_SHIFT	32
-#define TTRACE_TYPE_LAP_SHIFT	48
+#define TTRACE_TYPE_CPU_SHIFT	28
+#define TTRACE_TYPE_SEQ_SHIFT	40
 
 #define TTRACE_TYPE_ID(t)	((uint32_t)((t) & 0xffff))
 #define TTRACE_TYPE_CTX(t)	((uint32_t)(((t) >> 16) & 0xf))
 #define TTRACE_TYPE_NCONT(t)	((uint32_t)(((t) >> 20) & 0xf))
 #define TTRACE_TYPE_DEPTH(t)	((uint32_t)(((t) >> 24) & 0xf))
-#define TTRACE_TYPE_CPU(t)	((uint32_t)(((t) >> 32) & 0xffff))
-#define TTRACE_TYPE_LAP(t)	((uint32_t)((t) >> 48))
-#define TTRACE_TYPE_LAP_MASK	0xffff000000000000ULL
+#define TTRACE_TYPE_CPU(t)	((uint32_t)(((t) >> 28) & 0xfff))
+#define TTRACE_TYPE_SEQ(t)	((uint32_t)((t) >> 40))
+#define TTRACE_TYPE_SEQ_MASK	0xffffff0000000000ULL
+#define TTRACE_SEQ_BITS		24
+#define TTRACE_SEQ_OF(idx)	((uint32_t)((idx) & 0xffffff))
+#define TTRACE_MAX_CPUS		4096	/* what the cpu field holds */
+#define TTRACE_MAX_RING_ENTRIES	(1ULL << 23)
 
-/* Builds a type word without the lap (the ring adds it). depth saturates. */
+/* Continuation entries needed for nargs argument words (0 if <= 5). */
+static inline uint32_t ttrace_ncont(uint32_t nargs)
+{
+	uint32_t more = nargs > TTRACE_ENTRY_ARGS ? nargs - TTRACE_ENTRY_ARGS : 0;
+
+	return (more + TTRACE_CONT_ARGS - 1) / TTRACE_CONT_ARGS;
+}
+
+/* Builds a type word without the seq (the ring adds it). depth saturates. */
 #define TTRACE_TYPE(id, ctx, ncont, depth, cpu)				\
 	(((uint64_t)(id) & 0xffff) |					\
 	 ((uint64_t)(ctx) & 0xf) << TTRACE_TYPE_CTX_SHIFT |		\
 	 ((uint64_t)(ncont) & 0xf) << TTRACE_TYPE_NCONT_SHIFT |		\
 	 ((uint64_t)((depth) > 15 ? 15 : (depth)) << TTRACE_TYPE_DEPTH_SHIFT) | \
-	 ((uint64_t)(cpu) & 0xffff) << TTRACE_TYPE_CPU_SHIFT)
+	 ((uint64_t)(cpu) & 0xfff) << TTRACE_TYPE_CPU_SHIFT)
+
+/*
+ * Why a range of a ring's logical indices is missing from what a reader
+ * returned (trace_ring_read) or a file holds (LOSS sections,
+ * docs/trace-file.md).
+ */
+enum ttrace_loss_reason {
+	TTRACE_LOSS_OVERWRITTEN = 1,	/* lapped by the writer before read */
+	TTRACE_LOSS_RACED = 2,		/* lapped while being read */
+	TTRACE_LOSS_IN_FLIGHT = 3,	/* still being written; given up */
+	TTRACE_LOSS_CLEARED = 4,	/* cleared (clear, mode, bufsize) */
+	TTRACE_LOSS_NREASONS = 5,
+};
 
 /*
  * Context kinds (type word bits 16-19) and the matching context word (entry

@@ -1,25 +1,64 @@
 /*
  * trace_ring.c: the slow parts of the per-CPU trace ring: set-up, mode and
- * clear, counters, the multi-entry writer and the two readers. The writer
- * fast path is inline in trace_ring.h, which also explains the protocol.
+ * clear, counters, the saturate-mode and multi-entry writers and the
+ * reader. The writer fast path is inline in trace_ring.h, which also
+ * explains the protocol.
  *
- * Why readers check the lap: a writer's xadd and its store of the invalid
- * timestamp are two instructions. Between them (and for as long as an
- * interrupt that arrives between them runs) the reserved slot still holds
- * the record from one lap earlier, with an intact timestamp. Akaros's reader
- * would return that stale record in the new record's place; we compare the
- * lap stored in the type word with the one the slot's logical index implies.
- * Continuations carry no lap; a stale one has no live parent and the decoder
- * drops it as an orphan.
+ * Why the reader checks the seq: a writer's xadd and its store of the
+ * invalid timestamp are two instructions. Between them (and for as long as
+ * an interrupt that arrives between them runs) the reserved slot still
+ * holds the record from one lap earlier, with an intact timestamp. Akaros's
+ * reader would return that stale record in the new record's place; we
+ * compare the seq stored in the type word with the slot's logical index.
+ *
+ * Why continuations need no seq: they are reserved with their first entry
+ * and published before it, so a first entry that is intact, of the right
+ * seq and unchanged across the copy of its continuations vouches for them;
+ * each must also carry its first entry's timestamp | 1 (a slot taken over
+ * by a later lap carries another timestamp). A continuation met without its
+ * first entry (which was lost) is never returned: it is part of the loss.
  */
 #include <string.h>
 
 #include <trace_ring.h>
 
 /*
+ * Saturate mode's reservation: all n slots below start + nentries, or none.
+ * head moves only on success (a compare-exchange without lock prefix: one
+ * writer CPU, and an interrupt cannot split one instruction), so every slot
+ * below head is really written; refusals are counted in dropped. Owner
+ * CPU only. Returns the first index, or UINT64_MAX.
+ */
+uint64_t trace_ring_reserve_saturate(struct trace_ring *r, uint64_t n)
+{
+	for (;;) {
+		uint64_t h = READ_ONCE(r->head);
+
+		if (h + n - __atomic_load_n(&r->start, __ATOMIC_ACQUIRE) >
+		    r->mask + 1) {
+			ring_local_fetch_add(&r->dropped, n);
+			return UINT64_MAX;
+		}
+#if defined(__x86_64__)
+		uint64_t old = h;
+
+		__asm__ __volatile__("cmpxchgq %2, %1"
+				     : "+a"(old), "+m"(r->head)
+				     : "r"(h + n) : "memory", "cc");
+		if (old == h)
+			return h;
+#else
+		if (__atomic_compare_exchange_n(&r->head, &h, h + n, false,
+						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			return h;
+#endif
+	}
+}
+
+/*
  * Writes an event of nargs (<= TTRACE_MAX_ARGS) argument words: a first
- * entry and trace_ring_ncont(nargs) continuations reserved with one xadd, so
- * they are adjacent. Continuations are published before their parent, so a
+ * entry and ttrace_ncont(nargs) continuations reserved together, so they
+ * are adjacent. Continuations are published before their parent, so a
  * reader that finds the parent valid finds them complete. Missing argument
  * words are zero. Returns false if saturated or nargs is too large.
  * Preconditions as trace_ring_write().
@@ -27,7 +66,7 @@
 bool trace_ring_write_ext(struct trace_ring *r, uint64_t ts, uint64_t type,
 			  uint64_t ctx, const uint64_t *args, uint32_t nargs)
 {
-	uint32_t ncont = trace_ring_ncont(nargs);
+	uint32_t ncont = ttrace_ncont(nargs);
 	uint64_t idx;
 	struct ttrace_entry *e;
 
@@ -50,7 +89,7 @@ bool trace_ring_write_ext(struct trace_ring *r, uint64_t ts, uint64_t type,
 	}
 	type &= ~((uint64_t)0xf << TTRACE_TYPE_NCONT_SHIFT);
 	e->type = type | (uint64_t)ncont << TTRACE_TYPE_NCONT_SHIFT |
-		  (idx >> r->shift) << TTRACE_TYPE_LAP_SHIFT;
+		  idx << TTRACE_TYPE_SEQ_SHIFT;
 	e->context = ctx;
 	for (uint32_t i = 0; i < TTRACE_ENTRY_ARGS; i++)
 		e->data[i] = i < nargs ? args[i] : 0;
@@ -60,8 +99,8 @@ bool trace_ring_write_ext(struct trace_ring *r, uint64_t ts, uint64_t type,
 
 /*
  * Sets up r over bytes of caller memory (64-byte aligned; bytes a power of
- * two, at least two entries). Every slot starts invalid. Returns 0, or -1 on
- * bad arguments. Precondition: nobody uses r yet.
+ * two, 2 to TTRACE_MAX_RING_ENTRIES entries). Every slot starts invalid.
+ * Returns 0, or -1 on bad arguments. Precondition: nobody uses r yet.
  */
 int trace_ring_init(struct trace_ring *r, void *mem, size_t bytes,
 		    enum trace_ring_mode mode)
@@ -69,14 +108,13 @@ int trace_ring_init(struct trace_ring *r, void *mem, size_t bytes,
 	size_t n = bytes / sizeof(struct ttrace_entry);
 
 	if (!mem || ((uintptr_t)mem & (ARCH_CL_SIZE - 1)) || !IS_PWR2(bytes) ||
-	    n < 2)
+	    n < 2 || n > TTRACE_MAX_RING_ENTRIES)
 		return -1;
 	r->entries = mem;
 	r->mask = n - 1;
 	r->shift = (uint32_t)__builtin_ctzll(n);
 	r->mode = mode;
-	r->start = 0;
-	r->head = 0;
+	trace_ring_restart(r, 0);
 	/* only the timestamps: every reader checks one before the rest */
 	for (size_t i = 0; i < n; i++)
 		r->entries[i].timestamp = TTRACE_TS_INVALID;
@@ -84,38 +122,55 @@ int trace_ring_init(struct trace_ring *r, void *mem, size_t bytes,
 }
 
 /*
- * Forgets every record: start moves up to head. Safe from any CPU at any
- * time (no memory is touched; readers ignore slots before start).
+ * Makes r empty with its logical indices continuing from head (a ring
+ * that replaces another keeps its predecessor's index space, so readers'
+ * cursors stay meaningful and see the old records as cleared). r's slots
+ * must all be invalid or of older indices. Nobody writes r meanwhile.
  */
-void trace_ring_clear(struct trace_ring *r)
+void trace_ring_restart(struct trace_ring *r, uint64_t head)
 {
-	__atomic_store_n(&r->start, trace_ring_head(r), __ATOMIC_RELEASE);
-}
-
-/* Switches between overwrite and saturate mode, and clears the ring. */
-void trace_ring_set_mode(struct trace_ring *r, enum trace_ring_mode mode)
-{
-	__atomic_store_n(&r->mode, (uint32_t)mode, __ATOMIC_RELAXED);
-	trace_ring_clear(r);
+	r->head = head;
+	r->start = head;
+	r->dropped = 0;
+	r->dropped_at_clear = 0;
 }
 
 /*
- * The logical index range [*lo, *hi) a reader may find records in. start is
- * read before head, so start <= head.
+ * Forgets every record: start moves up to head. Safe from any CPU at any
+ * time (no memory is touched; readers ignore slots before start). Records
+ * being written meanwhile may survive; that is all a concurrent clear can
+ * promise.
  */
-static void ring_live(const struct trace_ring *r, uint64_t *lo, uint64_t *hi)
+void trace_ring_clear(struct trace_ring *r)
 {
-	uint64_t start = __atomic_load_n(&r->start, __ATOMIC_ACQUIRE);
-	uint64_t head = trace_ring_head(r);
+	__atomic_store_n(&r->dropped_at_clear, READ_ONCE(r->dropped),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&r->start, trace_ring_head(r), __ATOMIC_RELEASE);
+}
+
+/*
+ * Switches between overwrite and saturate mode and clears the ring.
+ * Precondition: no CPU is writing r (the tracer disarms and waits first),
+ * so no write is refused or accepted under a half-made change.
+ */
+void trace_ring_set_mode(struct trace_ring *r, enum trace_ring_mode mode)
+{
+	trace_ring_clear(r);
+	__atomic_store_n(&r->mode, (uint32_t)mode, __ATOMIC_RELEASE);
+}
+
+/*
+ * The logical index range [*lo, *hi) a reader may find records in; *start
+ * is the clear point. start is read before head, so start <= head.
+ */
+static void ring_live(const struct trace_ring *r, uint64_t *start,
+		      uint64_t *lo, uint64_t *hi)
+{
 	uint64_t n = r->mask + 1;
 
-	if (READ_ONCE(r->mode) == TRACE_RING_SATURATE) {
-		*lo = start;
-		*hi = head - start > n ? start + n : head;
-	} else {
-		*lo = head - start > n ? head - n : start;
-		*hi = head;
-	}
+	*start = __atomic_load_n(&r->start, __ATOMIC_ACQUIRE);
+	*hi = trace_ring_head(r);
+	*lo = *hi - *start > n ? *hi - n : *start;
 }
 
 /* Fills st with r's counters; see trace_ring.h for what they mean. */
@@ -127,26 +182,16 @@ void trace_ring_stats(const struct trace_ring *r, struct trace_ring_stats *st)
 	st->head = trace_ring_head(r);
 	st->mode = READ_ONCE(r->mode);
 	st->nentries = n;
-	st->reserved = st->head - st->start;
-	if (st->mode == TRACE_RING_SATURATE) {
-		st->written = MIN(st->reserved, n);
-		st->dropped = st->reserved - st->written;
-		st->overwritten = 0;
-	} else {
-		st->written = st->reserved;
-		st->dropped = 0;
-		st->overwritten = st->reserved > n ? st->reserved - n : 0;
-	}
+	st->written = st->head - st->start;
+	st->dropped = READ_ONCE(r->dropped) - READ_ONCE(r->dropped_at_clear);
+	st->overwritten = st->written > n ? st->written - n : 0;
 	st->live = MIN(st->written, n);
 }
 
-/*
- * Copies the slot of logical index idx into *out. Returns true if the copy
- * is an intact record of that index: timestamp valid and the same before
- * and after, and (for a first entry) the lap matching idx.
- */
-static bool ring_copy_slot(const struct trace_ring *r, uint64_t idx,
-			   struct ttrace_entry *out)
+/* Copies slot idx into *out; returns its timestamp as read before the
+ * copy (TTRACE_TS_INVALID if it changed during the copy). */
+static uint64_t ring_copy_slot(const struct trace_ring *r, uint64_t idx,
+			       struct ttrace_entry *out)
 {
 	const volatile struct ttrace_entry *e = &r->entries[idx & r->mask];
 	uint64_t t1, t2;
@@ -160,101 +205,210 @@ static bool ring_copy_slot(const struct trace_ring *r, uint64_t idx,
 	t2 = __atomic_load_n(&r->entries[idx & r->mask].timestamp,
 			     __ATOMIC_RELAXED);
 	out->timestamp = t1;
-	if (t1 == TTRACE_TS_INVALID || t1 != t2)
-		return false;
-	if (!ttrace_ts_is_cont(t1) &&
-	    TTRACE_TYPE_LAP(out->type) != ((idx >> r->shift) & 0xffff))
-		return false;
-	return true;
+	return t1 == t2 ? t1 : TTRACE_TS_INVALID;
 }
 
 /*
- * Whether the slot of logical index idx, found not intact, is still being
- * written (reserved, not yet published) rather than lost: it is in flight
- * unless the writer has since lapped it.
+ * Copies the event whose first entry is at idx into out[0..1+ncont).
+ * Returns its slot count, 0 if slot idx holds no intact first entry of
+ * that index (being written, stale or overwritten), or -1 if it does but
+ * its continuations are not intact (the writer lapped them). The caller
+ * checks that the copy fits: room must be at least 1 + TTRACE_MAX_CONT.
  */
-static bool ring_in_flight(const struct trace_ring *r, uint64_t idx)
+static int ring_copy_event(const struct trace_ring *r, uint64_t idx,
+			   struct ttrace_entry *out)
 {
-	uint64_t head = trace_ring_head(r);
+	uint64_t ts = ring_copy_slot(r, idx, out);
+	uint32_t ncont;
 
-	return head - idx <= r->mask + 1 ||
-	       READ_ONCE(r->mode) == TRACE_RING_SATURATE;
+	if (!ttrace_ts_valid(ts) || ttrace_ts_is_cont(ts) ||
+	    TTRACE_TYPE_SEQ(out->type) != TTRACE_SEQ_OF(idx))
+		return 0;
+	ncont = TTRACE_TYPE_NCONT(out->type);
+	if (ncont > TTRACE_MAX_CONT)
+		return -1;
+	for (uint32_t k = 1; k <= ncont; k++)
+		if (ring_copy_slot(r, idx + k, &out[k]) != (ts | TTRACE_TS_CONT))
+			return -1;
+	rmb();
+	if (__atomic_load_n(&r->entries[idx & r->mask].timestamp,
+			    __ATOMIC_RELAXED) != ts)
+		return -1;
+	return (int)(1 + ncont);
+}
+
+static uint32_t run_lost(struct trace_ring_cursor *cur,
+			 struct trace_ring_run *run, uint64_t to,
+			 uint32_t reason)
+{
+	run->kind = TRACE_RUN_LOST;
+	run->reason = reason;
+	run->first = cur->next;
+	run->count = to - cur->next;
+	cur->next = to;
+	cur->last_reason = reason;
+	cur->after_loss = 1;
+	return TRACE_RUN_LOST;
+}
+
+static uint32_t run_none(const struct trace_ring_cursor *cur,
+			 struct trace_ring_run *run, uint32_t kind)
+{
+	run->kind = kind;
+	run->reason = 0;
+	run->first = cur->next;
+	run->count = kind == TRACE_RUN_BUSY;
+	return kind;
 }
 
 /*
- * Copies intact records oldest-first into out[0..max), starting at logical
- * index cur->from (clamped to the oldest live slot) and examining at most
- * max slots. Order is slot order: time order except that a record written
- * by a nested interrupt may precede the one it interrupted. Stops before
- * the first slot still in flight, so a streaming reader (from = next of the
- * previous call) gets it next time; slots overwritten while we read count
- * as invalid. Fills cur's out fields. Returns the number of records
- * copied. Lock-free; any CPU.
+ * Why slot idx, where a run stopped without an intact first entry, is
+ * missing: 0 if it may still be in flight; else the loss reason: the
+ * writer lapped it (reserved idx + nentries), or it holds a continuation
+ * right after a loss (its first entry was part of that loss).
  */
-size_t trace_ring_copy_valid(const struct trace_ring *r,
-			     struct ttrace_entry *out, size_t max,
-			     struct trace_ring_cursor *cur)
+static uint32_t ring_slot_gone(const struct trace_ring *r,
+			       const struct trace_ring_cursor *cur, uint64_t idx)
 {
-	uint64_t lo, hi, from = cur->from, end, i;
+	uint64_t ts = READ_ONCE(r->entries[idx & r->mask].timestamp);
+
+	if (trace_ring_head(r) - idx > r->mask + 1)
+		return TTRACE_LOSS_RACED;
+	if (cur->after_loss && ttrace_ts_valid(ts) && ttrace_ts_is_cont(ts))
+		return cur->last_reason;
+	return 0;
+}
+
+/*
+ * Copies whole events from index from while they are intact, below end
+ * and fit in max slots. Returns the slots copied.
+ */
+static size_t ring_copy_run(const struct trace_ring *r, uint64_t from,
+			    uint64_t end, struct ttrace_entry *out, size_t max)
+{
 	size_t n = 0;
 
-	ring_live(r, &lo, &hi);
-	cur->lost = 0;
-	cur->invalid = 0;
-	if (from < lo) {
-		cur->lost = lo - from;
-		from = lo;
-	}
-	if (from > hi)
-		from = hi;
-	end = hi - from > max ? from + max : hi;
-	for (i = from; i < end; i++) {
-		if (ring_copy_slot(r, i, &out[n]))
-			n++;
-		else if (ring_in_flight(r, i))
+	while (from + n < end && max - n > TTRACE_MAX_CONT) {
+		int got = ring_copy_event(r, from + n, out + n);
+
+		if (got <= 0 || from + n + (uint64_t)got > end)
 			break;
-		else
-			cur->invalid++;
+		n += (size_t)got;
 	}
-	cur->next = i;
 	return n;
 }
 
 /*
- * Copies len bytes of the ring memory from byte offset into buf, as a raw
- * ring file: slot s at offset 64 * s. Every slot that is outside the live
- * range, in flight, torn or stale reads as an all-ones timestamp and zero
- * words, so the copy never holds a torn record. Consistency holds per call:
- * read whole, 64-byte aligned entries. Returns the bytes copied (0 at or
- * past the end). Lock-free; any CPU.
+ * Puts cur at r's oldest live slot, as if the records before it had been
+ * read: a continuation found there (its first entry was overwritten before
+ * the read began) is declared lost as overwritten. Any CPU.
  */
-size_t trace_ring_read_raw(const struct trace_ring *r, uint64_t offset,
-			   void *buf, size_t len)
+void trace_ring_cursor_oldest(const struct trace_ring *r,
+			      struct trace_ring_cursor *cur)
 {
-	uint64_t bytes = (r->mask + 1) * sizeof(struct ttrace_entry);
-	uint64_t lo, hi;
-	uint8_t *dst = buf;
-	size_t done = 0;
+	uint64_t start, lo, hi;
 
-	if (offset >= bytes)
-		return 0;
-	if (len > bytes - offset)
-		len = (size_t)(bytes - offset);
-	ring_live(r, &lo, &hi);
-	while (done < len) {
-		uint64_t pos = offset + done;
-		uint64_t slot = pos / sizeof(struct ttrace_entry);
-		size_t in = (size_t)(pos % sizeof(struct ttrace_entry));
-		size_t chunk = MIN(sizeof(struct ttrace_entry) - in, len - done);
-		uint64_t d = (hi - 1 - slot) & r->mask;
-		struct ttrace_entry tmp;
+	ring_live(r, &start, &lo, &hi);
+	cur->next = lo;
+	cur->last_reason = TTRACE_LOSS_OVERWRITTEN;
+	cur->after_loss = 1;
+}
 
-		if (hi == lo || d >= hi - lo || !ring_copy_slot(r, hi - 1 - d, &tmp)) {
-			memset(&tmp, 0, sizeof(tmp));
-			tmp.timestamp = TTRACE_TS_INVALID;
-		}
-		memcpy(dst + done, (const uint8_t *)&tmp + in, chunk);
-		done += chunk;
+/*
+ * One step of a reader: from cur->next, returns in *run (and as the
+ * result) the next run before end (exclusive; UINT64_MAX for no bound):
+ *	TRACE_RUN_LOST: [first, first + count) is missing, with the reason;
+ *	TRACE_RUN_RECORDS: count slots of whole, intact events copied to
+ *		out[0..count) (max must be more than TTRACE_MAX_CONT);
+ *	TRACE_RUN_BUSY: slot first is being written; call again later, or
+ *		trace_ring_give_up() to declare it lost;
+ *	TRACE_RUN_NONE: nothing more before min(end, head) for now.
+ * Successive calls cover every index exactly once, each as a record or a
+ * declared loss. Lock-free; any CPU.
+ */
+uint32_t trace_ring_read(const struct trace_ring *r,
+			 struct trace_ring_cursor *cur, uint64_t end,
+			 struct ttrace_entry *out, size_t max,
+			 struct trace_ring_run *run)
+{
+	uint64_t start, lo, hi, head_after, n;
+	uint32_t gone;
+
+	ring_live(r, &start, &lo, &hi);
+	if (cur->next >= end)
+		return run_none(cur, run, TRACE_RUN_NONE);
+	if (cur->next < start)
+		return run_lost(cur, run, MIN(start, end), TTRACE_LOSS_CLEARED);
+	if (cur->next < lo)
+		return run_lost(cur, run, MIN(lo, end), TTRACE_LOSS_OVERWRITTEN);
+	end = MIN(end, hi);
+	if (cur->next >= end)
+		return run_none(cur, run, TRACE_RUN_NONE);
+	n = ring_copy_run(r, cur->next, end, out, max);
+	if (!n) {
+		gone = ring_slot_gone(r, cur, cur->next);
+		if (gone)
+			return run_lost(cur, run, cur->next + 1, gone);
+		return run_none(cur, run, TRACE_RUN_BUSY);
 	}
-	return len;
+	/* a slot below head_after - nentries may have changed as we copied */
+	head_after = trace_ring_head(r);
+	if (head_after - cur->next > r->mask + 1)
+		return run_lost(cur, run, MIN(head_after - (r->mask + 1),
+					      cur->next + n), TTRACE_LOSS_RACED);
+	run->kind = TRACE_RUN_RECORDS;
+	run->reason = 0;
+	run->first = cur->next;
+	run->count = n;
+	cur->next += n;
+	cur->after_loss = 0;
+	return TRACE_RUN_RECORDS;
+}
+
+/* Declares the busy slot of the last read (run) lost, in flight. */
+void trace_ring_give_up(struct trace_ring_cursor *cur,
+			struct trace_ring_run *run)
+{
+	run_lost(cur, run, run->first + 1, TTRACE_LOSS_IN_FLIGHT);
+}
+
+/*
+ * Copies every whole event from logical index from (0: the oldest, any
+ * loss before it counted as lost) up to
+ * the head as of the call into out[0..max), oldest first, giving up slots
+ * in flight at once; adds what it skipped to *tally (may be NULL).
+ * Returns the slots copied. For tests, the boot profile and small readers;
+ * lock-free, any CPU.
+ */
+size_t trace_ring_collect(const struct trace_ring *r, uint64_t from,
+			  struct ttrace_entry *out, size_t max,
+			  struct trace_ring_tally *tally)
+{
+	struct trace_ring_cursor cur = { .next = from };
+	struct trace_ring_tally none = { 0 };
+	struct trace_ring_run run;
+	uint64_t end = trace_ring_head(r);
+	size_t n = 0;
+
+	if (!tally)
+		tally = &none;
+	while (max - n > TTRACE_MAX_CONT) {
+		uint32_t k = trace_ring_read(r, &cur, end, out + n, max - n, &run);
+
+		if (k == TRACE_RUN_NONE)
+			break;
+		if (k == TRACE_RUN_BUSY)
+			trace_ring_give_up(&cur, &run);
+		if (k == TRACE_RUN_RECORDS) {
+			n += run.count;
+			tally->records += run.count;
+		} else if (run.reason == TTRACE_LOSS_RACED) {
+			tally->raced += run.count;
+		} else if (run.reason == TTRACE_LOSS_IN_FLIGHT) {
+			tally->in_flight += run.count;
+		} else {
+			tally->lost += run.count;
+		}
+	}
+	return n;
 }

@@ -226,7 +226,8 @@ int ttrace_aux_trim(const void *copy, uint64_t first, uint64_t last,
 
 /*
  * Takes a consistent snapshot of aux into out (out_size >= aux->size is
- * always enough), calling the lock callbacks (lock may be NULL if nothing
+ * always enough): view->data == out and holds the records from
+ * view->first to view->last, calling the lock callbacks (lock may be NULL if nothing
  * runs concurrently) around the two short reads of the bounds; retries a few
  * times if writers overwrote the copy. Returns 0 and fills view, or -1.
  */
@@ -250,8 +251,13 @@ int ttrace_aux_snapshot(const struct ttrace_aux *aux,
 		ttrace_aux_bounds(aux, &first_after, &unused);
 		if (lock)
 			lock->runlock(lock->arg);
-		if (ttrace_aux_trim(out, first, last, first_after, view) == 0)
+		if (ttrace_aux_trim(out, first, last, first_after, view) == 0) {
+			/* records before first_after were overwritten as we
+			 * copied: the view starts later; move it to out */
+			memmove(out, view->data, view->len);
+			view->data = out;
 			return 0;
+		}
 	}
 	return -1;
 }

@@ -12,6 +12,20 @@
 
 /* ---- version header ------------------------------------------------------ */
 
+/* The name of a loss reason (enum ttrace_loss_reason), "?" if unknown. */
+const char *ttrace_loss_name(uint32_t reason)
+{
+	static const char *const names[TTRACE_LOSS_NREASONS] = {
+		[TTRACE_LOSS_OVERWRITTEN] = "overwritten",
+		[TTRACE_LOSS_RACED] = "overwritten while read",
+		[TTRACE_LOSS_IN_FLIGHT] = "in flight",
+		[TTRACE_LOSS_CLEARED] = "cleared",
+	};
+
+	return reason < TTRACE_LOSS_NREASONS && names[reason] ? names[reason] :
+	       "?";
+}
+
 /*
  * Checks a version header read from a file, in the reader's byte order (a
  * header whose magic reads TTRACE_MAGIC_SWAPPED is refused: swap it first).
@@ -32,10 +46,10 @@ int ttrace_version_check(const struct ttrace_version *v, const char **why)
 		return *why = "unsupported trace format version", -1;
 	if (v->header_size != sizeof(*v) || v->entry_size != TTRACE_ENTRY_SIZE)
 		return *why = "bad header or entry size", -1;
-	if (v->num_cpus == 0 || v->num_cpus > 0x10000)
+	if (v->num_cpus == 0 || v->num_cpus > TTRACE_MAX_CPUS)
 		return *why = "bad number of cpus", -1;
-	if (!IS_PWR2(n) || n < 2 || n > (1ULL << 32))
-		return *why = "entries per cpu not a power of two", -1;
+	if (!IS_PWR2(n) || n < 2 || n > TTRACE_MAX_RING_ENTRIES)
+		return *why = "entries per cpu not a power of two up to 2^23", -1;
 	if (v->aux_size && (!IS_PWR2(v->aux_size) ||
 			    v->aux_mask != v->aux_size - 1))
 		return *why = "bad aux size or mask", -1;

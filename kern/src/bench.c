@@ -9,7 +9,6 @@
  * figures are meaningless.
  */
 #include <ttrace.h>
-#include <ttrace_ctl.h>
 #include <printk.h>
 #include <string.h>
 #include <smp.h>
@@ -86,11 +85,8 @@ static void report(const char *what, enum bench_op op, uint64_t empty,
 
 static void arm_test_group(bool on)
 {
-	if (on)
-		ttrace_mask_setbits(&ttrace_ctl.mask, 1ull << TTRACE_GROUP_TEST);
-	else
-		ttrace_mask_clrbits(&ttrace_ctl.mask, 1ull << TTRACE_GROUP_TEST);
-	ttrace_ctl_rearm(&ttrace_ctl);
+	ttrace_set_mask(on ? 1ull << TTRACE_GROUP_TEST : 0,
+			1ull << TTRACE_GROUP_TEST);
 }
 
 static void aux_all_cpus(void *arg)

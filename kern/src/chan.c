@@ -172,11 +172,17 @@ int devgen_readdir(struct chan *c, uint64_t index, struct dirent *de,
 
 long devgen_readstr(uint64_t off, void *buf, size_t n, const char *s)
 {
-	size_t len = strlen(s);
+	return devgen_readbytes(off, buf, n, s, strlen(s));
+}
 
+/* Copies the part of src[0..len) at off into buf (n bytes); returns the
+ * count, 0 past its end. */
+long devgen_readbytes(uint64_t off, void *buf, size_t n, const void *src,
+		      size_t len)
+{
 	if (off >= len)
 		return 0;
 	n = MIN(n, len - (size_t)off);
-	memcpy(buf, s + off, n);
+	memcpy(buf, (const char *)src + off, n);
 	return (long)n;
 }

@@ -1,16 +1,27 @@
 /*
- * ttrace, kernel side: rings and aux buffer memory, boot-time start, names,
- * contexts and the version header. The ring and aux logic itself is pure
- * code in kern/lib (trace_ring.c, ttrace_aux.c); this file only wires it to
- * CPUs, pages, locks and the TSC.
+ * ttrace, kernel side: the tracer object and its lifecycle. The ring and
+ * aux logic itself is pure code in kern/lib (trace_ring.c, ttrace_aux.c);
+ * this file owns their memory and locks and wires them to CPUs, pages and
+ * the TSC. All of it lives in one struct ttrace (ttrace_internal.h), as
+ * Zircon's ktrace state: rings, aux, control state and their locks.
  *
  * Boot: ttrace_early_init() runs a few instructions into kmain, with a
- * small static ring as CPU 0's, so the first boot phases are recorded.
- * ttrace_init() runs right after the page allocator is up and before SMP
- * bring-up, when num_cpus is not known yet: it allocates a ring for every
- * possible CPU, moves the early records into CPU 0's ring, and writes the
- * event metadata, syscall names and boot phase names to aux.
- * ttrace_cleanup() gives the rings of absent CPUs back once all are online.
+ * small static ring as CPU 0's and a two-entry sink ring as every other
+ * CPU's, so that a tracepoint always has a ring to write. ttrace_init()
+ * runs right after the page allocator: it allocates a ring for every
+ * possible CPU, moves the early records into CPU 0's ring (whole events),
+ * and writes the event metadata, syscall names and boot phase names to
+ * aux. If memory is short it disarms every event and says so; the sinks
+ * stay, so nothing crashes. ttrace_cleanup() gives the rings of absent
+ * CPUs back once all are online.
+ *
+ * Lifecycle. Ring memory is replaced (bufsize) and the mode changed only by
+ * ttrace_suspend()..ttrace_resume(): disarm every event, wait a grace
+ * period (a routine kernel message has run on every other CPU: the kernel
+ * is not preemptible and tracepoints do not run kernel messages, so no CPU
+ * is still inside a tracepoint that started before), then change things
+ * under the rings' write lock, which every reader takes for reading, then
+ * re-arm. Callers hold the ctl mutex (ttrace_control.c).
  */
 #include <ttrace.h>
 #include <ttrace_aux.h>
@@ -19,31 +30,32 @@
 #include <buddy.h>
 #include <cmdline.h>
 #include <init.h>
+#include <kmsg.h>
 #include <pmem.h>
 #include <printk.h>
 #include <proc.h>
-#include <spinlock.h>
 #include <string.h>
 #include <syscall.h>
 #include <arch/arch.h>
 #include <arch/mmu.h>
 #include <arch/tsc.h>
 
+#include "ttrace_internal.h"
+
 #define EARLY_ENTRIES	128
+#define SINK_ENTRIES	2
 
 uint8_t ttrace_armed[TTRACE_NUM_EVENTS];
 static uint8_t ttrace_enabled[TTRACE_NUM_EVENTS];
-struct ttrace_ctl_state ttrace_ctl;
+struct ttrace ttrace_main = {
+	.rings_lock = RWLOCK_INIT("ttrace_rings"),
+	.aux_lock = RWLOCK_INIT("ttrace_aux"),
+	.ctl_lock = SPINLOCK_INIT("ttrace_ctl"),
+};
 
 static struct ttrace_entry early_entries[EARLY_ENTRIES];
+static struct ttrace_entry sink_entries[CONFIG_MAX_NUM_CPUS][SINK_ENTRIES];
 static struct trace_ring early_ring;
-static struct trace_ring rings[CONFIG_MAX_NUM_CPUS];
-static unsigned ring_order;			/* pages per ring: 2^order */
-
-static struct ttrace_aux aux;
-static struct rwlock aux_lock = RWLOCK_INIT("ttrace_aux");
-static void *aux_mem;
-static unsigned aux_order;
 
 const char *const ttrace_boot_phase_names[BOOT_PHASE_COUNT] = {
 	[BOOT_PHASE_KMAIN] = "kmain",
@@ -60,21 +72,29 @@ const char *const ttrace_boot_phase_names[BOOT_PHASE_COUNT] = {
 	[BOOT_PHASE_SHELL_READY] = "shell_ready",
 };
 
-/* Arms the default events and points CPU 0 at the early ring. BSP, with
- * its per-CPU data installed, before anything is traced. */
+/* Arms the default events, points CPU 0 at the early ring and the others
+ * at their sinks. BSP, with its per-CPU data installed, before anything is
+ * traced. */
 void ttrace_early_init(void)
 {
+	struct ttrace *t = &ttrace_main;
 	struct per_cpu_info *pcpui = this_cpu();
 
 	trace_ring_init(&early_ring, early_entries, sizeof(early_entries),
 			TRACE_RING_SATURATE);
+	for (int i = 0; i < CONFIG_MAX_NUM_CPUS; i++) {
+		trace_ring_init(&t->rings[i], sink_entries[i],
+				sizeof(sink_entries[i]), TRACE_RING_OVERWRITE);
+		per_cpu_info[i].ttrace_ring = &t->rings[i];
+	}
 	pcpui->ttrace_ring = &early_ring;
 	ttrace_ctx_set(pcpui, TTRACE_CTX_BOOT, 0);
-	ttrace_ctl_init(&ttrace_ctl, &ttrace_meta_builtin, ttrace_enabled,
+	ttrace_ctl_init(&t->ctl, &ttrace_meta_builtin, ttrace_enabled,
 			ttrace_armed);
 }
 
-static unsigned order_for(size_t bytes)
+/* The buddy order of a power-of-two size in bytes (at least a page). */
+unsigned ttrace_order_for(size_t bytes)
 {
 	unsigned order = 0;
 
@@ -83,37 +103,66 @@ static unsigned order_for(size_t bytes)
 	return order;
 }
 
-/* Copies the early ring's records into r, oldest first. */
-static void merge_early(struct trace_ring *r)
+/* Rewrites every whole event of src into dst, oldest first. */
+static void merge_early(struct trace_ring *dst, const struct trace_ring *src)
 {
-	struct trace_ring_cursor cur = { 0 };
-	struct ttrace_entry e;
+	static struct ttrace_entry e[EARLY_ENTRIES];
+	size_t n = trace_ring_collect(src, 0, e, EARLY_ENTRIES, NULL);
 
-	while (trace_ring_copy_valid(&early_ring, &e, 1, &cur) == 1) {
-		cur.from = cur.next;
-		trace_ring_write(r, e.timestamp, e.type & ~TTRACE_TYPE_LAP_MASK,
-				 e.context, e.data[0], e.data[1], e.data[2],
-				 e.data[3], e.data[4]);
+	for (size_t i = 0; i < n; i += 1 + TTRACE_TYPE_NCONT(e[i].type)) {
+		uint64_t args[TTRACE_MAX_ARGS];
+		uint32_t ncont = TTRACE_TYPE_NCONT(e[i].type), nargs = 0;
+
+		for (uint32_t k = 0; k < TTRACE_ENTRY_ARGS; k++)
+			args[nargs++] = e[i].data[k];
+		for (uint32_t c = 1; c <= ncont; c++)
+			for (uint32_t k = 0; k < TTRACE_CONT_ARGS; k++)
+				args[nargs++] = e[i + c].cont[k];
+		trace_ring_write_ext(dst, e[i].timestamp,
+				     e[i].type & ~TTRACE_TYPE_SEQ_MASK,
+				     e[i].context, args, nargs);
 	}
 }
 
-static bool rings_init(void)
+/* Allocates a ring of 2^order pages per possible CPU into mem[]; returns
+ * false (having freed what it got) when memory is short. */
+static bool alloc_rings(void **mem, unsigned order, uint32_t ncpus)
+{
+	for (uint32_t c = 0; c < ncpus; c++) {
+		mem[c] = get_cont_pages(order, 0);
+		if (!mem[c]) {
+			while (c--)
+				free_cont_pages(mem[c], order);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Disarms every event for good (until rings exist): tracing is off. */
+static void ttrace_off(struct ttrace *t, const char *why)
+{
+	t->off_reason = why;
+	memset(ttrace_armed, 0, sizeof(ttrace_armed));
+	printk(KERN_ERR "ttrace: %s; tracing is off\n", why);
+}
+
+static bool rings_init(struct ttrace *t)
 {
 	uint64_t kb = CONFIG_TTRACE_PER_CPU_BUFFER_KB;
+	void *mem[CONFIG_MAX_NUM_CPUS];
+	unsigned order;
 
 	cmdline_get_u64(boot_cmdline, "ttrace.bufsize", &kb);
-	ring_order = order_for(kb * 1024);
-	for (int i = 0; i < CONFIG_MAX_NUM_CPUS; i++) {
-		void *mem = get_cont_pages(ring_order, 0);
-
-		if (!mem)
-			return false;
-		trace_ring_init(&rings[i], mem, (size_t)PGSIZE << ring_order,
-				TRACE_RING_OVERWRITE);
-	}
-	merge_early(&rings[0]);
+	order = ttrace_order_for(kb * 1024);
+	if (!alloc_rings(mem, order, CONFIG_MAX_NUM_CPUS))
+		return false;
 	for (int i = 0; i < CONFIG_MAX_NUM_CPUS; i++)
-		per_cpu_info[i].ttrace_ring = &rings[i];
+		trace_ring_init(&t->rings[i], mem[i], (size_t)PGSIZE << order,
+				TRACE_RING_OVERWRITE);
+	t->ring_order = order;
+	merge_early(&t->rings[0], &early_ring);
+	per_cpu_info[0].ttrace_ring = &t->rings[0];
 	return true;
 }
 
@@ -130,34 +179,42 @@ static void record_names(void)
 }
 
 /* Allocates the rings of every possible CPU and the aux buffer. Boot CPU,
- * right after pmem_init, interrupts off. */
+ * right after pmem_init, interrupts off. On failure tracing is off. */
 void ttrace_init(void)
 {
-	aux_order = order_for(CONFIG_TTRACE_AUX_BUFFER_KB * 1024);
-	aux_mem = get_cont_pages(aux_order, 0);
-	if (!aux_mem || !rings_init()) {
-		printk(KERN_ERR "ttrace: out of memory; tracing stays in the "
-		       "early buffer\n");
+	struct ttrace *t = &ttrace_main;
+	unsigned aux_order = ttrace_order_for(CONFIG_TTRACE_AUX_BUFFER_KB * 1024);
+
+	t->aux_mem = get_cont_pages(aux_order, 0);
+	if (!t->aux_mem) {
+		ttrace_off(t, "out of memory for the aux buffer");
 		return;
 	}
-	ttrace_aux_init(&aux, aux_mem, (size_t)PGSIZE << aux_order);
+	t->aux_order = aux_order;
+	ttrace_aux_init(&t->aux, t->aux_mem, (size_t)PGSIZE << aux_order);
+	if (!rings_init(t)) {
+		ttrace_off(t, "out of memory for the rings (ttrace.bufsize)");
+		return;
+	}
 	record_names();
 	printk(KERN_INFO "ttrace: %u CPU rings of %lu KiB (%lu entries), aux "
 	       "%lu KiB\n", CONFIG_MAX_NUM_CPUS,
-	       ((size_t)PGSIZE << ring_order) / 1024,
-	       ((size_t)PGSIZE << ring_order) / sizeof(struct ttrace_entry),
+	       ((size_t)PGSIZE << t->ring_order) / 1024,
+	       ((size_t)PGSIZE << t->ring_order) / sizeof(struct ttrace_entry),
 	       ((size_t)PGSIZE << aux_order) / 1024);
 }
 
 /* Frees the rings of CPUs that did not come up. Boot CPU, after SMP. */
 void ttrace_cleanup(void)
 {
+	struct ttrace *t = &ttrace_main;
+
+	if (t->off_reason)
+		return;
 	for (uint32_t i = num_cpus; i < CONFIG_MAX_NUM_CPUS; i++) {
-		if (!rings[i].entries)
-			continue;
-		per_cpu_info[i].ttrace_ring = NULL;
-		free_cont_pages(rings[i].entries, ring_order);
-		memset(&rings[i], 0, sizeof(rings[i]));
+		free_cont_pages(t->rings[i].entries, t->ring_order);
+		trace_ring_init(&t->rings[i], sink_entries[i],
+				sizeof(sink_entries[i]), TRACE_RING_OVERWRITE);
 	}
 }
 
@@ -176,18 +233,19 @@ void ttrace_emit_ext(uint32_t id, const uint64_t *args, uint32_t nargs)
  * counted in aux.dropped by the reserve. */
 void ttrace_aux_blob(unsigned tag, uint64_t ident, const void *p, size_t n)
 {
+	struct ttrace *t = &ttrace_main;
 	uint64_t flags, pos;
 	int err;
 
-	if (!aux_mem)
+	if (!t->aux_mem)
 		return;
 	flags = arch_irq_save();
-	wlock(&aux_lock);
-	err = ttrace_aux_reserve(&aux, tag, core_id(), n, &pos);
-	wunlock(&aux_lock);
+	wlock(&t->aux_lock);
+	err = ttrace_aux_reserve(&t->aux, tag, core_id(), n, &pos);
+	wunlock(&t->aux_lock);
 	if (!err) {
-		ttrace_aux_fill(&aux, pos, arch_read_tscp(), ident, p, n);
-		ttrace_aux_publish(&aux, pos);
+		ttrace_aux_fill(&t->aux, pos, arch_read_tscp(), ident, p, n);
+		ttrace_aux_publish(&t->aux, pos);
 	}
 	arch_irq_restore(flags);
 }
@@ -216,25 +274,25 @@ void ttrace_ctx_switch(struct per_cpu_info *pcpui, const struct kthread *kt)
 static void aux_rlock(void *arg)
 {
 	*(uint64_t *)arg = arch_irq_save();
-	rlock(&aux_lock);
+	rlock(&ttrace_main.aux_lock);
 }
 
 static void aux_runlock(void *arg)
 {
-	runlock(&aux_lock);
+	runlock(&ttrace_main.aux_lock);
 	arch_irq_restore(*(uint64_t *)arg);
 }
 
-/* Copies a consistent snapshot of aux into out (see ttrace_aux_snapshot);
- * returns 0 or a negative ttrace_aux error. */
+/* Copies a consistent snapshot of aux to out (view.data == out); returns
+ * 0 or -1 (no aux, or out too small). */
 int ttrace_aux_read(void *out, size_t size, struct ttrace_aux_view *view)
 {
 	uint64_t flags;
 	const struct ttrace_aux_lock lock = { aux_rlock, aux_runlock, &flags };
 
-	if (!aux_mem)
+	if (!ttrace_main.aux_mem)
 		return -1;
-	return ttrace_aux_snapshot(&aux, &lock, out, size, view);
+	return ttrace_aux_snapshot(&ttrace_main.aux, &lock, out, size, view);
 }
 
 /* Aux bytes in use, its size, and records it refused. */
@@ -243,49 +301,25 @@ void ttrace_aux_usage(uint64_t *bytes, uint64_t *size, uint64_t *dropped)
 	uint64_t flags, first, last;
 
 	aux_rlock(&flags);
-	ttrace_aux_bounds(&aux, &first, &last);
+	ttrace_aux_bounds(&ttrace_main.aux, &first, &last);
 	aux_runlock(&flags);
 	*bytes = last - first;
-	*size = aux.size;
-	*dropped = aux.dropped;
-}
-
-/* Replaces every online CPU's ring by one of kb KiB (rounded up to pages
- * and a power of two). Tracing must be off (all events disarmed). Returns
- * false, keeping the old rings, when memory is short. ctl_lock held. */
-bool ttrace_resize_rings(uint64_t kb)
-{
-	unsigned order = order_for(kb * 1024);
-	void *mem[CONFIG_MAX_NUM_CPUS];
-
-	for (uint32_t c = 0; c < num_cpus; c++) {
-		mem[c] = get_cont_pages(order, 0);
-		if (!mem[c]) {
-			while (c--)
-				free_cont_pages(mem[c], order);
-			return false;
-		}
-	}
-	for (uint32_t c = 0; c < num_cpus; c++) {
-		free_cont_pages(rings[c].entries, ring_order);
-		trace_ring_init(&rings[c], mem[c], (size_t)PGSIZE << order,
-				rings[c].mode);
-	}
-	ring_order = order;
-	return true;
+	*size = ttrace_main.aux.size;
+	*dropped = ttrace_main.aux.dropped;
 }
 
 /* The aux buffer itself, for the panic dump, which reads it without locks
  * once every other CPU has stopped. */
 const struct ttrace_aux *ttrace_aux_unlocked(void)
 {
-	return aux_mem ? &aux : NULL;
+	return ttrace_main.aux_mem ? &ttrace_main.aux : NULL;
 }
 
-/* The ring of core, or NULL when that CPU is absent. */
+/* The ring of core, or NULL when that CPU is absent. For the panic dump
+ * and tests on a quiet tracer; readers use ttrace_ring_read(). */
 struct trace_ring *ttrace_ring_of(uint32_t core)
 {
-	return core < num_cpus ? per_cpu_info[core].ttrace_ring : NULL;
+	return core < num_cpus ? &ttrace_main.rings[core] : NULL;
 }
 
 /* Fills the version header describing the live trace. */
@@ -294,15 +328,19 @@ void ttrace_fill_version(struct ttrace_version *v)
 	uint64_t flags, first, last;
 
 	aux_rlock(&flags);
-	ttrace_aux_bounds(&aux, &first, &last);
+	ttrace_aux_bounds(&ttrace_main.aux, &first, &last);
 	aux_runlock(&flags);
+	rlock(&ttrace_main.rings_lock);
 	ttrace_fill_version_bounds(v, first, last);
+	runlock(&ttrace_main.rings_lock);
 }
 
 /* The same, with the aux bounds given (the panic dump takes no locks). */
 void ttrace_fill_version_bounds(struct ttrace_version *v, uint64_t aux_first,
 				uint64_t aux_last)
 {
+	const struct ttrace *t = &ttrace_main;
+
 	memset(v, 0, sizeof(*v));
 	v->magic = TTRACE_MAGIC;
 	v->header_version = TTRACE_HEADER_VERSION;
@@ -311,16 +349,16 @@ void ttrace_fill_version_bounds(struct ttrace_version *v, uint64_t aux_first,
 	v->header_size = sizeof(*v);
 	v->num_cpus = num_cpus;
 	v->entry_size = sizeof(struct ttrace_entry);
-	v->entries_per_cpu = rings[0].mask + 1;
+	v->entries_per_cpu = t->rings[0].mask + 1;
 	v->tsc_hz = tsc_freq_hz;
 	v->tsc_boot = tsc_at_boot;
-	v->aux_size = aux.mask + 1;
-	v->aux_mask = aux.mask;
+	v->aux_size = t->aux.mask + 1;
+	v->aux_mask = t->aux.mask;
 	v->aux_first = aux_first;
 	v->aux_last = aux_last;
 	v->event_count = TTRACE_NUM_EVENTS;
-	v->ring_mode = rings[0].mode;
-	v->group_mask = __atomic_load_n(&ttrace_ctl.mask, __ATOMIC_RELAXED);
+	v->ring_mode = t->rings[0].mode;
+	v->group_mask = __atomic_load_n(&t->ctl.mask, __ATOMIC_RELAXED);
 	v->tsc_now = arch_read_tsc();
 	v->meta_size = ttrace_meta_blob_size;
 }

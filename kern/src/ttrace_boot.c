@@ -21,15 +21,23 @@ static const char *phase_name(uint64_t id)
 /* Collects CPU 0's boot phase records; returns how many. */
 static size_t collect(struct ttrace_entry *out, size_t max)
 {
-	size_t n = 0, got;
+	static struct ttrace_entry e[64];
 	struct trace_ring_cursor cur = { 0 };
-	struct ttrace_entry e;
+	struct trace_ring_run run;
+	size_t n = 0;
+	uint32_t k;
 
-	while (n < max &&
-	       (got = trace_ring_copy_valid(ttrace_ring_of(0), &e, 1, &cur))) {
-		cur.from = cur.next;
-		if (TTRACE_TYPE_ID(e.type) == TTRACE_EV_BOOT_PHASE)
-			out[n++] = e;
+	while (n < max && (k = trace_ring_read(ttrace_ring_of(0), &cur,
+					       UINT64_MAX, e, ARRAY_SIZE(e),
+					       &run))) {
+		if (k == TRACE_RUN_BUSY)
+			trace_ring_give_up(&cur, &run);
+		if (k != TRACE_RUN_RECORDS)
+			continue;
+		for (size_t i = 0; i < run.count && n < max;
+		     i += 1 + TTRACE_TYPE_NCONT(e[i].type))
+			if (TTRACE_TYPE_ID(e[i].type) == TTRACE_EV_BOOT_PHASE)
+				out[n++] = e[i];
 	}
 	return n;
 }

@@ -12,17 +12,22 @@
 #include <ttrace_aux.h>
 #include <ttrace_ctl.h>
 #include <trace_ring.h>
+#include <atomic.h>
+#include <kmsg.h>
 #include <printfmt.h>
 #include <pmem.h>
+#include <proc.h>
 #include <buddy.h>
 #include <spinlock.h>
 #include <string.h>
 #include <abi/errno.h>
+#include <arch/arch.h>
 #include <arch/mmu.h>
 
-static struct spinlock ctl_lock = SPINLOCK_INIT("ttrace_ctl");
-static struct ttrace_ctl_cmd ctl_cmd;		/* ctl_lock */
-static char ctl_err[sizeof(ctl_cmd.err)];	/* ctl_lock */
+#include "ttrace_internal.h"
+
+static struct ttrace_ctl_cmd ctl_cmd;		/* ctl mutex */
+static char ctl_err[sizeof(ctl_cmd.err)];	/* ctl mutex */
 static uint64_t marker_seq;
 
 static const char *mode_name(uint32_t mode)
@@ -30,38 +35,205 @@ static const char *mode_name(uint32_t mode)
 	return mode == TTRACE_MODE_SATURATE ? "saturate" : "overwrite";
 }
 
-/* Empties every ring and restarts its counters. Records being written
- * meanwhile may survive; that is all a concurrent clear can promise. */
-static void clear_rings(void)
+/* Takes the ctl mutex, sleeping while another holder has it. Process or
+ * ktask context, no spinlock held. */
+static void ctl_enter(struct ttrace *t)
 {
-	for (uint32_t c = 0; c < num_cpus; c++)
-		trace_ring_clear(ttrace_ring_of(c));
+	spin_lock(&t->ctl_lock);
+	while (t->ctl_busy)
+		ksleep(&t->ctl_busy, &t->ctl_lock);
+	t->ctl_busy = true;
+	spin_unlock(&t->ctl_lock);
 }
 
-static void set_mode(uint32_t mode)
+static void ctl_exit(struct ttrace *t)
 {
-	for (uint32_t c = 0; c < num_cpus; c++)
-		trace_ring_set_mode(ttrace_ring_of(c), mode);
+	spin_lock(&t->ctl_lock);
+	t->ctl_busy = false;
+	spin_unlock(&t->ctl_lock);
+	kwakeup(&t->ctl_busy);
 }
 
-/* Carries out a parsed command; returns NULL or an error message. */
-static const char *apply(const struct ttrace_ctl_cmd *cmd)
+static void grace_fn(void *arg)
+{
+	__atomic_fetch_add((uint32_t *)arg, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * Returns once every CPU is out of any tracepoint it was in when called:
+ * a routine kernel message has run on every other CPU (they run only
+ * between tasks, never on top of an interrupted path, and the kernel is
+ * not preemptible). The calling CPU is in process context, so it is in no
+ * tracepoint. No spinlock held; interrupts on.
+ */
+static void grace_period(void)
+{
+	static uint32_t done;	/* ctl mutex */
+	uint32_t want = 0;
+
+	__atomic_store_n(&done, 0, __ATOMIC_RELAXED);
+	for (uint32_t c = 0; c < num_cpus; c++) {
+		if (c == core_id())
+			continue;
+		while (send_kernel_message(c, grace_fn, &done) < 0)
+			arch_pause();		/* -ENOMEM: memory comes back */
+		want++;
+	}
+	while (atomic_read(&done) < want)
+		arch_pause();
+}
+
+/* Disarms every event and waits until no CPU is writing a ring. ctl
+ * mutex held. */
+static void ttrace_suspend(struct ttrace *t)
+{
+	memset(ttrace_armed, 0, TTRACE_NUM_EVENTS);
+	grace_period();
+	wlock(&t->rings_lock);
+}
+
+/* Undoes ttrace_suspend(): the events armed as the ctl state says. */
+static void ttrace_resume(struct ttrace *t)
+{
+	wunlock(&t->rings_lock);
+	if (!t->off_reason)
+		ttrace_ctl_rearm(&t->ctl);
+}
+
+/* Empties every ring and restarts its counters. Any time: records being
+ * written meanwhile may survive. ctl mutex held. */
+static void clear_rings(struct ttrace *t)
+{
+	rlock(&t->rings_lock);
+	for (uint32_t c = 0; c < num_cpus; c++)
+		trace_ring_clear(&t->rings[c]);
+	runlock(&t->rings_lock);
+}
+
+static void set_mode(struct ttrace *t, uint32_t mode)
+{
+	ttrace_suspend(t);
+	for (uint32_t c = 0; c < num_cpus; c++)
+		trace_ring_set_mode(&t->rings[c], mode);
+	ttrace_resume(t);
+}
+
+/*
+ * Replaces every online CPU's ring by one of kb KiB (a power of two).
+ * Logical indices continue from the old heads, so readers see the old
+ * records as cleared. Returns NULL, or why nothing changed. ctl mutex held.
+ */
+static const char *resize_rings(struct ttrace *t, uint64_t kb)
+{
+	static char why[96];
+	size_t max_kb = ((size_t)PGSIZE << BUDDY_MAX_ORDER) / 1024;
+	unsigned order = ttrace_order_for(kb * 1024), old = t->ring_order;
+	void *mem[CONFIG_MAX_NUM_CPUS], *prev[CONFIG_MAX_NUM_CPUS];
+
+	if (kb > max_kb || kb * 1024 < PGSIZE) {
+		fmt_snprintf(why, sizeof(why), "bufsize: %lu KiB is out of range "
+			     "(%lu to %lu KiB, the largest contiguous block)",
+			     kb, (uint64_t)PGSIZE / 1024, (uint64_t)max_kb);
+		return why;
+	}
+	for (uint32_t c = 0; c < num_cpus; c++)
+		if (!(mem[c] = get_cont_pages(order, 0))) {
+			while (c--)
+				free_cont_pages(mem[c], order);
+			return "bufsize: out of memory (old rings kept)";
+		}
+	ttrace_suspend(t);
+	for (uint32_t c = 0; c < num_cpus; c++) {
+		struct trace_ring *r = &t->rings[c];
+		uint64_t head = r->head;
+
+		prev[c] = t->off_reason ? NULL : r->entries;
+		trace_ring_init(r, mem[c], (size_t)PGSIZE << order,
+				(enum trace_ring_mode)r->mode);
+		trace_ring_restart(r, head);
+	}
+	t->ring_order = order;
+	t->off_reason = NULL;
+	ttrace_resume(t);
+	for (uint32_t c = 0; c < num_cpus; c++)
+		if (prev[c])
+			free_cont_pages(prev[c], old);
+	return NULL;
+}
+
+/* Sets the group mask bits under bits to value and re-arms, under the ctl
+ * mutex; returns the old mask. For in-kernel users (tests, benchmark). */
+uint64_t ttrace_set_mask(uint64_t value, uint64_t bits)
+{
+	struct ttrace *t = &ttrace_main;
+	uint64_t old;
+
+	ctl_enter(t);
+	old = ttrace_mask_setmask(&t->ctl.mask, value, bits);
+	if (!t->off_reason)
+		ttrace_ctl_rearm(&t->ctl);
+	ctl_exit(t);
+	return old;
+}
+
+/* Reads the next run of cpu's ring (trace_ring_read()) under the rings'
+ * read lock. Process context. */
+uint32_t ttrace_ring_read(uint32_t cpu, struct trace_ring_cursor *cur,
+			  uint64_t end, struct ttrace_entry *out, size_t max,
+			  struct trace_ring_run *run)
+{
+	uint32_t kind;
+
+	rlock(&ttrace_main.rings_lock);
+	kind = trace_ring_read(&ttrace_main.rings[cpu], cur, end, out, max, run);
+	runlock(&ttrace_main.rings_lock);
+	return kind;
+}
+
+/* cpu's head now: the end of a snapshot taken now. */
+uint64_t ttrace_ring_end(uint32_t cpu)
+{
+	return trace_ring_head(&ttrace_main.rings[cpu]);
+}
+
+/* Puts cur at cpu's oldest live record. */
+void ttrace_ring_oldest(uint32_t cpu, struct trace_ring_cursor *cur)
+{
+	rlock(&ttrace_main.rings_lock);
+	trace_ring_cursor_oldest(&ttrace_main.rings[cpu], cur);
+	runlock(&ttrace_main.rings_lock);
+}
+
+void ttrace_ring_get_stats(uint32_t cpu, struct trace_ring_stats *st)
+{
+	rlock(&ttrace_main.rings_lock);
+	trace_ring_stats(&ttrace_main.rings[cpu], st);
+	runlock(&ttrace_main.rings_lock);
+}
+
+/* Bytes of one CPU's ring now. */
+uint64_t ttrace_ring_bytes(void)
+{
+	return (ttrace_main.rings[0].mask + 1) * sizeof(struct ttrace_entry);
+}
+
+/* Carries out a parsed command; returns NULL or an error message. ctl
+ * mutex held. */
+static const char *apply(struct ttrace *t, const struct ttrace_ctl_cmd *cmd)
 {
 	switch (cmd->op) {
 	case TTRACE_CTL_CLEAR:
-		clear_rings();
+		clear_rings(t);
 		return NULL;
 	case TTRACE_CTL_MODE:
-		set_mode(cmd->mode);
+		set_mode(t, cmd->mode);
 		return NULL;
 	case TTRACE_CTL_BUFSIZE:
-		if (__atomic_load_n(&ttrace_ctl.mask, __ATOMIC_RELAXED))
-			return "bufsize: turn tracing off first (setmask 0 "
-			       "0xffffffffffffffff)";
-		return ttrace_resize_rings(cmd->value) ? NULL :
-		       "bufsize: out of memory (old rings kept)";
+		return resize_rings(t, cmd->value);
 	default:
-		ttrace_ctl_apply(&ttrace_ctl, cmd);
+		if (t->off_reason)
+			return t->off_reason;
+		ttrace_ctl_apply(&t->ctl, cmd);
 		return NULL;
 	}
 }
@@ -71,15 +243,16 @@ static const char *apply(const struct ttrace_ctl_cmd *cmd)
  * next call; nothing changes on error. Process context. */
 int ttrace_control(const char *text, size_t len, const char **why)
 {
-	uint64_t flags = spin_lock_irqsave(&ctl_lock);
-	const char *err = ttrace_ctl_parse(&ctl_cmd, text, len,
-					   &ttrace_meta_builtin);
+	struct ttrace *t = &ttrace_main;
+	const char *err;
 
+	ctl_enter(t);
+	err = ttrace_ctl_parse(&ctl_cmd, text, len, &ttrace_meta_builtin);
 	if (!err)
-		err = apply(&ctl_cmd);
+		err = apply(t, &ctl_cmd);
 	if (err)
 		strlcpy(ctl_err, err, sizeof(ctl_err));
-	spin_unlock_irqrestore(&ctl_lock, flags);
+	ctl_exit(t);
 	*why = ctl_err;
 	return err ? -EINVAL : 0;
 }
@@ -87,11 +260,13 @@ int ttrace_control(const char *text, size_t len, const char **why)
 /* The state as text: mask, mode, ring size, and the groups that are on. */
 size_t ttrace_state_text(char *buf, size_t size)
 {
-	struct trace_ring *r = ttrace_ring_of(0);
-	uint64_t mask = __atomic_load_n(&ttrace_ctl.mask, __ATOMIC_RELAXED);
+	struct ttrace *t = &ttrace_main;
+	uint64_t mask = __atomic_load_n(&t->ctl.mask, __ATOMIC_RELAXED);
 	size_t n = (size_t)fmt_snprintf(buf, size,
-		"mask 0x%lx\nmode %s\nbufsize %lu\ngroups", mask,
-		mode_name(r->mode), (r->mask + 1) * sizeof(struct ttrace_entry) / 1024);
+		"mask 0x%lx\nmode %s\nbufsize %lu\n%s%s%sgroups", mask,
+		mode_name(READ_ONCE(t->rings[0].mode)), ttrace_ring_bytes() / 1024,
+		t->off_reason ? "off " : "", t->off_reason ? t->off_reason : "",
+		t->off_reason ? "\n" : "");
 
 	for (uint32_t g = 0; g < ttrace_meta_builtin.ngroups && n < size; g++) {
 		const struct ttrace_group_meta *gm = &ttrace_meta_builtin.groups[g];
@@ -104,39 +279,61 @@ size_t ttrace_state_text(char *buf, size_t size)
 	return MIN(n, size);
 }
 
-/* Timestamp of the oldest (newest when !oldest) valid record, or 0. */
-static uint64_t edge_ts(struct trace_ring *r, bool oldest)
+/* Timestamp of the first record at or after cur (or 0). */
+static uint64_t first_ts(uint32_t cpu, struct trace_ring_cursor *cur)
 {
-	struct trace_ring_cursor cur = { 0 };
-	struct ttrace_entry e;
+	struct ttrace_entry e[1 + TTRACE_MAX_CONT];
+	struct trace_ring_run run;
+	uint32_t k;
 
-	if (!oldest)
-		cur.from = trace_ring_head(r) ? trace_ring_head(r) - 1 : 0;
-	return trace_ring_copy_valid(r, &e, 1, &cur) ? e.timestamp : 0;
+	while ((k = ttrace_ring_read(cpu, cur, UINT64_MAX, e, ARRAY_SIZE(e),
+				     &run)) == TRACE_RUN_LOST)
+		;
+	return k == TRACE_RUN_RECORDS ? e[0].timestamp : 0;
+}
+
+/* Timestamps of cpu's oldest and newest intact records (0 if none). */
+static void edge_ts(uint32_t cpu, uint64_t *oldest, uint64_t *newest)
+{
+	struct trace_ring_cursor cur;
+	uint64_t head = ttrace_ring_end(cpu);
+
+	ttrace_ring_oldest(cpu, &cur);
+	*oldest = first_ts(cpu, &cur);
+	cur.next = head > 1 + TTRACE_MAX_CONT ? head - 1 - TTRACE_MAX_CONT : 0;
+	cur.after_loss = 1;
+	*newest = 0;
+	for (int i = 0; i <= TTRACE_MAX_CONT; i++) {
+		uint64_t ts = first_ts(cpu, &cur);
+
+		if (!ts)
+			break;
+		*newest = ts;
+	}
 }
 
 /* Per-CPU counters, aux usage and the mask as text. */
 size_t ttrace_stats_text(char *buf, size_t size)
 {
-	uint64_t bytes, aux_size, dropped;
+	uint64_t bytes, aux_size, dropped, oldest, newest;
 	size_t n = 0;
 
 	ttrace_aux_usage(&bytes, &aux_size, &dropped);
 	for (uint32_t c = 0; c < num_cpus && n < size; c++) {
-		struct trace_ring *r = ttrace_ring_of(c);
 		struct trace_ring_stats st;
 
-		trace_ring_stats(r, &st);
+		ttrace_ring_get_stats(c, &st);
+		edge_ts(c, &oldest, &newest);
 		n += (size_t)fmt_snprintf(buf + n, size - n,
 			"cpu%u written %lu overwritten %lu dropped %lu entries %lu "
 			"oldest %lu newest %lu\n", c, st.written, st.overwritten,
-			st.dropped, st.nentries, edge_ts(r, true), edge_ts(r, false));
+			st.dropped, st.nentries, oldest, newest);
 	}
 	if (n < size)
 		n += (size_t)fmt_snprintf(buf + n, size - n,
 			"aux bytes %lu size %lu dropped %lu\nmask 0x%lx\n",
 			bytes, aux_size, dropped,
-			__atomic_load_n(&ttrace_ctl.mask, __ATOMIC_RELAXED));
+			__atomic_load_n(&ttrace_main.ctl.mask, __ATOMIC_RELAXED));
 	return MIN(n, size);
 }
 

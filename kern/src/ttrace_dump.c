@@ -15,7 +15,6 @@
  */
 #include <ttrace.h>
 #include <ttrace_aux.h>
-#include <ttrace_ctl.h>
 #include <ttrace_file.h>
 #include <trace_ring.h>
 #include <cmdline.h>
@@ -26,6 +25,7 @@
 #include <arch/arch.h>
 
 #define HEX_LINE	48		/* bytes per console line */
+#define DUMP_ENTRIES	1024		/* entries per RECORDS section */
 
 struct serial_out {
 	size_t col;			/* bytes on the current line */
@@ -72,16 +72,45 @@ static void write_aux(struct ttrace_file_writer *w, const struct ttrace_aux *a)
 	ttrace_file_section_end(w);
 }
 
+/* Writes cpu's records as RECORDS and LOSS sections, straight from the
+ * ring: the writers are stopped, so a slot in flight stays so: lost. */
+static void write_ring(struct ttrace_file_writer *w, uint32_t cpu)
+{
+	static struct ttrace_entry buf[DUMP_ENTRIES];
+	const struct trace_ring *r = ttrace_ring_of(cpu);
+	struct trace_ring_cursor cur;
+	struct trace_ring_run run;
+	uint64_t end = trace_ring_head(r);
+	uint32_t k;
+
+	trace_ring_cursor_oldest(r, &cur);
+	while ((k = trace_ring_read(r, &cur, end, buf, DUMP_ENTRIES, &run))) {
+		struct ttrace_file_run hdr = { 0 };
+
+		if (k == TRACE_RUN_BUSY)
+			trace_ring_give_up(&cur, &run);
+		hdr.type = k == TRACE_RUN_RECORDS ? TTRACE_FILE_SEC_RECORDS :
+			   TTRACE_FILE_SEC_LOSS;
+		hdr.reason = run.reason;
+		hdr.first = run.first;
+		hdr.count = run.count;
+		ttrace_file_section_begin(w, hdr.type, cpu, sizeof(hdr) +
+			(k == TRACE_RUN_RECORDS ? run.count * sizeof(*buf) : 0));
+		ttrace_file_section_data(w, &hdr, sizeof(hdr));
+		if (k == TRACE_RUN_RECORDS)
+			ttrace_file_section_data(w, buf, run.count * sizeof(*buf));
+		ttrace_file_section_end(w);
+	}
+}
+
 static void write_rings(struct ttrace_file_writer *w)
 {
 	for (uint32_t c = 0; c < num_cpus; c++) {
-		struct trace_ring *r = ttrace_ring_of(c);
 		struct trace_ring_stats st;
 		struct ttrace_file_stats fs;
 
-		ttrace_file_write_section(w, TTRACE_FILE_SEC_RING, c, r->entries,
-					  (r->mask + 1) * sizeof(struct ttrace_entry));
-		trace_ring_stats(r, &st);
+		write_ring(w, c);
+		trace_ring_stats(ttrace_ring_of(c), &st);
 		fs.written = st.written;
 		fs.overwritten = st.overwritten;
 		fs.dropped = st.dropped;

@@ -533,7 +533,6 @@ static int test_format_lines(void)
 	struct trace_ring r;
 	struct ttrace_aux aux;
 	struct ttrace_aux_view v;
-	struct trace_ring_cursor cur = { 0 };
 	struct ttrace_pair_iter it;
 	struct ttrace_event_view ev;
 	char line[256];
@@ -548,7 +547,7 @@ static int test_format_lines(void)
 	name(&aux, TTRACE_AUX_BOOT_PHASE, 1, "early");
 	HT_CHECK(ttrace_aux_snapshot(&aux, NULL, aux_snap, sizeof(aux_snap), &v) == 0);
 	write_events(&r);
-	n = trace_ring_copy_valid(&r, copy, 64, &cur);
+	n = trace_ring_collect(&r, 0, copy, 64, NULL);
 	HT_CHECK(n == 13);
 	copy[11].timestamp = TTRACE_TS_INVALID;	/* lose the 2nd wide's last cont */
 	ttrace_pair_init(&it, copy, n);

@@ -8,11 +8,18 @@
  *	load	makes syscalls and marker writes as fast as it can, so every
  *		CPU that runs one fills its ring
  *	toggle	flips event groups through /dev/ttrace/ctl all the time
- *	save	runs `ttrace save /dev/host/out` again and again, 2 s
- *		apart, until SECONDS seconds have passed (by the TSC the
+ *	save SECONDS [INTERVAL]
+ *		runs `ttrace save /dev/host/out` again and again, INTERVAL
+ *		(default 2) seconds apart, until SECONDS seconds have passed (by the TSC the
  *		tracer's version header reports), so the host gets one trace
  *		file after another; then tells the others to stop by creating
  *		/tmp/stress.done
+ *	resize	changes the ring size (bufsize) and mode every second
+ *	read	reads every cpuN file and aux, over and over
+ *	burst N	makes N getpid calls and exits (a workload of known size)
+ *	share N	opens cpu0 and aux once and has N processes read each
+ *		shared open file to its end at the same time
+ * All but burst and share stop when /tmp/stress.done appears.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -48,6 +55,13 @@ static int load(void)
 	return 0;
 }
 
+/* Writes one ctl command; exits on an error. */
+static void ctl(int fd, const char *c)
+{
+	if (write(fd, c, strlen(c)) < 0)
+		err(1, "ctl: %s", c);
+}
+
 static int toggle(void)
 {
 	static const char *const cmds[] = {
@@ -62,12 +76,99 @@ static int toggle(void)
 	for (; !done(); n++) {
 		const char *c = cmds[n % (sizeof(cmds) / sizeof(cmds[0]))];
 
-		if (write(fd, c, strlen(c)) < 0)
-			err(1, "ctl: %s", c);
+		ctl(fd, c);
 		nanosleep(5000000);
 	}
 	close(fd);
 	printf("toggle: %ld commands\n", n);
+	return 0;
+}
+
+static int resize(void)
+{
+	static const char *const cmds[] = {
+		"bufsize 512", "mode saturate", "clear", "mode overwrite",
+		"bufsize 1024", "bufsize 256",
+	};
+	int fd = open("/dev/ttrace/ctl", O_WRONLY);
+	long n = 0;
+
+	if (fd < 0)
+		err(1, "/dev/ttrace/ctl");
+	for (; !done(); n++) {
+		ctl(fd, cmds[n % (sizeof(cmds) / sizeof(cmds[0]))]);
+		nanosleep(1000000000ull);
+	}
+	ctl(fd, "mode overwrite");
+	ctl(fd, "bufsize 1024");
+	close(fd);
+	printf("resize: %ld commands\n", n);
+	return 0;
+}
+
+/* Reads path to its end in chunks of n bytes; returns the bytes read. */
+static long drain(const char *path, int fd, size_t n)
+{
+	static char buf[16384];
+	long total = 0;
+	ssize_t r;
+
+	while ((r = read(fd, buf, n < sizeof(buf) ? n : sizeof(buf))) > 0)
+		total += r;
+	if (r < 0)
+		err(1, "%s", path);
+	return total;
+}
+
+static int reader(void)
+{
+	char path[32];
+	long passes = 0;
+
+	for (; !done(); passes++)
+		for (int c = 0; ; c++) {
+			int fd;
+
+			snprintf(path, sizeof(path), "/dev/ttrace/cpu%d", c);
+			if ((fd = open(path, O_RDONLY)) < 0)
+				break;
+			drain(path, fd, 1000 + (size_t)(passes * 37 % 5000));
+			close(fd);
+			fd = open("/dev/ttrace/aux", O_RDONLY);
+			if (fd < 0)
+				err(1, "/dev/ttrace/aux");
+			drain("aux", fd, 4096);
+			close(fd);
+		}
+	printf("read: %ld passes\n", passes);
+	return 0;
+}
+
+static int burst(long n)
+{
+	for (long i = 0; i < n; i++)
+		getpid();
+	return 0;
+}
+
+/* N processes read one open file (their stdin) to its end together. */
+static int share(int n, const char *path)
+{
+	char *argv[] = { "tracestress", "drain", NULL };
+	int fd = open(path, O_RDONLY), pids[64], status;
+
+	if (fd < 0)
+		err(1, "%s", path);
+	for (int i = 0; i < n && i < 64; i++) {
+		int fdmap[3] = { fd, 1, 2 };
+
+		if ((pids[i] = spawn("/bin/tracestress", argv, fdmap)) < 0)
+			err(1, "spawn");
+	}
+	close(fd);
+	for (int i = 0; i < n && i < 64; i++)
+		if (waitpid(pids[i], &status) < 0 || status != 0)
+			err(1, "drain of %s", path);
 	return 0;
 }
 
@@ -84,7 +185,7 @@ static uint64_t now(void)
 	return (v.tsc_now - v.tsc_boot) / v.tsc_hz;
 }
 
-static int save(int seconds)
+static int save(int seconds, int interval)
 {
 	char *argv[] = { "ttrace", "save", "/dev/host/out", NULL };
 	int fdmap[3] = { 0, 1, 2 }, status, saved = 0, fd;
@@ -96,7 +197,8 @@ static int save(int seconds)
 		if (pid < 0 || waitpid(pid, &status) < 0 || status != 0)
 			err(1, "ttrace save");
 		saved++;
-		nanosleep(2000000000ull);	/* keep within the 128 MiB window */
+		/* a few MiB a trace: keep within the 128 MiB window */
+		nanosleep((uint64_t)interval * 1000000000ull);
 	}
 	fd = open(DONE, O_WRONLY | O_CREAT);
 	if (fd < 0)
@@ -112,8 +214,20 @@ int main(int argc, char **argv)
 		return load();
 	if (argc == 2 && !strcmp(argv[1], "toggle"))
 		return toggle();
-	if (argc == 3 && !strcmp(argv[1], "save"))
-		return save(atoi(argv[2]));
-	fprintf(stderr, "usage: tracestress load | toggle | save SECONDS\n");
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "save"))
+		return save(atoi(argv[2]), argc == 4 ? atoi(argv[3]) : 2);
+	if (argc == 2 && !strcmp(argv[1], "resize"))
+		return resize();
+	if (argc == 2 && !strcmp(argv[1], "read"))
+		return reader();
+	if (argc == 3 && !strcmp(argv[1], "burst"))
+		return burst(strtol(argv[2], NULL, 10));
+	if (argc == 2 && !strcmp(argv[1], "drain"))
+		return drain("stdin", 0, 4096) < 0;
+	if (argc == 3 && !strcmp(argv[1], "share"))
+		return share(atoi(argv[2]), "/dev/ttrace/cpu0") ||
+		       share(atoi(argv[2]), "/dev/ttrace/aux");
+	fprintf(stderr, "usage: tracestress load | toggle | resize | read | "
+		"save SECONDS [INTERVAL] | burst N | share N\n");
 	return 2;
 }

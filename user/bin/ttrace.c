@@ -10,6 +10,7 @@
  *	ttrace cat [-c CPU]		records as text, all CPUs merged by time
  *	ttrace save FILE		the whole trace into one file
  *	ttrace record [-o FILE] -- CMD [ARG...]
+ *	ttrace stream [-o FILE] [-t SECONDS] [-- CMD [ARG...]]
  *
  * record clears the trace, enables the groups the event metadata marks on
  * by default (read from /dev/ttrace/meta, so nothing here names a group),
@@ -19,7 +20,14 @@
  *
  * save streams: each section goes out in chunks of CHUNK bytes through the
  * ttrace_file writer (kern/lib/ttrace_file.c), so a trace of any size needs
- * CHUNK bytes of memory. It prints the file's size and CRC-32 (as zlib's
+ * CHUNK bytes of memory. Records come from rawN as runs (each a RECORDS or
+ * LOSS section's payload): one consistent picture of each ring as of the
+ * first read, every missing index declared.
+ *
+ * stream drains streamN of every CPU into one trace file as it runs (a
+ * consuming reader: each record once, losses declared in place), until CMD
+ * exits or SECONDS pass (default: CMD, or 10 s without one), then adds the
+ * aux snapshot and the counters; the default FILE is /dev/host/out. It prints the file's size and CRC-32 (as zlib's
  * crc32 of the whole file) so a copy on the host can be checked with
  * `ttdecode verify`. Errors from the kernel are printed with its own text
  * (errstr), and the exit status is then 1.
@@ -40,6 +48,7 @@
 #define CTL_MAX		256	/* TTRACE_CTL_MAX_LEN: longest ctl command */
 #define DEFAULT_OUT	"/tmp/trace.ttr"
 #define MAX_CPUS	256
+#define FINAL_PASSES	64	/* stream: reads after the end, at most */
 
 static uint8_t chunk[CHUNK];
 static const char *partial;		/* file being saved: removed on error */
@@ -414,48 +423,237 @@ static void read_version(struct ttrace_version *v)
 	close(fd);
 }
 
-/* Writes the sections; out is the file's name for errors. */
-static void save_sections(struct ttrace_file_writer *w,
-			  const struct ttrace_version *v, const char *out)
+/* Bytes of the run at p (header and entries), or 0 if it is not whole in
+ * the len bytes there. */
+static size_t run_bytes(const uint8_t *p, size_t len)
+{
+	const struct ttrace_file_run *h = (const void *)p;
+
+	if (len < sizeof(*h) || (h->type != TTRACE_FILE_SEC_RECORDS &&
+				 h->type != TTRACE_FILE_SEC_LOSS) ||
+	    (h->type == TTRACE_FILE_SEC_RECORDS &&
+	     h->count > (len - sizeof(*h)) / TTRACE_ENTRY_SIZE))
+		return 0;
+	return sizeof(*h) + (h->type == TTRACE_FILE_SEC_RECORDS ?
+			     (size_t)h->count * TTRACE_ENTRY_SIZE : 0);
+}
+
+/*
+ * Writes the runs read from a rawN or streamN file (len bytes at buf) as
+ * sections of cpu, one RECORDS section per stretch of adjacent record
+ * runs. Returns the records written.
+ */
+static uint64_t write_runs(struct ttrace_file_writer *w, uint32_t cpu,
+			   const uint8_t *buf, size_t len, const char *out)
+{
+	uint64_t records = 0;
+	size_t pos = 0;
+
+	while (pos < len) {
+		struct ttrace_file_run h = *(const struct ttrace_file_run *)
+					   (const void *)(buf + pos);
+		size_t end = pos, n;
+
+		if (!run_bytes(buf + pos, len - pos))
+			die("the device returned a malformed run");
+		if (h.type == TTRACE_FILE_SEC_LOSS) {
+			ttrace_file_write_section(w, h.type, cpu, &h, sizeof(h));
+			pos += sizeof(h);
+			continue;
+		}
+		h.count = 0;		/* merge adjacent record runs */
+		while (end < len && (n = run_bytes(buf + end, len - end)) &&
+		       ((const struct ttrace_file_run *)(const void *)
+			(buf + end))->type == TTRACE_FILE_SEC_RECORDS) {
+			h.count += (n - sizeof(h)) / TTRACE_ENTRY_SIZE;
+			end += n;
+		}
+		ttrace_file_section_begin(w, h.type, cpu, sizeof(h) +
+					  h.count * TTRACE_ENTRY_SIZE);
+		ttrace_file_section_data(w, &h, sizeof(h));
+		for (; pos < end; pos += n) {
+			n = run_bytes(buf + pos, end - pos);
+			ttrace_file_section_data(w, buf + pos + sizeof(h),
+						 n - sizeof(h));
+		}
+		ttrace_file_section_end(w);
+		records += h.count;
+	}
+	wcheck(w, out);
+	return records;
+}
+
+/* One read of a rawN/streamN file into sections; returns the bytes read. */
+static size_t drain_once(struct ttrace_file_writer *w, int fd, uint32_t cpu,
+			 const char *path, const char *out)
+{
+	ssize_t n = read(fd, chunk, sizeof(chunk));
+
+	if (n < 0)
+		die_sys(path);
+	write_runs(w, cpu, chunk, (size_t)n, out);
+	return (size_t)n;
+}
+
+/* CPU c's records as of now: rawN to its end. */
+static void save_ring(struct ttrace_file_writer *w, uint32_t c,
+		      const char *out)
 {
 	char raw[32];
+	int fd;
 
+	snprintf(raw, sizeof(raw), DEV "/raw%u", c);
+	fd = open_or_die(raw, O_RDONLY);
+	while (drain_once(w, fd, c, raw, out))
+		;
+	close(fd);
+}
+
+/* The file header, VERSION and META. */
+static void save_head(struct ttrace_file_writer *w,
+		      const struct ttrace_version *v, const char *out)
+{
 	ttrace_file_write_header(w);
 	ttrace_file_write_section(w, TTRACE_FILE_SEC_VERSION, 0, v, sizeof(*v));
 	wcheck(w, out);
 	stream_file(w, DEV "/meta", TTRACE_FILE_SEC_META, 0, v->meta_size, out);
+}
+
+/* AUX, STATS and END. */
+static void save_tail(struct ttrace_file_writer *w, uint32_t ncpus,
+		      const char *out)
+{
 	save_aux(w, out);
-	for (uint32_t c = 0; c < v->num_cpus; c++) {
-		snprintf(raw, sizeof(raw), DEV "/raw%u", c);
-		stream_file(w, raw, TTRACE_FILE_SEC_RING, c,
-			    v->entries_per_cpu * TTRACE_ENTRY_SIZE, out);
-	}
-	save_stats(w, v->num_cpus, out);
+	save_stats(w, ncpus, out);
 	ttrace_file_write_end(w);
 	wcheck(w, out);
+}
+
+/* Opens path for a trace file and starts w on it; returns the fd. */
+static int out_open(struct ttrace_file_writer *w, const char *path, int *fd)
+{
+	*fd = open_or_die(path, O_WRONLY | O_CREAT | O_TRUNC);
+	partial = path;
+	ttrace_file_writer_init(w, file_out, fd);
+	return *fd;
+}
+
+static void out_close(const struct ttrace_file_writer *w, const char *path,
+		      int fd)
+{
+	if (close(fd) < 0)
+		die_sys(path);
+	partial = NULL;
+	printf("ttrace: saved %s: %llu bytes, crc32 %#010x\n", path,
+	       (unsigned long long)w->offset, w->file_crc);
 }
 
 /* Saves the whole trace to path; prints its size and CRC-32. */
 static void save(const char *path)
 {
 	struct ttrace_file_writer w;
-	struct ttrace_version v, after;
+	struct ttrace_version v;
 	int fd;
 
 	read_version(&v);
-	fd = open_or_die(path, O_WRONLY | O_CREAT | O_TRUNC);
-	partial = path;
-	ttrace_file_writer_init(&w, file_out, &fd);
-	save_sections(&w, &v, path);
-	if (close(fd) < 0)
-		die_sys(path);
-	read_version(&after);
-	if (after.num_cpus != v.num_cpus ||
-	    after.entries_per_cpu != v.entries_per_cpu)
-		die("the trace was resized while it was saved; try again");
-	partial = NULL;
-	printf("ttrace: saved %s: %llu bytes, crc32 %#010x\n", path,
-	       (unsigned long long)w.offset, w.file_crc);
+	out_open(&w, path, &fd);
+	save_head(&w, &v, path);
+	for (uint32_t c = 0; c < v.num_cpus; c++)
+		save_ring(&w, c, path);
+	save_tail(&w, v.num_cpus, path);
+	out_close(&w, path, fd);
+}
+
+/* ---- stream -------------------------------------------------------------- */
+
+/* Whether process pid has exited (its /proc status says Z, or it is gone). */
+static bool exited(int pid)
+{
+	char path[32], line[96];
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return true;
+	n = read(fd, line, sizeof(line) - 1);
+	close(fd);
+	line[n > 0 ? n : 0] = 0;
+	return n <= 0 || strstr(line, " Z ") != NULL;
+}
+
+/* The TSC now, as the version header gives it. */
+static uint64_t tsc_now(void)
+{
+	struct ttrace_version v;
+
+	read_version(&v);
+	return v.tsc_now;
+}
+
+static int cmd_stream(int argc, char **argv)
+{
+	static int fds[MAX_CPUS];
+	const char *out = "/dev/host/out";
+	struct ttrace_file_writer w;
+	struct ttrace_version v;
+	char path[32];
+	uint64_t secs = 0, t0, bytes = 0;
+	int c, fd, pid = 0, status = 0, fdmap[3] = { 0, 1, 2 };
+
+	while ((c = getopt(argc, argv, "o:t:")) != -1) {
+		if (c == 'o')
+			out = optarg;
+		else if (c == 't')
+			secs = strtoull(optarg, NULL, 10);
+		else
+			die("usage: ttrace stream [-o FILE] [-t SECONDS] "
+			    "[-- CMD [ARG...]]");
+	}
+	if (optind >= argc && !secs)
+		secs = 10;
+	read_version(&v);
+	t0 = v.tsc_now;
+	for (uint32_t i = 0; i < v.num_cpus; i++) {
+		snprintf(path, sizeof(path), DEV "/stream%u", i);
+		fds[i] = open_or_die(path, O_RDONLY);
+	}
+	out_open(&w, out, &fd);
+	save_head(&w, &v, out);
+	if (optind < argc) {
+		snprintf(path, sizeof(path), "%s%s", strchr(argv[optind], '/') ?
+			 "" : "/bin/", argv[optind]);
+		if ((pid = spawn(path, argv + optind, fdmap)) < 0)
+			die_sys(path);
+	}
+	for (int ending = 0; ending < FINAL_PASSES;) {
+		size_t got = 0;
+
+		for (uint32_t i = 0; i < v.num_cpus; i++)
+			got += drain_once(&w, fds[i], i, "stream", out);
+		bytes += got;
+		if (ending)
+			ending = got ? ending + 1 : FINAL_PASSES;
+		else if ((pid && exited(pid)) ||
+			 (secs && tsc_now() - t0 >= secs * v.tsc_hz))
+			ending = 1;	/* drain what is there, then stop */
+		if (!got && !ending)
+			nanosleep(10000000);
+	}
+	if (pid && waitpid(pid, &status) < 0)
+		die_sys("wait");
+	for (uint32_t i = 0; i < v.num_cpus; i++)
+		close(fds[i]);
+	save_tail(&w, v.num_cpus, out);
+	out_close(&w, out, fd);
+	printf("ttrace: streamed %llu bytes of records in %llu ms",
+	       (unsigned long long)bytes,
+	       (unsigned long long)((tsc_now() - t0) / (v.tsc_hz / 1000)));
+	if (pid)
+		printf("; %s exited with status %d", argv[optind], status);
+	printf("\n");
+	return 0;
 }
 
 /* ---- record -------------------------------------------------------------- */
@@ -538,7 +736,8 @@ static int usage(void)
 		"       ttrace mark TEXT...\n"
 		"       ttrace cat [-c CPU]\n"
 		"       ttrace save FILE\n"
-		"       ttrace record [-o FILE] -- CMD [ARG...]\n");
+		"       ttrace record [-o FILE] -- CMD [ARG...]\n"
+		"       ttrace stream [-o FILE] [-t SECONDS] [-- CMD [ARG...]]\n");
 	return 2;
 }
 
@@ -569,6 +768,8 @@ int main(int argc, char **argv)
 		save(argv[2]);
 	} else if (!strcmp(c, "record")) {
 		return cmd_record(argc - 1, argv + 1);
+	} else if (!strcmp(c, "stream")) {
+		return cmd_stream(argc - 1, argv + 1);
 	} else {
 		return usage();
 	}

@@ -45,10 +45,16 @@ void uart_enable_irq(void)
 	arch_irq_restore(flags);
 }
 
-/* Writes one byte, busy-waiting for the transmitter. Any context. */
+/*
+ * Writes one byte, busy-waiting for the transmitter however long it takes:
+ * QEMU holds THRE clear while the host side of the serial port is not
+ * reading (a busy host), and a byte dropped then would corrupt a panic's
+ * hex dump. A missing UART reads all ones, THRE set, so this never hangs
+ * on one. Any context.
+ */
 void uart_putc(int c)
 {
-	for (int i = 0; i < 100000 && !(inb(COM1 + UART_LSR) & LSR_THRE); i++)
+	while (!(inb(COM1 + UART_LSR) & LSR_THRE))
 		__asm__ __volatile__("pause");
 	outb(COM1 + UART_DATA, (uint8_t)c);
 }

@@ -8,76 +8,107 @@
  *	stats	counters		marker	user annotations in
  *	version	binary header		meta	metadata blob
  *	aux	header + aux snapshot	cpuN	CPU N's records as text
- *	rawN	CPU N's ring, binary
+ *	rawN	CPU N's records, binary	streamN	... consumed as they come
  *
- * aux and cpuN are snapshots: taken at an open file's first read and kept
- * with the chan until it is closed, so a reader with a small buffer still
- * sees one consistent picture, and reading again (a new open) gives the
- * same records plus new ones.
+ * Each open of cpuN, rawN or streamN has its own cursor (struct tt_file,
+ * made at open, so processes sharing the open file share it under its
+ * lock). rawN and cpuN end at the head the ring had at the first read: a
+ * snapshot of that moment. streamN never ends: a read returns what is
+ * there, or nothing yet. rawN and streamN return runs: a struct
+ * ttrace_file_run, then for RECORDS its entries; every logical index comes
+ * once, as a record or inside a declared loss. A slot still being written
+ * is waited for (briefly), then declared lost as in flight.
  */
 #include <ns.h>
 #include <ttrace.h>
 #include <ttrace_aux.h>
 #include <ttrace_ctl.h>
 #include <ttrace_decode.h>
+#include <ttrace_file.h>
 #include <trace_ring.h>
 #include <buddy.h>
 #include <kmalloc.h>
 #include <pmem.h>
 #include <printfmt.h>
+#include <spinlock.h>
 #include <string.h>
 #include <abi/errno.h>
+#include <arch/arch.h>
 #include <arch/mmu.h>
 #include <arch/tsc.h>
 
+#include "../../src/ttrace_internal.h"
+
 enum { Qdir, Qctl, Qevents, Qstats, Qmarker, Qversion, Qmeta, Qaux,
-       Qcpu = 0x100, Qraw = 0x200 };
+       Qcpu = 0x100, Qraw = 0x200, Qstream = 0x300 };
 
 #define NFIXED		8
-#define LINE_MAX	256
+#define NPERCPU		3
+#define LINE_MAX	512	/* one text line, newline included */
+#define TEXT_EVENTS	16	/* events formatted per refill of cpuN text */
+#define SNAP_WAIT_NS	20000000	/* wait for a slot in flight: 20 ms */
+#define STREAM_WAIT_NS	200000000	/* ... in a stream, across reads */
+#define RUN_MIN		(sizeof(struct ttrace_file_run) + \
+			 (1 + TTRACE_MAX_CONT) * sizeof(struct ttrace_entry))
 
-static struct dirtab tt_tab[NFIXED + 2 * CONFIG_MAX_NUM_CPUS];
+static struct dirtab tt_tab[NFIXED + NPERCPU * CONFIG_MAX_NUM_CPUS];
 static size_t tt_ntab;
-static char tt_names[2 * CONFIG_MAX_NUM_CPUS][8];
+static char tt_names[NPERCPU * CONFIG_MAX_NUM_CPUS][12];
 
-/* A snapshot held by an open chan: data[0..len). */
+/* Pages of caller-chosen size: aux snapshots and text buffers. */
 struct snap {
 	char *data;
 	size_t len;
 	unsigned order;
 };
 
-static void tab_add(const char *name, uint64_t path, uint32_t perm,
-		    uint64_t length)
+/* One open of cpuN, rawN, streamN or aux. */
+struct tt_file {
+	struct spinlock lock;
+	bool started;
+	uint32_t cpu;
+	struct trace_ring_cursor cur;
+	uint64_t end;			/* snapshot bound; UINT64_MAX: stream */
+	uint64_t busy_since;		/* TSC when slot cur.next got stuck */
+	struct snap *aux;		/* aux: the snapshot; cpuN: names */
+	struct ttrace_aux_view names;
+	struct snap *text;		/* cpuN: formatted, not yet read */
+	size_t text_pos;
+	struct ttrace_entry ev[TEXT_EVENTS * (1 + TTRACE_MAX_CONT)];
+};
+
+static void tab_add(const char *name, uint64_t path, uint32_t perm)
 {
 	struct dirtab *t = &tt_tab[tt_ntab++];
 
 	t->name = name;
 	t->qid.path = path;
-	t->qid.type = path == Qdir ? QTDIR : QTFILE;
+	t->qid.type = path == Qdir ? QTDIR : path >= Qcpu ? QTSTREAM : QTFILE;
 	t->perm = perm;
-	t->length = length;
+	t->length = path == Qversion ? sizeof(struct ttrace_version) :
+		    path == Qmeta ? ttrace_meta_blob_size : 0;
 }
 
 /* Builds the directory once the CPUs are known (ns_init runs after SMP). */
 static void tt_init(void)
 {
-	size_t ring_bytes = (ttrace_ring_of(0)->mask + 1) * sizeof(struct ttrace_entry);
+	static const char *const kind[NPERCPU] = { "cpu", "raw", "stream" };
 
-	tab_add(".", Qdir, S_IFDIR | 0555, 0);
-	tab_add("ctl", Qctl, S_IFREG | 0644, 0);
-	tab_add("events", Qevents, S_IFREG | 0444, 0);
-	tab_add("stats", Qstats, S_IFREG | 0444, 0);
-	tab_add("marker", Qmarker, S_IFREG | 0222, 0);
-	tab_add("version", Qversion, S_IFREG | 0444, sizeof(struct ttrace_version));
-	tab_add("meta", Qmeta, S_IFREG | 0444, ttrace_meta_blob_size);
-	tab_add("aux", Qaux, S_IFREG | 0444, 0);
-	for (uint32_t c = 0; c < num_cpus; c++) {
-		fmt_snprintf(tt_names[2 * c], 8, "cpu%u", c);
-		fmt_snprintf(tt_names[2 * c + 1], 8, "raw%u", c);
-		tab_add(tt_names[2 * c], Qcpu + c, S_IFREG | 0444, 0);
-		tab_add(tt_names[2 * c + 1], Qraw + c, S_IFREG | 0444, ring_bytes);
-	}
+	tab_add(".", Qdir, S_IFDIR | 0555);
+	tab_add("ctl", Qctl, S_IFREG | 0644);
+	tab_add("events", Qevents, S_IFREG | 0444);
+	tab_add("stats", Qstats, S_IFREG | 0444);
+	tab_add("marker", Qmarker, S_IFREG | 0222);
+	tab_add("version", Qversion, S_IFREG | 0444);
+	tab_add("meta", Qmeta, S_IFREG | 0444);
+	tab_add("aux", Qaux, S_IFREG | 0444);
+	for (uint32_t c = 0; c < num_cpus; c++)
+		for (uint32_t k = 0; k < NPERCPU; k++) {
+			char *name = tt_names[NPERCPU * c + k];
+
+			fmt_snprintf(name, sizeof(tt_names[0]), "%s%u", kind[k], c);
+			tab_add(name, Qcpu + 0x100 * k + c, S_IFREG | 0444);
+		}
 }
 
 static int tt_attach(struct chan *c)
@@ -90,28 +121,36 @@ static int tt_walk(struct chan *c, const char *name)
 	return devgen_walk(c, name, tt_tab, tt_ntab);
 }
 
+static bool is_raw(uint64_t path)
+{
+	return path >= Qraw && path < Qstream;
+}
+
+/* rawN's size is the ring's, as it is now (bufsize changes it). */
 static int tt_stat(struct chan *c, struct stat *st)
 {
-	return devgen_stat(c, st, tt_tab, tt_ntab);
+	int r = devgen_stat(c, st, tt_tab, tt_ntab);
+
+	if (!r && is_raw(c->qid.path))
+		st->size = ttrace_ring_bytes();
+	return r;
 }
 
-static int tt_open(struct chan *c, int omode)
-{
-	return devgen_open(c, omode, tt_tab, tt_ntab);
-}
-
+/* Entry i of the listing is tt_tab[i + 1] (entry 0 is "."). */
 static int tt_readdir(struct chan *c, uint64_t i, struct dirent *de)
 {
-	return devgen_readdir(c, i, de, tt_tab, tt_ntab);
+	int r = devgen_readdir(c, i, de, tt_tab, tt_ntab);
+
+	if (r > 0 && is_raw(tt_tab[i + 1].qid.path))
+		de->size = ttrace_ring_bytes();
+	return r;
 }
 
 static struct snap *snap_alloc(size_t bytes)
 {
 	struct snap *s = kzmalloc(sizeof(*s));
-	unsigned order = 0;
+	unsigned order = ttrace_order_for(bytes);
 
-	while (((size_t)PGSIZE << order) < bytes && order < BUDDY_MAX_ORDER)
-		order++;
 	if (!s || ((size_t)PGSIZE << order) < bytes ||
 	    !(s->data = get_cont_pages(order, 0))) {
 		kfree(s);
@@ -129,12 +168,34 @@ static void snap_free(struct snap *s)
 	}
 }
 
-static size_t aux_bytes(void)
+/* Per-open state for the files that keep a cursor or a snapshot. */
+static int tt_open(struct chan *c, int omode)
 {
-	uint64_t bytes, size, dropped;
+	uint64_t q = c->qid.path;
+	struct tt_file *f;
+	int r = devgen_open(c, omode, tt_tab, tt_ntab);
 
-	ttrace_aux_usage(&bytes, &size, &dropped);
-	return size;
+	if (r < 0 || (q != Qaux && q < Qcpu))
+		return r;
+	f = kzmalloc(sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	spinlock_init(&f->lock, "tt_file");
+	f->cpu = (uint32_t)(q & 0xff);
+	c->aux = f;
+	return 0;
+}
+
+static void tt_close(struct chan *c)
+{
+	struct tt_file *f = c->aux;
+
+	if (f) {
+		snap_free(f->aux);
+		snap_free(f->text);
+		kfree(f);
+		c->aux = NULL;
+	}
 }
 
 /* The aux file: the version header, then the linear aux snapshot. */
@@ -142,11 +203,14 @@ static struct snap *aux_snapshot(void)
 {
 	struct ttrace_version v;
 	struct ttrace_aux_view view;
-	struct snap *s = snap_alloc(sizeof(v) + aux_bytes());
+	uint64_t bytes, size, dropped;
+	struct snap *s;
 
+	ttrace_aux_usage(&bytes, &size, &dropped);
+	s = snap_alloc(sizeof(v) + size);
 	if (!s)
 		return NULL;
-	if (ttrace_aux_read(s->data + sizeof(v), aux_bytes(), &view)) {
+	if (ttrace_aux_read(s->data + sizeof(v), size, &view)) {
 		snap_free(s);
 		return NULL;
 	}
@@ -158,96 +222,168 @@ static struct snap *aux_snapshot(void)
 	return s;
 }
 
-/* Copies every valid record of ring r, skipping slots in flight. */
-static size_t copy_ring(struct trace_ring *r, struct ttrace_entry *out, size_t max)
+/* First read of an open file: fix the snapshot bound, take snapshots. */
+static int file_start(struct chan *c, struct tt_file *f)
 {
-	struct trace_ring_cursor cur = { 0 };
-	uint64_t head = trace_ring_head(r);
-	size_t n = 0;
+	uint64_t q = c->qid.path, size, bytes, dropped;
 
-	while (n < max) {
-		n += trace_ring_copy_valid(r, out + n, max - n, &cur);
-		if (cur.next >= head)
-			break;
-		cur.from = cur.next + 1;	/* an in-flight slot: skip it */
-	}
-	return n;
+	if (q == Qaux)
+		return (f->aux = aux_snapshot()) ? 0 : -ENOMEM;
+	ttrace_ring_oldest(f->cpu, &f->cur);
+	f->end = q >= Qstream ? UINT64_MAX : ttrace_ring_end(f->cpu);
+	if (q >= Qraw)
+		return 0;
+	ttrace_aux_usage(&bytes, &size, &dropped);
+	f->aux = snap_alloc(size);
+	f->text = snap_alloc(TEXT_EVENTS * LINE_MAX);
+	if (!f->aux || !f->text || ttrace_aux_read(f->aux->data, size, &f->names))
+		return -ENOMEM;
+	return 0;
 }
 
-/* Formats the records of ents[0..n) into s as text lines. */
-static void format_lines(struct snap *s, size_t cap, const struct ttrace_entry *ents,
-			 size_t n, struct ttrace_aux_view *names)
+/*
+ * Reads the next run for f into out (max entries). A slot in flight is
+ * waited for up to wait_ns (for a stream: counted across reads, and
+ * TRACE_RUN_NONE is returned meanwhile), then declared lost.
+ */
+static uint32_t next_run(struct tt_file *f, struct ttrace_entry *out,
+			 size_t max, struct trace_ring_run *run)
 {
+	bool stream = f->end == UINT64_MAX;
+	uint64_t wait = (stream ? STREAM_WAIT_NS : SNAP_WAIT_NS) / 1000 *
+			(tsc_freq_hz / 1000000);
+	uint32_t k;
+
+	for (;;) {
+		k = ttrace_ring_read(f->cpu, &f->cur, f->end, out, max, run);
+		if (k != TRACE_RUN_BUSY) {
+			f->busy_since = 0;
+			return k;
+		}
+		if (!f->busy_since)
+			f->busy_since = arch_read_tsc();
+		if (arch_read_tsc() - f->busy_since > wait) {
+			f->busy_since = 0;
+			trace_ring_give_up(&f->cur, run);
+			return TRACE_RUN_LOST;
+		}
+		if (stream)
+			return TRACE_RUN_NONE;
+		arch_pause();
+	}
+}
+
+/* rawN and streamN: whole runs into buf while one more fits. */
+static long runs_read(struct tt_file *f, uint8_t *buf, size_t n)
+{
+	size_t done = 0;
+
+	if (n < RUN_MIN)
+		return -EINVAL;
+	while (n - done >= RUN_MIN) {
+		struct ttrace_file_run *hdr = (void *)(buf + done);
+		struct ttrace_entry *out = (void *)(hdr + 1);
+		struct trace_ring_run run;
+		uint32_t k = next_run(f, out, (n - done) / sizeof(*out) - 1, &run);
+
+		if (k == TRACE_RUN_NONE)
+			break;
+		memset(hdr, 0, sizeof(*hdr));
+		hdr->first = run.first;
+		hdr->count = run.count;
+		hdr->type = k == TRACE_RUN_RECORDS ? TTRACE_FILE_SEC_RECORDS :
+			    TTRACE_FILE_SEC_LOSS;
+		hdr->reason = run.reason;
+		done += sizeof(*hdr) + (k == TRACE_RUN_RECORDS ?
+					run.count * sizeof(*out) : 0);
+	}
+	return (long)done;
+}
+
+/* Appends one line of len characters and a newline to s (room for
+ * LINE_MAX bytes is left by the caller). */
+static void add_line(struct snap *s, const char *line, int len)
+{
+	size_t n = (size_t)MIN(MAX(len, 0), LINE_MAX - 2);
+
+	memcpy(s->data + s->len, line, n);
+	s->len += n;
+	s->data[s->len++] = '\n';
+}
+
+/* Formats the next run of f as text lines into f->text. Returns false at
+ * the end of the snapshot. */
+static bool text_refill(struct tt_file *f)
+{
+	struct trace_ring_run run;
 	struct ttrace_pair_iter it;
 	struct ttrace_event_view ev;
+	char line[LINE_MAX];
+	uint32_t k = next_run(f, f->ev, ARRAY_SIZE(f->ev), &run);
 
-	ttrace_pair_init(&it, ents, n);
-	while (ttrace_pair_next(&it, &ev) && s->len + LINE_MAX < cap) {
-		int len = ttrace_format_timed_line(s->data + s->len, LINE_MAX - 1,
-						   tsc_freq_hz, tsc_at_boot,
-						   &ttrace_meta_builtin, &ev,
-						   ttrace_aux_resolve, names);
-
-		s->len += (size_t)MIN(len, LINE_MAX - 2);
-		s->data[s->len++] = '\n';
+	f->text->len = 0;
+	f->text_pos = 0;
+	if (k == TRACE_RUN_NONE)
+		return false;
+	if (k == TRACE_RUN_LOST) {
+		add_line(f->text, line, fmt_snprintf(line, sizeof(line),
+			 "-- cpu%u: %lu records lost (%s), slots %lu-%lu --",
+			 f->cpu, run.count, ttrace_loss_name(run.reason), run.first,
+			 run.first + run.count - 1));
+		return true;
 	}
+	ttrace_pair_init(&it, f->ev, run.count);
+	while (ttrace_pair_next(&it, &ev))
+		add_line(f->text, line, ttrace_format_timed_line(line,
+			 sizeof(line), tsc_freq_hz, tsc_at_boot,
+			 &ttrace_meta_builtin, &ev, ttrace_aux_resolve,
+			 &f->names));
+	return true;
 }
 
-/* The cpuN file: CPU c's valid records, oldest first, one line each. */
-static struct snap *cpu_snapshot(uint32_t c)
+/* cpuN: text lines as they are formatted, a run at a time. */
+static long text_read(struct tt_file *f, char *buf, size_t n)
 {
-	struct trace_ring *r = ttrace_ring_of(c);
-	size_t nent = r->mask + 1;
-	struct snap *ents = snap_alloc(nent * sizeof(struct ttrace_entry));
-	struct snap *names = snap_alloc(aux_bytes());
-	struct snap *s = snap_alloc(nent * LINE_MAX);	/* every line fits */
-	struct ttrace_aux_view view;
-	size_t n;
+	size_t done = 0;
 
-	if (!ents || !names || !s || ttrace_aux_read(names->data, aux_bytes(), &view)) {
-		snap_free(s);
-		s = NULL;
-		goto out;
+	while (done < n) {
+		size_t k;
+
+		if (f->text_pos == f->text->len && !text_refill(f))
+			break;
+		k = MIN(n - done, f->text->len - f->text_pos);
+		memcpy(buf + done, f->text->data + f->text_pos, k);
+		f->text_pos += k;
+		done += k;
 	}
-	n = copy_ring(r, (struct ttrace_entry *)ents->data, nent);
-	format_lines(s, (size_t)PGSIZE << s->order,
-		     (const struct ttrace_entry *)ents->data, n, &view);
-out:
-	snap_free(ents);
-	snap_free(names);
-	return s;
+	return (long)done;
 }
 
-static long snap_read(struct chan *c, void *buf, size_t n, uint64_t off)
+/* The files with per-open state; f->lock serialises readers sharing it. */
+static long file_read(struct chan *c, void *buf, size_t n, uint64_t off)
 {
-	struct snap *s = c->aux;
+	struct tt_file *f = c->aux;
+	long r = 0;
 
-	if (!s) {
-		s = c->qid.path == Qaux ? aux_snapshot() :
-		    cpu_snapshot((uint32_t)(c->qid.path - Qcpu));
-		if (!s)
-			return -ENOMEM;
-		c->aux = s;
+	spin_lock(&f->lock);
+	if (!f->started) {
+		r = file_start(c, f);
+		f->started = r == 0;
 	}
-	if (off >= s->len)
-		return 0;
-	n = MIN(n, s->len - (size_t)off);
-	memcpy(buf, s->data + off, n);
-	return (long)n;
-}
-
-static long bytes_read(const void *src, size_t len, void *buf, size_t n,
-		       uint64_t off)
-{
-	if (off >= len)
-		return 0;
-	n = MIN(n, len - (size_t)off);
-	memcpy(buf, (const char *)src + off, n);
-	return (long)n;
+	if (r == 0) {
+		if (c->qid.path == Qaux)
+			r = devgen_readbytes(off, buf, n, f->aux->data, f->aux->len);
+		else if (c->qid.path < Qraw)
+			r = text_read(f, buf, n);
+		else
+			r = runs_read(f, buf, n);
+	}
+	spin_unlock(&f->lock);
+	return r;
 }
 
 /* ctl, events and stats: small texts made afresh for each read. */
-static long text_read(struct chan *c, void *buf, size_t n, uint64_t off)
+static long small_text_read(struct chan *c, void *buf, size_t n, uint64_t off)
 {
 	char *text = kmalloc(PGSIZE);
 	size_t len = 0;
@@ -258,10 +394,10 @@ static long text_read(struct chan *c, void *buf, size_t n, uint64_t off)
 	if (c->qid.path == Qctl)
 		len = ttrace_state_text(text, PGSIZE);
 	else if (c->qid.path == Qevents)
-		len = ttrace_ctl_list(&ttrace_ctl, text, PGSIZE);
+		len = ttrace_ctl_list(&ttrace_main.ctl, text, PGSIZE);
 	else
 		len = ttrace_stats_text(text, PGSIZE);
-	ret = bytes_read(text, MIN(len, (size_t)PGSIZE), buf, n, off);
+	ret = devgen_readbytes(off, buf, n, text, MIN(len, (size_t)PGSIZE));
 	kfree(text);
 	return ret;
 }
@@ -274,17 +410,15 @@ static long tt_read(struct chan *c, void *buf, size_t n, uint64_t off)
 		struct ttrace_version v;
 
 		ttrace_fill_version(&v);
-		return bytes_read(&v, sizeof(v), buf, n, off);
+		return devgen_readbytes(off, buf, n, &v, sizeof(v));
 	}
 	if (q == Qmeta)
-		return bytes_read(ttrace_meta_blob, ttrace_meta_blob_size, buf, n, off);
-	if (q == Qaux || (q >= Qcpu && q < Qcpu + num_cpus))
-		return snap_read(c, buf, n, off);
-	if (q >= Qraw && q < Qraw + num_cpus)
-		return (long)trace_ring_read_raw(ttrace_ring_of((uint32_t)(q - Qraw)),
-						 off, buf, n);
+		return devgen_readbytes(off, buf, n, ttrace_meta_blob,
+					ttrace_meta_blob_size);
+	if (c->aux)
+		return file_read(c, buf, n, off);
 	if (q == Qctl || q == Qevents || q == Qstats)
-		return text_read(c, buf, n, off);
+		return small_text_read(c, buf, n, off);
 	return -EBADF;
 }
 
@@ -303,12 +437,6 @@ static long tt_write(struct chan *c, const void *buf, size_t n, uint64_t off)
 		return (long)n;
 	}
 	return -EBADF;
-}
-
-static void tt_close(struct chan *c)
-{
-	snap_free(c->aux);
-	c->aux = NULL;
 }
 
 static const struct dev ttrace_dev = {

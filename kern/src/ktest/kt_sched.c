@@ -45,14 +45,20 @@ static uint32_t count_events(uint32_t id, uint64_t kt)
 
 	for (uint32_t c = 0; c < num_cpus; c++) {
 		struct trace_ring_cursor cur = { 0 };
-		size_t got;
+		struct trace_ring_run run;
+		uint64_t end = trace_ring_head(ttrace_ring_of(c));
+		uint32_t k;
 
-		while ((got = trace_ring_copy_valid(ttrace_ring_of(c), buf,
-						    ARRAY_SIZE(buf), &cur))) {
-			for (size_t i = 0; i < got; i++)
+		while ((k = trace_ring_read(ttrace_ring_of(c), &cur, end,
+					    buf, ARRAY_SIZE(buf), &run))) {
+			if (k == TRACE_RUN_BUSY)
+				trace_ring_give_up(&cur, &run);
+			if (k != TRACE_RUN_RECORDS)
+				continue;
+			for (size_t i = 0; i < run.count;
+			     i += 1 + TTRACE_TYPE_NCONT(buf[i].type))
 				n += TTRACE_TYPE_ID(buf[i].type) == id &&
 				     buf[i].data[0] == kt;
-			cur.from = cur.next;
 		}
 	}
 	return n;

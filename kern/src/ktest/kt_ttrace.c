@@ -10,7 +10,6 @@
 #include <ktest.h>
 #include <ttrace.h>
 #include <ttrace_aux.h>
-#include <ttrace_ctl.h>
 #include <ttrace_decode.h>
 #include <trace_ring.h>
 #include <pmem.h>
@@ -117,10 +116,9 @@ static void reader(struct stress *s, uint32_t writers)
 {
 	do {
 		for (uint32_t c = writers ? 1 : 0; c < num_cpus; c++) {
-			struct trace_ring_cursor cur = { 0 };
-			size_t n = trace_ring_copy_valid(ttrace_ring_of(c),
-							 s->snap, s->snap_max,
-							 &cur);
+			size_t n = trace_ring_collect(ttrace_ring_of(c), 0,
+						      s->snap, s->snap_max,
+						      NULL);
 			check_snapshot(s, n);
 		}
 		check_aux(s);
@@ -144,9 +142,8 @@ static void stress_cpu(void *arg)
 static bool check_final(struct stress *s, uint32_t c)
 {
 	struct trace_ring_stats st;
-	struct trace_ring_cursor cur = { 0 };
-	size_t n = trace_ring_copy_valid(ttrace_ring_of(c), s->snap,
-					 s->snap_max, &cur);
+	size_t n = trace_ring_collect(ttrace_ring_of(c), 0, s->snap,
+				      s->snap_max, NULL);
 
 	trace_ring_stats(ttrace_ring_of(c), &st);
 	KT_ASSERT(n == st.live, "cpu %u: %zu records read, %lu live", c, n,
@@ -166,16 +163,12 @@ static bool check_final(struct stress *s, uint32_t c)
 /* Only the test group on; returns the old mask. */
 static uint64_t test_only(void)
 {
-	uint64_t old = ttrace_mask_setmask(&ttrace_ctl.mask,
-					   1ull << TTRACE_GROUP_TEST, ~0ull);
-	ttrace_ctl_rearm(&ttrace_ctl);
-	return old;
+	return ttrace_set_mask(1ull << TTRACE_GROUP_TEST, ~0ull);
 }
 
 static void restore_mask(uint64_t old)
 {
-	ttrace_mask_setmask(&ttrace_ctl.mask, old, ~0ull);
-	ttrace_ctl_rearm(&ttrace_ctl);
+	ttrace_set_mask(old, ~0ull);
 }
 
 static bool test_ttrace_stress(void)
@@ -215,21 +208,21 @@ KTEST_REG(ttrace_stress, test_ttrace_stress);
 static bool test_ttrace_continuation(void)
 {
 	static struct ttrace_entry buf[256];
-	struct trace_ring_cursor cur = { 0 };
+	uint64_t from;
 	struct ttrace_pair_iter it;
 	struct ttrace_event_view ev;
 	uint64_t old = test_only();
 	int found = 0;
 
 	arch_irq_disable();
-	cur.from = trace_ring_head(ttrace_ring_of(core_id()));
+	from = trace_ring_head(ttrace_ring_of(core_id()));
 	for (uint64_t i = 0; i < 10; i++) {
 		ttrace_test_wide(i, 0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, i + 12);
 		ttrace_test_seq(i, 0, 0, 0, 0);
 	}
 	arch_irq_enable();
-	size_t n = trace_ring_copy_valid(ttrace_ring_of(core_id()), buf,
-					 ARRAY_SIZE(buf), &cur);
+	size_t n = trace_ring_collect(ttrace_ring_of(core_id()), from, buf,
+				      ARRAY_SIZE(buf), NULL);
 	restore_mask(old);
 	ttrace_pair_init(&it, buf, n);
 	while (ttrace_pair_next(&it, &ev)) {

@@ -1,0 +1,51 @@
+/*
+ * ttrace_internal.h: the tracer object, for the files that implement the
+ * tracer (ttrace*.c) and the #ttrace device. The rest of the kernel uses
+ * only ttrace.h.
+ *
+ * Locks, outermost first:
+ *	ctl_lock + ctl_busy	the ctl mutex: one control operation at a
+ *				time (it may sleep through a grace period)
+ *	rings_lock		rwlock: readers of ring memory (devices,
+ *				stats, version) read-lock it; resize and mode
+ *				changes write-lock it while writers are
+ *				quiesced. Never taken by tracepoints.
+ *	aux_lock		rwlock around aux reservation and bounds, with
+ *				interrupts off (aux writers run anywhere)
+ */
+#ifndef TTRACE_INTERNAL_H
+#define TTRACE_INTERNAL_H
+
+#include <spinlock.h>
+#include <trace_ring.h>
+#include <ttrace_aux.h>
+#include <ttrace_ctl.h>
+
+struct ttrace {
+	struct trace_ring rings[CONFIG_MAX_NUM_CPUS];
+	unsigned ring_order;		/* pages per ring: 2^order */
+	const char *off_reason;		/* non-NULL: no rings, tracing off */
+	struct rwlock rings_lock;
+	struct ttrace_aux aux;
+	void *aux_mem;
+	unsigned aux_order;
+	struct rwlock aux_lock;
+	struct ttrace_ctl_state ctl;
+	struct spinlock ctl_lock;	/* guards ctl_busy */
+	bool ctl_busy;			/* the ctl mutex is held */
+};
+
+extern struct ttrace ttrace_main;
+
+unsigned ttrace_order_for(size_t bytes);
+
+/* Ring access for readers (the device): each takes rings_lock for reading. */
+uint32_t ttrace_ring_read(uint32_t cpu, struct trace_ring_cursor *cur,
+			  uint64_t end, struct ttrace_entry *out, size_t max,
+			  struct trace_ring_run *run);
+uint64_t ttrace_ring_end(uint32_t cpu);
+void ttrace_ring_oldest(uint32_t cpu, struct trace_ring_cursor *cur);
+void ttrace_ring_get_stats(uint32_t cpu, struct trace_ring_stats *st);
+uint64_t ttrace_ring_bytes(void);
+
+#endif /* TTRACE_INTERNAL_H */
