@@ -158,6 +158,13 @@ trace: $(BUILD)/kernel.bin $(INITRAMFS) tools
 		$(BUILD)/trace.ttr "$(CMD)"
 .PHONY: trace
 
+# --- a trace streamed to the host while a program runs -------------------
+stream: $(BUILD)/kernel.bin $(INITRAMFS) tools
+	PY=$(PY) sh scripts/trace.sh $(BUILD)/kernel.bin $(INITRAMFS) \
+		$(BUILD)/stream.ttr "$(CMD)" stream
+	$(BUILD)/tools/ttdecode verify $(BUILD)/stream.ttr | tail -3
+.PHONY: stream
+
 # --- benchmark: tracepoint costs measured inside the guest ----------------
 bench: $(BUILD)/kernel.bin $(BUILD)/tools/ttbench
 	$(BUILD)/tools/ttbench
@@ -180,6 +187,7 @@ help:
 	@echo "make gdb        boot halted under QEMU's gdbstub and attach gdb"
 	@echo "make bench      tracepoint costs, measured in the guest (KVM when usable)"
 	@echo "make trace CMD='ls -l /bin'  run CMD in the guest, save its trace to $(BUILD)/trace.ttr"
+	@echo "make stream CMD='tracestress burst 60000'  stream the trace to $(BUILD)/stream.ttr while CMD runs"
 	@echo "make clean      remove $(BUILD)/"
 .PHONY: help
 

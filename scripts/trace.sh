@@ -1,14 +1,22 @@
 #!/bin/sh
-# Usage: trace.sh KERNEL.bin INITRAMFS OUT.ttr 'SHELL COMMAND LINE'
-# Boots the kernel, clears the trace, runs the command line in the shell,
-# saves the trace to the host channel (/dev/host/out), which QEMU writes to
-# OUT.ttr, and powers off. Prints the CRC-32 the guest computed and the one
-# of the file that landed, which must agree.
+# Usage: trace.sh KERNEL.bin INITRAMFS OUT.ttr 'COMMAND' [save|stream]
+# Boots the kernel and gets a trace of COMMAND to the host channel
+# (/dev/host/out), which QEMU writes to OUT.ttr, then powers off:
+#   save (make trace): clears the trace, runs COMMAND (a shell command
+#        line), saves the trace;
+#   stream (make stream): `ttrace stream -- COMMAND` (a program and its
+#        arguments), draining the rings into the file while it runs.
+# Prints the CRC-32 the guest computed and the one of the file that landed,
+# which must agree.
 set -e
-kernel=$1 initramfs=$2 out=$3 cmd=$4
-[ -n "$cmd" ] || { echo "usage: make trace CMD='shell command line'" >&2; exit 2; }
+kernel=$1 initramfs=$2 out=$3 cmd=$4 mode=${5:-save}
+[ -n "$cmd" ] || { echo "usage: make $mode CMD='command'" >&2; exit 2; }
 rm -f "$out" "$out.log"
-printf 'ttrace clear\r%s\rttrace save /dev/host/out\rpoweroff\r' "$cmd" |
+case $mode in
+save)	printf 'ttrace clear\r%s\rttrace save /dev/host/out\rpoweroff\r' "$cmd" ;;
+stream)	printf 'ttrace stream -o /dev/host/out -- %s\rpoweroff\r' "$cmd" ;;
+*)	echo "trace.sh: mode save or stream" >&2; exit 2 ;;
+esac |
 	sh "$(dirname "$0")/qemu.sh" --kernel "$kernel" --initrd "$initramfs" \
 		--hostout "$out" --timeout 300 > "$out.log" 2>&1 || true
 guest=$(sed -n 's/.*ttrace: saved \/dev\/host\/out: \([0-9]*\) bytes, crc32 \(0x[0-9a-f]*\).*/\1 \2/p' "$out.log")

@@ -347,8 +347,11 @@ bool user_trap(struct trapframe *tf)
 }
 
 /* On every return to user mode (syscall, fault or interrupt): exit if
- * killed, and give the CPU up if another thread is waiting for one, so a
- * timer tick preempts a spinning process. Interrupts may be on or off. */
+ * killed, run routine kernel messages (no kernel path is interrupted
+ * here, so this is "between tasks": a CPU that never idles still runs
+ * them, which the tracer's grace period relies on), and give the CPU up if
+ * another thread is waiting for one, so a timer tick preempts a spinning
+ * process. Interrupts may be on or off. */
 void user_trap_return(struct trapframe *tf)
 {
 	struct proc *p = current_proc();
@@ -356,6 +359,8 @@ void user_trap_return(struct trapframe *tf)
 	(void)tf;
 	if (p && READ_ONCE(p->killed))
 		proc_exit(p->exit_status);
+	if (kmsg_pending())
+		process_routine_kmsgs();
 	if (sched_should_yield())
 		yield();
 	if (p && READ_ONCE(p->killed))

@@ -172,30 +172,32 @@ static int share(int n, const char *path)
 	return 0;
 }
 
-/* Seconds since boot, from the tracer's clock: the version header's TSC
- * and its rate. */
-static uint64_t now(void)
+/* Milliseconds since boot, from the tracer's clock: the version header's
+ * TSC and its rate. */
+static uint64_t now_ms(void)
 {
 	struct ttrace_version v;
 	int fd = open("/dev/ttrace/version", O_RDONLY);
 
-	if (fd < 0 || read(fd, &v, sizeof(v)) != sizeof(v) || !v.tsc_hz)
+	if (fd < 0 || read(fd, &v, sizeof(v)) != sizeof(v) || v.tsc_hz < 1000)
 		err(1, "/dev/ttrace/version");
 	close(fd);
-	return (v.tsc_now - v.tsc_boot) / v.tsc_hz;
+	return (v.tsc_now - v.tsc_boot) / (v.tsc_hz / 1000);
 }
 
 static int save(int seconds, int interval)
 {
 	char *argv[] = { "ttrace", "save", "/dev/host/out", NULL };
 	int fdmap[3] = { 0, 1, 2 }, status, saved = 0, fd;
-	uint64_t end = now() + (uint64_t)seconds;
+	uint64_t end = now_ms() + (uint64_t)seconds * 1000, t0;
 
-	while (now() < end) {
+	while ((t0 = now_ms()) < end) {
 		int pid = spawn("/bin/ttrace", argv, fdmap);
 
 		if (pid < 0 || waitpid(pid, &status) < 0 || status != 0)
 			err(1, "ttrace save");
+		printf("save: %d took %llu ms\n", saved,
+		       (unsigned long long)(now_ms() - t0));
 		saved++;
 		/* a few MiB a trace: keep within the 128 MiB window */
 		nanosleep((uint64_t)interval * 1000000000ull);
