@@ -119,12 +119,12 @@ static int run_check(const struct ttload *t, const struct ttrace_file_sec *s,
 				      "header of its type", name);
 		return -1;
 	}
-	if (records ? h->reason != 0 || h->count == 0 ||
-		      h->count > t->version.entries_per_cpu ||
-		      s->length != sizeof(*h) + h->count * TTRACE_ENTRY_SIZE :
-		      h->reason == 0 || h->reason >= TTRACE_LOSS_NREASONS ||
-		      h->count == 0 || s->length != sizeof(*h) ||
-		      h->first + h->count < h->first) {
+	if (h->count == 0 || h->first + h->count < h->first ||
+	    (records ? h->reason != 0 ||
+		       h->count > t->version.entries_per_cpu ||
+		       s->length != sizeof(*h) + h->count * TTRACE_ENTRY_SIZE :
+		       h->reason == 0 || h->reason >= TTRACE_LOSS_NREASONS ||
+		       s->length != sizeof(*h))) {
 		ttrace_file_set_error(err, s->payload_offset, "section %s: "
 				      "bad count, reason or length", name);
 		return -1;
@@ -148,12 +148,18 @@ static int load_run(struct ttload *t, struct ttload_cpu *c,
 		const struct ttload_run *last = &c->runs[c->nruns - 1];
 		uint64_t end = last->first + last->count;
 
-		if (h.first != end) {
-			ttrace_file_set_error(err, s->offset, "cpu %u: %s "
-				"[%llu, %llu) missing: no LOSS section declares "
-				"them", s->cpu, h.first > end ? "logical indices" :
-				"overlap at", (unsigned long long)MIN(end, h.first),
-				(unsigned long long)MAX(end, h.first));
+		if (h.first > end) {
+			ttrace_file_set_error(err, s->offset, "cpu %u: logical "
+				"indices [%llu, %llu) missing: no LOSS section "
+				"declares them", s->cpu, (unsigned long long)end,
+				(unsigned long long)h.first);
+			return -1;
+		}
+		if (h.first < end) {
+			ttrace_file_set_error(err, s->offset, "cpu %u: run at %llu "
+				"overlaps the one before it, which ended at %llu",
+				s->cpu, (unsigned long long)h.first,
+				(unsigned long long)end);
 			return -1;
 		}
 	}
@@ -273,7 +279,7 @@ static uint64_t event_keys(const struct ttload_cpu *c, struct sort_key *k)
 static int sort_ring(struct ttload_cpu *c)
 {
 	struct sort_key *k = malloc((c->slots ? c->slots : 1) * sizeof(*k));
-	uint64_t n, out = 0, last_ts = 0;
+	uint64_t n, out = 0, next_ts = UINT64_MAX;
 
 	c->sorted = aligned_alloc(TTRACE_ENTRY_SIZE, (c->slots ? c->slots : 1) *
 				  sizeof(*c->sorted));
@@ -286,12 +292,11 @@ static int sort_ring(struct ttload_cpu *c)
 		const struct ttload_run *run = &c->runs[r];
 
 		if (run->type == TTRACE_FILE_SEC_RECORDS) {
-			last_ts = run->entries[0].timestamp;
+			next_ts = run->entries[0].timestamp;
 			continue;
 		}
 		c->losses[c->nlosses++] = (struct ttload_loss){
-			last_ts ? last_ts : UINT64_MAX, run->first, run->count,
-			run->reason };
+			next_ts, run->first, run->count, run->reason };
 	}
 	for (uint64_t i = 0; i < c->nlosses / 2; i++) {	/* index order */
 		struct ttload_loss l = c->losses[i];

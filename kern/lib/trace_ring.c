@@ -247,7 +247,9 @@ static uint32_t run_lost(struct trace_ring_cursor *cur,
 	run->count = to - cur->next;
 	cur->next = to;
 	cur->last_reason = reason;
-	cur->after_loss = 1;
+	/* a clear point is an event boundary (clear stores a head value, and
+	 * head moves by whole events): a continuation there is stale */
+	cur->after_loss = reason != TTRACE_LOSS_CLEARED;
 	return TRACE_RUN_LOST;
 }
 
@@ -265,7 +267,8 @@ static uint32_t run_none(const struct trace_ring_cursor *cur,
  * Why slot idx, where a run stopped without an intact first entry, is
  * missing: 0 if it may still be in flight; else the loss reason: the
  * writer lapped it (reserved idx + nentries), or it holds a continuation
- * right after a loss (its first entry was part of that loss).
+ * right after a loss that may have cut an event (its first entry was part
+ * of that loss).
  */
 static uint32_t ring_slot_gone(const struct trace_ring *r,
 			       const struct trace_ring_cursor *cur, uint64_t idx)
@@ -311,7 +314,7 @@ void trace_ring_cursor_oldest(const struct trace_ring *r,
 	ring_live(r, &start, &lo, &hi);
 	cur->next = lo;
 	cur->last_reason = TTRACE_LOSS_OVERWRITTEN;
-	cur->after_loss = 1;
+	cur->after_loss = lo != start;	/* lo may cut an event only if lapped */
 }
 
 /*
@@ -411,4 +414,32 @@ size_t trace_ring_collect(const struct trace_ring *r, uint64_t from,
 		}
 	}
 	return n;
+}
+
+/*
+ * Rewrites every whole event of src, oldest first, into dst through the
+ * writer (continuations included: each event keeps all its words, and dst
+ * gives it dst's own indices). buf is scratch for max entries (more than
+ * TTRACE_MAX_CONT). Returns the events written. Preconditions: runs on
+ * dst's owner CPU; nobody writes src any more.
+ */
+size_t trace_ring_replay(struct trace_ring *dst, const struct trace_ring *src,
+			 struct ttrace_entry *buf, size_t max)
+{
+	size_t n = trace_ring_collect(src, 0, buf, max, NULL), events = 0;
+
+	for (size_t i = 0; i < n; i += 1 + TTRACE_TYPE_NCONT(buf[i].type)) {
+		uint64_t args[TTRACE_MAX_ARGS];
+		uint32_t ncont = TTRACE_TYPE_NCONT(buf[i].type), nargs = 0;
+
+		for (uint32_t k = 0; k < TTRACE_ENTRY_ARGS; k++)
+			args[nargs++] = buf[i].data[k];
+		for (uint32_t c = 1; c <= ncont; c++)
+			for (uint32_t k = 0; k < TTRACE_CONT_ARGS; k++)
+				args[nargs++] = buf[i + c].cont[k];
+		events += trace_ring_write_ext(dst, buf[i].timestamp,
+					       buf[i].type & ~TTRACE_TYPE_SEQ_MASK,
+					       buf[i].context, args, nargs);
+	}
+	return events;
 }

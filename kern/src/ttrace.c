@@ -9,7 +9,8 @@
  * small static ring as CPU 0's and a two-entry sink ring as every other
  * CPU's, so that a tracepoint always has a ring to write. ttrace_init()
  * runs right after the page allocator: it allocates a ring for every
- * possible CPU, moves the early records into CPU 0's ring (whole events),
+ * possible CPU, replays the early records into CPU 0's ring (whole events,
+ * continuations included),
  * and writes the event metadata, syscall names and boot phase names to
  * aux. If memory is short it disarms every event and says so; the sinks
  * stay, so nothing crashes. ttrace_cleanup() gives the rings of absent
@@ -54,6 +55,7 @@ struct ttrace ttrace_main = {
 };
 
 static struct ttrace_entry early_entries[EARLY_ENTRIES];
+static struct ttrace_entry early_copy[EARLY_ENTRIES];	/* for the replay */
 static struct ttrace_entry sink_entries[CONFIG_MAX_NUM_CPUS][SINK_ENTRIES];
 static struct trace_ring early_ring;
 
@@ -103,27 +105,6 @@ unsigned ttrace_order_for(size_t bytes)
 	return order;
 }
 
-/* Rewrites every whole event of src into dst, oldest first. */
-static void merge_early(struct trace_ring *dst, const struct trace_ring *src)
-{
-	static struct ttrace_entry e[EARLY_ENTRIES];
-	size_t n = trace_ring_collect(src, 0, e, EARLY_ENTRIES, NULL);
-
-	for (size_t i = 0; i < n; i += 1 + TTRACE_TYPE_NCONT(e[i].type)) {
-		uint64_t args[TTRACE_MAX_ARGS];
-		uint32_t ncont = TTRACE_TYPE_NCONT(e[i].type), nargs = 0;
-
-		for (uint32_t k = 0; k < TTRACE_ENTRY_ARGS; k++)
-			args[nargs++] = e[i].data[k];
-		for (uint32_t c = 1; c <= ncont; c++)
-			for (uint32_t k = 0; k < TTRACE_CONT_ARGS; k++)
-				args[nargs++] = e[i + c].cont[k];
-		trace_ring_write_ext(dst, e[i].timestamp,
-				     e[i].type & ~TTRACE_TYPE_SEQ_MASK,
-				     e[i].context, args, nargs);
-	}
-}
-
 /* Allocates a ring of 2^order pages per possible CPU into mem[]; returns
  * false (having freed what it got) when memory is short. */
 static bool alloc_rings(void **mem, unsigned order, uint32_t ncpus)
@@ -161,7 +142,7 @@ static bool rings_init(struct ttrace *t)
 		trace_ring_init(&t->rings[i], mem[i], (size_t)PGSIZE << order,
 				TRACE_RING_OVERWRITE);
 	t->ring_order = order;
-	merge_early(&t->rings[0], &early_ring);
+	trace_ring_replay(&t->rings[0], &early_ring, early_copy, EARLY_ENTRIES);
 	per_cpu_info[0].ttrace_ring = &t->rings[0];
 	return true;
 }

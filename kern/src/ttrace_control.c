@@ -16,7 +16,6 @@
 #include <kmsg.h>
 #include <printfmt.h>
 #include <pmem.h>
-#include <proc.h>
 #include <buddy.h>
 #include <spinlock.h>
 #include <string.h>
@@ -35,13 +34,30 @@ static const char *mode_name(uint32_t mode)
 	return mode == TTRACE_MODE_SATURATE ? "saturate" : "overwrite";
 }
 
-/* Takes the ctl mutex, sleeping while another holder has it. Process or
- * ktask context, no spinlock held. */
+/*
+ * Quiescent states for the grace period, per CPU: grace_seen[c] is the last
+ * grace period whose kernel message CPU c has run; ctl_spins[c] counts the
+ * turns of CPU c's wait for the ctl mutex (a CPU there is in no
+ * tracepoint, and it does not run kernel messages until it gets the
+ * mutex, so the grace period must count it as quiet).
+ */
+static uint64_t grace_gen;			/* ctl mutex */
+static uint64_t grace_seen[CONFIG_MAX_NUM_CPUS];
+static uint64_t ctl_spins[CONFIG_MAX_NUM_CPUS];
+
+/* Takes the ctl mutex, spinning (interrupts on) while another holder has
+ * it: holders may be routine kernel messages, which cannot sleep. Any
+ * context but interrupt handlers; no spinlock held. */
 static void ctl_enter(struct ttrace *t)
 {
-	spin_lock(&t->ctl_lock);
-	while (t->ctl_busy)
-		ksleep(&t->ctl_busy, &t->ctl_lock);
+	for (;;) {
+		spin_lock(&t->ctl_lock);
+		if (!t->ctl_busy)
+			break;
+		spin_unlock(&t->ctl_lock);
+		__atomic_fetch_add(&ctl_spins[core_id()], 1, __ATOMIC_RELEASE);
+		arch_pause();
+	}
 	t->ctl_busy = true;
 	spin_unlock(&t->ctl_lock);
 }
@@ -51,36 +67,38 @@ static void ctl_exit(struct ttrace *t)
 	spin_lock(&t->ctl_lock);
 	t->ctl_busy = false;
 	spin_unlock(&t->ctl_lock);
-	kwakeup(&t->ctl_busy);
 }
 
 static void grace_fn(void *arg)
 {
-	__atomic_fetch_add((uint32_t *)arg, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&grace_seen[core_id()], (uint64_t)(uintptr_t)arg,
+			 __ATOMIC_RELEASE);
 }
 
 /*
  * Returns once every CPU is out of any tracepoint it was in when called:
- * a routine kernel message has run on every other CPU (they run only
- * between tasks, never on top of an interrupted path, and the kernel is
- * not preemptible). The calling CPU is in process context, so it is in no
- * tracepoint. No spinlock held; interrupts on.
+ * every other CPU has run this period's routine kernel message (they run
+ * only between tasks, in the idle loop and on the way back to user mode,
+ * never on top of an interrupted path, and the kernel is not preemptible),
+ * or has taken a turn waiting for the ctl mutex. The calling CPU is in
+ * no tracepoint. ctl mutex held, no spinlock, interrupts on.
  */
 static void grace_period(void)
 {
-	static uint32_t done;	/* ctl mutex */
-	uint32_t want = 0;
+	uint64_t gen = ++grace_gen, spins[CONFIG_MAX_NUM_CPUS];
 
-	__atomic_store_n(&done, 0, __ATOMIC_RELAXED);
+	mb();				/* the disarm before any of this */
 	for (uint32_t c = 0; c < num_cpus; c++) {
-		if (c == core_id())
-			continue;
-		while (send_kernel_message(c, grace_fn, &done) < 0)
-			arch_pause();		/* -ENOMEM: memory comes back */
-		want++;
+		spins[c] = atomic_read(&ctl_spins[c]);
+		if (c != core_id())
+			while (send_kernel_message(c, grace_fn,
+						   (void *)(uintptr_t)gen) < 0)
+				arch_pause();	/* -ENOMEM: memory comes back */
 	}
-	while (atomic_read(&done) < want)
-		arch_pause();
+	for (uint32_t c = 0; c < num_cpus; c++)
+		while (c != core_id() && atomic_read(&grace_seen[c]) < gen &&
+		       atomic_read(&ctl_spins[c]) == spins[c])
+			arch_pause();
 }
 
 /* Disarms every event and waits until no CPU is writing a ring. ctl
@@ -174,6 +192,24 @@ uint64_t ttrace_set_mask(uint64_t value, uint64_t bits)
 		ttrace_ctl_rearm(&t->ctl);
 	ctl_exit(t);
 	return old;
+}
+
+/* Whether every armed byte is what the mask and the enable flags say
+ * (tracing not off). Takes the ctl mutex. For tests. */
+bool ttrace_armed_consistent(void)
+{
+	struct ttrace *t = &ttrace_main;
+	bool ok = true;
+
+	ctl_enter(t);
+	for (uint32_t i = 0; i < t->ctl.meta->nevents; i++) {
+		unsigned g = t->ctl.meta->events[i].group & 63;
+
+		ok &= ttrace_armed[i] == ((t->ctl.mask >> g & 1) &&
+					  t->ctl.enabled[i]);
+	}
+	ctl_exit(t);
+	return ok;
 }
 
 /* Reads the next run of cpu's ring (trace_ring_read()) under the rings'

@@ -5,7 +5,9 @@
  *
  * Locks, outermost first:
  *	ctl_lock + ctl_busy	the ctl mutex: one control operation at a
- *				time (it may sleep through a grace period)
+ *				time; waiters spin (some are routine kernel
+ *				messages) and count as quiet for the grace
+ *				period the holder may be waiting for
  *	rings_lock		rwlock: readers of ring memory (devices,
  *				stats, version) read-lock it; resize and mode
  *				changes write-lock it while writers are
@@ -38,6 +40,7 @@ struct ttrace {
 extern struct ttrace ttrace_main;
 
 unsigned ttrace_order_for(size_t bytes);
+bool ttrace_armed_consistent(void);
 
 /* Ring access for readers (the device): each takes rings_lock for reading. */
 uint32_t ttrace_ring_read(uint32_t cpu, struct trace_ring_cursor *cur,

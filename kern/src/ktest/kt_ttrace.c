@@ -8,6 +8,7 @@
  * at its overwrite count.
  */
 #include <ktest.h>
+#include "../ttrace_internal.h"
 #include <ttrace.h>
 #include <ttrace_aux.h>
 #include <ttrace_decode.h>
@@ -240,3 +241,47 @@ static bool test_ttrace_continuation(void)
 	return true;
 }
 KTEST_REG(ttrace_continuation, test_ttrace_continuation);
+
+#define MASK_ROUNDS	2000
+
+/* Every CPU flips group bits through the locked API; CPU 0 also turns an
+ * event off and on through ctl. */
+static void flip_masks(void *arg)
+{
+	uint64_t bit = 1ull << (core_id() % 4 == 0 ? TTRACE_GROUP_SCHED :
+				core_id() % 4 == 1 ? TTRACE_GROUP_IRQ :
+				core_id() % 4 == 2 ? TTRACE_GROUP_LOCK :
+				TTRACE_GROUP_USER);
+	const char *why;
+
+	(void)arg;
+	for (int i = 0; i < MASK_ROUNDS; i++) {
+		ttrace_set_mask(i & 1 ? bit : 0, bit);
+		const char *cmd = i & 1 ? "enable page_alloc" :
+					  "disable page_alloc";
+
+		if (core_id() == 0)
+			ttrace_control(cmd, strlen(cmd), &why);
+	}
+}
+
+/*
+ * After concurrent mask and enable changes, every armed byte is what the
+ * final mask and enable flags say (bug: the ktest and the benchmark rearmed
+ * without the ctl lock, racing ctl writers).
+ */
+static bool test_ttrace_mask_concurrent(void)
+{
+	uint64_t old = ttrace_set_mask(0, 0);
+	const char *why, *restore = ttrace_main.ctl.enabled[TTRACE_EV_PAGE_ALLOC] ?
+				    "enable page_alloc" : "disable page_alloc";
+	bool ok;
+
+	smp_run_on_all(flip_masks, NULL);
+	ok = ttrace_armed_consistent();
+	ttrace_set_mask(old, ~0ull);
+	ttrace_control(restore, strlen(restore), &why);
+	KT_ASSERT(ok, "armed bytes disagree with the mask and enable flags");
+	return true;
+}
+KTEST_REG(ttrace_mask_concurrent, test_ttrace_mask_concurrent);
