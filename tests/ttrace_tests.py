@@ -241,7 +241,7 @@ def stress(name, smp, seconds, interval, extra):
 
 
 def free_pages(s):
-    m = s.say("cat /dev/memstat", rb"free_pages (\d+)")
+    m = s.say("cat /dev/memstat", rb"free_pages (\d+)\r?\n")
     return int(m.group(1))
 
 

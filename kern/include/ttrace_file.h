@@ -158,6 +158,19 @@ struct ttrace_file_run {
 TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_run) == TTRACE_ENTRY_SIZE,
 		     "run prefix is one entry");
 
+/* Fills h for a RECORDS run (records != 0) or a LOSS run with reason. */
+static inline void ttrace_file_run_init(struct ttrace_file_run *h,
+					int records, uint64_t first,
+					uint64_t count, uint32_t reason)
+{
+	*h = (struct ttrace_file_run){
+		.first = first,
+		.count = count,
+		.type = records ? TTRACE_FILE_SEC_RECORDS : TTRACE_FILE_SEC_LOSS,
+		.reason = records ? 0 : reason,
+	};
+}
+
 /* AUX payload prefix: the counters of the snapshot that follows. */
 struct ttrace_file_aux {
 	uint64_t first;			/*  0: counter of the first record */

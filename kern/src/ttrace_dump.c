@@ -85,15 +85,12 @@ static void write_ring(struct ttrace_file_writer *w, uint32_t cpu)
 
 	trace_ring_cursor_oldest(r, &cur);
 	while ((k = trace_ring_read(r, &cur, end, buf, DUMP_ENTRIES, &run))) {
-		struct ttrace_file_run hdr = { 0 };
+		struct ttrace_file_run hdr;
 
 		if (k == TRACE_RUN_BUSY)
 			trace_ring_give_up(&cur, &run);
-		hdr.type = k == TRACE_RUN_RECORDS ? TTRACE_FILE_SEC_RECORDS :
-			   TTRACE_FILE_SEC_LOSS;
-		hdr.reason = run.reason;
-		hdr.first = run.first;
-		hdr.count = run.count;
+		ttrace_file_run_init(&hdr, k == TRACE_RUN_RECORDS, run.first,
+				     run.count, run.reason);
 		ttrace_file_section_begin(w, hdr.type, cpu, sizeof(hdr) +
 			(k == TRACE_RUN_RECORDS ? run.count * sizeof(*buf) : 0));
 		ttrace_file_section_data(w, &hdr, sizeof(hdr));

@@ -1460,6 +1460,32 @@ static int test_race_saturate(void)
 }
 
 /*
+ * Runs rc's writer until it has written rc->limit slots while rd streams
+ * them (publishing its position for a writer that follows it), then
+ * drains and checks what rd got. Returns 0, or 1 with the reason set.
+ */
+static int stream_run(struct race *rc, struct reader *rd, const char *name)
+{
+	pthread_t th;
+	bool done = false;
+
+	race_start(rc, &th);
+	for (;;) {
+		uint32_t k = reader_step(rd, MAX_SLOTS);
+
+		__atomic_store_n(&rc->reader_pos, rd->pos, __ATOMIC_RELEASE);
+		if (k == TRACE_RUN_NONE && done)
+			break;
+		if (k == TRACE_RUN_NONE)
+			done = READ_ONCE(rc->r.head) >= rc->limit;
+		if (k == TRACE_RUN_BUSY || k == TRACE_RUN_NONE)
+			reader_wait(rd);
+	}
+	race_stop(rc, th);
+	return reader_drain(rd, name) || reader_check(rd, name, rc->bad_idx);
+}
+
+/*
  * Streams 10 laps of a 1024-slot ring while a paced writer writes them:
  * delivered plus declared lost is what was written, exactly.
  */
@@ -1467,8 +1493,6 @@ static int test_stream_10x(void)
 {
 	static struct race rc;
 	static struct reader rd;
-	pthread_t th;
-	bool done = false;
 
 	memset(&rc, 0, sizeof(rc));
 	memset(&rd, 0, sizeof(rd));
@@ -1478,20 +1502,7 @@ static int test_stream_10x(void)
 	rc.rate = rc.limit / 0.15;		/* 10 laps in 0.15 s */
 	rd.r = &rc.r;
 	rd.give_up_after = 1000;
-	race_start(&rc, &th);
-	for (;;) {
-		uint32_t k = reader_step(&rd, MAX_SLOTS);
-
-		if (k == TRACE_RUN_NONE && done)
-			break;
-		if (k == TRACE_RUN_NONE)
-			done = READ_ONCE(rc.r.head) >= rc.limit;
-		if (k == TRACE_RUN_BUSY || k == TRACE_RUN_NONE)
-			reader_wait(&rd);
-	}
-	race_stop(&rc, th);
-	if (reader_drain(&rd, "stream") ||
-	    reader_check(&rd, "stream", rc.bad_idx))
+	if (stream_run(&rc, &rd, "stream"))
 		return 1;
 	printf("# stream: %llu slots written, %llu delivered (%llu events); "
 	       "lost: overwritten %llu, raced %llu, in-flight %llu\n",
@@ -1516,8 +1527,6 @@ static int test_stream_lossless(void)
 {
 	static struct race rc;
 	static struct reader rd;
-	pthread_t th;
-	bool done = false;
 
 	memset(&rc, 0, sizeof(rc));
 	memset(&rd, 0, sizeof(rd));
@@ -1527,21 +1536,7 @@ static int test_stream_lossless(void)
 	rc.follow = 1;
 	rd.r = &rc.r;
 	rd.give_up_after = UINT32_MAX;
-	race_start(&rc, &th);
-	for (;;) {
-		uint32_t k = reader_step(&rd, MAX_SLOTS);
-
-		__atomic_store_n(&rc.reader_pos, rd.pos, __ATOMIC_RELEASE);
-		if (k == TRACE_RUN_NONE && done)
-			break;
-		if (k == TRACE_RUN_NONE)
-			done = READ_ONCE(rc.r.head) >= rc.limit;
-		if (k == TRACE_RUN_BUSY || k == TRACE_RUN_NONE)
-			reader_wait(&rd);
-	}
-	race_stop(&rc, th);
-	if (reader_drain(&rd, "lossless") ||
-	    reader_check(&rd, "lossless", rc.bad_idx))
+	if (stream_run(&rc, &rd, "lossless"))
 		return 1;
 	HT_CHECK(reader_lost(&rd) == 0 && rd.give_ups == 0);
 	HT_CHECK(rd.slots == rc.slots && rd.events == rc.events);

@@ -148,12 +148,8 @@ static size_t dev_read(const struct trace_ring *r,
 			trace_ring_give_up(cur, &run);
 			k = TRACE_RUN_LOST;
 		}
-		memset(h, 0, sizeof(*h));
-		h->first = run.first;
-		h->count = run.count;
-		h->type = k == TRACE_RUN_RECORDS ? TTRACE_FILE_SEC_RECORDS :
-			  TTRACE_FILE_SEC_LOSS;
-		h->reason = run.reason;
+		ttrace_file_run_init(h, k == TRACE_RUN_RECORDS, run.first,
+				     run.count, run.reason);
 		done += RUN_HDR + (k == TRACE_RUN_RECORDS ?
 				   run.count * TTRACE_ENTRY_SIZE : 0);
 	}
@@ -1602,6 +1598,18 @@ static int test_bad_runs(void)
 }
 
 /* aux malformed needs the iterator's walk; make sure a bad chain is seen. */
+/* Starts a file in o: the header, the sample's VERSION and META. */
+static void head_file(struct ttrace_file_writer *w, struct obuf *o)
+{
+	o->len = 0;
+	ttrace_file_writer_init(w, obuf_out, o);
+	ttrace_file_write_header(w);
+	ttrace_file_write_section(w, TTRACE_FILE_SEC_VERSION, 0, &sample.v,
+				  sizeof(sample.v));
+	ttrace_file_write_section(w, TTRACE_FILE_SEC_META, 0, sample.meta,
+				  sample.meta_len);
+}
+
 static int test_structure(void)
 {
 	struct obuf o = { 0 };
@@ -1618,13 +1626,7 @@ static int test_structure(void)
 	HT_CHECK(ttrace_file_write_end(&w) == 0);
 	HT_CHECK(ttload_buffer(&t, o.p, o.len, &e) < 0);
 	HT_CHECK(strstr(e.msg, "first section is not VERSION") && e.offset == 48);
-	o.len = 0;
-	ttrace_file_writer_init(&w, obuf_out, &o);
-	ttrace_file_write_header(&w);
-	ttrace_file_write_section(&w, TTRACE_FILE_SEC_VERSION, 0, &sample.v,
-				  sizeof(sample.v));
-	ttrace_file_write_section(&w, TTRACE_FILE_SEC_META, 0, sample.meta,
-				  sample.meta_len);
+	head_file(&w, &o);
 	ttrace_file_write_section(&w, 77, 3, big, sizeof(big));
 	ttrace_file_write_section(&w, 4, 0, big, sizeof(big)); /* old RING */
 	HT_CHECK(ttrace_file_write_end(&w) == 0);
@@ -1636,13 +1638,7 @@ static int test_structure(void)
 	HT_CHECK(count_lines(&t, NULL) == 0);
 	ttload_free(&t);
 	/* a second META */
-	o.len = 0;
-	ttrace_file_writer_init(&w, obuf_out, &o);
-	ttrace_file_write_header(&w);
-	ttrace_file_write_section(&w, TTRACE_FILE_SEC_VERSION, 0, &sample.v,
-				  sizeof(sample.v));
-	ttrace_file_write_section(&w, TTRACE_FILE_SEC_META, 0, sample.meta,
-				  sample.meta_len);
+	head_file(&w, &o);
 	ttrace_file_write_section(&w, TTRACE_FILE_SEC_META, 0, sample.meta,
 				  sample.meta_len);
 	HT_CHECK(ttrace_file_write_end(&w) == 0);
@@ -1658,13 +1654,7 @@ static int test_structure(void)
 	HT_CHECK(ttload_buffer(&t, o.p, o.len, &e) < 0);
 	HT_CHECK(strstr(e.msg, "no META section") && e.offset == 48);
 	/* a second STATS for a cpu */
-	o.len = 0;
-	ttrace_file_writer_init(&w, obuf_out, &o);
-	ttrace_file_write_header(&w);
-	ttrace_file_write_section(&w, TTRACE_FILE_SEC_VERSION, 0, &sample.v,
-				  sizeof(sample.v));
-	ttrace_file_write_section(&w, TTRACE_FILE_SEC_META, 0, sample.meta,
-				  sample.meta_len);
+	head_file(&w, &o);
 	ttrace_file_write_section(&w, TTRACE_FILE_SEC_STATS, 1,
 				  &sample.stats[1], sizeof(sample.stats[1]));
 	ttrace_file_write_section(&w, TTRACE_FILE_SEC_STATS, 1,
@@ -1867,15 +1857,12 @@ static void dump_ring(struct ttrace_file_writer *w, const struct trace_ring *r,
 
 	trace_ring_cursor_oldest(r, &cur);
 	while ((k = trace_ring_read(r, &cur, end, buf, max, &run))) {
-		struct ttrace_file_run hdr = { 0 };
+		struct ttrace_file_run hdr;
 
 		if (k == TRACE_RUN_BUSY)
 			trace_ring_give_up(&cur, &run);
-		hdr.type = k == TRACE_RUN_RECORDS ? TTRACE_FILE_SEC_RECORDS :
-			   TTRACE_FILE_SEC_LOSS;
-		hdr.reason = run.reason;
-		hdr.first = run.first;
-		hdr.count = run.count;
+		ttrace_file_run_init(&hdr, k == TRACE_RUN_RECORDS, run.first,
+				     run.count, run.reason);
 		file_emit(w, cpu, &hdr, buf);
 	}
 }

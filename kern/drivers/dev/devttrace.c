@@ -288,12 +288,8 @@ static long runs_read(struct tt_file *f, uint8_t *buf, size_t n)
 
 		if (k == TRACE_RUN_NONE)
 			break;
-		memset(hdr, 0, sizeof(*hdr));
-		hdr->first = run.first;
-		hdr->count = run.count;
-		hdr->type = k == TRACE_RUN_RECORDS ? TTRACE_FILE_SEC_RECORDS :
-			    TTRACE_FILE_SEC_LOSS;
-		hdr->reason = run.reason;
+		ttrace_file_run_init(hdr, k == TRACE_RUN_RECORDS, run.first,
+				     run.count, run.reason);
 		done += sizeof(*hdr) + (k == TRACE_RUN_RECORDS ?
 					run.count * sizeof(*out) : 0);
 	}
