@@ -11,7 +11,9 @@
  * Numbers for cmdline_get_u64() are decimal or 0x-hex with an optional
  * binary K, M or G suffix (`2048`, `0x800`, `4K`, `16m`); signs, junk,
  * overflow and values over 23 characters are rejected. Leading zeros do
- * not mean octal.
+ * not mean octal. cmdline_parse_u64() reads the same syntax, with no length
+ * limit, from a string already taken out of the line, such as one part of
+ * `tsc.skew=2:50M`.
  *
  * When a key appears more than once, the last occurrence wins. Nothing is
  * modified or allocated; the line is re-scanned on every call, which is
@@ -34,5 +36,6 @@
 bool cmdline_has(const char *cmdline, const char *key);
 bool cmdline_get(const char *cmdline, const char *key, char *val, size_t len);
 bool cmdline_get_u64(const char *cmdline, const char *key, uint64_t *out);
+bool cmdline_parse_u64(const char *s, uint64_t *out);
 
 #endif /* CMDLINE_H */

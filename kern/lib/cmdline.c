@@ -147,8 +147,11 @@ static int suffix_shift(const char *s)
 	}
 }
 
-/* Parses the number syntax described at the top of the file. */
-static bool parse_u64(const char *s, uint64_t *out)
+/*
+ * Parses the whole of s as a number in the syntax described at the top of
+ * this file into *out. Returns false, leaving *out alone, if s is not one.
+ */
+bool cmdline_parse_u64(const char *s, uint64_t *out)
 {
 	unsigned base = 10;
 	uint64_t v = 0;
@@ -183,5 +186,5 @@ bool cmdline_get_u64(const char *cmdline, const char *key, uint64_t *out)
 
 	if (!cmdline_get(cmdline, key, buf, sizeof(buf)))
 		return false;
-	return parse_u64(buf, out);
+	return cmdline_parse_u64(buf, out);
 }

@@ -244,6 +244,25 @@ static int test_u64_rejects(void)
 	return 0;
 }
 
+/* The number syntax on its own, as for one part of a compound value. */
+static int test_parse_u64(void)
+{
+	uint64_t v = 7;
+
+	HT_CHECK(cmdline_parse_u64("12", &v) && v == 12);
+	HT_CHECK(cmdline_parse_u64("0x10", &v) && v == 16);
+	HT_CHECK(cmdline_parse_u64("50M", &v) && v == 50ull << 20);
+	/* No 23-character limit: that belongs to the line lookup's buffer. */
+	HT_CHECK(cmdline_parse_u64("000000000000000000000001", &v) && v == 1);
+	v = 7;
+	HT_CHECK(!cmdline_parse_u64("", &v) && v == 7);
+	HT_CHECK(!cmdline_parse_u64("-1", &v) && v == 7);
+	HT_CHECK(!cmdline_parse_u64("1 ", &v) && v == 7);
+	HT_CHECK(!cmdline_parse_u64("2:5", &v) && v == 7);
+	HT_CHECK(!cmdline_parse_u64("18446744073709551616", &v) && v == 7);
+	return 0;
+}
+
 static const struct ht_test tests[] = {
 	{ test_example_line, "cmdline_example_line" },
 	{ test_key_matching, "cmdline_key_matching" },
@@ -255,6 +274,7 @@ static const struct ht_test tests[] = {
 	{ test_degenerate_lines, "cmdline_degenerate_lines" },
 	{ test_u64_syntax, "cmdline_u64_syntax" },
 	{ test_u64_rejects, "cmdline_u64_rejects" },
+	{ test_parse_u64, "cmdline_parse_u64" },
 	{ 0, 0 },
 };
 
