@@ -19,10 +19,12 @@ endif
 # What every decoder links: file framing, loader, metadata, aux, decoding.
 TOOLS_LIB_SRCS	:= kern/lib/ttrace_file.c kern/lib/ttrace_meta.c \
 		   kern/lib/ttrace_aux.c kern/lib/ttrace_decode.c \
-		   kern/lib/printfmt.c tools/ttload.c
+		   kern/lib/printfmt.c kern/lib/tsc_sync.c kern/lib/cmdline.c \
+		   tools/ttload.c
 TOOLS_HDRS	:= kern/include/ttrace_file.h kern/include/ttrace_format.h \
 		   kern/include/ttrace_decode.h kern/include/ttrace_meta.h \
-		   kern/include/ttrace_aux.h tools/ttload.h
+		   kern/include/ttrace_aux.h kern/include/tsc_sync.h \
+		   tools/ttload.h
 
 $(BUILD)/tools/ttdecode: tools/ttdecode.c $(TOOLS_LIB_SRCS) $(TOOLS_HDRS)
 	@mkdir -p $(dir $@)

@@ -15,7 +15,9 @@
  *
  *	ttdecode: TRACE: offset N: what is wrong
  *
- * and status 1. Decoding reuses kern/lib: pairing of continuations and
+ * and status 1. CPUs are merged on CPU 0's clock: the loader subtracts the
+ * TSC offsets the file carries (TSC section), and verify warns when one is
+ * beyond TSC_SYNC_BOUND_NS. Decoding reuses kern/lib: pairing of continuations and
  * formatting (ttrace_decode.c), metadata (ttrace_meta.c), names from the
  * aux snapshot (ttrace_aux.c), so the host prints exactly what the kernel
  * would.
@@ -25,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tsc_sync.h>
 #include <ttrace_decode.h>
 
 #include "ttload.h"
@@ -115,6 +118,31 @@ static void print_ring(const struct ttload *t, uint32_t c)
 		       ttrace_loss_name(cpu->losses[i].reason));
 }
 
+/* The TSC offsets the file carries, and a warning for each CPU whose TSC
+ * certainly differs from CPU 0's by more than TSC_SYNC_BOUND_NS. */
+static void print_tsc(const struct ttload *t)
+{
+	uint64_t bound = tsc_sync_ns_to_cycles(TSC_SYNC_BOUND_NS,
+					       t->version.tsc_hz);
+
+	if (!t->tsc) {
+		printf("tsc: no offsets (CPUs merged by raw TSC)\n");
+		return;
+	}
+	for (uint32_t c = 1; c < t->version.num_cpus; c++) {
+		struct tsc_sync_est e = { t->tsc[c].offset,
+					  t->tsc[c].uncertainty, 1 };
+
+		printf("tsc: cpu%u offset %lld cycles +- %llu\n", c,
+		       (long long)e.offset, ull(e.uncertainty));
+		if (tsc_sync_exceeds(&e, bound))
+			printf("warning: cpu%u TSC differs from cpu0's by %lld "
+			       "cycles (more than %d ns); merged with the "
+			       "offset subtracted\n", c, (long long)e.offset,
+			       TSC_SYNC_BOUND_NS);
+	}
+}
+
 static int cmd_verify(const char *path)
 {
 	struct ttrace_file_error err;
@@ -124,6 +152,7 @@ static int cmd_verify(const char *path)
 	if (ttload_file(&t, path, &err) < 0)
 		return report(path, &err);
 	print_version(&t);
+	print_tsc(&t);
 	if (verify_aux(&t, &err) < 0)
 		goto bad;
 	for (uint32_t c = 0; c < t.version.num_cpus; c++) {

@@ -187,6 +187,22 @@ static int load_run(struct ttload *t, struct ttload_cpu *c,
 	return 0;
 }
 
+static int load_tsc(struct ttload *t, const struct ttrace_file_sec *s,
+		    struct ttrace_file_error *err)
+{
+	if (t->tsc)
+		return fail(err, s->offset, "second TSC section");
+	if (s->cpu != 0 || s->length != (uint64_t)t->version.num_cpus *
+					 sizeof(*t->tsc))
+		return fail(err, s->offset, "section TSC: length is not one "
+			    "offset per cpu, or cpu not 0");
+	t->tsc = (const struct ttrace_file_tsc *)(const void *)s->payload;
+	if (t->tsc[0].offset != 0)
+		return fail(err, s->payload_offset, "section TSC: cpu 0 is not "
+			    "its own reference (offset not 0)");
+	return 0;
+}
+
 static int load_percpu(struct ttload *t, const struct ttrace_file_sec *s,
 		       struct ttrace_file_error *err)
 {
@@ -216,6 +232,8 @@ static int load_section(struct ttload *t, const struct ttrace_file_sec *s,
 		return load_meta(t, s, err);
 	case TTRACE_FILE_SEC_AUX:
 		return load_aux(t, s, err);
+	case TTRACE_FILE_SEC_TSC:
+		return load_tsc(t, s, err);
 	case TTRACE_FILE_SEC_RECORDS:
 	case TTRACE_FILE_SEC_LOSS:
 	case TTRACE_FILE_SEC_STATS:
@@ -276,7 +294,19 @@ static uint64_t event_keys(const struct ttload_cpu *c, struct sort_key *k)
  * timestamp order, and c->losses: each LOSS run placed before the first
  * event after it in index order (or after the last one).
  */
-static int sort_ring(struct ttload_cpu *c)
+/* ts on CPU 0's clock: the CPU's offset subtracted, rounded to even so
+ * that a continuation stays its parent's timestamp | 1; 0 if it would go
+ * below zero. */
+static uint64_t ts_adjust(uint64_t ts, int64_t offset)
+{
+	uint64_t off = (uint64_t)offset & ~(uint64_t)1;
+
+	if (offset > 0 && ts < off)
+		return ts & 1;
+	return ts - off;
+}
+
+static int sort_ring(struct ttload_cpu *c, int64_t offset)
 {
 	struct sort_key *k = malloc((c->slots ? c->slots : 1) * sizeof(*k));
 	uint64_t n, out = 0, next_ts = UINT64_MAX;
@@ -296,7 +326,8 @@ static int sort_ring(struct ttload_cpu *c)
 			continue;
 		}
 		c->losses[c->nlosses++] = (struct ttload_loss){
-			next_ts, run->first, run->count, run->reason };
+			next_ts == UINT64_MAX ? next_ts : ts_adjust(next_ts, offset),
+			run->first, run->count, run->reason };
 	}
 	for (uint64_t i = 0; i < c->nlosses / 2; i++) {	/* index order */
 		struct ttload_loss l = c->losses[i];
@@ -310,6 +341,9 @@ static int sort_ring(struct ttload_cpu *c)
 		uint64_t m = event_slots(k[i].e, c->slots - out);
 
 		memcpy(&c->sorted[out], k[i].e, m * sizeof(*k[i].e));
+		for (uint64_t j = 0; j < m; j++)
+			c->sorted[out + j].timestamp =
+				ts_adjust(c->sorted[out + j].timestamp, offset);
 		out += m;
 	}
 	c->nsorted = out;
@@ -338,7 +372,7 @@ static int load_walk(struct ttload *t, struct ttrace_file_error *err)
 	for (uint32_t c = 0; c < t->version.num_cpus; c++) {
 		if (ttload_check_ring(t, c, &t->cpus[c].check, err) < 0)
 			return -1;
-		if (sort_ring(&t->cpus[c]) < 0)
+		if (sort_ring(&t->cpus[c], t->tsc ? t->tsc[c].offset : 0) < 0)
 			return fail(err, TTLOAD_NO_OFFSET, "out of memory");
 	}
 	return 0;

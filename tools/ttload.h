@@ -66,7 +66,9 @@ struct ttload_cpu {
 	uint64_t cap;
 	uint64_t slots;			/* entries in RECORDS runs */
 	uint64_t lost[TTRACE_LOSS_NREASONS]; /* declared, by reason */
-	struct ttrace_entry *sorted;	/* whole events by (timestamp, index) */
+	struct ttrace_entry *sorted;	/* whole events by (timestamp, index),
+					   timestamps on CPU 0's clock (the
+					   TSC section's offset subtracted) */
 	uint64_t nsorted;
 	struct ttload_loss *losses;	/* the LOSS runs, placed in time */
 	uint64_t nlosses;
@@ -90,6 +92,7 @@ struct ttload {
 	bool has_aux;
 	struct ttrace_aux_view aux;	/* empty if the file has no AUX */
 	uint64_t aux_offset;		/* file offset of aux byte 0 */
+	const struct ttrace_file_tsc *tsc; /* num_cpus offsets, or NULL */
 	struct ttload_cpu *cpus;	/* version.num_cpus */
 };
 

@@ -127,6 +127,9 @@ TTRACE_OFFSET_ASSERT(struct ttrace_file_section, length, 8);
  *		interleaves the cpus.
  *	STATS	struct ttrace_file_stats for cpu (optional, at most once per
  *		cpu); longer payloads carry later fields, ignored by this code
+ *	TSC	num_cpus struct ttrace_file_tsc: each CPU's TSC offset from
+ *		CPU 0's as measured at boot; decoders subtract it before
+ *		merging CPUs (optional, at most once)
  *	END	struct ttrace_file_end; the last section
  * Type 4 (RING, a raw slot array without index ranges) was format
  * version 1's and is not written any more.
@@ -139,8 +142,19 @@ enum ttrace_file_sec_type {
 	TTRACE_FILE_SEC_END = 6,
 	TTRACE_FILE_SEC_RECORDS = 7,
 	TTRACE_FILE_SEC_LOSS = 8,
-	TTRACE_FILE_SEC_NTYPES = 9,
+	TTRACE_FILE_SEC_TSC = 9,
+	TTRACE_FILE_SEC_NTYPES = 10,
 };
+
+/* TSC payload, one per CPU: that CPU's TSC minus CPU 0's, in cycles, and
+ * how far the true value may be from it (UINT64_MAX: not measured). The
+ * device's tsc file gives exactly this array. */
+struct ttrace_file_tsc {
+	int64_t offset;			/*  0 */
+	uint64_t uncertainty;		/*  8 */
+};
+
+TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_tsc) == 16, "tsc entry");
 
 /*
  * RECORDS and LOSS payload prefix: one entry's size, so the entries that

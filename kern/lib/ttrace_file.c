@@ -55,6 +55,7 @@ const char *ttrace_file_sec_name(uint32_t type)
 		[TTRACE_FILE_SEC_AUX] = "AUX",
 		[TTRACE_FILE_SEC_RECORDS] = "RECORDS",
 		[TTRACE_FILE_SEC_LOSS] = "LOSS",
+		[TTRACE_FILE_SEC_TSC] = "TSC",
 		[TTRACE_FILE_SEC_STATS] = "STATS",
 		[TTRACE_FILE_SEC_END] = "END",
 	};

@@ -28,6 +28,7 @@
 #include <ttrace_aux.h>
 #include <ttrace_ctl.h>
 #include <trace_ring.h>
+#include <ttrace_file.h>
 #include <buddy.h>
 #include <cmdline.h>
 #include <init.h>
@@ -342,4 +343,15 @@ void ttrace_fill_version_bounds(struct ttrace_version *v, uint64_t aux_first,
 	v->group_mask = __atomic_load_n(&t->ctl.mask, __ATOMIC_RELAXED);
 	v->tsc_now = arch_read_tsc();
 	v->meta_size = ttrace_meta_blob_size;
+}
+
+/* Fills t[0..num_cpus) with each CPU's TSC offset from CPU 0's and its
+ * uncertainty (as measured at boot); returns the bytes filled. */
+size_t ttrace_tsc_offsets(struct ttrace_file_tsc *t)
+{
+	for (uint32_t c = 0; c < num_cpus; c++) {
+		t[c].offset = tsc_offset[c];
+		t[c].uncertainty = tsc_offset_uncertainty[c];
+	}
+	return num_cpus * sizeof(*t);
 }

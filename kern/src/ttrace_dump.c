@@ -24,6 +24,8 @@
 #include <string.h>
 #include <arch/arch.h>
 
+#include "ttrace_internal.h"
+
 #define HEX_LINE	48		/* bytes per console line */
 #define DUMP_ENTRIES	1024		/* entries per RECORDS section */
 
@@ -115,6 +117,14 @@ static void write_rings(struct ttrace_file_writer *w)
 	}
 }
 
+static void write_tsc(struct ttrace_file_writer *w)
+{
+	struct ttrace_file_tsc t[CONFIG_MAX_NUM_CPUS];
+
+	ttrace_file_write_section(w, TTRACE_FILE_SEC_TSC, 0, t,
+				  ttrace_tsc_offsets(t));
+}
+
 static void write_trace(struct ttrace_file_writer *w, const struct ttrace_aux *a)
 {
 	struct ttrace_version v;
@@ -124,8 +134,9 @@ static void write_trace(struct ttrace_file_writer *w, const struct ttrace_aux *a
 	ttrace_file_write_section(w, TTRACE_FILE_SEC_VERSION, 0, &v, sizeof(v));
 	ttrace_file_write_section(w, TTRACE_FILE_SEC_META, 0, ttrace_meta_blob,
 				  ttrace_meta_blob_size);
-	write_aux(w, a);
 	write_rings(w);
+	write_aux(w, a);
+	write_tsc(w);
 	ttrace_file_write_end(w);
 }
 

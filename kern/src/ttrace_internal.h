@@ -39,7 +39,10 @@ struct ttrace {
 
 extern struct ttrace ttrace_main;
 
+struct ttrace_file_tsc;
+
 unsigned ttrace_order_for(size_t bytes);
+size_t ttrace_tsc_offsets(struct ttrace_file_tsc *t);
 bool ttrace_armed_consistent(void);
 
 /* Ring access for readers (the device): each takes rings_lock for reading. */

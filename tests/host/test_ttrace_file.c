@@ -35,6 +35,8 @@
 #include <ttrace_aux.h>
 #include <ttrace_decode.h>
 #include <ttrace_file.h>
+#include <tsc_sync.h>
+
 #include "ttload.h"
 
 #define NCPU		3		/* cpu2 writes nothing */
@@ -2357,6 +2359,68 @@ static int test_fuzz(void)
 	return 0;
 }
 
+/*
+ * Two CPUs whose TSCs disagree: cpu 1's counts SKEW cycles ahead of cpu
+ * 0's. They write in turns, 100 ns apart in true time. With the TSC
+ * section the loader puts cpu 1 on cpu 0's clock and the merge alternates;
+ * without it cpu 1's records all look later. verify's bound is checked.
+ */
+#define SKEW	50000
+
+static int skew_file(struct ttload *t, bool with_tsc, int64_t skew)
+{
+	static _Alignas(64) struct ttrace_entry mem[2][64], rec[2][64];
+	const struct ttrace_file_tsc tsc[NCPU] = { { 0, 0 }, { skew, 40 } };
+	struct trace_ring r[2];
+	struct ttrace_file_error e;
+	struct fb f;
+
+	for (unsigned c = 0; c < 2; c++) {
+		HT_CHECK(trace_ring_init(&r[c], mem[c], sizeof(mem[c]),
+					 TRACE_RING_OVERWRITE) == 0);
+		for (uint64_t i = 0; i < 20; i++)
+			put_event(&r[c], TSC_BOOT + 1000 + (2 * i + c) * 100 +
+				  (c ? (uint64_t)skew : 0), c, EV_IRQ,
+				  TTRACE_CTX_IRQ, 32, (uint64_t[]){ i }, 1);
+		HT_CHECK(trace_ring_collect(&r[c], 0, rec[c], 64, NULL) == 20);
+	}
+	fb_start(&f, &sample.v);
+	fb_rec(&f, 0, 0, rec[0], 20);
+	fb_rec(&f, 1, 0, rec[1], 20);
+	if (with_tsc)
+		ttrace_file_write_section(&f.w, TTRACE_FILE_SEC_TSC, 0, tsc,
+					  sizeof(tsc));
+	HT_CHECK(fb_load(&f, t, &e) == 0);
+	return 0;
+}
+
+static int test_tsc_skew(void)
+{
+	struct ttload t;
+	struct tsc_sync_est est = { SKEW, 40, 1 };
+
+	HT_TRY(skew_file(&t, true, SKEW));
+	HT_CHECK(t.tsc && t.tsc[1].offset == SKEW);
+	for (uint64_t i = 0; i < 20; i++) {
+		HT_CHECK(t.cpus[0].sorted[i].timestamp ==
+			 TSC_BOOT + 1000 + 2 * i * 100);
+		HT_CHECK(t.cpus[1].sorted[i].timestamp ==
+			 TSC_BOOT + 1000 + (2 * i + 1) * 100);
+	}
+	ttload_free(&t);
+	HT_TRY(skew_file(&t, false, SKEW));	/* raw TSC: cpu 1 all later */
+	HT_CHECK(!t.tsc && t.cpus[1].sorted[0].timestamp >
+			   t.cpus[0].sorted[19].timestamp);
+	ttload_free(&t);
+	/* 50 us of skew at 1 GHz is beyond the 1 us bound; 500 ns is not */
+	HT_CHECK(tsc_sync_exceeds(&est, tsc_sync_ns_to_cycles(
+					TSC_SYNC_BOUND_NS, TSC_HZ)));
+	est.offset = 500;
+	HT_CHECK(!tsc_sync_exceeds(&est, tsc_sync_ns_to_cycles(
+					 TSC_SYNC_BOUND_NS, TSC_HZ)));
+	return 0;
+}
+
 static const struct ht_test tests[] = {
 	{ test_crc32, "ttrace_file_crc32" },
 	{ test_writer_misuse, "ttrace_file_writer_misuse" },
@@ -2376,6 +2440,7 @@ static const struct ht_test tests[] = {
 	{ test_dump_snapshot, "ttrace_file_dump_snapshot" },
 	{ test_live_stream, "ttrace_file_live_stream" },
 	{ test_fuzz, "ttrace_file_fuzz" },
+	{ test_tsc_skew, "ttrace_file_tsc_skew" },
 	{ 0 },
 };
 

@@ -519,11 +519,13 @@ static void save_head(struct ttrace_file_writer *w,
 	stream_file(w, DEV "/meta", TTRACE_FILE_SEC_META, 0, v->meta_size, out);
 }
 
-/* AUX, STATS and END. */
+/* AUX, TSC, STATS and END. */
 static void save_tail(struct ttrace_file_writer *w, uint32_t ncpus,
 		      const char *out)
 {
 	save_aux(w, out);
+	stream_file(w, DEV "/tsc", TTRACE_FILE_SEC_TSC, 0,
+		    ncpus * sizeof(struct ttrace_file_tsc), out);
 	save_stats(w, ncpus, out);
 	ttrace_file_write_end(w);
 	wcheck(w, out);

@@ -9,6 +9,7 @@
  *	version	binary header		meta	metadata blob
  *	aux	header + aux snapshot	cpuN	CPU N's records as text
  *	rawN	CPU N's records, binary	streamN	... consumed as they come
+ *	tsc	each CPU's TSC offset from CPU 0's (struct ttrace_file_tsc)
  *
  * Each open of cpuN, rawN or streamN has its own cursor (struct tt_file,
  * made at open, so processes sharing the open file share it under its
@@ -39,10 +40,10 @@
 
 #include "../../src/ttrace_internal.h"
 
-enum { Qdir, Qctl, Qevents, Qstats, Qmarker, Qversion, Qmeta, Qaux,
+enum { Qdir, Qctl, Qevents, Qstats, Qmarker, Qversion, Qmeta, Qaux, Qtsc,
        Qcpu = 0x100, Qraw = 0x200, Qstream = 0x300 };
 
-#define NFIXED		8
+#define NFIXED		9
 #define NPERCPU		3
 #define LINE_MAX	512	/* one text line, newline included */
 #define TEXT_EVENTS	16	/* events formatted per refill of cpuN text */
@@ -86,7 +87,8 @@ static void tab_add(const char *name, uint64_t path, uint32_t perm)
 	t->qid.type = path == Qdir ? QTDIR : path >= Qcpu ? QTSTREAM : QTFILE;
 	t->perm = perm;
 	t->length = path == Qversion ? sizeof(struct ttrace_version) :
-		    path == Qmeta ? ttrace_meta_blob_size : 0;
+		    path == Qmeta ? ttrace_meta_blob_size :
+		    path == Qtsc ? num_cpus * sizeof(struct ttrace_file_tsc) : 0;
 }
 
 /* Builds the directory once the CPUs are known (ns_init runs after SMP). */
@@ -102,6 +104,7 @@ static void tt_init(void)
 	tab_add("version", Qversion, S_IFREG | 0444);
 	tab_add("meta", Qmeta, S_IFREG | 0444);
 	tab_add("aux", Qaux, S_IFREG | 0444);
+	tab_add("tsc", Qtsc, S_IFREG | 0444);
 	for (uint32_t c = 0; c < num_cpus; c++)
 		for (uint32_t k = 0; k < NPERCPU; k++) {
 			char *name = tt_names[NPERCPU * c + k];
@@ -329,11 +332,13 @@ static bool text_refill(struct tt_file *f)
 		return true;
 	}
 	ttrace_pair_init(&it, f->ev, run.count);
-	while (ttrace_pair_next(&it, &ev))
+	while (ttrace_pair_next(&it, &ev)) {
+		ev.timestamp -= (uint64_t)tsc_offset[f->cpu];	/* CPU 0's clock */
 		add_line(f->text, line, ttrace_format_timed_line(line,
 			 sizeof(line), tsc_freq_hz, tsc_at_boot,
 			 &ttrace_meta_builtin, &ev, ttrace_aux_resolve,
 			 &f->names));
+	}
 	return true;
 }
 
@@ -378,6 +383,14 @@ static long file_read(struct chan *c, void *buf, size_t n, uint64_t off)
 	return r;
 }
 
+/* The tsc file: tsc_offset[] and its uncertainty, per online CPU. */
+static long tsc_read(void *buf, size_t n, uint64_t off)
+{
+	struct ttrace_file_tsc t[CONFIG_MAX_NUM_CPUS];
+
+	return devgen_readbytes(off, buf, n, t, ttrace_tsc_offsets(t));
+}
+
 /* ctl, events and stats: small texts made afresh for each read. */
 static long small_text_read(struct chan *c, void *buf, size_t n, uint64_t off)
 {
@@ -411,6 +424,8 @@ static long tt_read(struct chan *c, void *buf, size_t n, uint64_t off)
 	if (q == Qmeta)
 		return devgen_readbytes(off, buf, n, ttrace_meta_blob,
 					ttrace_meta_blob_size);
+	if (q == Qtsc)
+		return tsc_read(buf, n, off);
 	if (c->aux)
 		return file_read(c, buf, n, off);
 	if (q == Qctl || q == Qevents || q == Qstats)
