@@ -26,9 +26,12 @@ __noreturn void smp_ap_main(void)
 	struct per_cpu_info *pcpui = this_cpu();
 
 	sched_init_cpu();
-	atomic_set(&pcpui->online, true);
+	/* Printed before the BSP is told, so the line cannot land later, in
+	 * the middle of whatever the BSP prints next (a panic's unlocked
+	 * console dump, say). */
 	printk(KERN_INFO "smp: cpu %u (apic %u) online\n", pcpui->coreid,
 	       pcpui->apic_id);
+	atomic_set(&pcpui->online, true);
 	cpu_idle();
 }
 

@@ -35,6 +35,9 @@ __noreturn static void ap_entry(uint32_t coreid)
 	struct per_cpu_info *pcpui = &per_cpu_info[coreid];
 
 	arch_cpu_init(pcpui);
+	/* Before anything here can be traced (a contended lock, a trap):
+	 * until then the per-CPU type word would name CPU 0. */
+	ttrace_ctx_set(pcpui, TTRACE_CTX_BOOT, 0);
 	lapic_init();
 	lapic_timer_start();
 	smp_ap_main();
