@@ -3,7 +3,9 @@
  * memory identity for the trampoline's switch to paging, and starts each CPU
  * the MADT lists with INIT-SIPI-SIPI (Intel SDM Vol. 3, 8.4.4), waiting for
  * each to report online before starting the next so core ids follow MADT
- * order. Core ids are dense from 0 (the BSP); apic ids need not be.
+ * order. Core ids are dense from 0 (the BSP); apic ids need not be. On its
+ * way up each AP stops to have its TSC's offset from the BSP's measured
+ * (tsc_offset.c), while the BSP is waiting for it anyway.
  */
 #include <arch/acpi.h>
 #include <arch/apic.h>
@@ -40,6 +42,7 @@ __noreturn static void ap_entry(uint32_t coreid)
 	ttrace_ctx_set(pcpui, TTRACE_CTX_BOOT, 0);
 	lapic_init();
 	lapic_timer_start();
+	tsc_offset_answer(coreid);
 	smp_ap_main();
 }
 
@@ -62,7 +65,8 @@ static void map_low_identity(bool on)
 	lcr3(rcr3());
 }
 
-/* Starts the CPU with apic_id as core coreid; returns true once it is up. */
+/* Starts the CPU with apic_id as core coreid, measuring its TSC offset on
+ * the way; returns true once it is up. */
 static bool start_ap(uint32_t apic_id, uint32_t coreid)
 {
 	struct per_cpu_info *pcpui = &per_cpu_info[coreid];
@@ -75,13 +79,18 @@ static bool start_ap(uint32_t apic_id, uint32_t coreid)
 	pcpui->stack_top = (uintptr_t)stack + KSTACK_SIZE;
 	*(uint64_t *)tramp_var(tramp_stack) = pcpui->stack_top;
 	*(uint32_t *)tramp_var(tramp_coreid) = coreid;
+	tsc_offset_expect(coreid);
 	ttrace_boot_phase(BOOT_PHASE_AP_START, coreid);
 	lapic_send_init(apic_id);
 	udelay(10000);
-	for (int sipi = 0; sipi < 2 && !atomic_read(&pcpui->online); sipi++) {
+	for (int sipi = 0; sipi < 2 && !tsc_offset_ap_arrived(); sipi++) {
 		lapic_send_sipi(apic_id, TRAMPOLINE_PA >> 12);
 		udelay(200);
 	}
+	for (int ms = 0; ms < 1000 && !tsc_offset_ap_arrived(); ms++)
+		udelay(1000);
+	if (tsc_offset_ap_arrived())
+		tsc_offset_measure(coreid);
 	for (int ms = 0; ms < 1000 && !atomic_read(&pcpui->online); ms++)
 		udelay(1000);
 	ttrace_boot_phase(BOOT_PHASE_AP_ONLINE, coreid);
@@ -102,6 +111,7 @@ void smp_boot(void)
 	*(uint32_t *)tramp_var(tramp_cr3) = (uint32_t)rcr3();
 	*(uint64_t *)tramp_var(tramp_entry) = (uintptr_t)ap_entry;
 	map_low_identity(true);
+	tsc_offset_init();
 	for (uint32_t i = 0; i < acpi.ncpus; i++) {
 		if (acpi.apic_ids[i] == bsp)
 			continue;

@@ -7,7 +7,9 @@
 
 #include <stdint.h>
 
+#define MSR_TSC			0x10	/* IA32_TIME_STAMP_COUNTER */
 #define MSR_APIC_BASE		0x1b
+#define MSR_TSC_ADJUST		0x3b
 #define MSR_TSC_AUX		0xc0000103
 #define MSR_FS_BASE		0xc0000100
 #define MSR_GS_BASE		0xc0000101
@@ -86,6 +88,16 @@ static inline uint64_t rdtsc(void)
 	uint32_t lo, hi;
 
 	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+
+/* rdtsc that waits for every earlier instruction (loads included) to
+ * finish first, so the stamp is not taken early. */
+static inline uint64_t rdtsc_ordered(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
 	return (uint64_t)hi << 32 | lo;
 }
 
