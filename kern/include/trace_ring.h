@@ -131,7 +131,7 @@ struct trace_ring_tally {
  * in the middle of a read-modify-write, so a nested writer reserves the
  * slots after ours (or before, if it came first). The interrupted record
  * keeps its slot and is completed when the interrupt returns; until then its
- * timestamp is invalid (or its lap stale) and readers skip it. Readers on
+ * timestamp is invalid (or its seq stale) and readers skip it. Readers on
  * other CPUs only load head. A `lock` prefix would add ~20 cycles for
  * nothing. Without __x86_64__ we fall back to a relaxed __atomic add, which
  * is correct everywhere (if dearer).

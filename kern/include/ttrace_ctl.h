@@ -29,9 +29,13 @@
  *	setmask VALUE MASK	mask = (mask & ~MASK) | (VALUE & MASK)
  *	setbits BITS		mask |= BITS
  *	clrbits BITS		mask &= ~BITS
- *	clear			empty the rings and the aux buffer
+ *	clear			empty the rings (aux keeps its names, so the
+ *				records that follow still resolve)
  *	mode overwrite|saturate	ring mode (clears the rings)
  *	bufsize KB		per-CPU ring size: a power of two, 4..1048576
+ *				here; the kernel refuses what it cannot
+ *				allocate (above 8192 on x86_64), naming its
+ *				limit
  * Numbers are decimal or 0x hex. ttrace_ctl_parse() parses the whole
  * command before anything changes; on error it returns a message (with the
  * usage) and nothing changes. ttrace_ctl_apply() then does the mask and

@@ -5,7 +5,7 @@
  *	ttrace status			print /dev/ttrace/ctl and stats
  *	ttrace enable NAME...		groups or events (globs) on
  *	ttrace disable NAME...		... off
- *	ttrace clear			empty the rings and the aux buffer
+ *	ttrace clear			empty the rings (aux keeps its names)
  *	ttrace mark TEXT...		record a user_marker event with TEXT
  *	ttrace cat [-c CPU]		records as text, all CPUs merged by time
  *	ttrace save FILE		the whole trace into one file
