@@ -200,6 +200,13 @@ def run_all(res, only):
         name = "shell_smp%d" % smp
         if want(name):
             shell_session(res, name, smp)
+    if want("scaling"):
+        # /bin/scaletest: guest-time ratios in one boot (see its header)
+        log = boot_and_check(res, "scaling", "init=/bin/scaletest", 4,
+                             [r"init exited with status 0"], ktests=True,
+                             timeout=300)
+        print("\n".join(l for l in log.splitlines()
+                        if l.startswith("scale_") or "tsc: " in l))
     for smp in (1, 4):
         name = "usertests_smp%d" % smp
         if want(name):

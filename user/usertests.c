@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <tsc.h>
 #include <unistd.h>
 
 #define SELF		"/bin/usertests"
@@ -203,15 +204,6 @@ static long free_pages(void)
 	}
 	errno = ENOENT;
 	return -1;
-}
-
-/* Returns the time stamp counter, our only clock. */
-static uint64_t rdtsc(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-	return (uint64_t)hi << 32 | lo;
 }
 
 

@@ -6,7 +6,11 @@
  *
  * Sending kmallocs the message, queues it on the target CPU and raises an
  * IPI so a halted CPU wakes to run it. Any context may send, but the message runs
- * later, never inside the sender's call.
+ * later, never inside the sender's call. A path that must not fail for
+ * want of memory (reaping a dead thread or an orphan) sends a message it
+ * owns instead, embedded in the object the message is about:
+ *
+ *	send_kernel_message_in(0, &p->reap_msg, reap_orphan, p);
  */
 #ifndef KMSG_H
 #define KMSG_H
@@ -15,7 +19,16 @@
 
 typedef void (*kmsg_fn_t)(void *arg);
 
+struct kmsg {
+	struct kmsg *next;
+	kmsg_fn_t fn;
+	void *arg;
+	bool allocated;		/* by send_kernel_message: freed once run */
+};
+
 int send_kernel_message(uint32_t coreid, kmsg_fn_t fn, void *arg);
+void send_kernel_message_in(uint32_t coreid, struct kmsg *m, kmsg_fn_t fn,
+			    void *arg);
 void process_routine_kmsgs(void);
 bool kmsg_pending(void);
 void kmsg_init(void);

@@ -84,6 +84,8 @@ struct chan {
 	uint64_t offset;	/* bytes; for a directory, the next entry */
 	int ref;
 	void *aux;		/* the device's own state for this file */
+	uint64_t dir_index;	/* a directory's readdir cursor: the index */
+	uint64_t dir_pos;	/* last listed, and the device's mark of it */
 	char path[PATH_MAX];	/* the cleaned path it was reached by */
 };
 

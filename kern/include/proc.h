@@ -15,6 +15,8 @@
 #define PROC_H
 
 #include <compiler.h>
+#include <kmsg.h>
+#include <list.h>
 #include <spinlock.h>
 
 #define NOFILE		64		/* fds per process */
@@ -39,10 +41,14 @@ struct kthread {
 	uintptr_t kstack;		/* base of KSTACK_SIZE bytes */
 	uintptr_t saved_rsp;		/* when switched out */
 	const void *wchan;		/* what it sleeps on */
+	struct list wait_link;		/* on wchan's wait queue */
+	struct list timer_link;		/* on the timer list, by deadline */
+	uint64_t deadline;		/* jiffies: when a timed sleep ends */
 	struct proc *proc;		/* NULL for a ktask */
 	uint32_t syscall_nr;		/* current syscall + 1, 0 if none */
 	int cpu;			/* last CPU it ran on */
 	struct kthread *next;		/* run queue link */
+	struct kmsg reap_msg;		/* a ktask's: its reaper, sent at exit */
 };
 
 enum proc_state {
@@ -64,7 +70,11 @@ struct proc {
 	char cwd[PATH_MAX];		/* absolute, cleaned */
 	char errstr[ERRMAX];		/* text of the last error */
 	bool errstr_kept;		/* a device set errstr: keep it */
-	struct proc *next;		/* all-process list */
+	struct list link;		/* all processes, in pid order */
+	struct list hash_link;		/* pid hash bucket */
+	struct list children;		/* live and zombie, not being reaped */
+	struct list child_link;		/* on the parent's children */
+	struct kmsg reap_msg;		/* an orphan's: its reaper */
 };
 
 extern struct spinlock proc_lock;
@@ -73,8 +83,9 @@ extern struct spinlock proc_lock;
 struct proc *current_proc(void);
 struct kthread *current_kthread(void);
 
-/* Visits every process under proc_lock; fn must not sleep. */
-void proc_for_each(void (*fn)(struct proc *p, void *arg), void *arg);
+/* Returns the smallest pid above pid (0: the first), or 0 if none. Takes
+ * proc_lock. */
+int proc_pid_after(int pid);
 /* Finds a live or zombie process by pid; proc_lock must be held. */
 struct proc *proc_find_locked(int pid);
 /* Marks pid killed and wakes it if it sleeps; returns 0 or -ESRCH. */

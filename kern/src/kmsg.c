@@ -14,31 +14,17 @@
 #include <arch/trap.h>
 #include <abi/errno.h>
 
-struct kmsg {
-	struct kmsg *next;
-	kmsg_fn_t fn;
-	void *arg;
-};
-
 static struct {
 	struct spinlock lock;
 	struct kmsg *head, *tail;
 } queues[CONFIG_MAX_NUM_CPUS];
 
-/* Queues fn(arg) to run on coreid; returns 0 or -ENOMEM / -EINVAL. */
-int send_kernel_message(uint32_t coreid, kmsg_fn_t fn, void *arg)
+/* Queues m, filled in but for its link, on coreid and wakes that CPU. */
+static void queue_msg(uint32_t coreid, struct kmsg *m)
 {
-	struct kmsg *m;
-
-	if (coreid >= num_cpus)
-		return -EINVAL;
-	m = kmalloc(sizeof(*m));
-	if (!m)
-		return -ENOMEM;
-	m->next = NULL;
-	m->fn = fn;
-	m->arg = arg;
 	uint64_t flags = spin_lock_irqsave(&queues[coreid].lock);
+
+	m->next = NULL;
 	if (queues[coreid].tail)
 		queues[coreid].tail->next = m;
 	else
@@ -48,7 +34,29 @@ int send_kernel_message(uint32_t coreid, kmsg_fn_t fn, void *arg)
 	ttrace_ipi_send(coreid, IRQ_KMSG);
 	if (coreid != core_id())
 		arch_send_ipi(coreid, IRQ_KMSG);
+}
+
+/* Queues fn(arg) to run on coreid; returns 0 or -ENOMEM / -EINVAL. */
+int send_kernel_message(uint32_t coreid, kmsg_fn_t fn, void *arg)
+{
+	struct kmsg *m;
+
+	if (coreid >= num_cpus)
+		return -EINVAL;
+	if ((m = kmalloc(sizeof(*m))) == NULL)
+		return -ENOMEM;
+	*m = (struct kmsg){ .fn = fn, .arg = arg, .allocated = true };
+	queue_msg(coreid, m);
 	return 0;
+}
+
+/* Queues fn(arg) to run on coreid (< num_cpus) in m, which the caller
+ * keeps alive until fn runs (fn may free it). Cannot fail. */
+void send_kernel_message_in(uint32_t coreid, struct kmsg *m, kmsg_fn_t fn,
+			    void *arg)
+{
+	*m = (struct kmsg){ .fn = fn, .arg = arg };
+	queue_msg(coreid, m);
 }
 
 static struct kmsg *dequeue(uint32_t coreid)
@@ -74,13 +82,15 @@ void process_routine_kmsgs(void)
 
 	while ((m = dequeue(pcpui->coreid))) {
 		uint64_t base = pcpui->ttrace_type_base, ctx = pcpui->ttrace_ctx;
+		bool allocated = m->allocated;	/* fn may free m */
 
 		ttrace_ctx_set(pcpui, TTRACE_CTX_RKMSG, (uintptr_t)m->fn);
 		ttrace_kmsg_run((void *)m->fn);
 		m->fn(m->arg);
 		pcpui->ttrace_type_base = base;
 		pcpui->ttrace_ctx = ctx;
-		kfree(m);
+		if (allocated)
+			kfree(m);
 	}
 }
 

@@ -404,11 +404,12 @@ static void mount_dirent(const char *point, const char *name,
 }
 
 /* Fills *de with the e-th mount point directly in directory c that c's
- * device does not list itself. Returns 1, or 0 if there is none. */
-static int mount_entry(struct chan *c, uint64_t e, struct dirent *de)
+ * device, which lists listed entries, does not list itself. Returns 1, or
+ * 0 if there is none. */
+static int mount_entry(struct chan *c, uint64_t listed, uint64_t e,
+		       struct dirent *de)
 {
 	char point[PATH_MAX], name[NAME_MAX + 1];
-	uint64_t listed = dev_entries(c, NULL);
 
 	for (int i = 0; i < NMOUNT; i++) {
 		if (!mount_child(i, c->path, point, name) ||
@@ -421,7 +422,9 @@ static int mount_entry(struct chan *c, uint64_t e, struct dirent *de)
 }
 
 /* Fills *de with entry i of directory c: the device's entries first,
- * then the mount points below c. Returns 1, 0 at the end, or -errno. */
+ * then the mount points below c. Returns 1, 0 at the end, or -errno.
+ * Past the device's entries, each call counts them again (in order, so
+ * at the cost of one step each with the device's readdir cursor). */
 static int dir_entry(struct chan *c, uint64_t i, struct dirent *de)
 {
 	int r = c->dev->readdir ? c->dev->readdir(c, i, de) : 0;
@@ -430,7 +433,7 @@ static int dir_entry(struct chan *c, uint64_t i, struct dirent *de)
 	if (r != 0 || c->path[0] != '/')
 		return r;
 	listed = dev_entries(c, NULL);
-	return i >= listed ? mount_entry(c, i - listed, de) : 0;
+	return i >= listed ? mount_entry(c, listed, i - listed, de) : 0;
 }
 
 long ns_readdir(struct chan *c, uint64_t index, struct dirent *de, size_t n)

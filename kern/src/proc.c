@@ -8,7 +8,13 @@
  * the proc struct and the thread's stack, becomes a zombie and wakes its
  * parent; the parent's wait() reaps it once the thread has switched away
  * for good. A process whose parent is gone is reaped by a routine kernel
- * message instead. When pid 1 exits the machine powers off with its status.
+ * message instead, one embedded in the proc, so that exiting never needs
+ * memory and an orphan is reaped however short memory is. When pid 1 exits the machine powers off with its status.
+ *
+ * Under proc_lock, every process is on one list in pid order (pids only
+ * grow, so publishing appends) and in a pid hash, and each is on its
+ * parent's list of children: finding a pid, the next pid, a zombie child or
+ * the children to orphan never walks the processes that do not matter.
  */
 #include <proc.h>
 #include <sched.h>
@@ -19,6 +25,7 @@
 #include <kmsg.h>
 #include <printk.h>
 #include <string.h>
+#include <hash.h>
 #include <console.h>
 #include <irq.h>
 #include <ttrace.h>
@@ -32,26 +39,47 @@
 #define MAX_ARGS	64
 #define RFLAGS_USER	0x202		/* IF, and the always-one bit */
 
+#define PID_HASH_BITS	10
+
 struct spinlock proc_lock = SPINLOCK_INIT("proc");
-static struct proc *procs;
+static struct list procs = LIST_INIT(procs);	/* in pid order */
+static struct list pid_hash[1 << PID_HASH_BITS];
 static int next_pid = 1;
 
 /* proc_lock held. */
 struct proc *proc_find_locked(int pid)
 {
-	for (struct proc *p = procs; p; p = p->next)
+	struct list *b = list_bucket(pid_hash, hash_word((uint64_t)pid,
+							 PID_HASH_BITS));
+
+	for (struct list *l = b->next; l != b; l = l->next) {
+		struct proc *p = container_of(l, struct proc, hash_link);
+
 		if (p->pid == pid)
 			return p;
+	}
 	return NULL;
 }
 
-void proc_for_each(void (*fn)(struct proc *p, void *arg), void *arg)
+/* The process after p in pid order, or NULL. proc_lock held. */
+static struct proc *proc_after_locked(struct list *l)
+{
+	return l->next == &procs ? NULL :
+	       container_of(l->next, struct proc, link);
+}
+
+int proc_pid_after(int pid)
 {
 	uint64_t flags = spin_lock_irqsave(&proc_lock);
+	struct proc *p = pid ? proc_find_locked(pid) : NULL;
+	struct list *l = p ? &p->link : &procs;
 
-	for (struct proc *p = procs; p; p = p->next)
-		fn(p, arg);
+	if (!p && pid)		/* pid has gone: find its place */
+		while ((p = proc_after_locked(l)) && p->pid < pid)
+			l = &p->link;
+	p = proc_after_locked(l);
 	spin_unlock_irqrestore(&proc_lock, flags);
+	return p ? p->pid : 0;
 }
 
 static struct proc *proc_alloc(const char *path, int ppid)
@@ -64,18 +92,23 @@ static struct proc *proc_alloc(const char *path, int ppid)
 	strlcpy(p->name, base ? base + 1 : path, sizeof(p->name));
 	p->ppid = ppid;
 	p->state = PROC_ALIVE;
+	list_init(&p->children);
 	strlcpy(p->cwd, "/", sizeof(p->cwd));
 	return p;
 }
 
-/* Publishes p under a new pid. */
-static void proc_publish(struct proc *p)
+/* Publishes p, child of parent (NULL for init), under a new pid. */
+static void proc_publish(struct proc *p, struct proc *parent)
 {
 	uint64_t flags = spin_lock_irqsave(&proc_lock);
 
 	p->pid = next_pid++;
-	p->next = procs;
-	procs = p;
+	list_add_tail(&procs, &p->link);
+	list_add_tail(list_bucket(pid_hash, hash_word((uint64_t)p->pid,
+						      PID_HASH_BITS)),
+		      &p->hash_link);
+	if (parent)
+		list_add_tail(&parent->children, &p->child_link);
 	spin_unlock_irqrestore(&proc_lock, flags);
 }
 
@@ -86,12 +119,9 @@ static void proc_reap(struct proc *p)
 
 	sched_wait_dead(p->kt);
 	flags = spin_lock_irqsave(&proc_lock);
-	for (struct proc **pp = &procs; *pp; pp = &(*pp)->next) {
-		if (*pp == p) {
-			*pp = p->next;
-			break;
-		}
-	}
+	list_del(&p->link);
+	list_del(&p->hash_link);
+	list_del(&p->child_link);
 	spin_unlock_irqrestore(&proc_lock, flags);
 	kthread_free(p->kt);
 	kfree(p);
@@ -219,7 +249,7 @@ int proc_spawn(struct proc *parent, const char *path, int argc,
 	}
 	p->kt->proc = p;
 	kthread_prepare_user(p->kt, &tf);
-	proc_publish(p);
+	proc_publish(p, parent);
 	ttrace_name_proc(p->pid, p->name);
 	ttrace_proc_create(p->pid, p->ppid);
 	ttrace_proc_exec(p->pid);
@@ -231,12 +261,15 @@ int proc_spawn(struct proc *parent, const char *path, int argc,
  * they exit. proc_lock held. */
 static void orphan_children_locked(struct proc *p)
 {
-	for (struct proc *c = procs; c; c = c->next) {
-		if (c->ppid != p->pid)
-			continue;
+	while (!list_empty(&p->children)) {
+		struct proc *c = container_of(p->children.next, struct proc,
+					      child_link);
+
+		list_del(&c->child_link);
 		c->ppid = 0;
 		if (c->state == PROC_ZOMBIE)
-			send_kernel_message(0, reap_orphan, c);
+			send_kernel_message_in(0, &c->reap_msg, reap_orphan,
+					       c);
 	}
 }
 
@@ -263,27 +296,32 @@ __noreturn void proc_exit(int status)
 	p->state = PROC_ZOMBIE;
 	orphan_children_locked(p);
 	parent = p->ppid ? proc_find_locked(p->ppid) : NULL;
-	if (parent)
+	if (parent) {
+		/* zombies first, so a wait for any child looks at one */
+		list_del(&p->child_link);
+		list_add_after(&parent->children, &p->child_link);
 		kwakeup(parent);
+	}
 	else
-		send_kernel_message(0, reap_orphan, p);
+		send_kernel_message_in(0, &p->reap_msg, reap_orphan, p);
 	spin_unlock_irqrestore(&proc_lock, flags);
 	sched_exit_current();
 }
 
 /* proc_lock held: a zombie child of p matching pid (-1: any), and whether
- * p has any matching child at all. */
+ * p has any matching child at all. O(1): zombies come first on the list of
+ * children (proc_exit puts them there). */
 static struct proc *find_zombie_locked(struct proc *p, int pid, bool *any)
 {
-	*any = false;
-	for (struct proc *c = procs; c; c = c->next) {
-		if (c->ppid != p->pid || (pid != -1 && c->pid != pid))
-			continue;
-		*any = true;
-		if (c->state == PROC_ZOMBIE)
-			return c;
-	}
-	return NULL;
+	struct proc *c = NULL;
+
+	if (pid == -1 && !list_empty(&p->children))
+		c = container_of(p->children.next, struct proc, child_link);
+	else if (pid != -1 && (c = proc_find_locked(pid)) != NULL &&
+		 (c->ppid != p->pid || !list_linked(&c->child_link)))
+		c = NULL;
+	*any = c != NULL;
+	return c && c->state == PROC_ZOMBIE ? c : NULL;
 }
 
 /* Waits for a child (pid, or any when -1) to exit; reaps it and returns its
@@ -299,8 +337,10 @@ int proc_wait(int pid, int *status)
 
 	while (!(z = find_zombie_locked(p, pid, &any)) && any && !err)
 		err = ksleep(p, &proc_lock);
-	if (z)
+	if (z) {
 		z->ppid = -1;	/* ours to reap: hide it from other waits */
+		list_del(&z->child_link);
+	}
 	spin_unlock_irqrestore(&proc_lock, flags);
 	if (!z)
 		return err ? err : -ECHILD;

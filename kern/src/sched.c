@@ -1,12 +1,19 @@
 /*
  * The scheduler (see sched.h).
  *
- * One spinlock, sched_lock, guards the run queue, the sleeper list and every
- * thread's state. It is held across swtch() and released by whichever thread
+ * One spinlock, sched_lock, guards the run queue, the wait queues, the
+ * timer list and every thread's state. It is held across swtch() and released by whichever thread
  * runs next (sched_finish_switch for a new thread, the tail of schedule() for
  * an old one), so a thread put back on the queue cannot be picked up by
  * another CPU before its registers are saved. Interrupts are off whenever
  * sched_lock is held.
+ *
+ * Sleepers are found without looking at the others: ksleep() puts a thread
+ * on the wait queue its channel hashes to, so kwakeup() walks only the
+ * threads on that bucket; ksleep_ticks() puts it on one timer list kept in
+ * deadline order, so the tick looks at the expired threads and the first
+ * that is not. A sorted list makes an insert linear in the worst case, but
+ * it starts from the tail, where a new deadline usually belongs.
  */
 #include <sched.h>
 #include <smp.h>
@@ -16,6 +23,7 @@
 #include <printk.h>
 #include <string.h>
 #include <atomic.h>
+#include <hash.h>
 #include <abi/errno.h>
 #include <ttrace.h>
 #include <arch/arch.h>
@@ -27,7 +35,10 @@ extern char kthread_trampoline[], user_trampoline[];
 
 static struct spinlock sched_lock = SPINLOCK_INIT("sched");
 static struct kthread *runq_head, *runq_tail;
-static struct kthread *sleepers;		/* linked through next */
+#define WAITQ_BITS	8
+static struct list waitq[1 << WAITQ_BITS];	/* by hash of wchan */
+static struct list timers = LIST_INIT(timers);	/* by deadline */
+static uint64_t jiffies;			/* CPU 0's timer ticks */
 static struct kthread idle_threads[CONFIG_MAX_NUM_CPUS];
 static uint64_t idle_cpus;			/* bit per halted CPU */
 static uint64_t next_kthread_id = 1;
@@ -234,27 +245,42 @@ void sched_finish_switch(void)
 	arch_irq_enable();
 }
 
+static bool is_killed(const struct kthread *kt)
+{
+	return kt->proc && READ_ONCE(kt->proc->killed);
+}
+
+/* Blocks kt, the current thread, already on a wait queue or the timer
+ * list, until a wakeup. Returns 0, or -EINTR if its process is killed.
+ * sched_lock held, interrupts off. */
+static int block_locked(struct kthread *kt)
+{
+	kt->state = KT_SLEEPING;
+	ttrace_kthread_block(kt->id);
+	schedule_locked();
+	return is_killed(kt) ? -EINTR : 0;
+}
+
+/* The wait queue for chan. sched_lock held. */
+static struct list *waitq_of(const void *chan)
+{
+	return list_bucket(waitq, hash_ptr(chan, WAITQ_BITS));
+}
+
 int ksleep(const void *chan, struct spinlock *lk)
 {
 	struct kthread *kt = current_kthread();
 	uint64_t flags = arch_irq_save();
-	int ret = 0;
+	int ret = -EINTR;
 
 	spin_lock(&sched_lock);
 	if (lk)
 		spin_unlock(lk);
-	if (kt->proc && READ_ONCE(kt->proc->killed)) {
-		ret = -EINTR;
-	} else {
+	if (!is_killed(kt)) {
 		kt->wchan = chan;
-		kt->state = KT_SLEEPING;
-		kt->next = sleepers;
-		sleepers = kt;
-		ttrace_kthread_block(kt->id);
-		schedule_locked();
+		list_add_tail(waitq_of(chan), &kt->wait_link);
+		ret = block_locked(kt);
 		kt->wchan = NULL;
-		if (kt->proc && READ_ONCE(kt->proc->killed))
-			ret = -EINTR;
 	}
 	spin_unlock(&sched_lock);
 	arch_irq_restore(flags);
@@ -263,40 +289,29 @@ int ksleep(const void *chan, struct spinlock *lk)
 	return ret;
 }
 
-/* Wakes sleepers for which match(kt, key) holds. sched_lock held. */
-static void wake_matching_locked(bool (*match)(const struct kthread *, const void *),
-				 const void *key)
+/* Makes sleeping kt runnable, taking it off its wait queue and the timer
+ * list. sched_lock held. */
+static void wake_locked(struct kthread *kt)
 {
-	struct kthread **pp = &sleepers;
-
-	while (*pp) {
-		struct kthread *kt = *pp;
-
-		if (match(kt, key)) {
-			*pp = kt->next;
-			ttrace_kthread_wake(kt->id);
-			enqueue_locked(kt);
-		} else {
-			pp = &kt->next;
-		}
-	}
+	list_del(&kt->wait_link);
+	list_del(&kt->timer_link);
+	ttrace_kthread_wake(kt->id);
+	enqueue_locked(kt);
 }
 
-static bool match_chan(const struct kthread *kt, const void *chan)
-{
-	return kt->wchan == chan;
-}
-
-static bool match_thread(const struct kthread *kt, const void *target)
-{
-	return kt == target;
-}
-
+/* Wakes every thread sleeping on chan: O(threads on its bucket). */
 void kwakeup(const void *chan)
 {
 	uint64_t flags = spin_lock_irqsave(&sched_lock);
+	struct list *q = waitq_of(chan), *l = q->next;
 
-	wake_matching_locked(match_chan, chan);
+	while (l != q) {
+		struct kthread *kt = container_of(l, struct kthread, wait_link);
+
+		l = l->next;
+		if (kt->wchan == chan)
+			wake_locked(kt);
+	}
 	spin_unlock_irqrestore(&sched_lock, flags);
 }
 
@@ -306,39 +321,60 @@ void sched_wake_thread(struct kthread *kt)
 	uint64_t flags = spin_lock_irqsave(&sched_lock);
 
 	if (kt->state == KT_SLEEPING)
-		wake_matching_locked(match_thread, kt);
+		wake_locked(kt);
 	spin_unlock_irqrestore(&sched_lock, flags);
 }
 
-static uint64_t jiffies;		/* CPU 0's timer ticks */
+/* Puts kt on the timer list, after every thread due no later. sched_lock
+ * held. */
+static void timer_add_locked(struct kthread *kt, uint64_t deadline)
+{
+	struct list *pos = timers.prev;
 
-/* Timer interrupt bookkeeping, every CPU, interrupts off. */
+	while (pos != &timers &&
+	       container_of(pos, struct kthread, timer_link)->deadline > deadline)
+		pos = pos->prev;
+	kt->deadline = deadline;
+	list_add_after(pos, &kt->timer_link);
+}
+
+/* Timer interrupt bookkeeping, every CPU, interrupts off: CPU 0 counts
+ * the tick and wakes the timed sleepers whose deadline has come. */
 void sched_tick(void)
 {
-	if (core_id() == 0) {
-		WRITE_ONCE(jiffies, jiffies + 1);
-		kwakeup(&jiffies);
+	struct kthread *kt;
+
+	if (core_id() != 0)
+		return;
+	spin_lock(&sched_lock);
+	WRITE_ONCE(jiffies, jiffies + 1);
+	while (!list_empty(&timers) &&
+	       (kt = container_of(timers.next, struct kthread,
+				  timer_link))->deadline <= jiffies)
+		wake_locked(kt);
+	spin_unlock(&sched_lock);
+}
+
+/* Sleeps for at least ticks timer periods; returns 0 or -EINTR. */
+int ksleep_ticks(uint64_t ticks)
+{
+	struct kthread *kt = current_kthread();
+	uint64_t flags = spin_lock_irqsave(&sched_lock);
+	uint64_t deadline = jiffies + ticks;
+	int ret = is_killed(kt) ? -EINTR : 0;
+
+	while (ret == 0 && jiffies < deadline) {
+		timer_add_locked(kt, deadline);
+		ret = block_locked(kt);
 	}
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return ret;
 }
 
 /* True when the current thread should let others run: something waits. */
 bool sched_should_yield(void)
 {
 	return READ_ONCE(runq_head) != NULL;
-}
-
-/* Sleeps for at least ticks timer periods; returns 0 or -EINTR. */
-int ksleep_ticks(uint64_t ticks)
-{
-	static struct spinlock sleep_lock = SPINLOCK_INIT("sleep");
-	uint64_t flags = spin_lock_irqsave(&sleep_lock);
-	uint64_t deadline = jiffies + ticks;
-	int ret = 0;
-
-	while (jiffies < deadline && ret == 0)
-		ret = ksleep(&jiffies, &sleep_lock);
-	spin_unlock_irqrestore(&sleep_lock, flags);
-	return ret;
 }
 
 /* Ends the current thread; sched_wait_dead() tells its reaper when the
@@ -361,7 +397,9 @@ static void reap_ktask(void *arg)
 /* A ktask returning from its function ends here. */
 __noreturn void kthread_exit(void)
 {
-	send_kernel_message(0, reap_ktask, current_kthread());
+	struct kthread *kt = current_kthread();
+
+	send_kernel_message_in(0, &kt->reap_msg, reap_ktask, kt);
 	sched_exit_current();
 }
 

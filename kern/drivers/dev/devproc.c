@@ -8,8 +8,9 @@
  *
  * Nothing is cached: a walk checks that the pid exists, a read formats the
  * line afresh under proc_lock, and a process that has gone since gives
- * ENOENT. The root lists the pids in increasing order; finding the i-th
- * takes i passes over the process list, which is short.
+ * ENOENT. The root lists the pids in increasing order; the chan's readdir
+ * cursor remembers the last pid listed, so reading the directory in order
+ * costs one pid-hash lookup an entry.
  *
  * qid.path: 0 for the root, PID << 8 | Qpid for a process's directory,
  * PID << 8 | Qstatus for its status file.
@@ -51,32 +52,24 @@ static bool pid_exists(int pid)
 	return found;
 }
 
-struct next_pid {
-	int after;	/* in: the last pid found */
-	int found;	/* out: the smallest pid above it, or 0 */
-};
-
-static void next_pid_fn(struct proc *p, void *arg)
+/* Returns the i-th pid in increasing order, or 0 past the last, starting
+ * from c's cursor when it is at or before i and its pid still exists. */
+static int nth_pid(struct chan *c, uint64_t i)
 {
-	struct next_pid *np = arg;
+	uint64_t k = 0;
+	int pid;
 
-	if (p->pid > np->after && (np->found == 0 || p->pid < np->found))
-		np->found = p->pid;
-}
-
-/* Returns the i-th pid in increasing order, or 0 past the last. */
-static int nth_pid(uint64_t i)
-{
-	struct next_pid np = { 0, 0 };
-
-	for (uint64_t k = 0; k <= i; k++) {
-		np.found = 0;
-		proc_for_each(next_pid_fn, &np);
-		if (np.found == 0)
-			return 0;
-		np.after = np.found;
+	if (c->dir_pos && c->dir_index <= i && pid_exists((int)c->dir_pos)) {
+		k = c->dir_index;
+		pid = (int)c->dir_pos;
+	} else {
+		pid = proc_pid_after(0);
 	}
-	return np.after;
+	for (; pid && k < i; k++)
+		pid = proc_pid_after(pid);
+	c->dir_index = i;
+	c->dir_pos = (uint64_t)pid;
+	return pid;
 }
 
 /* Returns p's STATE letter. proc_lock held. */
@@ -145,7 +138,7 @@ static long procfs_read(struct chan *c, void *buf, size_t n, uint64_t off)
 
 static int procfs_readdir(struct chan *c, uint64_t i, struct dirent *de)
 {
-	int pid = QTYPE(c->qid.path) == Qroot ? nth_pid(i) : 0;
+	int pid = QTYPE(c->qid.path) == Qroot ? nth_pid(c, i) : 0;
 
 	memset(de, 0, sizeof(*de));
 	if (pid > 0) {

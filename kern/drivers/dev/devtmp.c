@@ -11,9 +11,16 @@
  * until the last one closes, and only then are its pages freed. One
  * spinlock covers the tree, the budget and all contents; nothing here
  * sleeps.
+ *
+ * Nothing is linear in the size of a directory: a name is found through
+ * one hash table of every linked node, keyed by directory and name; a
+ * directory lists its children in creation order, added at the tail and
+ * taken out in place; readdir keeps a cursor in the chan (a reference to
+ * the node it listed last), so listing in order costs one step an entry.
  */
 #include <ns.h>
 #include <filedata.h>
+#include <hash.h>
 #include <kmalloc.h>
 #include <pmem.h>
 #include <spinlock.h>
@@ -21,6 +28,7 @@
 #include <abi/errno.h>
 
 #define TMP_LIMIT	(16ul << 20)
+#define NAME_HASH_BITS	12
 
 struct tmp_node {
 	char name[NAME_MAX + 1];
@@ -28,8 +36,9 @@ struct tmp_node {
 	uint32_t mode;
 	int ref;			/* chans, plus one while linked */
 	struct tmp_node *parent;	/* NULL when not linked */
-	struct tmp_node *children;	/* a directory's, in creation order */
-	struct tmp_node *sibling;
+	struct list children;		/* a directory's, in creation order */
+	struct list sibling;		/* on the parent's children */
+	struct list hash_link;		/* on its name's hash bucket */
 	struct filedata data;
 };
 
@@ -43,7 +52,9 @@ static struct filedata_pool tmp_pool = {
 };
 static struct tmp_node tmp_root = {
 	.name = "/", .ino = 1, .mode = S_IFDIR | 0777, .ref = 1,
+	.children = LIST_INIT(tmp_root.children),
 };
+static struct list name_hash[1 << NAME_HASH_BITS];
 static uint64_t tmp_next_ino = 2;
 
 /* Drops a reference to n, freeing it with the last. tmp_lock held. */
@@ -71,14 +82,26 @@ static void set_node(struct chan *c, struct tmp_node *n)
 	c->qid = (struct qid){ .path = n->ino, .type = is_dir(n) ? QTDIR : 0 };
 }
 
+/* The hash bucket of name in dir. tmp_lock held. */
+static struct list *name_bucket(const struct tmp_node *dir, const char *name)
+{
+	return list_bucket(name_hash, hash_str(name, dir->ino,
+					       NAME_HASH_BITS));
+}
+
 /* Returns dir's child called name, or NULL. tmp_lock held. */
 static struct tmp_node *find_child(struct tmp_node *dir, const char *name)
 {
-	struct tmp_node *n = dir->children;
+	struct list *b = name_bucket(dir, name);
 
-	while (n && strcmp(n->name, name) != 0)
-		n = n->sibling;
-	return n;
+	for (struct list *l = b->next; l != b; l = l->next) {
+		struct tmp_node *n = container_of(l, struct tmp_node,
+						  hash_link);
+
+		if (n->parent == dir && strcmp(n->name, name) == 0)
+			return n;
+	}
+	return NULL;
 }
 
 static int tmp_attach(struct chan *c)
@@ -116,6 +139,8 @@ static void tmp_close(struct chan *c)
 	spin_lock(&tmp_lock);
 	if (c->aux)
 		node_put(c->aux);
+	if (c->dir_pos)
+		node_put((struct tmp_node *)c->dir_pos);
 	spin_unlock(&tmp_lock);
 }
 
@@ -157,7 +182,7 @@ static int tmp_truncate(struct chan *c, uint64_t len)
 static struct tmp_node *new_node(struct tmp_node *dir, const char *name,
 				 enum create_kind kind, int *err)
 {
-	struct tmp_node *n, **tail = &dir->children;
+	struct tmp_node *n;
 
 	if ((*err = filedata_charge(&tmp_pool, sizeof(*n))) < 0)
 		return NULL;
@@ -171,9 +196,9 @@ static struct tmp_node *new_node(struct tmp_node *dir, const char *name,
 	n->mode = kind == CREATE_DIR ? S_IFDIR | 0777 : S_IFREG | 0666;
 	n->ref = 1;
 	n->parent = dir;
-	while (*tail)
-		tail = &(*tail)->sibling;
-	*tail = n;
+	list_init(&n->children);
+	list_add_tail(&dir->children, &n->sibling);
+	list_add_tail(name_bucket(dir, name), &n->hash_link);
 	return n;
 }
 
@@ -198,13 +223,9 @@ static int tmp_create(struct chan *c, const char *name, int omode,
 /* Unlinks n from its directory. tmp_lock held. */
 static void unlink_node(struct tmp_node *n)
 {
-	struct tmp_node **pp = &n->parent->children;
-
-	while (*pp != n)
-		pp = &(*pp)->sibling;
-	*pp = n->sibling;
+	list_del(&n->sibling);
+	list_del(&n->hash_link);
 	n->parent = NULL;
-	n->sibling = NULL;
 	node_put(n);
 }
 
@@ -218,7 +239,7 @@ static int tmp_remove(struct chan *c)
 		err = -EBUSY;
 	else if (n->parent == NULL)
 		err = -ENOENT;
-	else if (n->children)
+	else if (!list_empty(&n->children))
 		err = -ENOTEMPTY;
 	else
 		unlink_node(n);
@@ -226,14 +247,39 @@ static int tmp_remove(struct chan *c)
 	return err;
 }
 
+/* Returns child i of c's directory, or NULL, starting from c's cursor
+ * when it is at or before i and still linked; moves the cursor there.
+ * tmp_lock held. */
+static struct tmp_node *nth_child(struct chan *c, uint64_t i)
+{
+	struct tmp_node *dir = c->aux, *cur = (struct tmp_node *)c->dir_pos;
+	struct list *l = dir->children.next;
+	uint64_t k = 0;
+
+	if (cur && cur->parent == dir && c->dir_index <= i) {
+		l = &cur->sibling;
+		k = c->dir_index;
+	}
+	for (; l != &dir->children && k < i; k++)
+		l = l->next;
+	if (cur)
+		node_put(cur);
+	c->dir_pos = 0;
+	if (l == &dir->children)
+		return NULL;
+	cur = container_of(l, struct tmp_node, sibling);
+	cur->ref++;
+	c->dir_pos = (uintptr_t)cur;
+	c->dir_index = i;
+	return cur;
+}
+
 static int tmp_readdir(struct chan *c, uint64_t i, struct dirent *de)
 {
 	struct tmp_node *n;
 
 	spin_lock(&tmp_lock);
-	for (n = ((struct tmp_node *)c->aux)->children; n && i > 0; i--)
-		n = n->sibling;
-	if (n) {
+	if ((n = nth_child(c, i)) != NULL) {
 		memset(de, 0, sizeof(*de));
 		strlcpy(de->name, n->name, sizeof(de->name));
 		de->mode = n->mode;

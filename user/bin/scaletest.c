@@ -1,0 +1,358 @@
+/*
+ * scaletest: tests that fail when a kernel path stops scaling.
+ *
+ *	scaletest			run all three
+ *	scaletest proc|sleep|tmp [N]	run one, N replacing its big count
+ *
+ * Each test times the same work at a small and a large size in guest time
+ * (the TSC), in the same boot, and compares the two as a ratio, so the
+ * host's speed does not decide the result. Each figure is the median of
+ * many timed steps (one spawn+wait, one file created, one readdir call),
+ * so a busy host, which stretches a few steps a lot, does not decide it
+ * either. One line of figures, then PASSED or FAILED [scale_NAME]:
+ *
+ *	proc	listing /proc and reading every status, as ps does, with
+ *		1,000 processes costs per readdir call (64 entries and their
+ *		status files) at most 3x what it does with 100 (it was
+ *		cubic: nth_pid and the end-of-directory recount);
+ *	sleep	100 spawn+wait of /bin/true beside 1,500 processes in
+ *		nanosleep take at most 2x what they take with none, and a
+ *		100 ms sleep at most 1.5x (every tick used to wake every
+ *		sleeper, and every wakeup walked them all);
+ *	tmp	creating 20,000 files in one /tmp directory: the last 5,000
+ *		cost at most 1.5x the first 5,000; listing 20,000 costs per
+ *		readdir call at most 2x listing 5,000 (both were linear per
+ *		file).
+ *
+ * Exits 0 when every test run passed.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <tsc.h>
+#include <unistd.h>
+
+#define REPS		3
+#define MS		1000000ull	/* nanoseconds */
+#define MAX_PROCS	4096
+#define TMP_DIR		"/tmp/scale"
+#define MAX_SAMPLES	20000
+
+static int pids[MAX_PROCS];
+static int npids;
+static uint64_t samples[MAX_SAMPLES];	/* cycles of each timed step */
+static int nsamples;
+
+/* Records the cycles since t0 as one sample. */
+static void sample(uint64_t t0)
+{
+	uint64_t t = rdtsc() - t0;
+
+	if (nsamples < MAX_SAMPLES)
+		samples[nsamples++] = t;
+}
+
+/* Returns the median of the samples taken (0 if none) and forgets them. */
+static uint64_t median(void)
+{
+	int lo = 0, hi = nsamples - 1, k = nsamples / 2;
+	uint64_t m;
+
+	while (lo < hi) {		/* quickselect */
+		uint64_t pivot = samples[(lo + hi) / 2], t;
+		int i = lo, j = hi;
+
+		while (i <= j) {
+			while (samples[i] < pivot)
+				i++;
+			while (samples[j] > pivot)
+				j--;
+			if (i <= j) {
+				t = samples[i];
+				samples[i++] = samples[j];
+				samples[j--] = t;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			break;
+	}
+	m = nsamples ? samples[k] : 0;
+	nsamples = 0;
+	return m;
+}
+
+/* Starts path (argv) with stdin on fd in (-1: none); records its pid.
+ * Returns 0 or -1 with errno set. */
+static int start(const char *path, char *argv[], int in)
+{
+	int fdmap[3] = { in, -1, -1 };
+	int pid;
+
+	if (npids == MAX_PROCS) {
+		errno = E2BIG;
+		return -1;
+	}
+	if ((pid = spawn(path, argv, fdmap)) < 0)
+		return -1;
+	pids[npids++] = pid;
+	return 0;
+}
+
+/* Kills (when kill_them) and waits for every process start() made. */
+static void reap_all(int kill_them)
+{
+	int status;
+
+	for (int i = 0; i < npids; i++) {
+		if (kill_them)
+			kill(pids[i]);
+		waitpid(pids[i], &status);
+	}
+	npids = 0;
+}
+
+/* Prints the result line; returns 1 if it failed. */
+static int report(const char *name, int ok, const char *why)
+{
+	if (ok)
+		printf("PASSED [scale_%s]\n", name);
+	else
+		printf("FAILED [scale_%s] %s\n", name, why);
+	return !ok;
+}
+
+/* ---- proc ---- */
+
+/* Reads /proc/name/status, as ps does. */
+static void read_status(const char *name)
+{
+	char path[NAME_MAX + 16], line[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%s/status", name);
+	if ((fd = open(path, O_RDONLY)) < 0)
+		return;
+	while (read(fd, line, sizeof(line)) > 0)
+		;
+	close(fd);
+}
+
+/* Lists directory path REPS times, 64 entries a call, reading the status
+ * of each entry when status; one sample a call. Returns the entries. */
+static int list_dir(const char *path, int status)
+{
+	struct dirent d[64];
+	int fd, n, count = 0;
+
+	for (int r = 0; r < REPS; r++) {
+		if ((fd = open(path, O_RDONLY)) < 0)
+			return -1;
+		count = 0;
+		for (uint64_t t0 = rdtsc(); (n = readdir(fd, d, 64)) > 0;
+		     t0 = rdtsc()) {
+			for (int i = 0; status && i < n; i++)
+				read_status(d[i].name);
+			count += n;
+			sample(t0);
+		}
+		close(fd);
+	}
+	return count;
+}
+
+/* Starts /bin/cat blocked on stdin (fd in) until npids is n. */
+static int grow_to(int n, int in)
+{
+	char *argv[] = { "cat", NULL };
+
+	while (npids < n)
+		if (start("/bin/cat", argv, in) < 0)
+			return -1;
+	return 0;
+}
+
+static int test_proc(int big)
+{
+	int fds[2], c0 = 0, c1 = 0;
+	uint64_t t0 = 0, t1 = 0;
+	char why[160] = "";
+
+	if (pipe(fds) < 0)
+		return report("proc", 0, "pipe failed");
+	if (grow_to(100, fds[0]) == 0) {
+		c0 = list_dir("/proc", 1);
+		t0 = median();
+		if (grow_to(big, fds[0]) == 0) {
+			c1 = list_dir("/proc", 1);
+			t1 = median();
+		}
+	}
+	if (c1 < big)
+		snprintf(why, sizeof(why), "spawn %d: %s", npids,
+			 strerror(errno));
+	close(fds[0]);
+	close(fds[1]);		/* every cat sees the end of its input */
+	reap_all(0);
+	printf("scale_proc: readdir+status of 64: %lu cycles with %d procs, "
+	       "%lu with %d\n", t0, c0, t1, c1);
+	if (!why[0] && t1 > 3 * t0)
+		snprintf(why, sizeof(why), "%lu%% of the baseline (limit "
+			 "300%%)", t1 * 100 / t0);
+	return report("proc", !why[0], why);
+}
+
+/* ---- sleep ---- */
+
+/* Samples REPS * 100 spawn+wait of /bin/true. */
+static void time_spawn_true(void)
+{
+	char *argv[] = { "true", NULL };
+	int fdmap[3] = { -1, -1, -1 }, status;
+
+	for (int i = 0; i < REPS * 100; i++) {
+		uint64_t t0 = rdtsc();
+
+		waitpid(spawn("/bin/true", argv, fdmap), &status);
+		sample(t0);
+	}
+}
+
+/* Samples REPS 100 ms sleeps. */
+static void time_sleep(void)
+{
+	for (int r = 0; r < REPS; r++) {
+		uint64_t t0 = rdtsc();
+
+		nanosleep(100 * MS);
+		sample(t0);
+	}
+}
+
+static int test_sleep(int big)
+{
+	char *argv[] = { "sleep", "1000", NULL };
+	uint64_t s0, z0, s1, z1;
+	char why[160] = "";
+
+	time_spawn_true();
+	s0 = median();
+	time_sleep();
+	z0 = median();
+	while (npids < big && start("/bin/sleep", argv, -1) == 0)
+		;
+	if (npids < big)
+		snprintf(why, sizeof(why), "spawn %d: %s", npids,
+			 strerror(errno));
+	nanosleep(200 * MS);		/* let them all reach their sleep */
+	time_spawn_true();
+	s1 = median();
+	time_sleep();
+	z1 = median();
+	reap_all(1);
+	printf("scale_sleep: spawn+wait %lu cycles alone, %lu beside %d "
+	       "sleepers; 100 ms sleep %lu, %lu\n", s0, s1, big, z0, z1);
+	if (!why[0] && s1 > 2 * s0)
+		snprintf(why, sizeof(why), "spawn+wait %lu%% of alone (limit "
+			 "200%%)", s1 * 100 / s0);
+	if (!why[0] && 2 * z1 > 3 * z0)
+		snprintf(why, sizeof(why), "sleep %lu%% of alone (limit "
+			 "150%%)", z1 * 100 / z0);
+	return report("sleep", !why[0], why);
+}
+
+/* ---- tmp ---- */
+
+/* Creates files first..last-1 in TMP_DIR, one sample each. Returns 0, or
+ * -1 with errno set. */
+static int create_files(int first, int last)
+{
+	char path[64];
+	int fd;
+
+	for (int i = first; i < last; i++) {
+		uint64_t t0 = rdtsc();
+
+		snprintf(path, sizeof(path), TMP_DIR "/f%05d", i);
+		if ((fd = open(path, O_CREAT | O_WRONLY)) < 0)
+			return -1;
+		close(fd);
+		sample(t0);
+	}
+	return 0;
+}
+
+/* Removes files 0..n-1 and TMP_DIR. */
+static void remove_files(int n)
+{
+	char path[64];
+
+	for (int i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), TMP_DIR "/f%05d", i);
+		remove(path);
+	}
+	remove(TMP_DIR);
+}
+
+static int test_tmp(int big)
+{
+	int q = big / 4, c0, c1, err;
+	uint64_t first, last, l0, l1;
+	char why[160] = "";
+
+	mkdir(TMP_DIR);
+	err = create_files(0, q);
+	first = median();
+	c0 = list_dir(TMP_DIR, 0);
+	l0 = median();
+	err |= create_files(q, big - q);
+	nsamples = 0;
+	err |= create_files(big - q, big);
+	last = median();
+	c1 = list_dir(TMP_DIR, 0);
+	l1 = median();
+	remove_files(big);
+	printf("scale_tmp: create a file: %lu cycles for the first %d, %lu "
+	       "for the last; readdir of 64: %lu cycles in %d, %lu in %d\n",
+	       first, q, last, l0, c0, l1, c1);
+	if (err || c0 != q || c1 != big)
+		snprintf(why, sizeof(why), "created or listed too few: %d, %d",
+			 c0, c1);
+	else if (2 * last > 3 * first)
+		snprintf(why, sizeof(why), "last files %lu%% of the first "
+			 "(limit 150%%)", last * 100 / first);
+	else if (l1 > 2 * l0)
+		snprintf(why, sizeof(why), "readdir %lu%% of the baseline "
+			 "(limit 200%%)", l1 * 100 / l0);
+	return report("tmp", !why[0], why);
+}
+
+static const struct {
+	int (*fn)(int big);
+	const char *name;
+	int big;
+} tests[] = {
+	{ test_proc, "proc", 1000 },
+	{ test_sleep, "sleep", 1500 },
+	{ test_tmp, "tmp", 20000 },
+};
+
+int main(int argc, char **argv)
+{
+	int failed = 0, big;
+
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		if (argc > 1 && strcmp(argv[1], tests[i].name) != 0)
+			continue;
+		big = argc > 2 ? atoi(argv[2]) : 0;
+		failed += tests[i].fn(big > 0 ? big : tests[i].big);
+	}
+	return failed != 0;
+}
