@@ -2,9 +2,10 @@
  * insnbench: user-side regions for the exact instruction-count benchmark
  * (make bench; plugins/ttinsn.c counts, scripts/bench.py reads the marks).
  * Measures N getpid round trips with the syscall trace group as the boot
- * left it (on by default), then with it disabled, then an empty loop of N
- * turns to subtract, and powers off. Without #ttrace (CONFIG_TTRACE=n) the
- * two getpid regions are the same kernel path.
+ * left it (on by default), then with it disabled (other groups on), then
+ * with no event enabled at all, then an empty loop of N turns to subtract,
+ * and powers off. Without #ttrace (CONFIG_TTRACE=n) the three getpid
+ * regions are the same kernel path.
  *
  *	insnbench [N]		default 100000
  */
@@ -47,6 +48,10 @@ int main(int argc, char **argv)
 	INSN_MARK(INSN_MARK_GETPID_OFF);
 	getpid_loop(n);
 	INSN_MARK(INSN_MARK_GETPID_OFF + 1);
+	ctl("setmask 0 0xffffffffffffffff\n");
+	INSN_MARK(INSN_MARK_GETPID_NONE);
+	getpid_loop(n);
+	INSN_MARK(INSN_MARK_GETPID_NONE + 1);
 	INSN_MARK(INSN_MARK_U_EMPTY);
 	empty_loop(n);
 	INSN_MARK(INSN_MARK_U_EMPTY + 1);

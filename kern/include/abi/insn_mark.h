@@ -28,6 +28,7 @@ enum insn_mark_id {
 	INSN_MARK_U_EMPTY = 30,		/* user: empty loop */
 	INSN_MARK_GETPID_ON = 32,	/* getpid, syscall group on */
 	INSN_MARK_GETPID_OFF = 34,	/* getpid, syscall group off */
+	INSN_MARK_GETPID_NONE = 36,	/* getpid, no event enabled */
 };
 
 #ifndef __ASSEMBLER__
