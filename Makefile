@@ -97,7 +97,7 @@ KERN_OBJS := $(patsubst %.c,$(BUILD)/kern/%.o,$(KERN_SRCS)) \
 
 # The benchmark counts instructions per operation in tight loops: no
 # alignment padding after a tracepoint (it would be counted as its own).
-$(BUILD)/kern/kern/src/bench.o: KCFLAGS += -falign-jumps=1 -falign-labels=1
+$(BUILD)/kern/kern/src/bench.o: KCFLAGS += -falign-jumps=1 -falign-labels=1 -falign-loops=1
 
 $(BUILD)/kern/%.o: %.c $(GEN)/config.h | $(EVENTS_GEN)
 	@mkdir -p $(dir $@)
