@@ -48,3 +48,11 @@ $(BUILD)/tools/ttbench: tools/ttbench.c kern/lib/trace_ring.c \
 		tools/ttbench.c kern/lib/trace_ring.c kern/lib/ttrace_aux.c
 
 TOOLS += $(BUILD)/tools/ttbench
+
+# The LTTng-UST anchor of `make bench` (Debian's liblttng-ust-dev): the same
+# five 64-bit words into a running session, timed on this host.
+LTTNG_INC	:= /usr/include/$(shell gcc -print-multiarch)
+$(BUILD)/tools/ttlttng: tools/lttng/ttlttng.c tools/lttng/ttlttng_tp.h
+	@mkdir -p $(dir $@)
+	$(HOSTCC) -std=gnu11 -O2 -Wall -Wextra -I$(LTTNG_INC) -Itools/lttng \
+		-o $@ tools/lttng/ttlttng.c -llttng-ust -ldl

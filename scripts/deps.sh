@@ -19,6 +19,9 @@ need make make
 need uftrace uftrace
 need babeltrace2 babeltrace2
 need gdb gdb
+need lttng lttng-tools				# make bench's LTTng anchor
+[ -e "/usr/include/$(gcc -print-multiarch 2>/dev/null)/lttng/tracepoint.h" ] ||
+	missing="$missing liblttng-ust-dev"
 [ -d /usr/lib/grub/i386-pc ] || missing="$missing grub-pc-bin"
 /usr/bin/python3 -c 'import kconfiglib' >/dev/null 2>&1 ||
 	missing="$missing python3 python3-kconfiglib"

@@ -2,7 +2,10 @@
 # Boots the kernel in qemu-system-x86_64; the one place QEMU's flags live.
 #   qemu.sh --iso FILE | --kernel FILE [--cmdline STR] [--initrd FILE]
 #           [--interactive] [--gdb] [--timeout SEC] [--hostout FILE]
-#           [-- EXTRA QEMU ARGS]
+#           [--plugin SO,ARGS] [-- EXTRA QEMU ARGS]
+# --plugin SO,ARGS: load a TCG plugin (make bench's plugins/ttinsn.so)
+# under deterministic TCG: one thread, -icount shift=0,sleep=off, so guest
+# instruction counts are identical run to run.
 # --hostout FILE: what the guest writes to /dev/host/out lands in FILE
 # (through an ivshmem window, cut out when QEMU exits).
 #   qemu.sh --print-accel     prints kvm or tcg: what a run would use
@@ -12,7 +15,7 @@
 # run with a status; --timeout bounds every non-interactive run.
 set -e
 SMP=${SMP:-4} MEM=${MEM:-512M}
-boot="" print_accel="" hostout="" cmdline="" initrd="" interactive=0 gdb=0 timeout=""
+boot="" print_accel="" hostout="" plugin="" cmdline="" initrd="" interactive=0 gdb=0 timeout=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--iso) boot="-cdrom $2"; shift ;;
@@ -24,6 +27,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift ;;
 	--print-accel) print_accel=1 ;;
 	--hostout) hostout=$2; shift ;;
+	--plugin) plugin=$2; shift ;;
 	--) shift; break ;;
 	*) echo "qemu.sh: unknown option $1" >&2; exit 2 ;;
 	esac
@@ -47,7 +51,9 @@ if [ -z "$ACCEL" ]; then
 	fi
 fi
 if [ -n "$print_accel" ]; then echo "$ACCEL"; exit 0; fi
-if [ "$ACCEL" = kvm ]; then
+if [ -n "$plugin" ]; then
+	cpu="-accel tcg,thread=single -icount shift=0,sleep=off -cpu max -plugin $plugin"
+elif [ "$ACCEL" = kvm ]; then
 	cpu="-enable-kvm -cpu host,+invtsc"
 else
 	cpu="-accel tcg,thread=multi -cpu max"

@@ -6,15 +6,22 @@
  * under hardware virtualisation, which some hosts (PVM, TCG) do not give.
  *
  * Each figure: 1000 batches of 1000 operations; per-operation cycles of
- * each batch (TSC, rdtscp-fenced) minus an empty loop's; min and median.
- * The kernel's emitter adds two %gs-relative loads (the CPU's ring and
- * context words) to what is measured here, and its aux writer saves and
- * restores the interrupt flag around the write lock.
+ * each batch (TSC, rdtscp-fenced) minus an empty loop's (which does
+ * nothing else: no stores); min, median and max. The tracepoint stamps
+ * with rdtsc, as the kernel's (arch_trace_clock()). "clock floor" is the
+ * physical limit: rdtsc plus one 64-byte store into a ring of the same
+ * size. The kernel's emitter reads its ring and context words GS-relative
+ * where this reads globals, and its aux writer saves and restores the
+ * interrupt flag around the write lock. Lines starting "ttbench-data" are
+ * for scripts/bench.py.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
 
 #include <trace_ring.h>
 #include <ttrace_aux.h>
@@ -29,6 +36,14 @@ static struct trace_ring ring;
 static struct ttrace_aux aux;
 static uint32_t aux_lock;
 
+static inline uint64_t tsc(void)
+{
+	uint64_t lo, hi;
+
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return hi << 32 | lo;
+}
+
 static inline uint64_t tscp(void)
 {
 	uint32_t lo, hi, aux_;
@@ -37,29 +52,45 @@ static inline uint64_t tscp(void)
 	return (uint64_t)hi << 32 | lo;
 }
 
-enum op { EMPTY, ENABLED, DISABLED, CONT, AUXSTR };
+enum op { EMPTY, ENABLED, DISABLED, CONT, AUXSTR, FLOOR };
+
+static struct ttrace_entry floor_ring[16384] __attribute__((aligned(64)));
 
 static inline __attribute__((always_inline)) void run_op(enum op op, uint64_t i)
 {
 	static const char s32[] = "0123456789abcdef0123456789abcdef";
-	uint64_t words[13] = { i, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
 	uint64_t pos;
 	int err;
 
 	switch (op) {
 	case EMPTY:
-		__asm__ __volatile__("" ::: "memory");
+		__asm__ __volatile__("" : : "r"(i) : "memory");
 		break;
 	case ENABLED:
 	case DISABLED:
 		if (__builtin_expect(armed[op == DISABLED], 0))
-			trace_ring_write(&ring, tscp(), typebase | 24, ctxword,
+			trace_ring_write(&ring, tsc(), typebase | 24, ctxword,
 					 i, 0, 0, 0, 0);
 		break;
-	case CONT:
-		trace_ring_write_ext(&ring, tscp(), typebase | 25, ctxword,
+	case CONT: {
+		uint64_t words[13] = { i, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
+
+		trace_ring_write_ext(&ring, tsc(), typebase | 25, ctxword,
 				     words, 13);
 		break;
+	}
+	case FLOOR: {	/* the clock and one whole line, nothing else */
+		struct ttrace_entry *e = &floor_ring[i & 16383];
+		uint64_t t = tsc();
+
+		e->timestamp = t;
+		e->type = i;
+		e->context = t;
+		for (int k = 0; k < 5; k++)
+			e->data[k] = i;
+		__asm__ __volatile__("" ::: "memory");
+		break;
+	}
 	case AUXSTR:	/* the kernel's wlock: one CAS in, one atomic and out */
 		while (!__atomic_compare_exchange_n(&aux_lock, &(uint32_t){ 0 },
 						    0x80000000u, 0, __ATOMIC_ACQUIRE,
@@ -68,7 +99,7 @@ static inline __attribute__((always_inline)) void run_op(enum op op, uint64_t i)
 		err = ttrace_aux_reserve(&aux, TTRACE_AUX_USER_MARKER, 0, 32, &pos);
 		__atomic_fetch_and(&aux_lock, ~0x80000000u, __ATOMIC_RELEASE);
 		if (!err) {
-			ttrace_aux_fill(&aux, pos, tscp(), i, s32, 32);
+			ttrace_aux_fill(&aux, pos, tsc(), i, s32, 32);
 			ttrace_aux_publish(&aux, pos);
 		}
 		break;
@@ -95,33 +126,61 @@ static void measure(enum op op)
 	qsort(samples, BATCHES, sizeof(samples[0]), cmp);
 }
 
-static void report(const char *what, enum op op, uint64_t empty,
-		   const char *target)
+static uint64_t less_empty(uint64_t v, uint64_t empty)
 {
-	measure(op);
-	uint64_t min = samples[0] > empty ? samples[0] - empty : 0;
-	uint64_t med = samples[BATCHES / 2] > empty ? samples[BATCHES / 2] - empty : 0;
-
-	printf("host-bench: %-34s min %4llu.%02llu median %4llu.%02llu cycles  "
-	       "(target %s)\n", what, (unsigned long long)min / 100,
-	       (unsigned long long)min % 100, (unsigned long long)med / 100,
-	       (unsigned long long)med % 100, target);
+	return v > empty ? v - empty : 0;
 }
 
-int main(void)
+static void report(const char *key, enum op op, uint64_t empty)
 {
+	measure(op);
+	printf("ttbench-data %s %.2f %.2f %.2f\n", key,
+	       less_empty(samples[0], empty) / 100.0,
+	       less_empty(samples[BATCHES / 2], empty) / 100.0,
+	       less_empty(samples[BATCHES - 1], empty) / 100.0);
+}
+
+/* ns per getppid over 200k calls, five times: the ftrace anchor's loop. */
+static void getppid_loop(void)
+{
+	for (int r = 0; r < 5; r++) {
+		struct timespec a, b;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		for (int i = 0; i < 200000; i++)
+			syscall(SYS_getppid);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		printf("%.2f ", ((b.tv_sec - a.tv_sec) * 1e9 +
+				 (b.tv_nsec - a.tv_nsec)) / 200000);
+	}
+	printf("\n");
+}
+
+/* ttbench [--rdtsc | --getppid]: the figures, or one TSC reading, or the
+ * getppid loop scripts/bench.py times with and without ftrace. */
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--rdtsc")) {
+		printf("%llu\n", (unsigned long long)tsc());
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "--getppid")) {
+		getppid_loop();
+		return 0;
+	}
 	static struct ttrace_entry entries[16384] __attribute__((aligned(64)));
 	static uint8_t auxmem[1 << 20];
 
 	trace_ring_init(&ring, entries, sizeof(entries), TRACE_RING_OVERWRITE);
 	ttrace_aux_init(&aux, auxmem, sizeof(auxmem));
-	printf("host-bench: the tracer's fast paths on this host CPU, user "
-	       "space, %d x %d operations each (TSC cycles)\n", BATCHES, BATCH);
 	measure(EMPTY);
-	uint64_t empty = samples[0];
-	report("enabled tracepoint, hot ring", ENABLED, empty, "<= 50");
-	report("disabled tracepoint", DISABLED, empty, "<= 1");
-	report("event with a continuation record", CONT, empty, "<= 90");
-	report("32-byte aux string, uncontended", AUXSTR, empty, "<= 250");
+	uint64_t empty = samples[BATCHES / 2];
+	printf("ttbench-data empty %.2f %.2f %.2f\n", samples[0] / 100.0,
+	       samples[BATCHES / 2] / 100.0, samples[BATCHES - 1] / 100.0);
+	report("clock_floor", FLOOR, empty);
+	report("enabled", ENABLED, empty);
+	report("disabled", DISABLED, empty);
+	report("cont", CONT, empty);
+	report("aux", AUXSTR, empty);
 	return 0;
 }

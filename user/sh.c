@@ -23,6 +23,7 @@
  * be part of a multi-command pipeline. Line editing belongs to the
  * console's line discipline: a read of the console returns one line.
  */
+#include <abi/insn_mark.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -295,6 +296,7 @@ static void run_input(int fd, enum prompt_mode mode)
 	linereader_init(&lr, fd);
 	for (;;) {
 		if (mode == PROMPT_SHOW) {
+			INSN_MARK(INSN_MARK_BOOT_END);	/* make bench: boot ends */
 			printf("$ ");
 			fflush(stdout);
 		}

@@ -186,27 +186,27 @@ static __always_inline void trace_ring_publish(struct ttrace_entry *e,
 	__atomic_store_n(&e->timestamp, ts, __ATOMIC_RELAXED);
 }
 
-/*
- * The fast path: writes one event of up to 5 argument words. ts is the TSC
- * read BEFORE this call (bit 0 is cleared here); type is a TTRACE_TYPE()
- * word with seq bits zero. Returns false if the ring is saturated.
- * Precondition: runs on the ring's owner CPU (preemption off); interrupts
- * may be on.
- */
-static __always_inline bool trace_ring_write(struct trace_ring *r, uint64_t ts,
-					     uint64_t type, uint64_t ctx,
-					     uint64_t d0, uint64_t d1,
-					     uint64_t d2, uint64_t d3,
-					     uint64_t d4)
-{
-	uint64_t idx = trace_ring_reserve(r, 1);
-	struct ttrace_entry *e;
+bool trace_ring_write_saturate(struct trace_ring *r, uint64_t ts,
+			       uint64_t type, uint64_t ctx, uint64_t d0,
+			       uint64_t d1, uint64_t d2, uint64_t d3,
+			       uint64_t d4);
 
-	if (unlikely(idx == UINT64_MAX))
-		return false;
-	e = trace_ring_slot(r, idx);
+/* Fills the reserved slot idx and publishes it (steps 3 to 5 above);
+ * the type word is type + id, with the seq. */
+static __always_inline void trace_ring_fill(struct trace_ring *r,
+					    uint64_t idx, uint64_t ts,
+					    uint64_t type, uint32_t id,
+					    uint64_t ctx,
+					    uint64_t d0, uint64_t d1,
+					    uint64_t d2, uint64_t d3,
+					    uint64_t d4)
+{
+	struct ttrace_entry *e = trace_ring_slot(r, idx);
+
 	trace_ring_invalidate(e);
-	e->type = type | idx << TTRACE_TYPE_SEQ_SHIFT;
+	/* + not |: the seq and id bits of type are zero, so one lea adds
+	 * the three (the id is a constant at every tracepoint) */
+	e->type = (idx << TTRACE_TYPE_SEQ_SHIFT) + type + id;
 	e->context = ctx;
 	e->data[0] = d0;
 	e->data[1] = d1;
@@ -214,7 +214,50 @@ static __always_inline bool trace_ring_write(struct trace_ring *r, uint64_t ts,
 	e->data[3] = d3;
 	e->data[4] = d4;
 	trace_ring_publish(e, ts & ~TTRACE_TS_CONT);
+}
+
+/*
+ * The fast path: writes one event of up to 5 argument words. ts is the
+ * clock read BEFORE this call (bit 0 is cleared here); type is a
+ * TTRACE_TYPE() word with seq bits zero. Returns false if the ring is
+ * saturated. Overwrite mode is one xadd and the stores, inline; saturate
+ * mode goes out of line. type + id is the type word (the kernel's
+ * tracepoints pass the CPU's type base and the event's id). Precondition:
+ * runs on the ring's owner CPU
+ * (preemption off); interrupts may be on. The mode changes only while no
+ * CPU writes (ttrace_suspend()), hence the plain load.
+ */
+static __always_inline bool trace_ring_write_id(struct trace_ring *r,
+						uint64_t ts, uint64_t type,
+						uint32_t id, uint64_t ctx,
+						uint64_t d0, uint64_t d1,
+						uint64_t d2, uint64_t d3,
+						uint64_t d4)
+{
+#if defined(__x86_64__)	/* cmpl $0, mode; jne: no register, two insns */
+	static_assert(TRACE_RING_OVERWRITE == 0, "the asm tests for zero");
+	__asm__ goto("cmpl $0, %0\n\tjne %l[saturate]"
+		     : : "m"(r->mode) : "cc" : saturate);
+#else
+	if (unlikely(r->mode != TRACE_RING_OVERWRITE))
+		goto saturate;
+#endif
+	trace_ring_fill(r, ring_local_fetch_add(&r->head, 1), ts, type, id,
+			ctx, d0, d1, d2, d3, d4);
 	return true;
+saturate: __attribute__((cold));
+	return trace_ring_write_saturate(r, ts, type + id, ctx, d0, d1, d2, d3,
+					 d4);
+}
+
+/* trace_ring_write_id() with the id already in type. */
+static __always_inline bool trace_ring_write(struct trace_ring *r, uint64_t ts,
+					     uint64_t type, uint64_t ctx,
+					     uint64_t d0, uint64_t d1,
+					     uint64_t d2, uint64_t d3,
+					     uint64_t d4)
+{
+	return trace_ring_write_id(r, ts, type, 0, ctx, d0, d1, d2, d3, d4);
 }
 
 bool trace_ring_write_ext(struct trace_ring *r, uint64_t ts, uint64_t type,

@@ -6,7 +6,7 @@
  *	ttrace_irq_enter(vector);	// one byte load + branch when off
  *
  * Each CPU records into its own ring of 64-byte entries (kern/lib/
- * trace_ring.c) stamped with rdtscp; names (syscalls, processes, kthreads,
+ * trace_ring.c) stamped with rdtsc; names (syscalls, processes, kthreads,
  * boot phases, event metadata, user markers) go to the aux string buffer
  * (kern/lib/ttrace_aux.c) under an rwlock. Every record carries the context
  * it was made in (ttrace_format.h): the per-CPU type base and context word
@@ -49,7 +49,7 @@ struct ttrace_ctl_state;
 
 void ttrace_early_init(void);
 void ttrace_init(void);
-void ttrace_cleanup(void);
+void ttrace_cpu_up(uint32_t cpu);
 void ttrace_aux_string(unsigned tag, uint64_t ident, const char *str);
 void ttrace_aux_blob(unsigned tag, uint64_t ident, const void *p, size_t n);
 void ttrace_fill_version(struct ttrace_version *v);
@@ -83,11 +83,32 @@ static inline void ttrace_ctx_set(struct per_cpu_info *pcpui, unsigned kind,
 
 void ttrace_ctx_switch(struct per_cpu_info *pcpui, const struct kthread *kt);
 
+/*
+ * Whether syscalls must keep this CPU's context words (ttrace_ctx_syscall()
+ * on entry, ttrace_ctx_user() on exit): set while any event is on, so with
+ * nothing on a syscall pays only this check, `cmpb; jne`. ttrace_control.c
+ * sets it and waits a grace period before arming anything, so no record
+ * carries a context a syscall did not set.
+ */
+extern uint8_t ttrace_ctx_live;
+
+static __always_inline bool ttrace_syscall_live(void)
+{
+	__asm__ goto("cmpb $0, %0\n\tjne %l[live]"
+		     : : "m"(ttrace_ctx_live) : "cc" : live);
+	return false;
+live: __attribute__((cold));
+	return true;
+}
+
 #else /* !CONFIG_TTRACE */
 
 static inline void ttrace_early_init(void) {}
 static inline void ttrace_init(void) {}
-static inline void ttrace_cleanup(void) {}
+static inline void ttrace_cpu_up(uint32_t cpu)
+{
+	(void)cpu;
+}
 static inline void ttrace_aux_string(unsigned tag, uint64_t ident,
 				     const char *str)
 {
@@ -103,6 +124,10 @@ static inline void ttrace_ctx_switch(struct per_cpu_info *pcpui,
 				     const struct kthread *kt)
 {
 	(void)pcpui, (void)kt;
+}
+static inline bool ttrace_syscall_live(void)
+{
+	return false;
 }
 
 #endif /* CONFIG_TTRACE */

@@ -49,10 +49,24 @@ void ttrace_emit_5(uint32_t id, uint64_t a0, uint64_t a1, uint64_t a2,
 void ttrace_emit_ext(uint32_t id, const uint64_t *args, uint32_t nargs);
 #endif
 
-/* The disabled-site cost: one byte load, no fence (x86: a plain mov). */
-static inline int ttrace_is_armed(uint32_t id)
+/*
+ * The disabled-site cost: `cmpb $0, ttrace_armed+id(%rip); je past`, two
+ * instructions and no register (asm goto, so the compiler cannot turn it
+ * into a load, a test and a branch, nor hoist the load out of a loop). The
+ * branch jumps over the event when disarmed, so an armed event runs inline
+ * with no jump back.
+ */
+static __always_inline int ttrace_is_armed(uint32_t id)
 {
+#if defined(__x86_64__)
+	__asm__ goto("cmpb $0, %0\n\tje %l[off]"
+		     : : "m"(ttrace_armed[id]) : "cc" : off);
+	return 1;
+off:
+	return 0;
+#else
 	return __atomic_load_n(&ttrace_armed[id], __ATOMIC_RELAXED);
+#endif
 }
 
 #endif /* TTRACE_EMIT_H */

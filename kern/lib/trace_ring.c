@@ -55,6 +55,20 @@ uint64_t trace_ring_reserve_saturate(struct trace_ring *r, uint64_t n)
 	}
 }
 
+/* trace_ring_write() in saturate mode (out of line: not the fast path). */
+bool trace_ring_write_saturate(struct trace_ring *r, uint64_t ts,
+			       uint64_t type, uint64_t ctx, uint64_t d0,
+			       uint64_t d1, uint64_t d2, uint64_t d3,
+			       uint64_t d4)
+{
+	uint64_t idx = trace_ring_reserve(r, 1);
+
+	if (idx == UINT64_MAX)
+		return false;
+	trace_ring_fill(r, idx, ts, type, 0, ctx, d0, d1, d2, d3, d4);
+	return true;
+}
+
 /*
  * Writes an event of nargs (<= TTRACE_MAX_ARGS) argument words: a first
  * entry and ttrace_ncont(nargs) continuations reserved together, so they
@@ -115,9 +129,12 @@ int trace_ring_init(struct trace_ring *r, void *mem, size_t bytes,
 	r->shift = (uint32_t)__builtin_ctzll(n);
 	r->mode = mode;
 	trace_ring_restart(r, 0);
-	/* only the timestamps: every reader checks one before the rest */
-	for (size_t i = 0; i < n; i++)
+	/* only the timestamps: every reader checks one before the rest.
+	 * Two a turn (n is a power of two, at least 2): boot pays this per CPU. */
+	for (size_t i = 0; i < n; i += 2) {
 		r->entries[i].timestamp = TTRACE_TS_INVALID;
+		r->entries[i + 1].timestamp = TTRACE_TS_INVALID;
+	}
 	return 0;
 }
 

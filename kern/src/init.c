@@ -6,6 +6,7 @@
  *   page tables -> ttrace -> TSC -> ACPI, APICs -> other CPUs -> timer and
  *   console interrupts -> ktests or the first process.
  */
+#include <abi/insn_mark.h>
 #include <arch/acpi.h>
 #include <arch/apic.h>
 #include <arch/arch.h>
@@ -168,6 +169,7 @@ static void run_ktests_and_exit(void)
 
 __noreturn void kmain(uint32_t magic, uint32_t mbi_pa)
 {
+	INSN_MARK(INSN_MARK_BOOT);	/* make bench: boot starts */
 	tsc_at_boot = arch_read_tsc();
 	bsp_cpu_init();
 	ttrace_early_init();
@@ -191,7 +193,6 @@ __noreturn void kmain(uint32_t magic, uint32_t mbi_pa)
 	interrupts_init();
 	ttrace_boot_phase(BOOT_PHASE_SMP, 0);
 	smp_boot();
-	ttrace_cleanup();
 	lapic_timer_start();
 	arch_irq_enable();
 	uart_enable_irq();

@@ -26,8 +26,36 @@ const struct syscall_desc syscall_table[NR_SYSCALLS] = {
 	SYSCALL(yield), SYSCALL(setfg), SYSCALL(poweroff), SYSCALL(ftruncate),
 };
 
+static __always_inline long syscall_dispatch(uint64_t nr,
+					     const uint64_t *args)
+{
+	if (nr < NR_SYSCALLS && syscall_table[nr].fn)
+		return syscall_table[nr].fn(args);
+	return -ENOSYS;
+}
+
+/* A syscall while tracing is on: in the process's syscall context, with
+ * its enter and exit events, back in its user context after. Interrupts
+ * off on entry and on return, on while the call runs. */
+static __attribute__((noinline, cold)) long syscall_traced(
+	struct kthread *kt, uint64_t nr, const uint64_t *args)
+{
+	long ret;
+
+	ttrace_ctx_syscall(this_cpu(), kt->proc->pid, nr);
+	arch_irq_enable();
+	ttrace_syscall_enter(nr, args[0], args[1], args[2]);
+	ret = syscall_dispatch(nr, args);
+	ttrace_syscall_exit(nr, (uint64_t)ret);
+	arch_irq_disable();
+	ttrace_ctx_user(this_cpu(), kt->proc->pid);
+	return ret;
+}
+
 /* Called by syscall_entry with the user's registers saved in tf. Runs the
- * call with interrupts on, in the process's syscall context. */
+ * call with interrupts on. With tracing built in but nothing on, the only
+ * cost is ttrace_syscall_live()'s two instructions: the context a record
+ * needs is kept only while something can record (ttrace.h). */
 void syscall_trap(struct trapframe *tf);
 void syscall_trap(struct trapframe *tf)
 {
@@ -35,18 +63,17 @@ void syscall_trap(struct trapframe *tf)
 				   tf->r9 };
 	struct kthread *kt = current_kthread();
 	uint64_t nr = tf->rax;
-	long ret = -ENOSYS;
+	long ret;
 
 	kt->syscall_nr = (uint32_t)nr + 1;
-	ttrace_ctx_syscall(this_cpu(), kt->proc->pid, nr);
-	arch_irq_enable();
-	ttrace_syscall_enter(nr, args[0], args[1], args[2]);
-	if (nr < NR_SYSCALLS && syscall_table[nr].fn)
-		ret = syscall_table[nr].fn(args);
-	ttrace_syscall_exit(nr, (uint64_t)ret);
+	if (unlikely(ttrace_syscall_live())) {
+		ret = syscall_traced(kt, nr, args);
+	} else {
+		arch_irq_enable();
+		ret = syscall_dispatch(nr, args);
+		arch_irq_disable();
+	}
 	tf->rax = (uint64_t)ret;
 	kt->syscall_nr = 0;
-	arch_irq_disable();
-	ttrace_ctx_user(this_cpu(), kt->proc->pid);
 	user_trap_return(tf);
 }

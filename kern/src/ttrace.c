@@ -8,13 +8,13 @@
  * Boot: ttrace_early_init() runs a few instructions into kmain, with a
  * small static ring as CPU 0's and a two-entry sink ring as every other
  * CPU's, so that a tracepoint always has a ring to write. ttrace_init()
- * runs right after the page allocator: it allocates a ring for every
- * possible CPU, replays the early records into CPU 0's ring (whole events,
- * continuations included),
- * and writes the event metadata, syscall names and boot phase names to
- * aux. If memory is short it disarms every event and says so; the sinks
- * stay, so nothing crashes. ttrace_cleanup() gives the rings of absent
- * CPUs back once all are online.
+ * runs right after the page allocator: it allocates CPU 0's ring, replays
+ * the early records into it (whole events, continuations included), and
+ * writes the event metadata, syscall names and boot phase names to aux.
+ * Each other CPU gets its ring from ttrace_cpu_up() just before it is
+ * started, so only CPUs that exist cost memory and boot time (make bench
+ * counts it). If memory is short it disarms every event and says so; the
+ * sinks stay, so nothing crashes.
  *
  * Lifecycle. Ring memory is replaced (bufsize) and the mode changed only by
  * ttrace_suspend()..ttrace_resume(): disarm every event, wait a grace
@@ -48,6 +48,7 @@
 #define SINK_ENTRIES	2
 
 uint8_t ttrace_armed[TTRACE_NUM_EVENTS];
+uint8_t ttrace_ctx_live;
 static uint8_t ttrace_enabled[TTRACE_NUM_EVENTS];
 struct ttrace ttrace_main = {
 	.rings_lock = RWLOCK_INIT("ttrace_rings"),
@@ -94,6 +95,17 @@ void ttrace_early_init(void)
 	ttrace_ctx_set(pcpui, TTRACE_CTX_BOOT, 0);
 	ttrace_ctl_init(&t->ctl, &ttrace_meta_builtin, ttrace_enabled,
 			ttrace_armed);
+	ttrace_ctx_live = ttrace_any_on(t);	/* no syscall has run yet */
+}
+
+/* Whether the ctl state turns any event on (armed unless tracing is off). */
+bool ttrace_any_on(const struct ttrace *t)
+{
+	for (uint32_t i = 0; i < t->ctl.meta->nevents; i++)
+		if ((t->ctl.mask >> (t->ctl.meta->events[i].group & 63) & 1) &&
+		    t->ctl.enabled[i])
+			return true;
+	return false;
 }
 
 /* The buddy order of a power-of-two size in bytes (at least a page). */
@@ -106,43 +118,43 @@ unsigned ttrace_order_for(size_t bytes)
 	return order;
 }
 
-/* Allocates a ring of 2^order pages per possible CPU into mem[]; returns
- * false (having freed what it got) when memory is short. */
-static bool alloc_rings(void **mem, unsigned order, uint32_t ncpus)
-{
-	for (uint32_t c = 0; c < ncpus; c++) {
-		mem[c] = get_cont_pages(order, 0);
-		if (!mem[c]) {
-			while (c--)
-				free_cont_pages(mem[c], order);
-			return false;
-		}
-	}
-	return true;
-}
-
 /* Disarms every event for good (until rings exist): tracing is off. */
 static void ttrace_off(struct ttrace *t, const char *why)
 {
 	t->off_reason = why;
 	memset(ttrace_armed, 0, sizeof(ttrace_armed));
+	ttrace_ctx_live = 0;
 	printk(KERN_ERR "ttrace: %s; tracing is off\n", why);
+}
+
+/* Whether cpu's ring is still its sink (no memory of its own). */
+bool ttrace_ring_is_sink(const struct ttrace *t, uint32_t cpu)
+{
+	return t->rings[cpu].entries == sink_entries[cpu];
+}
+
+/* Gives cpu a ring of 2^t->ring_order pages in place of its sink; returns
+ * false when memory is short. Nobody writes cpu's ring meanwhile. */
+static bool ring_alloc(struct ttrace *t, uint32_t cpu)
+{
+	void *mem = get_cont_pages(t->ring_order, 0);
+
+	if (!mem)
+		return false;
+	trace_ring_init(&t->rings[cpu], mem, (size_t)PGSIZE << t->ring_order,
+			(enum trace_ring_mode)t->rings[0].mode);
+	return true;
 }
 
 static bool rings_init(struct ttrace *t)
 {
 	uint64_t kb = CONFIG_TTRACE_PER_CPU_BUFFER_KB;
-	void *mem[CONFIG_MAX_NUM_CPUS];
-	unsigned order;
 
 	cmdline_get_u64(boot_cmdline, "ttrace.bufsize", &kb);
-	order = ttrace_order_for(kb * 1024);
-	if (!alloc_rings(mem, order, CONFIG_MAX_NUM_CPUS))
+	t->ring_order = ttrace_order_for(kb * 1024);
+	t->rings[0].mode = TRACE_RING_OVERWRITE;
+	if (!ring_alloc(t, 0))
 		return false;
-	for (int i = 0; i < CONFIG_MAX_NUM_CPUS; i++)
-		trace_ring_init(&t->rings[i], mem[i], (size_t)PGSIZE << order,
-				TRACE_RING_OVERWRITE);
-	t->ring_order = order;
 	trace_ring_replay(&t->rings[0], &early_ring, early_copy, EARLY_ENTRIES);
 	per_cpu_info[0].ttrace_ring = &t->rings[0];
 	return true;
@@ -160,8 +172,8 @@ static void record_names(void)
 		ttrace_aux_string(TTRACE_AUX_BOOT_PHASE, i, ttrace_boot_phase_names[i]);
 }
 
-/* Allocates the rings of every possible CPU and the aux buffer. Boot CPU,
- * right after pmem_init, interrupts off. On failure tracing is off. */
+/* Allocates CPU 0's ring and the aux buffer. Boot CPU, right after
+ * pmem_init, interrupts off. On failure tracing is off. */
 void ttrace_init(void)
 {
 	struct ttrace *t = &ttrace_main;
@@ -179,30 +191,30 @@ void ttrace_init(void)
 		return;
 	}
 	record_names();
-	printk(KERN_INFO "ttrace: %u CPU rings of %lu KiB (%lu entries), aux "
-	       "%lu KiB\n", CONFIG_MAX_NUM_CPUS,
+	printk(KERN_INFO "ttrace: CPU rings of %lu KiB (%lu entries), each "
+	       "allocated as its CPU comes up; aux %lu KiB\n",
 	       ((size_t)PGSIZE << t->ring_order) / 1024,
 	       ((size_t)PGSIZE << t->ring_order) / sizeof(struct ttrace_entry),
 	       ((size_t)PGSIZE << aux_order) / 1024);
 }
 
-/* Frees the rings of CPUs that did not come up. Boot CPU, after SMP. */
-void ttrace_cleanup(void)
+/* Gives cpu its ring before it starts (a no-op if it has one: a CPU that
+ * failed to start leaves its ring to the next one given its id). Without
+ * memory tracing is off, the CPU keeps its sink and boot goes on. Boot
+ * CPU, before starting cpu. */
+void ttrace_cpu_up(uint32_t cpu)
 {
 	struct ttrace *t = &ttrace_main;
 
-	if (t->off_reason)
+	if (t->off_reason || !ttrace_ring_is_sink(t, cpu))
 		return;
-	for (uint32_t i = num_cpus; i < CONFIG_MAX_NUM_CPUS; i++) {
-		free_cont_pages(t->rings[i].entries, t->ring_order);
-		trace_ring_init(&t->rings[i], sink_entries[i],
-				sizeof(sink_entries[i]), TRACE_RING_OVERWRITE);
-	}
+	if (!ring_alloc(t, cpu))
+		ttrace_off(t, "out of memory for the rings (ttrace.bufsize)");
 }
 
 void ttrace_emit_ext(uint32_t id, const uint64_t *args, uint32_t nargs)
 {
-	uint64_t ts = arch_read_tscp();
+	uint64_t ts = arch_trace_clock();
 	struct per_cpu_info *pcpui = this_cpu();
 
 	trace_ring_write_ext(pcpui->ttrace_ring, ts, pcpui->ttrace_type_base | id,
@@ -226,7 +238,7 @@ void ttrace_aux_blob(unsigned tag, uint64_t ident, const void *p, size_t n)
 	err = ttrace_aux_reserve(&t->aux, tag, core_id(), n, &pos);
 	wunlock(&t->aux_lock);
 	if (!err) {
-		ttrace_aux_fill(&t->aux, pos, arch_read_tscp(), ident, p, n);
+		ttrace_aux_fill(&t->aux, pos, arch_trace_clock(), ident, p, n);
 		ttrace_aux_publish(&t->aux, pos);
 	}
 	arch_irq_restore(flags);

@@ -16,6 +16,7 @@
 #include <kmsg.h>
 #include <printfmt.h>
 #include <pmem.h>
+#include <proc.h>
 #include <buddy.h>
 #include <spinlock.h>
 #include <string.h>
@@ -101,6 +102,46 @@ static void grace_period(void)
 			arch_pause();
 }
 
+/*
+ * Before anything may be armed: syscalls start keeping their context
+ * (ttrace_ctx_live, ttrace.h), and a grace period later every syscall that
+ * began without it has returned or blocked (a blocked one gets its context
+ * back from ttrace_ctx_switch() when it runs again). The caller's own
+ * syscall, if any, gets its context here. ctl mutex held, interrupts on.
+ */
+static void live_on(void)
+{
+	struct kthread *kt = current_kthread();
+	uint64_t flags;
+
+	if (READ_ONCE(ttrace_ctx_live))
+		return;
+	WRITE_ONCE(ttrace_ctx_live, 1);
+	grace_period();
+	flags = arch_irq_save();
+	if (kt && kt->proc)
+		ttrace_ctx_switch(this_cpu(), kt);
+	arch_irq_restore(flags);
+}
+
+/* After the ctl state changed: syscalls stop keeping their context when
+ * nothing is on. ctl mutex held. */
+static void live_update(struct ttrace *t)
+{
+	if (t->off_reason || !ttrace_any_on(t))
+		WRITE_ONCE(ttrace_ctx_live, 0);
+}
+
+/* Arms the events the ctl state says. ctl mutex held, interrupts on. */
+static void rearm(struct ttrace *t)
+{
+	if (t->off_reason)
+		return;
+	live_on();
+	ttrace_ctl_rearm(&t->ctl);
+	live_update(t);
+}
+
 /* Disarms every event and waits until no CPU is writing a ring. ctl
  * mutex held. */
 static void ttrace_suspend(struct ttrace *t)
@@ -114,8 +155,7 @@ static void ttrace_suspend(struct ttrace *t)
 static void ttrace_resume(struct ttrace *t)
 {
 	wunlock(&t->rings_lock);
-	if (!t->off_reason)
-		ttrace_ctl_rearm(&t->ctl);
+	rearm(t);
 }
 
 /* Empties every ring and restarts its counters. Any time: records being
@@ -165,7 +205,7 @@ static const char *resize_rings(struct ttrace *t, uint64_t kb)
 		struct trace_ring *r = &t->rings[c];
 		uint64_t head = r->head;
 
-		prev[c] = t->off_reason ? NULL : r->entries;
+		prev[c] = ttrace_ring_is_sink(t, c) ? NULL : r->entries;
 		trace_ring_init(r, mem[c], (size_t)PGSIZE << order,
 				(enum trace_ring_mode)r->mode);
 		trace_ring_restart(r, head);
@@ -188,8 +228,7 @@ uint64_t ttrace_set_mask(uint64_t value, uint64_t bits)
 
 	ctl_enter(t);
 	old = ttrace_mask_setmask(&t->ctl.mask, value, bits);
-	if (!t->off_reason)
-		ttrace_ctl_rearm(&t->ctl);
+	rearm(t);
 	ctl_exit(t);
 	return old;
 }
@@ -269,7 +308,9 @@ static const char *apply(struct ttrace *t, const struct ttrace_ctl_cmd *cmd)
 	default:
 		if (t->off_reason)
 			return t->off_reason;
+		live_on();	/* the command may arm something */
 		ttrace_ctl_apply(&t->ctl, cmd);
+		live_update(t);
 		return NULL;
 	}
 }

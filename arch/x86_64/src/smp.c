@@ -120,6 +120,7 @@ void smp_boot(void)
 			       "ignoring the rest\n", CONFIG_MAX_NUM_CPUS);
 			break;
 		}
+		ttrace_cpu_up(num_cpus);	/* traced from its first line */
 		if (start_ap(acpi.apic_ids[i], num_cpus))
 			num_cpus++;
 		else

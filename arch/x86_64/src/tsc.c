@@ -6,6 +6,7 @@
  * Invariant TSC (CPUID 0x80000007 EDX bit 8) is checked and reported: the
  * tracer's timestamps are only comparable across CPUs and time with it.
  */
+#include <abi/insn_mark.h>
 #include <arch/tsc.h>
 #include <arch/x86.h>
 #include <arch/arch.h>
@@ -49,9 +50,11 @@ static uint64_t pit_measure(void)
 	outb(PIT_CMD, 0xb0);			/* ch2, lo/hi, mode 0 */
 	outb(PIT_CH2, count & 0xff);
 	outb(PIT_CH2, count >> 8);
+	INSN_MARK(INSN_MARK_SPIN);	/* make bench: a time-based spin */
 	uint64_t start = rdtsc();
 	while (!(inb(PIT_GATE) & 0x20))
 		;
+	INSN_MARK(INSN_MARK_SPIN_END);
 	return (rdtsc() - start) * 100;
 }
 
@@ -90,7 +93,7 @@ void tsc_init(void)
 	printk(KERN_INFO "tsc: %lu.%06lu MHz (%s), %s, %s\n",
 	       tsc_freq_hz / 1000000, tsc_freq_hz % 1000000, how,
 	       tsc_invariant() ? "invariant" : "NOT invariant",
-	       arch_has_rdtscp ? "rdtscp" : "no rdtscp: trace stamps use rdtsc");
+	       "trace stamps use rdtsc");
 }
 
 /* Busy-waits usec microseconds. */
@@ -98,8 +101,10 @@ void udelay(uint64_t usec)
 {
 	uint64_t end = rdtsc() + tsc_freq_hz / 1000000 * usec;
 
+	INSN_MARK(INSN_MARK_SPIN);	/* make bench: a time-based spin */
 	while (rdtsc() < end)
 		__asm__ __volatile__("pause");
+	INSN_MARK(INSN_MARK_SPIN_END);
 }
 
 uint64_t tsc_to_ns(uint64_t ticks)

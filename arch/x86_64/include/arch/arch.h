@@ -61,19 +61,27 @@ static inline uint64_t arch_read_tsc(void)
 /* Set at boot when the CPU has RDTSCP (some hypervisors hide it). */
 extern bool arch_has_rdtscp;
 
-/* The TSC for trace stamps: rdtscp, which also waits for earlier
- * instructions to finish, so the stamp cannot be taken before the traced
- * work is done; where the CPU lacks it, rdtsc. */
-static inline uint64_t arch_read_tscp(void)
+/*
+ * The trace clock: plain rdtsc, as Linux's trace clocks (docs/benchmarks.md
+ * says why it is enough). The outputs are 64-bit because rdtsc clears the
+ * upper halves of rax and rdx, so the stamp is rdtsc, shl, or: no
+ * zero-extension and no check for rdtscp.
+ */
+static __always_inline uint64_t arch_trace_clock(void)
 {
-	uint32_t lo, hi, aux;
+	uint64_t lo, hi;
 
-	if (likely(arch_has_rdtscp))
-		__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
-	else
-		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-	return (uint64_t)hi << 32 | lo;
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return hi << 32 | lo;
 }
+
+/* A per-CPU 64-bit word, read GS-relative in one instruction: off is its
+ * offset in struct per_cpu_info. Volatile: never cached across calls. */
+#define arch_pcpu_read_u64(off) ({					\
+	uint64_t v_;							\
+	__asm__ __volatile__("movq %%gs:%c1, %0" : "=r"(v_) : "i"(off));	\
+	v_;								\
+})
 
 /* The current CPU's core id: one GS-relative load. */
 static inline uint32_t core_id(void)

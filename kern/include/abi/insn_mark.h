@@ -1,0 +1,40 @@
+/*
+ * insn_mark.h: marker instructions for exact instruction counting under
+ * QEMU (plugins/ttinsn.c). A marker is a 7-byte NOP, `nopl DISP32(%rax)`
+ * (0f 1f 80 disp32), whose displacement is INSN_MARK_MAGIC << 16 | id; on
+ * real hardware and under KVM it does nothing, and under the ttinsn plugin
+ * it logs the guest instruction count. Shared by the kernel and user
+ * programs; the ids below are what scripts/bench.py reads.
+ *
+ *	INSN_MARK(INSN_MARK_GETPID_ON);	// start of a measured region
+ */
+#ifndef ABI_INSN_MARK_H
+#define ABI_INSN_MARK_H
+
+#define INSN_MARK_MAGIC	0x7474
+#define INSN_MARK_SIZE	7
+
+/* Ids: regions are [id, id + 1): a mark at the start and one at the end. */
+enum insn_mark_id {
+	INSN_MARK_BOOT = 1,		/* kmain's first line .. shell prompt */
+	INSN_MARK_BOOT_END = 2,
+	INSN_MARK_SPIN = 3,		/* a time-based spin loop (summed) */
+	INSN_MARK_SPIN_END = 4,
+	INSN_MARK_EMPTY = 10,		/* kernel bench: empty loop */
+	INSN_MARK_ENABLED = 12,		/* enabled tracepoint */
+	INSN_MARK_DISABLED = 14,	/* disabled site */
+	INSN_MARK_CONT = 16,		/* event with continuations */
+	INSN_MARK_AUX = 18,		/* 32-byte aux string */
+	INSN_MARK_U_EMPTY = 30,		/* user: empty loop */
+	INSN_MARK_GETPID_ON = 32,	/* getpid, syscall group on */
+	INSN_MARK_GETPID_OFF = 34,	/* getpid, syscall group off */
+	INSN_MARK_GETPID_NONE = 36,	/* getpid, no event enabled */
+};
+
+#ifndef __ASSEMBLER__
+#define INSN_MARK(id)							\
+	__asm__ __volatile__("nopl %c0(%%rax)"				\
+			     : : "i"((INSN_MARK_MAGIC << 16) | (id)) : "memory")
+#endif
+
+#endif /* ABI_INSN_MARK_H */
