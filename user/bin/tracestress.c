@@ -199,8 +199,12 @@ static int save(int seconds, int interval)
 		printf("save: %d took %llu ms\n", saved,
 		       (unsigned long long)(now_ms() - t0));
 		saved++;
-		/* a few MiB a trace: keep within the 128 MiB window */
-		nanosleep((uint64_t)interval * 1000000000ull);
+		/* a few MiB a trace: keep within the 128 MiB window. Timed
+		 * by the TSC: on an overloaded host the guest's timer ticks
+		 * come late, and a long nanosleep with them */
+		while (now_ms() < t0 + (uint64_t)interval * 1000 &&
+		       now_ms() < end)
+			nanosleep(50000000);
 	}
 	fd = open(DONE, O_WRONLY | O_CREAT);
 	if (fd < 0)
