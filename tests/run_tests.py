@@ -19,6 +19,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import boot_tests  # noqa: E402
 import ttrace_tests  # noqa: E402
+import abuse_tests  # noqa: E402
 from qemu_run import ROOT  # noqa: E402
 
 LINE = re.compile(r"^(?:\[\s*\d+\.\d+\] )?(PASSED|FAILED) \[([^\]]+)\]\s*(.*)$")
@@ -74,6 +75,7 @@ def main():
     run_host_tests(res)
     boot_tests.run_all(res, only)
     ttrace_tests.run_all(res, only)
+    abuse_tests.run_all(res, only)
     print("tests took %.0f s" % (time.monotonic() - start))
     print("%d passed, %d failed" % (res.passed, res.failed))
     return 1 if res.failed or res.passed == 0 else 0

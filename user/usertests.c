@@ -1096,6 +1096,36 @@ static void test_bind(void)
 	EXPECT_ERR(bind("#ttrace", "/tmp/ut_no_such_dir/x", 0), ENOENT);
 }
 
+/* Finding 4 of issue 11: filling the 32-slot mount table must not be for
+ * good. Fill it, see ENOMEM, unmount everything, bind again. */
+static void test_mount_full(void)
+{
+	char point[32];
+	int n, r;
+
+	r = mkdir("/tmp/ut_mnt");
+	CHECK(r == 0 || errno == EEXIST);
+	for (n = 0; n < 64; n++) {
+		snprintf(point, sizeof(point), "/tmp/ut_mnt/m%d", n);
+		if (bind("#c", point, 0) < 0)
+			break;
+	}
+	if (n == 64 || errno != ENOMEM)
+		fail("%d binds, then %s; expected ENOMEM before 64", n,
+		     strerror(errno));
+	for (int i = 0; i < n; i++) {
+		snprintf(point, sizeof(point), "/tmp/ut_mnt/m%d", i);
+		CHECK(unmount(point) == 0);
+	}
+	CHECK(bind("#c", "/tmp/ut_mnt/again", 0) == 0);
+	CHECK(stat("/tmp/ut_mnt/again/memstat", &(struct stat){ 0 }) == 0);
+	CHECK(unmount("/tmp/ut_mnt/again/") == 0);
+	EXPECT_ERR(unmount("/tmp/ut_mnt/again"), EINVAL);
+	EXPECT_ERR(unmount("/"), EBUSY);
+	EXPECT_ERR(unmount((const char *)KERNEL_ADDR), EFAULT);
+	CHECK(remove("/tmp/ut_mnt") == 0);
+}
+
 static void test_errstr(void)
 {
 	char buf[128];
@@ -1457,6 +1487,7 @@ static const struct test tests[] = {
 	{ test_pipe_wait, "pipe_wait" },
 	{ test_enospc, "enospc" },
 	{ test_bind, "bind" },
+	{ test_mount_full, "mount_full" },
 	{ test_errstr, "errstr" },
 	{ test_fd_exhaust, "fd_exhaust" },
 	{ test_proc, "proc" },

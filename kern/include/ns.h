@@ -28,7 +28,8 @@
  * bind(old, new, 0) makes new show old: old is "#name[/path]" or a path,
  * which is resolved once, at bind time, to a device and a path inside it;
  * new must exist, except that for a "#" source it may be a new name in an
- * existing directory. Binding onto a mount point replaces that mount. The
+ * existing directory. Binding onto a mount point replaces that mount;
+ * ns_unmount takes one down. The
  * details, and every device's files, are in docs/namespace.md.
  *
  * A static device describes its files with a struct dirtab array, entry 0
@@ -219,6 +220,10 @@ int ns_remove(const char *path);
 /* Makes new show old, as described above; flags must be 0. Returns 0,
  * -ENOENT, -ENODEV, -ENOTDIR, -EINVAL or -ENOMEM (table full). */
 int ns_bind(const char *old, const char *new, int flags);
+/* Takes down the mount at path, so the table slot is free again (the
+ * only way back from a full table). Returns 0, -EINVAL (no mount there)
+ * or -EBUSY for "/". Open chans keep working. */
+int ns_unmount(const char *path);
 
 /* Fills up to n entries of directory c starting at entry index, mount
  * points under it included. Returns the count (0 at the end) or -ENOTDIR.

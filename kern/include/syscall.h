@@ -39,6 +39,7 @@ long sys_pipe(const uint64_t *a);
 long sys_chdir(const uint64_t *a);
 long sys_getcwd(const uint64_t *a);
 long sys_bind(const uint64_t *a);
+long sys_unmount(const uint64_t *a);
 long sys_ftruncate(const uint64_t *a);
 
 /* Process syscalls (sysproc.c) */

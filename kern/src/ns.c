@@ -360,6 +360,36 @@ int ns_bind(const char *old, const char *new, int flags)
 	return (int)err;
 }
 
+/* Frees the slot of mount point point (a cleaned path). Returns 0 or
+ * -EINVAL when nothing is mounted there. */
+static int mount_clear(const char *point)
+{
+	int err = -EINVAL;
+
+	wlock(&mount_lock);
+	for (int i = 0; i < NMOUNT; i++) {
+		if (strcmp(mounts[i].point, point) == 0) {
+			mounts[i].point[0] = 0;
+			err = 0;
+			break;
+		}
+	}
+	wunlock(&mount_lock);
+	return err;
+}
+
+int ns_unmount(const char *path)
+{
+	char clean[PATH_MAX];
+	long err = ns_clean(clean, path);
+
+	if (err < 0)
+		return (int)err;
+	if (strcmp(clean, "/") == 0)
+		return -EBUSY;
+	return mount_clear(clean);
+}
+
 /* Copies mount point i into point and its last component into name;
  * returns true if it lies directly in directory dir. */
 static bool mount_child(int i, const char *dir, char *point, char *name)

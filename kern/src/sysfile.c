@@ -548,6 +548,17 @@ long sys_bind(const uint64_t *a)
 	return errstr_set(ns_bind(old, new, (int)a[2]), "bind", new);
 }
 
+/* unmount(path) -> 0: the mount at path is gone (ns_unmount). */
+long sys_unmount(const uint64_t *a)
+{
+	char path[PATH_MAX];
+	long err = path_in(path, a[0]);
+
+	if (err < 0)
+		return errstr_set(err, "unmount", NULL);
+	return errstr_set(ns_unmount(path), "unmount", path);
+}
+
 /* ftruncate(fd, length) -> 0; fd must be open for writing. */
 long sys_ftruncate(const uint64_t *a)
 {

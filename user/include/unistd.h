@@ -58,6 +58,7 @@ ssize_t write_all(int fd, const void *buf, size_t n);
 /* Name space. */
 int chdir(const char *path);
 int bind(const char *old, const char *new, int flags); /* new shows old */
+int unmount(const char *path);		/* the mount at path is gone */
 
 /* Copies the current directory's path into buf (n bytes). Returns buf, or
  * NULL with errno set (ERANGE if it does not fit). */

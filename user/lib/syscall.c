@@ -187,6 +187,11 @@ int bind(const char *old, const char *new, int flags)
 	return (int)sys3(SYS_bind, (long)old, (long)new, flags);
 }
 
+int unmount(const char *path)
+{
+	return (int)sys3(SYS_unmount, (long)path, 0, 0);
+}
+
 int errstr(char *buf, size_t n)
 {
 	return (int)sys3(SYS_errstr, (long)buf, (long)n, 0);

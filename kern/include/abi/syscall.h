@@ -49,6 +49,7 @@ enum {
 	SYS_setfg,		/* (pid) -> 0: ^C on the console kills pid */
 	SYS_poweroff,		/* (int status) -> no return: QEMU exits with status */
 	SYS_ftruncate,		/* (fd, length) -> 0 */
+	SYS_unmount,		/* (path) -> 0: takes down the mount at path */
 	NR_SYSCALLS
 };
 
