@@ -73,6 +73,7 @@ typedef size_t (*ttrace_resolve_fn)(void *arg, unsigned tag, uint64_t ident,
 				    uint64_t ts, const char **str);
 
 int ttrace_version_check(const struct ttrace_version *v, const char **why);
+void ttrace_version_init(struct ttrace_version *v);
 const char *ttrace_loss_name(uint32_t reason);
 
 void ttrace_pair_init(struct ttrace_pair_iter *it, const struct ttrace_entry *v,

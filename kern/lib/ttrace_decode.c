@@ -12,6 +12,19 @@
 
 /* ---- version header ------------------------------------------------------ */
 
+/* Zeroes v and fills the fields this code's format fixes: magic, the three
+ * versions, the header and entry sizes. The writer fills the rest. */
+void ttrace_version_init(struct ttrace_version *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->magic = TTRACE_MAGIC;
+	v->header_version = TTRACE_HEADER_VERSION;
+	v->aux_version = TTRACE_AUX_VERSION;
+	v->percpu_version = TTRACE_PERCPU_VERSION;
+	v->header_size = sizeof(*v);
+	v->entry_size = TTRACE_ENTRY_SIZE;
+}
+
 /* The name of a loss reason (enum ttrace_loss_reason), "?" if unknown. */
 const char *ttrace_loss_name(uint32_t reason)
 {

@@ -29,6 +29,7 @@
 #include <ttrace_ctl.h>
 #include <trace_ring.h>
 #include <ttrace_file.h>
+#include <ttrace_decode.h>
 #include <buddy.h>
 #include <cmdline.h>
 #include <init.h>
@@ -335,14 +336,8 @@ void ttrace_fill_version_bounds(struct ttrace_version *v, uint64_t aux_first,
 {
 	const struct ttrace *t = &ttrace_main;
 
-	memset(v, 0, sizeof(*v));
-	v->magic = TTRACE_MAGIC;
-	v->header_version = TTRACE_HEADER_VERSION;
-	v->aux_version = TTRACE_AUX_VERSION;
-	v->percpu_version = TTRACE_PERCPU_VERSION;
-	v->header_size = sizeof(*v);
+	ttrace_version_init(v);
 	v->num_cpus = num_cpus;
-	v->entry_size = sizeof(struct ttrace_entry);
 	v->entries_per_cpu = t->rings[0].mask + 1;
 	v->tsc_hz = tsc_freq_hz;
 	v->tsc_boot = tsc_at_boot;

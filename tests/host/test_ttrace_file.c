@@ -456,14 +456,8 @@ static void gen_events(struct sample *s, struct gen *g)
 static void fill_version(struct ttrace_version *v, const struct sample *s,
 			 const struct gen *g)
 {
-	memset(v, 0, sizeof(*v));
-	v->magic = TTRACE_MAGIC;
-	v->header_version = TTRACE_HEADER_VERSION;
-	v->aux_version = TTRACE_AUX_VERSION;
-	v->percpu_version = TTRACE_PERCPU_VERSION;
-	v->header_size = sizeof(*v);
+	ttrace_version_init(v);
 	v->num_cpus = NCPU;
-	v->entry_size = TTRACE_ENTRY_SIZE;
 	v->entries_per_cpu = NENT;
 	v->tsc_hz = TSC_HZ;
 	v->tsc_boot = TSC_BOOT;
