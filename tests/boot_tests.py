@@ -177,10 +177,13 @@ def run_all(res, only):
                        timeout=60)
     if want("boot_typeahead"):
         # typed before the kernel reads the console: nothing may be lost
-        # (the echo of the typing may interleave with boot messages, so
-        # only the commands' output and the clean poweroff are checked)
+        # (the echo of the typing may interleave with boot messages and
+        # with the prompt, whose "$" and " " can land on either side of
+        # it, so only the commands' output and the clean poweroff are
+        # checked)
         boot_and_check(res, "boot_typeahead", "", 2,
-                       [r"(?:\n|\$ )one\r?\n", r"(?:\n|\$ )two\r?\n"],
+                       [r"(?:\n|\$ ?) ?one\r?\n",
+                        r"(?:\n|\$ ?) ?two\r?\n"],
                        typeahead="echo one\recho two\rpoweroff\r",
                        timeout=60)
     if want("tsc_sync_smp4"):
