@@ -306,10 +306,31 @@ static uint64_t ts_adjust(uint64_t ts, int64_t offset)
 	return ts - off;
 }
 
+/* Fills c->losses (room for c->nruns) in index order, each LOSS run
+ * placed at the (adjusted) timestamp of the first record after it, or at
+ * UINT64_MAX (after everything) when none follows. */
+static void place_losses(struct ttload_cpu *c, int64_t offset)
+{
+	uint64_t unplaced = 0;
+
+	for (uint64_t r = 0; r < c->nruns; r++) {
+		const struct ttload_run *run = &c->runs[r];
+
+		if (run->type == TTRACE_FILE_SEC_LOSS) {
+			c->losses[c->nlosses++] = (struct ttload_loss){
+				UINT64_MAX, run->first, run->count, run->reason };
+			continue;
+		}
+		for (; unplaced < c->nlosses; unplaced++)
+			c->losses[unplaced].ts =
+				ts_adjust(run->entries[0].timestamp, offset);
+	}
+}
+
 static int sort_ring(struct ttload_cpu *c, int64_t offset)
 {
 	struct sort_key *k = malloc((c->slots ? c->slots : 1) * sizeof(*k));
-	uint64_t n, out = 0, next_ts = UINT64_MAX;
+	uint64_t n, out = 0;
 
 	c->sorted = aligned_alloc(TTRACE_ENTRY_SIZE, (c->slots ? c->slots : 1) *
 				  sizeof(*c->sorted));
@@ -318,23 +339,7 @@ static int sort_ring(struct ttload_cpu *c, int64_t offset)
 		free(k);
 		return -1;
 	}
-	for (uint64_t r = c->nruns; r-- > 0;) {
-		const struct ttload_run *run = &c->runs[r];
-
-		if (run->type == TTRACE_FILE_SEC_RECORDS) {
-			next_ts = run->entries[0].timestamp;
-			continue;
-		}
-		c->losses[c->nlosses++] = (struct ttload_loss){
-			next_ts == UINT64_MAX ? next_ts : ts_adjust(next_ts, offset),
-			run->first, run->count, run->reason };
-	}
-	for (uint64_t i = 0; i < c->nlosses / 2; i++) {	/* index order */
-		struct ttload_loss l = c->losses[i];
-
-		c->losses[i] = c->losses[c->nlosses - 1 - i];
-		c->losses[c->nlosses - 1 - i] = l;
-	}
+	place_losses(c, offset);
 	n = event_keys(c, k);
 	qsort(k, n, sizeof(*k), key_cmp);
 	for (uint64_t i = 0; i < n; i++) {

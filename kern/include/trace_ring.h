@@ -280,6 +280,10 @@ void trace_ring_give_up(struct trace_ring_cursor *cur,
 size_t trace_ring_collect(const struct trace_ring *r, uint64_t from,
 			  struct ttrace_entry *out, size_t max,
 			  struct trace_ring_tally *tally);
+typedef bool (*trace_event_fn)(const struct ttrace_entry *e, void *arg);
+
+void trace_ring_each_event(const struct trace_ring *r, struct ttrace_entry *buf,
+			   size_t max, trace_event_fn fn, void *arg);
 size_t trace_ring_replay(struct trace_ring *dst, const struct trace_ring *src,
 			 struct ttrace_entry *buf, size_t max);
 

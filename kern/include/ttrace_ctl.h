@@ -98,6 +98,9 @@ void ttrace_ctl_init(struct ttrace_ctl_state *st,
 		     const struct ttrace_meta_table *meta, uint8_t *enabled,
 		     uint8_t *armed);
 void ttrace_ctl_rearm(struct ttrace_ctl_state *st);
+bool ttrace_ctl_wants(const struct ttrace_ctl_state *st, uint64_t m,
+		      uint32_t id);
+bool ttrace_ctl_any_on(const struct ttrace_ctl_state *st);
 
 bool ttrace_glob_match(const char *pat, const char *s);
 const char *ttrace_ctl_parse(struct ttrace_ctl_cmd *cmd, const char *text,

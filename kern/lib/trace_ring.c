@@ -434,6 +434,56 @@ size_t trace_ring_collect(const struct trace_ring *r, uint64_t from,
 }
 
 /*
+ * Calls fn(e, arg) on every whole event of r (e: its first entry, its
+ * continuations after it), oldest first, up to the head as of the call,
+ * giving slots in flight up at once; stops when fn returns false. buf is
+ * scratch for max entries (more than TTRACE_MAX_CONT). Lock-free, any CPU.
+ */
+void trace_ring_each_event(const struct trace_ring *r, struct ttrace_entry *buf,
+			   size_t max, trace_event_fn fn, void *arg)
+{
+	struct trace_ring_cursor cur = { 0 };
+	struct trace_ring_run run;
+	uint64_t end = trace_ring_head(r);
+	uint32_t k;
+
+	while ((k = trace_ring_read(r, &cur, end, buf, max, &run))) {
+		if (k == TRACE_RUN_BUSY)
+			trace_ring_give_up(&cur, &run);
+		if (k != TRACE_RUN_RECORDS)
+			continue;
+		for (size_t i = 0; i < run.count;
+		     i += 1 + TTRACE_TYPE_NCONT(buf[i].type))
+			if (!fn(&buf[i], arg))
+				return;
+	}
+}
+
+struct replay {
+	struct trace_ring *dst;
+	size_t events;		/* written */
+};
+
+/* Writes event e (first entry and continuations) into the replay's ring,
+ * with all its words and its own timestamp, type and context. */
+static bool replay_one(const struct ttrace_entry *e, void *arg)
+{
+	struct replay *rp = arg;
+	uint64_t args[TTRACE_MAX_ARGS];
+	uint32_t ncont = TTRACE_TYPE_NCONT(e->type), nargs = 0;
+
+	for (uint32_t k = 0; k < TTRACE_ENTRY_ARGS; k++)
+		args[nargs++] = e->data[k];
+	for (uint32_t c = 1; c <= ncont; c++)
+		for (uint32_t k = 0; k < TTRACE_CONT_ARGS; k++)
+			args[nargs++] = e[c].cont[k];
+	rp->events += trace_ring_write_ext(rp->dst, e->timestamp,
+					   e->type & ~TTRACE_TYPE_SEQ_MASK,
+					   e->context, args, nargs);
+	return true;
+}
+
+/*
  * Rewrites every whole event of src, oldest first, into dst through the
  * writer (continuations included: each event keeps all its words, and dst
  * gives it dst's own indices). buf is scratch for max entries (more than
@@ -443,20 +493,8 @@ size_t trace_ring_collect(const struct trace_ring *r, uint64_t from,
 size_t trace_ring_replay(struct trace_ring *dst, const struct trace_ring *src,
 			 struct ttrace_entry *buf, size_t max)
 {
-	size_t n = trace_ring_collect(src, 0, buf, max, NULL), events = 0;
+	struct replay rp = { dst, 0 };
 
-	for (size_t i = 0; i < n; i += 1 + TTRACE_TYPE_NCONT(buf[i].type)) {
-		uint64_t args[TTRACE_MAX_ARGS];
-		uint32_t ncont = TTRACE_TYPE_NCONT(buf[i].type), nargs = 0;
-
-		for (uint32_t k = 0; k < TTRACE_ENTRY_ARGS; k++)
-			args[nargs++] = buf[i].data[k];
-		for (uint32_t c = 1; c <= ncont; c++)
-			for (uint32_t k = 0; k < TTRACE_CONT_ARGS; k++)
-				args[nargs++] = buf[i + c].cont[k];
-		events += trace_ring_write_ext(dst, buf[i].timestamp,
-					       buf[i].type & ~TTRACE_TYPE_SEQ_MASK,
-					       buf[i].context, args, nargs);
-	}
-	return events;
+	trace_ring_each_event(src, buf, max, replay_one, &rp);
+	return rp.events;
 }

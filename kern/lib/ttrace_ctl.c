@@ -70,13 +70,30 @@ void ttrace_ctl_rearm(struct ttrace_ctl_state *st)
 
 	do {
 		m = __atomic_load_n(&st->mask, __ATOMIC_ACQUIRE);
-		for (uint32_t i = 0; i < st->meta->nevents; i++) {
-			unsigned g = st->meta->events[i].group & 63;
-			uint8_t on = (m >> g & 1) && st->enabled[i];
-
-			__atomic_store_n(&st->armed[i], on, __ATOMIC_RELAXED);
-		}
+		for (uint32_t i = 0; i < st->meta->nevents; i++)
+			__atomic_store_n(&st->armed[i],
+					 (uint8_t)ttrace_ctl_wants(st, m, i),
+					 __ATOMIC_RELAXED);
 	} while (m != __atomic_load_n(&st->mask, __ATOMIC_ACQUIRE));
+}
+
+/* Whether event id is on under group mask m and its enable flag: what
+ * its armed byte must be. */
+bool ttrace_ctl_wants(const struct ttrace_ctl_state *st, uint64_t m,
+		      uint32_t id)
+{
+	return (m >> (st->meta->events[id].group & 63) & 1) && st->enabled[id];
+}
+
+/* Whether any event is on (tracing off aside). */
+bool ttrace_ctl_any_on(const struct ttrace_ctl_state *st)
+{
+	uint64_t m = __atomic_load_n(&st->mask, __ATOMIC_ACQUIRE);
+
+	for (uint32_t i = 0; i < st->meta->nevents; i++)
+		if (ttrace_ctl_wants(st, m, i))
+			return true;
+	return false;
 }
 
 /* ---- parsing ------------------------------------------------------------- */

@@ -96,17 +96,7 @@ void ttrace_early_init(void)
 	ttrace_ctx_set(pcpui, TTRACE_CTX_BOOT, 0);
 	ttrace_ctl_init(&t->ctl, &ttrace_meta_builtin, ttrace_enabled,
 			ttrace_armed);
-	ttrace_ctx_live = ttrace_any_on(t);	/* no syscall has run yet */
-}
-
-/* Whether the ctl state turns any event on (armed unless tracing is off). */
-bool ttrace_any_on(const struct ttrace *t)
-{
-	for (uint32_t i = 0; i < t->ctl.meta->nevents; i++)
-		if ((t->ctl.mask >> (t->ctl.meta->events[i].group & 63) & 1) &&
-		    t->ctl.enabled[i])
-			return true;
-	return false;
+	ttrace_ctx_live = ttrace_ctl_any_on(&t->ctl);	/* no syscall yet */
 }
 
 /* The buddy order of a power-of-two size in bytes (at least a page). */

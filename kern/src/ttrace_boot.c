@@ -18,28 +18,30 @@ static const char *phase_name(uint64_t id)
 	return id < BOOT_PHASE_COUNT ? ttrace_boot_phase_names[id] : "?";
 }
 
+struct phases {
+	struct ttrace_entry *out;
+	size_t n, max;
+};
+
+/* Keeps e if it is a boot phase record; false once out is full. */
+static bool keep_phase(const struct ttrace_entry *e, void *arg)
+{
+	struct phases *p = arg;
+
+	if (TTRACE_TYPE_ID(e->type) == TTRACE_EV_BOOT_PHASE)
+		p->out[p->n++] = *e;
+	return p->n < p->max;
+}
+
 /* Collects CPU 0's boot phase records; returns how many. */
 static size_t collect(struct ttrace_entry *out, size_t max)
 {
 	static struct ttrace_entry e[64];
-	struct trace_ring_cursor cur = { 0 };
-	struct trace_ring_run run;
-	size_t n = 0;
-	uint32_t k;
+	struct phases p = { out, 0, max };
 
-	while (n < max && (k = trace_ring_read(ttrace_ring_of(0), &cur,
-					       UINT64_MAX, e, ARRAY_SIZE(e),
-					       &run))) {
-		if (k == TRACE_RUN_BUSY)
-			trace_ring_give_up(&cur, &run);
-		if (k != TRACE_RUN_RECORDS)
-			continue;
-		for (size_t i = 0; i < run.count && n < max;
-		     i += 1 + TTRACE_TYPE_NCONT(e[i].type))
-			if (TTRACE_TYPE_ID(e[i].type) == TTRACE_EV_BOOT_PHASE)
-				out[n++] = e[i];
-	}
-	return n;
+	trace_ring_each_event(ttrace_ring_of(0), e, ARRAY_SIZE(e), keep_phase,
+			      &p);
+	return p.n;
 }
 
 /* Prints the boot profile: one line per phase. Any kernel context. */

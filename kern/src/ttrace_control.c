@@ -128,7 +128,7 @@ static void live_on(void)
  * nothing is on. ctl mutex held. */
 static void live_update(struct ttrace *t)
 {
-	if (t->off_reason || !ttrace_any_on(t))
+	if (t->off_reason || !ttrace_ctl_any_on(&t->ctl))
 		WRITE_ONCE(ttrace_ctx_live, 0);
 }
 
@@ -241,12 +241,8 @@ bool ttrace_armed_consistent(void)
 	bool ok = true;
 
 	ctl_enter(t);
-	for (uint32_t i = 0; i < t->ctl.meta->nevents; i++) {
-		unsigned g = t->ctl.meta->events[i].group & 63;
-
-		ok &= ttrace_armed[i] == ((t->ctl.mask >> g & 1) &&
-					  t->ctl.enabled[i]);
-	}
+	for (uint32_t i = 0; i < t->ctl.meta->nevents; i++)
+		ok &= ttrace_armed[i] == ttrace_ctl_wants(&t->ctl, t->ctl.mask, i);
 	ctl_exit(t);
 	return ok;
 }

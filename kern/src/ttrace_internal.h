@@ -44,7 +44,6 @@ struct ttrace_file_tsc;
 unsigned ttrace_order_for(size_t bytes);
 size_t ttrace_tsc_offsets(struct ttrace_file_tsc *t);
 bool ttrace_armed_consistent(void);
-bool ttrace_any_on(const struct ttrace *t);
 bool ttrace_ring_is_sink(const struct ttrace *t, uint32_t cpu);
 
 /* Ring access for readers (the device): each takes rings_lock for reading. */

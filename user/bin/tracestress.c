@@ -62,26 +62,40 @@ static void ctl(int fd, const char *c)
 		err(1, "ctl: %s", c);
 }
 
+/*
+ * Writes cmds[0..n) to ctl in turn, period_ns apart, until the others are
+ * done, then the closing commands in end[] (NULL-terminated); prints how
+ * many it wrote, as "what: N commands".
+ */
+static int cycle(const char *what, const char *const *cmds, size_t n,
+		 uint64_t period_ns, const char *const *end)
+{
+	int fd = open("/dev/ttrace/ctl", O_WRONLY);
+	long k = 0;
+
+	if (fd < 0)
+		err(1, "/dev/ttrace/ctl");
+	for (; !done(); k++) {
+		ctl(fd, cmds[k % (long)n]);
+		nanosleep(period_ns);
+	}
+	for (; *end; end++)
+		ctl(fd, *end);
+	close(fd);
+	printf("%s: %ld commands\n", what, k);
+	return 0;
+}
+
 static int toggle(void)
 {
 	static const char *const cmds[] = {
 		"disable irq", "enable irq", "setbits 0x4", "clrbits 0x4",
 		"disable syscall_exit", "enable syscall_exit",
 	};
-	int fd = open("/dev/ttrace/ctl", O_WRONLY);
-	long n = 0;
+	static const char *const end[] = { NULL };
 
-	if (fd < 0)
-		err(1, "/dev/ttrace/ctl");
-	for (; !done(); n++) {
-		const char *c = cmds[n % (sizeof(cmds) / sizeof(cmds[0]))];
-
-		ctl(fd, c);
-		nanosleep(5000000);
-	}
-	close(fd);
-	printf("toggle: %ld commands\n", n);
-	return 0;
+	return cycle("toggle", cmds, sizeof(cmds) / sizeof(cmds[0]), 5000000,
+		     end);
 }
 
 static int resize(void)
@@ -90,20 +104,12 @@ static int resize(void)
 		"bufsize 512", "mode saturate", "clear", "mode overwrite",
 		"bufsize 1024", "bufsize 256",
 	};
-	int fd = open("/dev/ttrace/ctl", O_WRONLY);
-	long n = 0;
+	static const char *const end[] = {
+		"mode overwrite", "bufsize 1024", NULL,
+	};
 
-	if (fd < 0)
-		err(1, "/dev/ttrace/ctl");
-	for (; !done(); n++) {
-		ctl(fd, cmds[n % (sizeof(cmds) / sizeof(cmds[0]))]);
-		nanosleep(1000000000ull);
-	}
-	ctl(fd, "mode overwrite");
-	ctl(fd, "bufsize 1024");
-	close(fd);
-	printf("resize: %ld commands\n", n);
-	return 0;
+	return cycle("resize", cmds, sizeof(cmds) / sizeof(cmds[0]),
+		     1000000000ull, end);
 }
 
 /* Reads path to its end in chunks of n bytes; returns the bytes read. */

@@ -37,31 +37,30 @@ static void token_task(void *arg)
 }
 
 #ifdef CONFIG_TTRACE
+struct event_count {
+	uint32_t id;
+	uint64_t kt;
+	uint32_t n;
+};
+
+static bool count_one(const struct ttrace_entry *e, void *arg)
+{
+	struct event_count *ec = arg;
+
+	ec->n += TTRACE_TYPE_ID(e->type) == ec->id && e->data[0] == ec->kt;
+	return true;
+}
+
 /* Counts the events of kind id for kthread id kt in every ring. */
 static uint32_t count_events(uint32_t id, uint64_t kt)
 {
 	static struct ttrace_entry buf[512];
-	uint32_t n = 0;
+	struct event_count ec = { id, kt, 0 };
 
-	for (uint32_t c = 0; c < num_cpus; c++) {
-		struct trace_ring_cursor cur = { 0 };
-		struct trace_ring_run run;
-		uint64_t end = trace_ring_head(ttrace_ring_of(c));
-		uint32_t k;
-
-		while ((k = trace_ring_read(ttrace_ring_of(c), &cur, end,
-					    buf, ARRAY_SIZE(buf), &run))) {
-			if (k == TRACE_RUN_BUSY)
-				trace_ring_give_up(&cur, &run);
-			if (k != TRACE_RUN_RECORDS)
-				continue;
-			for (size_t i = 0; i < run.count;
-			     i += 1 + TTRACE_TYPE_NCONT(buf[i].type))
-				n += TTRACE_TYPE_ID(buf[i].type) == id &&
-				     buf[i].data[0] == kt;
-		}
-	}
-	return n;
+	for (uint32_t c = 0; c < num_cpus; c++)
+		trace_ring_each_event(ttrace_ring_of(c), buf, ARRAY_SIZE(buf),
+				      count_one, &ec);
+	return ec.n;
 }
 
 /* The trace holds each ktask's create, run, and a wake for any block. */
