@@ -26,9 +26,12 @@ TOOLS_HDRS	:= kern/include/ttrace_file.h kern/include/ttrace_format.h \
 		   kern/include/ttrace_aux.h kern/include/tsc_sync.h \
 		   tools/ttload.h
 
-$(BUILD)/tools/ttdecode: tools/ttdecode.c $(TOOLS_LIB_SRCS) $(TOOLS_HDRS)
+# ttdecode's own files: the command table and one file per command family.
+TTDECODE_SRCS	:= tools/ttdecode.c
+
+$(BUILD)/tools/ttdecode: $(TTDECODE_SRCS) $(TOOLS_LIB_SRCS) $(TOOLS_HDRS)
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(TOOLS_CFLAGS) -o $@ tools/ttdecode.c $(TOOLS_LIB_SRCS)
+	$(HOSTCC) $(TOOLS_CFLAGS) -Itools -o $@ $(TTDECODE_SRCS) $(TOOLS_LIB_SRCS)
 
 TOOLS += $(BUILD)/tools/ttdecode
 

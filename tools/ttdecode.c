@@ -213,7 +213,7 @@ static void print_event(struct ttload *t, const struct ttrace_event_view *ev)
 
 	ttrace_format_timed_line(line, sizeof(line), t->version.tsc_hz,
 				 t->version.tsc_boot, &t->meta, ev,
-				 t->has_aux ? ttrace_aux_resolve : NULL, &t->aux);
+				 ttload_resolve, t);
 	printf("%s\n", line);
 }
 
@@ -307,23 +307,53 @@ static int cmd_unwrap(const char *log, const char *outpath)
 	return 0;
 }
 
+static int run_verify(int argc, char **argv)
+{
+	(void)argc;
+	return cmd_verify(argv[0]);
+}
+
+static int run_text(int argc, char **argv)
+{
+	(void)argc;
+	return cmd_text(argv[0]);
+}
+
+static int run_unwrap(int argc, char **argv)
+{
+	(void)argc;
+	return cmd_unwrap(argv[0], argv[1]);
+}
+
+/* The commands: argv[0] is the command's first operand. One line each. */
+static const struct command {
+	const char *name;
+	int nargs;			/* operands required */
+	int (*run)(int argc, char **argv);
+	const char *usage;
+} commands[] = {
+	{ "verify", 1, run_verify, "verify TRACE" },
+	{ "text", 1, run_text, "text TRACE" },
+	{ "unwrap", 2, run_unwrap, "unwrap CONSOLE-LOG OUT" },
+};
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: ttdecode verify TRACE\n"
-			"       ttdecode text TRACE\n"
-			"       ttdecode unwrap CONSOLE-LOG OUT\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(stderr, "%s ttdecode %s\n", i ? "      " : "usage:",
+			commands[i].usage);
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
-	if (argc == 4 && !strcmp(argv[1], "unwrap"))
-		return cmd_unwrap(argv[2], argv[3]);
-	if (argc != 3)
+	if (argc < 2)
 		return usage();
-	if (!strcmp(argv[1], "verify"))
-		return cmd_verify(argv[2]);
-	if (!strcmp(argv[1], "text"))
-		return cmd_text(argv[2]);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name)) {
+			if (argc - 2 < commands[i].nargs)
+				return usage();
+			return commands[i].run(argc - 2, argv + 2);
+		}
 	return usage();
 }

@@ -595,3 +595,13 @@ int ttload_check_ring(const struct ttload *t, uint32_t cpu,
 			return -1;
 	return 0;
 }
+
+size_t ttload_resolve(void *arg, unsigned tag, uint64_t ident, uint64_t ts,
+		      const char **str)
+{
+	struct ttload *t = arg;
+
+	if (!t->has_aux)
+		return 0;
+	return ttrace_aux_resolve(&t->aux, tag, ident, ts, str);
+}

@@ -115,4 +115,13 @@ int ttload_check_ring(const struct ttload *t, uint32_t cpu,
 		      struct ttload_ring_check *rc,
 		      struct ttrace_file_error *err);
 
+/*
+ * The name (aux record of tag/ident, newest at or before ts) an event
+ * refers to, as a ttrace_resolve_fn whose arg is the struct ttload:
+ *	ttrace_format_args(buf, n, e, &ev, ttload_resolve, &t);
+ * Every decoder and exporter looks names up through this one function.
+ */
+size_t ttload_resolve(void *t, unsigned tag, uint64_t ident, uint64_t ts,
+		      const char **str);
+
 #endif /* TTLOAD_H */
