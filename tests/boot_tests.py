@@ -8,7 +8,7 @@ import os
 import re
 import subprocess
 
-from qemu_run import QemuRun, panic_text, accel, ROOT
+from qemu_run import QemuRun, verdict, accel, ROOT
 
 
 def boot_and_check(res, name, cmdline, smp, expect, status=0, accel=None,
@@ -36,16 +36,11 @@ def boot_and_check(res, name, cmdline, smp, expect, status=0, accel=None,
         n = res.add_lines("%s:" % name, log)
         if n == 0 and not why:
             why = "no ktest results"
-    pt = panic_text(log)
     if not why and code is None:
         why = "QEMU did not exit by itself within %d s" % timeout
     if not why and status is not None and code != status:
         why = "QEMU exit status %s, expected %s" % (code, status)
-    if not why and pt and not want_panic:
-        why = "panic"
-    if why:
-        tail = pt or "\n".join(log.splitlines()[-25:])
-        why += "\n--- console ---\n" + tail
+    why = verdict(log, why, want_panic)
     res.add(name, not why, why)
     return log
 
@@ -144,6 +139,23 @@ def check_tsc_skew(log, cpu, asked):
     return ""
 
 
+def ktest_names():
+    """The in-kernel tests' names, from their KTEST_REG lines."""
+    names = []
+    for d, _, files in os.walk(os.path.join(ROOT, "kern")):
+        for f in files:
+            if f.endswith(".c"):
+                names += re.findall(r"^KTEST_REG\((\w+),",
+                                    open(os.path.join(d, f)).read(), re.M)
+    return names
+
+
+def usertest_names():
+    """usertests' test names (helpers, starting with '_', are not tests)."""
+    text = open(os.path.join(ROOT, "user", "usertests.c")).read()
+    return re.findall(r'\{\s*\w+,\s*"([a-z0-9]\w*)"\s*\}', text)
+
+
 def run_all(res, only):
     def want(name):
         return not only or only in name
@@ -210,6 +222,13 @@ def run_all(res, only):
                              timeout=300)
         print("\n".join(l for l in log.splitlines()
                         if l.startswith("scale_") or "tsc: " in l))
+    if only and any(n.startswith(only) for n in ktest_names()):
+        boot_and_check(res, "ktests", "ktests=" + only, 4,
+                       [r"END KTESTS: \d+ passed, 0 failed"], ktests=True)
+    if only and any(only in n for n in usertest_names()):
+        boot_and_check(res, "usertests", 'init="/bin/usertests %s"' % only, 2,
+                       [r"usertests: \d+ passed, 0 failed"], ktests=True,
+                       timeout=600)
     for smp in (1, 4):
         name = "usertests_smp%d" % smp
         if want(name):
@@ -266,12 +285,7 @@ def shell_session(res, name, smp):
     log = run.text
     if not why and code != 0:
         why = "QEMU exit status %s after poweroff, expected 0" % code
-    if not why and panic_text(log):
-        why = "panic"
-    if why:
-        why += "\n--- console ---\n" + (panic_text(log) or
-                                        "\n".join(log.splitlines()[-30:]))
-    res.add(name, not why, why)
+    res.add(name, not why, verdict(log, why))
 
 
 def ps_on_several_cpus(run, smp):

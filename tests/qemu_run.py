@@ -114,6 +114,20 @@ def panic_text(log):
     return "\n".join(log[start:].splitlines()[:40])
 
 
+def verdict(log, why, want_panic=False, lines=30):
+    """The failure reason of a run whose console log is log: why (what the
+    scenario found wrong, "" if nothing), or "panic" if the log holds one
+    it did not want; with the panic text or the console's last lines
+    appended. "" if the run passed."""
+    pt = panic_text(log)
+    if not why and pt and not want_panic:
+        why = "panic"
+    if why:
+        why += "\n--- console ---\n" + (
+            pt or "\n".join(log.splitlines()[-lines:]))
+    return why
+
+
 def accel():
     """kvm or tcg: what scripts/qemu.sh picks on this machine."""
     return subprocess.run(["sh", os.path.join(ROOT, "scripts", "qemu.sh"),

@@ -7,7 +7,11 @@ summary line `N passed, N failed`:
   2. in-kernel tests, booted with `ktests`, whose lines count one each;
   3. boot scenarios (tests/boot_tests.py), one result each;
   4. user tests (when user space exists), through the boot scenarios.
-`make test T=name` runs only the results whose name contains name.
+`make test T=name` runs only the results whose name contains name: whole
+scenarios and host test binaries by their names, and single tests inside
+them: host tests (the name is passed to the binary), ktests (a boot with
+`ktests=name`, which runs those whose name starts with it) and usertests
+(`usertests name`, those whose name contains it).
 """
 import glob
 import os
@@ -54,10 +58,10 @@ def run_host_tests(res):
         if exe.endswith(".d"):
             continue
         name = os.path.basename(exe)
-        if res.only and res.only not in name:
-            continue
+        # a T= that names no whole binary may name tests inside one
+        aim = [res.only] if res.only and res.only not in name else []
         try:
-            p = subprocess.run([exe], capture_output=True, text=True,
+            p = subprocess.run([exe] + aim, capture_output=True, text=True,
                                timeout=300, cwd=ROOT)
         except subprocess.TimeoutExpired:
             res.add(name, False, "timed out after 300 s")

@@ -5,7 +5,7 @@ import os
 import re
 import subprocess
 
-from qemu_run import QemuRun, panic_text, ROOT
+from qemu_run import QemuRun, verdict, ROOT
 
 BUILD = os.path.join(ROOT, "build")
 TTDECODE = os.path.join(BUILD, "tools", "ttdecode")
@@ -42,12 +42,7 @@ class Session:
         os.makedirs(OUT, exist_ok=True)
         with open(os.path.join(OUT, self.name + ".log"), "w") as f:
             f.write(log)
-        if not why and panic_text(log):
-            why = "panic"
-        if why:
-            why += "\n--- console ---\n" + (panic_text(log) or
-                                            "\n".join(log.splitlines()[-30:]))
-        return why
+        return verdict(log, why)
 
 
 def device_scenario(smp):

@@ -2,11 +2,13 @@
  * usertests: the system call test suite, in the style of xv6's usertests.
  *
  *	usertests		run every test, then the leak checks
- *	usertests NAME		run test NAME in this process; exit 0 if it passed
+ *	usertests PATTERN	run the tests whose name contains PATTERN (no
+ *				leak checks), with the same result lines
+ *	usertests -x NAME	run test NAME in this process; exit 0 if it passed
  *
  * Each test is a function that returns if it passed and calls fail() (print
  * the reason, exit 1) if not. The full run starts every test as its own
- * process, `/bin/usertests NAME`, with its stdout on a pipe, so a test that
+ * process, `/bin/usertests -x NAME`, with its stdout on a pipe, so a test that
  * crashes or corrupts its process cannot take the suite down; the first
  * line the test printed is the "why" of its FAILED line:
  *
@@ -1534,21 +1536,28 @@ static const struct test *find_test(const struct test *t, size_t n,
 	return NULL;
 }
 
-/* Runs test or helper name in this process; does not return. */
-static __noreturn void run_here(int argc, char **argv)
+/* Runs test name in this process; does not return. */
+static __noreturn void run_here(const char *name)
 {
-	const struct test *t = find_test(tests, COUNT(tests), argv[1]);
+	const struct test *t = find_test(tests, COUNT(tests), name);
 
 	if (t == NULL)
-		t = find_test(slow_tests, COUNT(slow_tests), argv[1]);
-	if (t) {
-		t->fn();
-		exit(0);
+		t = find_test(slow_tests, COUNT(slow_tests), name);
+	if (t == NULL) {
+		fprintf(stderr, "usertests: no test %s\n", name);
+		exit(2);
 	}
+	t->fn();
+	exit(0);
+}
+
+/* Runs helper argv[1] (a name starting with '_'); does not return. */
+static __noreturn void run_helper(int argc, char **argv)
+{
 	for (size_t i = 0; i < COUNT(helpers); i++)
 		if (strcmp(helpers[i].name, argv[1]) == 0)
 			exit(helpers[i].fn(argc, argv));
-	fprintf(stderr, "usertests: no test %s\n", argv[1]);
+	fprintf(stderr, "usertests: no helper %s\n", argv[1]);
 	exit(2);
 }
 
@@ -1556,7 +1565,7 @@ static __noreturn void run_here(int argc, char **argv)
  * the reason in why (n bytes). */
 static int run_child(const char *name, char *why, size_t n)
 {
-	char *argv[] = { "usertests", (char *)name, NULL };
+	char *argv[] = { "usertests", "-x", (char *)name, NULL };
 	int fds[2], pid, status = -1;
 	char *nl;
 
@@ -1585,15 +1594,19 @@ static int run_child(const char *name, char *why, size_t n)
 	return status != 0;
 }
 
-/* Runs each test of table t (n entries) as a child. Prints every result,
- * or with quiet only failures (marked "second run"). Returns the number of
- * failures; adds passes to *passed. */
-static int run_table(const struct test *t, size_t n, int quiet, int *passed)
+/* Runs each test of table t (n entries) whose name contains pattern (all
+ * if it is NULL) as a child. Prints every result, or with quiet only
+ * failures (marked "second run"). Returns the number of failures; adds
+ * passes to *passed. */
+static int run_table(const struct test *t, size_t n, const char *pattern,
+		     int quiet, int *passed)
 {
 	char why[256];
 	int failed = 0;
 
 	for (size_t i = 0; i < n; i++) {
+		if (pattern && !strstr(t[i].name, pattern))
+			continue;
 		if (run_child(t[i].name, why, sizeof(why)) == 0) {
 			if (!quiet)
 				printf("PASSED [%s]\n", t[i].name);
@@ -1631,22 +1644,41 @@ static int run_all(void)
 	int passed = 0, failed;
 	long before, after;
 
-	failed = run_table(tests, COUNT(tests), 0, &passed);
+	failed = run_table(tests, COUNT(tests), NULL, 0, &passed);
 	before = free_pages();
-	failed += run_table(tests, COUNT(tests), 1, &passed);
+	failed += run_table(tests, COUNT(tests), NULL, 1, &passed);
 	after = free_pages();
 	if (report_leak(before, after))
 		failed++;
 	else
 		passed++;
-	failed += run_table(slow_tests, COUNT(slow_tests), 0, &passed);
+	failed += run_table(slow_tests, COUNT(slow_tests), NULL, 0, &passed);
 	printf("usertests: %d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }
 
+/* The tests whose name contains pattern, as the full run prints them. */
+static int run_matching(const char *pattern)
+{
+	int passed = 0, failed;
+
+	failed = run_table(tests, COUNT(tests), pattern, 0, &passed);
+	failed += run_table(slow_tests, COUNT(slow_tests), pattern, 0, &passed);
+	printf("usertests: %d passed, %d failed\n", passed, failed);
+	return failed != 0 || passed == 0;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc > 1)
-		run_here(argc, argv);
+	if (argc > 1 && argv[1][0] == '_')
+		run_helper(argc, argv);
+	if (argc == 3 && strcmp(argv[1], "-x") == 0)
+		run_here(argv[2]);
+	if (argc == 2)
+		return run_matching(argv[1]);
+	if (argc > 1) {
+		fprintf(stderr, "usage: usertests [PATTERN | -x NAME]\n");
+		return 2;
+	}
 	return run_all();
 }

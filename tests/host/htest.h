@@ -7,7 +7,11 @@
  *
  *	static int test_wrap(void) { HT_CHECK(x == 1); return 0; }
  *	static const struct ht_test tests[] = { {test_wrap, "ring_wrap"}, {0} };
- *	int main(void) { return ht_main(tests); }
+ *	int main(int argc, char **argv) { return ht_main(tests, argc, argv); }
+ *
+ * `test_x PATTERN` runs only the tests whose name contains PATTERN (what
+ * `make test T=PATTERN` passes). ht_rand() is the one random generator of
+ * the tests: seeded by the caller, so a failure can be replayed.
  *
  * Each result is one line, "PASSED [name]" or "FAILED [name] why", the same
  * shape the in-kernel tests print, so one script counts both.
@@ -15,7 +19,9 @@
 #ifndef HTEST_H
 #define HTEST_H
 
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 struct ht_test {
 	int (*fn)(void);
@@ -36,13 +42,27 @@ static char ht_why[512];
 			HT_FAIL("%s:%d: %s", __FILE__, __LINE__, #cond);   \
 	} while (0)
 
-/* Runs every test in the table (ended by a NULL fn); returns 0 when all
- * passed, 1 otherwise, so it can be main's return value. */
-static inline int ht_main(const struct ht_test *tests)
+/* The next value of the xorshift64 generator whose state is *state
+ * (nonzero; it stays nonzero). */
+static inline uint64_t ht_rand(uint64_t *state)
 {
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
+/* Runs every test in the table (ended by a NULL fn) whose name contains
+ * argv[1], or all if there is no argv[1]; returns 0 when all passed, 1
+ * otherwise, so it can be main's return value. */
+static inline int ht_main(const struct ht_test *tests, int argc, char **argv)
+{
+	const char *only = argc > 1 ? argv[1] : NULL;
 	int failed = 0;
 
 	for (const struct ht_test *t = tests; t->fn; t++) {
+		if (only && !strstr(t->name, only))
+			continue;
 		ht_why[0] = 0;
 		if (t->fn() == 0) {
 			printf("PASSED [%s]\n", t->name);

@@ -31,14 +31,6 @@ struct block {
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
-static uint64_t rng_next(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
 static void fx_init(struct fixture *f, uint64_t base, size_t npages)
 {
 	f->base = base;
@@ -119,7 +111,7 @@ static size_t drain_max_order(struct fixture *f)
 static void shuffle(struct block *v, size_t n)
 {
 	for (size_t i = n; i > 1; i--) {
-		size_t j = rng_next() % i;
+		size_t j = ht_rand(&rng_state) % i;
 		struct block t = v[i - 1];
 
 		v[i - 1] = v[j];
@@ -337,15 +329,15 @@ static int test_check_detects_damage(void)
 /* One random step: allocate a random order or free a random live block. */
 static int stress_step(struct fixture *f, struct block *live, size_t *nlive)
 {
-	if (*nlive && (rng_next() % 100 < 45 || *nlive == 4096)) {
-		size_t i = rng_next() % *nlive;
+	if (*nlive && (ht_rand(&rng_state) % 100 < 45 || *nlive == 4096)) {
+		size_t i = ht_rand(&rng_state) % *nlive;
 
 		if (fx_free(f, live[i]) != 0)
 			HT_FAIL("free of live block %ld/%u refused",
 				(long)live[i].pfn, live[i].order);
 		live[i] = live[--*nlive];
 	} else {
-		unsigned order = __builtin_ctzll(rng_next() | (1ull << 40)) %
+		unsigned order = __builtin_ctzll(ht_rand(&rng_state) | (1ull << 40)) %
 				 (BUDDY_MAX_ORDER + 1);
 		int64_t pfn = fx_alloc(f, order);
 
@@ -399,7 +391,7 @@ static const struct ht_test tests[] = {
 	{ 0, 0 },
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
-	return ht_main(tests);
+	return ht_main(tests, argc, argv);
 }

@@ -56,18 +56,12 @@
 #undef strtoull
 #undef strtol
 
-static uint32_t rng_state = 12345;
-
-static unsigned char rng_byte(void)
-{
-	rng_state = rng_state * 1103515245 + 12345;
-	return rng_state >> 16;
-}
+static uint64_t rng_state = 12345;
 
 static void fill_random(unsigned char *p, size_t n)
 {
 	while (n--)
-		*p++ = rng_byte();
+		*p++ = (unsigned char)ht_rand(&rng_state);
 }
 
 static int sign(int v)
@@ -389,7 +383,7 @@ static const struct ht_test tests[] = {
 	{ 0, 0 },
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
-	return ht_main(tests);
+	return ht_main(tests, argc, argv);
 }

@@ -908,14 +908,6 @@ static double now(void)
 	return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
 
-static uint64_t xorshift(uint64_t *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 7;
-	*x ^= *x << 17;
-	return *x;
-}
-
 /*
  * What the race writers put at each logical index (modulo 2^24): the
  * first entry of an event or a continuation, stored before the slot is
@@ -1042,7 +1034,7 @@ static void *race_writer(void *arg)
 	double t0 = now();
 
 	while (!__atomic_load_n(&rc->stop, __ATOMIC_ACQUIRE)) {
-		uint64_t rnd = xorshift(&x), pick = rnd & 63;
+		uint64_t rnd = ht_rand(&x), pick = rnd & 63;
 
 		if (rc->limit && READ_ONCE(rc->r.head) >= rc->limit)
 			break;
@@ -1058,7 +1050,7 @@ static void *race_writer(void *arg)
 		}
 		rnd >>= 6;
 		if (pick < 2)
-			slow_put(rc, 2 + (uint32_t)(rnd % 25), xorshift(&x));
+			slow_put(rc, 2 + (uint32_t)(rnd % 25), ht_rand(&x));
 		else if (pick < 28)
 			race_put(rc, 6 + (uint32_t)(rnd % 21));
 		else
@@ -1609,7 +1601,7 @@ static const struct ht_test tests[] = {
 	{ 0, 0 },
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
-	return ht_main(tests);
+	return ht_main(tests, argc, argv);
 }

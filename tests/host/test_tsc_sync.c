@@ -27,12 +27,8 @@ static uint64_t distance(int64_t got, int64_t want)
 			  : (uint64_t)want - (uint64_t)got;
 }
 
-/* A small deterministic generator, so a failure can be replayed. */
-static uint64_t next_random(uint64_t *state)
-{
-	*state = *state * 6364136223846793005ull + 1442695040888963407ull;
-	return *state >> 33;
-}
+/* A 31-bit random number from htest's generator (seeded, replayable). */
+#define next_random(state)	(ht_rand(state) >> 33)
 
 static int test_init(void)
 {
@@ -342,7 +338,7 @@ static const struct ht_test tests[] = {
 	{ 0, 0 },
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
-	return ht_main(tests);
+	return ht_main(tests, argc, argv);
 }

@@ -435,14 +435,6 @@ static int test_race(void)
 
 static uint64_t rng_state = 88172645463325252ULL;
 
-static uint64_t rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
 /* Walks (and looks up in) a view of len bytes copied to a heap block of
  * exactly that size, so ASan catches any read past it. */
 static void walk_hostile(const uint8_t *bytes, size_t len, uint64_t *recs)
@@ -462,8 +454,8 @@ static void walk_hostile(const uint8_t *bytes, size_t len, uint64_t *recs)
 			sink ^= r.payload[i];
 		(*recs)++;
 	}
-	ttrace_aux_resolve(&v, (unsigned)(rnd() % 10), rnd() % 4, rnd(), &s);
-	ttrace_aux_trim(copy, 0, len, rnd() % (len + 16), &v);
+	ttrace_aux_resolve(&v, (unsigned)(ht_rand(&rng_state) % 10), ht_rand(&rng_state) % 4, ht_rand(&rng_state), &s);
+	ttrace_aux_trim(copy, 0, len, ht_rand(&rng_state) % (len + 16), &v);
 	free(copy);
 }
 
@@ -482,22 +474,22 @@ static int test_hostile(void)
 	HT_CHECK(snapshot(&aux, &v) == 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
-		size_t len = (size_t)(rnd() % sizeof(buf));
+		size_t len = (size_t)(ht_rand(&rng_state) % sizeof(buf));
 
-		if (rnd() & 1) {	/* pure noise, some of it shaped */
+		if (ht_rand(&rng_state) & 1) {	/* pure noise, some of it shaped */
 			for (size_t i = 0; i < len; i++)
-				buf[i] = (uint8_t)rnd();
-			for (size_t i = 0; i + 8 <= len; i += 8 * (1 + rnd() % 8)) {
-				uint64_t path = TTRACE_AUX_PATH(rnd() % 9, 0,
-								rnd() % 200,
-								rnd() & 1);
+				buf[i] = (uint8_t)ht_rand(&rng_state);
+			for (size_t i = 0; i + 8 <= len; i += 8 * (1 + ht_rand(&rng_state) % 8)) {
+				uint64_t path = TTRACE_AUX_PATH(ht_rand(&rng_state) % 9, 0,
+								ht_rand(&rng_state) % 200,
+								ht_rand(&rng_state) & 1);
 				memcpy(buf + i, &path, 8);
 			}
 		} else {		/* a real snapshot, damaged */
 			len = MIN(len, v.len);
 			memcpy(buf, v.data, len);
-			for (int k = (int)(rnd() % 8); k >= 0 && len; k--)
-				buf[rnd() % len] ^= (uint8_t)(1u << (rnd() % 8));
+			for (int k = (int)(ht_rand(&rng_state) % 8); k >= 0 && len; k--)
+				buf[ht_rand(&rng_state) % len] ^= (uint8_t)(1u << (ht_rand(&rng_state) % 8));
 		}
 		walk_hostile(buf, len, &recs);
 		iters++;
@@ -581,7 +573,7 @@ static const struct ht_test tests[] = {
 	{ 0, 0 },
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
-	return ht_main(tests);
+	return ht_main(tests, argc, argv);
 }

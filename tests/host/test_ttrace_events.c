@@ -399,14 +399,6 @@ static int test_blob_semantics(void)
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
 /* Random blobs with a good header and checksum: parse never misbehaves. */
 static int test_blob_fuzz(void)
 {
@@ -416,16 +408,16 @@ static int test_blob_fuzz(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
-		size_t n = 20 + rnd() % 600;
+		size_t n = 20 + ht_rand(&rng) % 600;
 
-		if (rnd() & 1) {
+		if (ht_rand(&rng) & 1) {
 			for (size_t i = 0; i < n; i++)
-				blob[i] = (uint8_t)(rnd() % 4 ? rnd() % 32 : rnd());
+				blob[i] = (uint8_t)(ht_rand(&rng) % 4 ? ht_rand(&rng) % 32 : ht_rand(&rng));
 		} else {
 			n = MIN(n, (size_t)ttrace_meta_blob_size);
 			memcpy(blob, ttrace_meta_blob, n);
 			for (int k = 0; k < 4; k++)
-				blob[rnd() % n] = (uint8_t)rnd();
+				blob[ht_rand(&rng) % n] = (uint8_t)ht_rand(&rng);
 		}
 		memcpy(blob, "TTEM\x01\x00\x10\x00", 8);
 		for (int i = 0; i < 4; i++)
@@ -648,7 +640,7 @@ static const struct ht_test tests[] = {
 	{ 0, 0 },
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
-	return ht_main(tests);
+	return ht_main(tests, argc, argv);
 }

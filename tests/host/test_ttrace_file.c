@@ -2172,14 +2172,6 @@ static int test_live_stream(void)
 
 static uint64_t rng_state;
 
-static uint64_t rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
 /*
  * Loads buf; if it loads, runs everything a decoder would on it, and
  * checks that what was accepted keeps the rules (contiguous runs, seqs at
@@ -2205,12 +2197,12 @@ static int exercise(const uint8_t *buf, size_t len)
 static size_t random_payload(uint8_t *junk, size_t size, uint32_t *type,
 			     uint32_t *cpu)
 {
-	uint64_t pick = rnd() % 10;
-	size_t len = rnd() % size;
+	uint64_t pick = ht_rand(&rng_state) % 10;
+	size_t len = ht_rand(&rng_state) % size;
 
-	*cpu = (uint32_t)(rnd() % NCPU);
+	*cpu = (uint32_t)(ht_rand(&rng_state) % NCPU);
 	if (pick < 4) {		/* a real run with a few bytes changed */
-		const struct ssec *x = &sample.sec[rnd() % sample.nsec];
+		const struct ssec *x = &sample.sec[ht_rand(&rng_state) % sample.nsec];
 
 		*type = x->h.type;
 		*cpu = x->cpu;
@@ -2218,30 +2210,30 @@ static size_t random_payload(uint8_t *junk, size_t size, uint32_t *type,
 		memcpy(junk + RUN_HDR, &sample.pool[x->at],
 		       x->nent * TTRACE_ENTRY_SIZE);
 		len = RUN_HDR + x->nent * TTRACE_ENTRY_SIZE;
-		for (int k = rnd() % 4; k > 0; k--)
-			junk[rnd() % len] = (uint8_t)rnd();
+		for (int k = ht_rand(&rng_state) % 4; k > 0; k--)
+			junk[ht_rand(&rng_state) % len] = (uint8_t)ht_rand(&rng_state);
 		return len;
 	}
 	if (pick < 5) {		/* a LOSS with small random numbers */
-		struct ttrace_file_run h = { .first = rnd() % 200,
-					     .count = rnd() % 100,
+		struct ttrace_file_run h = { .first = ht_rand(&rng_state) % 200,
+					     .count = ht_rand(&rng_state) % 100,
 					     .type = TTRACE_FILE_SEC_LOSS,
-					     .reason = (uint32_t)(rnd() % 6) };
+					     .reason = (uint32_t)(ht_rand(&rng_state) % 6) };
 
 		*type = TTRACE_FILE_SEC_LOSS;
 		memcpy(junk, &h, sizeof(h));
 		return sizeof(h);
 	}
 	*type = pick < 6 ? TTRACE_FILE_SEC_STATS : pick < 7 ? 99 :
-		(uint32_t)(rnd() % 8) + 1;
+		(uint32_t)(ht_rand(&rng_state) % 8) + 1;
 	if (*type == TTRACE_FILE_SEC_END)
 		*type = 100;
 	if (*type == TTRACE_FILE_SEC_STATS)
 		len = sizeof(struct ttrace_file_stats);
-	if (rnd() % 8 == 0)
-		*cpu = (uint32_t)rnd();
+	if (ht_rand(&rng_state) % 8 == 0)
+		*cpu = (uint32_t)ht_rand(&rng_state);
 	for (size_t k = 0; k < len; k++)
-		junk[k] = (uint8_t)rnd();
+		junk[k] = (uint8_t)ht_rand(&rng_state);
 	return len;
 }
 
@@ -2250,13 +2242,13 @@ static void random_sections(struct obuf *o)
 {
 	struct ttrace_file_writer w;
 	static uint8_t junk[POOL * TTRACE_ENTRY_SIZE];
-	int n = (int)(rnd() % 8);
+	int n = (int)(ht_rand(&rng_state) % 8);
 
 	ttrace_file_writer_init(&w, obuf_out, o);
 	ttrace_file_write_header(&w);
 	ttrace_file_write_section(&w, TTRACE_FILE_SEC_VERSION, 0, &sample.v,
 				  sizeof(sample.v));
-	if (rnd() % 8)
+	if (ht_rand(&rng_state) % 8)
 		ttrace_file_write_section(&w, TTRACE_FILE_SEC_META, 0,
 					  sample.meta, sample.meta_len);
 	for (int i = 0; i < n; i++) {
@@ -2273,24 +2265,24 @@ static void random_sections(struct obuf *o)
 static void mutated_sample(struct obuf *o)
 {
 	static struct sample s;
-	uint64_t what = rnd() % 4;
+	uint64_t what = ht_rand(&rng_state) % 4;
 
 	s = sample;
-	for (int k = 1 + rnd() % 3; k > 0; k--) {
+	for (int k = 1 + ht_rand(&rng_state) % 3; k > 0; k--) {
 		if (what == 0) {
-			struct ssec *x = &s.sec[rnd() % s.nsec];
+			struct ssec *x = &s.sec[ht_rand(&rng_state) % s.nsec];
 			uint8_t *p = (uint8_t *)&x->h;
 
-			p[rnd() % 24] ^= (uint8_t)(1u << (rnd() % 8));
+			p[ht_rand(&rng_state) % 24] ^= (uint8_t)(1u << (ht_rand(&rng_state) % 8));
 		} else if (what == 1) {
 			uint8_t *p = (uint8_t *)s.pool;
 
-			p[rnd() % (s.npool * TTRACE_ENTRY_SIZE)] =
-				(uint8_t)rnd();
+			p[ht_rand(&rng_state) % (s.npool * TTRACE_ENTRY_SIZE)] =
+				(uint8_t)ht_rand(&rng_state);
 		} else if (what == 2) {
-			s.sec[rnd() % s.nsec].stype = 99;	/* dropped */
+			s.sec[ht_rand(&rng_state) % s.nsec].stype = 99;	/* dropped */
 		} else {
-			size_t i = rnd() % s.nsec, j = rnd() % s.nsec;
+			size_t i = ht_rand(&rng_state) % s.nsec, j = ht_rand(&rng_state) % s.nsec;
 
 			s.sec[i] = s.sec[j];			/* repeated */
 		}
@@ -2314,21 +2306,21 @@ static int test_fuzz(void)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
 		struct obuf o = { 0 };
-		size_t len = rnd() % (good.len + 64);
+		size_t len = ht_rand(&rng_state) % (good.len + 64);
 		int bad = 0;
 
 		switch (rounds % 4) {
 		case 0:		/* garbage, sometimes behind a real header */
 			for (size_t i = 0; i < len; i++)
-				buf[i] = (uint8_t)rnd();
-			if (rnd() % 2)
+				buf[i] = (uint8_t)ht_rand(&rng_state);
+			if (ht_rand(&rng_state) % 2)
 				memcpy(buf, good.p, MIN(len, 48));
 			bad = exercise(buf, len);
 			break;
 		case 1:		/* a real file with a few random bytes */
 			memcpy(buf, good.p, good.len);
-			for (int k = 1 + rnd() % 4; k > 0; k--)
-				buf[rnd() % good.len] = (uint8_t)rnd();
+			for (int k = 1 + ht_rand(&rng_state) % 4; k > 0; k--)
+				buf[ht_rand(&rng_state) % good.len] = (uint8_t)ht_rand(&rng_state);
 			bad = exercise(buf, good.len);
 			break;
 		case 2:		/* right frames, wrong contents */
@@ -2440,15 +2432,5 @@ static const struct ht_test tests[] = {
 
 int main(int argc, char **argv)
 {
-	if (argc == 2) {	/* write the sample trace for ttdecode */
-		FILE *f = fopen(argv[1], "wb");
-
-		if (good_file() || !f || fwrite(good.p, 1, good.len, f) !=
-		    good.len || fclose(f)) {
-			perror(argv[1]);
-			return 1;
-		}
-		return 0;
-	}
-	return ht_main(tests);
+	return ht_main(tests, argc, argv);
 }

@@ -174,15 +174,6 @@ static int test_arena_realloc(void)
 	return check_free(&a, ARENA_BYTES, 1);
 }
 
-/* Returns the next value of a xorshift generator. */
-static uint32_t next_random(uint32_t *state)
-{
-	*state ^= *state << 13;
-	*state ^= *state >> 17;
-	*state ^= *state << 5;
-	return *state;
-}
-
 /* Random mixes of alloc, free and realloc; every live block keeps a
  * pattern that must survive, and the invariants hold after every step. */
 static int test_arena_random(void)
@@ -190,15 +181,15 @@ static int test_arena_random(void)
 	enum { SLOTS = 64, STEPS = 20000 };
 	static unsigned char *ptr[SLOTS];
 	static size_t len[SLOTS];
-	uint32_t seed = 12345;
+	uint64_t seed = 12345;
 	size_t bytes, blocks;
 	struct arena a;
 
 	arena_init(&a, arena_mem, sizeof(arena_mem));
 	memset(ptr, 0, sizeof(ptr));
 	for (int step = 0; step < STEPS; step++) {
-		int s = (int)(next_random(&seed) % SLOTS);
-		size_t n = next_random(&seed) % (next_random(&seed) % 4 ?
+		int s = (int)(ht_rand(&seed) % SLOTS);
+		size_t n = ht_rand(&seed) % (ht_rand(&seed) % 4 ?
 						 200 : 4000);
 
 		for (size_t i = 0; ptr[s] && i < len[s]; i++)
@@ -443,7 +434,7 @@ static const struct ht_test tests[] = {
 	{ 0 },
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
-	return ht_main(tests);
+	return ht_main(tests, argc, argv);
 }

@@ -7,11 +7,8 @@
  * Nth newline, so head works on endless input.
  */
 #include <err.h>
-#include <fcntl.h>
+#include <linecmd.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #define LINE_MAX	1024
 
@@ -36,46 +33,7 @@ static int head_fd(int fd, const char *name, long nlines)
 	return 0;
 }
 
-/* Returns the line count given by -n's argument s; exits if it is bad. */
-static long parse_count(const char *s)
-{
-	char *end;
-	long n = strtol(s, &end, 10);
-
-	if (*s == 0 || *end != 0 || n < 0) {
-		fprintf(stderr, "head: bad line count '%s'\n", s);
-		exit(1);
-	}
-	return n;
-}
-
 int main(int argc, char **argv)
 {
-	long nlines = 10;
-	int c, status = 0;
-
-	while ((c = getopt(argc, argv, "n:")) != -1) {
-		if (c != 'n') {
-			fprintf(stderr, "usage: head [-n N] [FILE...]\n");
-			return 1;
-		}
-		nlines = parse_count(optarg);
-	}
-	if (optind == argc)
-		return head_fd(STDIN_FILENO, "stdin", nlines) < 0;
-	for (int i = optind; i < argc; i++) {
-		int fd = open(argv[i], O_RDONLY);
-
-		if (argc - optind > 1)
-			printf("%s==> %s <==\n", i > optind ? "\n" : "", argv[i]);
-		if (fd < 0) {
-			warn("%s", argv[i]);
-			status = 1;
-			continue;
-		}
-		if (head_fd(fd, argv[i], nlines) < 0)
-			status = 1;
-		close(fd);
-	}
-	return status;
+	return linecmd_main(argc, argv, "head", head_fd);
 }

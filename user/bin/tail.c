@@ -8,7 +8,7 @@
  * Memory is the libc heap (1 MiB), which bounds N times the line length.
  */
 #include <err.h>
-#include <fcntl.h>
+#include <linecmd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,46 +108,7 @@ static int tail_fd(int fd, const char *name, long nlines)
 	return status;
 }
 
-/* Returns the line count given by -n's argument s; exits if it is bad. */
-static long parse_count(const char *s)
-{
-	char *end;
-	long n = strtol(s, &end, 10);
-
-	if (*s == 0 || *end != 0 || n < 0) {
-		fprintf(stderr, "tail: bad line count '%s'\n", s);
-		exit(1);
-	}
-	return n;
-}
-
 int main(int argc, char **argv)
 {
-	long nlines = 10;
-	int c, status = 0;
-
-	while ((c = getopt(argc, argv, "n:")) != -1) {
-		if (c != 'n') {
-			fprintf(stderr, "usage: tail [-n N] [FILE...]\n");
-			return 1;
-		}
-		nlines = parse_count(optarg);
-	}
-	if (optind == argc)
-		return tail_fd(STDIN_FILENO, "stdin", nlines) < 0;
-	for (int i = optind; i < argc; i++) {
-		int fd = open(argv[i], O_RDONLY);
-
-		if (argc - optind > 1)
-			printf("%s==> %s <==\n", i > optind ? "\n" : "", argv[i]);
-		if (fd < 0) {
-			warn("%s", argv[i]);
-			status = 1;
-			continue;
-		}
-		if (tail_fd(fd, argv[i], nlines) < 0)
-			status = 1;
-		close(fd);
-	}
-	return status;
+	return linecmd_main(argc, argv, "tail", tail_fd);
 }
