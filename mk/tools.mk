@@ -20,6 +20,7 @@ endif
 TOOLS_LIB_SRCS	:= kern/lib/ttrace_file.c kern/lib/ttrace_meta.c \
 		   kern/lib/ttrace_aux.c kern/lib/ttrace_decode.c \
 		   kern/lib/printfmt.c kern/lib/tsc_sync.c kern/lib/cmdline.c \
+		   kern/lib/parse_num.c \
 		   tools/ttload.c
 TOOLS_HDRS	:= kern/include/ttrace_file.h kern/include/ttrace_format.h \
 		   kern/include/ttrace_decode.h kern/include/ttrace_meta.h \

@@ -14,6 +14,7 @@
  */
 #include <cmdline.h>
 #include <compiler.h>
+#include <parse_num.h>
 
 /* A value inside the line: [start, end), quotes not yet removed. */
 struct cmdline_span {
@@ -121,17 +122,6 @@ bool cmdline_get(const char *cmdline, const char *key, char *val, size_t len)
 	return true;
 }
 
-static int digit_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return 99;
-}
-
 /* Returns the shift for a K/M/G suffix, 0 for none, -1 for junk. */
 static int suffix_shift(const char *s)
 {
@@ -153,22 +143,14 @@ static int suffix_shift(const char *s)
  */
 bool cmdline_parse_u64(const char *s, uint64_t *out)
 {
-	unsigned base = 10;
-	uint64_t v = 0;
-	const char *digits;
+	const char *end;
+	uint64_t v;
 	int shift;
 
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-	}
-	for (digits = s; digit_value(*s) < (int)base; s++) {
-		if (v > (UINT64_MAX - digit_value(*s)) / base)
-			return false;
-		v = v * base + digit_value(*s);
-	}
-	shift = suffix_shift(s);
-	if (s == digits || shift < 0 || v > (UINT64_MAX >> shift))
+	if (!parse_u64(s, &end, &v))
+		return false;
+	shift = suffix_shift(end);
+	if (shift < 0 || v > (UINT64_MAX >> shift))
 		return false;
 	*out = v << shift;
 	return true;

@@ -20,6 +20,7 @@
 #pragma GCC optimize("no-tree-loop-distribute-patterns")
 
 #include <compiler.h>
+#include <parse_num.h>
 #include <string.h>
 
 #define WORD_SIZE	sizeof(unsigned long)
@@ -289,24 +290,12 @@ static bool str_is_space(char c)
 	return c == ' ' || (c >= '\t' && c <= '\r');
 }
 
-/* Returns the value of c as a digit in bases up to 36, or 36 if none. */
-static unsigned str_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A' + 10;
-	return 36;
-}
-
 /* Settles the base from a 0x/0 prefix as C specifies; returns where the
  * digits start. "0x" not followed by a hex digit is just the number 0. */
 static const char *str_prefix(const char *p, int *base)
 {
 	bool hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X') &&
-		   str_digit(p[2]) < 16;
+		   parse_digit(p[2]) < 16;
 
 	if ((*base == 0 || *base == 16) && hex) {
 		*base = 16;
@@ -330,8 +319,8 @@ static void str_parse(const char *s, int base, struct str_num *num)
 	if (*p == '+' || *p == '-')
 		num->neg = *p++ == '-';
 	digits = p = str_prefix(p, &base);
-	for (; str_digit(*p) < (unsigned)base; p++) {
-		unsigned d = str_digit(*p);
+	for (; parse_digit(*p) < (unsigned)base; p++) {
+		unsigned d = parse_digit(*p);
 
 		if (num->mag > (~0ULL - d) / base)
 			num->overflow = true;

@@ -4,6 +4,7 @@
  * that it reads the whole command, resolving every name, before it reports
  * success, so a bad command changes nothing.
  */
+#include <parse_num.h>
 #include <printfmt.h>
 #include <string.h>
 
@@ -136,37 +137,6 @@ static const char *ctl_err(struct ttrace_ctl_cmd *cmd, const char *a,
 	return cmd->err;
 }
 
-/* Parses a decimal or 0x-hex u64; false on garbage or overflow. */
-static bool parse_u64(const char *s, uint64_t *out)
-{
-	unsigned base = 10;
-	uint64_t v = 0;
-
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-	}
-	if (!*s)
-		return false;
-	for (; *s; s++) {
-		unsigned d;
-
-		if (*s >= '0' && *s <= '9')
-			d = (unsigned)(*s - '0');
-		else if (base == 16 && *s >= 'a' && *s <= 'f')
-			d = (unsigned)(*s - 'a' + 10);
-		else if (base == 16 && *s >= 'A' && *s <= 'F')
-			d = (unsigned)(*s - 'A' + 10);
-		else
-			return false;
-		if (v > (UINT64_MAX - d) / base)
-			return false;
-		v = v * base + d;
-	}
-	*out = v;
-	return true;
-}
-
 /* Splits line (modified in place) at blanks; returns the token count. */
 static size_t tokenize(char *line, char **tok, size_t max)
 {
@@ -221,11 +191,12 @@ static const char *parse_numbers(struct ttrace_ctl_cmd *cmd, char **tok,
 				 size_t ntok, size_t want)
 {
 	uint64_t v[2] = { 0, 0 };
+	const char *end;
 
 	if (ntok != want + 1)
 		return ctl_err(cmd, tok[0], ": wrong number of arguments", "");
 	for (size_t i = 0; i < want; i++)
-		if (!parse_u64(tok[i + 1], &v[i]))
+		if (!parse_u64(tok[i + 1], &end, &v[i]) || *end)
 			return ctl_err(cmd, "bad number '", tok[i + 1], "'");
 	if (cmd->op == TTRACE_CTL_SETMASK) {
 		cmd->value = v[0];

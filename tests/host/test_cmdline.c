@@ -10,6 +10,7 @@
 
 #include "htest.h"
 #include <cmdline.h>
+#include <parse_num.h>
 
 static char *dup_exact(const char *s)
 {
@@ -263,7 +264,29 @@ static int test_parse_u64(void)
 	return 0;
 }
 
+/* parse_u64, the one number parser under cmdline and ctl: decimal or 0x
+ * hex, no sign, no octal, exact overflow edge, end just past the digits. */
+static int test_parse_num(void)
+{
+	const char *end = NULL;
+	uint64_t v = 7;
+
+	HT_CHECK(parse_u64("010", &end, &v) && v == 10 && *end == 0);
+	HT_CHECK(parse_u64("0x1fZ", &end, &v) && v == 0x1f && *end == 'Z');
+	HT_CHECK(parse_u64("18446744073709551615", NULL, &v) &&
+		 v == UINT64_MAX);
+	v = 7;
+	HT_CHECK(!parse_u64("18446744073709551616", &end, &v) && v == 7);
+	HT_CHECK(!parse_u64("0xffffffffffffffff0", &end, &v) && v == 7);
+	HT_CHECK(!parse_u64("0x", &end, &v) && !parse_u64("", &end, &v));
+	HT_CHECK(!parse_u64("-1", &end, &v) && !parse_u64(" 1", &end, &v));
+	HT_CHECK(parse_digit('z') == 35 && parse_digit('Z') == 35 &&
+		 parse_digit('/') == 36 && parse_digit(':') == 36);
+	return 0;
+}
+
 static const struct ht_test tests[] = {
+	{ test_parse_num, "parse_num" },
 	{ test_example_line, "cmdline_example_line" },
 	{ test_key_matching, "cmdline_key_matching" },
 	{ test_quotes, "cmdline_quotes" },
