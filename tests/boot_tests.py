@@ -257,6 +257,9 @@ SHELL_STEPS = [
     ("usertests _null_write", r"pid \d+ \(usertests\): page fault .*killed"),
     ("echo still alive", r"\nstill alive"),
     ("cat /dev/kmsg | head -n 2", r"ttrace kernel booting"),
+    # the reader goes first: cat ends quietly, as SIGPIPE would end it
+    ("cat /bin/usertests | head -n 1 > /tmp/h1; echo piped",
+     r"echo piped\r?\npiped\r?\n"),
     ("cat /proc/1/status", r"1\s+0\s+\w\s+\d+\s+sh"),
 ]
 
