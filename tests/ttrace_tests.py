@@ -80,6 +80,8 @@ def device_scenario(smp):
                       rb"(mask 0x[0-9a-f]+)\r?\n").group(1)
         if before != after:
             return s.finish("bogus ctl changed %s to %s" % (before, after))
+        # status shows the mask once (ctl has it; stats does not repeat it)
+        s.say("ttrace status | grep -c mask", r"\n1\r?\n")
         # a marker lands in the writer CPU's file (syscall events off
         # meanwhile: reading a full ring makes enough of them to wrap it)
         s.say("echo disable syscall > /dev/ttrace/ctl", r"\n")

@@ -32,7 +32,11 @@ enum kthread_state {
 	KT_RUNNING,
 	KT_SLEEPING,
 	KT_DEAD,
+	KT_NSTATES,
 };
+
+/* The states' names, for people (the trace's aux tag state). */
+extern const char *const kthread_state_names[KT_NSTATES];
 
 struct kthread {
 	uint64_t id;

@@ -251,7 +251,7 @@ int proc_spawn(struct proc *parent, const char *path, int argc,
 	kthread_prepare_user(p->kt, &tf);
 	proc_publish(p, parent);
 	ttrace_name_proc(p->pid, p->name);
-	ttrace_proc_create(p->pid, p->ppid);
+	ttrace_proc_create(p->pid, p->pid, p->ppid);
 	ttrace_proc_exec(p->pid);
 	sched_make_runnable(p->kt);
 	return p->pid;

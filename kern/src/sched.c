@@ -33,6 +33,13 @@
 void swtch(uintptr_t *old_rsp, uintptr_t new_rsp);
 extern char kthread_trampoline[], user_trampoline[];
 
+const char *const kthread_state_names[KT_NSTATES] = {
+	[KT_RUNNABLE] = "runnable",
+	[KT_RUNNING] = "running",
+	[KT_SLEEPING] = "sleeping",
+	[KT_DEAD] = "dead",
+};
+
 static struct spinlock sched_lock = SPINLOCK_INIT("sched");
 static struct kthread *runq_head, *runq_tail;
 #define WAITQ_BITS	8

@@ -161,6 +161,8 @@ static void record_names(void)
 					  syscall_table[i].name);
 	for (uint64_t i = 0; i < BOOT_PHASE_COUNT; i++)
 		ttrace_aux_string(TTRACE_AUX_BOOT_PHASE, i, ttrace_boot_phase_names[i]);
+	for (uint64_t i = 0; i < KT_NSTATES; i++)
+		ttrace_aux_string(TTRACE_AUX_STATE_NAME, i, kthread_state_names[i]);
 }
 
 /* Allocates CPU 0's ring and the aux buffer. Boot CPU, right after

@@ -385,7 +385,7 @@ static void edge_ts(uint32_t cpu, uint64_t *oldest, uint64_t *newest)
 	}
 }
 
-/* Per-CPU counters, aux usage and the mask as text. */
+/* Per-CPU counters and aux usage as text (the mask is the ctl file's). */
 size_t ttrace_stats_text(char *buf, size_t size)
 {
 	uint64_t bytes, aux_size, dropped, oldest, newest;
@@ -404,9 +404,8 @@ size_t ttrace_stats_text(char *buf, size_t size)
 	}
 	if (n < size)
 		n += (size_t)fmt_snprintf(buf + n, size - n,
-			"aux bytes %lu size %lu dropped %lu\nmask 0x%lx\n",
-			bytes, aux_size, dropped,
-			__atomic_load_n(&ttrace_main.ctl.mask, __ATOMIC_RELAXED));
+			"aux bytes %lu size %lu dropped %lu\n",
+			bytes, aux_size, dropped);
 	return MIN(n, size);
 }
 

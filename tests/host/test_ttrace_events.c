@@ -106,7 +106,7 @@ static void fire_all(void)
 	ttrace_page_free(0x1000, 2);
 	ttrace_syscall_enter(3, 4, 5, 6);
 	ttrace_syscall_exit(3, -14);
-	ttrace_proc_create(7, 1);
+	ttrace_proc_create(7, 7, 1);
 	ttrace_proc_exec(7);
 	ttrace_proc_exit(7, -1);
 	ttrace_user_marker(8);
@@ -480,13 +480,14 @@ static const char *const expect_lines[] = {
 	"1002 cpu1 sys:sh[7]:read syscall_exit: read = -14",
 	"1004 cpu0 kt:idle?thread proc_exit: pid=sh status=-1",
 	"1006 cpu0 irq:14/d2 exception: vector=14 error=0x2 rip=0xffff800000100000",
-	"1008 cpu0 trap:[9]:14 sched_switch: prev=#9 next=sh prev_state=1",
+	"1008 cpu0 trap:[9]:14 sched_switch: prev=#9 next=sh prev_state=running",
 	"1010 cpu0 boot:early boot_phase: early arg=0x10",
 	"1012 cpu3 idle test_wide: seq=0 sum=0x1 w2=2 w3=3 w4=4 w5=5 w6=6 w7=7 "
 	"w8=8 w9=9 w10=10 w11=11 w12=12",
 	"1014 cpu3 idle test_wide: seq=0 sum=0x1 w2=2 w3=3 w4=4 w5=5 w6=6 w7=7 "
 	"w8=8 w9=9 w10=10 w11=11 w12=? (incomplete)",
 	"1016 cpu0 ctx9:0x5 event#200: 0x1 0x2 0x3 0x4 0x5",
+	"1018 cpu0 kt:idle?thread proc_create: pid=7 name=sh parent=1",
 };
 
 static void write_events(struct trace_ring *r)
@@ -518,6 +519,9 @@ static void write_events(struct trace_ring *r)
 						  TTRACE_CTX_IDLE, 0, 0, 3),
 			     0, wide, 13);
 	trace_ring_write(r, 1016, TTRACE_TYPE(200, 9, 0, 0, 0), 5, 1, 2, 3, 4, 5);
+	trace_ring_write(r, 1018, TTRACE_TYPE(TTRACE_EV_PROC_CREATE,
+					      TTRACE_CTX_KTASK, 0, 0, 0),
+			 2, 7, 7, 1, 0, 0);
 }
 
 static int test_format_lines(void)
@@ -537,10 +541,11 @@ static int test_format_lines(void)
 	name(&aux, TTRACE_AUX_PROC_NAME, 7, "sh");
 	name(&aux, TTRACE_AUX_KTHREAD_NAME, 2, "idle\x01thread");
 	name(&aux, TTRACE_AUX_BOOT_PHASE, 1, "early");
+	name(&aux, TTRACE_AUX_STATE_NAME, 1, "running");	/* KT_RUNNING */
 	HT_CHECK(ttrace_aux_snapshot(&aux, NULL, aux_snap, sizeof(aux_snap), &v) == 0);
 	write_events(&r);
 	n = trace_ring_collect(&r, 0, copy, 64, NULL);
-	HT_CHECK(n == 13);
+	HT_CHECK(n == 14);
 	copy[11].timestamp = TTRACE_TS_INVALID;	/* lose the 2nd wide's last cont */
 	ttrace_pair_init(&it, copy, n);
 	while (ttrace_pair_next(&it, &ev)) {
