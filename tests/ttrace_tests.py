@@ -3,6 +3,7 @@ trace to the host: typed into the shell as a person would, checked on the
 console, and, for saved traces, checked on the host with ttdecode."""
 import os
 import re
+import socket
 import subprocess
 
 from qemu_run import QemuRun, panic_text, ROOT
@@ -363,6 +364,21 @@ def pull_trace(sock, out):
     return ""
 
 
+def qmp_quit(sock):
+    """Ends QEMU through its QMP socket (a hung guest cannot power off)."""
+    try:
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(30)
+            s.connect(sock)
+            s.recv(4096)
+            s.sendall(b'{"execute": "qmp_capabilities"}\n'
+                      b'{"execute": "quit"}\n')
+            while s.recv(4096):
+                pass
+    except OSError:
+        pass
+
+
 def pull_hung():
     """make pull, from a running guest and then from one hung with
     interrupts off on every CPU (ctl `hang`): both files verify; the hung
@@ -392,8 +408,11 @@ def pull_hung():
                 if not re.search(r"cpu%d \S+ irq_enter: vector=241" % c,
                                  text):
                     why = "cpu%d: no irq_enter of the hang IPI" % c
+                    break
     except TimeoutError as e:
         why = str(e)
+    qmp_quit(sock)
+    s.run.wait(timeout=60)
     s.run.close()
     with open(os.path.join(OUT, "pull.log"), "w") as f:
         f.write(s.run.text)
