@@ -135,7 +135,8 @@ $(BUILD)/ttrace.iso: $(BUILD)/kernel.bin $(INITRAMFS) scripts/mkiso.sh
 
 iso: $(BUILD)/ttrace.iso
 run: $(BUILD)/ttrace.iso
-	sh scripts/qemu.sh --iso $(BUILD)/ttrace.iso --interactive
+	sh scripts/qemu.sh --iso $(BUILD)/ttrace.iso --interactive \
+		--qmp $(BUILD)/qemu-mon.sock
 gdb: $(BUILD)/kernel.bin $(INITRAMFS)
 	sh scripts/qemu.sh --kernel $(BUILD)/kernel.bin --cmdline "$(CMDLINE)" \
 		--initrd $(INITRAMFS) --gdb & \
@@ -169,6 +170,13 @@ stream: $(BUILD)/kernel.bin $(INITRAMFS) tools
 	$(BUILD)/tools/ttdecode verify $(BUILD)/stream.ttr | tail -3
 .PHONY: stream
 
+# --- the trace out of a running or hung guest (`make run` elsewhere) -------
+# Reads guest memory through QEMU's QMP socket: no guest code runs.
+pull: $(BUILD)/tools/ttpull $(BUILD)/tools/ttdecode
+	NM=$(NM) $(PY) scripts/pull -o $(BUILD)/pull.ttr
+	$(BUILD)/tools/ttdecode verify $(BUILD)/pull.ttr | tail -3
+.PHONY: pull
+
 # --- benchmark: exact guest instruction counts and host-CPU cycles --------
 # scripts/bench.py says what each figure is; docs/benchmarks.md the rest.
 $(BUILD)/plugins/ttinsn.so: plugins/ttinsn.c kern/include/abi/insn_mark.h
@@ -196,6 +204,7 @@ help:
 	@echo "make bench      tracer costs: exact guest instructions, host cycles, LTTng and ftrace beside; $(BUILD)/bench.json"
 	@echo "make trace CMD='ls -l /bin'  run CMD in the guest, save its trace to $(BUILD)/trace.ttr"
 	@echo "make stream CMD='tracestress burst 60000'  stream the trace to $(BUILD)/stream.ttr while CMD runs"
+	@echo "make pull       while make run runs (or hangs): its trace out of guest memory to $(BUILD)/pull.ttr"
 	@echo "make clean      remove $(BUILD)/"
 .PHONY: help
 

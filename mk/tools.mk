@@ -60,3 +60,23 @@ $(BUILD)/tools/ttlttng: tools/lttng/ttlttng.c tools/lttng/ttlttng_tp.h
 	@mkdir -p $(dir $@)
 	$(HOSTCC) -std=gnu11 -O2 -Wall -Wextra -I$(LTTNG_INC) -Itools/lttng \
 		-o $@ tools/lttng/ttlttng.c -llttng-ust -ldl
+
+# The host half of `make pull` (docs/pull.md): memory dumps of a guest to a
+# trace file, through the kernel's own ring reader and image writer.
+TTPULL_LIB_SRCS	:= kern/lib/ttrace_pull.c kern/lib/ttrace_image.c \
+		   kern/lib/trace_ring.c kern/lib/ttrace_file.c \
+		   kern/lib/ttrace_decode.c kern/lib/ttrace_meta.c \
+		   kern/lib/ttrace_aux.c kern/lib/printfmt.c
+$(BUILD)/tools/ttpull: tools/ttpull.c $(TTPULL_LIB_SRCS) \
+		kern/include/ttrace_pull.h kern/include/ttrace_root.h \
+		kern/include/ttrace_image.h $(TOOLS_HDRS)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(TOOLS_CFLAGS) -o $@ tools/ttpull.c $(TTPULL_LIB_SRCS)
+
+TOOLS += $(BUILD)/tools/ttpull
+
+# The pull's host test loads what it writes with tools/ttload.c.
+$(BUILD)/host/test_ttrace_pull: tests/host/test_ttrace_pull.c $(LIB_SRCS) \
+		tools/ttload.c $(TOOLS_HDRS) | $(GEN)/config.h
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOSTCFLAGS) -Itools -o $@ $< $(LIB_SRCS) tools/ttload.c

@@ -18,7 +18,8 @@ INITRAMFS = os.path.join(ROOT, "build", "initramfs.cpio")
 
 class QemuRun:
     def __init__(self, cmdline="", smp=4, mem="512M", accel=None, timeout=120,
-                 iso=None, initrd=None, extra=(), hostout=None, kernel=None):
+                 iso=None, initrd=None, extra=(), hostout=None, kernel=None,
+                 qmp=None):
         env = dict(os.environ, SMP=str(smp), MEM=mem)
         if accel:
             env["ACCEL"] = accel
@@ -30,6 +31,8 @@ class QemuRun:
         args += ["--timeout", str(timeout)]
         if hostout:
             args += ["--hostout", hostout]
+        if qmp:
+            args += ["--qmp", qmp]
         if extra:
             args += ["--"] + list(extra)
         self.deadline = time.monotonic() + timeout

@@ -3,6 +3,7 @@ trace to the host: typed into the shell as a person would, checked on the
 console, and, for saved traces, checked on the host with ttdecode."""
 import os
 import re
+import socket
 import subprocess
 
 from qemu_run import QemuRun, verdict, ROOT
@@ -16,11 +17,11 @@ class Session:
     """One boot with the shell; say() types a line and waits for a regex."""
 
     def __init__(self, smp, hostout=None, timeout=240, cmdline="",
-                 mem="512M", name=None):
+                 mem="512M", name=None, qmp=None):
         self.smp = smp
         self.name = name or "session-smp%d" % smp
         self.run = QemuRun(cmdline=cmdline, smp=smp, timeout=timeout,
-                           hostout=hostout, mem=mem)
+                           hostout=hostout, mem=mem, qmp=qmp)
 
     def say(self, line, want, timeout=60):
         self.run.expect(r"\$ ", timeout=timeout)
@@ -347,6 +348,76 @@ def stream():
     return ""
 
 
+def pull_trace(sock, out):
+    """scripts/pull through QMP socket sock into out; returns why it
+    failed, or ""."""
+    if os.path.exists(out):
+        os.remove(out)
+    p = subprocess.run([os.path.join(ROOT, "scripts", "pull"), "-m", sock,
+                        "-o", out], capture_output=True, text=True,
+                       timeout=300)
+    if p.returncode != 0:
+        return "scripts/pull: %s%s" % (p.stdout[-800:], p.stderr[-800:])
+    return ""
+
+
+def qmp_quit(sock):
+    """Ends QEMU through its QMP socket (a hung guest cannot power off)."""
+    try:
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(30)
+            s.connect(sock)
+            s.recv(4096)
+            s.sendall(b'{"execute": "qmp_capabilities"}\n'
+                      b'{"execute": "quit"}\n')
+            while s.recv(4096):
+                pass
+    except OSError:
+        pass
+
+
+def pull_hung():
+    """make pull, from a running guest and then from one hung with
+    interrupts off on every CPU (ctl `hang`): both files verify; the hung
+    one has records from every CPU, the marker written just before the
+    hang, and each other CPU's entry into the IPI that stopped it."""
+    os.makedirs(OUT, exist_ok=True)
+    sock = os.path.join(OUT, "pull-qmp.sock")
+    live = os.path.join(OUT, "pull-live.ttr")
+    hung = os.path.join(OUT, "pull-hung.ttr")
+    s = Session(4, name="pull", qmp=sock)
+    why = ""
+    try:
+        s.say("ls /bin > /tmp/x; echo live-words > /dev/ttrace/marker; "
+              "echo ready=$?", r"ready=0")
+        why = pull_trace(sock, live) or verify_trace(
+            live, 1, r"user_marker: live-words")
+        if not why:
+            s.say("echo still-here=$?", r"still-here=0")   # it went on
+            s.say("echo last-words > /dev/ttrace/marker; "
+                  "echo hang > /dev/ttrace/ctl",
+                  r"ttrace: hang: stopping every CPU")
+            why = pull_trace(sock, hung) or verify_trace(
+                hung, 4, r"user_marker: last-words")
+        if not why:
+            text = ttdecode("text", hung).stdout
+            for c in range(1, 4):
+                if not re.search(r"cpu%d \S+ irq_enter: vector=241" % c,
+                                 text):
+                    why = "cpu%d: no irq_enter of the hang IPI" % c
+                    break
+    except TimeoutError as e:
+        why = str(e)
+    qmp_quit(sock)
+    s.run.wait(timeout=60)
+    s.run.close()
+    with open(os.path.join(OUT, "pull.log"), "w") as f:
+        f.write(s.run.text)
+    if not why and panic_text(s.run.text):
+        why = "panic:\n" + panic_text(s.run.text)
+    return why
+
+
 def run_all(res, only):
     def want(name):
         return not only or only in name
@@ -361,6 +432,7 @@ def run_all(res, only):
                      ("ttrace_lifecycle", lifecycle),
                      ("ttrace_oom_boot", oom_boot),
                      ("ttrace_stream", stream),
+                     ("ttrace_pull_hung", pull_hung),
                      ("ttrace_stress_smp4",
                       lambda: stress("stress", 4, 24, 2, [])),
                      ("ttrace_soak_smp4",

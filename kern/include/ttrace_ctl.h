@@ -36,6 +36,8 @@
  *				here; the kernel refuses what it cannot
  *				allocate (above 8192 on x86_64), naming its
  *				limit
+ *	hang			for testing `make pull`: stop every CPU
+ *				for good, interrupts off (docs/pull.md)
  * Numbers are decimal or 0x hex. ttrace_ctl_parse() parses the whole
  * command before anything changes; on error it returns a message (with the
  * usage) and nothing changes. ttrace_ctl_apply() then does the mask and
@@ -69,6 +71,7 @@ enum ttrace_ctl_op {
 	TTRACE_CTL_CLEAR,
 	TTRACE_CTL_MODE,
 	TTRACE_CTL_BUFSIZE,
+	TTRACE_CTL_HANG,
 };
 
 /* A parsed command. */

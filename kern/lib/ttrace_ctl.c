@@ -15,7 +15,7 @@
 static const char ctl_usage[] =
 	"usage: enable NAME... | disable NAME... | setmask VALUE MASK | "
 	"setbits BITS | clrbits BITS | clear | mode overwrite|saturate | "
-	"bufsize KB";
+	"bufsize KB | hang";
 
 /* ---- mask and armed bytes ------------------------------------------------ */
 
@@ -272,6 +272,10 @@ const char *ttrace_ctl_parse(struct ttrace_ctl_cmd *cmd, const char *text,
 	if (!strcmp(tok[0], "clear")) {
 		cmd->op = TTRACE_CTL_CLEAR;
 		return ntok == 1 ? NULL : ctl_err(cmd, "clear takes no arguments", "", "");
+	}
+	if (!strcmp(tok[0], "hang")) {
+		cmd->op = TTRACE_CTL_HANG;
+		return ntok == 1 ? NULL : ctl_err(cmd, "hang takes no arguments", "", "");
 	}
 	return ctl_err(cmd, "unknown command '", tok[0], "'");
 }

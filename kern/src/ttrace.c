@@ -97,6 +97,7 @@ void ttrace_early_init(void)
 	ttrace_ctl_init(&t->ctl, &ttrace_meta_builtin, ttrace_enabled,
 			ttrace_armed);
 	ttrace_ctx_live = ttrace_ctl_any_on(&t->ctl);	/* no syscall yet */
+	ttrace_root_update();
 }
 
 /* The buddy order of a power-of-two size in bytes (at least a page). */
@@ -134,6 +135,7 @@ static bool ring_alloc(struct ttrace *t, uint32_t cpu)
 		return false;
 	trace_ring_init(&t->rings[cpu], mem, (size_t)PGSIZE << t->ring_order,
 			(enum trace_ring_mode)t->rings[0].mode);
+	ttrace_root_update();
 	return true;
 }
 

@@ -201,6 +201,7 @@ static const char *resize_rings(struct ttrace *t, uint64_t kb)
 			return "bufsize: out of memory (old rings kept)";
 		}
 	ttrace_suspend(t);
+	ttrace_root_begin();
 	for (uint32_t c = 0; c < num_cpus; c++) {
 		struct trace_ring *r = &t->rings[c];
 		uint64_t head = r->head;
@@ -210,6 +211,7 @@ static const char *resize_rings(struct ttrace *t, uint64_t kb)
 				(enum trace_ring_mode)r->mode);
 		trace_ring_restart(r, head);
 	}
+	ttrace_root_end();
 	t->ring_order = order;
 	t->off_reason = NULL;
 	ttrace_resume(t);
@@ -301,6 +303,8 @@ static const char *apply(struct ttrace *t, const struct ttrace_ctl_cmd *cmd)
 		return NULL;
 	case TTRACE_CTL_BUFSIZE:
 		return resize_rings(t, cmd->value);
+	case TTRACE_CTL_HANG:
+		ttrace_hang();
 	default:
 		if (t->off_reason)
 			return t->off_reason;

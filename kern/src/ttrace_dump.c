@@ -16,7 +16,7 @@
 #include <ttrace.h>
 #include <ttrace_aux.h>
 #include <ttrace_file.h>
-#include <trace_ring.h>
+#include <ttrace_image.h>
 #include <cmdline.h>
 #include <console.h>
 #include <init.h>
@@ -58,86 +58,22 @@ static int to_console(void *arg, const void *buf, uint64_t len)
 	return 0;
 }
 
-/* AUX: the counters, then the bytes from first to last (two pieces when
- * they wrap around the end of the buffer). */
-static void write_aux(struct ttrace_file_writer *w, const struct ttrace_aux *a)
-{
-	struct ttrace_file_aux hdr = { a->first, a->last };
-	uint64_t len = a->last - a->first;
-	uint64_t off = a->first & a->mask;
-	uint64_t part = MIN(len, a->size - off);
-
-	ttrace_file_section_begin(w, TTRACE_FILE_SEC_AUX, 0, sizeof(hdr) + len);
-	ttrace_file_section_data(w, &hdr, sizeof(hdr));
-	ttrace_file_section_data(w, a->buf + off, part);
-	ttrace_file_section_data(w, a->buf, len - part);
-	ttrace_file_section_end(w);
-}
-
-/* Writes cpu's records as RECORDS and LOSS sections, straight from the
- * ring: the writers are stopped, so a slot in flight stays so: lost. */
-static void write_ring(struct ttrace_file_writer *w, uint32_t cpu)
-{
-	static struct ttrace_entry buf[DUMP_ENTRIES];
-	const struct trace_ring *r = ttrace_ring_of(cpu);
-	struct trace_ring_cursor cur;
-	struct trace_ring_run run;
-	uint64_t end = trace_ring_head(r);
-	uint32_t k;
-
-	trace_ring_cursor_oldest(r, &cur);
-	while ((k = trace_ring_read(r, &cur, end, buf, DUMP_ENTRIES, &run))) {
-		struct ttrace_file_run hdr;
-
-		if (k == TRACE_RUN_BUSY)
-			trace_ring_give_up(&cur, &run);
-		ttrace_file_run_init(&hdr, k == TRACE_RUN_RECORDS, run.first,
-				     run.count, run.reason);
-		ttrace_file_section_begin(w, hdr.type, cpu, sizeof(hdr) +
-			(k == TRACE_RUN_RECORDS ? run.count * sizeof(*buf) : 0));
-		ttrace_file_section_data(w, &hdr, sizeof(hdr));
-		if (k == TRACE_RUN_RECORDS)
-			ttrace_file_section_data(w, buf, run.count * sizeof(*buf));
-		ttrace_file_section_end(w);
-	}
-}
-
-static void write_rings(struct ttrace_file_writer *w)
-{
-	for (uint32_t c = 0; c < num_cpus; c++) {
-		struct trace_ring_stats st;
-		struct ttrace_file_stats fs;
-
-		write_ring(w, c);
-		trace_ring_stats(ttrace_ring_of(c), &st);
-		fs.written = st.written;
-		fs.overwritten = st.overwritten;
-		fs.dropped = st.dropped;
-		ttrace_file_write_section(w, TTRACE_FILE_SEC_STATS, c, &fs, sizeof(fs));
-	}
-}
-
-static void write_tsc(struct ttrace_file_writer *w)
-{
-	struct ttrace_file_tsc t[CONFIG_MAX_NUM_CPUS];
-
-	ttrace_file_write_section(w, TTRACE_FILE_SEC_TSC, 0, t,
-				  ttrace_tsc_offsets(t));
-}
-
+/* The whole trace, straight from the rings and aux (the writers are
+ * stopped, so a slot in flight stays so: declared lost). */
 static void write_trace(struct ttrace_file_writer *w, const struct ttrace_aux *a)
 {
-	struct ttrace_version v;
+	static struct ttrace_entry buf[DUMP_ENTRIES];
+	struct ttrace_file_tsc tsc[CONFIG_MAX_NUM_CPUS];
+	struct ttrace_image img = {
+		.meta = ttrace_meta_blob,
+		.rings = ttrace_ring_of(0),
+		.aux = a,
+		.tsc = tsc,
+	};
 
-	ttrace_fill_version_bounds(&v, a->first, a->last);
-	ttrace_file_write_header(w);
-	ttrace_file_write_section(w, TTRACE_FILE_SEC_VERSION, 0, &v, sizeof(v));
-	ttrace_file_write_section(w, TTRACE_FILE_SEC_META, 0, ttrace_meta_blob,
-				  ttrace_meta_blob_size);
-	write_rings(w);
-	write_aux(w, a);
-	write_tsc(w);
-	ttrace_file_write_end(w);
+	ttrace_fill_version_bounds(&img.version, a->first, a->last);
+	ttrace_tsc_offsets(tsc);
+	ttrace_image_write(w, &img, buf, DUMP_ENTRIES);
 }
 
 /* Called by panic() once the other CPUs are stopped. */

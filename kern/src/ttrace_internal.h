@@ -55,4 +55,10 @@ void ttrace_ring_oldest(uint32_t cpu, struct trace_ring_cursor *cur);
 void ttrace_ring_get_stats(uint32_t cpu, struct trace_ring_stats *st);
 uint64_t ttrace_ring_bytes(void);
 
+/* The root record for pulls from outside (ttrace_root.c). */
+void ttrace_root_begin(void);
+void ttrace_root_end(void);
+void ttrace_root_update(void);
+__noreturn void ttrace_hang(void);
+
 #endif /* TTRACE_INTERNAL_H */

@@ -166,6 +166,8 @@ static int test_commands(void)
 		 cmd.mode == TTRACE_MODE_OVERWRITE);
 	HT_CHECK(ttrace_ctl_parse(&cmd, "bufsize 2048", 12, &meta) == NULL &&
 		 cmd.op == TTRACE_CTL_BUFSIZE && cmd.value == 2048);
+	HT_CHECK(ttrace_ctl_parse(&cmd, "hang\n", 5, &meta) == NULL &&
+		 cmd.op == TTRACE_CTL_HANG);
 	/* text need not be NUL terminated: only len bytes count */
 	HT_CHECK(ttrace_ctl_parse(&cmd, "clearXYZ", 5, &meta) == NULL);
 	return 0;
@@ -176,7 +178,7 @@ static const char *const bad[] = {
 	"enable irq nosuch",		/* irq must not be applied */
 	"enable mm\nclear", "setmask 1", "setmask 0x1 zz", "setmask 1 2 3",
 	"setbits", "setbits 18446744073709551616", "setbits -1", "setbits 0x",
-	"setbits 0xg", "clrbits 1 2", "clear now", "mode", "mode fast",
+	"setbits 0xg", "clrbits 1 2", "clear now", "hang now", "mode", "mode fast",
 	"mode overwrite saturate", "bufsize 3", "bufsize 0", "bufsize 2",
 	"bufsize 2097152", "bufsize 2048 1", "bufsize 1k", "enable \x01irq",
 	"enable irq\xff", "Enable irq",
