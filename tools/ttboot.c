@@ -37,30 +37,31 @@ static int64_t event_id(const struct ttload *t, const char *name)
 	return -1;
 }
 
-/* Whether e (a whole event of CPU cpu) is a boot phase record; if so fills
- * m's name, arg and start. */
+/* Whether ev (an event of CPU cpu) is a whole boot phase record; if so
+ * fills m's name, arg and start. */
 static bool as_mark(const struct ttload *t, const struct boot_ids *ids,
-		    uint32_t cpu, const struct ttrace_entry *e,
+		    uint32_t cpu, const struct ttrace_event_view *ev,
 		    struct ttboot_phase *m)
 {
-	uint32_t id = TTRACE_TYPE_ID(e->type);
+	bool at = ev->id == ids->at;
 	int64_t off = t->tsc ? t->tsc[cpu].offset : 0;
 	const char *s;
 	size_t n;
 
-	if (id != ids->phase && id != ids->at)
+	if ((ev->id != ids->phase && !at) || ev->nwords < (at ? 3u : 2u))
 		return false;
 	m->cpu = cpu;
-	m->arg = id == ids->at ? e->data[2] : e->data[1];
+	m->arg = ev->args[at ? 2 : 1];
 	/* the at-TSC was read on this CPU's clock; the loader has already
 	 * moved the record's timestamp onto CPU 0's */
-	m->start = id == ids->at ? e->data[1] - (uint64_t)off : e->timestamp;
-	n = ttload_resolve((void *)t, TTRACE_AUX_BOOT_PHASE, e->data[0],
-			   e->timestamp, &s);
+	m->start = at ? ev->args[1] - (uint64_t)off : ev->timestamp;
+	n = ttload_resolve((void *)t, TTRACE_AUX_BOOT_PHASE, ev->args[0],
+			   ev->timestamp, &s);
 	if (n)
 		snprintf(m->name, sizeof(m->name), "%.*s", (int)n, s);
 	else
-		snprintf(m->name, sizeof(m->name), "phase#%llu", ull(e->data[0]));
+		snprintf(m->name, sizeof(m->name), "phase#%llu",
+			 ull(ev->args[0]));
 	return true;
 }
 
@@ -109,21 +110,19 @@ static void add_phase(struct ttboot *p, uint32_t cpu, const char *name,
 static uint64_t collect(struct ttboot *p, const struct ttload *t,
 			const struct boot_ids *ids)
 {
+	struct ttrace_event_view ev;
+	struct ttrace_pair_iter it;
 	uint64_t last = 0;
 
 	for (uint32_t c = 0; c < p->ncpus; c++) {
-		const struct ttload_cpu *cpu = &t->cpus[c];
-
-		for (uint64_t i = 0; i < cpu->nsorted; i++) {
+		ttrace_pair_init(&it, t->cpus[c].sorted, t->cpus[c].nsorted);
+		while (ttrace_pair_next(&it, &ev)) {
 			struct ttboot_phase *m = &p->phases[p->nphases];
 
-			if (TTRACE_TYPE_NCONT(cpu->sorted[i].type) == 0 &&
-			    as_mark(t, ids, c, &cpu->sorted[i], m) &&
-			    note_mark(p, m))
+			if (as_mark(t, ids, c, &ev, m) && note_mark(p, m))
 				p->nphases++;
+			last = MAX(last, ev.timestamp);
 		}
-		if (cpu->nsorted)
-			last = MAX(last, cpu->sorted[cpu->nsorted - 1].timestamp);
 	}
 	return last;
 }
