@@ -359,9 +359,12 @@ void ttboot_print_json(const struct ttboot *p, FILE *f)
 		fprintf(f, "%s\n    {\"cpu\": %u, \"name\": \"", i ? "," : "",
 			ph->cpu);
 		put_escaped(f, ph->name, true);
+		/* the duration from the rounded ends, so that start plus
+		 * duration is the next phase's start to the nanosecond */
 		fprintf(f, "\", \"arg\": %llu, \"start_ns\": %llu, "
 			"\"duration_ns\": %llu, \"share\": %.4f}", ull(ph->arg),
-			ull(ns(p, ph->start)), ull(ns(p, ph->end - ph->start)),
+			ull(ns(p, ph->start)),
+			ull(ns(p, ph->end) - ns(p, ph->start)),
 			share(p, ph->end - ph->start) / 100.0);
 	}
 	fprintf(f, "\n  ]\n}\n");
