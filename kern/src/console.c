@@ -134,7 +134,7 @@ static void note_shell_ready(void)
 {
 	static bool reached;
 
-	if (!atomic_swap(&reached, true))
+	if (!READ_ONCE(reached) && !atomic_swap(&reached, true))
 		ttrace_boot_phase(BOOT_PHASE_SHELL_READY, 0);
 }
 
