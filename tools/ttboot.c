@@ -5,6 +5,7 @@
  *	ttdecode boot TRACE			the table
  *	ttdecode boot TRACE --json		the same as JSON
  *	ttdecode boot TRACE --svg OUT.svg	and a timeline, a lane per CPU
+ *						(tools/ttboot_svg.c)
  *
  * The profile is computed in three steps: every boot phase record of every
  * CPU becomes a mark (its name from the aux buffer, its start the record's
@@ -147,23 +148,26 @@ static uint64_t lane_end(const struct ttboot *p, uint32_t cpu)
 }
 
 /* Adds the phases before the first record: firmware+loader on CPU 0 (if
- * the entry TSC is known) and each AP's ap_wake (if its SIPI is). */
+ * the entry TSC is known) and each AP's ap_wake (if its SIPI is), then
+ * sorts the phases by CPU and start. */
 static void add_prefixes(struct ttboot *p)
 {
 	size_t n = p->nphases;
 
+	qsort(p->phases, n, sizeof(*p->phases), by_cpu_start);
 	if (p->has_entry)
 		add_phase(p, 0, "firmware+loader", 0, 0);
-	for (uint32_t c = 1; c < p->ncpus; c++) {
-		uint64_t first = UINT64_MAX;
+	for (size_t i = 0; i < n; i++) {
+		const struct ttboot_phase *first = &p->phases[i];
+		const struct ttboot_ap *ap = &p->aps[first->cpu];
 
-		for (size_t i = 0; i < n; i++)
-			if (p->phases[i].cpu == c)
-				first = MIN(first, p->phases[i].start);
-		if (p->aps[c].has_sipi && first != UINT64_MAX &&
-		    p->aps[c].sipi <= first)
-			add_phase(p, c, "ap_wake", c, p->aps[c].sipi);
+		if (i > 0 && p->phases[i - 1].cpu == first->cpu)
+			continue;	/* not its CPU's first phase */
+		if (first->cpu > 0 && ap->has_sipi && ap->sipi <= first->start)
+			add_phase(p, first->cpu, "ap_wake", first->cpu,
+				  ap->sipi);
 	}
+	qsort(p->phases, p->nphases, sizeof(*p->phases), by_cpu_start);
 }
 
 /* Ends each phase where its CPU's next one starts, or at the CPU's end;
@@ -192,7 +196,7 @@ static void close_phases(struct ttboot *p)
 /*
  * Computes the boot profile of the loaded trace t into p (free it with
  * ttboot_free). Returns 0, or -1 with *why set when the trace has no boot
- * phase at all (or memory is short).
+ * phase at all, no TSC frequency, or memory is short.
  */
 int ttboot_compute(struct ttboot *p, const struct ttload *t,
 		   const char **why)
@@ -202,6 +206,10 @@ int ttboot_compute(struct ttboot *p, const struct ttload *t,
 	uint64_t n = 0, last;
 
 	memset(p, 0, sizeof(*p));
+	if (!t->version.tsc_hz) {
+		*why = "the trace has no TSC frequency (tsc_hz 0): no times";
+		return -1;
+	}
 	p->tsc_hz = t->version.tsc_hz;
 	p->ncpus = t->version.num_cpus;
 	for (uint32_t c = 0; c < p->ncpus; c++)
@@ -221,7 +229,6 @@ int ttboot_compute(struct ttboot *p, const struct ttload *t,
 	}
 	p->end = p->has_prompt ? p->prompt : last;
 	add_prefixes(p);
-	qsort(p->phases, p->nphases, sizeof(*p->phases), by_cpu_start);
 	close_phases(p);
 	return 0;
 }
@@ -241,7 +248,8 @@ static uint64_t ns(const struct ttboot *p, uint64_t ticks)
 	return ttrace_ticks_to_ns(ticks, p->tsc_hz);
 }
 
-static double ms(const struct ttboot *p, uint64_t ticks)
+/* ticks (since power-on) in milliseconds. */
+double ttboot_ms(const struct ttboot *p, uint64_t ticks)
 {
 	return (double)ns(p, ticks) / 1e6;
 }
@@ -255,7 +263,7 @@ static double share(const struct ttboot *p, uint64_t ticks)
 void ttboot_print_text(const struct ttboot *p, FILE *f)
 {
 	fprintf(f, "boot profile: %u cpus, %.3f ms from power-on to %s\n",
-		p->ncpus, ms(p, p->end),
+		p->ncpus, ttboot_ms(p, p->end),
 		p->has_prompt ? "the shell prompt" :
 		"the last record (no shell prompt in the trace)");
 	fprintf(f, "cpu phase              arg   start ms    took ms  share\n");
@@ -263,37 +271,39 @@ void ttboot_print_text(const struct ttboot *p, FILE *f)
 		const struct ttboot_phase *ph = &p->phases[i];
 
 		fprintf(f, "%3u %-16s %5llu %10.3f %10.3f %5.1f%%\n", ph->cpu,
-			ph->name, ull(ph->arg), ms(p, ph->start),
-			ms(p, ph->end - ph->start),
+			ph->name, ull(ph->arg), ttboot_ms(p, ph->start),
+			ttboot_ms(p, ph->end - ph->start),
 			share(p, ph->end - ph->start));
 	}
 	fprintf(f, "cpu 0's phases cover %.3f of %.3f ms (%.1f%%)%s\n",
-		ms(p, p->covered), ms(p, p->end), share(p, p->covered),
+		ttboot_ms(p, p->covered), ttboot_ms(p, p->end), share(p, p->covered),
 		p->has_entry ? "" : "; no entry TSC: firmware+loader unknown");
 	for (uint32_t c = 1; c < p->ncpus; c++) {
 		const struct ttboot_ap *ap = &p->aps[c];
 
 		if (ap->has_sipi && ap->has_online)
 			fprintf(f, "cpu %u bring-up (SIPI to online): %.3f ms\n",
-				c, ms(p, ap->online - ap->sipi));
+				c, ttboot_ms(p, ap->online - ap->sipi));
 		else
 			fprintf(f, "cpu %u bring-up: %s\n", c, ap->has_sipi ?
 				"never online" : "no SIPI recorded");
 	}
 	if (p->has_first_process)
 		fprintf(f, "first user process at %.3f ms\n",
-			ms(p, p->first_process));
+			ttboot_ms(p, p->first_process));
 	else
 		fprintf(f, "first user process: not in the trace\n");
 	if (p->has_prompt)
-		fprintf(f, "shell prompt at %.3f ms\n", ms(p, p->prompt));
+		fprintf(f, "shell prompt at %.3f ms\n", ttboot_ms(p, p->prompt));
 	else
 		fprintf(f, "shell prompt: not in the trace\n");
 }
 
-/* Prints s as a JSON string or XML text (quote: JSON), escaped. */
-static void put_escaped(FILE *f, const char *s, bool json)
+/* Prints s escaped as the inside of a JSON string or as XML text. */
+void ttboot_put_escaped(FILE *f, const char *s, enum ttboot_escape how)
 {
+	bool json = how == TTBOOT_JSON;
+
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
@@ -358,7 +368,7 @@ void ttboot_print_json(const struct ttboot *p, FILE *f)
 
 		fprintf(f, "%s\n    {\"cpu\": %u, \"name\": \"", i ? "," : "",
 			ph->cpu);
-		put_escaped(f, ph->name, true);
+		ttboot_put_escaped(f, ph->name, TTBOOT_JSON);
 		/* the duration from the rounded ends, so that start plus
 		 * duration is the next phase's start to the nanosecond */
 		fprintf(f, "\", \"arg\": %llu, \"start_ns\": %llu, "
@@ -368,109 +378,6 @@ void ttboot_print_json(const struct ttboot *p, FILE *f)
 			share(p, ph->end - ph->start) / 100.0);
 	}
 	fprintf(f, "\n  ]\n}\n");
-}
-
-/* ---- the SVG timeline ------------------------------------------------------ */
-
-#define SVG_W		1200.0		/* the time axis, pixels */
-#define SVG_LEFT	70.0		/* lane labels */
-#define SVG_TOP		40.0		/* the axis */
-#define SVG_LANE	44.0
-#define SVG_BAR		30.0
-
-static double svg_x(const struct ttboot *p, uint64_t ticks)
-{
-	return SVG_LEFT + (p->end ? SVG_W * (double)ticks / (double)p->end : 0);
-}
-
-/* A colour per phase name, stable across runs. */
-static unsigned svg_hue(const char *name)
-{
-	unsigned h = 2166136261u;
-
-	for (; *name; name++)
-		h = (h ^ (unsigned char)*name) * 16777619u;
-	return h % 360;
-}
-
-static void svg_phase(const struct ttboot *p, const struct ttboot_phase *ph,
-		      FILE *f)
-{
-	double x = svg_x(p, ph->start), w = svg_x(p, ph->end) - x;
-	double y = SVG_TOP + ph->cpu * SVG_LANE + (SVG_LANE - SVG_BAR) / 2;
-
-	fprintf(f, "<g><title>cpu%u ", ph->cpu);
-	put_escaped(f, ph->name, false);
-	fprintf(f, " %llu: %.3f ms at %.3f ms</title>\n", ull(ph->arg),
-		ms(p, ph->end - ph->start), ms(p, ph->start));
-	fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.0f\" "
-		"fill=\"hsl(%u,60%%,70%%)\" stroke=\"#333\" stroke-width=\"0.5\"/>\n",
-		x, y, w < 0.5 ? 0.5 : w, SVG_BAR, svg_hue(ph->name));
-	if (w >= 7.0 * (double)strlen(ph->name)) {	/* the label fits */
-		fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" font-size=\"11\">",
-			x + 2, y + SVG_BAR / 2 + 4);
-		put_escaped(f, ph->name, false);
-		fprintf(f, "</text>\n");
-	}
-	fprintf(f, "</g>\n");
-}
-
-/* A vertical line across every lane at ticks, labelled. */
-static void svg_milestone(const struct ttboot *p, FILE *f, uint64_t ticks,
-			  const char *label, double height)
-{
-	double x = svg_x(p, ticks);
-
-	fprintf(f, "<line x1=\"%.2f\" y1=\"%.0f\" x2=\"%.2f\" y2=\"%.2f\" "
-		"stroke=\"#c00\" stroke-dasharray=\"4 2\"/>\n", x, SVG_TOP - 6,
-		x, height);
-	fprintf(f, "<text x=\"%.2f\" y=\"%.0f\" font-size=\"10\" fill=\"#c00\" "
-		"text-anchor=\"end\">%s %.1f ms</text>\n", x - 2, SVG_TOP - 8,
-		label, ms(p, ticks));
-}
-
-static void svg_axis(const struct ttboot *p, FILE *f, double height)
-{
-	double total = ms(p, p->end);
-	double step = 1;
-
-	while (total / step > 10)
-		step *= total / step > 50 ? 10 : 2;
-	for (double t = 0; t <= total; t += step) {
-		double x = SVG_LEFT + (total > 0 ? SVG_W * t / total : 0);
-
-		fprintf(f, "<line x1=\"%.2f\" y1=\"%.0f\" x2=\"%.2f\" y2=\"%.2f\" "
-			"stroke=\"#ddd\"/>\n<text x=\"%.2f\" y=\"%.2f\" "
-			"font-size=\"10\" text-anchor=\"middle\">%g ms</text>\n",
-			x, SVG_TOP, x, height, x, height + 12, t);
-	}
-}
-
-/* The timeline: one lane per CPU, phases as labelled rectangles (each
- * with a tooltip), the first process and the prompt as lines. */
-void ttboot_print_svg(const struct ttboot *p, FILE *f)
-{
-	double height = SVG_TOP + p->ncpus * SVG_LANE;
-
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-		"height=\"%.0f\" font-family=\"sans-serif\">\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-		"<text x=\"4\" y=\"14\" font-size=\"13\">boot profile: %.3f ms "
-		"from power-on to %s</text>\n", SVG_LEFT + SVG_W + 20,
-		height + 24, ms(p, p->end),
-		p->has_prompt ? "the shell prompt" : "the last record");
-	svg_axis(p, f, height);
-	for (uint32_t c = 0; c < p->ncpus; c++)
-		fprintf(f, "<text x=\"4\" y=\"%.2f\" font-size=\"12\">CPU %u"
-			"</text>\n", SVG_TOP + c * SVG_LANE + SVG_LANE / 2 + 4, c);
-	for (size_t i = 0; i < p->nphases; i++)
-		svg_phase(p, &p->phases[i], f);
-	if (p->has_first_process)
-		svg_milestone(p, f, p->first_process, "first process", height);
-	if (p->has_prompt)
-		svg_milestone(p, f, p->prompt, "prompt", height);
-	fprintf(f, "</svg>\n");
 }
 
 /* ---- the command ------------------------------------------------------------ */

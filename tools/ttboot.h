@@ -57,6 +57,8 @@ struct ttboot {
 	uint64_t covered;		/* CPU 0's phases, together */
 };
 
+enum ttboot_escape { TTBOOT_JSON, TTBOOT_XML };
+
 int ttboot_compute(struct ttboot *p, const struct ttload *t,
 		   const char **why);
 void ttboot_free(struct ttboot *p);
@@ -64,5 +66,7 @@ void ttboot_print_text(const struct ttboot *p, FILE *f);
 void ttboot_print_json(const struct ttboot *p, FILE *f);
 void ttboot_print_svg(const struct ttboot *p, FILE *f);
 int ttboot_run(int argc, char **argv);
+double ttboot_ms(const struct ttboot *p, uint64_t ticks);
+void ttboot_put_escaped(FILE *f, const char *s, enum ttboot_escape how);
 
 #endif /* TTBOOT_H */

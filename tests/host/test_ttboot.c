@@ -83,6 +83,7 @@ struct bt {
 	uint8_t meta[2048];
 	size_t meta_len;
 	int64_t offset[NCPU];		/* TSC section, if any is non-zero */
+	uint64_t tsc_hz;		/* the version header's */
 	struct { uint8_t *p; size_t len, cap; } o;
 };
 
@@ -95,6 +96,7 @@ static void bt_init(void)
 		trace_ring_init(&bt.ring[c], bt.mem[c], sizeof(bt.mem[c]),
 				TRACE_RING_OVERWRITE);
 	ttrace_aux_init(&bt.aux, bt.aux_mem, AUX_SIZE);
+	bt.tsc_hz = 1000000000ULL;
 	bt.meta_len = ttrace_meta_serialise(&table, bt.meta, sizeof(bt.meta));
 	for (uint64_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		uint64_t pos;
@@ -237,7 +239,7 @@ static void fill_version(struct ttrace_version *v)
 	ttrace_version_init(v);
 	v->num_cpus = NCPU;
 	v->entries_per_cpu = NENT;
-	v->tsc_hz = 1000000000ULL;
+	v->tsc_hz = bt.tsc_hz;
 	v->tsc_boot = 120;
 	v->aux_size = AUX_SIZE;
 	v->aux_mask = AUX_SIZE - 1;
@@ -478,6 +480,23 @@ static int test_no_phases(void)
 	return 0;
 }
 
+/* A trace without a TSC frequency has no times: an error, not a crash. */
+static int test_no_tsc_hz(void)
+{
+	const char *why = NULL;
+	struct ttload t;
+	struct ttboot p;
+
+	bt_init();
+	bt.tsc_hz = 0;
+	full_boot(0);
+	HT_CHECK(bt_load(&t) == 0);
+	HT_CHECK(ttboot_compute(&p, &t, &why) < 0);
+	HT_CHECK(why && strstr(why, "tsc_hz 0"));
+	ttload_free(&t);
+	return 0;
+}
+
 /* Prints p with fn into a string (free it). */
 static char *print(void (*fn)(const struct ttboot *, FILE *),
 		   const struct ttboot *p)
@@ -546,6 +565,7 @@ static const struct ht_test tests[] = {
 	{ test_missing_aps, "ttboot_missing_aps" },
 	{ test_tsc_offsets, "ttboot_tsc_offsets" },
 	{ test_no_phases, "ttboot_no_phases" },
+	{ test_no_tsc_hz, "ttboot_no_tsc_hz" },
 	{ test_output, "ttboot_output" },
 	{ NULL, NULL },
 };
