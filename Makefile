@@ -163,6 +163,18 @@ trace: $(BUILD)/kernel.bin $(INITRAMFS) tools
 		$(BUILD)/trace.ttr "$(CMD)"
 .PHONY: trace
 
+# --- the boot profile: a trace saved at the shell prompt, profiled -------
+# docs/boot-profile.md. build/bootprof.ttr, .svg (a timeline) and .json.
+bootprof: $(BUILD)/kernel.bin $(INITRAMFS) tools
+	PY=$(PY) sh scripts/trace.sh $(BUILD)/kernel.bin $(INITRAMFS) \
+		$(BUILD)/bootprof.ttr "" boot
+	$(BUILD)/tools/ttdecode boot $(BUILD)/bootprof.ttr \
+		--svg $(BUILD)/bootprof.svg
+	$(BUILD)/tools/ttdecode boot $(BUILD)/bootprof.ttr --json \
+		> $(BUILD)/bootprof.json
+	@echo "bootprof: $(BUILD)/bootprof.svg $(BUILD)/bootprof.json"
+.PHONY: bootprof
+
 # --- a trace streamed to the host while a program runs -------------------
 stream: $(BUILD)/kernel.bin $(INITRAMFS) tools
 	PY=$(PY) sh scripts/trace.sh $(BUILD)/kernel.bin $(INITRAMFS) \
@@ -203,6 +215,7 @@ help:
 	@echo "make gdb        boot halted under QEMU's gdbstub and attach gdb"
 	@echo "make bench      tracer costs: exact guest instructions, host cycles, LTTng and ftrace beside; $(BUILD)/bench.json"
 	@echo "make trace CMD='ls -l /bin'  run CMD in the guest, save its trace to $(BUILD)/trace.ttr"
+	@echo "make bootprof   boot, save the trace at the shell prompt, print its boot profile ($(BUILD)/bootprof.svg, .json)"
 	@echo "make stream CMD='tracestress burst 60000'  stream the trace to $(BUILD)/stream.ttr while CMD runs"
 	@echo "make pull       while make run runs (or hangs): its trace out of guest memory to $(BUILD)/pull.ttr"
 	@echo "make clean      remove $(BUILD)/"

@@ -25,10 +25,10 @@ TOOLS_LIB_SRCS	:= kern/lib/ttrace_file.c kern/lib/ttrace_meta.c \
 TOOLS_HDRS	:= kern/include/ttrace_file.h kern/include/ttrace_format.h \
 		   kern/include/ttrace_decode.h kern/include/ttrace_meta.h \
 		   kern/include/ttrace_aux.h kern/include/tsc_sync.h \
-		   tools/ttload.h
+		   tools/ttload.h tools/ttboot.h
 
 # ttdecode's own files: the command table and one file per command family.
-TTDECODE_SRCS	:= tools/ttdecode.c
+TTDECODE_SRCS	:= tools/ttdecode.c tools/ttboot.c tools/ttboot_svg.c
 
 $(BUILD)/tools/ttdecode: $(TTDECODE_SRCS) $(TOOLS_LIB_SRCS) $(TOOLS_HDRS)
 	@mkdir -p $(dir $@)
@@ -41,6 +41,14 @@ $(BUILD)/host/test_ttrace_file: tests/host/test_ttrace_file.c $(LIB_SRCS) \
 		tools/ttload.c $(TOOLS_HDRS) | $(GEN)/config.h
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOSTCFLAGS) -Itools -o $@ $< $(LIB_SRCS) tools/ttload.c
+
+# The boot profile's host test builds traces and computes their profiles.
+$(BUILD)/host/test_ttboot: tests/host/test_ttboot.c $(LIB_SRCS) \
+		tools/ttload.c tools/ttboot.c tools/ttboot_svg.c $(TOOLS_HDRS) \
+		| $(GEN)/config.h
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOSTCFLAGS) -Itools -o $@ $< $(LIB_SRCS) tools/ttload.c \
+		tools/ttboot.c tools/ttboot_svg.c
 
 # The host half of `make bench`: the kernel's fast-path code timed on this
 # CPU (tools/ttbench.c explains why).

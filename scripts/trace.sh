@@ -5,17 +5,20 @@
 #   save (make trace): clears the trace, runs COMMAND (a shell command
 #        line), saves the trace;
 #   stream (make stream): `ttrace stream -- COMMAND` (a program and its
-#        arguments), draining the rings into the file while it runs.
+#        arguments), draining the rings into the file while it runs;
+#   boot (make bootprof): saves the trace as it is at the shell prompt,
+#        the boot's records included (COMMAND unused).
 # Prints the CRC-32 the guest computed and the one of the file that landed,
 # which must agree.
 set -e
 kernel=$1 initramfs=$2 out=$3 cmd=$4 mode=${5:-save}
-[ -n "$cmd" ] || { echo "usage: make $mode CMD='command'" >&2; exit 2; }
+[ -n "$cmd" ] || [ "$mode" = boot ] || { echo "usage: make $mode CMD='command'" >&2; exit 2; }
 rm -f "$out" "$out.log"
 case $mode in
 save)	printf 'ttrace clear\r%s\rttrace save /dev/host/out\rpoweroff\r' "$cmd" ;;
 stream)	printf 'ttrace stream -o /dev/host/out -- %s\rpoweroff\r' "$cmd" ;;
-*)	echo "trace.sh: mode save or stream" >&2; exit 2 ;;
+boot)	printf 'ttrace save /dev/host/out\rpoweroff\r' ;;
+*)	echo "trace.sh: mode save, stream or boot" >&2; exit 2 ;;
 esac |
 	sh "$(dirname "$0")/qemu.sh" --kernel "$kernel" --initrd "$initramfs" \
 		--hostout "$out" --timeout 300 > "$out.log" 2>&1 || true

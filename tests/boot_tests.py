@@ -54,18 +54,18 @@ def check_boot_log(res, name, log, smp):
 
 
 PHASE = re.compile(r"boot phase (\w+)\s+(\d+) at\s+(\d+) us took\s+(\d+) us")
-BOOT_ORDER = ["kmain", "memory", "ttrace", "tsc", "acpi", "apic", "smp"]
+BOOT_ORDER = ["entry", "kmain", "memory", "ttrace", "tsc", "acpi", "apic", "smp"]
 
 
 def check_boot_profile(res, log, smp):
-    """The boot phases come out of the trace in boot order, each AP's start
-    and online in pairs, with plausible durations."""
+    """The boot phases come out of the trace in boot order, each AP's start,
+    SIPI and online in turn, with plausible durations."""
     phases = [(m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4)))
               for m in PHASE.finditer(log)]
     names = [p[0] for p in phases]
     aps = [(n, a) for n, a, _, _ in phases if n.startswith("ap_")]
     want_aps = [(n, c) for c in range(1, smp)
-                for n in ("ap_start", "ap_online")]
+                for n in ("ap_start", "ap_sipi", "ap_online")]
     why = ""
     if names[:len(BOOT_ORDER)] != BOOT_ORDER:
         why = "phases %s, expected to start with %s" % (names, BOOT_ORDER)

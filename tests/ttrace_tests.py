@@ -162,6 +162,56 @@ def panic_dump(via_host):
     return verify_trace(out, 1, r"boot_phase: devices")
 
 
+def boot_profile():
+    """make bootprof's path: a 4-CPU boot saved at the shell prompt, its
+    profile (ttdecode boot --json) adding up to the boot within 5%, every
+    AP with a bring-up latency, the firmware's time, the first process
+    before the prompt, and the SVG timeline well-formed XML."""
+    import json
+    import xml.etree.ElementTree as ET
+    os.makedirs(OUT, exist_ok=True)
+    out = os.path.join(OUT, "bootprof.ttr")
+    svg = os.path.join(OUT, "bootprof.svg")
+    p = subprocess.run(["sh", os.path.join(ROOT, "scripts", "trace.sh"),
+                        os.path.join(BUILD, "kernel.bin"),
+                        os.path.join(BUILD, "initramfs.cpio"), out, "",
+                        "boot"], capture_output=True, text=True,
+                       timeout=400, env=dict(os.environ, SMP="4"))
+    if p.returncode != 0:
+        return "trace.sh: %s %s" % (p.stdout[-1500:], p.stderr[-500:])
+    why = verify_trace(out, 4)
+    if why:
+        return why
+    b = ttdecode("boot", out, "--json", "--svg", svg)
+    if b.returncode != 0:
+        return "ttdecode boot: " + b.stderr
+    prof = json.loads(b.stdout)
+    boot = prof["boot_ns"]
+    cpu0 = [ph for ph in prof["phases"] if ph["cpu"] == 0]
+    total = sum(ph["duration_ns"] for ph in cpu0)
+    firmware = [ph for ph in cpu0 if ph["name"] == "firmware+loader"]
+    aps = {ap["cpu"]: ap["bringup_ns"] for ap in prof["aps"]}
+    first, prompt = prof["first_process_ns"], prof["shell_prompt_ns"]
+    gaps = [(a["name"], b["name"]) for a, b in zip(cpu0, cpu0[1:])
+            if a["start_ns"] + a["duration_ns"] != b["start_ns"]]
+    if prompt is None or first is None or not 0 < first < prompt:
+        return "first process %s, prompt %s" % (first, prompt)
+    if boot != prompt or abs(total - boot) > 0.05 * boot:
+        return "cpu 0's phases sum to %d ns, the boot took %d" % (total, boot)
+    if gaps:
+        return "cpu 0's phases not contiguous at %s" % gaps
+    if not firmware or firmware[0]["duration_ns"] <= 0:
+        return "no firmware+loader time: %s" % cpu0[:2]
+    if sorted(aps) != [1, 2, 3] or not all(aps.values()):
+        return "AP bring-up latencies %s" % aps
+    root = ET.parse(svg).getroot()
+    if root.tag != "{http://www.w3.org/2000/svg}svg" or \
+            len(root.findall(".//{http://www.w3.org/2000/svg}rect")) <= \
+            len(prof["phases"]):
+        return "the SVG has no timeline: %s" % root.tag
+    return ""
+
+
 def split_traces(path):
     """Cuts a stream of trace files written back to back into files, by
     walking each file's sections (docs/trace-file.md): a 48-byte header,
@@ -433,6 +483,7 @@ def run_all(res, only):
                      ("ttrace_oom_boot", oom_boot),
                      ("ttrace_stream", stream),
                      ("ttrace_pull_hung", pull_hung),
+                     ("ttrace_boot_profile", boot_profile),
                      ("ttrace_stress_smp4",
                       lambda: stress("stress", 4, 24, 2, [])),
                      ("ttrace_soak_smp4",

@@ -30,6 +30,7 @@
 #include <tsc_sync.h>
 #include <ttrace_decode.h>
 
+#include "ttboot.h"
 #include "ttload.h"
 
 #define ull(x)	((unsigned long long)(x))
@@ -336,6 +337,7 @@ static const struct command {
 	{ "verify", 1, run_verify, "verify TRACE" },
 	{ "text", 1, run_text, "text TRACE" },
 	{ "unwrap", 2, run_unwrap, "unwrap CONSOLE-LOG OUT" },
+	{ "boot", 1, ttboot_run, "boot TRACE [--json] [--svg OUT.svg]" },
 };
 
 static int usage(void)

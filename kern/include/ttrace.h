@@ -23,8 +23,12 @@
 #define TTRACE_EMIT_INLINE	/* ttrace_emit_inline.h: no call per event */
 #include <ttrace_events.h>
 
-/* Boot phases, named in aux (tag boot phase) so a trace is a boot profile.
- * Each marks the start of a phase; AP_START/AP_ONLINE carry the core id. */
+/* Boot phases, named in aux (tag boot phase) so a trace is a boot profile
+ * (docs/boot-profile.md). Each marks the start of a phase on the CPU that
+ * records it, which lasts until that CPU's next phase; the AP phases carry
+ * the core id. ENTRY and KMAIN (boot CPU) and AP_TRAMPOLINE and AP_INIT (on
+ * the AP) began before they could be recorded: boot_phase_at events carry
+ * their start TSC. SHELL_READY (the first console read) ends the boot. */
 enum boot_phase {
 	BOOT_PHASE_KMAIN,
 	BOOT_PHASE_MEMORY,
@@ -38,6 +42,13 @@ enum boot_phase {
 	BOOT_PHASE_DEVICES,
 	BOOT_PHASE_FIRST_PROCESS,
 	BOOT_PHASE_SHELL_READY,
+	BOOT_PHASE_ENTRY,
+	BOOT_PHASE_AP_SIPI,
+	BOOT_PHASE_AP_TRAMPOLINE,
+	BOOT_PHASE_AP_INIT,
+	BOOT_PHASE_AP_TSC_SYNC,
+	BOOT_PHASE_AP_READY,
+	BOOT_PHASE_INIT_SPAWN,
 	BOOT_PHASE_COUNT,
 };
 

@@ -20,6 +20,8 @@
 #include <console.h>
 #include <proc.h>
 #include <spinlock.h>
+#include <atomic.h>
+#include <ttrace.h>
 #include <arch/uart.h>
 #include <abi/errno.h>
 
@@ -126,10 +128,23 @@ static size_t take_line(char *buf, size_t n)
 	return k;
 }
 
+/* The boot ends when a program first waits for the keyboard: the shell
+ * has printed its prompt (docs/boot-profile.md). */
+static void note_shell_ready(void)
+{
+	static bool reached;
+
+	if (!READ_ONCE(reached) && !atomic_swap(&reached, true))
+		ttrace_boot_phase(BOOT_PHASE_SHELL_READY, 0);
+}
+
 long console_read(char *buf, size_t n)
 {
-	uint64_t flags = spin_lock_irqsave(&cons_lock);
+	uint64_t flags;
 	long r = 0;
+
+	note_shell_ready();
+	flags = spin_lock_irqsave(&cons_lock);
 
 	while (cons_rd == cons_done && r == 0)
 		r = ksleep(cons_ring, &cons_lock);

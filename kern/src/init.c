@@ -153,6 +153,7 @@ static void start_init(void)
 	argv[argc] = NULL;
 	if (argc == 0)
 		panic("init= is empty");
+	ttrace_boot_phase(BOOT_PHASE_INIT_SPAWN, 0);
 	pid = proc_spawn(NULL, argv[0], argc, argv, NULL);
 	if (pid < 0)
 		panic("cannot start init %s: error %d", argv[0], -pid);
@@ -173,7 +174,9 @@ __noreturn void kmain(uint32_t magic, uint32_t mbi_pa)
 	tsc_at_boot = arch_read_tsc();
 	bsp_cpu_init();
 	ttrace_early_init();
-	ttrace_boot_phase(BOOT_PHASE_KMAIN, 0);
+	/* the two phases before anything could be recorded, at their TSCs */
+	ttrace_boot_phase_at(BOOT_PHASE_ENTRY, boot_entry_tsc, 0);
+	ttrace_boot_phase_at(BOOT_PHASE_KMAIN, tsc_at_boot, 0);
 	sched_init_cpu();
 	uart_init();
 	take_multiboot(magic, mbi_pa);

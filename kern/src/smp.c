@@ -31,6 +31,7 @@ __noreturn void smp_ap_main(void)
 	 * console dump, say). */
 	printk(KERN_INFO "smp: cpu %u (apic %u) online\n", pcpui->coreid,
 	       pcpui->apic_id);
+	ttrace_boot_phase(BOOT_PHASE_AP_READY, pcpui->coreid);
 	atomic_set(&pcpui->online, true);
 	cpu_idle();
 }

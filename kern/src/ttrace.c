@@ -75,6 +75,13 @@ const char *const ttrace_boot_phase_names[BOOT_PHASE_COUNT] = {
 	[BOOT_PHASE_DEVICES] = "devices",
 	[BOOT_PHASE_FIRST_PROCESS] = "first_process",
 	[BOOT_PHASE_SHELL_READY] = "shell_ready",
+	[BOOT_PHASE_ENTRY] = "entry",
+	[BOOT_PHASE_AP_SIPI] = "ap_sipi",
+	[BOOT_PHASE_AP_TRAMPOLINE] = "ap_trampoline",
+	[BOOT_PHASE_AP_INIT] = "ap_init",
+	[BOOT_PHASE_AP_TSC_SYNC] = "ap_tsc_sync",
+	[BOOT_PHASE_AP_READY] = "ap_ready",
+	[BOOT_PHASE_INIT_SPAWN] = "init_spawn",
 };
 
 /* Arms the default events, points CPU 0 at the early ring and the others

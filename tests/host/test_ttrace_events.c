@@ -88,6 +88,7 @@ static void fire_all(void)
 	static int x;
 
 	ttrace_boot_phase(3, 0x1234);
+	ttrace_boot_phase_at(12, 0x5678, 2);
 	ttrace_irq_enter(32);
 	ttrace_irq_exit(32);
 	ttrace_exception(14, 2, &x);
@@ -119,7 +120,7 @@ static int test_table(void)
 {
 	const char *why;
 
-	HT_CHECK(TTRACE_NUM_EVENTS == 26 && TTRACE_NUM_GROUPS == 13);
+	HT_CHECK(TTRACE_NUM_EVENTS == 27 && TTRACE_NUM_GROUPS == 13);
 	HT_CHECK(ttrace_meta_builtin.nevents == TTRACE_NUM_EVENTS);
 	for (uint32_t i = 0; i < TTRACE_NUM_EVENTS; i++) {
 		const struct ttrace_event_meta *e = &ttrace_event_table[i];
@@ -141,6 +142,8 @@ static int test_table(void)
 	HT_CHECK(ttrace_event_table[TTRACE_EV_KTHREAD_RUN].args[0].aux_tag ==
 		 TTRACE_AUX_KTHREAD_NAME);
 	HT_CHECK(ttrace_event_table[TTRACE_EV_BOOT_PHASE].args[0].aux_tag ==
+		 TTRACE_AUX_BOOT_PHASE);
+	HT_CHECK(ttrace_event_table[TTRACE_EV_BOOT_PHASE_AT].args[0].aux_tag ==
 		 TTRACE_AUX_BOOT_PHASE);
 	HT_CHECK(ttrace_event_table[TTRACE_EV_USER_MARKER].args[0].aux_tag ==
 		 TTRACE_AUX_USER_MARKER);
@@ -170,6 +173,7 @@ static int test_emitters(void)
 	}
 	HT_CHECK(calls[TTRACE_EV_PROC_EXIT].a[1] == UINT64_MAX);	/* -1 */
 	HT_CHECK(calls[TTRACE_EV_SYSCALL_EXIT].a[1] == (uint64_t)-14);
+	HT_CHECK(calls[TTRACE_EV_BOOT_PHASE_AT].a[1] == 0x5678);
 	HT_CHECK(calls[TTRACE_EV_RWLOCK_CONTENDED].a[2] == 1);
 	HT_CHECK(calls[TTRACE_EV_KMSG_RUN].a[0] == (uintptr_t)fire_all);
 	for (int i = 0; i < 13; i++)

@@ -364,7 +364,7 @@ static const struct ht_test tests[] = {
 	{ 0 },
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
-	return ht_main(tests);
+	return ht_main(tests, argc, argv);
 }

@@ -35,6 +35,12 @@ _start:
 	cli
 	movl	%eax, %edi			/* multiboot magic -> kmain arg 0 */
 	movl	%ebx, %esi			/* multiboot info  -> kmain arg 1 */
+	/* The TSC counts from reset: this read is how long the firmware and
+	 * the boot loader took (the boot profile's first phase). Paging is
+	 * off, so the store goes to the variable's physical address. */
+	rdtsc
+	movl	%eax, V2P(boot_entry_tsc)
+	movl	%edx, V2P(boot_entry_tsc) + 4
 	movl	$V2P(boot_stack_top), %esp
 
 	/* PML4[0] and PML4[256] -> pdpt_low (identity and direct map of 1 GiB),
@@ -103,6 +109,11 @@ boot_gdt:
 boot_gdt_desc:
 	.word boot_gdt_desc - boot_gdt - 1
 	.long boot_gdt
+
+	.data
+	.align 8
+	.globl boot_entry_tsc
+boot_entry_tsc:	.quad 0			/* TSC at _start (arch/tsc.h) */
 
 	.bss
 	.align 4096

@@ -25,6 +25,7 @@
 
 extern char trampoline_start[], trampoline_end[];
 extern char tramp_cr3[], tramp_stack[], tramp_entry[], tramp_coreid[];
+extern char tramp_tsc[];
 
 /* Where a trampoline variable lives once copied to TRAMPOLINE_PA. */
 static void *tramp_var(char *sym)
@@ -35,13 +36,20 @@ static void *tramp_var(char *sym)
 __noreturn static void ap_entry(uint32_t coreid)
 {
 	struct per_cpu_info *pcpui = &per_cpu_info[coreid];
+	uint64_t entered = arch_read_tsc();
 
 	arch_cpu_init(pcpui);
 	/* Before anything here can be traced (a contended lock, a trap):
 	 * until then the per-CPU type word would name CPU 0. */
 	ttrace_ctx_set(pcpui, TTRACE_CTX_BOOT, 0);
+	/* The BSP starts no other AP (so no one rewrites the trampoline)
+	 * until this one is online. */
+	ttrace_boot_phase_at(BOOT_PHASE_AP_TRAMPOLINE,
+			     *(uint64_t *)tramp_var(tramp_tsc), coreid);
+	ttrace_boot_phase_at(BOOT_PHASE_AP_INIT, entered, coreid);
 	lapic_init();
 	lapic_timer_start();
+	ttrace_boot_phase(BOOT_PHASE_AP_TSC_SYNC, coreid);
 	tsc_offset_answer(coreid);
 	smp_ap_main();
 }
@@ -83,6 +91,7 @@ static bool start_ap(uint32_t apic_id, uint32_t coreid)
 	ttrace_boot_phase(BOOT_PHASE_AP_START, coreid);
 	lapic_send_init(apic_id);
 	udelay(10000);
+	ttrace_boot_phase(BOOT_PHASE_AP_SIPI, coreid);
 	for (int sipi = 0; sipi < 2 && !tsc_offset_ap_arrived(); sipi++) {
 		lapic_send_sipi(apic_id, TRAMPOLINE_PA >> 12);
 		udelay(200);

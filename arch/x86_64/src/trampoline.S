@@ -15,12 +15,17 @@
 	.section .rodata
 	.code16
 	.globl trampoline_start, trampoline_end
-	.globl tramp_cr3, tramp_stack, tramp_entry, tramp_coreid
+	.globl tramp_cr3, tramp_stack, tramp_entry, tramp_coreid, tramp_tsc
 trampoline_start:
 	cli
 	cld
 	xorw	%ax, %ax
 	movw	%ax, %ds
+	/* The AP's first TSC read, for the boot profile (SIPI to here is
+	 * its wake-up latency); ap_entry() records it. */
+	rdtsc
+	movl	%eax, T(tramp_tsc)
+	movl	%edx, T(tramp_tsc) + 4
 	lgdtl	T(tramp_gdt_desc)
 	movl	%cr0, %eax
 	orl	$CR0_PE, %eax
@@ -72,4 +77,6 @@ tramp_cr3:	.quad 0
 tramp_stack:	.quad 0
 tramp_entry:	.quad 0
 tramp_coreid:	.long 0
+	.align 8
+tramp_tsc:	.quad 0
 trampoline_end:

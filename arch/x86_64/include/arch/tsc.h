@@ -17,6 +17,10 @@
 
 extern uint64_t tsc_freq_hz;
 extern uint64_t tsc_at_boot;
+/* The TSC at the kernel's first instruction (entry.S, before long mode):
+ * the TSC counts from reset, so this is the firmware's and the boot
+ * loader's time. 0 if the CPU has no TSC to read there. */
+extern uint64_t boot_entry_tsc;
 extern int64_t tsc_offset[CONFIG_MAX_NUM_CPUS];
 extern uint64_t tsc_offset_uncertainty[CONFIG_MAX_NUM_CPUS];
 
