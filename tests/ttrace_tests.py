@@ -463,9 +463,7 @@ def pull_hung():
     s.run.close()
     with open(os.path.join(OUT, "pull.log"), "w") as f:
         f.write(s.run.text)
-    if not why and panic_text(s.run.text):
-        why = "panic:\n" + panic_text(s.run.text)
-    return why
+    return verdict(s.run.text, why)
 
 
 def run_all(res, only):
