@@ -1,7 +1,8 @@
 /*
  * ttrace_image.c: writes a whole trace file (docs/trace-file.md) from the
  * tracer's structures in memory: header, VERSION, META, each CPU's RECORDS
- * and LOSS runs then its STATS, AUX, TSC, END. The rings are read with
+ * and LOSS runs, AUX, TSC, each CPU's STATS, END: the order `ttrace save`
+ * writes too (docs/trace-file.md). The rings are read with
  * trace_ring_read() from the oldest live slot to the head as it was when
  * the CPU's turn came: every index is either in a RECORDS run or in a
  * declared LOSS run. Nobody is expected to write the rings meanwhile (a
@@ -57,16 +58,14 @@ static void write_ring(struct ttrace_file_writer *w, const struct trace_ring *r,
 	}
 }
 
-/* Each CPU's runs, then its STATS. */
-static void write_rings(struct ttrace_file_writer *w,
-			const struct ttrace_image *img,
-			struct ttrace_entry *buf, size_t max)
+/* Each CPU's STATS. */
+static void write_stats(struct ttrace_file_writer *w,
+			const struct ttrace_image *img)
 {
 	for (uint32_t c = 0; c < img->version.num_cpus; c++) {
 		struct trace_ring_stats st;
 		struct ttrace_file_stats fs;
 
-		write_ring(w, &img->rings[c], c, buf, max);
 		trace_ring_stats(&img->rings[c], &st);
 		fs.written = st.written;
 		fs.overwritten = st.overwritten;
@@ -92,11 +91,13 @@ int ttrace_image_write(struct ttrace_file_writer *w,
 	ttrace_file_write_section(w, TTRACE_FILE_SEC_VERSION, 0, v, sizeof(*v));
 	ttrace_file_write_section(w, TTRACE_FILE_SEC_META, 0, img->meta,
 				  v->meta_size);
-	write_rings(w, img, buf, max);
+	for (uint32_t c = 0; c < v->num_cpus; c++)
+		write_ring(w, &img->rings[c], c, buf, max);
 	if (img->aux)
 		write_aux(w, img->aux);
 	if (img->tsc)
 		ttrace_file_write_section(w, TTRACE_FILE_SEC_TSC, 0, img->tsc,
 					  v->num_cpus * sizeof(*img->tsc));
+	write_stats(w, img);
 	return ttrace_file_write_end(w);
 }
