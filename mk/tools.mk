@@ -28,6 +28,9 @@ TOOLS_HDRS	:= kern/include/ttrace_file.h kern/include/ttrace_format.h \
 
 # ttdecode's own files: the command table and one file per command family.
 TTDECODE_SRCS	:= tools/ttdecode.c
+# the exporters (docs/exports.md)
+TTDECODE_SRCS	+= tools/ttexport.c tools/ttuftrace.c tools/ttctf.c
+TOOLS_HDRS	+= tools/ttexport.h
 
 $(BUILD)/tools/ttdecode: $(TTDECODE_SRCS) $(TOOLS_LIB_SRCS) $(TOOLS_HDRS)
 	@mkdir -p $(dir $@)

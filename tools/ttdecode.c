@@ -30,6 +30,7 @@
 #include <tsc_sync.h>
 #include <ttrace_decode.h>
 
+#include "ttexport.h"
 #include "ttload.h"
 
 #define ull(x)	((unsigned long long)(x))
@@ -335,6 +336,8 @@ static const struct command {
 	{ "verify", 1, run_verify, "verify TRACE" },
 	{ "text", 1, run_text, "text TRACE" },
 	{ "unwrap", 2, run_unwrap, "unwrap CONSOLE-LOG OUT" },
+	{ "uftrace", 2, ttuftrace_main, "uftrace TRACE DIR" },
+	{ "ctf", 2, ttctf_main, "ctf TRACE DIR" },
 };
 
 static int usage(void)
