@@ -44,6 +44,13 @@ $(BUILD)/host/test_ttrace_file: tests/host/test_ttrace_file.c $(LIB_SRCS) \
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOSTCFLAGS) -Itools -o $@ $< $(LIB_SRCS) tools/ttload.c
 
+# The host test of the exporters (docs/exports.md).
+EXPORT_SRCS	:= tools/ttload.c tools/ttexport.c tools/ttuftrace.c tools/ttctf.c
+$(BUILD)/host/test_ttexport: tests/host/test_ttexport.c $(LIB_SRCS) \
+		$(EXPORT_SRCS) $(TOOLS_HDRS) | $(GEN)/config.h
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOSTCFLAGS) -Itools -o $@ $< $(LIB_SRCS) $(EXPORT_SRCS)
+
 # The host half of `make bench`: the kernel's fast-path code timed on this
 # CPU (tools/ttbench.c explains why).
 $(BUILD)/tools/ttbench: tools/ttbench.c kern/lib/trace_ring.c \
