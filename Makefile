@@ -160,6 +160,7 @@ tools: $(TOOLS)
 trace: $(BUILD)/kernel.bin $(INITRAMFS) tools
 	PY=$(PY) sh scripts/trace.sh $(BUILD)/kernel.bin $(INITRAMFS) \
 		$(BUILD)/trace.ttr "$(CMD)"
+	sh scripts/exports.sh $(BUILD)/tools/ttdecode $(BUILD)/trace.ttr
 .PHONY: trace
 
 # --- a trace streamed to the host while a program runs -------------------
