@@ -373,9 +373,10 @@ def export_dirs(path):
     return dirs[0], dirs[2], dirs[1], dirs[3]
 
 
-def check_uftrace(d, declared):
+def check_uftrace(d, declared, sysname):
     """The uftrace directory d read by uftrace: info, replay (syscall
-    names; with declared > 0, LOST records summing to it), report, graph,
+    sys_<sysname> among others; LOST records summing to the declared
+    losses), report, graph,
     dump --chrome (valid JSON; uftrace 0.13 writes a bare "," line for each
     LOST record, so with losses exactly those lines are taken out)."""
     info = run_tool("uftrace", "info", "-d", d)
@@ -384,16 +385,16 @@ def check_uftrace(d, declared):
         raise AssertionError("uftrace info: %s%s" % (info.stdout[-800:],
                                                      info.stderr[-800:]))
     rep = run_tool("uftrace", "replay", "-d", d)
-    if rep.returncode or not re.search(r"\| +sys_open\(\)", rep.stdout) \
-            or "sys_write" not in rep.stdout:
-        raise AssertionError("uftrace replay: no sys_open/sys_write: %s%s" %
-                             (rep.stdout[-800:], rep.stderr[-800:]))
+    if rep.returncode or not re.search(r"\| +sys_%s\(\)" % sysname,
+                                       rep.stdout):
+        raise AssertionError("uftrace replay: no sys_%s: %s%s" % (
+            sysname, rep.stdout[-800:], rep.stderr[-800:]))
     lost = sum(int(n) for n in re.findall(r"LOST (\d+) records", rep.stdout))
     if lost != declared:
         raise AssertionError("uftrace replay shows %d lost records, the "
                              "trace declares %d" % (lost, declared))
     report = run_tool("uftrace", "report", "-d", d)
-    if report.returncode or not re.search(r"\d+\s+sys_open\n",
+    if report.returncode or not re.search(r"\d+\s+sys_%s\n" % sysname,
                                           report.stdout):
         raise AssertionError("uftrace report: %s%s" % (report.stdout[-800:],
                                                        report.stderr))
@@ -413,12 +414,13 @@ def check_uftrace(d, declared):
         events = json.loads(text)["traceEvents"]
     except ValueError as e:
         raise AssertionError("uftrace dump --chrome: not JSON (%s)" % e)
-    if not any(e.get("name") == "sys_open" for e in events):
-        raise AssertionError("uftrace dump --chrome: no sys_open slice")
+    if not any(e.get("name") == "sys_" + sysname for e in events):
+        raise AssertionError("uftrace dump --chrome: no sys_%s slice" %
+                             sysname)
     return rep.stdout
 
 
-def check_ctf(d, verify_out, declared):
+def check_ctf(d, verify_out, declared, sysname):
     """babeltrace2 prints one line per event of the trace, each CPU's
     stream (cpu_id) that has events, fields by name, and reports the
     declared losses as discarded events."""
@@ -433,7 +435,7 @@ def check_ctf(d, verify_out, declared):
     for cpu, n in re.findall(r"cpu(\d+): (\d+) events", verify_out):
         if int(n) and "{ cpu_id = %s }" % cpu not in bt.stdout:
             raise AssertionError("babeltrace2: no event of cpu %s" % cpu)
-    if not re.search(r'syscall_enter: .*\{ nr = "open", a0 = \d+',
+    if not re.search(r'syscall_enter: .*\{ nr = "%s", a0 = \d+' % sysname,
                      bt.stdout):
         raise AssertionError("babeltrace2: no syscall_enter with its fields")
     discarded = sum(int(n) for n in re.findall(
@@ -445,8 +447,9 @@ def check_ctf(d, verify_out, declared):
 
 def exports():
     """The exports of real traces read by their tools: boot, `ls -l /bin`
-    and `ttrace save` (no loss), then the same with 4 KiB rings that
-    overwrite (declared losses); each exported to uftrace and CTF and read
+    and `ttrace save` (no loss), then `ttrace stream` of 20,000 getpid
+    calls into 4 KiB rings, faster than the drain (declared losses); each
+    exported to uftrace and CTF and read
     by uftrace (info, replay, report, graph, dump --chrome) and
     babeltrace2. A missing reader fails (scripts/deps.sh installs it)."""
     for tool in ("uftrace", "babeltrace2"):
@@ -457,11 +460,12 @@ def exports():
     if os.path.exists(out):
         os.remove(out)
     s = Session(4, hostout=out, timeout=400, name="exports")
-    saved = r"ttrace: saved /dev/host/out: \d+ bytes"
     try:
-        s.say("ls -l /bin; ttrace save /dev/host/out", saved, timeout=120)
-        s.say("echo bufsize 4 > /dev/ttrace/ctl; ls -l /bin; "
-              "ttrace save /dev/host/out", saved, timeout=120)
+        s.say("ls -l /bin; ttrace save /dev/host/out",
+              r"ttrace: saved /dev/host/out: \d+ bytes", timeout=120)
+        s.say("echo bufsize 4 > /dev/ttrace/ctl; ttrace stream -o "
+              "/dev/host/out -- tracestress burst 20000",
+              r"streamed \d+ bytes of records", timeout=300)
     except TimeoutError as e:
         return s.finish(str(e))
     why = s.finish("")
@@ -487,10 +491,11 @@ def exports():
             ud, cd, usum, csum = export_dirs(path)
             if "%d records lost" % declared not in usum + csum:
                 return "trace %d: the exports say %s%s" % (i, usum, csum)
-            rep = check_uftrace(ud, declared)
+            sysname = ("open", "getpid")[i]
+            rep = check_uftrace(ud, declared, sysname)
             if i == 0 and "boot_kmain" not in rep:
                 return "uftrace replay: no boot phase boot_kmain"
-            check_ctf(cd, v.stdout, declared)
+            check_ctf(cd, v.stdout, declared, sysname)
     except AssertionError as e:
         return "trace %d: %s" % (i, e)
     return ""
