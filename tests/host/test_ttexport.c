@@ -203,22 +203,14 @@ static void write_cpu(struct ttrace_file_writer *w, uint32_t c)
 	ttrace_file_section_end(w);
 }
 
-/* Builds the whole trace file into `file`. */
-static void build_trace(void)
+/* The names: boot phases (one with a quote), syscalls, processes. */
+static void build_aux(struct ttrace_aux_view *view)
 {
 	static _Alignas(8) uint8_t aux_mem[AUX_SIZE], snap[AUX_SIZE];
-	static uint8_t meta[4096];
 	static const char *const sys[] = { "", "", "", "read", "write",
 					   "open", "close" };
 	struct ttrace_aux aux;
-	struct ttrace_aux_view view;
-	struct ttrace_version v;
-	struct ttrace_file_writer w;
-	struct ttrace_file_aux fa;
-	size_t meta_len = ttrace_meta_serialise(&table, meta, sizeof(meta));
 
-	memset(cpus, 0, sizeof(cpus));
-	gen_events();
 	ttrace_aux_init(&aux, aux_mem, AUX_SIZE);
 	put_name(&aux, TTRACE_AUX_BOOT_PHASE, 1, "kmain", 5);
 	put_name(&aux, TTRACE_AUX_BOOT_PHASE, 2, "mem\"ory", 7);
@@ -227,8 +219,23 @@ static void build_trace(void)
 			 strlen(sys[i]));
 	put_name(&aux, TTRACE_AUX_PROC_NAME, 1, "init", 4);
 	put_name(&aux, TTRACE_AUX_PROC_NAME, 2, "sh", 2);
-	if (ttrace_aux_snapshot(&aux, NULL, snap, sizeof(snap), &view) < 0)
+	if (ttrace_aux_snapshot(&aux, NULL, snap, sizeof(snap), view) < 0)
 		abort();
+}
+
+/* Builds the whole trace file into `file`. */
+static void build_trace(void)
+{
+	static uint8_t meta[4096];
+	struct ttrace_aux_view view;
+	struct ttrace_version v;
+	struct ttrace_file_writer w;
+	struct ttrace_file_aux fa;
+	size_t meta_len = ttrace_meta_serialise(&table, meta, sizeof(meta));
+
+	memset(cpus, 0, sizeof(cpus));
+	gen_events();
+	build_aux(&view);
 	ttrace_version_init(&v);
 	v.num_cpus = NCPU;
 	v.entries_per_cpu = MAXENT;
