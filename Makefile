@@ -161,6 +161,7 @@ tools: $(TOOLS)
 trace: $(BUILD)/kernel.bin $(INITRAMFS) tools
 	PY=$(PY) sh scripts/trace.sh $(BUILD)/kernel.bin $(INITRAMFS) \
 		$(BUILD)/trace.ttr "$(CMD)"
+	sh scripts/exports.sh $(BUILD)/tools/ttdecode $(BUILD)/trace.ttr
 .PHONY: trace
 
 # --- the boot profile: a trace saved at the shell prompt, profiled -------

@@ -29,6 +29,9 @@ TOOLS_HDRS	:= kern/include/ttrace_file.h kern/include/ttrace_format.h \
 
 # ttdecode's own files: the command table and one file per command family.
 TTDECODE_SRCS	:= tools/ttdecode.c tools/ttboot.c tools/ttboot_svg.c
+# the exporters (docs/exports.md)
+TTDECODE_SRCS	+= tools/ttexport.c tools/ttuftrace.c tools/ttctf.c
+TOOLS_HDRS	+= tools/ttexport.h
 
 $(BUILD)/tools/ttdecode: $(TTDECODE_SRCS) $(TOOLS_LIB_SRCS) $(TOOLS_HDRS)
 	@mkdir -p $(dir $@)
@@ -49,6 +52,13 @@ $(BUILD)/host/test_ttboot: tests/host/test_ttboot.c $(LIB_SRCS) \
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOSTCFLAGS) -Itools -o $@ $< $(LIB_SRCS) tools/ttload.c \
 		tools/ttboot.c tools/ttboot_svg.c
+
+# The host test of the exporters (docs/exports.md).
+EXPORT_SRCS	:= tools/ttload.c tools/ttexport.c tools/ttuftrace.c tools/ttctf.c
+$(BUILD)/host/test_ttexport: tests/host/test_ttexport.c $(LIB_SRCS) \
+		$(EXPORT_SRCS) $(TOOLS_HDRS) | $(GEN)/config.h
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOSTCFLAGS) -Itools -o $@ $< $(LIB_SRCS) $(EXPORT_SRCS)
 
 # The host half of `make bench`: the kernel's fast-path code timed on this
 # CPU (tools/ttbench.c explains why).

@@ -1,9 +1,11 @@
 """QEMU scenarios for the #ttrace device, the ttrace tool and getting a
 trace to the host: typed into the shell as a person would, checked on the
 console, and, for saved traces, checked on the host with ttdecode."""
+import json
 import os
 import re
 import socket
+import shutil
 import subprocess
 
 from qemu_run import QemuRun, verdict, ROOT
@@ -397,6 +399,155 @@ def stream():
                                            delivered * 1000 // ms))
     return ""
 
+def run_tool(*args):
+    """Runs a reader (uftrace, babeltrace2); returns the CompletedProcess."""
+    return subprocess.run(list(args), capture_output=True, text=True,
+                          timeout=300)
+
+
+def export_dirs(path):
+    """ttdecode uftrace and ctf of path into fresh PATH.uftrace and
+    PATH.ctf; returns (uftrace dir, ctf dir, uftrace's summary line,
+    ctf's summary line) or raises AssertionError with why."""
+    dirs = []
+    for kind in ("uftrace", "ctf"):
+        d = path + "." + kind
+        shutil.rmtree(d, ignore_errors=True)
+        p = ttdecode(kind, path, d)
+        if p.returncode != 0:
+            raise AssertionError("ttdecode %s: %s%s" % (kind, p.stdout,
+                                                         p.stderr))
+        dirs += [d, p.stdout]
+    return dirs[0], dirs[2], dirs[1], dirs[3]
+
+
+def check_uftrace(d, declared, sysname):
+    """The uftrace directory d read by uftrace: info, replay (syscall
+    sys_<sysname> among others; LOST records summing to the declared
+    losses), report, graph,
+    dump --chrome (valid JSON; uftrace 0.13 writes a bare "," line for each
+    LOST record, so with losses exactly those lines are taken out)."""
+    info = run_tool("uftrace", "info", "-d", d)
+    if info.returncode or not re.search(r"task list\s*: 100\(cpu0\)",
+                                        info.stdout):
+        raise AssertionError("uftrace info: %s%s" % (info.stdout[-800:],
+                                                     info.stderr[-800:]))
+    rep = run_tool("uftrace", "replay", "-d", d)
+    if rep.returncode or not re.search(r"\| +sys_%s\(\)" % sysname,
+                                       rep.stdout):
+        raise AssertionError("uftrace replay: no sys_%s: %s%s" % (
+            sysname, rep.stdout[-800:], rep.stderr[-800:]))
+    lost = sum(int(n) for n in re.findall(r"LOST (\d+) records", rep.stdout))
+    if lost != declared:
+        raise AssertionError("uftrace replay shows %d lost records, the "
+                             "trace declares %d" % (lost, declared))
+    report = run_tool("uftrace", "report", "-d", d)
+    if report.returncode or not re.search(r"\d+\s+sys_%s\n" % sysname,
+                                          report.stdout):
+        raise AssertionError("uftrace report: %s%s" % (report.stdout[-800:],
+                                                       report.stderr))
+    graph = run_tool("uftrace", "graph", "-d", d)
+    if graph.returncode or "sys_" not in graph.stdout:
+        raise AssertionError("uftrace graph: %s" % graph.stderr[-800:])
+    chrome = run_tool("uftrace", "dump", "--chrome", "-d", d)
+    text = chrome.stdout
+    if declared:
+        text = "\n".join(l for l in text.split("\n") if l != ",")
+        bare = chrome.stdout.count("\n,\n")
+        nlost = len(re.findall(r"LOST \d+ records", rep.stdout))
+        if bare != nlost:
+            raise AssertionError("dump --chrome: %d bare commas for %d LOST "
+                                 "records" % (bare, nlost))
+    try:
+        events = json.loads(text)["traceEvents"]
+    except ValueError as e:
+        raise AssertionError("uftrace dump --chrome: not JSON (%s)" % e)
+    if not any(e.get("name") == "sys_" + sysname for e in events):
+        raise AssertionError("uftrace dump --chrome: no sys_%s slice" %
+                             sysname)
+    return rep.stdout
+
+
+def check_ctf(d, verify_out, declared, sysname):
+    """babeltrace2 prints one line per event of the trace, each CPU's
+    stream (cpu_id) that has events, fields by name, and reports the
+    declared losses as discarded events."""
+    bt = run_tool("babeltrace2", d)
+    if bt.returncode:
+        raise AssertionError("babeltrace2: %s" % bt.stderr[-1500:])
+    lines = bt.stdout.splitlines()
+    events = int(re.search(r"events: (\d+)", verify_out).group(1))
+    if len(lines) != events:
+        raise AssertionError("babeltrace2 printed %d events, the trace has "
+                             "%d" % (len(lines), events))
+    for cpu, n in re.findall(r"cpu(\d+): (\d+) events", verify_out):
+        if int(n) and "{ cpu_id = %s }" % cpu not in bt.stdout:
+            raise AssertionError("babeltrace2: no event of cpu %s" % cpu)
+    if not re.search(r'syscall_enter: .*\{ nr = "%s", a0 = \d+' % sysname,
+                     bt.stdout):
+        raise AssertionError("babeltrace2: no syscall_enter with its fields")
+    discarded = sum(int(n) for n in re.findall(
+        r"discarded (\d+) events", bt.stderr))
+    if discarded != declared:
+        raise AssertionError("babeltrace2 reports %d discarded events, the "
+                             "trace declares %d" % (discarded, declared))
+
+
+def exports():
+    """The exports of real traces read by their tools: boot, `ls -l /bin`
+    and `ttrace save` (no loss), then `ttrace stream` of 20,000 getpid
+    calls into 4 KiB rings, faster than the drain (declared losses); each
+    exported to uftrace and CTF and read
+    by uftrace (info, replay, report, graph, dump --chrome) and
+    babeltrace2. A missing reader fails (scripts/deps.sh installs it)."""
+    for tool in ("uftrace", "babeltrace2"):
+        if not shutil.which(tool):
+            return "%s is not installed: run scripts/deps.sh" % tool
+    os.makedirs(OUT, exist_ok=True)
+    out = os.path.join(OUT, "exports.ttr")
+    if os.path.exists(out):
+        os.remove(out)
+    s = Session(4, hostout=out, timeout=400, name="exports")
+    try:
+        s.say("ls -l /bin; ttrace save /dev/host/out",
+              r"ttrace: saved /dev/host/out: \d+ bytes", timeout=120)
+        s.say("echo bufsize 4 > /dev/ttrace/ctl; ttrace stream -o "
+              "/dev/host/out -- tracestress burst 20000",
+              r"streamed \d+ bytes of records", timeout=300)
+    except TimeoutError as e:
+        return s.finish(str(e))
+    why = s.finish("")
+    if why:
+        return why
+    files, rest = split_traces(out)
+    if len(files) != 2 or rest:
+        return "host got %d whole traces (+%d bytes), want 2" % (len(files),
+                                                                  rest)
+    try:
+        for i, data in enumerate(files):
+            path = out + "-%d.ttr" % i
+            with open(path, "wb") as f:
+                f.write(data)
+            v = ttdecode("verify", path)
+            if v.returncode != 0 or "verify: OK" not in v.stdout:
+                return "trace %d: ttdecode verify: %s%s" % (i, v.stdout,
+                                                            v.stderr)
+            declared = int(re.search(r"declared lost: (\d+)",
+                                     v.stdout).group(1))
+            if (declared > 0) != (i == 1):
+                return "trace %d declares %d lost records" % (i, declared)
+            ud, cd, usum, csum = export_dirs(path)
+            if "%d records lost" % declared not in usum + csum:
+                return "trace %d: the exports say %s%s" % (i, usum, csum)
+            sysname = ("open", "getpid")[i]
+            rep = check_uftrace(ud, declared, sysname)
+            if i == 0 and "boot_kmain" not in rep:
+                return "uftrace replay: no boot phase boot_kmain"
+            check_ctf(cd, v.stdout, declared, sysname)
+    except AssertionError as e:
+        return "trace %d: %s" % (i, e)
+    return ""
+
 
 def pull_trace(sock, out):
     """scripts/pull through QMP socket sock into out; returns why it
@@ -482,6 +633,7 @@ def run_all(res, only):
                      ("ttrace_stream", stream),
                      ("ttrace_pull_hung", pull_hung),
                      ("ttrace_boot_profile", boot_profile),
+                     ("ttrace_exports", exports),
                      ("ttrace_stress_smp4",
                       lambda: stress("stress", 4, 24, 2, [])),
                      ("ttrace_soak_smp4",

@@ -31,6 +31,7 @@
 #include <ttrace_decode.h>
 
 #include "ttboot.h"
+#include "ttexport.h"
 #include "ttload.h"
 
 #define ull(x)	((unsigned long long)(x))
@@ -338,6 +339,8 @@ static const struct command {
 	{ "text", 1, run_text, "text TRACE" },
 	{ "unwrap", 2, run_unwrap, "unwrap CONSOLE-LOG OUT" },
 	{ "boot", 1, ttboot_run, "boot TRACE [--json] [--svg OUT.svg]" },
+	{ "uftrace", 2, ttuftrace_main, "uftrace TRACE DIR" },
+	{ "ctf", 2, ttctf_main, "ctf TRACE DIR" },
 };
 
 static int usage(void)

@@ -1,0 +1,685 @@
+/*
+ * Host tests of the exporters (tools/ttuftrace.c, tools/ttctf.c): a trace
+ * built by hand (entries with their seq, names through kern/lib's aux
+ * ring, a LOSS section, a wide event with continuations, one CPU without
+ * records) is loaded with tools/ttload.c, exported into a fresh directory,
+ * and the bytes checked: every uftrace .dat word (depths kept consistent
+ * when the ring lost an end: an exit without entry dropped, an entry
+ * without exit closed at the loss and at the end, a blocked syscall
+ * reopened after a context switch), the symbol, map, task and info files,
+ * and every CTF packet header and context (a packet split at the loss,
+ * events_discarded counting it) and the first events' bytes.
+ *
+ *	test_ttexport		run the tests
+ *	test_ttexport FILE	write the hand-made trace to FILE (for the
+ *				end-to-end test's readers)
+ */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "htest.h"
+
+#include <ttrace_aux.h>
+#include <ttrace_decode.h>
+#include <ttrace_file.h>
+
+#include "ttexport.h"
+
+#define NCPU		3		/* cpu2 writes nothing */
+#define TSC_BOOT	1000000ULL
+#define TSC_HZ		1000000000ULL	/* 1 tick = 1 ns */
+#define AUX_SIZE	4096
+#define MAXENT		64
+#define LOST_N		5		/* cpu1's declared loss */
+#define LOSS_FIRST	3		/* its first index */
+
+enum { EV_BOOT, EV_SYS_IN, EV_SYS_OUT, EV_IRQ_IN, EV_IRQ_OUT, EV_SCHED,
+       EV_WIDE, NEV };
+
+static const struct ttrace_arg_meta a_boot[] = {
+	{ "phase", TTRACE_ARG_STR, TTRACE_AUX_BOOT_PHASE },
+	{ "arg", TTRACE_ARG_U64, 0 },
+};
+static const struct ttrace_arg_meta a_sys_in[] = {
+	{ "nr", TTRACE_ARG_STR, TTRACE_AUX_SYSCALL_NAME },
+	{ "a0", TTRACE_ARG_U64, 0 },
+};
+static const struct ttrace_arg_meta a_sys_out[] = {
+	{ "nr", TTRACE_ARG_STR, TTRACE_AUX_SYSCALL_NAME },
+	{ "ret", TTRACE_ARG_S64, 0 },
+};
+static const struct ttrace_arg_meta a_irq[] = {
+	{ "vector", TTRACE_ARG_U32, 0 },
+};
+static const struct ttrace_arg_meta a_sched[] = {
+	{ "prev", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME },
+	{ "next", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME },
+	{ "prev_state", TTRACE_ARG_U32, 0 },
+};
+/* 8 words (one continuation); names that are TSDL keywords */
+static const struct ttrace_arg_meta a_wide[] = {
+	{ "event", TTRACE_ARG_U8, 0 }, { "string", TTRACE_ARG_S16, 0 },
+	{ "struct", TTRACE_ARG_BOOL, 0 }, { "w3", TTRACE_ARG_U64, 0 },
+	{ "w4", TTRACE_ARG_U64, 0 }, { "w5", TTRACE_ARG_U64, 0 },
+	{ "w6", TTRACE_ARG_PTR, 0 }, { "w7", TTRACE_ARG_S32, 0 },
+};
+static const struct ttrace_event_meta events[NEV] = {
+	{ "boot_phase", "%s arg=%llu", a_boot, EV_BOOT, 0, 1, 2 },
+	{ "syscall_enter", "%s(%llu)", a_sys_in, EV_SYS_IN, 1, 1, 2 },
+	{ "syscall_exit", "%s = %lld", a_sys_out, EV_SYS_OUT, 1, 1, 2 },
+	{ "irq_enter", "vector=%u", a_irq, EV_IRQ_IN, 2, 1, 1 },
+	{ "irq_exit", "vector=%u", a_irq, EV_IRQ_OUT, 2, 1, 1 },
+	{ "sched_switch", "%s %s %u", a_sched, EV_SCHED, 3, 1, 3 },
+	{ "wide", "%u %d %u %llu %llu %llu %p %d", a_wide, EV_WIDE, 3, 1, 8 },
+};
+static const struct ttrace_group_meta groups[] = {
+	{ "boot", 0, 1 }, { "syscall", 1, 1 }, { "irq", 2, 1 },
+	{ "sched", 3, 1 },
+};
+static const struct ttrace_meta_table table = { events, groups, NEV, 4 };
+
+/* ---- building the trace -------------------------------------------------- */
+
+struct cpu_build {
+	struct ttrace_entry e[MAXENT];
+	uint64_t idx[MAXENT];		/* each entry's logical index */
+	unsigned n;
+	uint64_t next;			/* next logical index */
+};
+
+static struct cpu_build cpus[NCPU];
+static struct obuf { uint8_t *p; size_t len, cap; } file;
+
+static int obuf_out(void *arg, const void *buf, uint64_t len)
+{
+	struct obuf *o = arg;
+
+	if (o->len + len > o->cap) {
+		o->cap = (o->len + len) * 2;
+		if (!(o->p = realloc(o->p, o->cap)))
+			abort();
+	}
+	memcpy(o->p + o->len, buf, len);
+	o->len += len;
+	return 0;
+}
+
+/* Appends event id on cpu at ts (ns after boot) with context ctx/cword. */
+static void put(unsigned cpu, uint64_t ts, unsigned id, unsigned ctx,
+		uint64_t cword, const uint64_t *a, unsigned n)
+{
+	struct cpu_build *c = &cpus[cpu];
+	struct ttrace_entry *e = &c->e[c->n];
+	uint32_t ncont = ttrace_ncont(n);
+
+	memset(e, 0, sizeof(*e) * (1 + ncont));
+	e->timestamp = TSC_BOOT + ts;
+	e->type = TTRACE_TYPE(id, ctx, ncont, ctx == TTRACE_CTX_IRQ, cpu) |
+		  (uint64_t)TTRACE_SEQ_OF(c->next) << TTRACE_TYPE_SEQ_SHIFT;
+	e->context = cword;
+	for (unsigned i = 0; i < n && i < TTRACE_ENTRY_ARGS; i++)
+		e->data[i] = a[i];
+	for (uint32_t k = 0; k < ncont; k++) {
+		e[1 + k].timestamp = e->timestamp | TTRACE_TS_CONT;
+		for (unsigned i = 0; i < TTRACE_CONT_ARGS; i++) {
+			unsigned w = TTRACE_ENTRY_ARGS + k * TTRACE_CONT_ARGS + i;
+
+			e[1 + k].cont[i] = w < n ? a[w] : 0;
+		}
+	}
+	c->n += 1 + ncont;
+	c->next += 1 + ncont;
+}
+
+#define SYSC(pid, nr)	TTRACE_CTX_PIDWORD(pid, nr)
+#define A(...)		(uint64_t[]){ __VA_ARGS__ }, \
+			sizeof((uint64_t[]){ __VA_ARGS__ }) / sizeof(uint64_t)
+
+/*
+ * cpu0: boot kmain { irq 32 }, boot memory, (leaves boot) write(...)
+ *	 switch to sh sitting in read, read returns, a wide event.
+ * cpu1: a close exit without its entry, open entered, irq 40 entered,
+ *	 LOST_N records lost, irq 33 entered and never left.
+ */
+static void gen_events(void)
+{
+	put(0, 100, EV_BOOT, TTRACE_CTX_BOOT, 0, A(1, 0));
+	put(0, 200, EV_IRQ_IN, TTRACE_CTX_IRQ, 32, A(32));
+	put(0, 300, EV_IRQ_OUT, TTRACE_CTX_IRQ, 32, A(32));
+	put(0, 400, EV_BOOT, TTRACE_CTX_BOOT, 1, A(2, 0));
+	put(0, 500, EV_SYS_IN, TTRACE_CTX_SYSC, SYSC(1, 4), A(4, 7));
+	put(0, 600, EV_SCHED, TTRACE_CTX_SYSC, SYSC(2, 3), A(1, 2, 1));
+	put(0, 700, EV_SYS_OUT, TTRACE_CTX_SYSC, SYSC(2, 3), A(3, 9));
+	put(0, 800, EV_WIDE, TTRACE_CTX_KTASK, 5,
+	    A(0x1ff, 0xfffe, 1, 3, 4, 5, 0xabc, (uint64_t)-2));
+	put(1, 150, EV_SYS_OUT, TTRACE_CTX_SYSC, SYSC(1, 6), A(6, 0));
+	put(1, 250, EV_SYS_IN, TTRACE_CTX_SYSC, SYSC(1, 5), A(5, 0));
+	put(1, 350, EV_IRQ_IN, TTRACE_CTX_IRQ, 40, A(40));
+	cpus[1].next += LOST_N;		/* [3, 8) lost */
+	put(1, 900, EV_IRQ_IN, TTRACE_CTX_IRQ, 33, A(33));
+}
+
+static void put_name(struct ttrace_aux *aux, unsigned tag, uint64_t ident,
+		     const char *s, size_t n)
+{
+	uint64_t pos;
+
+	if (ttrace_aux_reserve(aux, tag, 0, n, &pos) == 0) {
+		ttrace_aux_fill(aux, pos, TSC_BOOT, ident, s, n);
+		ttrace_aux_publish(aux, pos);
+	}
+}
+
+/* Writes one CPU's records: RECORDS [0, 2), LOSS, RECORDS after it for
+ * cpu1; everything in one RECORDS section for the others. */
+static void write_cpu(struct ttrace_file_writer *w, uint32_t c)
+{
+	struct cpu_build *b = &cpus[c];
+	unsigned split = c == 1 ? LOSS_FIRST : b->n;
+	struct ttrace_file_run h = { .first = 0, .count = split,
+				     .type = TTRACE_FILE_SEC_RECORDS };
+	struct ttrace_file_run l = { .first = LOSS_FIRST, .count = LOST_N,
+				     .type = TTRACE_FILE_SEC_LOSS,
+				     .reason = TTRACE_LOSS_OVERWRITTEN };
+
+	if (!b->n)
+		return;
+	ttrace_file_section_begin(w, h.type, c, sizeof(h) + split * 64ULL);
+	ttrace_file_section_data(w, &h, sizeof(h));
+	ttrace_file_section_data(w, b->e, split * 64ULL);
+	ttrace_file_section_end(w);
+	if (split == b->n)
+		return;
+	ttrace_file_write_section(w, l.type, c, &l, sizeof(l));
+	h.first = LOSS_FIRST + LOST_N;
+	h.count = b->n - split;
+	ttrace_file_section_begin(w, h.type, c, sizeof(h) +
+				  (b->n - split) * 64ULL);
+	ttrace_file_section_data(w, &h, sizeof(h));
+	ttrace_file_section_data(w, &b->e[split], (b->n - split) * 64ULL);
+	ttrace_file_section_end(w);
+}
+
+/* The names: boot phases (one with a quote), syscalls, processes. */
+static void build_aux(struct ttrace_aux_view *view)
+{
+	static _Alignas(8) uint8_t aux_mem[AUX_SIZE], snap[AUX_SIZE];
+	static const char *const sys[] = { "", "", "", "read", "write",
+					   "open", "close" };
+	struct ttrace_aux aux;
+
+	ttrace_aux_init(&aux, aux_mem, AUX_SIZE);
+	put_name(&aux, TTRACE_AUX_BOOT_PHASE, 1, "kmain", 5);
+	put_name(&aux, TTRACE_AUX_BOOT_PHASE, 2, "mem\"ory", 7);
+	for (unsigned i = 3; i < 7; i++)
+		put_name(&aux, TTRACE_AUX_SYSCALL_NAME, i, sys[i],
+			 strlen(sys[i]));
+	put_name(&aux, TTRACE_AUX_PROC_NAME, 1, "init", 4);
+	put_name(&aux, TTRACE_AUX_PROC_NAME, 2, "sh", 2);
+	if (ttrace_aux_snapshot(&aux, NULL, snap, sizeof(snap), view) < 0)
+		abort();
+}
+
+/* Builds the whole trace file into `file`. */
+static void build_trace(void)
+{
+	static uint8_t meta[4096];
+	struct ttrace_aux_view view;
+	struct ttrace_version v;
+	struct ttrace_file_writer w;
+	struct ttrace_file_aux fa;
+	size_t meta_len = ttrace_meta_serialise(&table, meta, sizeof(meta));
+
+	memset(cpus, 0, sizeof(cpus));
+	gen_events();
+	build_aux(&view);
+	ttrace_version_init(&v);
+	v.num_cpus = NCPU;
+	v.entries_per_cpu = MAXENT;
+	v.tsc_hz = TSC_HZ;
+	v.tsc_boot = TSC_BOOT;
+	v.aux_size = AUX_SIZE;
+	v.aux_mask = AUX_SIZE - 1;
+	v.aux_first = view.first;
+	v.aux_last = view.last;
+	v.event_count = NEV;
+	v.group_mask = 0xf;
+	v.tsc_now = TSC_BOOT + 10000;
+	v.meta_size = (uint32_t)meta_len;
+	free(file.p);
+	memset(&file, 0, sizeof(file));
+	ttrace_file_writer_init(&w, obuf_out, &file);
+	ttrace_file_write_header(&w);
+	ttrace_file_write_section(&w, TTRACE_FILE_SEC_VERSION, 0, &v, sizeof(v));
+	ttrace_file_write_section(&w, TTRACE_FILE_SEC_META, 0, meta, meta_len);
+	for (uint32_t c = 0; c < NCPU; c++)
+		write_cpu(&w, c);
+	fa = (struct ttrace_file_aux){ view.first, view.last };
+	ttrace_file_section_begin(&w, TTRACE_FILE_SEC_AUX, 0,
+				  sizeof(fa) + view.len);
+	ttrace_file_section_data(&w, &fa, sizeof(fa));
+	ttrace_file_section_data(&w, view.data, view.len);
+	ttrace_file_section_end(&w);
+	if (ttrace_file_write_end(&w) < 0)
+		abort();
+}
+
+/* ---- running an exporter ------------------------------------------------- */
+
+static char dir[256], trace_path[256];
+
+/* Writes the trace to a temporary file and makes an empty directory
+ * name for the export (not created). Returns 0 or -1. */
+static int setup(const char *what)
+{
+	FILE *f;
+
+	build_trace();
+	snprintf(trace_path, sizeof(trace_path), "/tmp/ttexport-%d.ttr",
+		 (int)getpid());
+	snprintf(dir, sizeof(dir), "/tmp/ttexport-%d.%s", (int)getpid(), what);
+	f = fopen(trace_path, "wb");
+	if (!f || fwrite(file.p, 1, file.len, f) != file.len || fclose(f))
+		return -1;
+	return 0;
+}
+
+static char errtext[1024];	/* what the last export printed on stderr */
+
+/* Runs main (ttuftrace_main or ttctf_main) on the trace into dir, with
+ * its standard output in /dev/null and its standard error in errtext.
+ * Returns its status. */
+static int run_export(int (*main_fn)(int, char **))
+{
+	char *argv[] = { trace_path, dir, NULL };
+	FILE *out = stdout, *err = stderr, *e = tmpfile();
+	size_t n;
+	int rc;
+
+	fflush(stdout);
+	stdout = fopen("/dev/null", "w");
+	stderr = e;
+	rc = main_fn(2, argv);
+	fclose(stdout);
+	stdout = out;
+	stderr = err;
+	rewind(e);
+	n = fread(errtext, 1, sizeof(errtext) - 1, e);
+	errtext[n] = 0;
+	fclose(e);
+	return rc;
+}
+
+/* Reads dir/name whole into *buf (freed by the caller); returns its
+ * length, or -1. */
+static long slurp(const char *name, uint8_t **buf)
+{
+	char path[512];
+	FILE *f;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (!(f = fopen(path, "rb")))
+		return -1;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	*buf = malloc(n + 1);
+	if (fread(*buf, 1, n, f) != (size_t)n)
+		n = -1;
+	else
+		(*buf)[n] = 0;
+	fclose(f);
+	return n;
+}
+
+/* Removes dir and the files in it, and the trace file. */
+static void cleanup(void)
+{
+	struct dirent *d;
+	char path[512];
+	DIR *dp = opendir(dir);
+
+	while (dp && (d = readdir(dp)))
+		if (d->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+			unlink(path);
+		}
+	if (dp)
+		closedir(dp);
+	rmdir(dir);
+	unlink(trace_path);
+}
+
+/* ---- uftrace ------------------------------------------------------------- */
+
+#define UF_BASE		0xffff80100000ULL
+#define SYM(i)		(UF_BASE + 16 * (i))
+enum { S_KMAIN, S_IRQ32, S_MEMORY, S_WRITE, S_READ, S_OPEN, S_IRQ40, S_LOST,
+       S_IRQ33, NSYM };
+enum { ENT, EXI, LOS, EVT };
+
+/* One expected .dat record: ns, type, depth, address. */
+struct rec { uint64_t ns; unsigned type, depth; uint64_t addr; };
+
+/* Checks dir/name holds exactly the n records want. */
+static int check_dat(const char *name, const struct rec *want, size_t n)
+{
+	uint8_t *buf;
+	long len = slurp(name, &buf);
+
+	if (len != (long)(n * 16)) {
+		free(buf);
+		HT_FAIL("%s: %ld bytes, want %zu records", name, len, n);
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t w[2], word;
+
+		memcpy(w, buf + 16 * i, 16);
+		word = want[i].type | 5ULL << 3 | (uint64_t)want[i].depth << 6 |
+		       want[i].addr << 16;
+		if (w[0] != want[i].ns || w[1] != word) {
+			free(buf);
+			HT_FAIL("%s record %zu: %llu %#llx, want %llu %#llx",
+				name, i, (unsigned long long)w[0],
+				(unsigned long long)w[1],
+				(unsigned long long)want[i].ns,
+				(unsigned long long)word);
+		}
+	}
+	free(buf);
+	return 0;
+}
+
+/* Boot phases around an irq, the CPU leaving boot for a syscall, a switch
+ * to a process sitting in read (reopened), the wide event ignored. */
+static int test_uftrace_cpu0(void)
+{
+	static const struct rec want[] = {
+		{ 100, ENT, 0, SYM(S_KMAIN) }, { 200, ENT, 1, SYM(S_IRQ32) },
+		{ 300, EXI, 1, SYM(S_IRQ32) }, { 400, EXI, 0, SYM(S_KMAIN) },
+		{ 400, ENT, 0, SYM(S_MEMORY) }, { 500, EXI, 0, SYM(S_MEMORY) },
+		{ 500, ENT, 0, SYM(S_WRITE) }, { 600, EXI, 0, SYM(S_WRITE) },
+		{ 600, EVT, 0, 200002 }, { 600, EVT, 0, 200001 },
+		{ 600, ENT, 0, SYM(S_READ) }, { 700, EXI, 0, SYM(S_READ) },
+	};
+	int rc;
+
+	HT_CHECK(setup("uf0") == 0);
+	rc = run_export(ttuftrace_main) || check_dat("100.dat", want,
+				sizeof(want) / sizeof(want[0]));
+	cleanup();
+	return rc;
+}
+
+/* The exit without entry dropped, the open frames closed at the loss, a
+ * LOST record of the count inside lost_records, the irq left open closed
+ * at the end; cpu2 without records has an empty file. */
+static int test_uftrace_cpu1(void)
+{
+	static const struct rec want[] = {
+		{ 250, ENT, 0, SYM(S_OPEN) }, { 350, ENT, 1, SYM(S_IRQ40) },
+		{ 900, EXI, 1, SYM(S_IRQ40) }, { 900, EXI, 0, SYM(S_OPEN) },
+		{ 900, ENT, 0, SYM(S_LOST) }, { 900, LOS, 1, LOST_N },
+		{ 900, EXI, 0, SYM(S_LOST) }, { 900, ENT, 0, SYM(S_IRQ33) },
+		{ 900, EXI, 0, SYM(S_IRQ33) },
+	};
+	int rc;
+
+	HT_CHECK(setup("uf1") == 0);
+	rc = run_export(ttuftrace_main) ||
+	     check_dat("200.dat", want, sizeof(want) / sizeof(want[0])) ||
+	     check_dat("300.dat", NULL, 0);
+	cleanup();
+	return rc;
+}
+
+/* dir/name must hold exactly want (len bytes). */
+static int check_file(const char *name, const void *want, size_t len)
+{
+	uint8_t *buf;
+	long n = slurp(name, &buf);
+	int bad = n != (long)len || memcmp(buf, want, len);
+
+	if (bad)
+		snprintf(ht_why, sizeof(ht_why), "%s: got %ld bytes '%.300s'",
+			 name, n, n > 0 ? (char *)buf : "");
+	if (n >= 0)
+		free(buf);
+	return bad;
+}
+
+static int test_uftrace_files(void)
+{
+	static const uint8_t head[40] = {
+		'F', 't', 'r', 'a', 'c', 'e', '!', 0, 4, 0, 0, 0, 40, 0, 1, 2,
+		2, 0, 0, 0, 0, 0, 0, 0, 0x89, 0, 0, 0, 0, 0, 0, 0, 0, 4 };
+	static const char sym[] =
+		"0000000000000000 T boot_kmain\n0000000000000010 T irq_32\n"
+		"0000000000000020 T boot_mem_ory\n0000000000000030 T sys_write\n"
+		"0000000000000040 T sys_read\n0000000000000050 T sys_open\n"
+		"0000000000000060 T irq_40\n0000000000000070 T lost_records\n"
+		"0000000000000080 T irq_33\n0000000000000090 ? __sym_end\n";
+	static const char map[] =
+		"ffff80100000-ffff80200000 r-xp 00000000 00:00 0 /ttrace\n"
+		"ffffffffffff-ffffffffffff rw-p 00000000 00:00 0 [stack]\n";
+	static const char task[] =
+		"SESS timestamp=0.0 pid=100 sid=0 exename=\"cpu0\"\n"
+		"TASK timestamp=0.0 tid=100 pid=100\n"
+		"SESS timestamp=0.0 pid=200 sid=0 exename=\"cpu1\"\n"
+		"TASK timestamp=0.0 tid=200 pid=200\n"
+		"SESS timestamp=0.0 pid=300 sid=0 exename=\"cpu2\"\n"
+		"TASK timestamp=0.0 tid=300 pid=300\n";
+	uint8_t info[1024];
+	int n, rc;
+
+	HT_CHECK(setup("uff") == 0);
+	memcpy(info, head, sizeof(head));
+	n = snprintf((char *)info + 40, sizeof(info) - 40, "exename:/ttrace\n"
+		     "cmdline:ttdecode uftrace %s\ntaskinfo:lines=2\n"
+		     "taskinfo:nr_tid=3\ntaskinfo:tids=100,200,300\n",
+		     trace_path);
+	rc = run_export(ttuftrace_main) ||
+	     check_file("info", info, 40 + n) ||
+	     check_file("ttrace.sym", sym, strlen(sym)) ||
+	     check_file("sid-0.map", map, strlen(map)) ||
+	     check_file("task.txt", task, strlen(task));
+	cleanup();
+	return rc;
+}
+
+/* ---- CTF ----------------------------------------------------------------- */
+
+/* One packet's header and context as written. */
+struct __attribute__((packed)) pkt {
+	uint32_t magic, stream_id;
+	uint64_t begin, end, content, size, discarded;
+	uint32_t cpu;
+};
+
+/* Checks the packet at *off in buf (len bytes) and moves *off past it. */
+static int check_pkt(const uint8_t *buf, long len, long *off, uint64_t begin,
+		     uint64_t end, uint64_t discarded, uint32_t cpu)
+{
+	struct pkt p;
+
+	if (*off + (long)sizeof(p) > len)
+		HT_FAIL("packet at %ld: file ends at %ld", *off, len);
+	memcpy(&p, buf + *off, sizeof(p));
+	if (p.magic != 0xC1FC1FC1 || p.stream_id || p.begin != begin ||
+	    p.end != end || p.discarded != discarded || p.cpu != cpu ||
+	    p.content != p.size || p.size % 8 || p.size / 8 < sizeof(p) ||
+	    *off + (long)(p.size / 8) > len)
+		HT_FAIL("packet at %ld: magic %#x stream %u ts %llu-%llu "
+			"size %llu/%llu discarded %llu cpu %u", *off, p.magic,
+			p.stream_id, (unsigned long long)p.begin,
+			(unsigned long long)p.end,
+			(unsigned long long)p.content,
+			(unsigned long long)p.size,
+			(unsigned long long)p.discarded, p.cpu);
+	*off += p.size / 8;
+	return 0;
+}
+
+/* Every stream's packets: cpu1's split at the loss, the packet after it
+ * counting the loss; cpu2's single empty packet. */
+static int test_ctf_packets(void)
+{
+	uint8_t *b0 = NULL, *b1 = NULL, *b2 = NULL;
+	long n0, n1, n2, o0 = 0, o1 = 0, o2 = 0;
+	int rc;
+
+	HT_CHECK(setup("ctfp") == 0);
+	rc = run_export(ttctf_main);
+	n0 = slurp("cpu0", &b0);
+	n1 = slurp("cpu1", &b1);
+	n2 = slurp("cpu2", &b2);
+	rc = rc || check_pkt(b0, n0, &o0, 100, 800, 0, 0) || o0 != n0 ||
+	     check_pkt(b1, n1, &o1, 150, 350, 0, 1) ||
+	     check_pkt(b1, n1, &o1, 900, 900, LOST_N, 1) || o1 != n1 ||
+	     check_pkt(b2, n2, &o2, 0, 0, 0, 2) || o2 != n2 ||
+	     n2 != sizeof(struct pkt);
+	if (rc && !ht_why[0])
+		snprintf(ht_why, sizeof(ht_why), "stream lengths %ld %ld %ld, "
+			 "packets end at %ld %ld %ld", n0, n1, n2, o0, o1, o2);
+	free(b0);
+	free(b1);
+	free(b2);
+	cleanup();
+	return rc;
+}
+
+/* The bytes of cpu0's first event (boot_phase) and of its wide event
+ * (each argument cut to its type's size). */
+static int test_ctf_events(void)
+{
+	static const uint8_t first[] = {
+		EV_BOOT, 0, 100, 0, 0, 0, 0, 0, 0, 0, 'b', 'o', 'o', 't', 0,
+		'k', 'm', 'a', 'i', 'n', 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	static const uint8_t wide[] = {
+		EV_WIDE, 0, 0x20, 3, 0, 0, 0, 0, 0, 0, 'k', 't', ':', '#', '5', 0,
+		0xff, 0xfe, 0xff, 1, 3, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0,
+		0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0xbc, 0x0a, 0, 0, 0, 0, 0, 0,
+		0xfe, 0xff, 0xff, 0xff };
+	uint8_t *b = NULL;
+	long n;
+	int rc;
+
+	HT_CHECK(setup("ctfe") == 0);
+	rc = run_export(ttctf_main);
+	n = slurp("cpu0", &b);
+	if (!rc && (n < (long)(sizeof(struct pkt) + sizeof(first)) ||
+		    memcmp(b + sizeof(struct pkt), first, sizeof(first))))
+		rc = 1, snprintf(ht_why, sizeof(ht_why), "first event differs");
+	if (!rc && (n < (long)sizeof(wide) ||
+		    memcmp(b + n - sizeof(wide), wide, sizeof(wide))))
+		rc = 1, snprintf(ht_why, sizeof(ht_why), "wide event differs");
+	free(b);
+	cleanup();
+	return rc;
+}
+
+/* The event classes come from the trace's metadata, fields named with a
+ * leading underscore (so "event" and "string" are fine), typed by size. */
+static int test_ctf_metadata(void)
+{
+	static const char *const want[] = {
+		"/* CTF 1.8 */\n", "freq = 1000000000;",
+		"event {\n\tname = \"wide\";\n\tid = 6;\n\tstream_id = 0;\n"
+		"\tfields := struct {\n\t\tuint8_t _event;\n"
+		"\t\tint16_t _string;\n\t\tuint8_t _struct;\n"
+		"\t\tuint64_t _w3;\n\t\tuint64_t _w4;\n\t\tuint64_t _w5;\n"
+		"\t\txptr_t _w6;\n\t\tint32_t _w7;\n\t};\n};\n",
+		"name = \"syscall_exit\";\n\tid = 2;\n\tstream_id = 0;\n"
+		"\tfields := struct {\n\t\tstring _nr;\n\t\tint64_t _ret;\n",
+		"uint64_t events_discarded;\n\t\tuint32_t cpu_id;",
+	};
+	uint8_t *m = NULL;
+	int rc;
+
+	HT_CHECK(setup("ctfm") == 0);
+	rc = run_export(ttctf_main) || slurp("metadata", &m) < 0;
+	for (size_t i = 0; !rc && i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr((char *)m, want[i]))
+			rc = 1, snprintf(ht_why, sizeof(ht_why),
+					 "metadata lacks '%s'", want[i]);
+	if (!rc && strncmp((char *)m, want[0], strlen(want[0])))
+		rc = 1, snprintf(ht_why, sizeof(ht_why), "no CTF 1.8 first");
+	free(m);
+	cleanup();
+	return rc;
+}
+
+/* A directory holding anything is refused and left as it was. */
+static int test_dir_not_empty(void)
+{
+	char path[512];
+	uint8_t *b;
+	FILE *f;
+	int rc;
+
+	HT_CHECK(setup("full") == 0);
+	HT_CHECK(mkdir(dir, 0777) == 0);
+	snprintf(path, sizeof(path), "%s/mine", dir);
+	HT_CHECK((f = fopen(path, "w")) && fclose(f) == 0);
+	rc = run_export(ttctf_main) != 1 || run_export(ttuftrace_main) != 1 ||
+	     !strstr(errtext, "not empty (holds mine)") ||
+	     slurp("metadata", &b) >= 0 || slurp("info", &b) >= 0;
+	cleanup();
+	if (rc)
+		HT_FAIL("an export went into a non-empty directory (%.300s)",
+			errtext);
+	return 0;
+}
+
+/* A corrupt trace: non-zero status, the loader's message naming the
+ * offset of the damaged section, nothing created. */
+static int test_bad_trace(void)
+{
+	struct stat st;
+	FILE *f;
+	int rc;
+
+	HT_CHECK(setup("bad") == 0);
+	file.p[file.len / 2] ^= 0x40;
+	HT_CHECK((f = fopen(trace_path, "wb")) &&
+		 fwrite(file.p, 1, file.len, f) == file.len && fclose(f) == 0);
+	rc = run_export(ttctf_main) != 1 || run_export(ttuftrace_main) != 1 ||
+	     !strstr(errtext, ": offset ") || !strstr(errtext, "CRC") ||
+	     stat(dir, &st) == 0;
+	cleanup();
+	if (rc)
+		HT_FAIL("a corrupt trace was exported (%.300s)", errtext);
+	return 0;
+}
+
+static const struct ht_test tests[] = {
+	{ test_uftrace_cpu0, "ttexport_uftrace_cpu0_nesting_switch" },
+	{ test_uftrace_cpu1, "ttexport_uftrace_cpu1_unpaired_and_loss" },
+	{ test_uftrace_files, "ttexport_uftrace_info_task_map_sym" },
+	{ test_ctf_packets, "ttexport_ctf_packets_and_loss" },
+	{ test_ctf_events, "ttexport_ctf_event_bytes" },
+	{ test_ctf_metadata, "ttexport_ctf_metadata_from_trace_meta" },
+	{ test_dir_not_empty, "ttexport_refuses_non_empty_dir" },
+	{ test_bad_trace, "ttexport_corrupt_trace_names_offset" },
+	{ 0, 0 },
+};
+
+int main(int argc, char **argv)
+{
+	if (argc == 2) {
+		FILE *f = fopen(argv[1], "wb");
+
+		build_trace();
+		if (!f || fwrite(file.p, 1, file.len, f) != file.len ||
+		    fclose(f)) {
+			perror(argv[1]);
+			return 1;
+		}
+		return 0;
+	}
+	return ht_main(tests, argc, argv);
+}

@@ -1,0 +1,331 @@
+/*
+ * ttctf.c: `ttdecode ctf TRACE DIR`, a trace as a CTF 1.8 directory
+ * (docs/exports.md) that babeltrace2 and Trace Compass read: a `metadata`
+ * file (TSDL text) and one binary stream file per CPU, cpuN.
+ *
+ * The metadata is generated from the trace's own event metadata, so an
+ * event added to kern/ttrace.events exports without a change here: event
+ * id = ttrace event id, one field per argument, named after it (with the
+ * leading underscore CTF readers strip, so no name clashes with a TSDL
+ * keyword), typed by its argument type; a name argument (str:TAG) becomes
+ * a string holding the aux name, as `ttdecode text` prints it. Every
+ * event's context is that of the text decoder ("sys:sh[1]:read").
+ *
+ * Layout: everything byte aligned, little endian. A packet is
+ *	header	u32 magic 0xC1FC1FC1, u32 stream_id 0
+ *	context	u64 timestamp_begin, u64 timestamp_end, u64 content_size,
+ *		u64 packet_size (both in bits, equal: no padding),
+ *		u64 events_discarded, u32 cpu_id
+ *	events	u16 id, u64 timestamp, string context, the fields
+ * Timestamps are TSC cycles on CPU 0's clock since the boot TSC (0 for
+ * the rare record stamped before it), in a clock of the trace's TSC
+ * frequency, so times read as since boot, as `ttdecode text` prints them. events_discarded counts the
+ * CPU's declared losses up to the packet (CTF's running count), and a
+ * packet ends where a loss sits, so a reader reports each loss between
+ * the events it fell between. Packets are built in memory (at most
+ * CTF_PACKET_MAX bytes of events) and written whole.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ttexport.h"
+
+#define CTF_MAGIC	0xC1FC1FC1u
+#define CTF_PACKET_MAX	(256 * 1024)	/* event bytes per packet, about */
+#define CTF_CTX_MAX	512		/* context and name strings */
+
+/* A packet being built for one CPU. */
+struct ctf_packet {
+	uint8_t *buf;			/* the events */
+	size_t len, cap;
+	uint64_t begin, end;		/* first and last event's timestamp */
+	uint64_t discarded;		/* running count of declared losses */
+	uint64_t events;
+	bool empty;			/* no event yet */
+};
+
+struct ctf_export {
+	struct ttload *t;
+	FILE *f;
+	uint32_t cpu;
+	struct ctf_packet p;
+	uint64_t events, packets, lost, unknown;
+};
+
+/* ---- metadata ------------------------------------------------------------ */
+
+/* The TSDL type of an argument type. */
+static const char *ctf_type(uint8_t type)
+{
+	static const char *const names[TTRACE_ARG_NTYPES] = {
+		[TTRACE_ARG_U8] = "uint8_t", [TTRACE_ARG_U16] = "uint16_t",
+		[TTRACE_ARG_U32] = "uint32_t", [TTRACE_ARG_U64] = "uint64_t",
+		[TTRACE_ARG_S8] = "int8_t", [TTRACE_ARG_S16] = "int16_t",
+		[TTRACE_ARG_S32] = "int32_t", [TTRACE_ARG_S64] = "int64_t",
+		[TTRACE_ARG_PTR] = "xptr_t", [TTRACE_ARG_BOOL] = "uint8_t",
+		[TTRACE_ARG_STR] = "string",
+	};
+
+	return type < TTRACE_ARG_NTYPES && names[type] ? names[type] :
+	       "uint64_t";
+}
+
+/* The integer types, trace, env, clock and stream declarations. */
+static void ctf_meta_head(FILE *f, const struct ttload *t)
+{
+	static const struct { const char *name; int bits, sign, hex; } ints[] = {
+		{ "uint8_t", 8, 0, 0 }, { "uint16_t", 16, 0, 0 },
+		{ "uint32_t", 32, 0, 0 }, { "uint64_t", 64, 0, 0 },
+		{ "int8_t", 8, 1, 0 }, { "int16_t", 16, 1, 0 },
+		{ "int32_t", 32, 1, 0 }, { "int64_t", 64, 1, 0 },
+		{ "xptr_t", 64, 0, 1 },
+	};
+
+	fprintf(f, "/* CTF 1.8 */\n\n");
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+		fprintf(f, "typealias integer { size = %d; align = 8; "
+			"signed = %s;%s } := %s;\n", ints[i].bits,
+			ints[i].sign ? "true" : "false",
+			ints[i].hex ? " base = 16;" : "", ints[i].name);
+	fprintf(f, "\ntrace {\n\tmajor = 1;\n\tminor = 8;\n"
+		"\tbyte_order = le;\n\tpacket.header := struct {\n"
+		"\t\tuint32_t magic;\n\t\tuint32_t stream_id;\n\t};\n};\n\n"
+		"env {\n\thostname = \"ttrace\";\n\tdomain = \"kernel\";\n"
+		"\ttracer_name = \"ttrace\";\n\tnum_cpus = %u;\n};\n\n"
+		"clock {\n\tname = tsc;\n\tdescription = \"TSC of CPU 0, "
+		"since boot\";\n\tfreq = %llu;\n\toffset = 0;\n"
+		"\tprecision = 0;\n\tabsolute = false;\n};\n\n"
+		"typealias integer { size = 64; align = 8; signed = false; "
+		"map = clock.tsc.value; } := tsc_t;\n\n"
+		"stream {\n\tid = 0;\n\tpacket.context := struct {\n"
+		"\t\ttsc_t timestamp_begin;\n\t\ttsc_t timestamp_end;\n"
+		"\t\tuint64_t content_size;\n\t\tuint64_t packet_size;\n"
+		"\t\tuint64_t events_discarded;\n\t\tuint32_t cpu_id;\n\t};\n"
+		"\tevent.header := struct {\n\t\tuint16_t id;\n"
+		"\t\ttsc_t timestamp;\n\t};\n\tevent.context := struct {\n"
+		"\t\tstring _context;\n\t};\n};\n", t->version.num_cpus,
+		(unsigned long long)t->version.tsc_hz);
+}
+
+/* One event class per event of the trace's metadata. */
+static void ctf_meta_events(FILE *f, const struct ttrace_meta_table *m)
+{
+	for (uint32_t i = 0; i < m->nevents; i++) {
+		const struct ttrace_event_meta *e = &m->events[i];
+
+		fprintf(f, "\nevent {\n\tname = \"%s\";\n\tid = %u;\n"
+			"\tstream_id = 0;\n\tfields := struct {\n", e->name, i);
+		for (unsigned a = 0; a < e->nargs; a++)
+			fprintf(f, "\t\t%s _%s;\n", ctf_type(e->args[a].type),
+				e->args[a].name);
+		fprintf(f, "\t};\n};\n");
+	}
+}
+
+static int ctf_metadata(const char *dir, const struct ttload *t)
+{
+	FILE *f = ttexport_create(dir, "metadata");
+
+	if (!f)
+		return -1;
+	ctf_meta_head(f, t);
+	ctf_meta_events(f, &t->meta);
+	return ttexport_close(f, dir, "metadata");
+}
+
+/* ---- packets ------------------------------------------------------------- */
+
+/* Makes room for n more bytes in the packet. Returns 0 or -1. */
+static int ctf_room(struct ctf_packet *p, size_t n)
+{
+	size_t cap = p->cap ? p->cap : CTF_PACKET_MAX + 4096;
+	uint8_t *buf;
+
+	while (p->len + n > cap)
+		cap *= 2;
+	if (cap == p->cap)
+		return 0;
+	if (!(buf = realloc(p->buf, cap)))
+		return -1;
+	p->buf = buf;
+	p->cap = cap;
+	return 0;
+}
+
+/* Appends n bytes (room made by the caller). */
+static void ctf_put(struct ctf_packet *p, const void *v, size_t n)
+{
+	memcpy(p->buf + p->len, v, n);
+	p->len += n;
+}
+
+/* Writes the packet (header, context, events) and starts the next one. */
+static void ctf_flush(struct ctf_export *x)
+{
+	struct ctf_packet *p = &x->p;
+	struct __attribute__((packed)) {
+		uint32_t magic, stream_id;
+		uint64_t begin, end, content_size, packet_size, discarded;
+		uint32_t cpu_id;
+	} h = { CTF_MAGIC, 0, p->begin, p->end, 0, 0, p->discarded, x->cpu };
+
+	_Static_assert(sizeof(h) == 52, "CTF packet header and context");
+	h.content_size = h.packet_size = (sizeof(h) + p->len) * 8;
+	fwrite(&h, sizeof(h), 1, x->f);
+	fwrite(p->buf, 1, p->len, x->f);
+	x->packets++;
+	p->len = 0;
+	p->begin = p->end;
+	p->empty = true;
+}
+
+/* ts (CPU 0's clock) as cycles since boot; 0 before boot. */
+static uint64_t ctf_cycles(const struct ttload *t, uint64_t ts)
+{
+	return ts > t->version.tsc_boot ? ts - t->version.tsc_boot : 0;
+}
+
+/* The argument words of ev as event fields. Returns 0 or -1. */
+static int ctf_fields(struct ctf_export *x, const struct ttrace_event_meta *e,
+		      const struct ttrace_event_view *ev)
+{
+	char name[CTF_CTX_MAX];
+
+	for (unsigned a = 0; a < e->nargs; a++) {
+		uint64_t v = a < ev->nwords ? ev->args[a] : 0;
+		size_t n = 8;
+
+		switch (e->args[a].type) {
+		case TTRACE_ARG_STR:
+			n = ttexport_name(name, sizeof(name), x->t,
+					  e->args[a].aux_tag, v,
+					  ev->timestamp,
+					  TTEXPORT_PRINTABLE) + 1;
+			if (ctf_room(&x->p, n) < 0)
+				return -1;
+			ctf_put(&x->p, name, n);
+			continue;
+		case TTRACE_ARG_U8: case TTRACE_ARG_S8: case TTRACE_ARG_BOOL:
+			n = 1;
+			break;
+		case TTRACE_ARG_U16: case TTRACE_ARG_S16:
+			n = 2;
+			break;
+		case TTRACE_ARG_U32: case TTRACE_ARG_S32:
+			n = 4;
+			break;
+		}
+		if (ctf_room(&x->p, n) < 0)
+			return -1;
+		ctf_put(&x->p, &v, n);	/* little endian: the low n bytes */
+	}
+	return 0;
+}
+
+/* Appends one event to the packet. Returns 0 or -1 (out of memory). */
+static int ctf_event(struct ctf_export *x, const struct ttrace_event_view *ev)
+{
+	char ctx[CTF_CTX_MAX];
+	uint16_t id = (uint16_t)ev->id;
+	uint64_t ts;
+	int n;
+
+	if (ev->id >= x->t->meta.nevents) {
+		x->unknown++;
+		return 0;
+	}
+	n = ttrace_format_ctx(ctx, sizeof(ctx), ev, ttload_resolve, x->t);
+	n = n < 0 ? 0 : n >= (int)sizeof(ctx) ? (int)sizeof(ctx) - 1 : n;
+	ctx[n] = 0;
+	if (ctf_room(&x->p, sizeof(id) + 8 + n + 1) < 0)
+		return -1;
+	ts = ctf_cycles(x->t, ev->timestamp);
+	if (x->p.empty)
+		x->p.begin = ts;
+	x->p.end = ts;
+	x->p.empty = false;
+	ctf_put(&x->p, &id, sizeof(id));
+	ctf_put(&x->p, &ts, 8);
+	ctf_put(&x->p, ctx, n + 1);
+	x->events++;
+	if (ctf_fields(x, &x->t->meta.events[ev->id], ev) < 0)
+		return -1;
+	if (x->p.len >= CTF_PACKET_MAX)
+		ctf_flush(x);
+	return 0;
+}
+
+/* Writes cpu's stream DIR/cpuN. Returns 0 or -1. */
+static int ctf_cpu(struct ctf_export *x, const char *dir, uint32_t cpu)
+{
+	struct ttexport_walk w;
+	enum ttexport_item k;
+	uint64_t packets = x->packets;
+	char name[32];
+	int rc = 0;
+
+	snprintf(name, sizeof(name), "cpu%u", cpu);
+	if (!(x->f = ttexport_create(dir, name)))
+		return -1;
+	x->cpu = cpu;
+	x->p.len = 0;
+	x->p.discarded = 0;
+	x->p.empty = true;
+	x->p.begin = x->p.end = 0;
+	ttexport_walk_init(&w, x->t, cpu);
+	while (rc == 0 && (k = ttexport_walk_next(&w)) != TTEXPORT_END) {
+		if (k == TTEXPORT_EVENT) {
+			rc = ctf_event(x, w.ev);
+			continue;
+		}
+		/* The loss goes between packets. A reader counts what the
+		 * running total grew by since the previous packet, so a
+		 * stream that starts with a loss first gets an empty packet
+		 * with a total of 0. */
+		if (x->p.empty)
+			x->p.begin = x->p.end = ctf_cycles(x->t, w.ts);
+		if (!x->p.empty || x->packets == packets)
+			ctf_flush(x);
+		x->p.discarded += w.loss->count;
+		x->lost += w.loss->count;
+	}
+	if (rc == 0 && (!x->p.empty || x->p.discarded || x->packets == packets))
+		ctf_flush(x);
+	if (rc < 0)
+		fprintf(stderr, "ttdecode: out of memory\n");
+	return ttexport_close(x->f, dir, name) < 0 ? -1 : rc;
+}
+
+static int ctf_export(struct ctf_export *x, const char *dir)
+{
+	uint32_t ncpus = x->t->version.num_cpus;
+
+	if (ctf_metadata(dir, x->t) < 0)
+		return -1;
+	for (uint32_t c = 0; c < ncpus; c++)
+		if (ctf_cpu(x, dir, c) < 0)
+			return -1;
+	printf("ctf: %s: %u streams (cpu0-%u), %llu events in %llu packets, "
+	       "%llu with an unknown id skipped; %llu records lost "
+	       "(declared, in events_discarded)\n", dir, ncpus, ncpus - 1,
+	       (unsigned long long)x->events, (unsigned long long)x->packets,
+	       (unsigned long long)x->unknown, (unsigned long long)x->lost);
+	return 0;
+}
+
+/* ttdecode ctf TRACE DIR. */
+int ttctf_main(int argc, char **argv)
+{
+	struct ctf_export x = { 0 };
+	struct ttload t;
+	int rc;
+
+	(void)argc;
+	if (ttexport_load(&t, argv[0]) < 0)
+		return 1;
+	x.t = &t;
+	rc = ttexport_mkdir(argv[1]) < 0 ? -1 : ctf_export(&x, argv[1]);
+	free(x.p.buf);
+	ttload_free(&t);
+	return rc < 0 ? 1 : 0;
+}

@@ -1,0 +1,170 @@
+/*
+ * ttexport.c: the pieces the exporters share (see ttexport.h). Output goes
+ * into a directory the exporter creates, or finds empty: the readers
+ * (babeltrace2 above all) take every file in it as theirs, so a stale file
+ * from an earlier export must never be mixed in.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ttexport.h"
+
+/* Loads path into t, or prints "ttdecode: PATH: offset N: problem".
+ * Returns 0 or -1. */
+int ttexport_load(struct ttload *t, const char *path)
+{
+	struct ttrace_file_error err;
+
+	if (ttload_file(t, path, &err) == 0)
+		return 0;
+	if (err.offset == TTLOAD_NO_OFFSET)
+		fprintf(stderr, "ttdecode: %s: %s\n", path, err.msg);
+	else
+		fprintf(stderr, "ttdecode: %s: offset %llu: %s\n", path,
+			(unsigned long long)err.offset, err.msg);
+	return -1;
+}
+
+/* Creates dir, or accepts it if it exists and is empty. Returns 0, or -1
+ * after printing why. */
+int ttexport_mkdir(const char *dir)
+{
+	struct dirent *d;
+	DIR *dp;
+
+	if (mkdir(dir, 0777) == 0)
+		return 0;
+	if (errno != EEXIST || !(dp = opendir(dir))) {
+		fprintf(stderr, "ttdecode: %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	while ((d = readdir(dp)))
+		if (strcmp(d->d_name, ".") && strcmp(d->d_name, "..")) {
+			fprintf(stderr, "ttdecode: %s: not empty (holds %s); "
+				"remove it or name a new directory\n", dir,
+				d->d_name);
+			closedir(dp);
+			return -1;
+		}
+	closedir(dp);
+	return 0;
+}
+
+/* Opens dir/name for writing with a large buffer. NULL after printing
+ * why. */
+FILE *ttexport_create(const char *dir, const char *name)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (!f) {
+		fprintf(stderr, "ttdecode: %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	setvbuf(f, NULL, _IOFBF, TTEXPORT_FILE_BUF);
+	return f;
+}
+
+/* Closes f (dir/name), reporting a write error. Returns 0 or -1. */
+int ttexport_close(FILE *f, const char *dir, const char *name)
+{
+	bool bad = ferror(f);
+
+	if (fclose(f) || bad) {
+		fprintf(stderr, "ttdecode: %s/%s: write error\n", dir, name);
+		return -1;
+	}
+	return 0;
+}
+
+/* The id of the event called name in m, or -1 if m has none. */
+int ttexport_event_id(const struct ttrace_meta_table *m, const char *name)
+{
+	for (uint32_t i = 0; i < m->nevents; i++)
+		if (m->events[i].name && !strcmp(m->events[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * The name aux record (tag, ident) gives at time ts, written into buf
+ * (size > 0) NUL terminated with its characters limited to cs; "#IDENT"
+ * (TTEXPORT_IDENT: "IDENT") when no record names it. Returns its length.
+ */
+size_t ttexport_name(char *buf, size_t size, const struct ttload *t,
+		     unsigned tag, uint64_t ident, uint64_t ts,
+		     enum ttexport_charset cs)
+{
+	const char *s;
+	size_t n = ttload_resolve((void *)t, tag, ident, ts, &s), i;
+
+	if (!n) {
+		snprintf(buf, size, "%s%llu", cs == TTEXPORT_IDENT ? "" : "#",
+			 (unsigned long long)ident);
+		return strlen(buf);
+	}
+	for (i = 0; i < n && i + 1 < size; i++) {
+		char c = s[i];
+		bool ok = cs == TTEXPORT_IDENT ?
+			  (c == '_' || (c >= '0' && c <= '9') ||
+			   (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) :
+			  (c >= 0x20 && c < 0x7f);
+
+		buf[i] = ok ? c : cs == TTEXPORT_IDENT ? '_' : '?';
+	}
+	buf[i] = 0;
+	return i;
+}
+
+/* ts (CPU 0's clock) as ns since boot; 0 for a time before boot. */
+uint64_t ttexport_ns(const struct ttload *t, uint64_t ts)
+{
+	if (ts < t->version.tsc_boot || !t->version.tsc_hz)
+		return 0;
+	return ttrace_ticks_to_ns(ts - t->version.tsc_boot, t->version.tsc_hz);
+}
+
+/* Starts a walk over cpu's events and declared losses. */
+void ttexport_walk_init(struct ttexport_walk *w, const struct ttload *t,
+			uint32_t cpu)
+{
+	memset(w, 0, sizeof(*w));
+	w->cpu = &t->cpus[cpu];
+	ttrace_pair_init(&w->it, w->cpu->sorted, w->cpu->nsorted);
+	w->ev = &w->view[0];
+	w->have = ttrace_pair_next(&w->it, &w->view[1]);
+}
+
+/*
+ * The next item in time order: a loss placed at or before the next event
+ * comes first (its time clamped to [previous item, next event]), then the
+ * event. Events are returned in *w->ev, losses in *w->loss; w->ts is the
+ * item's time. TTEXPORT_END once both are exhausted.
+ */
+enum ttexport_item ttexport_walk_next(struct ttexport_walk *w)
+{
+	const struct ttload_cpu *c = w->cpu;
+	struct ttrace_event_view *next = w->ev == &w->view[0] ? &w->view[1] :
+				       &w->view[0];
+
+	if (w->nextloss < c->nlosses &&
+	    (!w->have || c->losses[w->nextloss].ts <= next->timestamp)) {
+		w->loss = &c->losses[w->nextloss++];
+		if (w->loss->ts > w->ts && w->loss->ts != UINT64_MAX)
+			w->ts = w->loss->ts;
+		return TTEXPORT_LOSS;
+	}
+	if (!w->have)
+		return TTEXPORT_END;
+	w->ev = next;
+	if (next->timestamp > w->ts)
+		w->ts = next->timestamp;
+	w->have = ttrace_pair_next(&w->it, w->ev == &w->view[0] ?
+				   &w->view[1] : &w->view[0]);
+	return TTEXPORT_EVENT;
+}
