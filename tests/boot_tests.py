@@ -8,7 +8,7 @@ import os
 import re
 import subprocess
 
-from qemu_run import QemuRun, verdict, accel, ROOT
+from qemu_run import QemuRun, QEMU_STATUS, verdict, accel, ROOT
 
 
 def boot_and_check(res, name, cmdline, smp, expect, status=0, accel=None,
@@ -179,7 +179,7 @@ def run_all(res, only):
                              [r"page fault", r"fault address 0x0+8",
                               r"at deliberate_fault\+0x", r"backtrace:",
                               r"kmain\+0x"],
-                             status=3, want_panic=True)
+                             status=QEMU_STATUS["PANIC"], want_panic=True)
     if want("boot_iso"):
         # GRUB, the ISO's menu entry, the initramfs module, the shell
         boot_and_check(res, "boot_iso", None, 4,

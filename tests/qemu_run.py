@@ -105,6 +105,16 @@ class QemuRun:
         self.reader.join(5)
 
 
+def _qemu_statuses():
+    """QEMU's exit statuses by name, from kern/include/exit_status.h."""
+    text = open(os.path.join(ROOT, "kern", "include", "exit_status.h")).read()
+    return {m.group(1): int(m.group(2)) for m in
+            re.finditer(r"#define QEMU_STATUS_(\w+)\s+(\d+)", text)}
+
+
+QEMU_STATUS = _qemu_statuses()
+
+
 def panic_text(log):
     """The panic report in log (from the panic line on), or None."""
     i = log.find("panic")

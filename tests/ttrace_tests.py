@@ -8,7 +8,7 @@ import socket
 import shutil
 import subprocess
 
-from qemu_run import QemuRun, verdict, ROOT
+from qemu_run import QemuRun, QEMU_STATUS, verdict, ROOT
 
 BUILD = os.path.join(ROOT, "build")
 TTDECODE = os.path.join(BUILD, "tools", "ttdecode")
@@ -149,8 +149,9 @@ def panic_dump(via_host):
                   timeout=300, hostout=out if via_host else None)
     code = run.wait()
     run.close()
-    if code != 3:
-        return "QEMU exit status %s, want 3 (panic)" % code
+    if code != QEMU_STATUS["PANIC"]:
+        return "QEMU exit status %s, want %d (panic)" % (
+            code, QEMU_STATUS["PANIC"])
     if "ttrace: dump done" not in run.text:
         return "no dump: " + "\n".join(run.text.splitlines()[-10:])
     if not via_host:

@@ -16,6 +16,7 @@
 #include <arch/uart.h>
 #include <cmdline.h>
 #include <console.h>
+#include <exit_status.h>
 #include <init.h>
 #include <irq.h>
 #include <kmsg.h>
@@ -165,7 +166,7 @@ static void run_ktests_and_exit(void)
 	char prefix[64] = "";
 
 	cmdline_get(boot_cmdline, "ktests", prefix, sizeof(prefix));
-	arch_poweroff(ktests_run(prefix) ? 2 : 0);
+	arch_poweroff(ktests_run(prefix) ? EXIT_CODE_KTESTS_FAILED : 0);
 }
 
 __noreturn void kmain(uint32_t magic, uint32_t mbi_pa)

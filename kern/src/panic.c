@@ -3,6 +3,7 @@
  * QEMU the isa-debug-exit device makes the emulator exit non-zero, so a test
  * harness sees a panic as a failure even before it reads the log.
  */
+#include <exit_status.h>
 #include <printk.h>
 #include <ksyms.h>
 #include <smp.h>
@@ -29,5 +30,5 @@ __noreturn void panic_at(const char *file, int line, const char *fmt, ...)
 	backtrace_print(arch_frame_pointer());
 	ttrace_panic_dump();
 	printk(KERN_EMERG "panic: system halted\n");
-	arch_exit_qemu(1);
+	arch_exit_qemu(EXIT_CODE_PANIC);
 }
