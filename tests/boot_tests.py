@@ -257,6 +257,7 @@ SHELL_STEPS = [
     ("usertests _null_write", r"pid \d+ \(usertests\): page fault .*killed"),
     ("echo still alive", r"\nstill alive"),
     ("cat /dev/kmsg | head -n 2", r"ttrace kernel booting"),
+    ("cat /dev/kmsg | head -1", r"head -1\r?\n[^\n]*ttrace kernel booting[^\n]*\r?\n(?=\$ )"),
     # the reader goes first: cat ends quietly, as SIGPIPE would end it
     ("cat /bin/usertests | head -n 1 > /tmp/h1; echo piped",
      r"echo piped\r?\npiped\r?\n"),

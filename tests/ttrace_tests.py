@@ -303,7 +303,7 @@ def lifecycle():
     s = Session(2, name="lifecycle")
     try:
         s.say("echo bufsize 16384 > /dev/ttrace/ctl",
-              r"bufsize: 16384 KiB is out of range \(4 to 8192 KiB")
+              r"bufsize must be a power of two KB, 4\.\.8192;")
         s.say("cat /dev/ttrace/ctl", r"bufsize 1024\r?\n")
         s.say("echo bufsize 64 > /dev/ttrace/ctl; ls -l /dev/ttrace",
               r"65536\s+raw1")

@@ -32,10 +32,8 @@
  *	clear			empty the rings (aux keeps its names, so the
  *				records that follow still resolve)
  *	mode overwrite|saturate	ring mode (clears the rings)
- *	bufsize KB		per-CPU ring size: a power of two, 4..1048576
- *				here; the kernel refuses what it cannot
- *				allocate (above 8192 on x86_64), naming its
- *				limit
+ *	bufsize KB		per-CPU ring size: a power of two, 4..8192
+ *				(TTRACE_CTL_MIN_KB..TTRACE_CTL_MAX_KB)
  *	hang			for testing `make pull`: stop every CPU
  *				for good, interrupts off (docs/pull.md)
  * Numbers are decimal or 0x hex. ttrace_ctl_parse() parses the whole
@@ -54,13 +52,16 @@
 #ifndef TTRACE_CTL_H
 #define TTRACE_CTL_H
 
+#include <buddy.h>
 #include <compiler.h>
 #include <ttrace_format.h>
 #include <ttrace_meta.h>
 
 #define TTRACE_CTL_MAX_LEN	256	/* longest command accepted */
+/* bufsize's range in KiB. A ring is one contiguous block of pages, and
+ * the page allocator's largest is 4 KiB << BUDDY_MAX_ORDER (8 MiB). */
 #define TTRACE_CTL_MIN_KB	4
-#define TTRACE_CTL_MAX_KB	(1024 * 1024)
+#define TTRACE_CTL_MAX_KB	(4 << BUDDY_MAX_ORDER)
 
 enum ttrace_ctl_op {
 	TTRACE_CTL_ENABLE = 1,

@@ -203,9 +203,14 @@ static const char *parse_numbers(struct ttrace_ctl_cmd *cmd, char **tok,
 		cmd->mask = v[1];
 	} else if (cmd->op == TTRACE_CTL_BUFSIZE) {
 		if (!IS_PWR2(v[0]) || v[0] < TTRACE_CTL_MIN_KB ||
-		    v[0] > TTRACE_CTL_MAX_KB)
-			return ctl_err(cmd, "bufsize must be a power of two KB, "
-				       "4..1048576", "", "");
+		    v[0] > TTRACE_CTL_MAX_KB) {
+			char range[48];
+
+			fmt_snprintf(range, sizeof(range), "%u..%u",
+				     TTRACE_CTL_MIN_KB, TTRACE_CTL_MAX_KB);
+			return ctl_err(cmd, "bufsize must be a power of two "
+				       "KB, ", range, "");
+		}
 		cmd->value = v[0];
 	} else {
 		cmd->mask = v[0];

@@ -179,21 +179,18 @@ static void set_mode(struct ttrace *t, uint32_t mode)
 /*
  * Replaces every online CPU's ring by one of kb KiB (a power of two).
  * Logical indices continue from the old heads, so readers see the old
- * records as cleared. Returns NULL, or why nothing changed. ctl mutex held.
+ * records as cleared. Returns NULL, or why nothing changed. ctl mutex
+ * held; kb is in the range the parser checked (ttrace_ctl.h).
  */
 static const char *resize_rings(struct ttrace *t, uint64_t kb)
 {
-	static char why[96];
-	size_t max_kb = ((size_t)PGSIZE << BUDDY_MAX_ORDER) / 1024;
 	unsigned order = ttrace_order_for(kb * 1024), old = t->ring_order;
 	void *mem[CONFIG_MAX_NUM_CPUS], *prev[CONFIG_MAX_NUM_CPUS];
 
-	if (kb > max_kb || kb * 1024 < PGSIZE) {
-		fmt_snprintf(why, sizeof(why), "bufsize: %lu KiB is out of range "
-			     "(%lu to %lu KiB, the largest contiguous block)",
-			     kb, (uint64_t)PGSIZE / 1024, (uint64_t)max_kb);
-		return why;
-	}
+	_Static_assert((uint64_t)TTRACE_CTL_MAX_KB * 1024 ==
+		       (uint64_t)PGSIZE << BUDDY_MAX_ORDER &&
+		       TTRACE_CTL_MIN_KB * 1024 == PGSIZE,
+		       "the ctl parser's bufsize range is the page allocator's");
 	for (uint32_t c = 0; c < num_cpus; c++)
 		if (!(mem[c] = get_cont_pages(order, 0))) {
 			while (c--)

@@ -1,7 +1,7 @@
 /*
  * linecmd: the command line shared by the line filters head and tail.
  *
- *	PROG [-n N] [FILE...]		default N = 10
+ *	PROG [-n N | -N] [FILE...]	default N = 10
  *
  * linecmd_main() parses the options, then calls each(fd, name, n) on every
  * FILE (or on stdin when there is none), heading each "==> FILE <==" when

@@ -20,6 +20,12 @@ int linecmd_main(int argc, char **argv, const char *prog, linecmd_fn each)
 	long nlines = 10;
 	int c, status = 0;
 
+	if (argc > 1 && argv[1][0] == '-' && parse_count(argv[1] + 1) >= 0) {
+		nlines = parse_count(argv[1] + 1);	/* the old -N form */
+		argv[1] = argv[0];
+		argc--;
+		argv++;
+	}
 	while ((c = getopt(argc, argv, "n:")) != -1) {
 		if (c != 'n') {
 			fprintf(stderr, "usage: %s [-n N] [FILE...]\n", prog);
