@@ -289,14 +289,9 @@ static uint64_t event_keys(const struct ttload_cpu *c, struct sort_key *k)
 	return n;
 }
 
-/*
- * Builds c->sorted: whole events (first entry, then its continuations) in
- * timestamp order, and c->losses: each LOSS run placed before the first
- * event after it in index order (or after the last one).
- */
 /* ts on CPU 0's clock: the CPU's offset subtracted, rounded to even so
  * that a continuation stays its parent's timestamp | 1; 0 if it would go
- * below zero. */
+ * below zero (which keeps the order of timestamps). */
 static uint64_t ts_adjust(uint64_t ts, int64_t offset)
 {
 	uint64_t off = (uint64_t)offset & ~(uint64_t)1;
@@ -306,10 +301,25 @@ static uint64_t ts_adjust(uint64_t ts, int64_t offset)
 	return ts - off;
 }
 
+/* Moves every timestamp of c's RECORDS runs (which live in the loader's
+ * own buffer) to CPU 0's clock, in place. */
+static void adjust_runs(struct ttload_cpu *c, int64_t offset)
+{
+	if (!((uint64_t)offset & ~(uint64_t)1))
+		return;
+	for (uint64_t r = 0; r < c->nruns; r++) {
+		struct ttrace_entry *e = (struct ttrace_entry *)c->runs[r].entries;
+
+		for (uint64_t i = 0; c->runs[r].type == TTRACE_FILE_SEC_RECORDS &&
+		     i < c->runs[r].count; i++)
+			e[i].timestamp = ts_adjust(e[i].timestamp, offset);
+	}
+}
+
 /* Fills c->losses (room for c->nruns) in index order, each LOSS run
- * placed at the (adjusted) timestamp of the first record after it, or at
+ * placed at the timestamp of the first record after it, or at
  * UINT64_MAX (after everything) when none follows. */
-static void place_losses(struct ttload_cpu *c, int64_t offset)
+static void place_losses(struct ttload_cpu *c)
 {
 	uint64_t unplaced = 0;
 
@@ -322,37 +332,99 @@ static void place_losses(struct ttload_cpu *c, int64_t offset)
 			continue;
 		}
 		for (; unplaced < c->nlosses; unplaced++)
-			c->losses[unplaced].ts =
-				ts_adjust(run->entries[0].timestamp, offset);
+			c->losses[unplaced].ts = run->entries[0].timestamp;
 	}
 }
 
-static int sort_ring(struct ttload_cpu *c, int64_t offset)
+/* c->sorted as a copy: the runs' events sorted by (timestamp, index). */
+static int sort_copy(struct ttload_cpu *c)
 {
 	struct sort_key *k = malloc((c->slots ? c->slots : 1) * sizeof(*k));
 	uint64_t n, out = 0;
 
 	c->sorted = aligned_alloc(TTRACE_ENTRY_SIZE, (c->slots ? c->slots : 1) *
 				  sizeof(*c->sorted));
-	c->losses = calloc(c->nruns ? c->nruns : 1, sizeof(*c->losses));
-	if (!k || !c->sorted || !c->losses) {
+	if (!k || !c->sorted) {
 		free(k);
 		return -1;
 	}
-	place_losses(c, offset);
 	n = event_keys(c, k);
-	qsort(k, n, sizeof(*k), key_cmp);
+	if (c->check.reordered)
+		qsort(k, n, sizeof(*k), key_cmp);
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t m = event_slots(k[i].e, c->slots - out);
 
 		memcpy(&c->sorted[out], k[i].e, m * sizeof(*k[i].e));
-		for (uint64_t j = 0; j < m; j++)
-			c->sorted[out + j].timestamp =
-				ts_adjust(c->sorted[out + j].timestamp, offset);
 		out += m;
 	}
 	c->nsorted = out;
 	free(k);
+	return 0;
+}
+
+/*
+ * Builds c->sorted: whole events (first entry, then its continuations) in
+ * timestamp order, the run's own entries when c has one RECORDS run in
+ * time order, else a sorted copy; and c->losses: each LOSS run placed
+ * before the first event after it in index order (or after the last one).
+ */
+static int sort_ring(struct ttload_cpu *c, int64_t offset)
+{
+	const struct ttload_run *only = NULL;
+	uint64_t nrecords = 0;
+
+	c->losses = calloc(c->nruns ? c->nruns : 1, sizeof(*c->losses));
+	if (!c->losses)
+		return -1;
+	adjust_runs(c, offset);
+	place_losses(c);
+	for (uint64_t r = 0; r < c->nruns; r++)
+		if (c->runs[r].type == TTRACE_FILE_SEC_RECORDS) {
+			only = &c->runs[r];
+			nrecords++;
+		}
+	if (nrecords > 1 || c->check.reordered)
+		return sort_copy(c);
+	c->sorted_in_place = true;
+	c->sorted = only ? (struct ttrace_entry *)only->entries : NULL;
+	c->nsorted = only ? only->count : 0;
+	return 0;
+}
+
+/* ---- the aux index ------------------------------------------------------- */
+
+static int name_cmp(const void *a, const void *b)
+{
+	const struct ttload_name *x = a, *y = b;
+
+	if (x->tag != y->tag)
+		return x->tag < y->tag ? -1 : 1;
+	if (x->ident != y->ident)
+		return x->ident < y->ident ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->str < y->str ? -1 : x->str > y->str; /* position */
+}
+
+/* Checks the aux snapshot (t->auxcheck) and indexes its records in
+ * t->names. Returns 0, or -1 with err set. */
+static int index_aux(struct ttload *t, struct ttrace_file_error *err)
+{
+	struct ttrace_aux_iter it;
+	struct ttrace_aux_rec rec;
+
+	if (ttload_check_aux(t, &t->auxcheck, err) < 0)
+		return -1;
+	t->names = malloc((t->auxcheck.records ? t->auxcheck.records : 1) *
+			  sizeof(*t->names));
+	if (!t->names)
+		return fail(err, TTLOAD_NO_OFFSET, "out of memory");
+	ttrace_aux_iter_init(&it, &t->aux);
+	while (t->nnames < t->auxcheck.records && ttrace_aux_next(&it, &rec))
+		t->names[t->nnames++] = (struct ttload_name){
+			rec.ident, rec.timestamp, rec.payload, (uint32_t)rec.len,
+			rec.tag };
+	qsort(t->names, t->nnames, sizeof(*t->names), name_cmp);
 	return 0;
 }
 
@@ -374,13 +446,40 @@ static int load_walk(struct ttload *t, struct ttrace_file_error *err)
 		return fail(err, TTRACE_FILE_HDR_SIZE, "no VERSION section");
 	if (!t->meta_blob)
 		return fail(err, TTRACE_FILE_HDR_SIZE, "no META section");
+	if (index_aux(t, err) < 0)
+		return -1;
 	for (uint32_t c = 0; c < t->version.num_cpus; c++) {
 		if (ttload_check_ring(t, c, &t->cpus[c].check, err) < 0)
 			return -1;
 		if (sort_ring(&t->cpus[c], t->tsc ? t->tsc[c].offset : 0) < 0)
 			return fail(err, TTLOAD_NO_OFFSET, "out of memory");
+		t->nevents += t->cpus[c].check.firsts;
 	}
 	return 0;
+}
+
+/* Loads the file in t->buf (t->size bytes, zero padded to a multiple of
+ * 64). Returns 0, or -1 with err filled and t emptied. */
+static int load_own_buffer(struct ttload *t, struct ttrace_file_error *err)
+{
+	t->file_crc = ttrace_crc32(0, t->buf, t->size);
+	if (load_walk(t, err) < 0) {
+		ttload_free(t);
+		return -1;
+	}
+	return 0;
+}
+
+/* An aligned, zero-padded buffer for a file of size bytes, or NULL. */
+static uint8_t *file_buffer(uint64_t size)
+{
+	uint64_t cap = ROUNDUP(size ? size : 1, TTRACE_FILE_ALIGN);
+	uint8_t *p = cap == (size_t)cap ?
+		     aligned_alloc(TTRACE_FILE_ALIGN, (size_t)cap) : NULL;
+
+	if (p)
+		memset(p + size, 0, cap - size);
+	return p;
 }
 
 /*
@@ -391,31 +490,22 @@ static int load_walk(struct ttload *t, struct ttrace_file_error *err)
 int ttload_buffer(struct ttload *t, const void *data, uint64_t size,
 		  struct ttrace_file_error *err)
 {
-	uint64_t cap = ROUNDUP(size ? size : 1, TTRACE_FILE_ALIGN);
-
 	memset(t, 0, sizeof(*t));
-	t->buf = aligned_alloc(TTRACE_FILE_ALIGN, cap);
+	t->buf = file_buffer(size);
 	if (!t->buf)
 		return fail(err, TTLOAD_NO_OFFSET, "out of memory");
 	memcpy(t->buf, data, size);
-	memset(t->buf + size, 0, cap - size);
 	t->size = size;
-	t->file_crc = ttrace_crc32(0, t->buf, size);
-	if (load_walk(t, err) < 0) {
-		ttload_free(t);
-		return -1;
-	}
-	return 0;
+	return load_own_buffer(t, err);
 }
 
-/* Reads the file at path and loads it, as ttload_buffer(). */
+/* Reads the file at path straight into the loader's buffer and loads it,
+ * as ttload_buffer(). */
 int ttload_file(struct ttload *t, const char *path,
 		struct ttrace_file_error *err)
 {
 	FILE *f = fopen(path, "rb");
 	struct stat st;
-	void *data;
-	int rc;
 
 	memset(t, 0, sizeof(*t));
 	if (!f || fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -425,19 +515,19 @@ int ttload_file(struct ttload *t, const char *path,
 			fclose(f);
 		return -1;
 	}
-	data = malloc(st.st_size ? (size_t)st.st_size : 1);
-	if (!data || fread(data, 1, (size_t)st.st_size, f) !=
-		     (size_t)st.st_size) {
+	t->buf = file_buffer((uint64_t)st.st_size);
+	if (!t->buf || fread(t->buf, 1, (size_t)st.st_size, f) !=
+		       (size_t)st.st_size) {
 		ttrace_file_set_error(err, TTLOAD_NO_OFFSET, "%s",
-				      data ? "read failed" : "out of memory");
-		free(data);
+				      t->buf ? "read failed" : "out of memory");
+		free(t->buf);
+		t->buf = NULL;
 		fclose(f);
 		return -1;
 	}
 	fclose(f);
-	rc = ttload_buffer(t, data, (uint64_t)st.st_size, err);
-	free(data);
-	return rc;
+	t->size = (uint64_t)st.st_size;
+	return load_own_buffer(t, err);
 }
 
 /* Frees everything t holds; t is then empty (safe to call twice). */
@@ -445,11 +535,13 @@ void ttload_free(struct ttload *t)
 {
 	if (t->cpus)
 		for (uint32_t c = 0; c < t->version.num_cpus; c++) {
-			free(t->cpus[c].sorted);
+			if (!t->cpus[c].sorted_in_place)
+				free(t->cpus[c].sorted);
 			free(t->cpus[c].runs);
 			free(t->cpus[c].losses);
 		}
 	free(t->cpus);
+	free(t->names);
 	free(t->meta_arena);
 	free(t->buf);
 	memset(t, 0, sizeof(*t));
@@ -599,9 +691,26 @@ int ttload_check_ring(const struct ttload *t, uint32_t cpu,
 size_t ttload_resolve(void *arg, unsigned tag, uint64_t ident, uint64_t ts,
 		      const char **str)
 {
-	struct ttload *t = arg;
+	const struct ttload *t = arg;
+	const struct ttload_name *n = t->names;
+	uint64_t lo = 0, hi = t->nnames;
 
-	if (!t->has_aux)
-		return 0;
-	return ttrace_aux_resolve(&t->aux, tag, ident, ts, str);
+	/* the first name after (tag, ident, ts) */
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		const struct ttload_name *m = &n[mid];
+
+		if (m->tag < tag || (m->tag == tag && (m->ident < ident ||
+		    (m->ident == ident && m->ts <= ts))))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*str = NULL;
+	if (lo > 0 && n[lo - 1].tag == tag && n[lo - 1].ident == ident)
+		lo--;		/* the newest at or before ts */
+	else if (lo == t->nnames || n[lo].tag != tag || n[lo].ident != ident)
+		return 0;	/* none; else the oldest after ts */
+	*str = (const char *)n[lo].str;
+	return n[lo].len;
 }
