@@ -27,9 +27,14 @@ TOOLS_HDRS	:= kern/include/ttrace_file.h kern/include/ttrace_format.h \
 		   tools/ttload.h
 
 # ttdecode's own files: the command table and one file per command family.
-TTDECODE_SRCS	:= tools/ttdecode.c
+TTDECODE_SRCS	:= tools/ttdecode.c tools/ttmerge.c tools/ttfilter.c \
+		   tools/tttext.c tools/ttunwrap.c tools/ttscale.c \
+		   tools/ttspan.c tools/ttjson.c tools/ttstats.c
+TTDECODE_HDRS	:= tools/ttdecode.h tools/ttmerge.h tools/ttfilter.h \
+		   tools/ttspan.h
 
-$(BUILD)/tools/ttdecode: $(TTDECODE_SRCS) $(TOOLS_LIB_SRCS) $(TOOLS_HDRS)
+$(BUILD)/tools/ttdecode: $(TTDECODE_SRCS) $(TOOLS_LIB_SRCS) $(TOOLS_HDRS) \
+		$(TTDECODE_HDRS)
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(TOOLS_CFLAGS) -Itools -o $@ $(TTDECODE_SRCS) $(TOOLS_LIB_SRCS)
 

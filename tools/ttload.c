@@ -135,7 +135,7 @@ static int run_check(const struct ttload *t, const struct ttrace_file_sec *s,
 /* Appends a RECORDS or LOSS run to its cpu: it must start where the cpu's
  * last run ended. */
 static int load_run(struct ttload *t, struct ttload_cpu *c,
-		    const struct ttrace_file_sec *s,
+		    const struct ttrace_file_sec *s, uint32_t n,
 		    struct ttrace_file_error *err)
 {
 	struct ttrace_file_run h;
@@ -178,6 +178,7 @@ static int load_run(struct ttload *t, struct ttload_cpu *c,
 	r->type = h.type;
 	r->reason = h.reason;
 	r->offset = s->payload_offset + sizeof(h);
+	r->section = n;
 	r->entries = (const struct ttrace_entry *)(const void *)
 		     (s->payload + sizeof(h));
 	if (h.type == TTRACE_FILE_SEC_RECORDS)
@@ -204,7 +205,7 @@ static int load_tsc(struct ttload *t, const struct ttrace_file_sec *s,
 }
 
 static int load_percpu(struct ttload *t, const struct ttrace_file_sec *s,
-		       struct ttrace_file_error *err)
+		       uint32_t n, struct ttrace_file_error *err)
 {
 	if (s->cpu >= t->version.num_cpus) {
 		ttrace_file_set_error(err, s->offset, "section %s for cpu %u, "
@@ -215,7 +216,7 @@ static int load_percpu(struct ttload *t, const struct ttrace_file_sec *s,
 	}
 	if (s->type == TTRACE_FILE_SEC_STATS)
 		return load_stats(&t->cpus[s->cpu], s, err);
-	return load_run(t, &t->cpus[s->cpu], s, err);
+	return load_run(t, &t->cpus[s->cpu], s, n, err);
 }
 
 /* Gives one section its meaning; n is its index in the file. */
@@ -237,7 +238,7 @@ static int load_section(struct ttload *t, const struct ttrace_file_sec *s,
 	case TTRACE_FILE_SEC_RECORDS:
 	case TTRACE_FILE_SEC_LOSS:
 	case TTRACE_FILE_SEC_STATS:
-		return load_percpu(t, s, err);
+		return load_percpu(t, s, n, err);
 	default:
 		t->nunknown++;
 		return 0;
@@ -363,31 +364,61 @@ static int sort_copy(struct ttload_cpu *c)
 }
 
 /*
+ * Moves the entries of c's RECORDS runs together, each right after the one
+ * before it, when nothing but c's own runs lies between them in the file
+ * (their framing is parsed and no view points into it). Returns the first
+ * entry of them all (NULL if c has none), or NULL with *ok false when
+ * they cannot be moved.
+ */
+static struct ttrace_entry *compact_runs(struct ttload_cpu *c, bool *ok)
+{
+	struct ttrace_entry *base = NULL, *end = NULL;
+
+	*ok = true;
+	for (uint64_t r = 1; r < c->nruns; r++)
+		if (c->runs[r].section != c->runs[r - 1].section + 1) {
+			*ok = false;
+			return NULL;
+		}
+	for (uint64_t r = 0; r < c->nruns; r++) {
+		struct ttload_run *run = &c->runs[r];
+
+		if (run->type != TTRACE_FILE_SEC_RECORDS)
+			continue;
+		if (!base)
+			base = end = (struct ttrace_entry *)run->entries;
+		else if (end != run->entries)
+			memmove(end, run->entries, run->count * sizeof(*end));
+		run->entries = end;
+		end += run->count;
+	}
+	return base;
+}
+
+/*
  * Builds c->sorted: whole events (first entry, then its continuations) in
- * timestamp order, the run's own entries when c has one RECORDS run in
+ * timestamp order: the runs' own entries moved together when they are in
  * time order, else a sorted copy; and c->losses: each LOSS run placed
  * before the first event after it in index order (or after the last one).
  */
 static int sort_ring(struct ttload_cpu *c, int64_t offset)
 {
-	const struct ttload_run *only = NULL;
-	uint64_t nrecords = 0;
+	struct ttrace_entry *in_place;
+	bool ok;
 
 	c->losses = calloc(c->nruns ? c->nruns : 1, sizeof(*c->losses));
 	if (!c->losses)
 		return -1;
 	adjust_runs(c, offset);
 	place_losses(c);
-	for (uint64_t r = 0; r < c->nruns; r++)
-		if (c->runs[r].type == TTRACE_FILE_SEC_RECORDS) {
-			only = &c->runs[r];
-			nrecords++;
-		}
-	if (nrecords > 1 || c->check.reordered)
+	if (c->check.reordered)
+		return sort_copy(c);
+	in_place = compact_runs(c, &ok);
+	if (!ok)
 		return sort_copy(c);
 	c->sorted_in_place = true;
-	c->sorted = only ? (struct ttrace_entry *)only->entries : NULL;
-	c->nsorted = only ? only->count : 0;
+	c->sorted = in_place;
+	c->nsorted = c->slots;
 	return 0;
 }
 

@@ -14,9 +14,10 @@
  *
  * Loading costs O(n log n) at most and memory about the file's size: the
  * file is read once into an aligned buffer, each CPU's entries get their
- * TSC offset subtracted in place, and a CPU whose records are one run
- * already in time order (the usual case) uses them in place as its sorted
- * view; the aux records are indexed once by (tag, ident, time) so that
+ * TSC offset subtracted in place, and a CPU whose records are in time
+ * order in sections one after the other (the usual case) has them moved
+ * together in place (over the framing between them; runs[].entries
+ * follow) and uses them as its sorted view; the aux records are indexed once by (tag, ident, time) so that
  * ttload_resolve() is a binary search.
  *
  * Usage:
@@ -59,6 +60,7 @@ struct ttload_run {
 					   CPU 0's clock once loaded */
 	uint64_t offset;		/* file offset of entries[0] (or of
 					   the LOSS section) */
+	uint32_t section;		/* index of its section in the file */
 };
 
 /* A declared loss placed in time: before the event at timestamp ts. */
