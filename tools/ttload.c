@@ -473,6 +473,8 @@ static int load_walk(struct ttload *t, struct ttrace_file_error *err)
 	if (rc < 0)
 		return -1;
 	t->nsections = r.nsections;
+	/* the reader's CRC covers everything before END */
+	t->file_crc = ttrace_crc32(r.crc, t->buf + r.pos, t->size - r.pos);
 	if (!t->cpus)
 		return fail(err, TTRACE_FILE_HDR_SIZE, "no VERSION section");
 	if (!t->meta_blob)
@@ -493,7 +495,6 @@ static int load_walk(struct ttload *t, struct ttrace_file_error *err)
  * 64). Returns 0, or -1 with err filled and t emptied. */
 static int load_own_buffer(struct ttload *t, struct ttrace_file_error *err)
 {
-	t->file_crc = ttrace_crc32(0, t->buf, t->size);
 	if (load_walk(t, err) < 0) {
 		ttload_free(t);
 		return -1;

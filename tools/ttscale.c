@@ -75,36 +75,47 @@ static void put_copy(struct scale *s, uint32_t c, const struct ttload_run *r,
 	}
 }
 
-/* Writes copies [k0, k1) of cpu c's only run r as one section. */
-static void put_records(struct scale *s, uint32_t c,
-			const struct ttload_run *r, uint64_t k0, uint64_t k1)
+/* A stretch of cpu c's runs: runs [r0, r1), all RECORDS, adjacent. */
+struct stretch {
+	uint32_t c;
+	uint64_t r0, r1;
+	uint64_t slots;
+};
+
+/* Writes copies [k0, k1) of stretch st as one section. */
+static void put_records(struct scale *s, const struct stretch *st,
+			uint64_t k0, uint64_t k1)
 {
-	const struct ttload_cpu *cpu = &s->t->cpus[c];
+	const struct ttload_cpu *cpu = &s->t->cpus[st->c];
 	uint64_t span = cpu->check.end_index - cpu->check.first_index;
-	struct ttrace_file_run h = { .first = r->first + k0 * span,
-				     .count = (k1 - k0) * r->count,
+	struct ttrace_file_run h = { .first = cpu->runs[st->r0].first +
+					      k0 * span,
+				     .count = (k1 - k0) * st->slots,
 				     .type = TTRACE_FILE_SEC_RECORDS };
 
-	ttrace_file_section_begin(&s->w, h.type, c, sizeof(h) +
+	ttrace_file_section_begin(&s->w, h.type, st->c, sizeof(h) +
 				  h.count * TTRACE_ENTRY_SIZE);
 	ttrace_file_section_data(&s->w, &h, sizeof(h));
 	for (uint64_t k = k0; k < k1; k++)
-		put_copy(s, c, r, k);
+		for (uint64_t r = st->r0; r < st->r1; r++)
+			put_copy(s, st->c, &cpu->runs[r], k);
 	ttrace_file_section_end(&s->w);
 }
 
-/* Writes every copy of cpu c's runs: a CPU with one RECORDS run and no
- * loss gets its copies merged into sections as big as a ring. */
+/* Writes every copy of cpu c's runs. A CPU without losses is one stretch
+ * whose copies follow each other: they go into sections as big as a
+ * ring; otherwise each copy of each run is a section of its own. */
 static void put_cpu(struct scale *s, uint32_t c)
 {
 	const struct ttload_cpu *cpu = &s->t->cpus[c];
 	uint64_t span = cpu->check.end_index - cpu->check.first_index;
+	struct stretch st = { c, 0, cpu->nruns, cpu->slots };
 
-	if (cpu->nruns == 1 && cpu->runs[0].type == TTRACE_FILE_SEC_RECORDS) {
-		uint64_t per = MAX(s->per_section / cpu->runs[0].count, 1);
+	if (cpu->nruns && cpu->slots == span) {
+		uint64_t per = MAX(s->per_section / cpu->slots, 1);
 
 		for (uint64_t k = 0; k < s->n; k += per)
-			put_records(s, c, &cpu->runs[0], k, MIN(k + per, s->n));
+			put_records(s, &st, k, MIN(k + per, s->n));
 		return;
 	}
 	for (uint64_t k = 0; k < s->n; k++)
@@ -115,8 +126,9 @@ static void put_cpu(struct scale *s, uint32_t c)
 						     .type = run->type,
 						     .reason = run->reason };
 
+			st = (struct stretch){ c, r, r + 1, run->count };
 			if (run->type == TTRACE_FILE_SEC_RECORDS)
-				put_records(s, c, run, k, k + 1);
+				put_records(s, &st, k, k + 1);
 			else
 				ttrace_file_write_section(&s->w, h.type, c, &h,
 							  sizeof(h));
