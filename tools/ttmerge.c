@@ -153,10 +153,13 @@ bool ttmerge_next(struct ttmerge *m, struct ttmerge_item *item)
 	if (next_is_loss(m, c)) {
 		item->loss = &m->t->cpus[c].losses[m->s[c].nextloss];
 		item->ev = NULL;
+		item->entry = NULL;
 		m->top_pending = PENDING_LOSS;
 	} else {
 		item->loss = NULL;
 		item->ev = &m->s[c].ev;
+		/* the pair iterator stands right after the first entry */
+		item->entry = &m->s[c].it.v[m->s[c].it.pos - 1];
 		m->top_pending = PENDING_EVENT;
 		if (++m->done >= m->next_report)
 			report_progress(m, false);

@@ -37,6 +37,8 @@ struct ttmerge_item {
 	uint32_t cpu;
 	const struct ttload_loss *loss;
 	const struct ttrace_event_view *ev;	/* valid until the next call */
+	const struct ttrace_entry *entry;	/* ev's first entry, in the
+						   cpu's sorted view */
 };
 
 struct ttmerge_stream {
