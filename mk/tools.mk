@@ -40,6 +40,19 @@ $(BUILD)/tools/ttdecode: $(TTDECODE_SRCS) $(TOOLS_LIB_SRCS) $(TOOLS_HDRS) \
 
 TOOLS += $(BUILD)/tools/ttdecode
 
+# The decoder under ASan/UBSan, which tests/host/test_ttdecode.c runs.
+$(BUILD)/host/ttdecode-san: $(TTDECODE_SRCS) $(TOOLS_LIB_SRCS) $(TOOLS_HDRS) \
+		$(TTDECODE_HDRS)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(TOOLS_CFLAGS) -fsanitize=address,undefined \
+		-fno-sanitize-recover=all -fno-omit-frame-pointer -Itools \
+		-o $@ $(TTDECODE_SRCS) $(TOOLS_LIB_SRCS)
+$(BUILD)/host/test_ttdecode: tests/host/test_ttdecode.c $(LIB_SRCS) \
+		$(BUILD)/host/ttdecode-san | $(GEN)/config.h
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOSTCFLAGS) -DTTDECODE_BIN='"$(BUILD)/host/ttdecode-san"' \
+		-o $@ $< $(LIB_SRCS)
+
 # The host test of the file format also exercises tools/ttload.c.
 $(BUILD)/host/test_ttrace_file: tests/host/test_ttrace_file.c $(LIB_SRCS) \
 		tools/ttload.c $(TOOLS_HDRS) | $(GEN)/config.h

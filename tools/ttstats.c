@@ -139,8 +139,10 @@ static void on_slice(void *arg, const struct ttspan_slice *s)
 		break;
 	case TTSPAN_SYSCALL:
 		if (!(r = map_get(&st->sys, s->ident)) ||
-		    (s->pid && !(p = map_get(&st->procs, s->pid))))
+		    (s->pid && !(p = map_get(&st->procs, s->pid)))) {
+			r = NULL;
 			break;
+		}
 		r->last_ts = s->start;
 		if (!(s->flags & TTSPAN_RESUMED)) {
 			r->count++;
@@ -162,6 +164,8 @@ static void on_slice(void *arg, const struct ttspan_slice *s)
 			r->last_ts = s->start;
 		}
 		break;
+	default:
+		return;
 	}
 	if (!r)
 		st->oom = true;
