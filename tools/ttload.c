@@ -10,11 +10,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
+#include <hash.h>
 #include <ttrace_decode.h>
 
 #include "ttload.h"
+
+#define HUGE_PAGE	(2ULL << 20)
 
 static int fail(struct ttrace_file_error *err, uint64_t off, const char *why)
 {
@@ -437,6 +441,47 @@ static int name_cmp(const void *a, const void *b)
 	return x->str < y->str ? -1 : x->str > y->str; /* position */
 }
 
+static uint32_t name_key(uint32_t tag, uint64_t ident, uint32_t bits)
+{
+	return hash_word(ident * 31 + tag, bits);
+}
+
+/* The slot of (tag, ident) in t->name_hash: its entry or an empty one. */
+static uint64_t *name_slot(const struct ttload *t, uint32_t tag,
+			   uint64_t ident)
+{
+	uint32_t mask = (1u << t->name_bits) - 1;
+
+	for (uint32_t i = name_key(tag, ident, t->name_bits);;
+	     i = (i + 1) & mask) {
+		uint64_t v = t->name_hash[i];
+
+		if (!v || (t->names[v - 1].tag == tag &&
+			   t->names[v - 1].ident == ident))
+			return &t->name_hash[i];
+	}
+}
+
+/* Builds t->name_hash over the sorted names: each (tag, ident) to its
+ * first name, so a lookup finds its names in O(1). Returns 0 or -1. */
+static int hash_names(struct ttload *t)
+{
+	t->name_bits = 4;
+	while ((1ULL << t->name_bits) < 2 * t->nnames)
+		t->name_bits++;
+	t->name_hash = calloc(1ULL << t->name_bits, sizeof(*t->name_hash));
+	if (!t->name_hash)
+		return -1;
+	for (uint64_t i = 0; i < t->nnames; i++) {
+		uint64_t *slot = name_slot(t, t->names[i].tag,
+					   t->names[i].ident);
+
+		if (!*slot)
+			*slot = i + 1;
+	}
+	return 0;
+}
+
 /* Checks the aux snapshot (t->auxcheck) and indexes its records in
  * t->names. Returns 0, or -1 with err set. */
 static int index_aux(struct ttload *t, struct ttrace_file_error *err)
@@ -456,7 +501,8 @@ static int index_aux(struct ttload *t, struct ttrace_file_error *err)
 			rec.ident, rec.timestamp, rec.payload, (uint32_t)rec.len,
 			rec.tag };
 	qsort(t->names, t->nnames, sizeof(*t->names), name_cmp);
-	return 0;
+	return hash_names(t) < 0 ? fail(err, TTLOAD_NO_OFFSET,
+					"out of memory") : 0;
 }
 
 static int load_walk(struct ttload *t, struct ttrace_file_error *err)
@@ -502,15 +548,24 @@ static int load_own_buffer(struct ttload *t, struct ttrace_file_error *err)
 	return 0;
 }
 
-/* An aligned, zero-padded buffer for a file of size bytes, or NULL. */
+/* An aligned, zero-padded buffer for a file of size bytes, or NULL. A big
+ * one asks for huge pages: a thousand times fewer page faults while the
+ * file is read into it. */
 static uint8_t *file_buffer(uint64_t size)
 {
-	uint64_t cap = ROUNDUP(size ? size : 1, TTRACE_FILE_ALIGN);
+	bool big = size >= 2 * HUGE_PAGE;
+	uint64_t align = big ? HUGE_PAGE : TTRACE_FILE_ALIGN;
+	uint64_t cap = ROUNDUP(size ? size : 1, align);
 	uint8_t *p = cap == (size_t)cap ?
-		     aligned_alloc(TTRACE_FILE_ALIGN, (size_t)cap) : NULL;
+		     aligned_alloc((size_t)align, (size_t)cap) : NULL;
 
-	if (p)
-		memset(p + size, 0, cap - size);
+	if (!p)
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	if (big)
+		madvise(p, (size_t)cap, MADV_HUGEPAGE);	/* a hint only */
+#endif
+	memset(p + size, 0, cap - size);
 	return p;
 }
 
@@ -574,6 +629,7 @@ void ttload_free(struct ttload *t)
 		}
 	free(t->cpus);
 	free(t->names);
+	free(t->name_hash);
 	free(t->meta_arena);
 	free(t->buf);
 	memset(t, 0, sizeof(*t));
@@ -720,29 +776,40 @@ int ttload_check_ring(const struct ttload *t, uint32_t cpu,
 	return 0;
 }
 
+/* Whether name i is (tag, ident) written at or before ts. */
+static bool name_before(const struct ttload *t, uint64_t i, uint32_t tag,
+			uint64_t ident, uint64_t ts)
+{
+	const struct ttload_name *n = &t->names[i];
+
+	return n->tag == tag && n->ident == ident && n->ts <= ts;
+}
+
 size_t ttload_resolve(void *arg, unsigned tag, uint64_t ident, uint64_t ts,
 		      const char **str)
 {
 	const struct ttload *t = arg;
-	const struct ttload_name *n = t->names;
-	uint64_t lo = 0, hi = t->nnames;
+	uint64_t first, u, k, hi;
 
-	/* the first name after (tag, ident, ts) */
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		const struct ttload_name *m = &n[mid];
+	*str = NULL;
+	if (!t->name_hash || !(first = *name_slot(t, tag, ident)))
+		return 0;
+	/* the names of (tag, ident) start at first - 1, by time: u is the
+	 * first one after ts (a few looked at, then a binary search) */
+	first--;
+	for (u = first, k = 0; k < 8 && u < t->nnames &&
+	     name_before(t, u, tag, ident, ts); k++)
+		u++;
+	for (hi = t->nnames; k == 8 && u < hi;) {
+		uint64_t mid = u + (hi - u) / 2;
 
-		if (m->tag < tag || (m->tag == tag && (m->ident < ident ||
-		    (m->ident == ident && m->ts <= ts))))
-			lo = mid + 1;
+		if (name_before(t, mid, tag, ident, ts))
+			u = mid + 1;
 		else
 			hi = mid;
 	}
-	*str = NULL;
-	if (lo > 0 && n[lo - 1].tag == tag && n[lo - 1].ident == ident)
-		lo--;		/* the newest at or before ts */
-	else if (lo == t->nnames || n[lo].tag != tag || n[lo].ident != ident)
-		return 0;	/* none; else the oldest after ts */
-	*str = (const char *)n[lo].str;
-	return n[lo].len;
+	/* the newest at or before ts, else the oldest after it */
+	k = u > first ? u - 1 : first;
+	*str = (const char *)t->names[k].str;
+	return t->names[k].len;
 }

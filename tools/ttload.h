@@ -125,6 +125,9 @@ struct ttload {
 	struct ttload_name *names;	/* the aux records by (tag, ident,
 					   ts, position), for ttload_resolve */
 	uint64_t nnames;
+	uint64_t *name_hash;		/* (tag, ident) -> 1 + index of its
+					   first name; 0 empty */
+	uint32_t name_bits;
 	const struct ttrace_file_tsc *tsc; /* num_cpus offsets, or NULL */
 	struct ttload_cpu *cpus;	/* version.num_cpus */
 	uint64_t nevents;		/* first entries of all cpus */
