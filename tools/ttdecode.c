@@ -5,9 +5,20 @@
  *	ttdecode verify TRACE	check everything, print counts, "verify: OK"
  *	ttdecode text TRACE	every event of every CPU in time order, one
  *				line each, as the device's cpuN files print
+ *				(tttext.c; filters in ttfilter.c)
+ *	ttdecode json TRACE OUT	Chrome Trace Event JSON (ttjson.c)
+ *	ttdecode stats TRACE	counts, latencies, CPU time (ttstats.c)
  *	ttdecode unwrap LOG OUT	recover the trace a panic dumped to the serial
  *				console (hex "TTD" lines between
  *				TTRACE-DUMP-BEGIN and TTRACE-DUMP-END) into OUT
+ *				(ttunwrap.c)
+ *	ttdecode scale N TRACE OUT  a trace N times bigger, for make bench
+ *				(ttscale.c)
+ *
+ * docs/ttdecode.md is the reference. This file holds the command table,
+ * verify, and what the commands share (ttdecode.h); the commands that read
+ * a trace as one stream use ttmerge.c (CPUs merged by a heap) and, for
+ * slices, ttspan.c.
  *
  * The file is read whole into memory and loaded by tools/ttload.c, which
  * checks the framing, CRCs, END and every payload against the version
