@@ -84,6 +84,14 @@ int ttdecode_usage_error(const char *cmd, const char *why)
 	return usage();
 }
 
+/* Writes out what o's buffer holds, noting a failure. */
+void ttout_flush(struct ttout *o)
+{
+	if (o->len && fwrite(o->buf, 1, o->len, o->f) != o->len)
+		o->failed = true;
+	o->len = 0;
+}
+
 /* Flushes f (named what) and reports a write error. Returns 0 or 1. */
 int ttdecode_finish_output(FILE *f, const char *what)
 {

@@ -7,11 +7,41 @@
 #ifndef TTDECODE_H
 #define TTDECODE_H
 
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "ttload.h"
 
 #define ull(x)	((unsigned long long)(x))
+
+/* Output through one big buffer: appends are memcpy, not stdio calls. */
+#define TTOUT_SIZE	(1 << 20)
+
+struct ttout {
+	FILE *f;
+	char *buf;			/* TTOUT_SIZE bytes */
+	size_t len;
+	bool failed;			/* a write failed */
+};
+
+void ttout_flush(struct ttout *o);
+
+/* Appends the n bytes at s (n <= TTOUT_SIZE). */
+static inline void ttout_write(struct ttout *o, const char *s, size_t n)
+{
+	if (o->len + n > TTOUT_SIZE)
+		ttout_flush(o);
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+}
+
+static inline void ttout_putc(struct ttout *o, char c)
+{
+	if (o->len == TTOUT_SIZE)
+		ttout_flush(o);
+	o->buf[o->len++] = c;
+}
 
 int ttdecode_report(const char *path, const struct ttrace_file_error *err);
 int ttdecode_load(struct ttload *t, const char *path);

@@ -20,8 +20,8 @@
  * microseconds since boot with three decimals (exact ns). --from/--to
  * keep a window, clipping the slices that cross its edges.
  *
- * The file is written as a stream through one big stdio buffer; nothing
- * holds the whole output.
+ * The file is written as a stream through one 1 MiB buffer (appends are
+ * memcpy, not stdio calls); nothing holds the whole output.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +33,6 @@
 #include "ttmerge.h"
 #include "ttspan.h"
 
-#define JSON_BUFSIZE	(1 << 20)
 #define JSON_PID	1
 
 /* Counter tracks: an event's argument as a value, or pages as a delta. */
@@ -54,7 +53,7 @@ static const struct counter_def {
 struct json {
 	const struct ttload *t;
 	const struct ttfilter *f;
-	FILE *out;
+	struct ttout o;
 	bool first;			/* no event written yet */
 	uint32_t counter_id[NCOUNTERS];	/* event id per counter, or max */
 	int64_t pages;			/* COUNT_PAGES running sum */
@@ -63,36 +62,45 @@ struct json {
 
 /* ---- writing ------------------------------------------------------------- */
 
+static void put_n(struct json *j, const char *s, size_t n)
+{
+	ttout_write(&j->o, s, n);
+}
+
+static void put_c(struct json *j, char c)
+{
+	ttout_putc(&j->o, c);
+}
+
 static void put(struct json *j, const char *s)
 {
-	fputs(s, j->out);
+	put_n(j, s, strlen(s));
 }
 
 static void put_u64(struct json *j, uint64_t v)
 {
 	char buf[24], *p = buf + sizeof(buf);
 
-	*--p = 0;
 	do {
 		*--p = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	fputs(p, j->out);
+	put_n(j, p, (size_t)(buf + sizeof(buf) - p));
 }
 
 /* A JSON string of the len bytes at s: quotes and backslashes escaped,
  * control and non-ASCII bytes as '?', as the text decoder shows them. */
 static void put_str(struct json *j, const char *s, size_t len)
 {
-	putc('"', j->out);
+	put_c(j, '"');
 	for (size_t i = 0; i < len; i++) {
 		char c = s[i];
 
 		if (c == '"' || c == '\\')
-			putc('\\', j->out);
-		putc(c >= 0x20 && c <= 0x7e ? c : '?', j->out);
+			put_c(j, '\\');
+		put_c(j, c >= 0x20 && c <= 0x7e ? c : '?');
 	}
-	putc('"', j->out);
+	put_c(j, '"');
 }
 
 /* ts in nanoseconds since boot (negative before boot). */
@@ -113,7 +121,7 @@ static void put_us(struct json *j, int64_t ns)
 			 (char)('0' + a / 10 % 10), (char)('0' + a % 10), 0 };
 
 	if (ns < 0)
-		putc('-', j->out);
+		put_c(j, '-');
 	put_u64(j, a / 1000);
 	put(j, frac);
 }
@@ -257,7 +265,7 @@ static void counter(struct json *j, uint32_t cpu,
 		put(j, d->series);
 		put(j, "\":");
 		if (d->how != COUNT_VALUE && j->pages < 0)
-			putc('-', j->out);
+			put_c(j, '-');
 		put_u64(j, d->how == COUNT_VALUE ? v : j->pages < 0 ?
 			(uint64_t)-j->pages : (uint64_t)j->pages);
 		put(j, "}}");
@@ -343,7 +351,7 @@ static void find_counters(struct json *j)
 	}
 }
 
-/* Writes the whole JSON file of t to j->out. Returns 0 or -1 (memory). */
+/* Writes the whole JSON file of t to j->o. Returns 0 or -1 (memory). */
 static int json_write(struct json *j)
 {
 	struct ttspan_out out = { on_slice, on_point, on_loss, j };
@@ -369,6 +377,7 @@ static int json_write(struct json *j)
 	}
 	ttspan_finish(&sp);
 	put(j, "\n],\"displayTimeUnit\":\"ns\"}\n");
+	ttout_flush(&j->o);
 	printf("json: %llu slices, %llu instants, %llu losses; %llu slices "
 	       "clipped, %llu exits without enter dropped, %llu enters too "
 	       "deep\n", ull(j->slices), ull(j->points), ull(j->losses),
@@ -381,8 +390,8 @@ static int json_write(struct json *j)
 
 int ttdecode_json(int argc, char **argv)
 {
-	static char obuf[JSON_BUFSIZE];
-	struct json j = { .first = true };
+	static char obuf[TTOUT_SIZE];
+	struct json j = { .first = true, .o.buf = obuf };
 	struct ttfilter f;
 	struct ttload t;
 	const char *why;
@@ -397,17 +406,16 @@ int ttdecode_json(int argc, char **argv)
 	ttfilter_bind(&f, &t);
 	j.t = &t;
 	j.f = &f;
-	j.out = fopen(argv[1], "w");
-	if (!j.out) {
+	j.o.f = fopen(argv[1], "w");
+	if (!j.o.f) {
 		perror(argv[1]);
 		ttload_free(&t);
 		return 1;
 	}
-	setvbuf(j.out, obuf, _IOFBF, sizeof(obuf));
 	rc = json_write(&j);
 	if (rc < 0)
 		fprintf(stderr, "ttdecode: out of memory\n");
-	if (fclose(j.out) || rc < 0) {
+	if (fclose(j.o.f) || rc < 0 || j.o.failed) {
 		fprintf(stderr, "ttdecode: %s: write failed\n", argv[1]);
 		rc = 1;
 	}

@@ -7,8 +7,8 @@
  *	-- cpu2: 1234 records lost (overwritten) --
  *
  * The options of ttfilter.h choose events; a loss is shown when its cpu
- * and time pass. Output goes through one big stdio buffer, a line at a
- * time, so the cost is the formatting, not the writes.
+ * and time pass. Output goes through one 1 MiB buffer (struct ttout), so
+ * the cost is the formatting, not the writes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,15 +19,18 @@
 #include "ttfilter.h"
 #include "ttmerge.h"
 
-#define TEXT_BUFSIZE	(1 << 20)
-
-static void print_loss(uint32_t cpu, const struct ttload_loss *l)
+static void print_loss(struct ttout *o, uint32_t cpu,
+		       const struct ttload_loss *l)
 {
-	printf("-- cpu%u: %llu records lost (%s) --\n", cpu, ull(l->count),
-	       ttrace_loss_name(l->reason));
+	char line[128];
+	int n = snprintf(line, sizeof(line), "-- cpu%u: %llu records lost "
+			 "(%s) --\n", cpu, ull(l->count),
+			 ttrace_loss_name(l->reason));
+
+	ttout_write(o, line, (size_t)n);
 }
 
-static void print_event(const struct ttload *t,
+static void print_event(struct ttout *o, const struct ttload *t,
 			const struct ttrace_event_view *ev)
 {
 	static char line[8192];
@@ -38,7 +41,7 @@ static void print_event(const struct ttload *t,
 	size_t len = n < 0 ? 0 : MIN((size_t)n, sizeof(line) - 2);
 
 	line[len] = '\n';
-	fwrite(line, 1, len + 1, stdout);
+	ttout_write(o, line, len + 1);
 }
 
 /* Whether a loss of cpu at ts passes f (a trailing loss, ts UINT64_MAX,
@@ -52,6 +55,8 @@ static bool loss_passes(const struct ttfilter *f, uint32_t cpu, uint64_t ts)
 
 static int text_run(const struct ttload *t, const struct ttfilter *f)
 {
+	static char obuf[TTOUT_SIZE];
+	struct ttout o = { .f = stdout, .buf = obuf };
 	struct ttmerge m;
 	struct ttmerge_item it;
 
@@ -63,18 +68,20 @@ static int text_run(const struct ttload *t, const struct ttfilter *f)
 	while (ttmerge_next(&m, &it)) {
 		if (it.loss) {
 			if (loss_passes(f, it.cpu, it.loss->ts))
-				print_loss(it.cpu, it.loss);
+				print_loss(&o, it.cpu, it.loss);
 		} else if (ttfilter_event(f, it.ev)) {
-			print_event(t, it.ev);
+			print_event(&o, t, it.ev);
 		}
 	}
 	ttmerge_free(&m);
-	return ttdecode_finish_output(stdout, "stdout");
+	ttout_flush(&o);
+	if (o.failed)
+		fprintf(stderr, "ttdecode: write error on stdout\n");
+	return ttdecode_finish_output(stdout, "stdout") || o.failed;
 }
 
 int ttdecode_text(int argc, char **argv)
 {
-	static char obuf[TEXT_BUFSIZE];
 	struct ttfilter f;
 	struct ttload t;
 	const char *why;
@@ -91,7 +98,6 @@ int ttdecode_text(int argc, char **argv)
 		fprintf(stderr, "ttdecode: out of memory\n");
 		return 1;
 	}
-	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	rc = text_run(&t, &f);
 	ttfilter_free(&f);
 	ttload_free(&t);

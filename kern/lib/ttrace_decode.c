@@ -241,10 +241,16 @@ static int conv_fast(char *dst, size_t room, const struct ttrace_conv *cv,
 		v = (unsigned int)v;
 	}
 	alt = alt && v;
-	do {
-		*--q = "0123456789abcdef"[v % base];
-		v /= base;
-	} while (v);
+	if (base == 16)
+		do {
+			*--q = "0123456789abcdef"[v & 15];
+			v >>= 4;
+		} while (v);
+	else
+		do {
+			*--q = (char)('0' + v % 10);
+			v /= 10;
+		} while (v);
 	if (alt) {
 		*--q = 'x';
 		*--q = '0';
