@@ -197,12 +197,14 @@ static const char *name(const struct ttload *t, unsigned tag, uint64_t key,
 	const char *s;
 	size_t len = ttload_resolve((void *)t, tag, key, ts, &s);
 
-	if (!len)
+	if (!len) {
 		snprintf(buf, n, "#%llu", ull(key));
-	else
-		for (size_t i = 0; i < n; i++)
-			buf[i] = i == MIN(len, n - 1) ? 0 :
-				 s[i] >= 0x20 && s[i] <= 0x7e ? s[i] : '?';
+		return buf;
+	}
+	len = MIN(len, n - 1);
+	for (size_t i = 0; i < len; i++)
+		buf[i] = s[i] >= 0x20 && s[i] <= 0x7e ? s[i] : '?';
+	buf[len] = 0;
 	return buf;
 }
 
