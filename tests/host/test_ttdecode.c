@@ -680,7 +680,70 @@ static int test_scale(void)
 	return 0;
 }
 
+/* ---- the formatter's printf-free path ------------------------------------ */
+
+/* What printf makes of v for spec (the C type conv_print passes). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+static int libc_conv(char *buf, size_t n, const char *spec, uint64_t v)
+{
+	char conv = spec[strlen(spec) - 1];
+	bool ll = strstr(spec, "ll"), l = !ll && strchr(spec, 'l'),
+	     z = strchr(spec, 'z');
+
+	if (conv == 'd' || conv == 'i')
+		return ll ? snprintf(buf, n, spec, (long long)v) :
+		       l ? snprintf(buf, n, spec, (long)v) :
+		       snprintf(buf, n, spec, (int)v);
+	return ll ? snprintf(buf, n, spec, (unsigned long long)v) :
+	       l ? snprintf(buf, n, spec, (unsigned long)v) :
+	       z ? snprintf(buf, n, spec, (size_t)v) :
+	       snprintf(buf, n, spec, (unsigned)v);
+}
+#pragma GCC diagnostic pop
+
+/* ttrace_format_args with one-conversion formats prints what printf
+ * prints, the plain conversions (written without printf) and the others,
+ * whole and cut to small buffers. */
+static int test_conversions(void)
+{
+	static const char *const specs[] = {
+		"%u", "%d", "%i", "%x", "%#x", "%lu", "%ld", "%lx", "%#lx",
+		"%llu", "%lld", "%llx", "%#llx", "%zu", "%zx", "%#zx", "%5u",
+		"%-8llx", "%08x", "%hu", "%hhx", "%+d", "%o",
+	};
+	static const uint64_t vals[] = {
+		0, 1, 9, 10, 15, 16, 0x7fffffff, 0x80000000, 0xffffffff,
+		0x100000000ULL, 12345678901234ULL, (uint64_t)-1, (uint64_t)-42,
+		0x8000000000000000ULL,
+	};
+	struct ttrace_arg_meta arg = { "v", TTRACE_ARG_U64, 0 };
+	struct ttrace_event_view ev = { .nwords = 5 };
+	char a[64], b[64];
+
+	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		struct ttrace_event_meta m = { "e", specs[i], &arg, 0, 0, 1, 1 };
+
+		for (size_t k = 0; k < sizeof(vals) / sizeof(vals[0]); k++) {
+			ev.args[0] = vals[k];
+			for (size_t n = 0; n <= sizeof(a); n += n < 6 ? 1 : 58) {
+				int x = ttrace_format_args(n ? a : NULL, n, &m, &ev,
+							   NULL, NULL);
+				int y = libc_conv(n ? b : NULL, n, specs[i], vals[k]);
+
+				if (x != y || (n && strcmp(a, b)))
+					HT_FAIL("%s of %#llx in %zu bytes: '%s' "
+						"(%d), printf '%s' (%d)", specs[i],
+						(unsigned long long)vals[k], n,
+						n ? a : "", x, n ? b : "", y);
+			}
+		}
+	}
+	return 0;
+}
+
 static const struct ht_test tests[] = {
+	{ test_conversions, "ttdecode_conversions_match_printf" },
 	{ test_text, "ttdecode_text" },
 	{ test_text_filters, "ttdecode_text_filters" },
 	{ test_many_cpus, "ttdecode_many_cpus" },
