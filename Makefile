@@ -196,7 +196,8 @@ $(BUILD)/plugins/ttinsn.so: plugins/ttinsn.c kern/include/abi/insn_mark.h
 	@mkdir -p $(dir $@)
 	$(HOSTCC) -std=gnu11 -O2 -fPIC -shared $(WARN) -o $@ plugins/ttinsn.c
 bench: $(BUILD)/kernel.bin $(INITRAMFS) $(BUILD)/tools/ttbench \
-		$(BUILD)/tools/ttlttng $(BUILD)/plugins/ttinsn.so
+		$(BUILD)/tools/ttlttng $(BUILD)/plugins/ttinsn.so \
+		$(BUILD)/tools/ttdecode
 	$(PY) scripts/bench.py
 .PHONY: bench
 

@@ -28,16 +28,36 @@ TOOLS_HDRS	:= kern/include/ttrace_file.h kern/include/ttrace_format.h \
 		   tools/ttload.h tools/ttboot.h
 
 # ttdecode's own files: the command table and one file per command family.
-TTDECODE_SRCS	:= tools/ttdecode.c tools/ttboot.c tools/ttboot_svg.c
+TTDECODE_SRCS	:= tools/ttdecode.c tools/ttmerge.c tools/ttfilter.c \
+		   tools/tttext.c tools/ttunwrap.c tools/ttscale.c \
+		   tools/ttspan.c tools/ttjson.c tools/ttstats.c
+TTDECODE_HDRS	:= tools/ttdecode.h tools/ttmerge.h tools/ttfilter.h \
+		   tools/ttspan.h
+# the boot profile (docs/boot-profile.md)
+TTDECODE_SRCS	+= tools/ttboot.c tools/ttboot_svg.c
 # the exporters (docs/exports.md)
 TTDECODE_SRCS	+= tools/ttexport.c tools/ttuftrace.c tools/ttctf.c
 TOOLS_HDRS	+= tools/ttexport.h
 
-$(BUILD)/tools/ttdecode: $(TTDECODE_SRCS) $(TOOLS_LIB_SRCS) $(TOOLS_HDRS)
+$(BUILD)/tools/ttdecode: $(TTDECODE_SRCS) $(TOOLS_LIB_SRCS) $(TOOLS_HDRS) \
+		$(TTDECODE_HDRS)
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(TOOLS_CFLAGS) -Itools -o $@ $(TTDECODE_SRCS) $(TOOLS_LIB_SRCS)
 
 TOOLS += $(BUILD)/tools/ttdecode
+
+# The decoder under ASan/UBSan, which tests/host/test_ttdecode.c runs.
+$(BUILD)/host/ttdecode-san: $(TTDECODE_SRCS) $(TOOLS_LIB_SRCS) $(TOOLS_HDRS) \
+		$(TTDECODE_HDRS)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(TOOLS_CFLAGS) -fsanitize=address,undefined \
+		-fno-sanitize-recover=all -fno-omit-frame-pointer -Itools \
+		-o $@ $(TTDECODE_SRCS) $(TOOLS_LIB_SRCS)
+$(BUILD)/host/test_ttdecode: tests/host/test_ttdecode.c $(LIB_SRCS) \
+		$(BUILD)/host/ttdecode-san | $(GEN)/config.h
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOSTCFLAGS) -DTTDECODE_BIN='"$(BUILD)/host/ttdecode-san"' \
+		-o $@ $< $(LIB_SRCS)
 
 # The host test of the file format also exercises tools/ttload.c.
 $(BUILD)/host/test_ttrace_file: tests/host/test_ttrace_file.c $(LIB_SRCS) \

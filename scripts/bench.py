@@ -222,6 +222,123 @@ def ftrace():
             sh(["umount", tdir])
 
 
+# ---- the host decoder: records/s and peak memory on a >= 1M-record trace ----
+DECODE_MIN_RECORDS = 1000000
+DECODE_CMDS = ("text", "json", "ctf", "uftrace")    # those ttdecode has
+DECODE_TARGETS = {"text": 5e6, "json": 2e6}         # records/s, one core
+DECODE_MEM_RATIO = 2.0                              # peak RSS / file size
+
+
+def run_child(argv, stdout=subprocess.DEVNULL):
+    """Runs argv; returns (exit status, CPU seconds, wall seconds, peak RSS
+    in KiB) of that child alone (wait4)."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(argv, cwd=ROOT, stdout=stdout,
+                         stderr=subprocess.PIPE)
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return (p.returncode, ru.ru_utime + ru.ru_stime, time.monotonic() - t0,
+            ru.ru_maxrss)
+
+
+def decode_trace():
+    """A real trace (build/trace.ttr, or one captured now) scaled by
+    `ttdecode scale` to at least DECODE_MIN_RECORDS events. Returns (path,
+    events) or (None, why)."""
+    td = os.path.join(B, "tools", "ttdecode")
+    real = os.path.join(B, "trace.ttr")
+    if not os.path.exists(real):
+        p = sh(["sh", "scripts/trace.sh", os.path.join(B, "kernel.bin"),
+                INITRD, real, "ls -l /bin; cat /dev/kmsg | head -3; ps"])
+        if p.returncode:
+            return None, "no trace: " + p.stdout[-300:]
+    m = re.search(r"events: (\d+);", sh([td, "verify", real]).stdout)
+    if not m or int(m.group(1)) == 0:
+        return None, "ttdecode verify %s failed" % real
+    n = -(-DECODE_MIN_RECORDS // int(m.group(1)))
+    big = os.path.join(B, "bench-decode.ttr")
+    if sh([td, "scale", str(n), real, big]).returncode:
+        return None, "ttdecode scale failed"
+    return big, int(re.search(r"events: (\d+);",
+                              sh([td, "verify", big]).stdout).group(1))
+
+
+def decoder():
+    """Each export command of ttdecode on the scaled trace: records/s of CPU
+    time (best of 3) and peak memory, beside the targets; babeltrace2 on
+    our CTF export when both exist."""
+    td = os.path.join(B, "tools", "ttdecode")
+    path, events = decode_trace()
+    if not path:
+        return {"reason": events}
+    known = sh([td]).stderr
+    size = os.path.getsize(path)
+    D = {"records": events, "file_bytes": size, "commands": {}}
+    for cmd in DECODE_CMDS:
+        if not re.search(r"ttdecode %s\b" % cmd, known):
+            continue
+        out = os.path.join(B, "bench-decode." + cmd)
+        shutil.rmtree(out, ignore_errors=True)
+        argv = [td, cmd, path] + ([] if cmd == "text" else [out])
+        runs = [run_child(argv) for _ in range(3)]
+        if any(r[0] for r in runs):
+            D["commands"][cmd] = {"reason": "exit status %d" % runs[0][0]}
+            continue
+        cpu = min(r[1] for r in runs)
+        rss = max(r[3] for r in runs)
+        D["commands"][cmd] = {
+            "records_per_s": round(events / cpu), "cpu_s": round(cpu, 3),
+            "wall_s": round(min(r[2] for r in runs), 3), "peak_rss_kib": rss,
+            "peak_rss_vs_file": round(rss * 1024 / size, 3)}
+    ctf = os.path.join(B, "bench-decode.ctf")
+    if "ctf" in D["commands"] and shutil.which("babeltrace2"):
+        r = run_child(["babeltrace2", ctf])
+        if r[0] == 0 and "text" in D["commands"]:
+            D["babeltrace2_records_per_s"] = round(events / r[1])
+            D["text_vs_babeltrace2"] = round(
+                D["commands"]["text"]["records_per_s"] * r[1] / events, 2)
+    D["targets"] = dict({"%s_records_per_s" % k: ">= %g" % v
+                         for k, v in DECODE_TARGETS.items()},
+                        peak_rss_vs_file="<= %g" % DECODE_MEM_RATIO,
+                        text_vs_babeltrace2=">= 10")
+    D["met"] = {}
+    for k, v in DECODE_TARGETS.items():
+        c = D["commands"].get(k, {})
+        D["met"]["%s_records_per_s" % k] = c.get("records_per_s", 0) >= v
+    D["met"]["peak_rss_vs_file"] = all(
+        c.get("peak_rss_vs_file", 0) <= DECODE_MEM_RATIO
+        for c in D["commands"].values())
+    if "text_vs_babeltrace2" in D:
+        D["met"]["text_vs_babeltrace2"] = D["text_vs_babeltrace2"] >= 10
+    return D
+
+
+def print_decoder(D):
+    print("\n%-46s" % "host decoder (ttdecode, one core, CPU time)")
+    if "reason" in D:
+        print("  not measured: %s" % D["reason"])
+        return
+    print("  %-44s %14d  (%d bytes)" % ("records in the scaled trace",
+                                         D["records"], D["file_bytes"]))
+    for cmd, c in D["commands"].items():
+        if "reason" in c:
+            print("  %-44s %14s  (%s)" % (cmd, "null", c["reason"]))
+            continue
+        key = "%s_records_per_s" % cmd
+        t = D["targets"].get(key, "")
+        ok = "" if not t else ("  met" if D["met"][key] else "  NOT MET")
+        print("  %-44s %14d  %s%s" % ("%s: records/s" % cmd,
+                                       c["records_per_s"], t, ok))
+        print("  %-44s %14.2f  <= %g%s" % (
+            "%s: peak RSS / file size" % cmd, c["peak_rss_vs_file"],
+            DECODE_MEM_RATIO, "  met" if c["peak_rss_vs_file"] <=
+            DECODE_MEM_RATIO else "  NOT MET"))
+    if "text_vs_babeltrace2" in D:
+        print("  %-44s %14.2f  >= 10%s" % (
+            "text vs babeltrace2 on our CTF", D["text_vs_babeltrace2"],
+            "  met" if D["met"]["text_vs_babeltrace2"] else "  NOT MET"))
+
+
 def main():
     kernel_y = os.path.join(B, "kernel.bin")
     kernel_n = notrace_kernel()
@@ -263,9 +380,12 @@ def main():
     }
     J["targets"] = {k: "%s %s" % v for k, v in targets.items()}
     J["met"] = {k: (J[k] is not None and J[k] <= v[1]) for k, v in targets.items()}
+    J["decoder"] = decoder()
     with open(os.path.join(B, "bench.json"), "w") as f:
         json.dump(J, f, indent=1, sort_keys=True)
     print_table(J, host, lt, ft, cyc_ns)
+    print_decoder(J["decoder"])
+    print("\nbench: figures in build/bench.json")
 
 
 def print_table(J, host, lt, ft, cyc_ns):
@@ -316,7 +436,7 @@ def print_table(J, host, lt, ft, cyc_ns):
                   "  met" if J["met"][key] else "  NOT MET"))
         else:
             print("  %-44s %14s  (%s)" % (name, "null", J[key + "_reason"]))
-    print("\nbench: figures in build/bench.json")
+
 
 
 if __name__ == "__main__":

@@ -138,6 +138,50 @@ def roundtrip():
     return verify_trace(out, 1, r"sys:ls\[\d+\]:open syscall_enter: open\(")
 
 
+def capture(out, cmd):
+    """trace.sh: boots, runs cmd, saves the trace to out. Returns why it
+    failed, or ""."""
+    p = subprocess.run(["sh", os.path.join(ROOT, "scripts", "trace.sh"),
+                        os.path.join(BUILD, "kernel.bin"),
+                        os.path.join(BUILD, "initramfs.cpio"), out, cmd],
+                       capture_output=True, text=True, timeout=400,
+                       env=dict(os.environ, SMP="4"))
+    return "" if p.returncode == 0 else "trace.sh: %s %s" % (
+        p.stdout[-1500:], p.stderr[-500:])
+
+
+def decode_exports():
+    """ttdecode json of a real trace (the roundtrip's when it is newer than
+    the kernel, else one captured here): it parses, its tracks are "CPU n",
+    its slices nest, syscalls are named by syscall; stats lists them."""
+    import chrome_json_check
+    path = os.path.join(OUT, "roundtrip.ttr")
+    kernel = os.path.join(BUILD, "kernel.bin")
+    if not os.path.exists(path) or \
+            os.path.getmtime(path) < os.path.getmtime(kernel):
+        os.makedirs(OUT, exist_ok=True)
+        path = os.path.join(OUT, "exports.ttr")
+        why = capture(path, "ls -l /bin")
+        if why:
+            return why
+    out = os.path.join(OUT, "exports.json")
+    j = ttdecode("json", path, out)
+    if j.returncode != 0:
+        return "ttdecode json: %s%s" % (j.stdout, j.stderr)
+    why = chrome_json_check.check(out, want_syscalls=True)
+    if why:
+        return why
+    with open(out) as f:
+        names = {e["name"] for e in json.load(f)["traceEvents"]
+                 if e.get("cat") == "syscall"}
+    if not {"open", "write"} <= names:
+        return "syscall slices named %s, no open and write" % sorted(names)
+    st = ttdecode("stats", path)
+    if st.returncode != 0 or not re.search(r"\nopen +[1-9]", st.stdout):
+        return "ttdecode stats: %s%s" % (st.stdout[-800:], st.stderr)
+    return ""
+
+
 def panic_dump(via_host):
     """A panic after boot with ttrace.dump_on_panic=1: the trace comes back
     (host channel, or the console) with the boot's events in it."""
@@ -627,6 +671,7 @@ def run_all(res, only):
         if want(name):
             res.add(name, *(lambda w: (not w, w))(device_scenario(smp)))
     for name, fn in (("ttrace_roundtrip", roundtrip),
+                     ("ttrace_decode_exports", decode_exports),
                      ("ttrace_panic_dump_host", lambda: panic_dump(True)),
                      ("ttrace_panic_dump_console", lambda: panic_dump(False)),
                      ("ttrace_lifecycle", lifecycle),

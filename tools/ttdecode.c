@@ -5,9 +5,20 @@
  *	ttdecode verify TRACE	check everything, print counts, "verify: OK"
  *	ttdecode text TRACE	every event of every CPU in time order, one
  *				line each, as the device's cpuN files print
+ *				(tttext.c; filters in ttfilter.c)
+ *	ttdecode json TRACE OUT	Chrome Trace Event JSON (ttjson.c)
+ *	ttdecode stats TRACE	counts, latencies, CPU time (ttstats.c)
  *	ttdecode unwrap LOG OUT	recover the trace a panic dumped to the serial
  *				console (hex "TTD" lines between
  *				TTRACE-DUMP-BEGIN and TTRACE-DUMP-END) into OUT
+ *				(ttunwrap.c)
+ *	ttdecode scale N TRACE OUT  a trace N times bigger, for make bench
+ *				(ttscale.c)
+ *
+ * docs/ttdecode.md is the reference. This file holds the command table,
+ * verify, and what the commands share (ttdecode.h); the commands that read
+ * a trace as one stream use ttmerge.c (CPUs merged by a heap) and, for
+ * slices, ttspan.c.
  *
  * The file is read whole into memory and loaded by tools/ttload.c, which
  * checks the framing, CRCs, END and every payload against the version
@@ -33,8 +44,9 @@
 #include "ttboot.h"
 #include "ttexport.h"
 #include "ttload.h"
+#include "ttdecode.h"
 
-#define ull(x)	((unsigned long long)(x))
+static int usage(void);
 
 static const char *aux_tag_names[TTRACE_AUX_NTAGS] = {
 	[TTRACE_AUX_SYSCALL_NAME] = "syscall",
@@ -49,7 +61,7 @@ static const char *aux_tag_names[TTRACE_AUX_NTAGS] = {
 };
 
 /* Prints "ttdecode: PATH: offset N: problem". Returns the exit status. */
-static int report(const char *path, const struct ttrace_file_error *err)
+int ttdecode_report(const char *path, const struct ttrace_file_error *err)
 {
 	if (err->offset == TTLOAD_NO_OFFSET)
 		fprintf(stderr, "ttdecode: %s: %s\n", path, err->msg);
@@ -57,6 +69,41 @@ static int report(const char *path, const struct ttrace_file_error *err)
 		fprintf(stderr, "ttdecode: %s: offset %llu: %s\n", path,
 			ull(err->offset), err->msg);
 	return 1;
+}
+
+/* Loads path into t, or reports why not. Returns 0 or the exit status. */
+int ttdecode_load(struct ttload *t, const char *path)
+{
+	struct ttrace_file_error err;
+
+	if (ttload_file(t, path, &err) < 0)
+		return ttdecode_report(path, &err);
+	return 0;
+}
+
+/* "ttdecode CMD: why" and the usage. Returns the exit status (2). */
+int ttdecode_usage_error(const char *cmd, const char *why)
+{
+	fprintf(stderr, "ttdecode %s: %s\n", cmd, why);
+	return usage();
+}
+
+/* Writes out what o's buffer holds, noting a failure. */
+void ttout_flush(struct ttout *o)
+{
+	if (o->len && fwrite(o->buf, 1, o->len, o->f) != o->len)
+		o->failed = true;
+	o->len = 0;
+}
+
+/* Flushes f (named what) and reports a write error. Returns 0 or 1. */
+int ttdecode_finish_output(FILE *f, const char *what)
+{
+	if (fflush(f) || ferror(f)) {
+		fprintf(stderr, "ttdecode: write error on %s\n", what);
+		return 1;
+	}
+	return 0;
 }
 
 /* ---- verify -------------------------------------------------------------- */
@@ -77,17 +124,15 @@ static void print_version(const struct ttload *t)
 		printf("skipped %u sections of unknown type\n", t->nunknown);
 }
 
-/* Prints the aux record counts. Returns 0, or -1 with err set. */
-static int verify_aux(const struct ttload *t, struct ttrace_file_error *err)
+/* Prints the aux record counts the loader found. */
+static void verify_aux(const struct ttload *t)
 {
-	struct ttload_aux_check ac;
+	const struct ttload_aux_check ac = t->auxcheck;
 
 	if (!t->has_aux) {
 		printf("aux: none\n");
-		return 0;
+		return;
 	}
-	if (ttload_check_aux(t, &ac, err) < 0)
-		return -1;
 	printf("aux: %llu bytes, %llu records (", ull(t->aux.len),
 	       ull(ac.records));
 	for (unsigned g = 1; g < TTRACE_AUX_NTAGS; g++)
@@ -95,7 +140,6 @@ static int verify_aux(const struct ttload *t, struct ttrace_file_error *err)
 		       ull(ac.bytag[g]));
 	printf("), %llu invalid, %llu unknown tag\n", ull(ac.invalid),
 	       ull(ac.unknown_tag));
-	return 0;
 }
 
 static void print_ring(const struct ttload *t, uint32_t c)
@@ -148,16 +192,15 @@ static void print_tsc(const struct ttload *t)
 
 static int cmd_verify(const char *path)
 {
-	struct ttrace_file_error err;
 	struct ttload t;
 	uint64_t lost = 0, events = 0;
+	int rc;
 
-	if (ttload_file(&t, path, &err) < 0)
-		return report(path, &err);
+	if ((rc = ttdecode_load(&t, path)))
+		return rc;
 	print_version(&t);
 	print_tsc(&t);
-	if (verify_aux(&t, &err) < 0)
-		goto bad;
+	verify_aux(&t);
 	for (uint32_t c = 0; c < t.version.num_cpus; c++) {
 		if (!t.cpus[c].nruns) {
 			printf("cpu%u: no records\n", c);
@@ -172,160 +215,12 @@ static int cmd_verify(const char *path)
 	printf("verify: OK\n");
 	ttload_free(&t);
 	return 0;
-bad:
-	fflush(stdout);
-	ttload_free(&t);
-	return report(path, &err);
-}
-
-/* ---- text ---------------------------------------------------------------- */
-
-struct stream {
-	struct ttrace_pair_iter it;
-	struct ttrace_event_view ev;
-	bool have;
-	uint64_t nextloss;	/* index into the cpu's losses */
-};
-
-/* Prints cpu c's declared losses placed at or before time ts. */
-static void print_losses(const struct ttload_cpu *cpu, uint32_t c,
-			 struct stream *s, uint64_t ts)
-{
-	for (; s->nextloss < cpu->nlosses &&
-	       cpu->losses[s->nextloss].ts <= ts; s->nextloss++)
-		printf("-- cpu%u: %llu records lost (%s) --\n", c,
-		       ull(cpu->losses[s->nextloss].count),
-		       ttrace_loss_name(cpu->losses[s->nextloss].reason));
-}
-
-/* Index of the stream whose current event is oldest, or -1 if all done. */
-static int64_t oldest(const struct stream *s, uint32_t n)
-{
-	int64_t best = -1;
-
-	for (uint32_t i = 0; i < n; i++)
-		if (s[i].have && (best < 0 ||
-				  s[i].ev.timestamp < s[best].ev.timestamp))
-			best = i;
-	return best;
-}
-
-static void print_event(struct ttload *t, const struct ttrace_event_view *ev)
-{
-	static char line[8192];
-
-	ttrace_format_timed_line(line, sizeof(line), t->version.tsc_hz,
-				 t->version.tsc_boot, &t->meta, ev,
-				 ttload_resolve, t);
-	printf("%s\n", line);
-}
-
-static int cmd_text(const char *path)
-{
-	struct ttrace_file_error err;
-	struct ttload t;
-	struct stream *s;
-	uint32_t n;
-	int64_t i;
-
-	if (ttload_file(&t, path, &err) < 0)
-		return report(path, &err);
-	n = t.version.num_cpus;
-	s = calloc(n, sizeof(*s));
-	if (!s) {
-		ttload_free(&t);
-		fprintf(stderr, "ttdecode: out of memory\n");
-		return 1;
-	}
-	for (uint32_t c = 0; c < n; c++) {
-		ttrace_pair_init(&s[c].it, t.cpus[c].sorted, t.cpus[c].nsorted);
-		s[c].have = ttrace_pair_next(&s[c].it, &s[c].ev);
-	}
-	while ((i = oldest(s, n)) >= 0) {
-		print_losses(&t.cpus[i], (uint32_t)i, &s[i], s[i].ev.timestamp);
-		print_event(&t, &s[i].ev);
-		s[i].have = ttrace_pair_next(&s[i].it, &s[i].ev);
-	}
-	for (uint32_t c = 0; c < n; c++)
-		print_losses(&t.cpus[c], c, &s[c], UINT64_MAX);
-	free(s);
-	ttload_free(&t);
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "ttdecode: write error on stdout\n");
-		return 1;
-	}
-	return 0;
-}
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-/* Decodes one "TTD <hex>" line into out; returns false on a bad digit. */
-static bool unwrap_line(const char *hex, FILE *out)
-{
-	for (; hex[0] && hex[0] != '\r' && hex[0] != '\n'; hex += 2) {
-		int hi = hexval(hex[0]), lo = hex[1] ? hexval(hex[1]) : -1;
-
-		if (hi < 0 || lo < 0)
-			return false;
-		fputc(hi << 4 | lo, out);
-	}
-	return true;
-}
-
-static int cmd_unwrap(const char *log, const char *outpath)
-{
-	FILE *in = fopen(log, "r"), *out = NULL;
-	char line[512];
-	long lineno = 0;
-	int state = 0;		/* 0 before BEGIN, 1 inside, 2 after END */
-
-	if (!in || !(out = fopen(outpath, "wb"))) {
-		perror(in ? outpath : log);
-		return 1;
-	}
-	while (state < 2 && fgets(line, sizeof(line), in)) {
-		lineno++;
-		if (state == 0 && strstr(line, "TTRACE-DUMP-BEGIN"))
-			state = 1;
-		else if (state == 1 && strstr(line, "TTRACE-DUMP-END"))
-			state = 2;
-		else if (state == 1 && !strncmp(line, "TTD ", 4) &&
-			 !unwrap_line(line + 4, out))
-			state = 3;
-	}
-	fclose(in);
-	if (fclose(out) || state != 2) {
-		fprintf(stderr, "ttdecode: %s: line %ld: %s\n", log, lineno,
-			state == 3 ? "bad hex digit" :
-			state == 0 ? "no TTRACE-DUMP-BEGIN" : "no TTRACE-DUMP-END");
-		return 1;
-	}
-	return 0;
 }
 
 static int run_verify(int argc, char **argv)
 {
 	(void)argc;
 	return cmd_verify(argv[0]);
-}
-
-static int run_text(int argc, char **argv)
-{
-	(void)argc;
-	return cmd_text(argv[0]);
-}
-
-static int run_unwrap(int argc, char **argv)
-{
-	(void)argc;
-	return cmd_unwrap(argv[0], argv[1]);
 }
 
 /* The commands: argv[0] is the command's first operand. One line each. */
@@ -336,8 +231,12 @@ static const struct command {
 	const char *usage;
 } commands[] = {
 	{ "verify", 1, run_verify, "verify TRACE" },
-	{ "text", 1, run_text, "text TRACE" },
-	{ "unwrap", 2, run_unwrap, "unwrap CONSOLE-LOG OUT" },
+	{ "text", 1, ttdecode_text, "text [--cpu N] [--event GLOB] [--pid N] "
+	  "[--from NS] [--to NS] TRACE" },
+	{ "json", 2, ttdecode_json, "json [--from NS] [--to NS] TRACE OUT.json" },
+	{ "stats", 1, ttdecode_stats, "stats [--from NS] [--to NS] TRACE" },
+	{ "unwrap", 2, ttdecode_unwrap, "unwrap CONSOLE-LOG OUT" },
+	{ "scale", 3, ttdecode_scale, "scale N TRACE OUT" },
 	{ "boot", 1, ttboot_run, "boot TRACE [--json] [--svg OUT.svg]" },
 	{ "uftrace", 2, ttuftrace_main, "uftrace TRACE DIR" },
 	{ "ctf", 2, ttctf_main, "ctf TRACE DIR" },

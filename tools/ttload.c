@@ -10,11 +10,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
+#include <hash.h>
 #include <ttrace_decode.h>
 
 #include "ttload.h"
+
+#define HUGE_PAGE	(2ULL << 20)
 
 static int fail(struct ttrace_file_error *err, uint64_t off, const char *why)
 {
@@ -135,7 +139,7 @@ static int run_check(const struct ttload *t, const struct ttrace_file_sec *s,
 /* Appends a RECORDS or LOSS run to its cpu: it must start where the cpu's
  * last run ended. */
 static int load_run(struct ttload *t, struct ttload_cpu *c,
-		    const struct ttrace_file_sec *s,
+		    const struct ttrace_file_sec *s, uint32_t n,
 		    struct ttrace_file_error *err)
 {
 	struct ttrace_file_run h;
@@ -178,6 +182,7 @@ static int load_run(struct ttload *t, struct ttload_cpu *c,
 	r->type = h.type;
 	r->reason = h.reason;
 	r->offset = s->payload_offset + sizeof(h);
+	r->section = n;
 	r->entries = (const struct ttrace_entry *)(const void *)
 		     (s->payload + sizeof(h));
 	if (h.type == TTRACE_FILE_SEC_RECORDS)
@@ -204,7 +209,7 @@ static int load_tsc(struct ttload *t, const struct ttrace_file_sec *s,
 }
 
 static int load_percpu(struct ttload *t, const struct ttrace_file_sec *s,
-		       struct ttrace_file_error *err)
+		       uint32_t n, struct ttrace_file_error *err)
 {
 	if (s->cpu >= t->version.num_cpus) {
 		ttrace_file_set_error(err, s->offset, "section %s for cpu %u, "
@@ -215,7 +220,7 @@ static int load_percpu(struct ttload *t, const struct ttrace_file_sec *s,
 	}
 	if (s->type == TTRACE_FILE_SEC_STATS)
 		return load_stats(&t->cpus[s->cpu], s, err);
-	return load_run(t, &t->cpus[s->cpu], s, err);
+	return load_run(t, &t->cpus[s->cpu], s, n, err);
 }
 
 /* Gives one section its meaning; n is its index in the file. */
@@ -237,7 +242,7 @@ static int load_section(struct ttload *t, const struct ttrace_file_sec *s,
 	case TTRACE_FILE_SEC_RECORDS:
 	case TTRACE_FILE_SEC_LOSS:
 	case TTRACE_FILE_SEC_STATS:
-		return load_percpu(t, s, err);
+		return load_percpu(t, s, n, err);
 	default:
 		t->nunknown++;
 		return 0;
@@ -289,14 +294,9 @@ static uint64_t event_keys(const struct ttload_cpu *c, struct sort_key *k)
 	return n;
 }
 
-/*
- * Builds c->sorted: whole events (first entry, then its continuations) in
- * timestamp order, and c->losses: each LOSS run placed before the first
- * event after it in index order (or after the last one).
- */
 /* ts on CPU 0's clock: the CPU's offset subtracted, rounded to even so
  * that a continuation stays its parent's timestamp | 1; 0 if it would go
- * below zero. */
+ * below zero (which keeps the order of timestamps). */
 static uint64_t ts_adjust(uint64_t ts, int64_t offset)
 {
 	uint64_t off = (uint64_t)offset & ~(uint64_t)1;
@@ -306,10 +306,25 @@ static uint64_t ts_adjust(uint64_t ts, int64_t offset)
 	return ts - off;
 }
 
+/* Moves every timestamp of c's RECORDS runs (which live in the loader's
+ * own buffer) to CPU 0's clock, in place. */
+static void adjust_runs(struct ttload_cpu *c, int64_t offset)
+{
+	if (!((uint64_t)offset & ~(uint64_t)1))
+		return;
+	for (uint64_t r = 0; r < c->nruns; r++) {
+		struct ttrace_entry *e = (struct ttrace_entry *)c->runs[r].entries;
+
+		for (uint64_t i = 0; c->runs[r].type == TTRACE_FILE_SEC_RECORDS &&
+		     i < c->runs[r].count; i++)
+			e[i].timestamp = ts_adjust(e[i].timestamp, offset);
+	}
+}
+
 /* Fills c->losses (room for c->nruns) in index order, each LOSS run
- * placed at the (adjusted) timestamp of the first record after it, or at
+ * placed at the timestamp of the first record after it, or at
  * UINT64_MAX (after everything) when none follows. */
-static void place_losses(struct ttload_cpu *c, int64_t offset)
+static void place_losses(struct ttload_cpu *c)
 {
 	uint64_t unplaced = 0;
 
@@ -322,38 +337,172 @@ static void place_losses(struct ttload_cpu *c, int64_t offset)
 			continue;
 		}
 		for (; unplaced < c->nlosses; unplaced++)
-			c->losses[unplaced].ts =
-				ts_adjust(run->entries[0].timestamp, offset);
+			c->losses[unplaced].ts = run->entries[0].timestamp;
 	}
 }
 
-static int sort_ring(struct ttload_cpu *c, int64_t offset)
+/* c->sorted as a copy: the runs' events sorted by (timestamp, index). */
+static int sort_copy(struct ttload_cpu *c)
 {
 	struct sort_key *k = malloc((c->slots ? c->slots : 1) * sizeof(*k));
 	uint64_t n, out = 0;
 
 	c->sorted = aligned_alloc(TTRACE_ENTRY_SIZE, (c->slots ? c->slots : 1) *
 				  sizeof(*c->sorted));
-	c->losses = calloc(c->nruns ? c->nruns : 1, sizeof(*c->losses));
-	if (!k || !c->sorted || !c->losses) {
+	if (!k || !c->sorted) {
 		free(k);
 		return -1;
 	}
-	place_losses(c, offset);
 	n = event_keys(c, k);
-	qsort(k, n, sizeof(*k), key_cmp);
+	if (c->check.reordered)
+		qsort(k, n, sizeof(*k), key_cmp);
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t m = event_slots(k[i].e, c->slots - out);
 
 		memcpy(&c->sorted[out], k[i].e, m * sizeof(*k[i].e));
-		for (uint64_t j = 0; j < m; j++)
-			c->sorted[out + j].timestamp =
-				ts_adjust(c->sorted[out + j].timestamp, offset);
 		out += m;
 	}
 	c->nsorted = out;
 	free(k);
 	return 0;
+}
+
+/*
+ * Moves the entries of c's RECORDS runs together, each right after the one
+ * before it, when nothing but c's own runs lies between them in the file
+ * (their framing is parsed and no view points into it). Returns the first
+ * entry of them all (NULL if c has none), or NULL with *ok false when
+ * they cannot be moved.
+ */
+static struct ttrace_entry *compact_runs(struct ttload_cpu *c, bool *ok)
+{
+	struct ttrace_entry *base = NULL, *end = NULL;
+
+	*ok = true;
+	for (uint64_t r = 1; r < c->nruns; r++)
+		if (c->runs[r].section != c->runs[r - 1].section + 1) {
+			*ok = false;
+			return NULL;
+		}
+	for (uint64_t r = 0; r < c->nruns; r++) {
+		struct ttload_run *run = &c->runs[r];
+
+		if (run->type != TTRACE_FILE_SEC_RECORDS)
+			continue;
+		if (!base)
+			base = end = (struct ttrace_entry *)run->entries;
+		else if (end != run->entries)
+			memmove(end, run->entries, run->count * sizeof(*end));
+		run->entries = end;
+		end += run->count;
+	}
+	return base;
+}
+
+/*
+ * Builds c->sorted: whole events (first entry, then its continuations) in
+ * timestamp order: the runs' own entries moved together when they are in
+ * time order, else a sorted copy; and c->losses: each LOSS run placed
+ * before the first event after it in index order (or after the last one).
+ */
+static int sort_ring(struct ttload_cpu *c, int64_t offset)
+{
+	struct ttrace_entry *in_place;
+	bool ok;
+
+	c->losses = calloc(c->nruns ? c->nruns : 1, sizeof(*c->losses));
+	if (!c->losses)
+		return -1;
+	adjust_runs(c, offset);
+	place_losses(c);
+	if (c->check.reordered)
+		return sort_copy(c);
+	in_place = compact_runs(c, &ok);
+	if (!ok)
+		return sort_copy(c);
+	c->sorted_in_place = true;
+	c->sorted = in_place;
+	c->nsorted = c->slots;
+	return 0;
+}
+
+/* ---- the aux index ------------------------------------------------------- */
+
+static int name_cmp(const void *a, const void *b)
+{
+	const struct ttload_name *x = a, *y = b;
+
+	if (x->tag != y->tag)
+		return x->tag < y->tag ? -1 : 1;
+	if (x->ident != y->ident)
+		return x->ident < y->ident ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->str < y->str ? -1 : x->str > y->str; /* position */
+}
+
+static uint32_t name_key(uint32_t tag, uint64_t ident, uint32_t bits)
+{
+	return hash_word(ident * 31 + tag, bits);
+}
+
+/* The slot of (tag, ident) in t->name_hash: its entry or an empty one. */
+static uint64_t *name_slot(const struct ttload *t, uint32_t tag,
+			   uint64_t ident)
+{
+	uint32_t mask = (1u << t->name_bits) - 1;
+
+	for (uint32_t i = name_key(tag, ident, t->name_bits);;
+	     i = (i + 1) & mask) {
+		uint64_t v = t->name_hash[i];
+
+		if (!v || (t->names[v - 1].tag == tag &&
+			   t->names[v - 1].ident == ident))
+			return &t->name_hash[i];
+	}
+}
+
+/* Builds t->name_hash over the sorted names: each (tag, ident) to its
+ * first name, so a lookup finds its names in O(1). Returns 0 or -1. */
+static int hash_names(struct ttload *t)
+{
+	t->name_bits = 4;
+	while ((1ULL << t->name_bits) < 2 * t->nnames)
+		t->name_bits++;
+	t->name_hash = calloc(1ULL << t->name_bits, sizeof(*t->name_hash));
+	if (!t->name_hash)
+		return -1;
+	for (uint64_t i = 0; i < t->nnames; i++) {
+		uint64_t *slot = name_slot(t, t->names[i].tag,
+					   t->names[i].ident);
+
+		if (!*slot)
+			*slot = i + 1;
+	}
+	return 0;
+}
+
+/* Checks the aux snapshot (t->auxcheck) and indexes its records in
+ * t->names. Returns 0, or -1 with err set. */
+static int index_aux(struct ttload *t, struct ttrace_file_error *err)
+{
+	struct ttrace_aux_iter it;
+	struct ttrace_aux_rec rec;
+
+	if (ttload_check_aux(t, &t->auxcheck, err) < 0)
+		return -1;
+	t->names = malloc((t->auxcheck.records ? t->auxcheck.records : 1) *
+			  sizeof(*t->names));
+	if (!t->names)
+		return fail(err, TTLOAD_NO_OFFSET, "out of memory");
+	ttrace_aux_iter_init(&it, &t->aux);
+	while (t->nnames < t->auxcheck.records && ttrace_aux_next(&it, &rec))
+		t->names[t->nnames++] = (struct ttload_name){
+			rec.ident, rec.timestamp, rec.payload, (uint32_t)rec.len,
+			rec.tag };
+	qsort(t->names, t->nnames, sizeof(*t->names), name_cmp);
+	return hash_names(t) < 0 ? fail(err, TTLOAD_NO_OFFSET,
+					"out of memory") : 0;
 }
 
 static int load_walk(struct ttload *t, struct ttrace_file_error *err)
@@ -370,17 +519,54 @@ static int load_walk(struct ttload *t, struct ttrace_file_error *err)
 	if (rc < 0)
 		return -1;
 	t->nsections = r.nsections;
+	/* the reader's CRC covers everything before END */
+	t->file_crc = ttrace_crc32(r.crc, t->buf + r.pos, t->size - r.pos);
 	if (!t->cpus)
 		return fail(err, TTRACE_FILE_HDR_SIZE, "no VERSION section");
 	if (!t->meta_blob)
 		return fail(err, TTRACE_FILE_HDR_SIZE, "no META section");
+	if (index_aux(t, err) < 0)
+		return -1;
 	for (uint32_t c = 0; c < t->version.num_cpus; c++) {
 		if (ttload_check_ring(t, c, &t->cpus[c].check, err) < 0)
 			return -1;
 		if (sort_ring(&t->cpus[c], t->tsc ? t->tsc[c].offset : 0) < 0)
 			return fail(err, TTLOAD_NO_OFFSET, "out of memory");
+		t->nevents += t->cpus[c].check.firsts;
 	}
 	return 0;
+}
+
+/* Loads the file in t->buf (t->size bytes, zero padded to a multiple of
+ * 64). Returns 0, or -1 with err filled and t emptied. */
+static int load_own_buffer(struct ttload *t, struct ttrace_file_error *err)
+{
+	if (load_walk(t, err) < 0) {
+		ttload_free(t);
+		return -1;
+	}
+	return 0;
+}
+
+/* An aligned, zero-padded buffer for a file of size bytes, or NULL. A big
+ * one asks for huge pages: a thousand times fewer page faults while the
+ * file is read into it. */
+static uint8_t *file_buffer(uint64_t size)
+{
+	bool big = size >= 2 * HUGE_PAGE;
+	uint64_t align = big ? HUGE_PAGE : TTRACE_FILE_ALIGN;
+	uint64_t cap = ROUNDUP(size ? size : 1, align);
+	uint8_t *p = cap == (size_t)cap ?
+		     aligned_alloc((size_t)align, (size_t)cap) : NULL;
+
+	if (!p)
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	if (big)
+		madvise(p, (size_t)cap, MADV_HUGEPAGE);	/* a hint only */
+#endif
+	memset(p + size, 0, cap - size);
+	return p;
 }
 
 /*
@@ -391,31 +577,22 @@ static int load_walk(struct ttload *t, struct ttrace_file_error *err)
 int ttload_buffer(struct ttload *t, const void *data, uint64_t size,
 		  struct ttrace_file_error *err)
 {
-	uint64_t cap = ROUNDUP(size ? size : 1, TTRACE_FILE_ALIGN);
-
 	memset(t, 0, sizeof(*t));
-	t->buf = aligned_alloc(TTRACE_FILE_ALIGN, cap);
+	t->buf = file_buffer(size);
 	if (!t->buf)
 		return fail(err, TTLOAD_NO_OFFSET, "out of memory");
 	memcpy(t->buf, data, size);
-	memset(t->buf + size, 0, cap - size);
 	t->size = size;
-	t->file_crc = ttrace_crc32(0, t->buf, size);
-	if (load_walk(t, err) < 0) {
-		ttload_free(t);
-		return -1;
-	}
-	return 0;
+	return load_own_buffer(t, err);
 }
 
-/* Reads the file at path and loads it, as ttload_buffer(). */
+/* Reads the file at path straight into the loader's buffer and loads it,
+ * as ttload_buffer(). */
 int ttload_file(struct ttload *t, const char *path,
 		struct ttrace_file_error *err)
 {
 	FILE *f = fopen(path, "rb");
 	struct stat st;
-	void *data;
-	int rc;
 
 	memset(t, 0, sizeof(*t));
 	if (!f || fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -425,19 +602,19 @@ int ttload_file(struct ttload *t, const char *path,
 			fclose(f);
 		return -1;
 	}
-	data = malloc(st.st_size ? (size_t)st.st_size : 1);
-	if (!data || fread(data, 1, (size_t)st.st_size, f) !=
-		     (size_t)st.st_size) {
+	t->buf = file_buffer((uint64_t)st.st_size);
+	if (!t->buf || fread(t->buf, 1, (size_t)st.st_size, f) !=
+		       (size_t)st.st_size) {
 		ttrace_file_set_error(err, TTLOAD_NO_OFFSET, "%s",
-				      data ? "read failed" : "out of memory");
-		free(data);
+				      t->buf ? "read failed" : "out of memory");
+		free(t->buf);
+		t->buf = NULL;
 		fclose(f);
 		return -1;
 	}
 	fclose(f);
-	rc = ttload_buffer(t, data, (uint64_t)st.st_size, err);
-	free(data);
-	return rc;
+	t->size = (uint64_t)st.st_size;
+	return load_own_buffer(t, err);
 }
 
 /* Frees everything t holds; t is then empty (safe to call twice). */
@@ -445,11 +622,14 @@ void ttload_free(struct ttload *t)
 {
 	if (t->cpus)
 		for (uint32_t c = 0; c < t->version.num_cpus; c++) {
-			free(t->cpus[c].sorted);
+			if (!t->cpus[c].sorted_in_place)
+				free(t->cpus[c].sorted);
 			free(t->cpus[c].runs);
 			free(t->cpus[c].losses);
 		}
 	free(t->cpus);
+	free(t->names);
+	free(t->name_hash);
 	free(t->meta_arena);
 	free(t->buf);
 	memset(t, 0, sizeof(*t));
@@ -596,12 +776,40 @@ int ttload_check_ring(const struct ttload *t, uint32_t cpu,
 	return 0;
 }
 
+/* Whether name i is (tag, ident) written at or before ts. */
+static bool name_before(const struct ttload *t, uint64_t i, uint32_t tag,
+			uint64_t ident, uint64_t ts)
+{
+	const struct ttload_name *n = &t->names[i];
+
+	return n->tag == tag && n->ident == ident && n->ts <= ts;
+}
+
 size_t ttload_resolve(void *arg, unsigned tag, uint64_t ident, uint64_t ts,
 		      const char **str)
 {
-	struct ttload *t = arg;
+	const struct ttload *t = arg;
+	uint64_t first, u, k, hi;
 
-	if (!t->has_aux)
+	*str = NULL;
+	if (!t->name_hash || !(first = *name_slot(t, tag, ident)))
 		return 0;
-	return ttrace_aux_resolve(&t->aux, tag, ident, ts, str);
+	/* the names of (tag, ident) start at first - 1, by time: u is the
+	 * first one after ts (a few looked at, then a binary search) */
+	first--;
+	for (u = first, k = 0; k < 8 && u < t->nnames &&
+	     name_before(t, u, tag, ident, ts); k++)
+		u++;
+	for (hi = t->nnames; k == 8 && u < hi;) {
+		uint64_t mid = u + (hi - u) / 2;
+
+		if (name_before(t, mid, tag, ident, ts))
+			u = mid + 1;
+		else
+			hi = mid;
+	}
+	/* the newest at or before ts, else the oldest after it */
+	k = u > first ? u - 1 : first;
+	*str = (const char *)t->names[k].str;
+	return t->names[k].len;
 }

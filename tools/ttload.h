@@ -12,6 +12,14 @@
  * reported as "offset N: what" in a struct ttrace_file_error (offset
  * TTLOAD_NO_OFFSET when the file could not even be read).
  *
+ * Loading costs O(n log n) at most and memory about the file's size: the
+ * file is read once into an aligned buffer, each CPU's entries get their
+ * TSC offset subtracted in place, and a CPU whose records are in time
+ * order in sections one after the other (the usual case) has them moved
+ * together in place (over the framing between them; runs[].entries
+ * follow) and uses them as its sorted view; the aux records are indexed once by (tag, ident, time) so that
+ * ttload_resolve() is a binary search.
+ *
  * Usage:
  *	struct ttload t;
  *	struct ttrace_file_error err;
@@ -47,9 +55,12 @@ struct ttload_run {
 	uint64_t count;
 	uint32_t type;			/* TTRACE_FILE_SEC_RECORDS or _LOSS */
 	uint32_t reason;		/* LOSS: enum ttrace_loss_reason */
-	const struct ttrace_entry *entries; /* RECORDS: count entries */
+	const struct ttrace_entry *entries; /* RECORDS: count entries, in
+					   index order, their timestamps on
+					   CPU 0's clock once loaded */
 	uint64_t offset;		/* file offset of entries[0] (or of
 					   the LOSS section) */
+	uint32_t section;		/* index of its section in the file */
 };
 
 /* A declared loss placed in time: before the event at timestamp ts. */
@@ -70,11 +81,29 @@ struct ttload_cpu {
 					   timestamps on CPU 0's clock (the
 					   TSC section's offset subtracted) */
 	uint64_t nsorted;
+	bool sorted_in_place;		/* sorted points into buf (not owned) */
 	struct ttload_loss *losses;	/* the LOSS runs, placed in time */
 	uint64_t nlosses;
 	bool has_stats;
 	struct ttrace_file_stats stats;
 	struct ttload_ring_check check;	/* made at load: the file is valid */
+};
+
+/* One aux name in the index: records by (tag, ident, timestamp, order). */
+struct ttload_name {
+	uint64_t ident;
+	uint64_t ts;
+	const uint8_t *str;
+	uint32_t len;
+	uint32_t tag;
+};
+
+/* What ttload_check_aux() found in the aux snapshot. */
+struct ttload_aux_check {
+	uint64_t records;		/* VALID records */
+	uint64_t bytag[TTRACE_AUX_NTAGS]; /* ... by tag */
+	uint64_t unknown_tag;		/* ... with a tag this code lacks */
+	uint64_t invalid;		/* records still being written */
 };
 
 struct ttload {
@@ -92,16 +121,16 @@ struct ttload {
 	bool has_aux;
 	struct ttrace_aux_view aux;	/* empty if the file has no AUX */
 	uint64_t aux_offset;		/* file offset of aux byte 0 */
+	struct ttload_aux_check auxcheck; /* made at load: the aux is valid */
+	struct ttload_name *names;	/* the aux records by (tag, ident,
+					   ts, position), for ttload_resolve */
+	uint64_t nnames;
+	uint64_t *name_hash;		/* (tag, ident) -> 1 + index of its
+					   first name; 0 empty */
+	uint32_t name_bits;
 	const struct ttrace_file_tsc *tsc; /* num_cpus offsets, or NULL */
 	struct ttload_cpu *cpus;	/* version.num_cpus */
-};
-
-/* What ttload_check_aux() found in the aux snapshot. */
-struct ttload_aux_check {
-	uint64_t records;		/* VALID records */
-	uint64_t bytag[TTRACE_AUX_NTAGS]; /* ... by tag */
-	uint64_t unknown_tag;		/* ... with a tag this code lacks */
-	uint64_t invalid;		/* records still being written */
+	uint64_t nevents;		/* first entries of all cpus */
 };
 
 int ttload_file(struct ttload *t, const char *path,
@@ -116,10 +145,12 @@ int ttload_check_ring(const struct ttload *t, uint32_t cpu,
 		      struct ttrace_file_error *err);
 
 /*
- * The name (aux record of tag/ident, newest at or before ts) an event
- * refers to, as a ttrace_resolve_fn whose arg is the struct ttload:
+ * The name (aux record of tag/ident, newest at or before ts, else the
+ * oldest after it: ttrace_aux_lookup's choice) an event refers to, as a
+ * ttrace_resolve_fn whose arg is the struct ttload:
  *	ttrace_format_args(buf, n, e, &ev, ttload_resolve, &t);
- * Every decoder and exporter looks names up through this one function.
+ * Every decoder and exporter looks names up through this one function;
+ * O(log n) in the aux records.
  */
 size_t ttload_resolve(void *t, unsigned tag, uint64_t ident, uint64_t ts,
 		      const char **str);

@@ -201,8 +201,68 @@ static void sb_putc(struct sbuf *sb, char c)
 
 static void sb_puts(struct sbuf *sb, const char *s)
 {
-	while (*s)
-		sb_putc(sb, *s++);
+	size_t n = strlen(s);
+
+	if (sb->len + 1 < sb->size)
+		memcpy(sb->buf + sb->len, s, MIN(n, sb->size - 1 - sb->len));
+	sb_done(sb, (int)MIN(n, (size_t)INT32_MAX));
+}
+
+/*
+ * Formats v for a plain conversion cv (d i with no or an l/ll length; u x
+ * with no, l, ll or z length; '#' only before x; no other flag, width or
+ * precision) straight into dst, as snprintf would: the common case costs
+ * no printf. Returns the length, or -1 for conversions it leaves to
+ * fmt_snprintf.
+ */
+static int conv_fast(char *dst, size_t room, const struct ttrace_conv *cv,
+		     uint64_t v)
+{
+	const char *p = cv->spec + 1;
+	bool alt = *p == '#', neg = false;
+	char tmp[24], *q = tmp + sizeof(tmp);
+	unsigned base = cv->conv == 'x' ? 16 : 10;
+	size_t len;
+
+	p += alt;
+	while (*p == 'l' || *p == 'z')
+		p++;
+	if (p[0] != cv->conv || p[1] || (alt && cv->conv != 'x') ||
+	    cv->length == TTRACE_LEN_HH || cv->length == TTRACE_LEN_H ||
+	    (cv->conv != 'd' && cv->conv != 'i' && cv->conv != 'u' &&
+	     cv->conv != 'x'))
+		return -1;
+	if (cv->conv == 'd' || cv->conv == 'i') {
+		int64_t x = cv->length == TTRACE_LEN_NONE ? (int)v : (int64_t)v;
+
+		neg = x < 0;
+		v = neg ? 0 - (uint64_t)x : (uint64_t)x;
+	} else if (cv->length == TTRACE_LEN_NONE) {
+		v = (unsigned int)v;
+	}
+	alt = alt && v;
+	if (base == 16)
+		do {
+			*--q = "0123456789abcdef"[v & 15];
+			v >>= 4;
+		} while (v);
+	else
+		do {
+			*--q = (char)('0' + v % 10);
+			v /= 10;
+		} while (v);
+	if (alt) {
+		*--q = 'x';
+		*--q = '0';
+	}
+	if (neg)
+		*--q = '-';
+	len = (size_t)(tmp + sizeof(tmp) - q);
+	if (room) {
+		memcpy(dst, q, MIN(len, room - 1));
+		dst[MIN(len, room - 1)] = 0;
+	}
+	return (int)len;
 }
 
 /*
@@ -215,7 +275,20 @@ static int conv_print(char *dst, size_t room, const struct ttrace_conv *cv,
 		      uint64_t v, const char *s)
 {
 	const char *f = cv->spec;
+	int n = cv->conv == 's' || cv->conv == 'p' ? -1 :
+		conv_fast(dst, room, cv, v);
 
+	if (n >= 0)
+		return n;
+	if (cv->conv == 's' && !strcmp(f, "%s")) {	/* plain: a copy */
+		size_t len = strlen(s);
+
+		if (room) {
+			memcpy(dst, s, MIN(len, room - 1));
+			dst[MIN(len, room - 1)] = 0;
+		}
+		return (int)MIN(len, (size_t)INT32_MAX);
+	}
 	switch (cv->conv) {
 	case 'd':
 	case 'i':
@@ -444,6 +517,37 @@ int ttrace_format_ctx(char *buf, size_t size,
 	return (int)MIN(sb.len, (size_t)INT32_MAX);
 }
 
+/* Appends " cpuN CONTEXT NAME: ARGS[ (incomplete)]", the line after its
+ * time stamp. */
+static void sb_line_rest(struct sbuf *sb, const struct ttrace_meta_table *t,
+			 const struct ttrace_event_view *ev,
+			 ttrace_resolve_fn resolve, void *rarg)
+{
+	const struct ttrace_event_meta *e = NULL;
+	char scratch[4], *dst;
+	size_t room;
+
+	if (t && ev->id < t->nevents)
+		e = &t->events[ev->id];
+	sb_puts(sb, " cpu");
+	sb_dec(sb, ev->cpu);
+	sb_putc(sb, ' ');
+	dst = sb_dst(sb, &room, scratch);
+	sb_done(sb, ttrace_format_ctx(dst, room, ev, resolve, rarg));
+	sb_putc(sb, ' ');
+	if (e && e->name) {
+		sb_puts(sb, e->name);
+	} else {
+		sb_puts(sb, "event#");
+		sb_dec(sb, ev->id);
+	}
+	sb_puts(sb, ": ");
+	dst = sb_dst(sb, &room, scratch);
+	sb_done(sb, ttrace_format_args(dst, room, e, ev, resolve, rarg));
+	if (ev->ncont_found < ev->ncont)
+		sb_puts(sb, " (incomplete)");
+}
+
 /*
  * Formats ev as one text line without a newline:
  *	TSC cpuN CONTEXT NAME: ARGS[ (incomplete)]
@@ -455,32 +559,11 @@ int ttrace_format_line(char *buf, size_t size,
 		       const struct ttrace_event_view *ev,
 		       ttrace_resolve_fn resolve, void *rarg)
 {
-	const struct ttrace_event_meta *e = NULL;
 	struct sbuf sb;
-	char scratch[4], *dst;
-	size_t room;
 
-	if (t && ev->id < t->nevents)
-		e = &t->events[ev->id];
 	sb_init(&sb, buf, size);
 	sb_dec(&sb, ev->timestamp);
-	sb_puts(&sb, " cpu");
-	sb_dec(&sb, ev->cpu);
-	sb_putc(&sb, ' ');
-	dst = sb_dst(&sb, &room, scratch);
-	sb_done(&sb, ttrace_format_ctx(dst, room, ev, resolve, rarg));
-	sb_putc(&sb, ' ');
-	if (e && e->name) {
-		sb_puts(&sb, e->name);
-	} else {
-		sb_puts(&sb, "event#");
-		sb_dec(&sb, ev->id);
-	}
-	sb_puts(&sb, ": ");
-	dst = sb_dst(&sb, &room, scratch);
-	sb_done(&sb, ttrace_format_args(dst, room, e, ev, resolve, rarg));
-	if (ev->ncont_found < ev->ncont)
-		sb_puts(&sb, " (incomplete)");
+	sb_line_rest(&sb, t, ev, resolve, rarg);
 	return (int)MIN(sb.len, (size_t)INT32_MAX);
 }
 
@@ -502,33 +585,26 @@ int ttrace_format_timed_line(char *buf, size_t size, uint64_t tsc_hz,
 			     const struct ttrace_event_view *ev,
 			     ttrace_resolve_fn resolve, void *rarg)
 {
-	char stamp[48];
-	int n, len;
+	struct sbuf sb;
 
+	sb_init(&sb, buf, size);
 	if (tsc_hz) {
 		uint64_t d = ev->timestamp >= tsc_boot ? ev->timestamp - tsc_boot :
 			     tsc_boot - ev->timestamp;
 		uint64_t ns = ttrace_ticks_to_ns(d, tsc_hz);
 
-		n = fmt_snprintf(stamp, sizeof(stamp), "%s%llu.%03llu us",
-				 ev->timestamp >= tsc_boot ? "" : "-",
-				 (unsigned long long)(ns / 1000),
-				 (unsigned long long)(ns % 1000));
+		if (ev->timestamp < tsc_boot)
+			sb_putc(&sb, '-');
+		sb_dec(&sb, ns / 1000);
+		sb_putc(&sb, '.');
+		sb_putc(&sb, (char)('0' + ns / 100 % 10));
+		sb_putc(&sb, (char)('0' + ns / 10 % 10));
+		sb_putc(&sb, (char)('0' + ns % 10));
+		sb_puts(&sb, " us");
 	} else {
-		n = fmt_snprintf(stamp, sizeof(stamp), "%llu tsc",
-				 (unsigned long long)ev->timestamp);
+		sb_dec(&sb, ev->timestamp);
+		sb_puts(&sb, " tsc");
 	}
-	len = fmt_snprintf(buf, size, "%s", stamp);
-	/* the formatter starts with the raw TSC: replace it by the stamp */
-	char *rest = size > (size_t)n ? buf + n : NULL;
-	int more = ttrace_format_line(rest, rest ? size - (size_t)n : 0, t, ev,
-				      resolve, rarg);
-	if (rest) {
-		char *sp = strchr(rest, ' ');
-		size_t skip = sp ? (size_t)(sp - rest) : 0;
-
-		memmove(rest, rest + skip, strlen(rest + skip) + 1);
-		more -= (int)skip;
-	}
-	return len + more;
+	sb_line_rest(&sb, t, ev, resolve, rarg);
+	return (int)MIN(sb.len, (size_t)INT32_MAX);
 }

@@ -16,9 +16,19 @@
 #include <printfmt.h>
 #include <string.h>
 
+#include <compiler.h>
 #include <ttrace_file.h>
 
-/* CRC-32 (reflected 0xEDB88320), four bits at a time: a 64-byte table. */
+/*
+ * CRC-32 (reflected 0xEDB88320). Long buffers go eight bytes at a time
+ * through eight 256-entry tables (slicing-by-8, about ten times faster
+ * than a nibble at a time); the tables (8 KiB) are built once, by the
+ * first caller that wins the state word, and until they are ready (and on
+ * big-endian hosts) every caller uses the 64-byte nibble table.
+ */
+#define CRC_POLY	0xedb88320u
+#define CRC_COMBINE_MIN	16384	/* payload bytes worth a combine */
+
 static const uint32_t crc_nibble[16] = {
 	0x00000000, 0x1db71064, 0x3b6e20c8, 0x26d930ac,
 	0x76dc4190, 0x6b6b51f4, 0x4db26158, 0x5005713c,
@@ -26,18 +36,102 @@ static const uint32_t crc_nibble[16] = {
 	0x9b64c2b0, 0x86d3d2d4, 0xa00ae278, 0xbdbdf21c,
 };
 
-/* See ttrace_file.h: zlib-compatible, chainable. */
-uint32_t ttrace_crc32(uint32_t crc, const void *buf, uint64_t len)
-{
-	const uint8_t *p = buf;
+enum { CRC_TABLES_NONE, CRC_TABLES_BUILDING, CRC_TABLES_READY };
+static uint32_t crc_slice[8][256];
+static int crc_tables_state;
 
-	crc = ~crc;
+static uint32_t crc_nibbles(uint32_t crc, const uint8_t *p, uint64_t len)
+{
 	while (len--) {
 		crc ^= *p++;
 		crc = (crc >> 4) ^ crc_nibble[crc & 15];
 		crc = (crc >> 4) ^ crc_nibble[crc & 15];
 	}
-	return ~crc;
+	return crc;
+}
+
+/* Builds crc_slice if nobody has; returns whether it is ready. */
+static bool crc_tables(void)
+{
+	int none = CRC_TABLES_NONE;
+
+	if (__atomic_load_n(&crc_tables_state, __ATOMIC_ACQUIRE) ==
+	    CRC_TABLES_READY)
+		return true;
+	if (!__atomic_compare_exchange_n(&crc_tables_state, &none,
+					 CRC_TABLES_BUILDING, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return false;	/* another caller builds them */
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+
+		for (int k = 0; k < 8; k++)
+			c = (c >> 1) ^ (CRC_POLY & (0u - (c & 1)));
+		crc_slice[0][i] = c;
+	}
+	for (uint32_t i = 0; i < 256; i++)
+		for (int k = 1; k < 8; k++)
+			crc_slice[k][i] = (crc_slice[k - 1][i] >> 8) ^
+					  crc_slice[0][crc_slice[k - 1][i] & 0xff];
+	__atomic_store_n(&crc_tables_state, CRC_TABLES_READY, __ATOMIC_RELEASE);
+	return true;
+}
+
+static uint32_t crc_slices(uint32_t crc, const uint8_t *p, uint64_t len)
+{
+	const uint32_t (*t)[256] = crc_slice;
+
+	for (; len >= 8; p += 8, len -= 8) {
+		uint32_t a, b;
+
+		memcpy(&a, p, 4);
+		memcpy(&b, p + 4, 4);
+		a ^= crc;
+		crc = t[7][a & 0xff] ^ t[6][(a >> 8) & 0xff] ^
+		      t[5][(a >> 16) & 0xff] ^ t[4][a >> 24] ^
+		      t[3][b & 0xff] ^ t[2][(b >> 8) & 0xff] ^
+		      t[1][(b >> 16) & 0xff] ^ t[0][b >> 24];
+	}
+	while (len--)
+		crc = (crc >> 8) ^ t[0][(crc ^ *p++) & 0xff];
+	return crc;
+}
+
+/* See ttrace_file.h: zlib-compatible, chainable. */
+uint32_t ttrace_crc32(uint32_t crc, const void *buf, uint64_t len)
+{
+	bool little = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+
+	if (little && len >= 64 && crc_tables())
+		return ~crc_slices(~crc, buf, len);
+	return ~crc_nibbles(~crc, buf, len);
+}
+
+/* a * b modulo the CRC polynomial (reflected bit order). */
+static uint32_t crc_multmodp(uint32_t a, uint32_t b)
+{
+	uint32_t p = 0;
+
+	for (uint32_t m = 1u << 31; m; m >>= 1) {
+		if (a & m)
+			p ^= b;
+		b = (b >> 1) ^ (CRC_POLY & (0u - (b & 1)));
+	}
+	return p;
+}
+
+/*
+ * The CRC-32 of A followed by B, given crc_a = CRC-32(A), crc_b =
+ * CRC-32(B) and len_b = |B| (zlib's crc32_combine): O(log len_b).
+ */
+static uint32_t crc32_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
+{
+	uint32_t p = 1u << 31, sq = 1u << 23;	/* x^0, x^8 */
+
+	for (; len_b; len_b >>= 1, sq = crc_multmodp(sq, sq))
+		if (len_b & 1)
+			p = crc_multmodp(sq, p);
+	return crc_multmodp(p, crc_a) ^ crc_b;
 }
 
 /* See ttrace_file.h: the next header starts at 48 mod 64. */
@@ -381,7 +475,13 @@ int ttrace_file_next(struct ttrace_file_reader *r, struct ttrace_file_sec *s,
 	if (pad_check(r, next, ttrace_file_pad(next), name, err) < 0)
 		return -1;
 	next += ttrace_file_pad(next);
-	r->crc = ttrace_crc32(r->crc, r->buf + pos, next - pos);
+	/* the file's CRC from the section's, without a second pass over a
+	 * big payload */
+	if (h.length >= CRC_COMBINE_MIN)
+		r->crc = ttrace_crc32(crc32_combine(r->crc, crc, crc_off - pos),
+				      r->buf + crc_off, next - crc_off);
+	else
+		r->crc = ttrace_crc32(r->crc, r->buf + pos, next - pos);
 	r->pos = next;
 	r->nsections++;
 	s->type = h.type;

@@ -670,16 +670,5 @@ static const struct ht_test tests[] = {
 
 int main(int argc, char **argv)
 {
-	if (argc == 2) {
-		FILE *f = fopen(argv[1], "wb");
-
-		build_trace();
-		if (!f || fwrite(file.p, 1, file.len, f) != file.len ||
-		    fclose(f)) {
-			perror(argv[1]);
-			return 1;
-		}
-		return 0;
-	}
 	return ht_main(tests, argc, argv);
 }

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Checks a Chrome Trace Event JSON file as `ttdecode json` writes it:
+it parses (python json, times read exactly as decimals), every event has
+the fields its phase needs, the CPU tracks are named "CPU n" (tid n + 1),
+and on every track the X slices and instants come with rising start times
+and the X slices nest: a slice that starts inside another ends inside it.
+
+    chrome_json_check.py FILE [--syscalls]   exit 0 if it holds, else 1
+
+--syscalls also demands syscall slices named by their syscall (not by
+number) with pid and process in their args. check() is the same for
+tests/ttrace_tests.py."""
+import decimal
+import json
+import sys
+
+PHASES = {"M", "X", "i", "C"}
+
+
+def check_tracks(tracks):
+    """tracks: {(pid, tid): [(ts, dur or None, name)]} in file order."""
+    for key, evs in tracks.items():
+        stack = []
+        last = None
+        for ts, dur, name in evs:
+            if last is not None and ts < last:
+                return "track %s: %r at %s starts before %s" % (key, name, ts, last)
+            last = ts
+            if dur is None:
+                continue
+            end = ts + dur
+            while stack and stack[-1][0] <= ts:
+                stack.pop()
+            if stack and end > stack[-1][0]:
+                return ("track %s: slice %r [%s, %s] overlaps %r ending at %s"
+                        % (key, name, ts, end, stack[-1][1], stack[-1][0]))
+            stack.append((end, name))
+    return ""
+
+
+def check(path, want_syscalls=False):
+    """Returns why the file at path is not right, or ""."""
+    try:
+        with open(path) as f:
+            doc = json.load(f, parse_float=decimal.Decimal)
+    except (OSError, ValueError) as e:
+        return "%s: does not parse: %s" % (path, e)
+    evs = doc.get("traceEvents") if isinstance(doc, dict) else None
+    if not isinstance(evs, list):
+        return "no traceEvents array"
+    names, tracks, syscalls = {}, {}, 0
+    for e in evs:
+        ph = e.get("ph")
+        if ph not in PHASES or not isinstance(e.get("name"), str):
+            return "bad event %r" % (e,)
+        if ph == "M":
+            if e["name"] == "thread_name":
+                names[e["tid"]] = e["args"]["name"]
+            continue
+        if not isinstance(e.get("ts"), decimal.Decimal) or "tid" not in e:
+            return "event without ts or tid: %r" % (e,)
+        if ph == "C":
+            continue
+        dur = None
+        if ph == "X":
+            dur = e.get("dur")
+            if not isinstance(dur, decimal.Decimal) or dur < 0:
+                return "X without a duration: %r" % (e,)
+            if e.get("cat") == "syscall":
+                a = e.get("args", {})
+                if e["name"].startswith("syscall ") or "pid" not in a or \
+                        "process" not in a:
+                    return "syscall slice not named or without pid: %r" % (e,)
+                syscalls += 1
+        elif e.get("s") != "t":
+            return "instant without thread scope: %r" % (e,)
+        tracks.setdefault((e["pid"], e["tid"]), []).append((e["ts"], dur, e["name"]))
+    for tid in {k[1] for k in tracks}:
+        if names.get(tid) != "CPU %d" % (tid - 1):
+            return "track tid %s is named %r, not CPU %d" % (tid, names.get(tid), tid - 1)
+    if want_syscalls and not syscalls:
+        return "no syscall slices"
+    return check_tracks(tracks)
+
+
+if __name__ == "__main__":
+    why = check(sys.argv[1], "--syscalls" in sys.argv[2:])
+    if why:
+        print("chrome_json_check: %s: %s" % (sys.argv[1], why))
+    sys.exit(1 if why else 0)

@@ -1,0 +1,191 @@
+/*
+ * ttmerge.c: the time-ordered merge of a loaded trace's CPUs (see
+ * ttmerge.h). The heap holds the CPUs that have an item left, ordered by
+ * the timestamp of that item and then by cpu number, so equal timestamps
+ * come out in cpu order and a run is reproducible.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "ttmerge.h"
+
+#define PROGRESS_MIN_SIZE	(64ULL << 20)	/* files smaller: no progress */
+#define PROGRESS_STEP		65536		/* events between checks */
+
+enum { PENDING_NONE, PENDING_EVENT, PENDING_LOSS };
+
+/* Whether stream c's next item is a loss (else an event); it has one. */
+static bool next_is_loss(const struct ttmerge *m, uint32_t c)
+{
+	const struct ttload_cpu *cpu = &m->t->cpus[c];
+	const struct ttmerge_stream *s = &m->s[c];
+
+	return s->nextloss < cpu->nlosses &&
+	       (!s->have || cpu->losses[s->nextloss].ts <= s->ev.timestamp);
+}
+
+static bool has_item(const struct ttmerge *m, uint32_t c)
+{
+	return m->s[c].have || m->s[c].nextloss < m->t->cpus[c].nlosses;
+}
+
+/* The timestamp of stream c's next item. Precondition: has_item(). */
+static uint64_t key_of(const struct ttmerge *m, uint32_t c)
+{
+	if (next_is_loss(m, c))
+		return m->t->cpus[c].losses[m->s[c].nextloss].ts;
+	return m->s[c].ev.timestamp;
+}
+
+static bool before(const struct ttmerge *m, uint32_t a, uint32_t b)
+{
+	uint64_t ka = key_of(m, a), kb = key_of(m, b);
+
+	return ka < kb || (ka == kb && a < b);
+}
+
+/* Restores the heap order below position i. */
+static void sift_down(struct ttmerge *m, uint32_t i)
+{
+	uint32_t *h = m->heap, n = m->nheap;
+
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, best = i;
+
+		if (l < n && before(m, h[l], h[best]))
+			best = l;
+		if (r < n && before(m, h[r], h[best]))
+			best = r;
+		if (best == i)
+			return;
+		uint32_t tmp = h[i];
+
+		h[i] = h[best];
+		h[best] = tmp;
+		i = best;
+	}
+}
+
+/*
+ * Sets m up to merge every CPU of t (which must outlive m). Returns 0, or
+ * -1 if out of memory (m is then empty).
+ */
+int ttmerge_init(struct ttmerge *m, const struct ttload *t)
+{
+	uint32_t n = t->version.num_cpus;
+
+	m->t = t;
+	m->s = calloc(n, sizeof(*m->s));
+	m->heap = calloc(n, sizeof(*m->heap));
+	m->nheap = 0;
+	m->top_pending = PENDING_NONE;
+	m->done = 0;
+	m->next_report = UINT64_MAX;
+	m->percent = -1;
+	if (!m->s || !m->heap) {
+		ttmerge_free(m);
+		return -1;
+	}
+	for (uint32_t c = 0; c < n; c++) {
+		ttrace_pair_init(&m->s[c].it, t->cpus[c].sorted,
+				 t->cpus[c].nsorted);
+		m->s[c].have = ttrace_pair_next(&m->s[c].it, &m->s[c].ev);
+		if (has_item(m, c))
+			m->heap[m->nheap++] = c;
+	}
+	for (uint32_t i = m->nheap / 2; i-- > 0;)
+		sift_down(m, i);
+	return 0;
+}
+
+/* Moves the top stream past the item returned last, re-placing it. */
+static void advance_top(struct ttmerge *m)
+{
+	uint32_t c = m->heap[0];
+	struct ttmerge_stream *s = &m->s[c];
+
+	if (m->top_pending == PENDING_LOSS)
+		s->nextloss++;
+	else
+		s->have = ttrace_pair_next(&s->it, &s->ev);
+	m->top_pending = PENDING_NONE;
+	if (!has_item(m, c))
+		m->heap[0] = m->heap[--m->nheap];
+	sift_down(m, 0);
+}
+
+/* Writes the percentage of events done when it changed. */
+static void report_progress(struct ttmerge *m, bool end)
+{
+	int pct;
+
+	if (m->percent < 0) {
+		m->next_report = UINT64_MAX;
+		return;
+	}
+	m->next_report = m->done + PROGRESS_STEP;
+	pct = m->t->nevents ? (int)(m->done * 100 / m->t->nevents) : 100;
+	if (end)
+		fprintf(stderr, "\r%*s\r", 16, "");
+	else if (pct != m->percent)
+		fprintf(stderr, "\rttdecode: %3d%%", pct);
+	m->percent = pct;
+}
+
+/*
+ * The next item in time order in *item (its ev valid until the next
+ * call), or false when every CPU is done.
+ */
+bool ttmerge_next(struct ttmerge *m, struct ttmerge_item *item)
+{
+	uint32_t c;
+
+	if (m->top_pending != PENDING_NONE)
+		advance_top(m);
+	if (!m->nheap) {
+		report_progress(m, true);
+		m->percent = -1;
+		return false;
+	}
+	c = m->heap[0];
+	item->cpu = c;
+	if (next_is_loss(m, c)) {
+		item->loss = &m->t->cpus[c].losses[m->s[c].nextloss];
+		item->ev = NULL;
+		item->entry = NULL;
+		m->top_pending = PENDING_LOSS;
+	} else {
+		item->loss = NULL;
+		item->ev = &m->s[c].ev;
+		/* the pair iterator stands right after the first entry */
+		item->entry = &m->s[c].it.v[m->s[c].it.pos - 1];
+		m->top_pending = PENDING_EVENT;
+		if (++m->done >= m->next_report)
+			report_progress(m, false);
+	}
+	return true;
+}
+
+void ttmerge_free(struct ttmerge *m)
+{
+	free(m->s);
+	free(m->heap);
+	m->s = NULL;
+	m->heap = NULL;
+	m->nheap = 0;
+}
+
+/* Whether a merge of t should show progress: a big file, and standard
+ * error a terminal. */
+bool ttmerge_progress_wanted(const struct ttload *t)
+{
+	return t->size > PROGRESS_MIN_SIZE && isatty(STDERR_FILENO);
+}
+
+/* Turns the percentage on standard error on or off. */
+void ttmerge_progress(struct ttmerge *m, bool on)
+{
+	m->percent = on ? 0 : -1;
+	m->next_report = on ? m->done : UINT64_MAX;
+}
