@@ -403,7 +403,6 @@ static int write_svg(const struct ttboot *p, const char *path)
 int ttboot_run(int argc, char **argv)
 {
 	const char *svg = NULL, *why;
-	struct ttrace_file_error err;
 	bool json = false;
 	struct ttload t;
 	struct ttboot p;
@@ -420,14 +419,8 @@ int ttboot_run(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (ttload_file(&t, argv[0], &err) < 0) {
-		if (err.offset == TTLOAD_NO_OFFSET)
-			fprintf(stderr, "ttdecode: %s: %s\n", argv[0], err.msg);
-		else
-			fprintf(stderr, "ttdecode: %s: offset %llu: %s\n",
-				argv[0], ull(err.offset), err.msg);
+	if (ttload_open(&t, argv[0]))
 		return 1;
-	}
 	if (ttboot_compute(&p, &t, &why) < 0) {
 		fprintf(stderr, "ttdecode: %s: %s\n", argv[0], why);
 		ttload_free(&t);

@@ -60,27 +60,6 @@ static const char *aux_tag_names[TTRACE_AUX_NTAGS] = {
 	[TTRACE_AUX_STATE_NAME] = "state",
 };
 
-/* Prints "ttdecode: PATH: offset N: problem". Returns the exit status. */
-int ttdecode_report(const char *path, const struct ttrace_file_error *err)
-{
-	if (err->offset == TTLOAD_NO_OFFSET)
-		fprintf(stderr, "ttdecode: %s: %s\n", path, err->msg);
-	else
-		fprintf(stderr, "ttdecode: %s: offset %llu: %s\n", path,
-			ull(err->offset), err->msg);
-	return 1;
-}
-
-/* Loads path into t, or reports why not. Returns 0 or the exit status. */
-int ttdecode_load(struct ttload *t, const char *path)
-{
-	struct ttrace_file_error err;
-
-	if (ttload_file(t, path, &err) < 0)
-		return ttdecode_report(path, &err);
-	return 0;
-}
-
 /* "ttdecode CMD: why" and the usage. Returns the exit status (2). */
 int ttdecode_usage_error(const char *cmd, const char *why)
 {
@@ -196,7 +175,7 @@ static int cmd_verify(const char *path)
 	uint64_t lost = 0, events = 0;
 	int rc;
 
-	if ((rc = ttdecode_load(&t, path)))
+	if ((rc = ttload_open(&t, path)))
 		return rc;
 	print_version(&t);
 	print_tsc(&t);

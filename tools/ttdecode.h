@@ -43,8 +43,6 @@ static inline void ttout_putc(struct ttout *o, char c)
 	o->buf[o->len++] = c;
 }
 
-int ttdecode_report(const char *path, const struct ttrace_file_error *err);
-int ttdecode_load(struct ttload *t, const char *path);
 int ttdecode_usage_error(const char *cmd, const char *why);
 int ttdecode_finish_output(FILE *f, const char *what);
 

@@ -12,22 +12,6 @@
 
 #include "ttexport.h"
 
-/* Loads path into t, or prints "ttdecode: PATH: offset N: problem".
- * Returns 0 or -1. */
-int ttexport_load(struct ttload *t, const char *path)
-{
-	struct ttrace_file_error err;
-
-	if (ttload_file(t, path, &err) == 0)
-		return 0;
-	if (err.offset == TTLOAD_NO_OFFSET)
-		fprintf(stderr, "ttdecode: %s: %s\n", path, err.msg);
-	else
-		fprintf(stderr, "ttdecode: %s: offset %llu: %s\n", path,
-			(unsigned long long)err.offset, err.msg);
-	return -1;
-}
-
 /* Creates dir, or accepts it if it exists and is empty. Returns 0, or -1
  * after printing why. */
 int ttexport_mkdir(const char *dir)

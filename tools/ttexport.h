@@ -43,7 +43,6 @@ void ttexport_walk_init(struct ttexport_walk *w, const struct ttload *t,
 			uint32_t cpu);
 enum ttexport_item ttexport_walk_next(struct ttexport_walk *w);
 
-int ttexport_load(struct ttload *t, const char *path);
 int ttexport_mkdir(const char *dir);
 FILE *ttexport_create(const char *dir, const char *name);
 int ttexport_close(FILE *f, const char *dir, const char *name);

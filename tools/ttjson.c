@@ -401,7 +401,7 @@ int ttdecode_json(int argc, char **argv)
 		return ttdecode_usage_error("json", why);
 	if (argc != 2)
 		return ttdecode_usage_error("json", "TRACE and OUT.json");
-	if ((rc = ttdecode_load(&t, argv[0])))
+	if ((rc = ttload_open(&t, argv[0])))
 		return rc;
 	ttfilter_bind(&f, &t);
 	j.t = &t;

@@ -813,3 +813,24 @@ size_t ttload_resolve(void *arg, unsigned tag, uint64_t ident, uint64_t ts,
 	*str = (const char *)t->names[k].str;
 	return t->names[k].len;
 }
+
+/* Prints "ttdecode: PATH: offset N: problem". Returns the exit status, 1. */
+int ttload_report(const char *path, const struct ttrace_file_error *err)
+{
+	if (err->offset == TTLOAD_NO_OFFSET)
+		fprintf(stderr, "ttdecode: %s: %s\n", path, err->msg);
+	else
+		fprintf(stderr, "ttdecode: %s: offset %llu: %s\n", path,
+			(unsigned long long)err->offset, err->msg);
+	return 1;
+}
+
+/* Loads path into t, or reports why not. Returns 0 or the exit status. */
+int ttload_open(struct ttload *t, const char *path)
+{
+	struct ttrace_file_error err;
+
+	if (ttload_file(t, path, &err) < 0)
+		return ttload_report(path, &err);
+	return 0;
+}

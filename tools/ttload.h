@@ -152,6 +152,11 @@ int ttload_check_ring(const struct ttload *t, uint32_t cpu,
  * Every decoder and exporter looks names up through this one function;
  * O(log n) in the aux records.
  */
+/* For the commands: load or print "ttdecode: PATH: offset N: problem" on
+ * stderr; both return 0 or the exit status (1). */
+int ttload_report(const char *path, const struct ttrace_file_error *err);
+int ttload_open(struct ttload *t, const char *path);
+
 size_t ttload_resolve(void *t, unsigned tag, uint64_t ident, uint64_t ts,
 		      const char **str);
 

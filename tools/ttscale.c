@@ -191,7 +191,7 @@ int ttdecode_scale(int argc, char **argv)
 	if (argc != 3 || *end || n < 1 || n > 1000000)
 		return ttdecode_usage_error("scale", "N from 1 to 1000000, "
 					    "TRACE and OUT");
-	if ((rc = ttdecode_load(&t, argv[1])))
+	if ((rc = ttload_open(&t, argv[1])))
 		return rc;
 	out = fopen(argv[2], "wb");
 	if (!out) {

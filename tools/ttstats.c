@@ -350,7 +350,7 @@ int ttdecode_stats(int argc, char **argv)
 		return ttdecode_usage_error("stats", why);
 	if (argc != 1)
 		return ttdecode_usage_error("stats", "one TRACE operand");
-	if ((rc = ttdecode_load(&t, argv[0])))
+	if ((rc = ttload_open(&t, argv[0])))
 		return rc;
 	ttfilter_bind(&f, &t);
 	st.t = &t;

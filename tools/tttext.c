@@ -91,7 +91,7 @@ int ttdecode_text(int argc, char **argv)
 		return ttdecode_usage_error("text", why);
 	if (argc != 1)
 		return ttdecode_usage_error("text", "one TRACE operand");
-	if ((rc = ttdecode_load(&t, argv[0])))
+	if ((rc = ttload_open(&t, argv[0])))
 		return rc;
 	if (ttfilter_bind(&f, &t) < 0) {
 		ttload_free(&t);

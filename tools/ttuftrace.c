@@ -414,7 +414,7 @@ int ttuftrace_main(int argc, char **argv)
 	int rc;
 
 	(void)argc;
-	if (ttexport_load(&t, argv[0]) < 0)
+	if (ttload_open(&t, argv[0]))
 		return 1;
 	x.t = &t;
 	rc = ttexport_mkdir(argv[1]) < 0 ? -1 : uf_export(&x, argv[0], argv[1]);
