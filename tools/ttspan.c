@@ -13,11 +13,11 @@
 #include "ttspan.h"
 
 enum role { R_SYS_ENTER, R_SYS_EXIT, R_IRQ_ENTER, R_IRQ_EXIT, R_EXCEPTION,
-	    R_SWITCH, R_BOOT };
+	    R_SWITCH, R_BOOT, R_BOOT_AT };
 
 static const char *const role_names[TTSPAN_NROLES] = {
 	"syscall_enter", "syscall_exit", "irq_enter", "irq_exit", "exception",
-	"sched_switch", "boot_phase",
+	"sched_switch", "boot_phase", "boot_phase_at",
 };
 
 enum { Q_SLICE, Q_POINT, Q_LOSS };
@@ -278,7 +278,9 @@ static void do_switch(struct ttspan *sp, uint32_t c, uint32_t prev,
 }
 
 /* A boot phase on c: before the CPU schedules, the previous phase ends
- * and this one begins; afterwards it is a point. Returns whether it was
+ * and this one begins; afterwards it is a point. A boot_phase_at phase
+ * starts at its record here, as slices must start in time order (`ttdecode
+ * boot` places it at the TSC it carries). Returns whether it was
  * taken as a slice. */
 static bool boot_phase(struct ttspan *sp, uint32_t c,
 		       const struct ttrace_event_view *ev)
@@ -340,7 +342,8 @@ static bool span_event(struct ttspan *sp, uint32_t c,
 			   .pid = ctx_pid(ev) });
 	else if (id == role[R_SWITCH])
 		do_switch(sp, c, (uint32_t)a0, (uint32_t)ev->args[1], ts);
-	else if (id != role[R_BOOT] || !boot_phase(sp, c, ev))
+	else if ((id != role[R_BOOT] && id != role[R_BOOT_AT]) ||
+		 !boot_phase(sp, c, ev))
 		return false;
 	return true;
 }

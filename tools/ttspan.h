@@ -46,7 +46,7 @@
 #include "ttload.h"
 
 #define TTSPAN_MAX_DEPTH	32	/* open slices per CPU */
-#define TTSPAN_NROLES		7	/* events that open or close slices */
+#define TTSPAN_NROLES		8	/* events that open or close slices */
 
 enum ttspan_kind {
 	TTSPAN_BOOT,			/* ident: boot phase id */
