@@ -89,9 +89,13 @@ ifneq ($(CONFIG_TTRACE),y)
 KERN_SRCS := $(filter-out kern/src/ttrace%.c kern/src/ktest/kt_ttrace.c \
 	       kern/src/bench.c kern/drivers/dev/devttrace.c \
 	       kern/lib/trace_ring.c kern/lib/ttrace_%.c \
+	       arch/x86_64/src/text_poke.c \
 	       $(GEN)/ttrace_events.c,$(KERN_SRCS))
 endif
 KERN_ASMS := $(wildcard arch/x86_64/src/*.S)
+ifneq ($(CONFIG_TTRACE),y)
+KERN_ASMS := $(filter-out arch/x86_64/src/ttrace_fgraph.S,$(KERN_ASMS))
+endif
 KERN_OBJS := $(patsubst %.c,$(BUILD)/kern/%.o,$(KERN_SRCS)) \
 	     $(patsubst %.S,$(BUILD)/kern/%.o,$(KERN_ASMS))
 
@@ -99,9 +103,23 @@ KERN_OBJS := $(patsubst %.c,$(BUILD)/kern/%.o,$(KERN_SRCS)) \
 # alignment padding after a tracepoint (it would be counted as its own).
 $(BUILD)/kern/kern/src/bench.o: KCFLAGS += -falign-jumps=1 -falign-labels=1 -falign-loops=1
 
+# The function-graph tracer (docs/function-graph.md): every function starts
+# with a 5-byte NOP listed in __mcount_loc, except in the files the tracer,
+# the text patcher and the early CPU and TSC set-up use, which must never be
+# traced (so tracing cannot recurse). Single functions elsewhere say
+# `notrace` (compiler.h).
+ifeq ($(CONFIG_TTRACE),y)
+FENTRY_FLAGS := -pg -mfentry -mnop-mcount -mrecord-mcount
+endif
+NOTRACE_SRCS := $(filter kern/src/ttrace%.c kern/lib/trace_ring.c \
+		kern/lib/ttrace_%.c kern/lib/string.c \
+		arch/x86_64/src/text_poke.c arch/x86_64/src/cpu.c \
+		arch/x86_64/src/tsc_offset.c,$(KERN_SRCS))
+$(patsubst %.c,$(BUILD)/kern/%.o,$(NOTRACE_SRCS)): FENTRY_FLAGS :=
+
 $(BUILD)/kern/%.o: %.c $(GEN)/config.h | $(EVENTS_GEN)
 	@mkdir -p $(dir $@)
-	$(CC) $(KCFLAGS) -c -o $@ $<
+	$(CC) $(KCFLAGS) $(FENTRY_FLAGS) -c -o $@ $<
 $(BUILD)/kern/$(GEN)/%.o: $(GEN)/%.c $(GEN)/config.h
 	@mkdir -p $(dir $@)
 	$(CC) $(KCFLAGS) -c -o $@ $<

@@ -19,6 +19,9 @@
 #define __unused	__attribute__((unused))
 #define __always_inline	inline __attribute__((always_inline))
 #define __section(s)	__attribute__((section(s)))
+/* Never traced by the function-graph tracer (no patchable entry): the
+ * tracer, the text patcher and the trap path use such functions. */
+#define notrace		__attribute__((no_instrument_function))
 
 #ifndef static_assert
 #define static_assert _Static_assert

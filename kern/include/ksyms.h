@@ -9,6 +9,8 @@
 #include <compiler.h>
 
 const char *ksym_lookup(uintptr_t addr, uintptr_t *offset);
+const char *ksym_find(bool (*match)(const char *arg, const char *name),
+		      const char *arg);
 void backtrace_print(uintptr_t rbp);
 
 #endif /* KSYMS_H */

@@ -15,6 +15,7 @@
 #define PROC_H
 
 #include <compiler.h>
+#include <fgraph.h>
 #include <kmsg.h>
 #include <list.h>
 #include <spinlock.h>
@@ -53,6 +54,7 @@ struct kthread {
 	int cpu;			/* last CPU it ran on */
 	struct kthread *next;		/* run queue link */
 	struct kmsg reap_msg;		/* a ktask's: its reaper, sent at exit */
+	struct fgraph_shadow fgraph;	/* function-graph return addresses */
 };
 
 enum proc_state {

@@ -21,6 +21,7 @@
 #include <ttrace_format.h>
 #include <smp.h>
 #define TTRACE_EMIT_INLINE	/* ttrace_emit_inline.h: no call per event */
+#define TTRACE_STATIC_KEYS	/* sites are patched NOPs (ttrace_emit.h) */
 #include <ttrace_events.h>
 
 /* Boot phases, named in aux (tag boot phase) so a trace is a boot profile

@@ -50,15 +50,34 @@ void ttrace_emit_ext(uint32_t id, const uint64_t *args, uint32_t nargs);
 #endif
 
 /*
- * The disabled-site cost: `cmpb $0, ttrace_armed+id(%rip); je past`, two
- * instructions and no register (asm goto, so the compiler cannot turn it
- * into a load, a test and a branch, nor hoist the load out of a loop). The
- * branch jumps over the event when disarmed, so an armed event runs inline
- * with no jump back.
+ * The site of an event. In the kernel (TTRACE_STATIC_KEYS) it is a static
+ * key: a 5-byte NOP, one instruction and no memory access when the event is
+ * disarmed, recorded in the .ttrace_sites table (struct ttrace_site) with
+ * the address of the recording code; kern/src/ttrace_patch.c turns it into
+ * a jmp there whenever the event's armed byte is set, and back (through
+ * the text patcher, text_patch.h). Elsewhere (host tests, tools) it is the
+ * armed-byte test `cmpb $0, ttrace_armed+id(%rip); je past` (asm goto, so
+ * the compiler cannot widen it to a load, a test and a branch).
  */
+struct ttrace_site {
+	uint64_t addr;		/* the 5-byte NOP */
+	uint64_t target;	/* the recording code: where the jmp goes */
+	uint64_t id;		/* the event */
+};
+
 static __always_inline int ttrace_is_armed(uint32_t id)
 {
-#if defined(__x86_64__)
+#if defined(TTRACE_STATIC_KEYS)
+	__asm__ goto("1: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"
+		     ".pushsection .ttrace_sites, \"a\"\n\t"
+		     ".balign 8\n\t"
+		     ".quad 1b, %l[on], %c0\n\t"
+		     ".popsection"
+		     : : "i"(id) : : on);
+	return 0;
+on:
+	return 1;
+#elif defined(__x86_64__)
 	__asm__ goto("cmpb $0, %0\n\tje %l[off]"
 		     : : "m"(ttrace_armed[id]) : "cc" : off);
 	return 1;

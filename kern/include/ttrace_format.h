@@ -267,7 +267,8 @@ enum ttrace_aux_tag {
 	TTRACE_AUX_IRQ_NAME = 7,	/* ident: vector */
 	TTRACE_AUX_KMSG_NAME = 8,	/* ident: function address */
 	TTRACE_AUX_STATE_NAME = 9,	/* ident: enum kthread_state */
-	TTRACE_AUX_NTAGS = 10,
+	TTRACE_AUX_FUNC_NAME = 10,	/* ident: function address (graph) */
+	TTRACE_AUX_NTAGS = 11,
 };
 
 /* ------------------------------------------------------------------------ */

@@ -21,12 +21,27 @@
 #include <arch/arch.h>
 #include <abi/insn_mark.h>
 
+#include "ttrace_internal.h"
+
 #define BATCH	1000
 #define BATCHES	1000		/* 1M operations per figure */
 
 static uint64_t samples[CONFIG_MAX_NUM_CPUS][BATCHES];
 
-enum bench_op { OP_EMPTY, OP_ENABLED, OP_DISABLED, OP_CONT, OP_AUX };
+enum bench_op { OP_EMPTY, OP_ENABLED, OP_DISABLED, OP_CONT, OP_AUX,
+		OP_CALL, OP_CALL_SITE };
+
+/* Two identical leaf functions, one with a function-graph site (this file
+ * is built with fentry sites) and one without. */
+static __attribute__((noinline)) notrace void leaf_notrace(uint64_t i)
+{
+	__asm__ __volatile__("" : : "r"(i) : "memory");
+}
+
+static __attribute__((noinline)) void bench_leaf(uint64_t i)
+{
+	__asm__ __volatile__("" : : "r"(i) : "memory");
+}
 
 static const char aux32[] = "0123456789abcdef0123456789abcdef";
 
@@ -45,6 +60,12 @@ static __always_inline void run_op(enum bench_op op, uint64_t i)
 		break;
 	case OP_AUX:
 		ttrace_aux_string(TTRACE_AUX_USER_MARKER, i, aux32);
+		break;
+	case OP_CALL:
+		leaf_notrace(i);
+		break;
+	case OP_CALL_SITE:
+		bench_leaf(i);
 		break;
 	}
 }
@@ -74,9 +95,51 @@ static void count_op(enum bench_op op)
 	REGION(OP_DISABLED, INSN_MARK_DISABLED);
 	REGION(OP_CONT, INSN_MARK_CONT);
 	REGION(OP_AUX, INSN_MARK_AUX);
+	REGION(OP_CALL, INSN_MARK_CALL);
 #undef REGION
+	default:
+		break;
 	}
 	arch_irq_restore(flags);
+}
+
+/* A call of bench_leaf, whose site is live when graph is set, between
+ * marks mark and mark + 1. */
+static void count_call_site(bool graph)
+{
+	uint64_t flags = arch_irq_save();
+
+	if (graph) {
+		INSN_MARK(INSN_MARK_CALL_GRAPH);
+		for (uint64_t i = 0; i < BATCH; i++)
+			run_op(OP_CALL_SITE, i);
+		INSN_MARK(INSN_MARK_CALL_GRAPH + 1);
+	} else {
+		INSN_MARK(INSN_MARK_CALL_OFF);
+		for (uint64_t i = 0; i < BATCH; i++)
+			run_op(OP_CALL_SITE, i);
+		INSN_MARK(INSN_MARK_CALL_OFF + 1);
+	}
+	arch_irq_restore(flags);
+}
+
+/* Function-graph costs: a call with no site, with its site a NOP, and
+ * with the graph tracer on for that one function (entry + exit). */
+static void count_graph(void)
+{
+	static const char only[] = "bench_leaf";
+	const char *why;
+
+	count_op(OP_CALL);
+	count_call_site(false);
+	if (ttrace_funcs_control(only, sizeof(only) - 1, &why)) {
+		printk("bench: funcs: %s\n", why);
+		return;
+	}
+	ttrace_set_mask(1ull << TTRACE_GROUP_FUNC, 1ull << TTRACE_GROUP_FUNC);
+	count_call_site(true);
+	ttrace_set_mask(0, 1ull << TTRACE_GROUP_FUNC);
+	ttrace_funcs_control("*", 1, &why);
 }
 
 /* The instruction-count regions, for make bench's plugin run. */
@@ -89,6 +152,7 @@ static void count_all(void)
 	count_op(OP_AUX);
 	arm_test_group(false);
 	count_op(OP_DISABLED);
+	count_graph();
 	printk("bench: instruction regions done (%d operations each)\n", BATCH);
 }
 

@@ -30,6 +30,7 @@
 #include <proc.h>
 #include <sched.h>
 #include <ttrace.h>
+#include <text_patch.h>
 
 char boot_cmdline[1024];
 uint64_t boot_modules_end;		/* physical end of the last module */
@@ -103,6 +104,7 @@ static void interrupts_init(void)
 	irq_register(IRQ_COM1, com1_irq, NULL);
 	irq_register(IRQ_PANIC, panic_ipi, NULL);
 	irq_register(IRQ_RESCHED, resched_ipi, NULL);
+	text_patch_init();
 	ioapic_route(4, IRQ_COM1, per_cpu_info[0].apic_id);
 }
 

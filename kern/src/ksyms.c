@@ -32,6 +32,17 @@ const char *ksym_lookup(uintptr_t addr, uintptr_t *offset)
 	return &ksym_names[ksym_name_offs[lo]];
 }
 
+/* Returns the first symbol name for which match(arg, name) holds, or
+ * NULL. */
+const char *ksym_find(bool (*match)(const char *arg, const char *name),
+		      const char *arg)
+{
+	for (uint64_t i = 0; &ksym_count && i < ksym_count; i++)
+		if (match(arg, &ksym_names[ksym_name_offs[i]]))
+			return &ksym_names[ksym_name_offs[i]];
+	return NULL;
+}
+
 static bool frame_ok(uintptr_t rbp)
 {
 	return rbp >= KERNBASE && (rbp & 7) == 0;

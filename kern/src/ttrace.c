@@ -103,6 +103,7 @@ void ttrace_early_init(void)
 	ttrace_ctx_set(pcpui, TTRACE_CTX_BOOT, 0);
 	ttrace_ctl_init(&t->ctl, &ttrace_meta_builtin, ttrace_enabled,
 			ttrace_armed);
+	ttrace_patch_sync(TEXT_PATCH_ALONE);	/* no other CPU is up */
 	ttrace_ctx_live = ttrace_ctl_any_on(&t->ctl);	/* no syscall yet */
 	ttrace_root_update();
 }
@@ -122,6 +123,7 @@ static void ttrace_off(struct ttrace *t, const char *why)
 {
 	t->off_reason = why;
 	memset(ttrace_armed, 0, sizeof(ttrace_armed));
+	ttrace_patch_sync(TEXT_PATCH_LIVE);
 	ttrace_ctx_live = 0;
 	printk(KERN_ERR "ttrace: %s; tracing is off\n", why);
 }
@@ -174,6 +176,26 @@ static void record_names(void)
 		ttrace_aux_string(TTRACE_AUX_STATE_NAME, i, kthread_state_names[i]);
 }
 
+/* ttrace.mask=all|none on the command line: every group and event on
+ * (every site patched live, function sites included), or none. */
+static void boot_mask(void)
+{
+	char what[8];
+	const char *cmd = NULL, *why;
+
+	if (!cmdline_get(boot_cmdline, "ttrace.mask", what, sizeof(what)))
+		return;
+	if (!strcmp(what, "all"))
+		cmd = "enable *";
+	else if (!strcmp(what, "none"))
+		cmd = "setmask 0 0xffffffffffffffff";
+	if (!cmd)
+		printk(KERN_ERR "ttrace: ttrace.mask=%s is not all or none; "
+		       "ignored\n", what);
+	else if (ttrace_control(cmd, strlen(cmd), &why))
+		printk(KERN_ERR "ttrace: ttrace.mask=%s: %s\n", what, why);
+}
+
 /* Allocates CPU 0's ring and the aux buffer. Boot CPU, right after
  * pmem_init, interrupts off. On failure tracing is off. */
 void ttrace_init(void)
@@ -193,6 +215,7 @@ void ttrace_init(void)
 		return;
 	}
 	record_names();
+	boot_mask();
 	printk(KERN_INFO "ttrace: CPU rings of %lu KiB (%lu entries), each "
 	       "allocated as its CPU comes up; aux %lu KiB\n",
 	       ((size_t)PGSIZE << t->ring_order) / 1024,

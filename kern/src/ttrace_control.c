@@ -139,6 +139,7 @@ static void rearm(struct ttrace *t)
 		return;
 	live_on();
 	ttrace_ctl_rearm(&t->ctl);
+	ttrace_patch_sync(TEXT_PATCH_LIVE);
 	live_update(t);
 }
 
@@ -147,6 +148,7 @@ static void rearm(struct ttrace *t)
 static void ttrace_suspend(struct ttrace *t)
 {
 	memset(ttrace_armed, 0, TTRACE_NUM_EVENTS);
+	ttrace_patch_sync(TEXT_PATCH_LIVE);
 	grace_period();
 	wlock(&t->rings_lock);
 }
@@ -233,7 +235,7 @@ uint64_t ttrace_set_mask(uint64_t value, uint64_t bits)
 }
 
 /* Whether every armed byte is what the mask and the enable flags say
- * (tracing not off). Takes the ctl mutex. For tests. */
+ * (tracing not off), and every site's text what the armed bytes say. Takes the ctl mutex. For tests. */
 bool ttrace_armed_consistent(void)
 {
 	struct ttrace *t = &ttrace_main;
@@ -242,6 +244,7 @@ bool ttrace_armed_consistent(void)
 	ctl_enter(t);
 	for (uint32_t i = 0; i < t->ctl.meta->nevents; i++)
 		ok &= ttrace_armed[i] == ttrace_ctl_wants(&t->ctl, t->ctl.mask, i);
+	ok &= ttrace_patch_consistent();
 	ctl_exit(t);
 	return ok;
 }
@@ -307,6 +310,7 @@ static const char *apply(struct ttrace *t, const struct ttrace_ctl_cmd *cmd)
 			return t->off_reason;
 		live_on();	/* the command may arm something */
 		ttrace_ctl_apply(&t->ctl, cmd);
+		ttrace_patch_sync(TEXT_PATCH_LIVE);
 		live_update(t);
 		return NULL;
 	}
@@ -329,6 +333,44 @@ int ttrace_control(const char *text, size_t len, const char **why)
 	ctl_exit(t);
 	*why = ctl_err;
 	return err ? -EINVAL : 0;
+}
+
+/* Sets the function-graph filter (the funcs file): one glob; the function
+ * sites follow at once if the func events are armed. Returns 0, or -EINVAL
+ * with *why set as ttrace_control(). Process context. */
+int ttrace_funcs_control(const char *text, size_t len, const char **why)
+{
+	struct ttrace *t = &ttrace_main;
+	const char *err;
+
+	ctl_enter(t);
+	err = fgraph_set_filter(text, len);
+	if (!err)
+		ttrace_patch_sync(TEXT_PATCH_LIVE);
+	else
+		strlcpy(ctl_err, err, sizeof(ctl_err));
+	ctl_exit(t);
+	*why = ctl_err;
+	return err ? -EINVAL : 0;
+}
+
+/* The funcs file: the filter, function sites selected and live, and the
+ * tracepoint sites live. Process context. */
+size_t ttrace_funcs_text(char *buf, size_t size)
+{
+	struct ttrace *t = &ttrace_main;
+	uint64_t sites, live;
+	size_t n;
+
+	ctl_enter(t);
+	n = fgraph_state_text(buf, size);
+	ttrace_patch_counts(&sites, &live);
+	if (n < size)
+		n += (size_t)fmt_snprintf(buf + n, size - n, "tracepoint_sites "
+					  "%lu\ntracepoints_live %lu\n", sites,
+					  live);
+	ctl_exit(t);
+	return MIN(n, size);
 }
 
 /* The state as text: mask, mode, ring size, and the groups that are on. */

@@ -89,6 +89,7 @@ void ttrace_panic_dump(void)
 	    !a)
 		return;
 	memset(ttrace_armed, 0, TTRACE_NUM_EVENTS);	/* freeze the picture */
+	ttrace_patch_sync(TEXT_PATCH_ALONE);	/* the others are stopped */
 	printk(KERN_EMERG "ttrace: dumping the trace to the %s\n",
 	       host ? "host channel" : "console");
 	if (!host)

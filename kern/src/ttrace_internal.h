@@ -22,6 +22,7 @@
 #include <trace_ring.h>
 #include <ttrace_aux.h>
 #include <ttrace_ctl.h>
+#include <text_patch.h>
 
 struct ttrace {
 	struct trace_ring rings[CONFIG_MAX_NUM_CPUS];
@@ -60,5 +61,18 @@ void ttrace_root_begin(void);
 void ttrace_root_end(void);
 void ttrace_root_update(void);
 __noreturn void ttrace_hang(void);
+/* Static keys and function sites (ttrace_patch.c, ttrace_fgraph.c). */
+void ttrace_patch_sync(enum text_patch_mode mode);
+bool ttrace_patch_consistent(void);
+void ttrace_patch_counts(uint64_t *sites, uint64_t *live);
+void ttrace_patch_want(uintptr_t addr, uint8_t op, uintptr_t target,
+		       enum text_patch_mode mode);
+void ttrace_patch_flush(enum text_patch_mode mode);
+void fgraph_sync(enum text_patch_mode mode);
+bool fgraph_consistent(void);
+const char *fgraph_set_filter(const char *glob, size_t len);
+size_t fgraph_state_text(char *buf, size_t size);
+int ttrace_funcs_control(const char *text, size_t len, const char **why);
+size_t ttrace_funcs_text(char *buf, size_t size);
 
 #endif /* TTRACE_INTERNAL_H */

@@ -727,6 +727,57 @@ static int cmd_record(int argc, char **argv)
 	return 0;
 }
 
+/* ---- graph: the function-graph tracer around one command ------------------ */
+
+/* Writes glob to the funcs file (the graph tracer's filter). */
+static void funcs_write(const char *glob)
+{
+	int fd = open_or_die(DEV "/funcs", O_WRONLY);
+
+	if (write(fd, glob, strlen(glob)) < 0)
+		die_sys(glob);
+	close(fd);
+}
+
+/* ttrace graph [-f GLOB] [-o FILE] -- CMD: records every call into the
+ * functions GLOB selects while CMD runs (docs/function-graph.md), saves
+ * the trace, and leaves every function site a NOP again. */
+static int cmd_graph(int argc, char **argv)
+{
+	const char *out = "/dev/host/out", *glob = "*";
+	char path[128];
+	int c, pid, status, fdmap[3] = { 0, 1, 2 };
+
+	while ((c = getopt(argc, argv, "f:o:")) != -1) {
+		if (c == 'f')
+			glob = optarg;
+		else if (c == 'o')
+			out = optarg;
+		else
+			die("usage: ttrace graph [-f GLOB] [-o FILE] -- CMD [ARG...]");
+	}
+	if (optind >= argc)
+		die("usage: ttrace graph [-f GLOB] [-o FILE] -- CMD [ARG...]");
+	snprintf(path, sizeof(path), "%s%s", strchr(argv[optind], '/') ? "" :
+		 "/bin/", argv[optind]);
+	funcs_write(glob);
+	ctl_write("clear");
+	strlcpy(restore, "disable func", sizeof(restore));
+	ctl_write("enable func");
+	pid = spawn(path, argv + optind, fdmap);
+	if (pid >= 0 && waitpid(pid, &status) < 0)
+		die_sys("wait");
+	ctl_write(restore);	/* every function site a NOP again */
+	restore[0] = 0;
+	funcs_write("*");
+	if (pid < 0)
+		die_sys(path);
+	save(out);
+	printf("ttrace: %s exited with status %d; graph saved to %s\n",
+	       argv[optind], status, out);
+	return 0;
+}
+
 /* ---- main ---------------------------------------------------------------- */
 
 static int usage(void)
@@ -739,6 +790,7 @@ static int usage(void)
 		"       ttrace cat [-c CPU]\n"
 		"       ttrace save FILE\n"
 		"       ttrace record [-o FILE] -- CMD [ARG...]\n"
+		"       ttrace graph [-f GLOB] [-o FILE] -- CMD [ARG...]\n"
 		"       ttrace stream [-o FILE] [-t SECONDS] [-- CMD [ARG...]]\n");
 	return 2;
 }
@@ -770,6 +822,8 @@ int main(int argc, char **argv)
 		save(argv[2]);
 	} else if (!strcmp(c, "record")) {
 		return cmd_record(argc - 1, argv + 1);
+	} else if (!strcmp(c, "graph")) {
+		return cmd_graph(argc - 1, argv + 1);
 	} else if (!strcmp(c, "stream")) {
 		return cmd_stream(argc - 1, argv + 1);
 	} else {

@@ -2,7 +2,9 @@
  * Kernel page tables. mmu_init() replaces the boot tables (one identity- and
  * high-mapped GiB, all writable and executable) with:
  *   - KERNBASE: all physical memory and the 32-bit MMIO hole, 2 MiB pages,
- *     writable, no-execute; the MMIO hole (3-4 GiB) uncached;
+ *     writable, no-execute; the MMIO hole (3-4 GiB) uncached; the 2 MiB
+ *     around the kernel text in 4 KiB pages, the text's read-only (only
+ *     the text patcher writes text, with CR0.WP off: text_poke.c);
  *   - KERN_LOAD: the kernel image in 4 KiB pages, text read-only and
  *     executable, rodata read-only no-execute, data and bss writable
  *     no-execute.
@@ -91,6 +93,20 @@ void mmu_switch_to(uint64_t *pml4)
 	lcr3(PADDR(pml4 ? pml4 : kern_pml4));
 }
 
+/* Maps the 2 MiB at physical pa2m in the direct map with 4 KiB pages, the
+ * kernel text's read-only: text is written only by the text patcher
+ * (text_poke.c), never through this alias. */
+static void map_direct_small(uint64_t pa2m)
+{
+	for (uint64_t pa = pa2m; pa < pa2m + LPGSIZE; pa += PGSIZE) {
+		bool text = pa >= PADDR(__text_start) && pa < PADDR(__text_end);
+
+		if (mmu_map(kern_pml4, (uintptr_t)KADDR(pa), pa,
+			    (text ? 0 : PTE_W) | PTE_G | PTE_NX))
+			panic("mmu: out of memory for the direct map");
+	}
+}
+
 static void map_direct(void)
 {
 	uint64_t end = ROUNDUP(MAX(pmem_max_phys(), 0x100000000ull), LPGSIZE);
@@ -99,6 +115,10 @@ static void map_direct(void)
 		uint64_t *pde = walk_to(kern_pml4, KERNBASE + pa, 1, true);
 		uint64_t attr = PTE_P | PTE_W | PTE_PS | PTE_G | PTE_NX;
 
+		if (pa < PADDR(__text_end) && pa + LPGSIZE > PADDR(__text_start)) {
+			map_direct_small(pa);
+			continue;
+		}
 		if (!pde)
 			panic("mmu: out of memory for the direct map");
 		if (pa >= 0xc0000000ull && pa < 0x100000000ull)

@@ -33,7 +33,9 @@ static void *tramp_var(char *sym)
 	return KADDR(TRAMPOLINE_PA + (sym - trampoline_start));
 }
 
-__noreturn static void ap_entry(uint32_t coreid)
+/* Not traced: nothing may read per-CPU data before arch_cpu_init() gives
+ * this CPU its GS base (cpu.c and string.c are built without fentry). */
+__noreturn static notrace void ap_entry(uint32_t coreid)
 {
 	struct per_cpu_info *pcpui = &per_cpu_info[coreid];
 	uint64_t entered = arch_read_tsc();

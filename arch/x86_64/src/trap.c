@@ -15,6 +15,7 @@
 #include <irq.h>
 #include <proc.h>
 #include <ttrace.h>
+#include <text_patch.h>
 
 static const char *const exception_names[] = {
 	"divide error", "debug", "NMI", "breakpoint", "overflow",
@@ -101,13 +102,17 @@ static void handle_irq(struct trapframe *tf)
 	ttrace_irq_exit(vec);
 }
 
-/* Called from trap_common with the saved frame. Interrupts are off. */
-void trap(struct trapframe *tf)
+/* Called from trap_common with the saved frame. Interrupts are off. Not
+ * traced, and nothing patchable runs before the text patcher's #BP check:
+ * an int3 of a site in flight must not meet another. */
+notrace void trap(struct trapframe *tf)
 {
 	struct per_cpu_info *pcpui = this_cpu();
 	uint64_t saved_base = pcpui->ttrace_type_base;
 	uint64_t saved_ctx = pcpui->ttrace_ctx;
 
+	if (tf->trapno == T_BRKPT && text_patch_bp_fixup(tf))
+		return;
 	pcpui->irq_depth++;
 	if ((tf->cs & 3) && tf->trapno < IRQ_BASE && current_proc())
 		ttrace_ctx_set(pcpui, TTRACE_CTX_TRAP,

@@ -41,9 +41,10 @@
 #include "../../src/ttrace_internal.h"
 
 enum { Qdir, Qctl, Qevents, Qstats, Qmarker, Qversion, Qmeta, Qaux, Qtsc,
+       Qfuncs,
        Qcpu = 0x100, Qraw = 0x200, Qstream = 0x300 };
 
-#define NFIXED		9
+#define NFIXED		10
 #define NPERCPU		3
 #define LINE_MAX	512	/* one text line, newline included */
 #define TEXT_EVENTS	16	/* events formatted per refill of cpuN text */
@@ -105,6 +106,7 @@ static void tt_init(void)
 	tab_add("meta", Qmeta, S_IFREG | 0444);
 	tab_add("aux", Qaux, S_IFREG | 0444);
 	tab_add("tsc", Qtsc, S_IFREG | 0444);
+	tab_add("funcs", Qfuncs, S_IFREG | 0644);
 	for (uint32_t c = 0; c < num_cpus; c++)
 		for (uint32_t k = 0; k < NPERCPU; k++) {
 			char *name = tt_names[NPERCPU * c + k];
@@ -404,6 +406,8 @@ static long small_text_read(struct chan *c, void *buf, size_t n, uint64_t off)
 		len = ttrace_state_text(text, PGSIZE);
 	else if (c->qid.path == Qevents)
 		len = ttrace_ctl_list(&ttrace_main.ctl, text, PGSIZE);
+	else if (c->qid.path == Qfuncs)
+		len = ttrace_funcs_text(text, PGSIZE);
 	else
 		len = ttrace_stats_text(text, PGSIZE);
 	ret = devgen_readbytes(off, buf, n, text, MIN(len, (size_t)PGSIZE));
@@ -428,7 +432,7 @@ static long tt_read(struct chan *c, void *buf, size_t n, uint64_t off)
 		return tsc_read(buf, n, off);
 	if (c->aux)
 		return file_read(c, buf, n, off);
-	if (q == Qctl || q == Qevents || q == Qstats)
+	if (q == Qctl || q == Qevents || q == Qstats || q == Qfuncs)
 		return small_text_read(c, buf, n, off);
 	return -EBADF;
 }
@@ -445,6 +449,10 @@ static long tt_write(struct chan *c, const void *buf, size_t n, uint64_t off)
 		return (long)n;
 	case Qmarker:
 		ttrace_mark(buf, n);
+		return (long)n;
+	case Qfuncs:
+		if (ttrace_funcs_control(buf, n, &why))
+			return errstr_device(-EINVAL, why);
 		return (long)n;
 	}
 	return -EBADF;

@@ -25,6 +25,9 @@ enum insn_mark_id {
 	INSN_MARK_DISABLED = 14,	/* disabled site */
 	INSN_MARK_CONT = 16,		/* event with continuations */
 	INSN_MARK_AUX = 18,		/* 32-byte aux string */
+	INSN_MARK_CALL = 20,		/* call of a function with no site */
+	INSN_MARK_CALL_OFF = 22,	/* call of a function, site a NOP */
+	INSN_MARK_CALL_GRAPH = 24,	/* the same, function graph on */
 	INSN_MARK_U_EMPTY = 30,		/* user: empty loop */
 	INSN_MARK_GETPID_ON = 32,	/* getpid, syscall group on */
 	INSN_MARK_GETPID_OFF = 34,	/* getpid, syscall group off */

@@ -242,7 +242,10 @@ static bool test_ttrace_continuation(void)
 }
 KTEST_REG(ttrace_continuation, test_ttrace_continuation);
 
-#define MASK_ROUNDS	2000
+/* Each round patches text (static keys): three IPI rounds to every CPU,
+ * milliseconds under TCG, so fewer rounds than the armed bytes alone
+ * needed. */
+#define MASK_ROUNDS	100
 
 /* Every CPU flips group bits through the locked API; CPU 0 also turns an
  * event off and on through ctl. */

@@ -122,6 +122,29 @@ static inline void lcr3(uint64_t v)
 	__asm__ __volatile__("mov %0, %%cr3" : : "r"(v) : "memory");
 }
 
+static inline uint64_t rcr0(void)
+{
+	uint64_t v;
+
+	__asm__ __volatile__("mov %%cr0, %0" : "=r"(v));
+	return v;
+}
+
+static inline void lcr0(uint64_t v)
+{
+	__asm__ __volatile__("mov %0, %%cr0" : : "r"(v) : "memory");
+}
+
+/* A serialising instruction: code written before it (by any CPU, once
+ * visible) is what this CPU executes after it (SDM vol. 3, 8.1.3). */
+static inline void serialize_insns(void)
+{
+	uint32_t a = 0, b, c = 0, d;
+
+	__asm__ __volatile__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d)
+			     : : "memory");
+}
+
 static inline uint64_t read_rflags(void)
 {
 	uint64_t v;

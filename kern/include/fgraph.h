@@ -1,0 +1,34 @@
+/*
+ * fgraph.h: the function-graph tracer's per-thread shadow stack and its
+ * interface to the tracer (kern/src/ttrace_fgraph.c; docs/function-graph.md).
+ *
+ * Every kernel function outside the tracer starts with a 5-byte NOP
+ * (-mfentry -mnop-mcount; its address is in __mcount_loc). While the func
+ * events are armed, the NOPs of the functions the filter selects are calls
+ * to fgraph_trampoline, which records func_entry and swaps the caller's
+ * return address for fgraph_return_trampoline, keeping the real one on the
+ * thread's shadow stack below; the return lands there, records func_exit
+ * and goes on to the real return address.
+ */
+#ifndef FGRAPH_H
+#define FGRAPH_H
+
+#include <compiler.h>
+
+#define FGRAPH_DEPTH	48	/* calls deeper than this are not recorded */
+
+struct fgraph_frame {
+	uintptr_t ret;		/* the caller's real return address */
+	uintptr_t func;		/* the function entered */
+};
+
+/* A thread's shadow stack (in struct kthread). Only its own thread, and
+ * interrupts nesting on that thread's stack, push and pop it, last in
+ * first out, so depth is reserved before a frame is written and released
+ * after it is read, with no lock. */
+struct fgraph_shadow {
+	uint32_t depth;
+	struct fgraph_frame frames[FGRAPH_DEPTH];
+};
+
+#endif /* FGRAPH_H */

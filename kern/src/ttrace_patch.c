@@ -1,0 +1,86 @@
+/*
+ * Static keys: every tracepoint site is a 5-byte NOP (ttrace_emit.h, table
+ * .ttrace_sites), and every function a 5-byte NOP at its entry (table
+ * __mcount_loc, ttrace_fgraph.c). ttrace_patch_sync() makes the text agree
+ * with the one notion of "armed" the tracer has, ttrace_armed[] (set by
+ * ttrace_ctl_rearm() from the mask and the enable flags): a site of an
+ * armed event is a jmp to its recording code, any other site the NOP it
+ * was compiled as. Every path that changes ttrace_armed[] calls it before
+ * it returns (ttrace.c, ttrace_control.c, ttrace_dump.c), under the ctl
+ * mutex, at boot, or in panic with the other CPUs stopped.
+ *
+ * It compares each site's text with what it must be and patches only the
+ * differences, in batches of BATCH through the text patcher (text_patch.h),
+ * so a ctl command that changes nothing patches nothing, and after every
+ * event is disarmed the text is byte for byte the linked image's.
+ */
+#include <ttrace.h>
+#include <text_patch.h>
+#include <ttrace_ctl.h>
+
+#include "ttrace_internal.h"
+
+#define BATCH	256
+
+extern const struct ttrace_site __ttrace_sites_start[], __ttrace_sites_end[];
+
+static struct text_patch batch[BATCH];	/* ctl mutex (or alone) */
+static size_t batch_n;
+
+/* Applies the queued patches. */
+void ttrace_patch_flush(enum text_patch_mode mode)
+{
+	text_patch_apply(batch, batch_n, mode);
+	batch_n = 0;
+}
+
+/* Queues: the site at addr must be `op target` (op 0: the NOP). */
+void ttrace_patch_want(uintptr_t addr, uint8_t op, uintptr_t target,
+		       enum text_patch_mode mode)
+{
+	text_patch_encode(&batch[batch_n++], addr, op, target);
+	if (batch_n == BATCH)
+		ttrace_patch_flush(mode);
+}
+
+/* Whether the site s is live (a jmp) as its armed byte says. */
+static bool site_agrees(const struct ttrace_site *s)
+{
+	return !ttrace_armed[s->id] == text_patch_is_nop(s->addr);
+}
+
+/* Patches every site that disagrees with ttrace_armed[], and the function
+ * sites with the graph tracer's state. ctl mutex held (LIVE), or no other
+ * CPU running (ALONE). */
+void ttrace_patch_sync(enum text_patch_mode mode)
+{
+	for (const struct ttrace_site *s = __ttrace_sites_start;
+	     s < __ttrace_sites_end; s++)
+		if (!site_agrees(s))
+			ttrace_patch_want(s->addr,
+					  ttrace_armed[s->id] ? TEXT_OP_JMP : 0,
+					  s->target, mode);
+	ttrace_patch_flush(mode);
+	fgraph_sync(mode);
+}
+
+/* Whether every tracepoint site agrees with ttrace_armed[] and every
+ * function site with the graph tracer. ctl mutex held. For tests. */
+bool ttrace_patch_consistent(void)
+{
+	for (const struct ttrace_site *s = __ttrace_sites_start;
+	     s < __ttrace_sites_end; s++)
+		if (!site_agrees(s))
+			return false;
+	return fgraph_consistent();
+}
+
+/* The number of tracepoint sites, and of them live (jmp) now. */
+void ttrace_patch_counts(uint64_t *sites, uint64_t *live)
+{
+	*sites = (uint64_t)(__ttrace_sites_end - __ttrace_sites_start);
+	*live = 0;
+	for (const struct ttrace_site *s = __ttrace_sites_start;
+	     s < __ttrace_sites_end; s++)
+		*live += !text_patch_is_nop(s->addr);
+}
