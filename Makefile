@@ -89,7 +89,6 @@ ifneq ($(CONFIG_TTRACE),y)
 KERN_SRCS := $(filter-out kern/src/ttrace%.c kern/src/ktest/kt_ttrace.c \
 	       kern/src/bench.c kern/drivers/dev/devttrace.c \
 	       kern/lib/trace_ring.c kern/lib/ttrace_%.c \
-	       arch/x86_64/src/text_poke.c \
 	       $(GEN)/ttrace_events.c,$(KERN_SRCS))
 endif
 KERN_ASMS := $(wildcard arch/x86_64/src/*.S)
