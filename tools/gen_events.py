@@ -275,6 +275,21 @@ def wrap_call(head, items, tail):
     return lines
 
 
+def args_array(words, indent):
+    """The argument words as a local array, for the out-of-line calls."""
+    out = [indent + "const uint64_t ttrace_args_[%d] = {" % len(words)]
+    out += [indent + "\t%s," % w for w in words]
+    return out + [indent + "};"]
+
+
+def probe_fire(cid, words, indent):
+    """The call of an armed event's probes (ttrace_probe_fire)."""
+    if not words:
+        return [indent + "ttrace_probe_fire(%s, NULL, 0);" % cid]
+    return args_array(words, indent) + [
+        indent + "ttrace_probe_fire(%s, ttrace_args_, %d);" % (cid, len(words))]
+
+
 def emitter(e):
     cid = "TTRACE_EV_" + e.name.upper()
     params = [a.ctype + ("" if a.ctype.endswith("*") else " ") + a.name
@@ -286,14 +301,20 @@ def emitter(e):
     out.append("#ifdef CONFIG_TTRACE")
     out.append("\tif (unlikely(ttrace_is_armed(%s))) {" % cid)
     if len(words) <= 5:
-        call = wrap_call("\t\tttrace_emit_%d(" % len(words), [cid] + words,
+        out.append("\t\tif (likely(!ttrace_is_probed(%s))) {" % cid)
+        call = wrap_call("\t\t\tttrace_emit_%d(" % len(words), [cid] + words,
                          ");")
-        out += [call[0]] + ["\t\t\t" + c.lstrip() for c in call[1:]]
+        out += [call[0]] + ["\t\t\t\t" + c.lstrip() for c in call[1:]]
+        out.append("\t\t} else {")
+        out += probe_fire(cid, words, "\t\t\t")
+        out.append("\t\t}")
     else:
-        out.append("\t\tconst uint64_t ttrace_args_[%d] = {" % len(words))
-        out += ["\t\t\t%s," % w for w in words]
-        out.append("\t\t};")
-        out.append("\t\tttrace_emit_ext(%s, ttrace_args_, %d);" %
+        out += args_array(words, "\t\t")
+        out.append("\t\tif (likely(!ttrace_is_probed(%s)))" % cid)
+        out.append("\t\t\tttrace_emit_ext(%s, ttrace_args_, %d);" %
+                   (cid, len(words)))
+        out.append("\t\telse")
+        out.append("\t\t\tttrace_probe_fire(%s, ttrace_args_, %d);" %
                    (cid, len(words)))
     out.append("\t}")
     out.append("#else")

@@ -5,8 +5,9 @@
  * 64-bit group mask, and its own enable byte. The kernel's fast path must
  * not combine them per event, so ttrace_ctl_rearm() folds both into one
  * byte per event:
- *	armed[id] = (mask >> group(id) & 1) && enabled[id]
- * and each tracepoint costs one byte load and a well-predicted branch when
+ *	armed[id] = (mask >> group(id) & 1) && enabled[id] || probed[id]
+ * (probed[]: a probe is attached, ttrace_probe.h; the probe then decides
+ * whether the record is written) and each tracepoint costs one byte load and a well-predicted branch when
  * off (see the generated ttrace_events.h).
  *
  * The mask is changed only with atomic read-modify-writes, so any CPU may
@@ -57,6 +58,7 @@
 #include <ttrace_meta.h>
 
 #define TTRACE_CTL_MAX_LEN	256	/* longest command accepted */
+#define TTRACE_CTL_MAX_TOKENS	32	/* words in one command */
 #define TTRACE_CTL_MIN_KB	4
 #define TTRACE_CTL_MAX_KB	(1024 * 1024)
 
@@ -86,6 +88,7 @@ struct ttrace_ctl_state {
 	uint64_t mask;
 	uint8_t *enabled;
 	uint8_t *armed;
+	uint8_t *probed;	/* NULL, or nonzero where a probe is attached */
 	const struct ttrace_meta_table *meta;
 };
 
@@ -98,11 +101,16 @@ void ttrace_ctl_init(struct ttrace_ctl_state *st,
 		     const struct ttrace_meta_table *meta, uint8_t *enabled,
 		     uint8_t *armed);
 void ttrace_ctl_rearm(struct ttrace_ctl_state *st);
+bool ttrace_ctl_records(const struct ttrace_ctl_state *st, uint64_t m,
+			uint32_t id);
 bool ttrace_ctl_wants(const struct ttrace_ctl_state *st, uint64_t m,
 		      uint32_t id);
 bool ttrace_ctl_any_on(const struct ttrace_ctl_state *st);
 
 bool ttrace_glob_match(const char *pat, const char *s);
+bool ttrace_ctl_parse_u64(const char *s, uint64_t *out);
+const char *ttrace_ctl_split(const char *text, size_t len, char *line,
+			     char **tok, size_t *ntok);
 const char *ttrace_ctl_parse(struct ttrace_ctl_cmd *cmd, const char *text,
 			     size_t len, const struct ttrace_meta_table *meta);
 void ttrace_ctl_apply(struct ttrace_ctl_state *st,

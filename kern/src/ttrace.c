@@ -51,6 +51,7 @@
 uint8_t ttrace_armed[TTRACE_NUM_EVENTS];
 uint8_t ttrace_ctx_live;
 static uint8_t ttrace_enabled[TTRACE_NUM_EVENTS];
+static uint8_t ttrace_probed[TTRACE_NUM_EVENTS];	/* ttrace_probe.c */
 struct ttrace ttrace_main = {
 	.rings_lock = RWLOCK_INIT("ttrace_rings"),
 	.aux_lock = RWLOCK_INIT("ttrace_aux"),
@@ -96,6 +97,7 @@ void ttrace_early_init(void)
 	ttrace_ctx_set(pcpui, TTRACE_CTX_BOOT, 0);
 	ttrace_ctl_init(&t->ctl, &ttrace_meta_builtin, ttrace_enabled,
 			ttrace_armed);
+	t->ctl.probed = ttrace_probed;
 	ttrace_ctx_live = ttrace_ctl_any_on(&t->ctl);	/* no syscall yet */
 }
 

@@ -11,6 +11,7 @@
 #include <ttrace.h>
 #include <ttrace_aux.h>
 #include <ttrace_ctl.h>
+#include <ttrace_probe_spec.h>
 #include <trace_ring.h>
 #include <atomic.h>
 #include <kmsg.h>
@@ -219,6 +220,29 @@ static const char *resize_rings(struct ttrace *t, uint64_t kb)
 	return NULL;
 }
 
+/* The ctl mutex, the grace period and re-arming, for the other parts of
+ * the tracer that change what is armed (ttrace_probe.c): the same rules
+ * as the static functions they wrap. */
+void ttrace_ctl_mutex_enter(void)
+{
+	ctl_enter(&ttrace_main);
+}
+
+void ttrace_ctl_mutex_exit(void)
+{
+	ctl_exit(&ttrace_main);
+}
+
+void ttrace_grace_period(void)
+{
+	grace_period();
+}
+
+void ttrace_rearm_locked(void)
+{
+	rearm(&ttrace_main);
+}
+
 /* Sets the group mask bits under bits to value and re-arms, under the ctl
  * mutex; returns the old mask. For in-kernel users (tests, benchmark). */
 uint64_t ttrace_set_mask(uint64_t value, uint64_t bits)
@@ -320,9 +344,13 @@ int ttrace_control(const char *text, size_t len, const char **why)
 	const char *err;
 
 	ctl_enter(t);
-	err = ttrace_ctl_parse(&ctl_cmd, text, len, &ttrace_meta_builtin);
-	if (!err)
-		err = apply(t, &ctl_cmd);
+	if (ttrace_probe_is_cmd(text, len)) {
+		err = ttrace_probes_control(text, len);
+	} else {
+		err = ttrace_ctl_parse(&ctl_cmd, text, len, &ttrace_meta_builtin);
+		if (!err)
+			err = apply(t, &ctl_cmd);
+	}
 	if (err)
 		strlcpy(ctl_err, err, sizeof(ctl_err));
 	ctl_exit(t);

@@ -22,6 +22,7 @@
 #include <trace_ring.h>
 #include <ttrace_aux.h>
 #include <ttrace_ctl.h>
+#include <ttrace_probe.h>
 
 struct ttrace {
 	struct trace_ring rings[CONFIG_MAX_NUM_CPUS];
@@ -45,6 +46,25 @@ unsigned ttrace_order_for(size_t bytes);
 size_t ttrace_tsc_offsets(struct ttrace_file_tsc *t);
 bool ttrace_armed_consistent(void);
 bool ttrace_ring_is_sink(const struct ttrace *t, uint32_t cpu);
+
+/* Control: the ctl mutex (ttrace_control.c), a grace period over every
+ * CPU and re-arming from the ctl state, both with the mutex held. */
+void ttrace_ctl_mutex_enter(void);
+void ttrace_ctl_mutex_exit(void);
+void ttrace_grace_period(void);
+void ttrace_rearm_locked(void);
+
+/* The probe API for callers that hold the ctl mutex (ttrace_probe.c). */
+int ttrace_probe_attach_locked(uint32_t id, ttrace_probe_fn fn, void *arg);
+unsigned ttrace_probe_detach_arg_locked(void *arg);
+
+/* The built-in probes (ttrace_probes.c): ctl commands with the ctl mutex
+ * held, results as text, the snapshot's rings. */
+const char *ttrace_probes_control(const char *text, size_t len);
+size_t ttrace_probes_text(char *buf, size_t size);
+uint32_t ttrace_snap_read(uint32_t cpu, struct trace_ring_cursor *cur,
+			  uint64_t *end, struct ttrace_entry *out, size_t max,
+			  struct trace_ring_run *run);
 
 /* Ring access for readers (the device): each takes rings_lock for reading. */
 uint32_t ttrace_ring_read(uint32_t cpu, struct trace_ring_cursor *cur,

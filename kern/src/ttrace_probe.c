@@ -1,0 +1,256 @@
+/*
+ * ttrace_probe.c: the probe API (kern/include/ttrace_probe.h): callbacks
+ * attached to events at run time.
+ *
+ * Each event has a singly linked list of probes, its head in
+ * ttrace_probes[id] (NULL: none; the generated tracepoint tests it once
+ * the event is armed, so an event without probes pays one compare when
+ * armed and nothing when not). Lists change only under the ctl mutex;
+ * tracepoints walk them without a lock, as RCU readers do: a probe is
+ * filled, then published by one release store of the pointer that reaches
+ * it; a removed probe is unlinked by one store, and freed only after a
+ * grace period over every CPU (ttrace_grace_period(), the one ring resizes
+ * use), by which time no CPU is still in the tracepoint that may have
+ * read the old pointer. The ctl state's probed[] bytes keep every event
+ * with a probe armed (ttrace_ctl_wants()), so there is one notion of a
+ * live site; ttrace_probe_fire() then writes the normal record only when
+ * the event is enabled and every probe agreed.
+ */
+#include <ttrace.h>
+#include <ttrace_ctl.h>
+#include <ttrace_probe.h>
+#include <trace_ring.h>
+#include <kmalloc.h>
+#include <smp.h>
+#include <abi/errno.h>
+#include <arch/arch.h>
+
+#include "ttrace_internal.h"
+
+struct ttrace_probe {
+	ttrace_probe_fn fn;
+	void *arg;
+	struct ttrace_probe *next;
+	struct ttrace_probe *dead;	/* detach's list of unlinked probes */
+};
+
+struct ttrace_probe *ttrace_probes[TTRACE_NUM_EVENTS];
+
+/* The pid of a record made in this context word pair, or -1. */
+static int32_t hit_pid(uint64_t base, uint64_t ctx)
+{
+	uint32_t kind = TTRACE_TYPE_CTX(base);
+
+	if (kind == TTRACE_CTX_SYSC || kind == TTRACE_CTX_TRAP)
+		return (int32_t)TTRACE_CTX_PID(ctx);
+	return -1;
+}
+
+/* Writes event id's record with timestamp ts and the given context, as the
+ * inline emitters would. */
+static void record(uint32_t id, uint64_t ts, uint64_t base, uint64_t ctx,
+		   const uint64_t *args, uint32_t nargs)
+{
+	struct trace_ring *r = this_cpu()->ttrace_ring;
+	uint64_t d[5] = { 0 };
+
+	if (nargs > 5) {
+		trace_ring_write_ext(r, ts, base | id, ctx, args, nargs);
+		return;
+	}
+	for (uint32_t i = 0; i < nargs; i++)
+		d[i] = args[i];
+	trace_ring_write_id(r, ts, base, id, ctx, d[0], d[1], d[2], d[3], d[4]);
+}
+
+/*
+ * Runs event id's probes, then writes its record unless one of them said
+ * no or the event was not enabled when it fired. Called by the tracepoint of an armed
+ * event whose ttrace_probes[id] is set; any context.
+ */
+void ttrace_probe_fire(uint32_t id, const uint64_t *args, uint32_t nargs)
+{
+	struct per_cpu_info *pcpui = this_cpu();
+	uint64_t base = pcpui->ttrace_type_base, ctx = pcpui->ttrace_ctx;
+	struct ttrace_probe_hit h = {
+		.id = id, .nargs = nargs, .cpu = pcpui->coreid,
+		.pid = hit_pid(base, ctx), .ts = arch_trace_clock(),
+		.args = args,
+	};
+	struct ttrace_ctl_state *st = &ttrace_main.ctl;
+	/* decided before the probes run: a probe that stops tracing keeps
+	 * the record of the event that stopped it */
+	bool keep = ttrace_ctl_records(st, __atomic_load_n(&st->mask,
+					__ATOMIC_RELAXED), id);
+
+	for (struct ttrace_probe *p = __atomic_load_n(&ttrace_probes[id],
+						      __ATOMIC_ACQUIRE);
+	     p; p = __atomic_load_n(&p->next, __ATOMIC_ACQUIRE))
+		keep &= p->fn(p->arg, &h);
+	if (keep)
+		record(id, h.ts, base, ctx, args, nargs);
+}
+
+/* Sets event id's probed byte from its list and re-arms. ctl mutex held. */
+static void update_probed(uint32_t id)
+{
+	ttrace_main.ctl.probed[id] = ttrace_probes[id] != NULL;
+	ttrace_rearm_locked();
+}
+
+/* Attaches p (filled) to event id unless its fn and arg are there
+ * already (-EEXIST). ctl mutex held. */
+static int attach_locked(uint32_t id, struct ttrace_probe *p)
+{
+	for (struct ttrace_probe *q = ttrace_probes[id]; q; q = q->next)
+		if (q->fn == p->fn && q->arg == p->arg)
+			return -EEXIST;
+	p->next = ttrace_probes[id];
+	__atomic_store_n(&ttrace_probes[id], p, __ATOMIC_RELEASE);
+	update_probed(id);
+	return 0;
+}
+
+/* A new probe node for fn and arg, or NULL (bad id or out of memory). */
+static struct ttrace_probe *probe_new(uint32_t id, ttrace_probe_fn fn,
+				     void *arg)
+{
+	struct ttrace_probe *p;
+
+	if (id >= TTRACE_NUM_EVENTS || !fn || !(p = kzmalloc(sizeof(*p))))
+		return NULL;
+	p->fn = fn;
+	p->arg = arg;
+	return p;
+}
+
+/*
+ * Attaches fn(arg, hit) to event id. Returns 0, -EINVAL for a bad id,
+ * -EEXIST when fn with arg is attached there already, -ENOMEM. Process
+ * context, no spinlock held; takes the ctl mutex.
+ */
+int ttrace_probe_attach(uint32_t id, ttrace_probe_fn fn, void *arg)
+{
+	struct ttrace_probe *p;
+	int err;
+
+	if (id >= TTRACE_NUM_EVENTS || !fn)
+		return -EINVAL;
+	if (!(p = probe_new(id, fn, arg)))
+		return -ENOMEM;
+	ttrace_ctl_mutex_enter();
+	err = attach_locked(id, p);
+	ttrace_ctl_mutex_exit();
+	if (err)
+		kfree(p);
+	return err;
+}
+
+/* ttrace_probe_attach() for callers that hold the ctl mutex. */
+int ttrace_probe_attach_locked(uint32_t id, ttrace_probe_fn fn, void *arg)
+{
+	struct ttrace_probe *p = probe_new(id, fn, arg);
+	int err;
+
+	if (!p)
+		return id >= TTRACE_NUM_EVENTS || !fn ? -EINVAL : -ENOMEM;
+	err = attach_locked(id, p);
+	if (err)
+		kfree(p);
+	return err;
+}
+
+/* Unlinks event id's probes that match fn (NULL: any) and arg onto *dead;
+ * returns how many. ctl mutex held. */
+static unsigned unlink_matching(uint32_t id, ttrace_probe_fn fn, void *arg,
+				struct ttrace_probe **dead)
+{
+	struct ttrace_probe **link = &ttrace_probes[id], *p;
+	unsigned n = 0;
+
+	while ((p = *link)) {
+		if ((!fn || p->fn == fn) && p->arg == arg) {
+			__atomic_store_n(link, p->next, __ATOMIC_RELEASE);
+			p->dead = *dead;
+			*dead = p;
+			n++;
+		} else {
+			link = &p->next;
+		}
+	}
+	if (n)
+		update_probed(id);
+	return n;
+}
+
+/* Waits until no CPU can be in a probe on dead, then frees them. ctl
+ * mutex held. */
+static void bury(struct ttrace_probe *dead)
+{
+	if (dead)
+		ttrace_grace_period();
+	while (dead) {
+		struct ttrace_probe *next = dead->dead;
+
+		kfree(dead);
+		dead = next;
+	}
+}
+
+/*
+ * Detaches fn with arg from event id and returns once it cannot run any
+ * more (a grace period). Returns 0 or -ENOENT. Process context, no
+ * spinlock held; takes the ctl mutex.
+ */
+int ttrace_probe_detach(uint32_t id, ttrace_probe_fn fn, void *arg)
+{
+	struct ttrace_probe *dead = NULL;
+	unsigned n;
+
+	if (id >= TTRACE_NUM_EVENTS || !fn)
+		return -ENOENT;
+	ttrace_ctl_mutex_enter();
+	n = unlink_matching(id, fn, arg, &dead);
+	bury(dead);
+	ttrace_ctl_mutex_exit();
+	return n ? 0 : -ENOENT;
+}
+
+/*
+ * Detaches every callback attached with arg, from every event, with one
+ * grace period; returns how many. For owners of several attachments (a
+ * built-in probe, a probe module). Same context as ttrace_probe_detach().
+ */
+unsigned ttrace_probe_detach_arg(void *arg)
+{
+	unsigned n;
+
+	ttrace_ctl_mutex_enter();
+	n = ttrace_probe_detach_arg_locked(arg);
+	ttrace_ctl_mutex_exit();
+	return n;
+}
+
+/* ttrace_probe_detach_arg() for callers that hold the ctl mutex. */
+unsigned ttrace_probe_detach_arg_locked(void *arg)
+{
+	struct ttrace_probe *dead = NULL;
+	unsigned n = 0;
+
+	for (uint32_t id = 0; id < TTRACE_NUM_EVENTS; id++)
+		n += unlink_matching(id, NULL, arg, &dead);
+	bury(dead);
+	return n;
+}
+
+/* How many probes event id has now. For tests and listings. */
+unsigned ttrace_probe_count(uint32_t id)
+{
+	unsigned n = 0;
+
+	ttrace_ctl_mutex_enter();
+	for (struct ttrace_probe *p = ttrace_probes[id]; p; p = p->next)
+		n++;
+	ttrace_ctl_mutex_exit();
+	return n;
+}
