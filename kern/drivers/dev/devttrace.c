@@ -243,8 +243,15 @@ static struct snap *probes_snapshot(void)
 	size_t size = (size_t)PGSIZE << PROBES_TEXT_ORDER;
 	struct snap *s = snap_alloc(size);
 
-	if (s)
-		s->len = MIN(ttrace_probes_text(s->data, size), size - 1);
+	static const char cut[] = "\n-- truncated: more than 128 KiB --\n";
+	size_t len;
+
+	if (!s)
+		return NULL;
+	len = ttrace_probes_text(s->data, size);
+	s->len = MIN(len, size - 1);
+	if (len > s->len)	/* said, never silent */
+		memcpy(s->data + s->len - (sizeof(cut) - 1), cut, sizeof(cut) - 1);
 	return s;
 }
 
