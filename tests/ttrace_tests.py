@@ -350,6 +350,207 @@ def stream():
     return ""
 
 
+# ---- probes (docs/probes.md) ----------------------------------------------
+
+def event_ids():
+    """Event name -> id: ids follow the order of kern/ttrace.events."""
+    ids = {}
+    with open(os.path.join(ROOT, "kern", "ttrace.events")) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#") or line.startswith("group "):
+                continue
+            words = line.split()
+            name = words[1] if words[0] != "disable" else words[2]
+            ids[name.split("(")[0]] = len(ids)
+    return ids
+
+
+def trace_records(data):
+    """(tsc_hz, {cpu: [(ts, id, pid, data words)]}) of one trace file,
+    records in ring order, by walking its sections (docs/trace-file.md)."""
+    u64 = lambda b, o: int.from_bytes(b[o:o + 8], "little")
+    recs, hz, off = {}, 0, 48
+    while off + 16 <= len(data):
+        typ = int.from_bytes(data[off:off + 4], "little")
+        length = u64(data, off + 8)
+        body = data[off + 16:off + 16 + length]
+        if typ == 1:
+            hz = u64(body, 32)
+        if typ == 7:
+            for e in range(64, length, 64):
+                ts, t, ctx = u64(body, e), u64(body, e + 8), u64(body, e + 16)
+                if t >> 20 & 0xf or not ts:
+                    continue    # (continuations: none in syscall events)
+                kind = t >> 16 & 0xf
+                pid = ctx >> 32 if kind in (3, 4) else -1
+                recs.setdefault(t >> 28 & 0xfff, []).append(
+                    (ts, t & 0xffff, pid,
+                     [u64(body, e + 24 + 8 * i) for i in range(5)]))
+        if typ == 6:
+            break
+        end = off + 16 + length + 4
+        off = end + (48 - end) % 64
+    return hz, recs
+
+
+def probe_blocks(text):
+    """The probes file as {name: [lines]}."""
+    blocks, cur = {}, None
+    for line in text.replace("\r", "").split("\n"):
+        if line.startswith("probe "):
+            cur = blocks.setdefault(line.split()[1], [line])
+        elif line.startswith(" ") and cur is not None:
+            cur.append(line)
+    return blocks
+
+
+def host_figures(hz, recs, ids, pid):
+    """What the count (syscall_enter by nr if pid==PID) and latency
+    (syscall_enter -> syscall_exit by nr if pid==PID) probes must say,
+    computed from the trace as docs/probes.md defines them: per CPU, END
+    closes the open START of the same pid and nr."""
+    enter, exit_ = ids["syscall_enter"], ids["syscall_exit"]
+    counts, hist, hits = {}, {}, 0
+    for cpu, rs in recs.items():
+        open_ = None
+        for ts, ev, p, d in rs:
+            if ev == enter and p == pid:
+                counts[d[0]] = counts.get(d[0], 0) + 1
+                open_ = (ts, d[0], p)
+            elif ev == exit_ and open_ and open_[2] == p and \
+                    open_[1] == d[0] and ts >= open_[0]:
+                ns = (ts - open_[0]) * 1000000 // (hz // 1000)
+                b = ns.bit_length()
+                hist.setdefault(d[0], {})
+                hist[d[0]][b] = hist[d[0]].get(b, 0) + 1
+                hits += 1
+                open_ = None
+    return counts, hist, hits
+
+
+def kernel_figures(blocks):
+    counts = {int(k): int(n) for k, n in re.findall(
+        r"key (\d+) count (\d+)$", "\n".join(blocks["cnt"][2:]), re.M)}
+    hist, key = {}, None
+    for line in blocks["lat"][2:]:
+        m = re.match(r"  key (\d+) count", line)
+        if m:
+            key = int(m.group(1))
+            hist[key] = {}
+            continue
+        lo, hi, n = (int(x) for x in line.split())
+        hist[key][hi.bit_length()] = n
+    hits = int(re.search(r"hits (\d+)", blocks["lat"][1]).group(1))
+    return counts, hist, hits
+
+
+def check_probe_figures(trace, probes_text, pid):
+    """The filter kept exactly pid's syscall_enter records; the count and
+    latency probes agree with the trace."""
+    hz, recs = trace_records(trace)
+    ids = event_ids()
+    others = [r for rs in recs.values() for r in rs
+              if r[1] == ids["syscall_enter"] and r[2] != pid]
+    if others:
+        return "filter pid==%d kept %d syscall_enter of other pids: %s" % (
+            pid, len(others), others[:3])
+    want = host_figures(hz, recs, ids, pid)
+    got = kernel_figures(probe_blocks(probes_text))
+    if not want[0]:
+        return "no syscall_enter of pid %d in the trace" % pid
+    for what, w, g in zip(("count", "latency histogram", "latency pairs"),
+                          want, got):
+        if w != g:
+            return "%s: trace says %s, probes say %s" % (what, w, g)
+    print("# probes: pid %d: %d syscalls, %d latency pairs agree with the "
+          "trace" % (pid, sum(want[0].values()), want[2]))
+    return ""
+
+
+def doc_examples():
+    """The `$ ` lines of docs/probes.md's Examples section, each with the
+    line that follows it when that line is output (it must appear)."""
+    text = open(os.path.join(ROOT, "docs", "probes.md")).read()
+    sec = text.split("## Examples", 1)[1].split("\n## ", 1)[0]
+    lines = [l[4:] for l in sec.split("\n") if l.startswith("    ")]
+    out = []
+    for i, l in enumerate(lines):
+        if l.startswith("$ "):
+            nxt = lines[i + 1] if i + 1 < len(lines) else ""
+            out.append((l[2:], "" if nxt.startswith("$ ") else nxt))
+    return out
+
+
+def probes():
+    """docs/probes.md's examples; then a filter, a count and a latency
+    histogram of one process's syscalls, checked against the trace of the
+    same run on the host; then snapshot and stop on the right event."""
+    os.makedirs(OUT, exist_ok=True)
+    out = os.path.join(OUT, "probes.ttr")
+    if os.path.exists(out):
+        os.remove(out)
+    s = Session(2, hostout=out, name="probes")
+    try:
+        for cmd, want in doc_examples():
+            if want:
+                s.say(cmd, re.escape(want))
+            else:
+                s.say(cmd + "; echo status=$?", r"status=0\r?\n")
+        s.say("echo unprobe '*' > /dev/ttrace/ctl", r"\n")
+        # pids are handed out in order: ps is X, the next commands X+1...
+        m = s.say("ps", rb"\n\s*(\d+)\s+\d+\s+\S+\s+\S+\s+ps\n")
+        pid = int(m.group(1)) + 5
+        for c in ("probe flt filter syscall_enter pid==%d" % pid,
+                  "probe cnt count syscall_enter by nr if pid==%d" % pid,
+                  "probe lat latency syscall_enter syscall_exit by nr "
+                  "if pid==%d" % pid):
+            s.say("echo %s > /dev/ttrace/ctl" % c, r"\n")
+        s.say("ttrace clear", r"\n")
+        s.say("ls -l /bin > /tmp/x", r"\n")
+        m = s.say("cat /dev/ttrace/probes",
+                  r"probe flt [^$]*(?=\$ )")
+        probes_text = m.group(0).decode()
+        s.say("ttrace save /dev/host/out", r"saved /dev/host/out")
+        # snapshot and stop on the exit of a process with status 1
+        s.say("echo unprobe '*' > /dev/ttrace/ctl; ttrace clear", r"\n")
+        s.say("echo probe snap snapshot proc_exit if status==1 > "
+              "/dev/ttrace/ctl", r"\n")
+        s.say("echo probe halt stop proc_exit if status==1 > "
+              "/dev/ttrace/ctl", r"\n")
+        s.say("ttrace mark before-it; false; ttrace mark after-it", r"\n")
+        s.say("cat /dev/ttrace/ctl", r"mask 0x0\r?\n")
+        s.say("ttrace cat | grep -c before-it", r"\n1\r?\n")
+        s.say("ttrace cat | grep -c after-it", r"\n0\r?\n")
+        s.say("ttrace cat | grep proc_exit | grep -c status=1",
+              r"\n1\r?\n")
+        s.say("ttrace probe list", r"probe halt stop proc_exit if "
+              r"status==1\r?\n  hits [12] cpu \d+ ts \d+")
+        s.say("ttrace save -s /dev/host/out", r"saved /dev/host/out")
+    except TimeoutError as e:
+        return s.finish(str(e))
+    why = s.finish("")
+    if why:
+        return why
+    files, rest = split_traces(out)
+    if len(files) != 2 or rest:
+        return "host got %d traces (+%d bytes), want 2" % (len(files), rest)
+    why = check_probe_figures(files[0], probes_text, pid)
+    if why:
+        return why
+    snap = out + "-snap.ttr"
+    with open(snap, "wb") as f:
+        f.write(files[1])
+    v = ttdecode("verify", snap)
+    if v.returncode != 0 or "verify: OK" not in v.stdout:
+        return "snapshot: ttdecode verify: %s%s" % (v.stdout[-800:], v.stderr)
+    t = ttdecode("text", snap).stdout
+    if "before-it" not in t or "after-it" in t:
+        return "the snapshot does not end before the trigger: before-it %s, "\
+               "after-it %s" % ("before-it" in t, "after-it" in t)
+    return ""
+
+
 def run_all(res, only):
     def want(name):
         return not only or only in name
@@ -364,6 +565,7 @@ def run_all(res, only):
                      ("ttrace_lifecycle", lifecycle),
                      ("ttrace_oom_boot", oom_boot),
                      ("ttrace_stream", stream),
+                     ("ttrace_probes", probes),
                      ("ttrace_stress_smp4",
                       lambda: stress("stress", 4, 24, 2, [])),
                      ("ttrace_soak_smp4",

@@ -80,6 +80,8 @@ struct ttrace_probe_spec {
 	uint32_t end_event;	/* LATENCY only */
 	struct ttrace_field value;	/* HIST: the field counted */
 	struct ttrace_field key;	/* COUNT/HIST/LATENCY; NONE: one key */
+	struct ttrace_field end_key;	/* LATENCY: the END's field of the
+					 * key's name; NONE: not checked */
 	uint32_t ntests;
 	struct ttrace_test tests[TTRACE_PROBE_MAX_TESTS];
 };

@@ -192,12 +192,16 @@ static bool good_name(const char *n)
 	return true;
 }
 
+static const char *field_name(uint32_t ev, const struct ttrace_field *f,
+			      const struct ttrace_meta_table *meta);
+
 /* Parses "probe NAME KIND ..." (tok[0] is "probe"). */
 static const char *parse_add(struct ttrace_probe_cmd *cmd, char **tok,
 			     size_t ntok, const struct ttrace_meta_table *meta)
 {
 	struct ttrace_probe_spec *s = &cmd->spec;
 	size_t next = 4;
+	const char *why;
 
 	cmd->op = TTRACE_PROBE_ADD;
 	if (ntok < 4)
@@ -226,11 +230,20 @@ static const char *parse_add(struct ttrace_probe_cmd *cmd, char **tok,
 		return perr(cmd, "no event '", tok[4], "'");
 	if (s->kind == TTRACE_PROBE_LATENCY && s->end_event == s->event)
 		return perr(cmd, "latency needs two different events", "", "");
-	return parse_tail(cmd, meta, tok + next, ntok - next,
-			  s->kind == TTRACE_PROBE_COUNT ||
-			  s->kind == TTRACE_PROBE_HIST ||
-			  s->kind == TTRACE_PROBE_LATENCY,
-			  s->kind == TTRACE_PROBE_FILTER);
+	why = parse_tail(cmd, meta, tok + next, ntok - next,
+			 s->kind == TTRACE_PROBE_COUNT ||
+			 s->kind == TTRACE_PROBE_HIST ||
+			 s->kind == TTRACE_PROBE_LATENCY,
+			 s->kind == TTRACE_PROBE_FILTER);
+	if (!why && s->kind == TTRACE_PROBE_LATENCY && s->key.src) {
+		/* END must carry the same key, when it has a field of that
+		 * name (syscall_exit's nr for syscall_enter's) */
+		const char *kn = field_name(s->event, &s->key, meta);
+
+		if (!find_field(meta, s->end_event, kn, strlen(kn), &s->end_key))
+			memset(&s->end_key, 0, sizeof(s->end_key));
+	}
+	return why;
 }
 
 /*

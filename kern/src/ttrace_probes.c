@@ -57,6 +57,7 @@ struct builtin {
 	struct {			/* latency: per CPU, the open START */
 		uint64_t ts;		/* 0: none */
 		uint64_t key;
+		int32_t pid;
 	} start[CONFIG_MAX_NUM_CPUS];
 	struct pages snap_mem[CONFIG_MAX_NUM_CPUS];
 	struct trace_ring snap[CONFIG_MAX_NUM_CPUS];
@@ -127,33 +128,41 @@ static uint64_t cycles_ns(uint64_t cycles)
 }
 
 /* latency START: opens this CPU's pair (a later START replaces it). The
- * tests apply to START only. Interrupts may nest: the slot is per CPU and
- * written ts last, read ts first. */
+ * tests apply to START only. Nothing nests a START or END inside another
+ * on one CPU (they are syscall entry and exit, or the like); the slot's
+ * ts is written last and read first all the same. */
 static bool on_lat_start(void *arg, const struct ttrace_probe_hit *h)
 {
 	struct builtin *b = arg;
 
 	if (ttrace_probe_test(&b->spec, h)) {
 		WRITE_ONCE(b->start[h->cpu].key, key_of(b, h));
+		WRITE_ONCE(b->start[h->cpu].pid, h->pid);
 		WRITE_ONCE(b->start[h->cpu].ts, h->ts);
 	}
 	return true;
 }
 
-/* latency END: closes this CPU's open pair, if any. */
+/* latency END: closes this CPU's open pair if it is the same process's
+ * and, where END has the key's field, the same key's; otherwise it counts
+ * as unpaired and the pair stays open (the process that opened it may
+ * come back to this CPU and close it). */
 static bool on_lat_end(void *arg, const struct ttrace_probe_hit *h)
 {
 	struct builtin *b = arg;
-	uint64_t ts = __atomic_exchange_n(&b->start[h->cpu].ts, 0,
-					  __ATOMIC_RELAXED);
+	uint64_t ts = READ_ONCE(b->start[h->cpu].ts);
+	uint64_t key = READ_ONCE(b->start[h->cpu].key);
 
-	if (!ts || h->ts < ts) {
+	if (!ts || h->ts < ts || READ_ONCE(b->start[h->cpu].pid) != h->pid ||
+	    (b->spec.end_key.src &&
+	     ttrace_field_get(&b->spec.end_key, h) != key)) {
 		__atomic_fetch_add(&b->unpaired, 1, __ATOMIC_RELAXED);
 		return true;
 	}
+	WRITE_ONCE(b->start[h->cpu].ts, 0);
 	__atomic_fetch_add(&b->hits, 1, __ATOMIC_RELAXED);
-	ttrace_keytab_add(&b->tab, READ_ONCE(b->start[h->cpu].key),
-			  ttrace_hist_bucket(cycles_ns(h->ts - ts)), 1);
+	ttrace_keytab_add(&b->tab, key, ttrace_hist_bucket(
+			  cycles_ns(h->ts - ts)), 1);
 	return true;
 }
 

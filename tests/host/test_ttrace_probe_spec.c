@@ -52,6 +52,11 @@ static int test_parse_kinds(void)
 	HT_CHECK(cmd.spec.kind == TTRACE_PROBE_LATENCY && cmd.spec.end_event == 1);
 	HT_CHECK(cmd.spec.ntests == 1 && cmd.spec.tests[0].value == 3);
 	HT_CHECK(cmd.spec.tests[0].field.src == TTRACE_FIELD_PID);
+	/* syscall_exit has an nr too: the pair must match on it */
+	HT_CHECK(cmd.spec.end_key.src == TTRACE_FIELD_ARG &&
+		 cmd.spec.end_key.arg == 0);
+	HT_CHECK(!parse("probe lat latency syscall_enter page_fault by nr"));
+	HT_CHECK(cmd.spec.end_key.src == TTRACE_FIELD_NONE);
 	HT_CHECK(!parse("probe h hist page_fault addr by cpu"));
 	HT_CHECK(cmd.spec.value.arg == 0 && cmd.spec.key.src == TTRACE_FIELD_CPU);
 	HT_CHECK(!parse("probe f filter syscall_exit ret<0 nr!=0x3"));
