@@ -25,6 +25,8 @@ enum insn_mark_id {
 	INSN_MARK_DISABLED = 14,	/* disabled site */
 	INSN_MARK_CONT = 16,		/* event with continuations */
 	INSN_MARK_AUX = 18,		/* 32-byte aux string */
+	INSN_MARK_PROBE_FILTER = 20,	/* enabled event, a filter probe */
+	INSN_MARK_PROBE_COUNT = 22,	/* enabled event, a count probe */
 	INSN_MARK_U_EMPTY = 30,		/* user: empty loop */
 	INSN_MARK_GETPID_ON = 32,	/* getpid, syscall group on */
 	INSN_MARK_GETPID_OFF = 34,	/* getpid, syscall group off */
