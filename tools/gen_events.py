@@ -50,7 +50,7 @@ TYPES = {
 }
 STR_TYPE = 11
 AUX_TAGS = {"syscall": 1, "proc": 2, "kthread": 3, "boot": 4, "meta": 5,
-            "marker": 6, "irq": 7, "kmsg": 8}
+            "marker": 6, "irq": 7, "kmsg": 8, "counter": 9}
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 GROUP_RE = re.compile(r"group\s+(\S+)\s+(\S+)\s+(\S+)\s*(#.*)?\Z")

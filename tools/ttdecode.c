@@ -43,6 +43,7 @@ static const char *aux_tag_names[TTRACE_AUX_NTAGS] = {
 	[TTRACE_AUX_USER_MARKER] = "marker",
 	[TTRACE_AUX_IRQ_NAME] = "irq",
 	[TTRACE_AUX_KMSG_NAME] = "kmsg",
+	[TTRACE_AUX_COUNTER_NAME] = "counter",
 };
 
 /* Prints "ttdecode: PATH: offset N: problem". Returns the exit status. */

@@ -37,10 +37,14 @@
  *				here; the kernel refuses what it cannot
  *				allocate (above 8192 on x86_64), naming its
  *				limit
+ *	counters MS [all]	sample the counters every MS ms (0: stop),
+ *				MS <= 60000; recording those that changed,
+ *				or with "all" every one of them
  * Numbers are decimal or 0x hex. ttrace_ctl_parse() parses the whole
  * command before anything changes; on error it returns a message (with the
  * usage) and nothing changes. ttrace_ctl_apply() then does the mask and
- * enable changes; clear, mode and bufsize are the kernel's to carry out.
+ * enable changes; clear, mode, bufsize and counters are the kernel's to
+ * carry out.
  *
  * Usage:
  *	struct ttrace_ctl_cmd cmd;
@@ -61,6 +65,7 @@
 #define TTRACE_CTL_MAX_TOKENS	32	/* words in one command */
 #define TTRACE_CTL_MIN_KB	4
 #define TTRACE_CTL_MAX_KB	(1024 * 1024)
+#define TTRACE_CTL_MAX_COUNTER_MS 60000
 
 enum ttrace_ctl_op {
 	TTRACE_CTL_ENABLE = 1,
@@ -71,13 +76,15 @@ enum ttrace_ctl_op {
 	TTRACE_CTL_CLEAR,
 	TTRACE_CTL_MODE,
 	TTRACE_CTL_BUFSIZE,
+	TTRACE_CTL_COUNTERS,
 };
 
 /* A parsed command. */
 struct ttrace_ctl_cmd {
 	uint32_t op;		/* enum ttrace_ctl_op */
-	uint32_t mode;		/* MODE: enum ttrace_ring_mode_word */
-	uint64_t value;		/* SETMASK: value; BUFSIZE: KB */
+	uint32_t mode;		/* MODE: enum ttrace_ring_mode_word;
+				 * COUNTERS: 1 for "all" */
+	uint64_t value;		/* SETMASK: value; BUFSIZE: KB; COUNTERS: ms */
 	uint64_t mask;		/* SETMASK/SETBITS/CLRBITS bits; ENABLE/DISABLE groups */
 	uint8_t events[TTRACE_META_MAX_EVENTS / 8];	/* ENABLE/DISABLE */
 	char err[512];		/* the message ttrace_ctl_parse returned */

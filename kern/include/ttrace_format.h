@@ -266,7 +266,8 @@ enum ttrace_aux_tag {
 	TTRACE_AUX_USER_MARKER = 6,	/* ident: marker id (user_marker) */
 	TTRACE_AUX_IRQ_NAME = 7,	/* ident: vector */
 	TTRACE_AUX_KMSG_NAME = 8,	/* ident: function address */
-	TTRACE_AUX_NTAGS = 9,
+	TTRACE_AUX_COUNTER_NAME = 9,	/* ident: counter id (event counter) */
+	TTRACE_AUX_NTAGS = 10,
 };
 
 /* ------------------------------------------------------------------------ */

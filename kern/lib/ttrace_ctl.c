@@ -12,7 +12,7 @@
 static const char ctl_usage[] =
 	"usage: enable NAME... | disable NAME... | setmask VALUE MASK | "
 	"setbits BITS | clrbits BITS | clear | mode overwrite|saturate | "
-	"bufsize KB";
+	"bufsize KB | counters MS [all] | probe ... | unprobe NAME";
 
 /* ---- mask and armed bytes ------------------------------------------------ */
 
@@ -292,6 +292,20 @@ static const char *parse_mode(struct ttrace_ctl_cmd *cmd, char **tok,
 	return NULL;
 }
 
+/* Parses "counters MS [all]". */
+static const char *parse_counters(struct ttrace_ctl_cmd *cmd, char **tok,
+				  size_t ntok)
+{
+	if (ntok < 2 || ntok > 3 || (ntok == 3 && strcmp(tok[2], "all")))
+		return ctl_err(cmd, "counters: MS [all]", "", "");
+	if (!ttrace_ctl_parse_u64(tok[1], &cmd->value) ||
+	    cmd->value > TTRACE_CTL_MAX_COUNTER_MS)
+		return ctl_err(cmd, "counters: bad period '", tok[1],
+			       "' (0 to 60000 ms)");
+	cmd->mode = ntok == 3;
+	return NULL;
+}
+
 /*
  * Parses one ctl command of len bytes (not NUL terminated) against meta's
  * names into *cmd. Returns NULL on success, else an error message with the
@@ -321,6 +335,8 @@ const char *ttrace_ctl_parse(struct ttrace_ctl_cmd *cmd, const char *text,
 		return cmd->op = TTRACE_CTL_CLRBITS, parse_numbers(cmd, tok, ntok, 1);
 	if (!strcmp(tok[0], "bufsize"))
 		return cmd->op = TTRACE_CTL_BUFSIZE, parse_numbers(cmd, tok, ntok, 1);
+	if (!strcmp(tok[0], "counters"))
+		return cmd->op = TTRACE_CTL_COUNTERS, parse_counters(cmd, tok, ntok);
 	if (!strcmp(tok[0], "mode"))
 		return cmd->op = TTRACE_CTL_MODE, parse_mode(cmd, tok, ntok);
 	if (!strcmp(tok[0], "clear")) {

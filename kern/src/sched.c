@@ -35,6 +35,7 @@ extern char kthread_trampoline[], user_trampoline[];
 
 static struct spinlock sched_lock = SPINLOCK_INIT("sched");
 static struct kthread *runq_head, *runq_tail;
+static uint32_t runq_len;		/* threads on the run queue */
 #define WAITQ_BITS	8
 static struct list waitq[1 << WAITQ_BITS];	/* by hash of wchan */
 static struct list timers = LIST_INIT(timers);	/* by deadline */
@@ -151,6 +152,7 @@ static void enqueue_locked(struct kthread *kt)
 	else
 		runq_head = kt;
 	runq_tail = kt;
+	WRITE_ONCE(runq_len, runq_len + 1);
 	kick_idle_cpu();
 }
 
@@ -163,8 +165,15 @@ static struct kthread *dequeue_locked(void)
 		if (!runq_head)
 			runq_tail = NULL;
 		kt->next = NULL;
+		WRITE_ONCE(runq_len, runq_len - 1);
 	}
 	return kt;
+}
+
+/* Threads waiting on the run queue now (the ttrace counter runq_len). */
+uint32_t sched_runq_len(void)
+{
+	return READ_ONCE(runq_len);
 }
 
 void sched_make_runnable(struct kthread *kt)

@@ -325,6 +325,8 @@ static const char *apply(struct ttrace *t, const struct ttrace_ctl_cmd *cmd)
 		return NULL;
 	case TTRACE_CTL_BUFSIZE:
 		return resize_rings(t, cmd->value);
+	case TTRACE_CTL_COUNTERS:
+		return ttrace_counters_set((uint32_t)cmd->value, cmd->mode);
 	default:
 		if (t->off_reason)
 			return t->off_reason;

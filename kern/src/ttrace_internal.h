@@ -66,6 +66,11 @@ uint32_t ttrace_snap_read(uint32_t cpu, struct trace_ring_cursor *cur,
 			  uint64_t *end, struct ttrace_entry *out, size_t max,
 			  struct trace_ring_run *run);
 
+/* Counters (ttrace_counters.c): ctl `counters`, with the ctl mutex held,
+ * and the current values as text. */
+const char *ttrace_counters_set(uint32_t ms, bool all);
+size_t ttrace_counters_text(char *buf, size_t size);
+
 /* Ring access for readers (the device): each takes rings_lock for reading. */
 uint32_t ttrace_ring_read(uint32_t cpu, struct trace_ring_cursor *cur,
 			  uint64_t end, struct ttrace_entry *out, size_t max,

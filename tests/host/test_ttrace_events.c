@@ -123,6 +123,7 @@ static void fire_all(void)
 	ttrace_proc_exit(7, -1);
 	ttrace_user_marker(8);
 	ttrace_page_fault(&x, 6, (void *)fire_all);
+	ttrace_counter(3, 9, 7);
 	ttrace_test_seq(1, 2, 3, 4, 5);
 	ttrace_test_wide(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
 }
@@ -131,7 +132,7 @@ static int test_table(void)
 {
 	const char *why;
 
-	HT_CHECK(TTRACE_NUM_EVENTS == 26 && TTRACE_NUM_GROUPS == 13);
+	HT_CHECK(TTRACE_NUM_EVENTS == 27 && TTRACE_NUM_GROUPS == 14);
 	HT_CHECK(ttrace_meta_builtin.nevents == TTRACE_NUM_EVENTS);
 	for (uint32_t i = 0; i < TTRACE_NUM_EVENTS; i++) {
 		const struct ttrace_event_meta *e = &ttrace_event_table[i];

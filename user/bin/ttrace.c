@@ -15,6 +15,7 @@
  *					start a count, a histogram of FIELD
  *					or of the latency START -> END, or
  *					show it as bars if it runs already
+ *	ttrace counters			the counters' values (docs/probes.md)
  *	ttrace probe list|load FILE|unload NAME
  *					the built-in probes (docs/probes.md);
  *					load writes FILE's lines to ctl
@@ -976,6 +977,7 @@ static int usage(void)
 		"       ttrace hist EVENT[:FIELD] [by FIELD] [if TEST...]\n"
 		"       ttrace hist latency START END [by FIELD] [if TEST...]\n"
 		"       ttrace probe list|load FILE|unload NAME\n"
+		"       ttrace counters\n"
 		"       ttrace record [-o FILE] -- CMD [ARG...]\n"
 		"       ttrace stream [-o FILE] [-t SECONDS] [-- CMD [ARG...]]\n");
 	return 2;
@@ -1008,6 +1010,8 @@ int main(int argc, char **argv)
 		save(argv[2], "raw");
 	} else if (!strcmp(c, "save") && argc == 4 && !strcmp(argv[2], "-s")) {
 		save(argv[3], "snap");
+	} else if (!strcmp(c, "counters") && argc == 2) {
+		cat_file(DEV "/counters");
 	} else if (!strcmp(c, "hist")) {
 		return cmd_hist(argc - 2, argv + 2);
 	} else if (!strcmp(c, "probe") && argc == 3 &&

@@ -12,6 +12,7 @@
  *	tsc	each CPU's TSC offset from CPU 0's (struct ttrace_file_tsc)
  *	probes	the built-in probes and their results (docs/probes.md)
  *	snapN	CPU N's ring as a snapshot probe copied it, as rawN
+ *	counters the counters' current values (ttrace_counters.c)
  *
  * Each open of cpuN, rawN or streamN has its own cursor (struct tt_file,
  * made at open, so processes sharing the open file share it under its
@@ -43,9 +44,9 @@
 #include "../../src/ttrace_internal.h"
 
 enum { Qdir, Qctl, Qevents, Qstats, Qmarker, Qversion, Qmeta, Qaux, Qtsc,
-       Qprobes, Qcpu = 0x100, Qraw = 0x200, Qstream = 0x300, Qsnap = 0x400 };
+       Qprobes, Qcounters, Qcpu = 0x100, Qraw = 0x200, Qstream = 0x300, Qsnap = 0x400 };
 
-#define NFIXED		10
+#define NFIXED		11
 #define NPERCPU		4
 #define PROBES_TEXT_ORDER 5	/* 128 KiB: 16 probes of 64 keys' bars */
 #define LINE_MAX	512	/* one text line, newline included */
@@ -111,6 +112,7 @@ static void tt_init(void)
 	tab_add("aux", Qaux, S_IFREG | 0444);
 	tab_add("tsc", Qtsc, S_IFREG | 0444);
 	tab_add("probes", Qprobes, S_IFREG | 0444);
+	tab_add("counters", Qcounters, S_IFREG | 0444);
 	for (uint32_t c = 0; c < num_cpus; c++)
 		for (uint32_t k = 0; k < NPERCPU; k++) {
 			char *name = tt_names[NPERCPU * c + k];
@@ -442,6 +444,8 @@ static long small_text_read(struct chan *c, void *buf, size_t n, uint64_t off)
 		len = ttrace_state_text(text, PGSIZE);
 	else if (c->qid.path == Qevents)
 		len = ttrace_ctl_list(&ttrace_main.ctl, text, PGSIZE);
+	else if (c->qid.path == Qcounters)
+		len = ttrace_counters_text(text, PGSIZE);
 	else
 		len = ttrace_stats_text(text, PGSIZE);
 	ret = devgen_readbytes(off, buf, n, text, MIN(len, (size_t)PGSIZE));
@@ -466,7 +470,7 @@ static long tt_read(struct chan *c, void *buf, size_t n, uint64_t off)
 		return tsc_read(buf, n, off);
 	if (c->aux)
 		return file_read(c, buf, n, off);
-	if (q == Qctl || q == Qevents || q == Qstats)
+	if (q == Qctl || q == Qevents || q == Qstats || q == Qcounters)
 		return small_text_read(c, buf, n, off);
 	return -EBADF;
 }
