@@ -482,10 +482,26 @@ def doc_examples():
     return out
 
 
+def settled_free_pages(s):
+    """The free_pages counter once the process table is back to the shell
+    and the pipeline reading it (orphans are reaped by kernel messages,
+    after their parent has gone) and two reads agree."""
+    prev = None
+    for _ in range(30):
+        m = s.say("sleep 1; ttrace counters | head -n 3",
+                  rb"\nfree_pages (\d+)\nrunq_len \d+\nprocs (\d+)\n")
+        free, procs = int(m.group(1)), int(m.group(2))
+        if procs <= 4 and free == prev:
+            return free
+        prev = free
+    return -1
+
+
 def probes():
     """docs/probes.md's examples; then a filter, a count and a latency
     histogram of one process's syscalls, checked against the trace of the
-    same run on the host; then snapshot and stop on the right event."""
+    same run on the host; then snapshot and stop on the right event; then
+    the free_pages counter across usertests."""
     os.makedirs(OUT, exist_ok=True)
     out = os.path.join(OUT, "probes.ttr")
     if os.path.exists(out):
@@ -527,6 +543,22 @@ def probes():
         s.say("ttrace probe list", r"probe halt stop proc_exit if "
               r"status==1\r?\n  hits [12] cpu \d+ ts \d+")
         s.say("ttrace save -s /dev/host/out", r"saved /dev/host/out")
+        # counters: free_pages back at its value after usertests' leak
+        # check passed again (the first run warms the kernel's caches)
+        s.say("echo unprobe '*' > /dev/ttrace/ctl; ttrace enable counter; "
+              "echo bufsize 64 > /dev/ttrace/ctl; "
+              "echo counters 10 > /dev/ttrace/ctl", r"\n")
+        free = []
+        for _ in range(2):
+            # 0 failed: the leak check (no_page_leak) passed too
+            s.say("usertests | grep usertests:",
+                  r"usertests: \d+ passed, 0 failed", timeout=600)
+            free.append(settled_free_pages(s))
+        if free[0] != free[1]:
+            return s.finish("free_pages counter %d after usertests, %d after "
+                            "it again" % tuple(free))
+        s.say("ttrace cat | grep -c free_pages=",
+              r"\n[1-9]\d*\r?\n", timeout=180)
     except TimeoutError as e:
         return s.finish(str(e))
     why = s.finish("")
