@@ -45,5 +45,8 @@ int ttrace_probe_attach(uint32_t id, ttrace_probe_fn fn, void *arg);
 int ttrace_probe_detach(uint32_t id, ttrace_probe_fn fn, void *arg);
 unsigned ttrace_probe_detach_arg(void *arg);
 unsigned ttrace_probe_count(uint32_t id);
+unsigned ttrace_probe_detach_range(uintptr_t lo, uintptr_t hi);
+int ttrace_probe_attach_glob(const char *glob, ttrace_probe_fn fn, void *arg);
+int ttrace_event_id(const char *name);
 
 #endif /* TTRACE_PROBE_H */

@@ -12,6 +12,7 @@
 #include <ttrace_aux.h>
 #include <ttrace_ctl.h>
 #include <ttrace_probe_spec.h>
+#include <module.h>
 #include <trace_ring.h>
 #include <atomic.h>
 #include <kmsg.h>
@@ -345,6 +346,11 @@ int ttrace_control(const char *text, size_t len, const char **why)
 	struct ttrace *t = &ttrace_main;
 	const char *err;
 
+	if (module_is_cmd(text, len)) {	/* its code attaches: no ctl mutex */
+		err = module_control(text, len);
+		*why = err;
+		return err ? -EINVAL : 0;
+	}
 	ctl_enter(t);
 	if (ttrace_probe_is_cmd(text, len)) {
 		err = ttrace_probes_control(text, len);

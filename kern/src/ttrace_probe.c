@@ -21,6 +21,7 @@
 #include <ttrace_probe.h>
 #include <trace_ring.h>
 #include <kmalloc.h>
+#include <string.h>
 #include <smp.h>
 #include <abi/errno.h>
 #include <arch/arch.h>
@@ -241,6 +242,65 @@ unsigned ttrace_probe_detach_arg_locked(void *arg)
 		n += unlink_matching(id, NULL, arg, &dead);
 	bury(dead);
 	return n;
+}
+
+/* Unlinks, from every event, the probes whose callback lies in [lo, hi)
+ * onto *dead; returns how many. ctl mutex held. */
+static unsigned unlink_range(uintptr_t lo, uintptr_t hi,
+			     struct ttrace_probe **dead)
+{
+	unsigned n = 0;
+
+	for (uint32_t id = 0; id < TTRACE_NUM_EVENTS; id++)
+		for (struct ttrace_probe *p = ttrace_probes[id]; p; p = p->next)
+			if ((uintptr_t)p->fn >= lo && (uintptr_t)p->fn < hi)
+				n += unlink_matching(id, p->fn, p->arg, dead);
+	return n;
+}
+
+/*
+ * Detaches every probe whose callback lies in [lo, hi) (a module's code),
+ * with one grace period; returns how many. Same context as
+ * ttrace_probe_detach().
+ */
+unsigned ttrace_probe_detach_range(uintptr_t lo, uintptr_t hi)
+{
+	struct ttrace_probe *dead = NULL;
+	unsigned n;
+
+	ttrace_ctl_mutex_enter();
+	n = unlink_range(lo, hi, &dead);
+	bury(dead);
+	ttrace_ctl_mutex_exit();
+	return n;
+}
+
+/* The id of the event called name, or -ENOENT. */
+int ttrace_event_id(const char *name)
+{
+	for (uint32_t id = 0; id < TTRACE_NUM_EVENTS; id++)
+		if (!strcmp(ttrace_event_table[id].name, name))
+			return (int)id;
+	return -ENOENT;
+}
+
+/*
+ * Attaches fn(arg) to every event whose name matches glob (* and ?).
+ * Returns how many, or -ENOENT when none matches, or the first error (the
+ * ones attached before it stay). Same context as ttrace_probe_attach().
+ */
+int ttrace_probe_attach_glob(const char *glob, ttrace_probe_fn fn, void *arg)
+{
+	int n = 0, err;
+
+	for (uint32_t id = 0; id < TTRACE_NUM_EVENTS; id++) {
+		if (!ttrace_glob_match(glob, ttrace_event_table[id].name))
+			continue;
+		if ((err = ttrace_probe_attach(id, fn, arg)))
+			return err;
+		n++;
+	}
+	return n ? n : -ENOENT;
 }
 
 /* How many probes event id has now. For tests and listings. */

@@ -24,6 +24,7 @@
  * is waited for (briefly), then declared lost as in flight.
  */
 #include <ns.h>
+#include <module.h>
 #include <ttrace.h>
 #include <ttrace_aux.h>
 #include <ttrace_ctl.h>
@@ -251,6 +252,7 @@ static struct snap *probes_snapshot(void)
 	if (!s)
 		return NULL;
 	len = ttrace_probes_text(s->data, size);
+	len += module_text(s->data + MIN(len, size), size - MIN(len, size));
 	s->len = MIN(len, size - 1);
 	if (len > s->len)	/* said, never silent */
 		memcpy(s->data + s->len - (sizeof(cut) - 1), cut, sizeof(cut) - 1);
