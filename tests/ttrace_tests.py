@@ -583,6 +583,70 @@ def probes():
     return ""
 
 
+BAD_MODULES = (
+    ("bad_machine.o", "wrong machine 3"),
+    ("bad_trunc.o", "truncated: section table at"),
+    ("bad_reloctype.o", "bad relocation: unsupported type 99"),
+    ("bad_relocoff.o", "bad relocation: offset"),
+    ("unknown_sym.o", "unknown symbol kthread_create"),
+    ("../syscount.o", "syscount is loaded already"),
+)
+
+
+def modules():
+    """Probe modules: syscount counts each process's syscalls exactly as a
+    built-in count does, unloads (its leftover probe detached), loads again
+    and counts from zero; faultaddr sees a fault; each bad object is refused
+    with its error and changes nothing (no module, no page kept)."""
+    s = Session(2, name="modules")
+    try:
+        # once through everything first: caches warm, page tables made
+        s.say("ttrace probe load /lib/probes/syscount.o; "
+              "echo probe c count syscall_enter by pid > /dev/ttrace/ctl; "
+              "ttrace probe load /lib/probes/faultaddr.o; "
+              "usertests _null_write; ttrace probe list > /tmp/x; "
+              "ttrace probe unload c; ttrace probe unload faultaddr; "
+              "ttrace probe unload syscount", r"syscount unloaded")
+        before = free_pages(s)
+        s.say("ttrace probe load /lib/probes/syscount.o",
+              r"module: syscount loaded at 0xffffffffc")
+        s.say("echo probe c count syscall_enter by pid > /dev/ttrace/ctl",
+              r"\n")
+        s.say("ls -l /bin > /tmp/x", r"\n")
+        m = s.say("ttrace probe list", r"probe c [^$]*(?=\$ )")
+        text = m.group(0).decode()
+        builtin = dict(re.findall(r"key (\d+) count (\d+)", text))
+        mod = dict(re.findall(r"pid (\d+) syscalls (\d+)", text))
+        # ls's pid: the largest that ran and exited before the listing
+        done = sorted(int(p) for p in mod)[-2]
+        if not mod or builtin.get(str(done)) != mod[str(done)]:
+            return s.finish("pid %d: module counts %s, built-in %s" % (
+                done, mod.get(str(done)), builtin.get(str(done))))
+        for bad, why in BAD_MODULES:
+            s.say("ttrace probe load /lib/probes/bad/%s" % bad,
+                  re.escape("module: " + why))
+        s.say("ttrace probe list | grep -c module", r"\n1\r?\n")
+        s.say("ttrace probe unload syscount",
+              r"syscount: [1-9]\d* syscalls counted\r?\n.*syscount "
+              r"unloaded \(1 probes it left attached detached\)")
+        s.say("ttrace probe unload c; ttrace probe list | grep -c syscalls",
+              r"\n0\r?\n")
+        s.say("ttrace probe load /lib/probes/syscount.o; "
+              "ttrace probe list", r"total [1-9]\d* overflow 0")
+        s.say("ttrace probe load /lib/probes/faultaddr.o; "
+              "usertests _null_write; ttrace probe list",
+              r"module faultaddr at 0x\w+\r?\n  faults [1-9]")
+        s.say("ttrace probe unload faultaddr; ttrace probe unload syscount",
+              r"faultaddr unloaded \(0 probes")
+        after = free_pages(s)
+        if after != before:
+            return s.finish("free pages %d before the loads, %d after" % (
+                before, after))
+    except TimeoutError as e:
+        return s.finish(str(e))
+    return s.finish("")
+
+
 def run_all(res, only):
     def want(name):
         return not only or only in name
@@ -598,6 +662,7 @@ def run_all(res, only):
                      ("ttrace_oom_boot", oom_boot),
                      ("ttrace_stream", stream),
                      ("ttrace_probes", probes),
+                     ("ttrace_modules", modules),
                      ("ttrace_stress_smp4",
                       lambda: stress("stress", 4, 24, 2, [])),
                      ("ttrace_soak_smp4",

@@ -17,8 +17,10 @@
  *					show it as bars if it runs already
  *	ttrace counters			the counters' values (docs/probes.md)
  *	ttrace probe list|load FILE|unload NAME
- *					the built-in probes (docs/probes.md);
- *					load writes FILE's lines to ctl
+ *					probes (docs/probes.md): load a
+ *					module (an ELF object) or write a
+ *					text FILE's lines to ctl; unload a
+ *					module or a built-in probe
  *	ttrace record [-o FILE] -- CMD [ARG...]
  *	ttrace stream [-o FILE] [-t SECONDS] [-- CMD [ARG...]]
  *
@@ -939,15 +941,24 @@ static int cmd_hist(int argc, char **argv)
 	return 0;
 }
 
-/* Writes each line of path (blank and # lines aside) to ctl, stopping at
+/* Loads a probe module (an ELF object: "module load PATH"), or writes
+ * each line of a text file (blank and # lines aside) to ctl, stopping at
  * the first the kernel refuses. */
 static void probe_load(const char *path)
 {
 	struct linereader lr;
 	char line[CTL_MAX + 2];
 	int fd = open_or_die(path, O_RDONLY);
-	ssize_t n;
+	ssize_t n = read(fd, line, 4);
 
+	if (n == 4 && !memcmp(line, "\177ELF", 4)) {
+		close(fd);
+		snprintf(line, sizeof(line), "module load %s", path);
+		ctl_write(line);
+		return;
+	}
+	close(fd);
+	fd = open_or_die(path, O_RDONLY);
 	linereader_init(&lr, fd);
 	while ((n = linereader_next(&lr, line, sizeof(line))) > 0) {
 		char *p = line;
@@ -960,6 +971,21 @@ static void probe_load(const char *path)
 	}
 	if (n < 0)
 		die_sys(path);
+	close(fd);
+}
+
+/* Unloads module name, or else removes built-in probe name. */
+static void probe_unload(const char *name)
+{
+	char cmd[CTL_MAX + 1];
+	int fd = open_or_die(DEV "/ctl", O_WRONLY);
+
+	snprintf(cmd, sizeof(cmd), "module unload %s", name);
+	if (write(fd, cmd, strlen(cmd)) < 0) {
+		snprintf(cmd, sizeof(cmd), "unprobe %s", name);
+		if (write(fd, cmd, strlen(cmd)) < 0)
+			die_sys(cmd);
+	}
 	close(fd);
 }
 
@@ -1022,8 +1048,7 @@ int main(int argc, char **argv)
 		probe_load(argv[3]);
 	} else if (!strcmp(c, "probe") && argc == 4 &&
 		   !strcmp(argv[2], "unload")) {
-		snprintf(buf, sizeof(buf), "unprobe %s", argv[3]);
-		ctl_write(buf);
+		probe_unload(argv[3]);
 	} else if (!strcmp(c, "record")) {
 		return cmd_record(argc - 1, argv + 1);
 	} else if (!strcmp(c, "stream")) {
