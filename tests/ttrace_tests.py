@@ -543,6 +543,17 @@ def probes():
         s.say("ttrace probe list", r"probe halt stop proc_exit if "
               r"status==1\r?\n  hits [12] cpu \d+ ts \d+")
         s.say("ttrace save -s /dev/host/out", r"saved /dev/host/out")
+        # the static probe on syscall_exit counts failed syscalls
+        s.say("ttrace enable syscall", r"\n")
+        m = s.say("ttrace counters | grep syscall_errors",
+                  rb"\nsyscall_errors (\d+)\n")
+        errs = int(m.group(1))
+        s.say("cat /nosuch; cat /nosuch", r"\n")
+        m = s.say("ttrace counters | grep syscall_errors",
+                  rb"\nsyscall_errors (\d+)\n")
+        if int(m.group(1)) < errs + 2:
+            return s.finish("syscall_errors %d, then %s after two failed "
+                            "opens" % (errs, m.group(1)))
         # counters: free_pages back at its value after usertests' leak
         # check passed again (the first run warms the kernel's caches)
         s.say("echo unprobe '*' > /dev/ttrace/ctl; ttrace enable counter; "

@@ -11,7 +11,10 @@ nothing) into the output directory:
                    static inline void ttrace_NAME(args), which under
                    CONFIG_TTRACE tests ttrace_armed[ID] and calls
                    ttrace_emit_N / ttrace_emit_ext (kern/include/ttrace_emit.h),
-                   and without it compiles to nothing;
+                   or ttrace_probe_fire when a probe is attached; an event
+                   marked probe=ttrace_sp_NAME first calls that static probe
+                   (kern/include/ttrace_static_probes.h) inline and records
+                   only if it returns true; without it compiles to nothing;
   ttrace_events.c  the metadata table (ttrace_meta_builtin) and the same
                    metadata serialised as a blob (ttrace_meta_blob), in the
                    layout of kern/include/ttrace_format.h, byte for byte what
@@ -55,7 +58,8 @@ AUX_TAGS = {"syscall": 1, "proc": 2, "kthread": 3, "boot": 4, "meta": 5,
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 GROUP_RE = re.compile(r"group\s+(\S+)\s+(\S+)\s+(\S+)\s*(#.*)?\Z")
 EVENT_RE = re.compile(
-    r'(?:(disable)\s+)?(\S+)\s+([^\s(]+)\s*\(([^()]*)\)\s*"([^"]*)"\s*\Z')
+    r'(?:(disable)\s+)?(\S+)\s+([^\s(]+)\s*\(([^()]*)\)\s*"([^"]*)"'
+    r'(?:\s+probe=(\S+))?\s*\Z')
 CONV_RE = re.compile(
     r"%(?:%|(?P<flags>[-0# +]*)(?P<width>[0-9]{0,2})(?:\.(?P<prec>[0-9]{0,2}))?"
     r"(?P<len>hh|h|ll|l|z)?(?P<conv>[diuxXops]))")
@@ -90,9 +94,9 @@ class Arg:
 
 
 class Event:
-    def __init__(self, group, name, args, fmt, on):
+    def __init__(self, group, name, args, fmt, on, probe=None):
         self.group, self.name, self.args = group, name, args
-        self.fmt, self.on = fmt, on
+        self.fmt, self.on, self.probe = fmt, on, probe
 
 
 def check_format(fmt, args):
@@ -170,7 +174,7 @@ def parse_group(m, groups):
 
 
 def parse_event(m, groups, events):
-    disable, gname, name, argtext, fmt = m.groups()
+    disable, gname, name, argtext, fmt, probe = m.groups()
     if gname not in groups:
         raise EventsError("undeclared group %r" % gname)
     check_name(name, "event")
@@ -182,7 +186,10 @@ def parse_event(m, groups, events):
     why = check_format(fmt, args)
     if why:
         raise EventsError("event %s: %s" % (name, why))
-    events.append(Event(groups[gname], name, args, fmt, not disable))
+    if probe is not None and (not IDENT.match(probe) or
+                              not probe.startswith("ttrace_sp_")):
+        raise EventsError("static probe %r: want probe=ttrace_sp_NAME" % probe)
+    events.append(Event(groups[gname], name, args, fmt, not disable, probe))
 
 
 def parse(path):
@@ -300,6 +307,10 @@ def emitter(e):
     out.append("{")
     out.append("#ifdef CONFIG_TTRACE")
     out.append("\tif (unlikely(ttrace_is_armed(%s))) {" % cid)
+    if e.probe:     # a static probe, inline: false drops the record
+        out += wrap_call("\t\tif (!%s(" % e.probe,
+                         [a.name for a in e.args] or [""], "))")
+        out.append("\t\t\treturn;")
     if len(words) <= 5:
         out.append("\t\tif (likely(!ttrace_is_probed(%s))) {" % cid)
         call = wrap_call("\t\t\tttrace_emit_%d(" % len(words), [cid] + words,
@@ -331,7 +342,8 @@ def gen_header(src, groups, events, blob_size):
             default |= 1 << g.bit
     out = [HEADER % src, "#ifndef TTRACE_EVENTS_H", "#define TTRACE_EVENTS_H",
            "", "#include <compiler.h>", "#include <ttrace_meta.h>",
-           "#ifdef CONFIG_TTRACE", "#include <ttrace_emit.h>", "#endif", "",
+           "#ifdef CONFIG_TTRACE", "#include <ttrace_emit.h>",
+           "#include <ttrace_static_probes.h>", "#endif", "",
            "/* Group bits in the group mask. */", "enum ttrace_group_bit {"]
     out += ["\tTTRACE_GROUP_%s = %d," % (g.name.upper(), g.bit) for g in groups]
     out += ["};", "", "#define TTRACE_NUM_GROUPS %d" % len(groups),

@@ -8,6 +8,8 @@
  *	runq_len	threads waiting on the (one, shared) run queue
  *	procs		processes in the table, zombies included
  *	aux_bytes	bytes of live aux records
+ *	syscall_errors	syscalls that returned an error while syscall_exit
+ *			was armed (a static probe counts them)
  *	ring_fill.cpuN	records CPU N's ring holds
  *
  * ctl `counters MS [all]` starts a kernel thread, "counters", that samples
@@ -30,12 +32,17 @@
 
 #include "ttrace_internal.h"
 
-enum { CTR_FREE_PAGES, CTR_RUNQ, CTR_PROCS, CTR_AUX_BYTES, CTR_RING_FILL };
+enum { CTR_FREE_PAGES, CTR_RUNQ, CTR_PROCS, CTR_AUX_BYTES,
+       CTR_SYSCALL_ERRORS, CTR_RING_FILL };
 
 static const char *const ctr_names[CTR_RING_FILL] = {
 	[CTR_FREE_PAGES] = "free_pages", [CTR_RUNQ] = "runq_len",
 	[CTR_PROCS] = "procs", [CTR_AUX_BYTES] = "aux_bytes",
+	[CTR_SYSCALL_ERRORS] = "syscall_errors",
 };
+
+/* Counted by the static probe on syscall_exit (ttrace_static_probes.h). */
+uint64_t ttrace_sp_syscall_errors_count;
 
 static uint32_t period_ms, record_all;	/* set under the ctl mutex */
 static struct kthread *sampler;		/* ctl mutex */
@@ -73,6 +80,9 @@ static uint64_t ctr_read(uint32_t i)
 	case CTR_AUX_BYTES:
 		ttrace_aux_usage(&bytes, &size, &dropped);
 		return bytes;
+	case CTR_SYSCALL_ERRORS:
+		return __atomic_load_n(&ttrace_sp_syscall_errors_count,
+				       __ATOMIC_RELAXED);
 	}
 	ttrace_ring_get_stats(i - CTR_RING_FILL, &st);
 	return st.live;

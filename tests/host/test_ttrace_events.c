@@ -28,6 +28,7 @@
 
 uint8_t ttrace_armed[TTRACE_NUM_EVENTS];
 struct ttrace_probe *ttrace_probes[TTRACE_NUM_EVENTS];
+uint64_t ttrace_sp_syscall_errors_count;	/* the static probe's */
 
 struct call {
 	uint32_t id, nargs;
@@ -220,6 +221,23 @@ static int test_probed_emitters(void)
 	fire_all();
 	HT_CHECK(ncalls == 0);
 	memset(ttrace_probes, 0, sizeof(ttrace_probes));
+	return 0;
+}
+
+/* syscall_exit's static probe runs inline when the event is armed, and
+ * only then: it counts the failed syscalls and keeps every record. */
+static int test_static_probe(void)
+{
+	memset(ttrace_armed, 0, sizeof(ttrace_armed));
+	ttrace_sp_syscall_errors_count = 0;
+	ncalls = 0;
+	ttrace_syscall_exit(3, -2);
+	HT_CHECK(ttrace_sp_syscall_errors_count == 0 && ncalls == 0);
+	ttrace_armed[TTRACE_EV_SYSCALL_EXIT] = 1;
+	ttrace_syscall_exit(3, -2);
+	ttrace_syscall_exit(3, 5);
+	HT_CHECK(ttrace_sp_syscall_errors_count == 1 && ncalls == 2);
+	memset(ttrace_armed, 0, sizeof(ttrace_armed));
 	return 0;
 }
 
@@ -678,6 +696,7 @@ static const struct ht_test tests[] = {
 	{ test_emitters, "events_emitters" },
 	{ test_probed_emitters, "events_probed_emitters" },
 	{ test_ctl_arms, "events_ctl_arms" },
+	{ test_static_probe, "events_static_probe" },
 	{ test_blob_roundtrip, "meta_blob_roundtrip" },
 	{ test_blob_corrupt, "meta_blob_corrupt" },
 	{ test_blob_semantics, "meta_blob_semantics" },
