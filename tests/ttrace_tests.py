@@ -483,15 +483,16 @@ def doc_examples():
 
 
 def settled_free_pages(s):
-    """The free_pages counter once the process table is back to the shell
-    and the pipeline reading it (orphans are reaped by kernel messages,
-    after their parent has gone) and two reads agree."""
+    """The free_pages counter once the process table holds only the shell
+    and the ttrace reading it (orphans are reaped by kernel messages, after
+    their parent has gone; a pipeline's processes come and go) and two
+    reads agree."""
     prev = None
     for _ in range(30):
-        m = s.say("sleep 1; ttrace counters | head -n 3",
+        m = s.say("sleep 1; ttrace counters",
                   rb"\nfree_pages (\d+)\nrunq_len \d+\nprocs (\d+)\n")
         free, procs = int(m.group(1)), int(m.group(2))
-        if procs <= 4 and free == prev:
+        if procs == 2 and free == prev:
             return free
         prev = free
     return -1

@@ -70,6 +70,8 @@ static struct module *modules;			/* module mutex */
 static uintptr_t module_va_next = MODULE_VA_BASE;	/* module mutex */
 static char module_err[160];			/* module mutex */
 
+/* Takes the module mutex, spinning while another holder has it. Process
+ * context, no spinlock held but a reader's own. */
 static void module_enter(void)
 {
 	for (;;) {
@@ -77,6 +79,7 @@ static void module_enter(void)
 		if (!module_busy)
 			break;
 		spin_unlock(&module_lock);
+		ttrace_quiet_turn();	/* the holder may be in a grace period */
 		arch_pause();
 	}
 	module_busy = true;

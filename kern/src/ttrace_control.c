@@ -239,6 +239,15 @@ void ttrace_grace_period(void)
 	grace_period();
 }
 
+/* Counts a turn of this CPU's wait for another mutex of the tracer's (the
+ * module mutex) as quiet for the grace period, as ctl_enter's turns are:
+ * the CPU is in no tracepoint, and does not run kernel messages until it
+ * gets the mutex, whose holder may be waiting for a grace period. */
+void ttrace_quiet_turn(void)
+{
+	__atomic_fetch_add(&ctl_spins[core_id()], 1, __ATOMIC_RELEASE);
+}
+
 void ttrace_rearm_locked(void)
 {
 	rearm(&ttrace_main);

@@ -52,6 +52,7 @@ bool ttrace_ring_is_sink(const struct ttrace *t, uint32_t cpu);
 void ttrace_ctl_mutex_enter(void);
 void ttrace_ctl_mutex_exit(void);
 void ttrace_grace_period(void);
+void ttrace_quiet_turn(void);
 void ttrace_rearm_locked(void);
 
 /* The probe API for callers that hold the ctl mutex (ttrace_probe.c). */
