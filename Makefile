@@ -87,6 +87,7 @@ KERN_SRCS += $(wildcard kern/src/ktest/*.c)
 endif
 ifneq ($(CONFIG_TTRACE),y)
 KERN_SRCS := $(filter-out kern/src/ttrace%.c kern/src/ktest/kt_ttrace.c \
+	       kern/src/ktest/kt_probe.c kern/src/module%.c kern/lib/module_elf.c \
 	       kern/src/bench.c kern/drivers/dev/devttrace.c \
 	       kern/lib/trace_ring.c kern/lib/ttrace_%.c \
 	       $(GEN)/ttrace_events.c,$(KERN_SRCS))
@@ -142,6 +143,23 @@ $(BUILD)/kernel.elf: $(KERN_OBJS) $(BUILD)/ksyms.o linker.ld
 		{ echo "ksyms: text moved between link passes"; exit 1; }
 $(BUILD)/kernel.bin: $(BUILD)/kernel.elf
 	$(OBJCOPY) -O binary $< $@
+
+# --- probe modules (docs/probes.md): probes/NAME.c -> /lib/probes/NAME.o ---
+# Built with the kernel's flags (-mcmodel=kernel -fno-pic), no debug info;
+# the bad ones (tests) are made from a good one by scripts/mkbadprobes.py.
+PROBE_OBJS := $(patsubst probes/%.c,$(BUILD)/probes/%.o,$(wildcard probes/*.c))
+BAD_PROBES := $(addprefix $(BUILD)/probes/bad/,bad_machine.o bad_trunc.o \
+		bad_reloctype.o bad_relocoff.o unknown_sym.o)
+$(BUILD)/probes/%.o: probes/%.c $(GEN)/config.h | $(EVENTS_GEN)
+	@mkdir -p $(dir $@)
+	$(CC) $(KCFLAGS) -g0 -c -o $@ $<
+$(BUILD)/probes/bad/unknown_sym.o: tests/probes/unknown_sym.c $(GEN)/config.h | $(EVENTS_GEN)
+	@mkdir -p $(dir $@)
+	$(CC) $(KCFLAGS) -g0 -c -o $@ $<
+$(filter-out %/unknown_sym.o,$(BAD_PROBES)) &: $(BUILD)/probes/syscount.o scripts/mkbadprobes.py
+	$(PY) scripts/mkbadprobes.py $< $(BUILD)/probes/bad
+PROBE_FILES := $(foreach p,$(PROBE_OBJS),lib/probes/$(notdir $(p))=$(p)) \
+	       $(foreach p,$(BAD_PROBES),lib/probes/bad/$(notdir $(p))=$(p))
 
 # --- user space and the initramfs (rules in mk/user.mk) -------------------
 -include mk/user.mk

@@ -49,8 +49,9 @@ $(UBUILD)/$(1): $(UCRT0_OBJ) $(call uobj,$(call uprog_src,$(1))) \
 endef
 $(foreach p,$(UPROGS),$(eval $(call UPROG_RULE,$(p))))
 
-$(INITRAMFS): $(UPROG_BINS) $(UETC_FILES) scripts/mkinitramfs.py
-	$(PY) scripts/mkinitramfs.py $@ \
+$(INITRAMFS): $(UPROG_BINS) $(UETC_FILES) $(PROBE_OBJS) $(BAD_PROBES) \
+		scripts/mkinitramfs.py
+	$(PY) scripts/mkinitramfs.py $@ $(PROBE_FILES) \
 		$(foreach p,$(UPROG_BINS),bin/$(notdir $(p))=$(p)) \
 		$(foreach f,$(UETC_FILES),etc/$(notdir $(f))=$(f))
 

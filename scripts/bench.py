@@ -112,6 +112,8 @@ def guest_figures(kernel_y, kernel_n):
             # the same call with no site; entry + exit with the tracer on
             "func_site_off_insns_guest": region(k, 22, N_OPS) - region(k, 20, N_OPS),
             "func_graph_insns_guest": region(k, 24, N_OPS) - region(k, 22, N_OPS),
+            "filter_probe_insns_guest": region(k, 26, N_OPS) - empty,
+            "count_probe_insns_guest": region(k, 28, N_OPS) - empty,
             "getpid_ttrace_n_insns": region(un, 36, N_GETPID) - nempty,
             "getpid_nothing_on_insns": region(uy, 36, N_GETPID) - uempty,
             "getpid_syscall_off_insns": region(uy, 34, N_GETPID) - uempty,
@@ -402,6 +404,8 @@ def print_table(J, host, lt, ft, cyc_ns):
         ("32-byte aux string", J["aux_string_insns_guest"], None),
         ("disabled function site (graph off)", J["func_site_off_insns_guest"], "func_site_off_insns_guest"),
         ("function entry+exit, graph tracer on", J["func_graph_insns_guest"], None),
+        ("enabled event, a filter probe (kept)", J["filter_probe_insns_guest"], None),
+        ("enabled event, a count probe", J["count_probe_insns_guest"], None),
         ("getpid round trip, CONFIG_TTRACE=n", J["getpid_ttrace_n_insns"], None),
         ("getpid, ttrace built in, nothing enabled", J["getpid_nothing_on_insns"], None),
         ("getpid, syscall group off, others on", J["getpid_syscall_off_insns"], None),

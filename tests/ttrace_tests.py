@@ -662,6 +662,315 @@ def pull_hung():
     return verdict(s.run.text, why)
 
 
+# ---- probes (docs/probes.md) ----------------------------------------------
+
+def event_ids():
+    """Event name -> id: ids follow the order of kern/ttrace.events."""
+    ids = {}
+    with open(os.path.join(ROOT, "kern", "ttrace.events")) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#") or line.startswith("group "):
+                continue
+            words = line.split()
+            name = words[1] if words[0] != "disable" else words[2]
+            ids[name.split("(")[0]] = len(ids)
+    return ids
+
+
+def trace_records(data):
+    """(tsc_hz, {cpu: [(ts, id, pid, data words)]}) of one trace file,
+    records in ring order, by walking its sections (docs/trace-file.md)."""
+    u64 = lambda b, o: int.from_bytes(b[o:o + 8], "little")
+    recs, hz, off = {}, 0, 48
+    while off + 16 <= len(data):
+        typ = int.from_bytes(data[off:off + 4], "little")
+        length = u64(data, off + 8)
+        body = data[off + 16:off + 16 + length]
+        if typ == 1:
+            hz = u64(body, 32)
+        if typ == 7:
+            for e in range(64, length, 64):
+                ts, t, ctx = u64(body, e), u64(body, e + 8), u64(body, e + 16)
+                if t >> 20 & 0xf or not ts:
+                    continue    # (continuations: none in syscall events)
+                kind = t >> 16 & 0xf
+                pid = ctx >> 32 if kind in (3, 4) else -1
+                recs.setdefault(t >> 28 & 0xfff, []).append(
+                    (ts, t & 0xffff, pid,
+                     [u64(body, e + 24 + 8 * i) for i in range(5)]))
+        if typ == 6:
+            break
+        end = off + 16 + length + 4
+        off = end + (48 - end) % 64
+    return hz, recs
+
+
+def probe_blocks(text):
+    """The probes file as {name: [lines]}."""
+    blocks, cur = {}, None
+    for line in text.replace("\r", "").split("\n"):
+        if line.startswith("probe "):
+            cur = blocks.setdefault(line.split()[1], [line])
+        elif line.startswith(" ") and cur is not None:
+            cur.append(line)
+    return blocks
+
+
+def host_figures(hz, recs, ids, pid):
+    """What the count (syscall_enter by nr if pid==PID) and latency
+    (syscall_enter -> syscall_exit by nr if pid==PID) probes must say,
+    computed from the trace as docs/probes.md defines them: per CPU, END
+    closes the open START of the same pid and nr."""
+    enter, exit_ = ids["syscall_enter"], ids["syscall_exit"]
+    counts, hist, hits = {}, {}, 0
+    for cpu, rs in recs.items():
+        open_ = None
+        for ts, ev, p, d in rs:
+            if ev == enter and p == pid:
+                counts[d[0]] = counts.get(d[0], 0) + 1
+                open_ = (ts, d[0], p)
+            elif ev == exit_ and open_ and open_[2] == p and \
+                    open_[1] == d[0] and ts >= open_[0]:
+                ns = (ts - open_[0]) * 1000000 // (hz // 1000)
+                b = ns.bit_length()
+                hist.setdefault(d[0], {})
+                hist[d[0]][b] = hist[d[0]].get(b, 0) + 1
+                hits += 1
+                open_ = None
+    return counts, hist, hits
+
+
+def kernel_figures(blocks):
+    counts = {int(k): int(n) for k, n in re.findall(
+        r"key (\d+) count (\d+)$", "\n".join(blocks["cnt"][2:]), re.M)}
+    hist, key = {}, None
+    for line in blocks["lat"][2:]:
+        m = re.match(r"  key (\d+) count", line)
+        if m:
+            key = int(m.group(1))
+            hist[key] = {}
+            continue
+        lo, hi, n = (int(x) for x in line.split())
+        hist[key][hi.bit_length()] = n
+    hits = int(re.search(r"hits (\d+)", blocks["lat"][1]).group(1))
+    return counts, hist, hits
+
+
+def check_probe_figures(trace, probes_text, pid):
+    """The filter kept exactly pid's syscall_enter records; the count and
+    latency probes agree with the trace."""
+    hz, recs = trace_records(trace)
+    ids = event_ids()
+    others = [r for rs in recs.values() for r in rs
+              if r[1] == ids["syscall_enter"] and r[2] != pid]
+    if others:
+        return "filter pid==%d kept %d syscall_enter of other pids: %s" % (
+            pid, len(others), others[:3])
+    want = host_figures(hz, recs, ids, pid)
+    got = kernel_figures(probe_blocks(probes_text))
+    if not want[0]:
+        return "no syscall_enter of pid %d in the trace" % pid
+    for what, w, g in zip(("count", "latency histogram", "latency pairs"),
+                          want, got):
+        if w != g:
+            return "%s: trace says %s, probes say %s" % (what, w, g)
+    print("# probes: pid %d: %d syscalls, %d latency pairs agree with the "
+          "trace" % (pid, sum(want[0].values()), want[2]))
+    return ""
+
+
+def doc_examples():
+    """The `$ ` lines of docs/probes.md's Examples section, each with the
+    line that follows it when that line is output (it must appear)."""
+    text = open(os.path.join(ROOT, "docs", "probes.md")).read()
+    sec = text.split("## Examples", 1)[1].split("\n## ", 1)[0]
+    lines = [l[4:] for l in sec.split("\n") if l.startswith("    ")]
+    out = []
+    for i, l in enumerate(lines):
+        if l.startswith("$ "):
+            nxt = lines[i + 1] if i + 1 < len(lines) else ""
+            out.append((l[2:], "" if nxt.startswith("$ ") else nxt))
+    return out
+
+
+def settled_free_pages(s):
+    """The free_pages counter once the process table holds only the shell
+    and the ttrace reading it (orphans are reaped by kernel messages, after
+    their parent has gone; a pipeline's processes come and go) and two
+    reads agree."""
+    prev = None
+    for _ in range(30):
+        m = s.say("sleep 1; ttrace counters",
+                  rb"\nfree_pages (\d+)\nrunq_len \d+\nprocs (\d+)\n")
+        free, procs = int(m.group(1)), int(m.group(2))
+        if procs == 2 and free == prev:
+            return free
+        prev = free
+    return -1
+
+
+def probes():
+    """docs/probes.md's examples; then a filter, a count and a latency
+    histogram of one process's syscalls, checked against the trace of the
+    same run on the host; then snapshot and stop on the right event; then
+    the free_pages counter across usertests."""
+    os.makedirs(OUT, exist_ok=True)
+    out = os.path.join(OUT, "probes.ttr")
+    if os.path.exists(out):
+        os.remove(out)
+    s = Session(2, hostout=out, name="probes")
+    try:
+        for cmd, want in doc_examples():
+            if want:
+                s.say(cmd, re.escape(want))
+            else:
+                s.say(cmd + "; echo status=$?", r"status=0\r?\n")
+        s.say("echo unprobe '*' > /dev/ttrace/ctl", r"\n")
+        # pids are handed out in order: ps is X, the next commands X+1...
+        m = s.say("ps", rb"\n\s*(\d+)\s+\d+\s+\S+\s+\S+\s+ps\n")
+        pid = int(m.group(1)) + 5
+        for c in ("probe flt filter syscall_enter pid==%d" % pid,
+                  "probe cnt count syscall_enter by nr if pid==%d" % pid,
+                  "probe lat latency syscall_enter syscall_exit by nr "
+                  "if pid==%d" % pid):
+            s.say("echo %s > /dev/ttrace/ctl" % c, r"\n")
+        s.say("ttrace clear", r"\n")
+        s.say("ls -l /bin > /tmp/x", r"\n")
+        m = s.say("cat /dev/ttrace/probes",
+                  r"probe flt [^$]*(?=\$ )")
+        probes_text = m.group(0).decode()
+        s.say("ttrace save /dev/host/out", r"saved /dev/host/out")
+        # snapshot and stop on the exit of a process with status 1
+        s.say("echo unprobe '*' > /dev/ttrace/ctl; ttrace clear", r"\n")
+        s.say("echo probe snap snapshot proc_exit if status==1 > "
+              "/dev/ttrace/ctl", r"\n")
+        s.say("echo probe halt stop proc_exit if status==1 > "
+              "/dev/ttrace/ctl", r"\n")
+        s.say("ttrace mark before-it; false; ttrace mark after-it", r"\n")
+        s.say("cat /dev/ttrace/ctl", r"mask 0x0\r?\n")
+        s.say("ttrace cat | grep -c before-it", r"\n1\r?\n")
+        s.say("ttrace cat | grep -c after-it", r"\n0\r?\n")
+        s.say("ttrace cat | grep proc_exit | grep -c status=1",
+              r"\n1\r?\n")
+        s.say("ttrace probe list", r"probe halt stop proc_exit if "
+              r"status==1\r?\n  hits [12] cpu \d+ ts \d+")
+        s.say("ttrace save -s /dev/host/out", r"saved /dev/host/out")
+        # the static probe on syscall_exit counts failed syscalls
+        s.say("ttrace enable syscall", r"\n")
+        m = s.say("ttrace counters | grep syscall_errors",
+                  rb"\nsyscall_errors (\d+)\n")
+        errs = int(m.group(1))
+        s.say("cat /nosuch; cat /nosuch", r"\n")
+        m = s.say("ttrace counters | grep syscall_errors",
+                  rb"\nsyscall_errors (\d+)\n")
+        if int(m.group(1)) < errs + 2:
+            return s.finish("syscall_errors %d, then %s after two failed "
+                            "opens" % (errs, m.group(1)))
+        # counters: free_pages back at its value after usertests' leak
+        # check passed again (the first run warms the kernel's caches)
+        s.say("echo unprobe '*' > /dev/ttrace/ctl; ttrace enable counter; "
+              "echo bufsize 64 > /dev/ttrace/ctl; "
+              "echo counters 10 > /dev/ttrace/ctl", r"\n")
+        free = []
+        for _ in range(2):
+            # 0 failed: the leak check (no_page_leak) passed too
+            s.say("usertests | grep usertests:",
+                  r"usertests: \d+ passed, 0 failed", timeout=600)
+            free.append(settled_free_pages(s))
+        if free[0] != free[1]:
+            return s.finish("free_pages counter %d after usertests, %d after "
+                            "it again" % tuple(free))
+        s.say("ttrace cat | grep -c free_pages=",
+              r"\n[1-9]\d*\r?\n", timeout=180)
+    except TimeoutError as e:
+        return s.finish(str(e))
+    why = s.finish("")
+    if why:
+        return why
+    files, rest = split_traces(out)
+    if len(files) != 2 or rest:
+        return "host got %d traces (+%d bytes), want 2" % (len(files), rest)
+    why = check_probe_figures(files[0], probes_text, pid)
+    if why:
+        return why
+    snap = out + "-snap.ttr"
+    with open(snap, "wb") as f:
+        f.write(files[1])
+    v = ttdecode("verify", snap)
+    if v.returncode != 0 or "verify: OK" not in v.stdout:
+        return "snapshot: ttdecode verify: %s%s" % (v.stdout[-800:], v.stderr)
+    t = ttdecode("text", snap).stdout
+    if "before-it" not in t or "after-it" in t:
+        return "the snapshot does not end before the trigger: before-it %s, "\
+               "after-it %s" % ("before-it" in t, "after-it" in t)
+    return ""
+
+
+BAD_MODULES = (
+    ("bad_machine.o", "wrong machine 3"),
+    ("bad_trunc.o", "truncated: section table at"),
+    ("bad_reloctype.o", "bad relocation: unsupported type 99"),
+    ("bad_relocoff.o", "bad relocation: offset"),
+    ("unknown_sym.o", "unknown symbol kthread_create"),
+    ("../syscount.o", "syscount is loaded already"),
+)
+
+
+def modules():
+    """Probe modules: syscount counts each process's syscalls exactly as a
+    built-in count does, unloads (its leftover probe detached), loads again
+    and counts from zero; faultaddr sees a fault; each bad object is refused
+    with its error and changes nothing (no module, no page kept)."""
+    s = Session(2, name="modules")
+    try:
+        # once through everything first: caches warm, page tables made
+        s.say("ttrace probe load /lib/probes/syscount.o; "
+              "echo probe c count syscall_enter by pid > /dev/ttrace/ctl; "
+              "ttrace probe load /lib/probes/faultaddr.o; "
+              "usertests _null_write; ttrace probe list > /tmp/x; "
+              "ttrace probe unload c; ttrace probe unload faultaddr; "
+              "ttrace probe unload syscount", r"syscount unloaded")
+        before = free_pages(s)
+        s.say("ttrace probe load /lib/probes/syscount.o",
+              r"module: syscount loaded at 0xffffffffc")
+        s.say("echo probe c count syscall_enter by pid > /dev/ttrace/ctl",
+              r"\n")
+        s.say("ls -l /bin > /tmp/x", r"\n")
+        m = s.say("ttrace probe list", r"probe c [^$]*(?=\$ )")
+        text = m.group(0).decode()
+        builtin = dict(re.findall(r"key (\d+) count (\d+)", text))
+        mod = dict(re.findall(r"pid (\d+) syscalls (\d+)", text))
+        # ls's pid: the largest that ran and exited before the listing
+        done = sorted(int(p) for p in mod)[-2]
+        if not mod or builtin.get(str(done)) != mod[str(done)]:
+            return s.finish("pid %d: module counts %s, built-in %s" % (
+                done, mod.get(str(done)), builtin.get(str(done))))
+        for bad, why in BAD_MODULES:
+            s.say("ttrace probe load /lib/probes/bad/%s" % bad,
+                  re.escape("module: " + why))
+        s.say("ttrace probe list | grep -c module", r"\n1\r?\n")
+        s.say("ttrace probe unload syscount",
+              r"syscount: [1-9]\d* syscalls counted\r?\n.*syscount "
+              r"unloaded \(1 probes it left attached detached\)")
+        s.say("ttrace probe unload c; ttrace probe list | grep -c syscalls",
+              r"\n0\r?\n")
+        s.say("ttrace probe load /lib/probes/syscount.o; "
+              "ttrace probe list", r"total [1-9]\d* overflow 0")
+        s.say("ttrace probe load /lib/probes/faultaddr.o; "
+              "usertests _null_write; ttrace probe list",
+              r"module faultaddr at 0x\w+\r?\n  faults [1-9]")
+        s.say("ttrace probe unload faultaddr; ttrace probe unload syscount",
+              r"faultaddr unloaded \(0 probes")
+        after = free_pages(s)
+        if after != before:
+            return s.finish("free pages %d before the loads, %d after" % (
+                before, after))
+    except TimeoutError as e:
+        return s.finish(str(e))
+    return s.finish("")
+
+
 def run_all(res, only):
     def want(name):
         return not only or only in name
@@ -680,6 +989,8 @@ def run_all(res, only):
                      ("ttrace_pull_hung", pull_hung),
                      ("ttrace_boot_profile", boot_profile),
                      ("ttrace_exports", exports),
+                     ("ttrace_probes", probes),
+                     ("ttrace_modules", modules),
                      ("ttrace_stress_smp4",
                       lambda: stress("stress", 4, 24, 2, [])),
                      ("ttrace_soak_smp4",

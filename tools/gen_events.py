@@ -11,7 +11,10 @@ nothing) into the output directory:
                    static inline void ttrace_NAME(args), which under
                    CONFIG_TTRACE tests ttrace_armed[ID] and calls
                    ttrace_emit_N / ttrace_emit_ext (kern/include/ttrace_emit.h),
-                   and without it compiles to nothing;
+                   or ttrace_probe_fire when a probe is attached; an event
+                   marked probe=ttrace_sp_NAME first calls that static probe
+                   (kern/include/ttrace_static_probes.h) inline and records
+                   only if it returns true; without it compiles to nothing;
   ttrace_events.c  the metadata table (ttrace_meta_builtin) and the same
                    metadata serialised as a blob (ttrace_meta_blob), in the
                    layout of kern/include/ttrace_format.h, byte for byte what
@@ -50,12 +53,14 @@ TYPES = {
 }
 STR_TYPE = 11
 AUX_TAGS = {"syscall": 1, "proc": 2, "kthread": 3, "boot": 4, "meta": 5,
-            "marker": 6, "irq": 7, "kmsg": 8, "state": 9, "func": 10}
+            "marker": 6, "irq": 7, "kmsg": 8, "state": 9, "func": 10,
+            "counter": 11}
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 GROUP_RE = re.compile(r"group\s+(\S+)\s+(\S+)\s+(\S+)\s*(#.*)?\Z")
 EVENT_RE = re.compile(
-    r'(?:(disable)\s+)?(\S+)\s+([^\s(]+)\s*\(([^()]*)\)\s*"([^"]*)"\s*\Z')
+    r'(?:(disable)\s+)?(\S+)\s+([^\s(]+)\s*\(([^()]*)\)\s*"([^"]*)"'
+    r'(?:\s+probe=(\S+))?\s*\Z')
 CONV_RE = re.compile(
     r"%(?:%|(?P<flags>[-0# +]*)(?P<width>[0-9]{0,2})(?:\.(?P<prec>[0-9]{0,2}))?"
     r"(?P<len>hh|h|ll|l|z)?(?P<conv>[diuxXops]))")
@@ -90,9 +95,9 @@ class Arg:
 
 
 class Event:
-    def __init__(self, group, name, args, fmt, on):
+    def __init__(self, group, name, args, fmt, on, probe=None):
         self.group, self.name, self.args = group, name, args
-        self.fmt, self.on = fmt, on
+        self.fmt, self.on, self.probe = fmt, on, probe
 
 
 def check_format(fmt, args):
@@ -170,7 +175,7 @@ def parse_group(m, groups):
 
 
 def parse_event(m, groups, events):
-    disable, gname, name, argtext, fmt = m.groups()
+    disable, gname, name, argtext, fmt, probe = m.groups()
     if gname not in groups:
         raise EventsError("undeclared group %r" % gname)
     check_name(name, "event")
@@ -182,7 +187,10 @@ def parse_event(m, groups, events):
     why = check_format(fmt, args)
     if why:
         raise EventsError("event %s: %s" % (name, why))
-    events.append(Event(groups[gname], name, args, fmt, not disable))
+    if probe is not None and (not IDENT.match(probe) or
+                              not probe.startswith("ttrace_sp_")):
+        raise EventsError("static probe %r: want probe=ttrace_sp_NAME" % probe)
+    events.append(Event(groups[gname], name, args, fmt, not disable, probe))
 
 
 def parse(path):
@@ -275,6 +283,21 @@ def wrap_call(head, items, tail):
     return lines
 
 
+def args_array(words, indent):
+    """The argument words as a local array, for the out-of-line calls."""
+    out = [indent + "const uint64_t ttrace_args_[%d] = {" % len(words)]
+    out += [indent + "\t%s," % w for w in words]
+    return out + [indent + "};"]
+
+
+def probe_fire(cid, words, indent):
+    """The call of an armed event's probes (ttrace_probe_fire)."""
+    if not words:
+        return [indent + "ttrace_probe_fire(%s, NULL, 0);" % cid]
+    return args_array(words, indent) + [
+        indent + "ttrace_probe_fire(%s, ttrace_args_, %d);" % (cid, len(words))]
+
+
 def emitter(e):
     cid = "TTRACE_EV_" + e.name.upper()
     params = [a.ctype + ("" if a.ctype.endswith("*") else " ") + a.name
@@ -285,15 +308,25 @@ def emitter(e):
     out.append("{")
     out.append("#ifdef CONFIG_TTRACE")
     out.append("\tif (unlikely(ttrace_is_armed(%s))) {" % cid)
+    if e.probe:     # a static probe, inline: false drops the record
+        out += wrap_call("\t\tif (!%s(" % e.probe,
+                         [a.name for a in e.args] or [""], "))")
+        out.append("\t\t\treturn;")
     if len(words) <= 5:
-        call = wrap_call("\t\tttrace_emit_%d(" % len(words), [cid] + words,
+        out.append("\t\tif (likely(!ttrace_is_probed(%s))) {" % cid)
+        call = wrap_call("\t\t\tttrace_emit_%d(" % len(words), [cid] + words,
                          ");")
-        out += [call[0]] + ["\t\t\t" + c.lstrip() for c in call[1:]]
+        out += [call[0]] + ["\t\t\t\t" + c.lstrip() for c in call[1:]]
+        out.append("\t\t} else {")
+        out += probe_fire(cid, words, "\t\t\t")
+        out.append("\t\t}")
     else:
-        out.append("\t\tconst uint64_t ttrace_args_[%d] = {" % len(words))
-        out += ["\t\t\t%s," % w for w in words]
-        out.append("\t\t};")
-        out.append("\t\tttrace_emit_ext(%s, ttrace_args_, %d);" %
+        out += args_array(words, "\t\t")
+        out.append("\t\tif (likely(!ttrace_is_probed(%s)))" % cid)
+        out.append("\t\t\tttrace_emit_ext(%s, ttrace_args_, %d);" %
+                   (cid, len(words)))
+        out.append("\t\telse")
+        out.append("\t\t\tttrace_probe_fire(%s, ttrace_args_, %d);" %
                    (cid, len(words)))
     out.append("\t}")
     out.append("#else")
@@ -310,7 +343,8 @@ def gen_header(src, groups, events, blob_size):
             default |= 1 << g.bit
     out = [HEADER % src, "#ifndef TTRACE_EVENTS_H", "#define TTRACE_EVENTS_H",
            "", "#include <compiler.h>", "#include <ttrace_meta.h>",
-           "#ifdef CONFIG_TTRACE", "#include <ttrace_emit.h>", "#endif", "",
+           "#ifdef CONFIG_TTRACE", "#include <ttrace_emit.h>",
+           "#include <ttrace_static_probes.h>", "#endif", "",
            "/* Group bits in the group mask. */", "enum ttrace_group_bit {"]
     out += ["\tTTRACE_GROUP_%s = %d," % (g.name.upper(), g.bit) for g in groups]
     out += ["};", "", "#define TTRACE_NUM_GROUPS %d" % len(groups),

@@ -59,6 +59,7 @@ static const char *aux_tag_names[TTRACE_AUX_NTAGS] = {
 	[TTRACE_AUX_KMSG_NAME] = "kmsg",
 	[TTRACE_AUX_STATE_NAME] = "state",
 	[TTRACE_AUX_FUNC_NAME] = "func",
+	[TTRACE_AUX_COUNTER_NAME] = "counter",
 };
 
 /* "ttdecode CMD: why" and the usage. Returns the exit status (2). */

@@ -29,4 +29,7 @@ unsigned parse_digit(char c);
  */
 bool parse_u64(const char *s, const char **end, uint64_t *out);
 
+/* Parses the whole of s as a number: parse_u64 with nothing after it. */
+bool parse_u64_whole(const char *s, uint64_t *out);
+
 #endif /* PARSE_NUM_H */

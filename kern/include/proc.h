@@ -92,6 +92,7 @@ struct kthread *current_kthread(void);
 /* Returns the smallest pid above pid (0: the first), or 0 if none. Takes
  * proc_lock. */
 int proc_pid_after(int pid);
+uint32_t proc_count(void);
 /* Finds a live or zombie process by pid; proc_lock must be held. */
 struct proc *proc_find_locked(int pid);
 /* Marks pid killed and wakes it if it sleeps; returns 0 or -ESRCH. */

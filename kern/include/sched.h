@@ -29,5 +29,6 @@ __noreturn void sched_exit_current(void);
 void sched_wait_dead(struct kthread *kt);
 void sched_finish_switch(void);
 int ksleep_ticks(uint64_t ticks);
+uint32_t sched_runq_len(void);
 
 #endif /* SCHED_H */

@@ -5,8 +5,9 @@
  * 64-bit group mask, and its own enable byte. The kernel's fast path must
  * not combine them per event, so ttrace_ctl_rearm() folds both into one
  * byte per event:
- *	armed[id] = (mask >> group(id) & 1) && enabled[id]
- * and each tracepoint costs one byte load and a well-predicted branch when
+ *	armed[id] = (mask >> group(id) & 1) && enabled[id] || probed[id]
+ * (probed[]: a probe is attached, ttrace_probe.h; the probe then decides
+ * whether the record is written) and each tracepoint costs one byte load and a well-predicted branch when
  * off (see the generated ttrace_events.h).
  *
  * The mask is changed only with atomic read-modify-writes, so any CPU may
@@ -36,10 +37,14 @@
  *				(TTRACE_CTL_MIN_KB..TTRACE_CTL_MAX_KB)
  *	hang			for testing `make pull`: stop every CPU
  *				for good, interrupts off (docs/pull.md)
+ *	counters MS [all]	sample the counters every MS ms (0: stop),
+ *				MS <= 60000; recording those that changed,
+ *				or with "all" every one of them
  * Numbers are decimal or 0x hex. ttrace_ctl_parse() parses the whole
  * command before anything changes; on error it returns a message (with the
  * usage) and nothing changes. ttrace_ctl_apply() then does the mask and
- * enable changes; clear, mode and bufsize are the kernel's to carry out.
+ * enable changes; clear, mode, bufsize and counters are the kernel's to
+ * carry out.
  *
  * Usage:
  *	struct ttrace_ctl_cmd cmd;
@@ -62,6 +67,8 @@
  * the page allocator's largest is 4 KiB << BUDDY_MAX_ORDER (8 MiB). */
 #define TTRACE_CTL_MIN_KB	4
 #define TTRACE_CTL_MAX_KB	(4 << BUDDY_MAX_ORDER)
+#define TTRACE_CTL_MAX_TOKENS	32	/* words in one command */
+#define TTRACE_CTL_MAX_COUNTER_MS 60000
 
 enum ttrace_ctl_op {
 	TTRACE_CTL_ENABLE = 1,
@@ -73,13 +80,15 @@ enum ttrace_ctl_op {
 	TTRACE_CTL_MODE,
 	TTRACE_CTL_BUFSIZE,
 	TTRACE_CTL_HANG,
+	TTRACE_CTL_COUNTERS,
 };
 
 /* A parsed command. */
 struct ttrace_ctl_cmd {
 	uint32_t op;		/* enum ttrace_ctl_op */
-	uint32_t mode;		/* MODE: enum ttrace_ring_mode_word */
-	uint64_t value;		/* SETMASK: value; BUFSIZE: KB */
+	uint32_t mode;		/* MODE: enum ttrace_ring_mode_word;
+				 * COUNTERS: 1 for "all" */
+	uint64_t value;		/* SETMASK: value; BUFSIZE: KB; COUNTERS: ms */
 	uint64_t mask;		/* SETMASK/SETBITS/CLRBITS bits; ENABLE/DISABLE groups */
 	uint8_t events[TTRACE_META_MAX_EVENTS / 8];	/* ENABLE/DISABLE */
 	char err[512];		/* the message ttrace_ctl_parse returned */
@@ -90,6 +99,7 @@ struct ttrace_ctl_state {
 	uint64_t mask;
 	uint8_t *enabled;
 	uint8_t *armed;
+	uint8_t *probed;	/* NULL, or nonzero where a probe is attached */
 	const struct ttrace_meta_table *meta;
 };
 
@@ -102,11 +112,15 @@ void ttrace_ctl_init(struct ttrace_ctl_state *st,
 		     const struct ttrace_meta_table *meta, uint8_t *enabled,
 		     uint8_t *armed);
 void ttrace_ctl_rearm(struct ttrace_ctl_state *st);
+bool ttrace_ctl_records(const struct ttrace_ctl_state *st, uint64_t m,
+			uint32_t id);
 bool ttrace_ctl_wants(const struct ttrace_ctl_state *st, uint64_t m,
 		      uint32_t id);
 bool ttrace_ctl_any_on(const struct ttrace_ctl_state *st);
 
 bool ttrace_glob_match(const char *pat, const char *s);
+const char *ttrace_ctl_split(const char *text, size_t len, char *line,
+			     char **tok, size_t *ntok);
 const char *ttrace_ctl_parse(struct ttrace_ctl_cmd *cmd, const char *text,
 			     size_t len, const struct ttrace_meta_table *meta);
 void ttrace_ctl_apply(struct ttrace_ctl_state *st,

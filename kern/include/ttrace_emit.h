@@ -20,6 +20,19 @@
  *    preemption off (interrupts may stay on).
  *  - ttrace_emit_ext: the same for 6..TTRACE_MAX_ARGS words, written with
  *    continuation entries (trace_ring_write_ext()).
+ *  - ttrace_probes[]: one pointer per event id, NULL unless a probe is
+ *    attached (kern/include/ttrace_probe.h); an armed event whose pointer
+ *    is set calls ttrace_probe_fire() (out of line) instead of its
+ *    emitter, and the probes decide whether the record is written. The
+ *    check costs an armed event two instructions and a disarmed one
+ *    nothing:
+ *
+ *	if (unlikely(ttrace_is_armed(ID))) {
+ *		if (likely(!ttrace_is_probed(ID)))
+ *			ttrace_emit_1(ID, (uint64_t)vector);
+ *		else
+ *			ttrace_probe_fire(ID, words, 1);
+ *	}
  * With CONFIG_TTRACE unset the generated emitters are empty and none of
  * these symbols is referenced.
  *
@@ -48,6 +61,10 @@ void ttrace_emit_5(uint32_t id, uint64_t a0, uint64_t a1, uint64_t a2,
 		   uint64_t a3, uint64_t a4);
 void ttrace_emit_ext(uint32_t id, const uint64_t *args, uint32_t nargs);
 #endif
+
+struct ttrace_probe;
+extern struct ttrace_probe *ttrace_probes[];
+void ttrace_probe_fire(uint32_t id, const uint64_t *args, uint32_t nargs);
 
 /*
  * The site of an event. In the kernel (TTRACE_STATIC_KEYS) it is a static
@@ -85,6 +102,21 @@ off:
 	return 0;
 #else
 	return __atomic_load_n(&ttrace_armed[id], __ATOMIC_RELAXED);
+#endif
+}
+
+/* Whether a probe is attached to event id: `cmpq $0, ttrace_probes+8*id;
+ * jne probed`, tested only once the event is armed. */
+static __always_inline int ttrace_is_probed(uint32_t id)
+{
+#if defined(__x86_64__)
+	__asm__ goto("cmpq $0, %0\n\tjne %l[probed]"
+		     : : "m"(ttrace_probes[id]) : "cc" : probed);
+	return 0;
+probed: __attribute__((cold));
+	return 1;
+#else
+	return __atomic_load_n(&ttrace_probes[id], __ATOMIC_RELAXED) != NULL;
 #endif
 }
 

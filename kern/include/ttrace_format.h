@@ -268,7 +268,8 @@ enum ttrace_aux_tag {
 	TTRACE_AUX_KMSG_NAME = 8,	/* ident: function address */
 	TTRACE_AUX_STATE_NAME = 9,	/* ident: enum kthread_state */
 	TTRACE_AUX_FUNC_NAME = 10,	/* ident: function address (graph) */
-	TTRACE_AUX_NTAGS = 11,
+	TTRACE_AUX_COUNTER_NAME = 11,	/* ident: counter id (event counter) */
+	TTRACE_AUX_NTAGS = 12,
 };
 
 /* ------------------------------------------------------------------------ */

@@ -36,3 +36,14 @@ bool parse_u64(const char *s, const char **end, uint64_t *out)
 		*end = p;
 	return true;
 }
+
+bool parse_u64_whole(const char *s, uint64_t *out)
+{
+	const char *end;
+	uint64_t v;
+
+	if (!parse_u64(s, &end, &v) || *end)
+		return false;
+	*out = v;
+	return true;
+}

@@ -10,12 +10,10 @@
 
 #include <ttrace_ctl.h>
 
-#define CTL_MAX_TOKENS	32
-
 static const char ctl_usage[] =
 	"usage: enable NAME... | disable NAME... | setmask VALUE MASK | "
 	"setbits BITS | clrbits BITS | clear | mode overwrite|saturate | "
-	"bufsize KB | hang";
+	"bufsize KB | hang | counters MS [all] | probe ... | unprobe NAME";
 
 /* ---- mask and armed bytes ------------------------------------------------ */
 
@@ -54,6 +52,7 @@ void ttrace_ctl_init(struct ttrace_ctl_state *st,
 	st->meta = meta;
 	st->enabled = enabled;
 	st->armed = armed;
+	st->probed = NULL;
 	st->mask = ttrace_meta_default_mask(meta);
 	for (uint32_t i = 0; i < meta->nevents; i++)
 		enabled[i] = !!(meta->events[i].flags & TTRACE_EVF_DEFAULT_ON);
@@ -78,12 +77,20 @@ void ttrace_ctl_rearm(struct ttrace_ctl_state *st)
 	} while (m != __atomic_load_n(&st->mask, __ATOMIC_ACQUIRE));
 }
 
-/* Whether event id is on under group mask m and its enable flag: what
- * its armed byte must be. */
+/* Whether event id is recorded under group mask m and its enable flag. */
+bool ttrace_ctl_records(const struct ttrace_ctl_state *st, uint64_t m,
+			uint32_t id)
+{
+	return (m >> (st->meta->events[id].group & 63) & 1) && st->enabled[id];
+}
+
+/* Whether event id's site must be live: it is recorded, or a probe is
+ * attached to it (the probe then decides about the record). What its
+ * armed byte must be. */
 bool ttrace_ctl_wants(const struct ttrace_ctl_state *st, uint64_t m,
 		      uint32_t id)
 {
-	return (m >> (st->meta->events[id].group & 63) & 1) && st->enabled[id];
+	return ttrace_ctl_records(st, m, id) || (st->probed && st->probed[id]);
 }
 
 /* Whether any event is on (tracing off aside). */
@@ -137,7 +144,8 @@ static const char *ctl_err(struct ttrace_ctl_cmd *cmd, const char *a,
 	return cmd->err;
 }
 
-/* Splits line (modified in place) at blanks; returns the token count. */
+/* Splits line (modified in place) at blanks; returns the token count, or
+ * max + 1 when there are more. */
 static size_t tokenize(char *line, char **tok, size_t max)
 {
 	size_t n = 0;
@@ -155,6 +163,34 @@ static size_t tokenize(char *line, char **tok, size_t max)
 			p++;
 	}
 	return n;
+}
+
+/*
+ * Copies a command of len bytes (a trailing newline dropped) into line
+ * (TTRACE_CTL_MAX_LEN + 1 bytes) and splits it into at most
+ * TTRACE_CTL_MAX_TOKENS words in tok. Returns NULL and the count in
+ * *ntok, or why the text is no command (too long, a bad character, no
+ * word, too many words).
+ */
+const char *ttrace_ctl_split(const char *text, size_t len, char *line,
+			     char **tok, size_t *ntok)
+{
+	if (len && text[len - 1] == '\n')
+		len--;
+	if (len > TTRACE_CTL_MAX_LEN)
+		return "command too long";
+	for (size_t i = 0; i < len; i++) {
+		if ((text[i] < 0x20 && text[i] != '\t') || text[i] > 0x7e)
+			return "bad character in command";
+		line[i] = text[i];
+	}
+	line[len] = 0;
+	*ntok = tokenize(line, tok, TTRACE_CTL_MAX_TOKENS);
+	if (*ntok == 0)
+		return "empty command";
+	if (*ntok > TTRACE_CTL_MAX_TOKENS)
+		return "too many words";
+	return NULL;
 }
 
 /* Resolves enable/disable NAMEs into cmd->mask and cmd->events. */
@@ -191,12 +227,11 @@ static const char *parse_numbers(struct ttrace_ctl_cmd *cmd, char **tok,
 				 size_t ntok, size_t want)
 {
 	uint64_t v[2] = { 0, 0 };
-	const char *end;
 
 	if (ntok != want + 1)
 		return ctl_err(cmd, tok[0], ": wrong number of arguments", "");
 	for (size_t i = 0; i < want; i++)
-		if (!parse_u64(tok[i + 1], &end, &v[i]) || *end)
+		if (!parse_u64_whole(tok[i + 1], &v[i]))
 			return ctl_err(cmd, "bad number '", tok[i + 1], "'");
 	if (cmd->op == TTRACE_CTL_SETMASK) {
 		cmd->value = v[0];
@@ -232,6 +267,20 @@ static const char *parse_mode(struct ttrace_ctl_cmd *cmd, char **tok,
 	return NULL;
 }
 
+/* Parses "counters MS [all]". */
+static const char *parse_counters(struct ttrace_ctl_cmd *cmd, char **tok,
+				  size_t ntok)
+{
+	if (ntok < 2 || ntok > 3 || (ntok == 3 && strcmp(tok[2], "all")))
+		return ctl_err(cmd, "counters: MS [all]", "", "");
+	if (!parse_u64_whole(tok[1], &cmd->value) ||
+	    cmd->value > TTRACE_CTL_MAX_COUNTER_MS)
+		return ctl_err(cmd, "counters: bad period '", tok[1],
+			       "' (0 to 60000 ms)");
+	cmd->mode = ntok == 3;
+	return NULL;
+}
+
 /*
  * Parses one ctl command of len bytes (not NUL terminated) against meta's
  * names into *cmd. Returns NULL on success, else an error message with the
@@ -241,25 +290,14 @@ const char *ttrace_ctl_parse(struct ttrace_ctl_cmd *cmd, const char *text,
 			     size_t len, const struct ttrace_meta_table *meta)
 {
 	char line[TTRACE_CTL_MAX_LEN + 1];
-	char *tok[CTL_MAX_TOKENS];
+	char *tok[TTRACE_CTL_MAX_TOKENS];
 	size_t ntok;
+	const char *why;
 
 	memset(cmd, 0, sizeof(*cmd));
-	if (len && text[len - 1] == '\n')
-		len--;
-	if (len > TTRACE_CTL_MAX_LEN)
-		return ctl_err(cmd, "command too long", "", "");
-	for (size_t i = 0; i < len; i++) {
-		if ((text[i] < 0x20 && text[i] != '\t') || text[i] > 0x7e)
-			return ctl_err(cmd, "bad character in command", "", "");
-		line[i] = text[i];
-	}
-	line[len] = 0;
-	ntok = tokenize(line, tok, CTL_MAX_TOKENS);
-	if (ntok == 0)
-		return ctl_err(cmd, "empty command", "", "");
-	if (ntok > CTL_MAX_TOKENS)
-		return ctl_err(cmd, "too many words", "", "");
+	why = ttrace_ctl_split(text, len, line, tok, &ntok);
+	if (why)
+		return ctl_err(cmd, why, "", "");
 	if (!strcmp(tok[0], "enable") || !strcmp(tok[0], "disable")) {
 		cmd->op = tok[0][0] == 'e' ? TTRACE_CTL_ENABLE : TTRACE_CTL_DISABLE;
 		return parse_names(cmd, tok, ntok, meta);
@@ -272,6 +310,8 @@ const char *ttrace_ctl_parse(struct ttrace_ctl_cmd *cmd, const char *text,
 		return cmd->op = TTRACE_CTL_CLRBITS, parse_numbers(cmd, tok, ntok, 1);
 	if (!strcmp(tok[0], "bufsize"))
 		return cmd->op = TTRACE_CTL_BUFSIZE, parse_numbers(cmd, tok, ntok, 1);
+	if (!strcmp(tok[0], "counters"))
+		return cmd->op = TTRACE_CTL_COUNTERS, parse_counters(cmd, tok, ntok);
 	if (!strcmp(tok[0], "mode"))
 		return cmd->op = TTRACE_CTL_MODE, parse_mode(cmd, tok, ntok);
 	if (!strcmp(tok[0], "clear")) {

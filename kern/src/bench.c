@@ -29,7 +29,7 @@
 static uint64_t samples[CONFIG_MAX_NUM_CPUS][BATCHES];
 
 enum bench_op { OP_EMPTY, OP_ENABLED, OP_DISABLED, OP_CONT, OP_AUX,
-		OP_CALL, OP_CALL_SITE };
+		OP_CALL, OP_CALL_SITE, OP_FILTER, OP_COUNT };
 
 /* Two identical leaf functions, one with a function-graph site (this file
  * is built with fentry sites) and one without. */
@@ -53,6 +53,8 @@ static __always_inline void run_op(enum bench_op op, uint64_t i)
 		break;
 	case OP_ENABLED:
 	case OP_DISABLED:
+	case OP_FILTER:
+	case OP_COUNT:
 		ttrace_test_seq(i, 0, 0, 0, 0);
 		break;
 	case OP_CONT:
@@ -96,6 +98,8 @@ static void count_op(enum bench_op op)
 	REGION(OP_CONT, INSN_MARK_CONT);
 	REGION(OP_AUX, INSN_MARK_AUX);
 	REGION(OP_CALL, INSN_MARK_CALL);
+	REGION(OP_FILTER, INSN_MARK_PROBE_FILTER);
+	REGION(OP_COUNT, INSN_MARK_PROBE_COUNT);
 #undef REGION
 	default:
 		break;
@@ -142,6 +146,25 @@ static void count_graph(void)
 	ttrace_funcs_control("*", 1, &why);
 }
 
+/* Writes a ctl command (a built-in probe, docs/probes.md); panics if the
+ * kernel refuses it, as the figures would then mean nothing. */
+static void bench_ctl(const char *cmd)
+{
+	const char *why;
+
+	if (ttrace_control(cmd, strlen(cmd), &why))
+		panic("bench: %s: %s", cmd, why);
+}
+
+/* An enabled event's cost with one built-in probe on it (the record kept):
+ * a filter whose test passes, or a count. */
+static void count_probed(enum bench_op op, const char *cmd)
+{
+	bench_ctl(cmd);
+	count_op(op);
+	bench_ctl("unprobe bench");
+}
+
 /* The instruction-count regions, for make bench's plugin run. */
 static void count_all(void)
 {
@@ -150,6 +173,8 @@ static void count_all(void)
 	count_op(OP_ENABLED);
 	count_op(OP_CONT);
 	count_op(OP_AUX);
+	count_probed(OP_FILTER, "probe bench filter test_seq seq<0x7fffffffffffffff");
+	count_probed(OP_COUNT, "probe bench count test_seq");
 	arm_test_group(false);
 	count_op(OP_DISABLED);
 	count_graph();

@@ -97,12 +97,22 @@ static struct proc *proc_alloc(const char *path, int ppid)
 	return p;
 }
 
+static uint32_t nprocs;		/* published, not yet reaped; proc_lock */
+
+/* Processes in the table now, zombies included (the ttrace counter
+ * procs). */
+uint32_t proc_count(void)
+{
+	return READ_ONCE(nprocs);
+}
+
 /* Publishes p, child of parent (NULL for init), under a new pid. */
 static void proc_publish(struct proc *p, struct proc *parent)
 {
 	uint64_t flags = spin_lock_irqsave(&proc_lock);
 
 	p->pid = next_pid++;
+	WRITE_ONCE(nprocs, nprocs + 1);
 	list_add_tail(&procs, &p->link);
 	list_add_tail(list_bucket(pid_hash, hash_word((uint64_t)p->pid,
 						      PID_HASH_BITS)),
@@ -122,6 +132,7 @@ static void proc_reap(struct proc *p)
 	list_del(&p->link);
 	list_del(&p->hash_link);
 	list_del(&p->child_link);
+	WRITE_ONCE(nprocs, nprocs - 1);
 	spin_unlock_irqrestore(&proc_lock, flags);
 	kthread_free(p->kt);
 	kfree(p);

@@ -42,6 +42,7 @@ const char *const kthread_state_names[KT_NSTATES] = {
 
 static struct spinlock sched_lock = SPINLOCK_INIT("sched");
 static struct kthread *runq_head, *runq_tail;
+static uint32_t runq_len;		/* threads on the run queue */
 #define WAITQ_BITS	8
 static struct list waitq[1 << WAITQ_BITS];	/* by hash of wchan */
 static struct list timers = LIST_INIT(timers);	/* by deadline */
@@ -158,6 +159,7 @@ static void enqueue_locked(struct kthread *kt)
 	else
 		runq_head = kt;
 	runq_tail = kt;
+	WRITE_ONCE(runq_len, runq_len + 1);
 	kick_idle_cpu();
 }
 
@@ -170,8 +172,15 @@ static struct kthread *dequeue_locked(void)
 		if (!runq_head)
 			runq_tail = NULL;
 		kt->next = NULL;
+		WRITE_ONCE(runq_len, runq_len - 1);
 	}
 	return kt;
+}
+
+/* Threads waiting on the run queue now (the ttrace counter runq_len). */
+uint32_t sched_runq_len(void)
+{
+	return READ_ONCE(runq_len);
 }
 
 void sched_make_runnable(struct kthread *kt)

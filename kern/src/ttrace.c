@@ -51,6 +51,7 @@
 uint8_t ttrace_armed[TTRACE_NUM_EVENTS];
 uint8_t ttrace_ctx_live;
 static uint8_t ttrace_enabled[TTRACE_NUM_EVENTS];
+static uint8_t ttrace_probed[TTRACE_NUM_EVENTS];	/* ttrace_probe.c */
 struct ttrace ttrace_main = {
 	.rings_lock = RWLOCK_INIT("ttrace_rings"),
 	.aux_lock = RWLOCK_INIT("ttrace_aux"),
@@ -61,6 +62,8 @@ static struct ttrace_entry early_entries[EARLY_ENTRIES];
 static struct ttrace_entry early_copy[EARLY_ENTRIES];	/* for the replay */
 static struct ttrace_entry sink_entries[CONFIG_MAX_NUM_CPUS][SINK_ENTRIES];
 static struct trace_ring early_ring;
+static struct ttrace_entry frozen_entries[CONFIG_MAX_NUM_CPUS][SINK_ENTRIES];
+static struct trace_ring frozen_rings[CONFIG_MAX_NUM_CPUS];
 
 const char *const ttrace_boot_phase_names[BOOT_PHASE_COUNT] = {
 	[BOOT_PHASE_KMAIN] = "kmain",
@@ -97,12 +100,15 @@ void ttrace_early_init(void)
 	for (int i = 0; i < CONFIG_MAX_NUM_CPUS; i++) {
 		trace_ring_init(&t->rings[i], sink_entries[i],
 				sizeof(sink_entries[i]), TRACE_RING_OVERWRITE);
+		trace_ring_init(&frozen_rings[i], frozen_entries[i],
+				sizeof(frozen_entries[i]), TRACE_RING_OVERWRITE);
 		per_cpu_info[i].ttrace_ring = &t->rings[i];
 	}
 	pcpui->ttrace_ring = &early_ring;
 	ttrace_ctx_set(pcpui, TTRACE_CTX_BOOT, 0);
 	ttrace_ctl_init(&t->ctl, &ttrace_meta_builtin, ttrace_enabled,
 			ttrace_armed);
+	t->ctl.probed = ttrace_probed;
 	ttrace_patch_sync(TEXT_PATCH_ALONE);	/* no other CPU is up */
 	ttrace_ctx_live = ttrace_ctl_any_on(&t->ctl);	/* no syscall yet */
 	ttrace_root_update();
@@ -126,6 +132,40 @@ static void ttrace_off(struct ttrace *t, const char *why)
 	ttrace_patch_sync(TEXT_PATCH_LIVE);
 	ttrace_ctx_live = 0;
 	printk(KERN_ERR "ttrace: %s; tracing is off\n", why);
+}
+
+/*
+ * Freezes tracing at once, from any context (the stop probe): the mask to
+ * 0, every event without a probe disarmed, and every CPU's writes sent to
+ * a small ring of its own that nobody reads, so a site whose text still
+ * jumps to the recording code (static keys are re-patched only under the
+ * ctl mutex) records nothing more. A writer already inside a ring finishes
+ * there. The next rearm under the ctl mutex thaws it (ttrace_thaw).
+ */
+void ttrace_freeze(void)
+{
+	struct ttrace *t = &ttrace_main;
+
+	ttrace_mask_setmask(&t->ctl.mask, 0, ~0ULL);
+	for (uint32_t id = 0; id < TTRACE_NUM_EVENTS; id++)
+		if (!__atomic_load_n(&ttrace_probes[id], __ATOMIC_RELAXED))
+			__atomic_store_n(&ttrace_armed[id], 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->frozen, true, __ATOMIC_RELEASE);
+	for (uint32_t c = 0; c < num_cpus; c++)
+		__atomic_store_n(&per_cpu_info[c].ttrace_ring, &frozen_rings[c],
+				 __ATOMIC_RELEASE);
+}
+
+/* Undoes ttrace_freeze(): every CPU writes its own ring again. ctl mutex
+ * held (rearm), so no resize runs meanwhile. */
+void ttrace_thaw(struct ttrace *t)
+{
+	if (!__atomic_load_n(&t->frozen, __ATOMIC_ACQUIRE))
+		return;
+	for (uint32_t c = 0; c < num_cpus; c++)
+		__atomic_store_n(&per_cpu_info[c].ttrace_ring, &t->rings[c],
+				 __ATOMIC_RELEASE);
+	__atomic_store_n(&t->frozen, false, __ATOMIC_RELEASE);
 }
 
 /* Whether cpu's ring is still its sink (no memory of its own). */

@@ -11,6 +11,8 @@
 #include <ttrace.h>
 #include <ttrace_aux.h>
 #include <ttrace_ctl.h>
+#include <ttrace_probe_spec.h>
+#include <module.h>
 #include <trace_ring.h>
 #include <atomic.h>
 #include <kmsg.h>
@@ -138,6 +140,7 @@ static void rearm(struct ttrace *t)
 	if (t->off_reason)
 		return;
 	live_on();
+	ttrace_thaw(t);
 	ttrace_ctl_rearm(&t->ctl);
 	ttrace_patch_sync(TEXT_PATCH_LIVE);
 	live_update(t);
@@ -218,6 +221,38 @@ static const char *resize_rings(struct ttrace *t, uint64_t kb)
 		if (prev[c])
 			free_cont_pages(prev[c], old);
 	return NULL;
+}
+
+/* The ctl mutex, the grace period and re-arming, for the other parts of
+ * the tracer that change what is armed (ttrace_probe.c): the same rules
+ * as the static functions they wrap. */
+void ttrace_ctl_mutex_enter(void)
+{
+	ctl_enter(&ttrace_main);
+}
+
+void ttrace_ctl_mutex_exit(void)
+{
+	ctl_exit(&ttrace_main);
+}
+
+void ttrace_grace_period(void)
+{
+	grace_period();
+}
+
+/* Counts a turn of this CPU's wait for another mutex of the tracer's (the
+ * module mutex) as quiet for the grace period, as ctl_enter's turns are:
+ * the CPU is in no tracepoint, and does not run kernel messages until it
+ * gets the mutex, whose holder may be waiting for a grace period. */
+void ttrace_quiet_turn(void)
+{
+	__atomic_fetch_add(&ctl_spins[core_id()], 1, __ATOMIC_RELEASE);
+}
+
+void ttrace_rearm_locked(void)
+{
+	rearm(&ttrace_main);
 }
 
 /* Sets the group mask bits under bits to value and re-arms, under the ctl
@@ -305,6 +340,8 @@ static const char *apply(struct ttrace *t, const struct ttrace_ctl_cmd *cmd)
 		return resize_rings(t, cmd->value);
 	case TTRACE_CTL_HANG:
 		ttrace_hang();
+	case TTRACE_CTL_COUNTERS:
+		return ttrace_counters_set((uint32_t)cmd->value, cmd->mode);
 	default:
 		if (t->off_reason)
 			return t->off_reason;
@@ -324,10 +361,19 @@ int ttrace_control(const char *text, size_t len, const char **why)
 	struct ttrace *t = &ttrace_main;
 	const char *err;
 
+	if (module_is_cmd(text, len)) {	/* its code attaches: no ctl mutex */
+		err = module_control(text, len);
+		*why = err;
+		return err ? -EINVAL : 0;
+	}
 	ctl_enter(t);
-	err = ttrace_ctl_parse(&ctl_cmd, text, len, &ttrace_meta_builtin);
-	if (!err)
-		err = apply(t, &ctl_cmd);
+	if (ttrace_probe_is_cmd(text, len)) {
+		err = ttrace_probes_control(text, len);
+	} else {
+		err = ttrace_ctl_parse(&ctl_cmd, text, len, &ttrace_meta_builtin);
+		if (!err)
+			err = apply(t, &ctl_cmd);
+	}
 	if (err)
 		strlcpy(ctl_err, err, sizeof(ctl_err));
 	ctl_exit(t);

@@ -23,6 +23,7 @@
 #include <ttrace_aux.h>
 #include <ttrace_ctl.h>
 #include <text_patch.h>
+#include <ttrace_probe.h>
 
 struct ttrace {
 	struct trace_ring rings[CONFIG_MAX_NUM_CPUS];
@@ -36,6 +37,8 @@ struct ttrace {
 	struct ttrace_ctl_state ctl;
 	struct spinlock ctl_lock;	/* guards ctl_busy */
 	bool ctl_busy;			/* the ctl mutex is held */
+	bool frozen;			/* ttrace_freeze(): CPUs write to
+					   frozen_rings until a rearm */
 };
 
 extern struct ttrace ttrace_main;
@@ -46,6 +49,33 @@ unsigned ttrace_order_for(size_t bytes);
 size_t ttrace_tsc_offsets(struct ttrace_file_tsc *t);
 bool ttrace_armed_consistent(void);
 bool ttrace_ring_is_sink(const struct ttrace *t, uint32_t cpu);
+void ttrace_freeze(void);
+void ttrace_thaw(struct ttrace *t);
+
+/* Control: the ctl mutex (ttrace_control.c), a grace period over every
+ * CPU and re-arming from the ctl state, both with the mutex held. */
+void ttrace_ctl_mutex_enter(void);
+void ttrace_ctl_mutex_exit(void);
+void ttrace_grace_period(void);
+void ttrace_quiet_turn(void);
+void ttrace_rearm_locked(void);
+
+/* The probe API for callers that hold the ctl mutex (ttrace_probe.c). */
+int ttrace_probe_attach_locked(uint32_t id, ttrace_probe_fn fn, void *arg);
+unsigned ttrace_probe_detach_arg_locked(void *arg);
+
+/* The built-in probes (ttrace_probes.c): ctl commands with the ctl mutex
+ * held, results as text, the snapshot's rings. */
+const char *ttrace_probes_control(const char *text, size_t len);
+size_t ttrace_probes_text(char *buf, size_t size);
+uint32_t ttrace_snap_read(uint32_t cpu, struct trace_ring_cursor *cur,
+			  uint64_t *end, struct ttrace_entry *out, size_t max,
+			  struct trace_ring_run *run);
+
+/* Counters (ttrace_counters.c): ctl `counters`, with the ctl mutex held,
+ * and the current values as text. */
+const char *ttrace_counters_set(uint32_t ms, bool all);
+size_t ttrace_counters_text(char *buf, size_t size);
 
 /* Ring access for readers (the device): each takes rings_lock for reading. */
 uint32_t ttrace_ring_read(uint32_t cpu, struct trace_ring_cursor *cur,

@@ -249,7 +249,28 @@ static int test_list(void)
 	return 0;
 }
 
+/* counters MS [all]: the period and the flag, or an error. */
+static int test_counters_cmd(void)
+{
+	static struct ttrace_ctl_cmd cmd;
+
+	HT_CHECK(!ttrace_ctl_parse(&cmd, "counters 10 all", 15, &meta));
+	HT_CHECK(cmd.op == TTRACE_CTL_COUNTERS && cmd.value == 10 && cmd.mode);
+	HT_CHECK(!ttrace_ctl_parse(&cmd, "counters 0\n", 11, &meta));
+	HT_CHECK(cmd.value == 0 && !cmd.mode);
+	HT_CHECK(strstr(ttrace_ctl_parse(&cmd, "counters 60001", 14, &meta),
+			"bad period '60001'"));
+	HT_CHECK(strstr(ttrace_ctl_parse(&cmd, "counters x", 10, &meta),
+			"bad period 'x'"));
+	HT_CHECK(strstr(ttrace_ctl_parse(&cmd, "counters 5 some", 15, &meta),
+			"counters: MS [all]"));
+	HT_CHECK(strstr(ttrace_ctl_parse(&cmd, "counters", 8, &meta),
+			"counters: MS [all]"));
+	return 0;
+}
+
 static const struct ht_test tests[] = {
+	{ test_counters_cmd, "ctl_counters_cmd" },
 	{ test_mask_ops, "ctl_mask_ops" },
 	{ test_mask_atomic, "ctl_mask_atomic" },
 	{ test_armed, "ctl_armed" },

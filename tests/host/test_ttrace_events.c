@@ -4,9 +4,10 @@
  * formatter (kern/lib/ttrace_decode.c).
  *
  * The generated header is included with CONFIG_TTRACE defined; this file
- * plays the kernel, providing ttrace_armed[] and ttrace_emit_*() stubs that
- * record their calls, so enabled events are seen to emit and disabled ones
- * not to.
+ * plays the kernel, providing ttrace_armed[], ttrace_probes[] and
+ * ttrace_emit_*() / ttrace_probe_fire() stubs that record their calls, so
+ * enabled events are seen to emit, disabled ones not to, and probed ones
+ * to call their probes instead.
  */
 #define CONFIG_TTRACE 1
 
@@ -26,9 +27,12 @@
 /* ---- the kernel's side, recorded ---------------------------------------- */
 
 uint8_t ttrace_armed[TTRACE_NUM_EVENTS];
+struct ttrace_probe *ttrace_probes[TTRACE_NUM_EVENTS];
+uint64_t ttrace_sp_syscall_errors_count;	/* the static probe's */
 
 struct call {
 	uint32_t id, nargs;
+	bool probed;		/* through ttrace_probe_fire() */
 	uint64_t a[TTRACE_MAX_ARGS];
 };
 
@@ -40,9 +44,18 @@ static void record(uint32_t id, const uint64_t *a, uint32_t n)
 	if (ncalls < 64) {
 		calls[ncalls].id = id;
 		calls[ncalls].nargs = n;
-		memcpy(calls[ncalls].a, a, n * sizeof(*a));
+		calls[ncalls].probed = false;
+		if (n)
+			memcpy(calls[ncalls].a, a, n * sizeof(*a));
 	}
 	ncalls++;
+}
+
+void ttrace_probe_fire(uint32_t id, const uint64_t *args, uint32_t nargs)
+{
+	record(id, args, nargs);
+	if (ncalls <= 64)
+		calls[ncalls - 1].probed = true;
 }
 
 void ttrace_emit_0(uint32_t id)
@@ -112,6 +125,7 @@ static void fire_all(void)
 	ttrace_proc_exit(7, -1);
 	ttrace_user_marker(8);
 	ttrace_page_fault(&x, 6, (void *)fire_all);
+	ttrace_counter(3, 9, 7);
 	ttrace_test_seq(1, 2, 3, 4, 5);
 	ttrace_test_wide(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
 	ttrace_func_entry(0x1000, 1);
@@ -122,7 +136,7 @@ static int test_table(void)
 {
 	const char *why;
 
-	HT_CHECK(TTRACE_NUM_EVENTS == 29 && TTRACE_NUM_GROUPS == 14);
+	HT_CHECK(TTRACE_NUM_EVENTS == 30 && TTRACE_NUM_GROUPS == 15);
 	HT_CHECK(ttrace_meta_builtin.nevents == TTRACE_NUM_EVENTS);
 	for (uint32_t i = 0; i < TTRACE_NUM_EVENTS; i++) {
 		const struct ttrace_event_meta *e = &ttrace_event_table[i];
@@ -186,6 +200,50 @@ static int test_emitters(void)
 	fire_all();
 	HT_CHECK(ncalls == 1 && calls[0].id == TTRACE_EV_PAGE_FREE);
 	HT_CHECK(calls[0].a[0] == 0x1000 && calls[0].a[1] == 2);
+	return 0;
+}
+
+/* An armed event with a probe calls ttrace_probe_fire() with the same
+ * words, and only then; a disarmed one with a probe calls nothing. */
+static int test_probed_emitters(void)
+{
+	static struct ttrace_probe *const some = (void *)1;
+
+	memset(ttrace_armed, 1, sizeof(ttrace_armed));
+	for (int i = 0; i < TTRACE_NUM_EVENTS; i++)
+		ttrace_probes[i] = some;
+	ncalls = 0;
+	fire_all();
+	HT_CHECK(ncalls == TTRACE_NUM_EVENTS);
+	for (int i = 0; i < TTRACE_NUM_EVENTS; i++) {
+		HT_CHECK(calls[i].probed && calls[i].id == (uint32_t)i);
+		HT_CHECK(calls[i].nargs == ttrace_event_table[i].nargs);
+	}
+	HT_CHECK(calls[TTRACE_EV_SYSCALL_EXIT].a[1] == (uint64_t)-14);
+	for (int i = 0; i < 13; i++)
+		HT_CHECK(calls[TTRACE_EV_TEST_WIDE].a[i] == (uint64_t)i);
+	memset(ttrace_armed, 0, sizeof(ttrace_armed));
+	ncalls = 0;
+	fire_all();
+	HT_CHECK(ncalls == 0);
+	memset(ttrace_probes, 0, sizeof(ttrace_probes));
+	return 0;
+}
+
+/* syscall_exit's static probe runs inline when the event is armed, and
+ * only then: it counts the failed syscalls and keeps every record. */
+static int test_static_probe(void)
+{
+	memset(ttrace_armed, 0, sizeof(ttrace_armed));
+	ttrace_sp_syscall_errors_count = 0;
+	ncalls = 0;
+	ttrace_syscall_exit(3, -2);
+	HT_CHECK(ttrace_sp_syscall_errors_count == 0 && ncalls == 0);
+	ttrace_armed[TTRACE_EV_SYSCALL_EXIT] = 1;
+	ttrace_syscall_exit(3, -2);
+	ttrace_syscall_exit(3, 5);
+	HT_CHECK(ttrace_sp_syscall_errors_count == 1 && ncalls == 2);
+	memset(ttrace_armed, 0, sizeof(ttrace_armed));
 	return 0;
 }
 
@@ -639,7 +697,9 @@ static int test_version_check(void)
 static const struct ht_test tests[] = {
 	{ test_table, "events_table" },
 	{ test_emitters, "events_emitters" },
+	{ test_probed_emitters, "events_probed_emitters" },
 	{ test_ctl_arms, "events_ctl_arms" },
+	{ test_static_probe, "events_static_probe" },
 	{ test_blob_roundtrip, "meta_blob_roundtrip" },
 	{ test_blob_corrupt, "meta_blob_corrupt" },
 	{ test_blob_semantics, "meta_blob_semantics" },

@@ -8,7 +8,19 @@
  *	ttrace clear			empty the rings (aux keeps its names)
  *	ttrace mark TEXT...		record a user_marker event with TEXT
  *	ttrace cat [-c CPU]		records as text, all CPUs merged by time
- *	ttrace save FILE		the whole trace into one file
+ *	ttrace save [-s] FILE		the whole trace into one file (-s:
+ *					the snapshot a snapshot probe took)
+ *	ttrace hist EVENT[:FIELD] [by FIELD] [if TEST...]
+ *	ttrace hist latency START END [by FIELD] [if TEST...]
+ *					start a count, a histogram of FIELD
+ *					or of the latency START -> END, or
+ *					show it as bars if it runs already
+ *	ttrace counters			the counters' values (docs/probes.md)
+ *	ttrace probe list|load FILE|unload NAME
+ *					probes (docs/probes.md): load a
+ *					module (an ELF object) or write a
+ *					text FILE's lines to ctl; unload a
+ *					module or a built-in probe
  *	ttrace record [-o FILE] -- CMD [ARG...]
  *	ttrace stream [-o FILE] [-t SECONDS] [-- CMD [ARG...]]
  *
@@ -495,14 +507,15 @@ static size_t drain_once(struct ttrace_file_writer *w, int fd, uint32_t cpu,
 	return (size_t)n;
 }
 
-/* CPU c's records as of now: rawN to its end. */
+/* CPU c's records as of now (rawN to its end), or as the snapshot probe
+ * copied them (snapN). */
 static void save_ring(struct ttrace_file_writer *w, uint32_t c,
-		      const char *out)
+		      const char *kind, const char *out)
 {
 	char raw[32];
 	int fd;
 
-	snprintf(raw, sizeof(raw), DEV "/raw%u", c);
+	snprintf(raw, sizeof(raw), DEV "/%s%u", kind, c);
 	fd = open_or_die(raw, O_RDONLY);
 	while (drain_once(w, fd, c, raw, out))
 		;
@@ -550,8 +563,9 @@ static void out_close(const struct ttrace_file_writer *w, const char *path,
 	       (unsigned long long)w->offset, w->file_crc);
 }
 
-/* Saves the whole trace to path; prints its size and CRC-32. */
-static void save(const char *path)
+/* Saves the whole trace (kind "raw"), or the snapshot a snapshot probe
+ * took ("snap"), to path; prints its size and CRC-32. */
+static void save(const char *path, const char *kind)
 {
 	struct ttrace_file_writer w;
 	struct ttrace_version v;
@@ -561,7 +575,7 @@ static void save(const char *path)
 	out_open(&w, path, &fd);
 	save_head(&w, &v, path);
 	for (uint32_t c = 0; c < v.num_cpus; c++)
-		save_ring(&w, c, path);
+		save_ring(&w, c, kind, path);
 	save_tail(&w, v.num_cpus, path);
 	out_close(&w, path, fd);
 }
@@ -660,26 +674,36 @@ static int cmd_stream(int argc, char **argv)
 
 /* ---- record -------------------------------------------------------------- */
 
-/* Builds "enable G..." for the groups the metadata turns on by default. */
-static void default_groups(const struct ttrace_version *v, char *cmd,
-			   size_t size)
+/* Reads the event metadata into *t; *mem holds it until freed. */
+static void meta_load(struct ttrace_meta_table *t, void **mem)
 {
-	struct ttrace_meta_table t;
+	struct ttrace_version v;
 	const char *why;
-	uint8_t *blob = malloc(v->meta_size ? v->meta_size : 1);
-	void *arena;
+	uint8_t *blob;
 	size_t n;
-	int fd = open_or_die(DEV "/meta", O_RDONLY);
+	int fd;
 
-	if (!blob || read_full(fd, blob, v->meta_size, DEV "/meta") !=
-		     v->meta_size)
+	read_version(&v);
+	blob = malloc(v.meta_size ? v.meta_size : 1);
+	fd = open_or_die(DEV "/meta", O_RDONLY);
+	if (!blob || read_full(fd, blob, v.meta_size, DEV "/meta") !=
+		     v.meta_size)
 		die(DEV "/meta: cannot read the event metadata");
 	close(fd);
-	n = ttrace_meta_arena_size(blob, v->meta_size);
-	arena = malloc(n ? n : 1);
-	if (!arena || ttrace_meta_parse(blob, v->meta_size, arena, n, &t,
-					&why) < 0)
-		die(arena ? why : "out of memory");
+	n = ttrace_meta_arena_size(blob, v.meta_size);
+	*mem = malloc(n ? n : 1);
+	if (!*mem || ttrace_meta_parse(blob, v.meta_size, *mem, n, t, &why) < 0)
+		die(*mem ? why : "out of memory");
+	free(blob);
+}
+
+/* Builds "enable G..." for the groups the metadata turns on by default. */
+static void default_groups(char *cmd, size_t size)
+{
+	struct ttrace_meta_table t;
+	void *mem;
+
+	meta_load(&t, &mem);
 	strlcpy(cmd, "enable", size);
 	for (uint32_t g = 0; g < t.ngroups; g++) {
 		if (!(t.groups[g].flags & TTRACE_EVF_DEFAULT_ON))
@@ -688,8 +712,7 @@ static void default_groups(const struct ttrace_version *v, char *cmd,
 		if (strlcat(cmd, t.groups[g].name, size) >= size)
 			die("too many default groups for one ctl command");
 	}
-	free(arena);
-	free(blob);
+	free(mem);
 }
 
 static int cmd_record(int argc, char **argv)
@@ -707,7 +730,7 @@ static int cmd_record(int argc, char **argv)
 	if (optind >= argc)
 		die("usage: ttrace record [-o FILE] -- CMD [ARG...]");
 	read_version(&v);
-	default_groups(&v, cmd, sizeof(cmd));
+	default_groups(cmd, sizeof(cmd));
 	snprintf(path, sizeof(path), "%s%s", strchr(argv[optind], '/') ? "" :
 		 "/bin/", argv[optind]);
 	ctl_write("clear");
@@ -720,7 +743,7 @@ static int cmd_record(int argc, char **argv)
 	if (waitpid(pid, &status) < 0)
 		die_sys("wait");
 	ctl_write("setmask 0 0xffffffffffffffff");	/* don't trace the save */
-	save(out);
+	save(out, "raw");
 	ctl_write(restore);
 	restore[0] = 0;
 	printf("ttrace: %s exited with status %d\n", argv[optind], status);
@@ -772,10 +795,249 @@ static int cmd_graph(int argc, char **argv)
 	funcs_write("*");
 	if (pid < 0)
 		die_sys(path);
-	save(out);
+	save(out, "raw");
 	printf("ttrace: %s exited with status %d; graph saved to %s\n",
 	       argv[optind], status, out);
 	return 0;
+}
+
+/* ---- probes -------------------------------------------------------------- */
+
+#define PROBES_MAX	(128 * 1024)	/* the kernel's probes text, at most */
+#define BAR_WIDTH	40
+
+/* The probes file into a buffer (NUL terminated) the caller frees. */
+static char *probes_text(void)
+{
+	char *text = malloc(PROBES_MAX + 1);
+	int fd = open_or_die(DEV "/probes", O_RDONLY);
+	size_t n;
+
+	if (!text)
+		die("out of memory");
+	n = read_full(fd, text, PROBES_MAX, DEV "/probes");
+	close(fd);
+	text[n] = 0;
+	return text;
+}
+
+/* Reads up to max numbers from line s (words that are not numbers are
+ * skipped); returns how many. */
+static int numbers(const char *s, uint64_t *v, int max)
+{
+	int n = 0;
+
+	while (*s && *s != '\n' && n < max) {
+		char *end;
+
+		if (*s >= '0' && *s <= '9') {
+			v[n++] = strtoull(s, &end, 10);
+			s = end;
+		} else {
+			s++;
+		}
+	}
+	return n;
+}
+
+static const char *next_line(const char *l)
+{
+	const char *e = strchr(l, '\n');
+
+	return e ? e + 1 : l + strlen(l);
+}
+
+/* The line that opens probe name's block in text, or NULL. */
+static const char *probe_block(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *l = text; *l; l = next_line(l))
+		if (!strncmp(l, "probe ", 6) && !strncmp(l + 6, name, n) &&
+		    l[6 + n] == ' ')
+			return l;
+	return NULL;
+}
+
+/* The largest count below line l: of the keys of a count ("  key K count
+ * N"), or of the buckets ("    LOW HIGH N") under one key. */
+static uint64_t block_max(const char *l, bool buckets)
+{
+	uint64_t max = 1, v[3];
+
+	for (l = next_line(l); *l == ' '; l = next_line(l)) {
+		if (buckets && strncmp(l, "    ", 4))
+			break;
+		if (buckets && numbers(l, v, 3) == 3 && v[2] > max)
+			max = v[2];
+		if (!buckets && !strncmp(l, "  key", 5) && numbers(l, v, 2) == 2 &&
+		    v[1] > max)
+			max = v[1];
+	}
+	return max;
+}
+
+static void bar(uint64_t n, uint64_t max)
+{
+	char b[BAR_WIDTH + 1];
+	size_t w = (size_t)(n * BAR_WIDTH / max);
+
+	memset(b, '#', w);
+	b[w] = 0;
+	printf(" |%s\n", b);
+}
+
+/* Prints the probe block opening at l with text bars: one per key for a
+ * count, one per bucket under each key for a histogram. */
+static void show_block(const char *l)
+{
+	const char *eol = strchr(l, '\n');
+	bool count = eol && strstr(l, " count ") && strstr(l, " count ") < eol;
+	uint64_t max = count ? block_max(l, false) : 1, v[3];
+
+	printf("%.*s\n", (int)(next_line(l) - l - 1), l);
+	for (l = next_line(l); *l == ' '; l = next_line(l)) {
+		int len = (int)(next_line(l) - l - 1);
+
+		if (!strncmp(l, "    ", 4) && numbers(l, v, 3) == 3) {
+			printf("  %12llu .. %-12llu %8llu",
+			       (unsigned long long)v[0],
+			       (unsigned long long)v[1],
+			       (unsigned long long)v[2]);
+			bar(v[2], max);
+		} else if (count && !strncmp(l, "  key", 5) &&
+			   numbers(l, v, 2) == 2) {
+			printf("  key %-12llu %8llu", (unsigned long long)v[0],
+			       (unsigned long long)v[1]);
+			bar(v[1], max);
+		} else {
+			if (!strncmp(l, "  key", 5))
+				max = block_max(l, true);
+			printf("%.*s\n", len, l);
+		}
+	}
+}
+
+/* The name ttrace hist gives a probe: KIND.WORD..., cut to 23 characters
+ * (the kernel's limit). */
+static void hist_name(char *name, const char *kind, const char *a,
+		      const char *b)
+{
+	char full[160];
+
+	snprintf(full, sizeof(full), "%s.%s%s%s", kind, a, b ? "." : "",
+		 b ? b : "");
+	for (char *p = full; *p; p++)
+		if (*p == ':')
+			*p = '.';
+	snprintf(name, 24, "%s", full);
+}
+
+/* The first argument of event name, if it has one (NULL otherwise): the
+ * default key of a latency histogram (syscall_enter: the syscall). */
+static const char *first_arg(const struct ttrace_meta_table *t,
+			     const char *name)
+{
+	for (uint32_t e = 0; e < t->nevents; e++)
+		if (!strcmp(t->events[e].name, name))
+			return t->events[e].nargs ? t->events[e].args[0].name :
+			       NULL;
+	return NULL;
+}
+
+/* ttrace hist EVENT[:FIELD] ... | latency START END ...: shows the probe
+ * if it exists, else starts it. */
+static int cmd_hist(int argc, char **argv)
+{
+	char name[24], cmd[CTL_MAX + 1], *text, *field;
+	const char *l;
+	bool lat = argc >= 3 && !strcmp(argv[0], "latency");
+	int rest = lat ? 3 : 1;
+
+	if (argc < 1 || (!strcmp(argv[0], "latency") && argc < 3))
+		die("usage: ttrace hist EVENT[:FIELD] | ttrace hist latency "
+		    "START END");
+	if (lat)
+		hist_name(name, "lat", argv[1], argv[2]);
+	else
+		hist_name(name, "hist", argv[0], NULL);
+	text = probes_text();
+	if ((l = probe_block(text, name))) {
+		show_block(l);
+		free(text);
+		return 0;
+	}
+	free(text);
+	if (lat) {
+		struct ttrace_meta_table t;
+		void *mem;
+		const char *key;
+
+		meta_load(&t, &mem);
+		key = argc == 3 ? first_arg(&t, argv[1]) : NULL;
+		snprintf(cmd, sizeof(cmd), "probe %s latency %s %s%s%s", name,
+			 argv[1], argv[2], key ? " by " : "", key ? key : "");
+		free(mem);
+	} else if ((field = strchr(argv[0], ':'))) {
+		*field++ = 0;
+		snprintf(cmd, sizeof(cmd), "probe %s hist %s %s", name, argv[0],
+			 field);
+	} else {
+		snprintf(cmd, sizeof(cmd), "probe %s count %s", name, argv[0]);
+	}
+	join(cmd, sizeof(cmd), cmd, argc - rest, argv + rest);
+	ctl_write(cmd);
+	printf("ttrace: probe %s started; run the same command to see it\n",
+	       name);
+	return 0;
+}
+
+/* Loads a probe module (an ELF object: "module load PATH"), or writes
+ * each line of a text file (blank and # lines aside) to ctl, stopping at
+ * the first the kernel refuses. */
+static void probe_load(const char *path)
+{
+	struct linereader lr;
+	char line[CTL_MAX + 2];
+	int fd = open_or_die(path, O_RDONLY);
+	ssize_t n = read(fd, line, 4);
+
+	if (n == 4 && !memcmp(line, "\177ELF", 4)) {
+		close(fd);
+		snprintf(line, sizeof(line), "module load %s", path);
+		ctl_write(line);
+		return;
+	}
+	close(fd);
+	fd = open_or_die(path, O_RDONLY);
+	linereader_init(&lr, fd);
+	while ((n = linereader_next(&lr, line, sizeof(line))) > 0) {
+		char *p = line;
+
+		line[n - (line[n - 1] == '\n')] = 0;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p && *p != '#')
+			ctl_write(p);
+	}
+	if (n < 0)
+		die_sys(path);
+	close(fd);
+}
+
+/* Unloads module name, or else removes built-in probe name. */
+static void probe_unload(const char *name)
+{
+	char cmd[CTL_MAX + 1];
+	int fd = open_or_die(DEV "/ctl", O_WRONLY);
+
+	snprintf(cmd, sizeof(cmd), "module unload %s", name);
+	if (write(fd, cmd, strlen(cmd)) < 0) {
+		snprintf(cmd, sizeof(cmd), "unprobe %s", name);
+		if (write(fd, cmd, strlen(cmd)) < 0)
+			die_sys(cmd);
+	}
+	close(fd);
 }
 
 /* ---- main ---------------------------------------------------------------- */
@@ -788,7 +1050,11 @@ static int usage(void)
 		"       ttrace clear\n"
 		"       ttrace mark TEXT...\n"
 		"       ttrace cat [-c CPU]\n"
-		"       ttrace save FILE\n"
+		"       ttrace save [-s] FILE\n"
+		"       ttrace hist EVENT[:FIELD] [by FIELD] [if TEST...]\n"
+		"       ttrace hist latency START END [by FIELD] [if TEST...]\n"
+		"       ttrace probe list|load FILE|unload NAME\n"
+		"       ttrace counters\n"
 		"       ttrace record [-o FILE] -- CMD [ARG...]\n"
 		"       ttrace graph [-f GLOB] [-o FILE] -- CMD [ARG...]\n"
 		"       ttrace stream [-o FILE] [-t SECONDS] [-- CMD [ARG...]]\n");
@@ -819,7 +1085,22 @@ int main(int argc, char **argv)
 	} else if (!strcmp(c, "cat")) {
 		return cmd_cat(argc - 1, argv + 1);
 	} else if (!strcmp(c, "save") && argc == 3) {
-		save(argv[2]);
+		save(argv[2], "raw");
+	} else if (!strcmp(c, "save") && argc == 4 && !strcmp(argv[2], "-s")) {
+		save(argv[3], "snap");
+	} else if (!strcmp(c, "counters") && argc == 2) {
+		cat_file(DEV "/counters");
+	} else if (!strcmp(c, "hist")) {
+		return cmd_hist(argc - 2, argv + 2);
+	} else if (!strcmp(c, "probe") && argc == 3 &&
+		   !strcmp(argv[2], "list")) {
+		cat_file(DEV "/probes");
+	} else if (!strcmp(c, "probe") && argc == 4 &&
+		   !strcmp(argv[2], "load")) {
+		probe_load(argv[3]);
+	} else if (!strcmp(c, "probe") && argc == 4 &&
+		   !strcmp(argv[2], "unload")) {
+		probe_unload(argv[3]);
 	} else if (!strcmp(c, "record")) {
 		return cmd_record(argc - 1, argv + 1);
 	} else if (!strcmp(c, "graph")) {

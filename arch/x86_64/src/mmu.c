@@ -66,6 +66,36 @@ int mmu_map(uint64_t *pml4, uintptr_t va, physaddr_t pa, uint64_t perm)
 	return 0;
 }
 
+/*
+ * Maps n pages of physical memory from pa at va in the shared kernel half
+ * (the module area): executable and read-only (MMU_MAP_EXEC) or writable
+ * and no-execute. Returns 0, or -1 when a page table cannot be had (what
+ * was mapped stays; mmu_unmap_kernel() it). Process context.
+ */
+int mmu_map_kernel(uintptr_t va, physaddr_t pa, uint64_t n, unsigned how)
+{
+	uint64_t perm = how == MMU_MAP_EXEC ? PTE_G : PTE_G | PTE_W | PTE_NX;
+
+	for (size_t i = 0; i < n; i++)
+		if (mmu_map(kern_pml4, va + i * PGSIZE, pa + i * PGSIZE, perm))
+			return -1;
+	return 0;
+}
+
+/* Unmaps n pages at va mapped by mmu_map_kernel(). Only this CPU's TLB is
+ * flushed: callers never map these addresses again, and nothing on any
+ * CPU uses them any more. */
+void mmu_unmap_kernel(uintptr_t va, uint64_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t *pte = mmu_walk(kern_pml4, va + i * PGSIZE, false);
+
+		if (pte)
+			*pte = 0;
+		invlpg((void *)(va + i * PGSIZE));
+	}
+}
+
 uint64_t *mmu_kernel_pml4(void)
 {
 	return kern_pml4;

@@ -10,6 +10,9 @@
  *	aux	header + aux snapshot	cpuN	CPU N's records as text
  *	rawN	CPU N's records, binary	streamN	... consumed as they come
  *	tsc	each CPU's TSC offset from CPU 0's (struct ttrace_file_tsc)
+ *	probes	the built-in probes and their results (docs/probes.md)
+ *	snapN	CPU N's ring as a snapshot probe copied it, as rawN
+ *	counters the counters' current values (ttrace_counters.c)
  *
  * Each open of cpuN, rawN or streamN has its own cursor (struct tt_file,
  * made at open, so processes sharing the open file share it under its
@@ -21,6 +24,7 @@
  * is waited for (briefly), then declared lost as in flight.
  */
 #include <ns.h>
+#include <module.h>
 #include <ttrace.h>
 #include <ttrace_aux.h>
 #include <ttrace_ctl.h>
@@ -41,11 +45,12 @@
 #include "../../src/ttrace_internal.h"
 
 enum { Qdir, Qctl, Qevents, Qstats, Qmarker, Qversion, Qmeta, Qaux, Qtsc,
-       Qfuncs,
-       Qcpu = 0x100, Qraw = 0x200, Qstream = 0x300 };
+       Qfuncs, Qprobes, Qcounters,
+       Qcpu = 0x100, Qraw = 0x200, Qstream = 0x300, Qsnap = 0x400 };
 
-#define NFIXED		10
-#define NPERCPU		3
+#define NFIXED		12
+#define NPERCPU		4
+#define PROBES_TEXT_ORDER 5	/* 128 KiB: 16 probes of 64 keys' bars */
 #define LINE_MAX	512	/* one text line, newline included */
 #define TEXT_EVENTS	16	/* events formatted per refill of cpuN text */
 #define SNAP_WAIT_NS	20000000	/* wait for a slot in flight: 20 ms */
@@ -71,6 +76,7 @@ struct tt_file {
 	uint32_t cpu;
 	struct trace_ring_cursor cur;
 	uint64_t end;			/* snapshot bound; UINT64_MAX: stream */
+	bool snap;			/* snapN: the snapshot probe's copy */
 	uint64_t busy_since;		/* TSC when slot cur.next got stuck */
 	struct snap *aux;		/* aux: the snapshot; cpuN: names */
 	struct ttrace_aux_view names;
@@ -95,7 +101,8 @@ static void tab_add(const char *name, uint64_t path, uint32_t perm)
 /* Builds the directory once the CPUs are known (ns_init runs after SMP). */
 static void tt_init(void)
 {
-	static const char *const kind[NPERCPU] = { "cpu", "raw", "stream" };
+	static const char *const kind[NPERCPU] = { "cpu", "raw", "stream",
+						   "snap" };
 
 	tab_add(".", Qdir, S_IFDIR | 0555);
 	tab_add("ctl", Qctl, S_IFREG | 0644);
@@ -107,6 +114,8 @@ static void tt_init(void)
 	tab_add("aux", Qaux, S_IFREG | 0444);
 	tab_add("tsc", Qtsc, S_IFREG | 0444);
 	tab_add("funcs", Qfuncs, S_IFREG | 0644);
+	tab_add("probes", Qprobes, S_IFREG | 0444);
+	tab_add("counters", Qcounters, S_IFREG | 0444);
 	for (uint32_t c = 0; c < num_cpus; c++)
 		for (uint32_t k = 0; k < NPERCPU; k++) {
 			char *name = tt_names[NPERCPU * c + k];
@@ -129,6 +138,11 @@ static int tt_walk(struct chan *c, const char *name)
 static bool is_raw(uint64_t path)
 {
 	return path >= Qraw && path < Qstream;
+}
+
+static bool is_snap(uint64_t path)
+{
+	return path >= Qsnap;
 }
 
 /* rawN's size is the ring's, as it is now (bufsize changes it). */
@@ -180,7 +194,7 @@ static int tt_open(struct chan *c, int omode)
 	struct tt_file *f;
 	int r = devgen_open(c, omode, tt_tab, tt_ntab);
 
-	if (r < 0 || (q != Qaux && q < Qcpu))
+	if (r < 0 || (q != Qaux && q != Qprobes && q < Qcpu))
 		return r;
 	f = kzmalloc(sizeof(*f));
 	if (!f)
@@ -227,6 +241,26 @@ static struct snap *aux_snapshot(void)
 	return s;
 }
 
+/* The probes file: their results as text at the first read (they change
+ * as they are read: cat's own syscalls count). */
+static struct snap *probes_snapshot(void)
+{
+	size_t size = (size_t)PGSIZE << PROBES_TEXT_ORDER;
+	struct snap *s = snap_alloc(size);
+
+	static const char cut[] = "\n-- truncated: more than 128 KiB --\n";
+	size_t len;
+
+	if (!s)
+		return NULL;
+	len = ttrace_probes_text(s->data, size);
+	len += module_text(s->data + MIN(len, size), size - MIN(len, size));
+	s->len = MIN(len, size - 1);
+	if (len > s->len)	/* said, never silent */
+		memcpy(s->data + s->len - (sizeof(cut) - 1), cut, sizeof(cut) - 1);
+	return s;
+}
+
 /* First read of an open file: fix the snapshot bound, take snapshots. */
 static int file_start(struct chan *c, struct tt_file *f)
 {
@@ -234,6 +268,11 @@ static int file_start(struct chan *c, struct tt_file *f)
 
 	if (q == Qaux)
 		return (f->aux = aux_snapshot()) ? 0 : -ENOMEM;
+	if (q == Qprobes)
+		return (f->aux = probes_snapshot()) ? 0 : -ENOMEM;
+	f->snap = is_snap(q);
+	if (f->snap)
+		return 0;	/* cursor and end set by the first read */
 	ttrace_ring_oldest(f->cpu, &f->cur);
 	f->end = q >= Qstream ? UINT64_MAX : ttrace_ring_end(f->cpu);
 	if (q >= Qraw)
@@ -260,7 +299,10 @@ static uint32_t next_run(struct tt_file *f, struct ttrace_entry *out,
 	uint32_t k;
 
 	for (;;) {
-		k = ttrace_ring_read(f->cpu, &f->cur, f->end, out, max, run);
+		k = f->snap ? ttrace_snap_read(f->cpu, &f->cur, &f->end, out,
+					       max, run) :
+			      ttrace_ring_read(f->cpu, &f->cur, f->end, out, max,
+					       run);
 		if (k != TRACE_RUN_BUSY) {
 			f->busy_since = 0;
 			return k;
@@ -374,7 +416,7 @@ static long file_read(struct chan *c, void *buf, size_t n, uint64_t off)
 		f->started = r == 0;
 	}
 	if (r == 0) {
-		if (c->qid.path == Qaux)
+		if (c->qid.path == Qaux || c->qid.path == Qprobes)
 			r = devgen_readbytes(off, buf, n, f->aux->data, f->aux->len);
 		else if (c->qid.path < Qraw)
 			r = text_read(f, buf, n);
@@ -408,6 +450,8 @@ static long small_text_read(struct chan *c, void *buf, size_t n, uint64_t off)
 		len = ttrace_ctl_list(&ttrace_main.ctl, text, PGSIZE);
 	else if (c->qid.path == Qfuncs)
 		len = ttrace_funcs_text(text, PGSIZE);
+	else if (c->qid.path == Qcounters)
+		len = ttrace_counters_text(text, PGSIZE);
 	else
 		len = ttrace_stats_text(text, PGSIZE);
 	ret = devgen_readbytes(off, buf, n, text, MIN(len, (size_t)PGSIZE));
@@ -432,7 +476,8 @@ static long tt_read(struct chan *c, void *buf, size_t n, uint64_t off)
 		return tsc_read(buf, n, off);
 	if (c->aux)
 		return file_read(c, buf, n, off);
-	if (q == Qctl || q == Qevents || q == Qstats || q == Qfuncs)
+	if (q == Qctl || q == Qevents || q == Qstats || q == Qfuncs ||
+	    q == Qcounters)
 		return small_text_read(c, buf, n, off);
 	return -EBADF;
 }

@@ -28,6 +28,8 @@ enum insn_mark_id {
 	INSN_MARK_CALL = 20,		/* call of a function with no site */
 	INSN_MARK_CALL_OFF = 22,	/* call of a function, site a NOP */
 	INSN_MARK_CALL_GRAPH = 24,	/* the same, function graph on */
+	INSN_MARK_PROBE_FILTER = 26,	/* enabled event, a filter probe */
+	INSN_MARK_PROBE_COUNT = 28,	/* enabled event, a count probe */
 	INSN_MARK_U_EMPTY = 30,		/* user: empty loop */
 	INSN_MARK_GETPID_ON = 32,	/* getpid, syscall group on */
 	INSN_MARK_GETPID_OFF = 34,	/* getpid, syscall group off */

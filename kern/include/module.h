@@ -1,0 +1,23 @@
+/*
+ * module.h: loadable probe modules (kern/src/module.c, docs/probes.md).
+ * A module is a relocatable object that defines
+ *
+ *	int probe_init(void);		// attach probes; 0 or an error
+ *	void probe_fini(void);		// optional: before its probes go
+ *	size_t probe_report(char *buf, size_t size);	// optional: results
+ *
+ * and calls only what module_syms.c exports.
+ */
+#ifndef MODULE_H
+#define MODULE_H
+
+#include <compiler.h>
+
+#define MODULE_NAME_MAX	23
+
+bool module_is_cmd(const char *text, size_t len);
+const char *module_control(const char *text, size_t len);
+size_t module_text(char *buf, size_t size);
+uint64_t module_export(const char *name);
+
+#endif /* MODULE_H */

@@ -1,0 +1,328 @@
+/*
+ * Loadable probe modules (docs/probes.md, "Probe modules"): a probe
+ * written in C as its own relocatable object (probes/NAME.c, built with
+ * the kernel's flags, -mcmodel=kernel -fno-pic, into /lib/probes/NAME.o),
+ * linked into the running kernel against a table of exported symbols
+ * (module_syms.c: only what a probe may call).
+ *
+ *	ctl: module load /lib/probes/syscount.o	-> probe_init()
+ *	     module unload syscount			-> probe_fini(), then
+ *						   whatever it left attached
+ *						   is detached
+ *
+ * The object is untrusted input: the ELF header (64-bit, little-endian,
+ * ET_REL, x86-64), every section's bounds, the symbol and string tables,
+ * every relocation's type, symbol, offset and range are checked, and any
+ * fault refuses the whole object with a message naming it, before the
+ * module is mapped or any of its code runs; nothing changes. Its SHF_ALLOC
+ * sections are laid out in two regions of fresh pages: code (mapped
+ * read-only, executable) and the rest (writable, no-execute), placed in the
+ * top 2 GiB with the kernel (-mcmodel=kernel code reaches its symbols with
+ * 32-bit PC-relative and sign-extended relocations, whose range is
+ * checked). Relocations are applied through the direct map before the
+ * module's addresses are mapped. Module addresses are handed out once and
+ * never reused, so unmapping needs no TLB shootdown.
+ *
+ * Unload: probe_fini(), then every probe whose callback lies in the
+ * module's code is detached (one grace period: no CPU is left inside it),
+ * then its pages are unmapped and freed. Loads and unloads are serialised
+ * by the module mutex (module_lock + module_busy); the ctl mutex is never
+ * held across a module's code, which attaches probes itself.
+ */
+#include <module.h>
+#include <module_elf.h>
+#include <ttrace.h>
+#include <ttrace_probe.h>
+#include <buddy.h>
+#include <kmalloc.h>
+#include <ns.h>
+#include <pmem.h>
+#include <printfmt.h>
+#include <printk.h>
+#include <stdarg.h>
+#include <spinlock.h>
+#include <string.h>
+#include <abi/errno.h>
+#include <arch/arch.h>
+#include <arch/mmu.h>
+
+#include "ttrace_internal.h"
+
+#define MODULE_VA_BASE	0xffffffffc0000000ull	/* the top GiB */
+#define MODULE_VA_END	0xfffffffffff00000ull
+#define MAX_SECTIONS	256
+
+struct module {
+	char name[MODULE_NAME_MAX + 1];
+	uintptr_t va;			/* code at va, then the data region */
+	size_t text_pages, data_pages;
+	void *mem;			/* the same pages, through the direct map */
+	unsigned order;
+	int (*init)(void);
+	void (*fini)(void);
+	size_t (*report)(char *buf, size_t size);
+	struct module *next;
+};
+
+static struct spinlock module_lock = SPINLOCK_INIT("module");
+static bool module_busy;			/* module_lock */
+static struct module *modules;			/* module mutex */
+static uintptr_t module_va_next = MODULE_VA_BASE;	/* module mutex */
+static char module_err[160];			/* module mutex */
+
+/* Takes the module mutex, spinning while another holder has it. Process
+ * context, no spinlock held but a reader's own. */
+static void module_enter(void)
+{
+	for (;;) {
+		spin_lock(&module_lock);
+		if (!module_busy)
+			break;
+		spin_unlock(&module_lock);
+		ttrace_quiet_turn();	/* the holder may be in a grace period */
+		arch_pause();
+	}
+	module_busy = true;
+	spin_unlock(&module_lock);
+}
+
+static void module_exit(void)
+{
+	spin_lock(&module_lock);
+	module_busy = false;
+	spin_unlock(&module_lock);
+}
+
+/* Sets the error text (module mutex held) and returns it. */
+static const char *__attribute__((format(printf, 1, 2)))
+merr(const char *fmt, ...)
+{
+	va_list ap;
+	int n = fmt_snprintf(module_err, sizeof(module_err), "module: ");
+
+	va_start(ap, fmt);
+	fmt_vsnprintf(module_err + n, sizeof(module_err) - (size_t)n, fmt, ap);
+	va_end(ap);
+	return module_err;
+}
+
+static struct module *find(const char *name)
+{
+	for (struct module *m = modules; m; m = m->next)
+		if (!strcmp(m->name, name))
+			return m;
+	return NULL;
+}
+
+/* The module's name: PATH's last component without ".o". */
+static const char *name_of(const char *path, char *name)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t n = strlen(base);
+
+	if (n > 2 && !strcmp(base + n - 2, ".o"))
+		n -= 2;
+	if (!n || n > MODULE_NAME_MAX)
+		return merr("bad module name in '%s' (1-%d characters before "
+			    ".o)", path, MODULE_NAME_MAX);
+	memcpy(name, base, n);
+	name[n] = 0;
+	return NULL;
+}
+
+/* Memory for l's two regions and an address range for them. */
+static const char *place(struct module *m, const struct module_layout *l)
+{
+	size_t pages;
+
+	m->text_pages = (l->text_size + PGSIZE - 1) / PGSIZE;
+	m->data_pages = (l->data_size + PGSIZE - 1) / PGSIZE;
+	pages = m->text_pages + m->data_pages;
+	if (!pages)
+		return merr("nothing to load");
+	m->order = ttrace_order_for(pages * PGSIZE);
+	if (module_va_next + pages * PGSIZE > MODULE_VA_END)
+		return merr("the module area is used up");
+	if (!(m->mem = get_cont_pages(m->order, 0)))
+		return merr("out of memory");
+	memset(m->mem, 0, (size_t)PGSIZE << m->order);
+	m->va = module_va_next;
+	return NULL;
+}
+
+static void unplace(struct module *m)
+{
+	mmu_unmap_kernel(m->va, m->text_pages + m->data_pages);
+	free_cont_pages(m->mem, m->order);
+}
+
+/* Maps m's regions at m->va; on failure unmaps what it mapped. */
+static const char *map(struct module *m)
+{
+	physaddr_t pa = PADDR(m->mem);
+
+	if (mmu_map_kernel(m->va, pa, m->text_pages, MMU_MAP_EXEC) ||
+	    mmu_map_kernel(m->va + m->text_pages * PGSIZE,
+			   pa + m->text_pages * PGSIZE, m->data_pages,
+			   MMU_MAP_DATA)) {
+		mmu_unmap_kernel(m->va, m->text_pages + m->data_pages);
+		return merr("out of memory for page tables");
+	}
+	module_va_next = m->va + (m->text_pages + m->data_pages) * PGSIZE;
+	return NULL;
+}
+
+/* Links image (len bytes) into m: checks, lays out, relocates, finds the
+ * entry points. Nothing is mapped or run. */
+static const char *module_link(struct module *m, const void *image,
+			       size_t len)
+{
+	struct module_layout l;
+	const char *why;
+	uint64_t addr;
+
+	if ((why = module_elf_check(image, len, &l)))
+		return merr("%s", why);
+	if ((why = place(m, &l)))
+		return why;
+	why = module_elf_relocate(image, len, &l, m->mem, m->va,
+				  m->text_pages * PGSIZE, module_export);
+	if (!why && !module_elf_symbol(image, len, &l, m->va,
+				       m->text_pages * PGSIZE, "probe_init",
+				       &addr))
+		why = "no probe_init function";
+	if (why) {
+		free_cont_pages(m->mem, m->order);
+		return merr("%s", why);
+	}
+	m->init = (int (*)(void))addr;
+	if (module_elf_symbol(image, len, &l, m->va, m->text_pages * PGSIZE,
+			      "probe_fini", &addr))
+		m->fini = (void (*)(void))addr;
+	if (module_elf_symbol(image, len, &l, m->va, m->text_pages * PGSIZE,
+			      "probe_report", &addr))
+		m->report = (size_t (*)(char *, size_t))addr;
+	return NULL;
+}
+
+/* Detaches every probe whose callback is m's code (one grace period). */
+static unsigned detach_leftovers(struct module *m)
+{
+	return ttrace_probe_detach_range(m->va, m->va + m->text_pages * PGSIZE);
+}
+
+/* Loads, links and starts the module at path. Module mutex held. */
+static const char *load(const char *path)
+{
+	char name[MODULE_NAME_MAX + 1];
+	struct module *m;
+	const char *why;
+	void *image;
+	size_t len;
+	long err;
+	int r;
+
+	if ((why = name_of(path, name)))
+		return why;
+	if (find(name))
+		return merr("%s is loaded already", name);
+	if ((err = ns_read_file(path, &image, &len)))
+		return merr("%s: cannot read it (error %ld)", path, -err);
+	m = kzmalloc(sizeof(*m));
+	if (!m) {
+		kfree(image);
+		return merr("out of memory");
+	}
+	why = module_link(m, image, len);	/* on error it freed its memory */
+	kfree(image);
+	if (!why && (why = map(m)))
+		free_cont_pages(m->mem, m->order);
+	if (why) {
+		kfree(m);
+		return why;
+	}
+	memcpy(m->name, name, sizeof(name));
+	if ((r = m->init()) != 0) {
+		detach_leftovers(m);
+		unplace(m);
+		kfree(m);
+		return merr("%s: probe_init failed (%d)", name, r);
+	}
+	m->next = modules;
+	modules = m;
+	printk(KERN_INFO "module: %s loaded at %#lx (%zu+%zu pages)\n", name,
+	       m->va, m->text_pages, m->data_pages);
+	return NULL;
+}
+
+/* Stops and removes module name. Module mutex held. */
+static const char *unload(const char *name)
+{
+	struct module **link = &modules, *m;
+	unsigned left;
+
+	while ((m = *link) && strcmp(m->name, name))
+		link = &m->next;
+	if (!m)
+		return merr("no module %s loaded", name);
+	*link = m->next;
+	if (m->fini)
+		m->fini();
+	left = detach_leftovers(m);
+	unplace(m);
+	printk(KERN_INFO "module: %s unloaded (%u probes it left attached "
+	       "detached)\n", name, left);
+	kfree(m);
+	return NULL;
+}
+
+/*
+ * Carries out "module load PATH" or "module unload NAME" (len bytes of
+ * text). Returns NULL or why nothing changed (valid until the next call).
+ * Process context, no lock held (not the ctl mutex: a module's init and
+ * fini attach and detach probes).
+ */
+const char *module_control(const char *text, size_t len)
+{
+	char line[TTRACE_CTL_MAX_LEN + 1], *tok[TTRACE_CTL_MAX_TOKENS];
+	const char *why;
+	size_t ntok;
+
+	module_enter();
+	why = ttrace_ctl_split(text, len, line, tok, &ntok);
+	if (why)
+		why = merr("%s", why);
+	else if (ntok == 3 && !strcmp(tok[1], "load"))
+		why = load(tok[2]);
+	else if (ntok == 3 && !strcmp(tok[1], "unload"))
+		why = unload(tok[2]);
+	else
+		why = merr("usage: module load PATH | module unload NAME");
+	module_exit();
+	return why;
+}
+
+/* Whether text is a module command (its first word is "module"). */
+bool module_is_cmd(const char *text, size_t len)
+{
+	return len >= 6 && !strncmp(text, "module", 6) &&
+	       (len == 6 || text[6] == ' ' || text[6] == '\t' ||
+		text[6] == '\n');
+}
+
+/* The loaded modules as text: "module NAME at ADDR" and what each one's
+ * probe_report() writes. snprintf rules. Process context. */
+size_t module_text(char *buf, size_t size)
+{
+	size_t n = 0;
+
+	module_enter();
+	for (struct module *m = modules; m; m = m->next) {
+		n += (size_t)fmt_snprintf(buf + MIN(n, size), size - MIN(n, size),
+					  "module %s at %#lx\n", m->name, m->va);
+		if (m->report && n < size)
+			n += m->report(buf + n, size - n);
+	}
+	module_exit();
+	return n;
+}

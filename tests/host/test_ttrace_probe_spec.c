@@ -1,0 +1,269 @@
+/*
+ * Host tests of the built-in probes' pure parts (kern/lib/
+ * ttrace_probe_spec.c): the probe/unprobe grammar over a small event
+ * table, the field tests (signed and unsigned), the keyed counter table
+ * (racing writers included), the log2 histogram math, and the ctl state's
+ * probed bytes (a probed event is armed but not recorded).
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include "htest.h"
+
+#include <ttrace_ctl.h>
+#include <ttrace_probe_spec.h>
+
+static const struct ttrace_arg_meta args_sys[] = {
+	{ "nr", TTRACE_ARG_STR, 1 }, { "ret", TTRACE_ARG_S64, 0 },
+};
+static const struct ttrace_arg_meta args_pf[] = {
+	{ "addr", TTRACE_ARG_PTR, 0 }, { "error", TTRACE_ARG_U64, 0 },
+};
+
+static const struct ttrace_group_meta groups[] = {
+	{ "syscall", 8, TTRACE_EVF_DEFAULT_ON },
+	{ "fault", 11, 0 },
+};
+
+static const struct ttrace_event_meta events[] = {
+	{ "syscall_enter", "%s %lld", args_sys, 0, 8, TTRACE_EVF_DEFAULT_ON, 2 },
+	{ "syscall_exit", "%s %lld", args_sys, 1, 8, TTRACE_EVF_DEFAULT_ON, 2 },
+	{ "page_fault", "%p %llx", args_pf, 2, 11, TTRACE_EVF_DEFAULT_ON, 2 },
+};
+
+static const struct ttrace_meta_table meta = { events, groups, 3, 2 };
+
+static struct ttrace_probe_cmd cmd;
+
+static const char *parse(const char *text)
+{
+	return ttrace_probe_parse(&cmd, text, strlen(text), &meta);
+}
+
+static int test_parse_kinds(void)
+{
+	char back[256];
+
+	HT_CHECK(!parse("probe c count syscall_enter by nr\n"));
+	HT_CHECK(cmd.op == TTRACE_PROBE_ADD && !strcmp(cmd.spec.name, "c"));
+	HT_CHECK(cmd.spec.kind == TTRACE_PROBE_COUNT && cmd.spec.event == 0);
+	HT_CHECK(cmd.spec.key.src == TTRACE_FIELD_ARG && cmd.spec.key.arg == 0);
+	HT_CHECK(!parse("probe lat latency syscall_enter syscall_exit by nr if pid==3"));
+	HT_CHECK(cmd.spec.kind == TTRACE_PROBE_LATENCY && cmd.spec.end_event == 1);
+	HT_CHECK(cmd.spec.ntests == 1 && cmd.spec.tests[0].value == 3);
+	HT_CHECK(cmd.spec.tests[0].field.src == TTRACE_FIELD_PID);
+	/* syscall_exit has an nr too: the pair must match on it */
+	HT_CHECK(cmd.spec.end_key.src == TTRACE_FIELD_ARG &&
+		 cmd.spec.end_key.arg == 0);
+	HT_CHECK(!parse("probe lat latency syscall_enter page_fault by nr"));
+	HT_CHECK(cmd.spec.end_key.src == TTRACE_FIELD_NONE);
+	HT_CHECK(!parse("probe h hist page_fault addr by cpu"));
+	HT_CHECK(cmd.spec.value.arg == 0 && cmd.spec.key.src == TTRACE_FIELD_CPU);
+	HT_CHECK(!parse("probe f filter syscall_exit ret<0 nr!=0x3"));
+	HT_CHECK(cmd.spec.ntests == 2 && cmd.spec.tests[0].op == TTRACE_OP_LT);
+	HT_CHECK(cmd.spec.tests[0].field.is_signed);
+	HT_CHECK(cmd.spec.tests[1].op == TTRACE_OP_NE);
+	ttrace_probe_spec_text(&cmd.spec, &meta, back, sizeof(back));
+	HT_CHECK(!strcmp(back, "probe f filter syscall_exit ret<0 nr!=0x3"));
+	HT_CHECK(!parse("probe s snapshot page_fault if addr&0xfff error>=2"));
+	HT_CHECK(cmd.spec.tests[0].op == TTRACE_OP_AND &&
+		 cmd.spec.tests[1].op == TTRACE_OP_GE);
+	HT_CHECK(!parse("probe x.y-z stop syscall_exit"));
+	HT_CHECK(!parse("unprobe *") && cmd.op == TTRACE_PROBE_REMOVE);
+	HT_CHECK(!parse("unprobe c") && !strcmp(cmd.spec.name, "c"));
+	HT_CHECK(ttrace_probe_is_cmd("probe a", 7));
+	HT_CHECK(ttrace_probe_is_cmd(" unprobe *\n", 11));
+	HT_CHECK(!ttrace_probe_is_cmd("prober", 6));
+	HT_CHECK(!ttrace_probe_is_cmd("enable syscall", 14));
+	return 0;
+}
+
+/* Every bad command is refused with a message naming what is wrong. */
+static int test_parse_errors(void)
+{
+	static const struct { const char *text, *want; } bad[] = {
+		{ "probe c count", "too few" },
+		{ "probe c bogus syscall_enter", "unknown probe kind 'bogus'" },
+		{ "probe c count nosuch", "no event 'nosuch'" },
+		{ "probe c count syscall_enter by nosuch", "no field 'nosuch'" },
+		{ "probe c count syscall_enter if", "unexpected 'if'" },
+		{ "probe c count syscall_enter junk", "unexpected 'junk'" },
+		{ "probe c filter syscall_enter", "at least one test" },
+		{ "probe c filter syscall_enter nr=3", "bad test 'nr=3'" },
+		{ "probe c filter syscall_enter zz==3", "no field 'zz==3'" },
+		{ "probe c filter syscall_enter nr==x", "bad number" },
+		{ "probe c filter syscall_enter nr==", "bad number" },
+		{ "probe c filter syscall_enter a==1 b==2 c==3 d==4 e==5",
+		  "more than 4" },
+		{ "probe c hist page_fault", "too few" },
+		{ "probe c hist page_fault nosuch", "no field 'nosuch' to count" },
+		{ "probe c latency syscall_enter syscall_enter", "two different" },
+		{ "probe c latency syscall_enter nosuch", "no event 'nosuch'" },
+		{ "probe this-name-is-far-too-long count page_fault", "bad probe name" },
+		{ "probe a/b count page_fault", "bad probe name" },
+		{ "unprobe", "one probe name" },
+		{ "unprobe a b", "one probe name" },
+		{ "probe c count page_fault\x01", "bad character" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		const char *err = parse(bad[i].text);
+
+		if (!err || !strstr(err, bad[i].want))
+			HT_FAIL("'%s': got '%s', want '%s'", bad[i].text,
+				err ? err : "(accepted)", bad[i].want);
+		if (!strstr(err, "usage: probe NAME"))
+			HT_FAIL("'%s': no usage in '%s'", bad[i].text, err);
+	}
+	return 0;
+}
+
+static int test_field_tests(void)
+{
+	uint64_t args[2] = { 3, (uint64_t)-5 };
+	struct ttrace_probe_hit h = { .id = 1, .nargs = 2, .cpu = 2, .pid = 7,
+				      .args = args };
+
+	HT_CHECK(!parse("probe f filter syscall_exit ret<0 nr==3 pid==7 cpu==2"));
+	HT_CHECK(ttrace_probe_test(&cmd.spec, &h));
+	HT_CHECK(!parse("probe f filter syscall_exit ret>-5"));
+	HT_CHECK(!ttrace_probe_test(&cmd.spec, &h));
+	HT_CHECK(!parse("probe f filter syscall_exit ret>=-5 ret<=-5"));
+	HT_CHECK(ttrace_probe_test(&cmd.spec, &h));
+	/* nr is unsigned: -1 is the largest value */
+	HT_CHECK(!parse("probe f filter syscall_exit nr<-1"));
+	HT_CHECK(ttrace_probe_test(&cmd.spec, &h));
+	HT_CHECK(!parse("probe f filter syscall_exit nr&4"));
+	HT_CHECK(!ttrace_probe_test(&cmd.spec, &h));
+	HT_CHECK(!parse("probe f filter syscall_exit pid!=7"));
+	HT_CHECK(!ttrace_probe_test(&cmd.spec, &h));
+	h.pid = -1;	/* not a process's context: pid compares as -1 */
+	HT_CHECK(!parse("probe f filter syscall_exit pid<0"));
+	HT_CHECK(ttrace_probe_test(&cmd.spec, &h));
+	return 0;
+}
+
+static int test_hist_math(void)
+{
+	uint64_t b[TTRACE_HIST_BUCKETS] = { 0 };
+
+	HT_CHECK(ttrace_hist_bucket(0) == 0 && ttrace_hist_bucket(1) == 1);
+	HT_CHECK(ttrace_hist_bucket(2) == 2 && ttrace_hist_bucket(3) == 2);
+	HT_CHECK(ttrace_hist_bucket(1024) == 11 && ttrace_hist_bucket(2047) == 11);
+	HT_CHECK(ttrace_hist_bucket(UINT64_MAX) == 64);
+	for (unsigned k = 0; k < TTRACE_HIST_BUCKETS; k++) {
+		HT_CHECK(ttrace_hist_bucket(ttrace_hist_bucket_low(k)) == k);
+		HT_CHECK(ttrace_hist_bucket(ttrace_hist_bucket_high(k)) == k);
+	}
+	HT_CHECK(ttrace_hist_percentile(b, 50) == 0);
+	/* 90 values in [4, 7], 9 in [64, 127], 1 in [1024, 2047] */
+	b[3] = 90;
+	b[7] = 9;
+	b[11] = 1;
+	HT_CHECK(ttrace_hist_total(b) == 100);
+	HT_CHECK(ttrace_hist_percentile(b, 50) == 7);
+	HT_CHECK(ttrace_hist_percentile(b, 90) == 7);
+	HT_CHECK(ttrace_hist_percentile(b, 91) == 127);
+	HT_CHECK(ttrace_hist_percentile(b, 99) == 127);
+	HT_CHECK(ttrace_hist_percentile(b, 100) == 2047);
+	return 0;
+}
+
+static _Alignas(8) uint8_t tab_mem[1 << 16];
+
+static int test_keytab(void)
+{
+	struct ttrace_keytab t;
+	uint64_t key, seen = 0, sum = 0;
+	const uint64_t *v;
+
+	HT_CHECK(ttrace_keytab_bytes(16, 1) <= sizeof(tab_mem));
+	ttrace_keytab_init(&t, tab_mem, 16, 1);
+	for (uint64_t k = 0; k < 40; k++)
+		ttrace_keytab_add(&t, k, 0, k + 1);
+	ttrace_keytab_add(&t, 0x8000000000000001ULL, 0, 5);	/* the empty key */
+	ttrace_keytab_add(&t, UINT64_MAX, 0, 1);
+	for (uint32_t i = 0; i <= t.cap; i++)
+		if (ttrace_keytab_slot(&t, i, &key, &v)) {
+			seen++;
+			sum += v[0];
+			HT_CHECK(key == 0x8000000000000001ULL ? v[0] == 5 :
+				 key == UINT64_MAX ? v[0] == 1 : v[0] == key + 1);
+		}
+	/* 16 slots, and the empty key's own; what did not fit is counted */
+	HT_CHECK(seen == 17);
+	HT_CHECK(sum + t.overflow == 40 * 41 / 2 + 5 + 1);
+	HT_CHECK(t.overflow > 0);
+	return 0;
+}
+
+static struct ttrace_keytab race_tab;
+
+static void *race_writer(void *arg)
+{
+	(void)arg;
+	for (uint64_t i = 0; i < 200000; i++)
+		ttrace_keytab_add(&race_tab, i % 50, (uint32_t)(i % 3), 1);
+	return NULL;
+}
+
+/* Four writers claiming the same keys at once: each key one slot, no
+ * count lost. */
+static int test_keytab_race(void)
+{
+	pthread_t th[4];
+	uint64_t key, total = 0, keys = 0;
+	const uint64_t *v;
+
+	ttrace_keytab_init(&race_tab, tab_mem, 64, 3);
+	for (int i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, race_writer, NULL);
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	for (uint32_t i = 0; i <= race_tab.cap; i++)
+		if (ttrace_keytab_slot(&race_tab, i, &key, &v)) {
+			keys++;
+			total += v[0] + v[1] + v[2];
+		}
+	HT_CHECK(keys == 50 && race_tab.overflow == 0);
+	HT_CHECK(total == 4 * 200000);
+	return 0;
+}
+
+/* A probed event is armed (its site live) but not recorded. */
+static int test_ctl_probed(void)
+{
+	static uint8_t enabled[3], armed[3], probed[3];
+	struct ttrace_ctl_state st;
+
+	ttrace_ctl_init(&st, &meta, enabled, armed);
+	st.probed = probed;
+	HT_CHECK(armed[0] && !armed[2]);	/* fault group off */
+	probed[2] = 1;
+	ttrace_ctl_rearm(&st);
+	HT_CHECK(armed[2] && !ttrace_ctl_records(&st, st.mask, 2));
+	HT_CHECK(ttrace_ctl_records(&st, st.mask, 0));
+	st.mask = 0;
+	ttrace_ctl_rearm(&st);
+	HT_CHECK(!armed[0] && armed[2] && ttrace_ctl_any_on(&st));
+	probed[2] = 0;
+	ttrace_ctl_rearm(&st);
+	HT_CHECK(!armed[2] && !ttrace_ctl_any_on(&st));
+	return 0;
+}
+
+static const struct ht_test tests[] = {
+	{ test_parse_kinds, "probe_parse_kinds" },
+	{ test_parse_errors, "probe_parse_errors" },
+	{ test_field_tests, "probe_field_tests" },
+	{ test_hist_math, "probe_hist_math" },
+	{ test_keytab, "probe_keytab" },
+	{ test_keytab_race, "probe_keytab_race" },
+	{ test_ctl_probed, "probe_ctl_probed" },
+	{ NULL, NULL },
+};
+
+int main(int argc, char **argv)
+{
+	return ht_main(tests, argc, argv);
+}
