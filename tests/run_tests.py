@@ -33,8 +33,13 @@ class Results:
     def __init__(self, only):
         self.passed = self.failed = 0
         self.only = only
+        self.last = time.monotonic()
+        self.took = []          # (seconds since the previous result, name)
 
     def add(self, name, ok, why=""):
+        now = time.monotonic()
+        self.took.append((now - self.last, name))
+        self.last = now
         if ok:
             self.passed += 1
             print("PASSED [%s]" % name, flush=True)
@@ -80,7 +85,9 @@ def main():
     boot_tests.run_all(res, only)
     ttrace_tests.run_all(res, only)
     abuse_tests.run_all(res, only)
-    print("tests took %.0f s" % (time.monotonic() - start))
+    print("tests took %.0f s; the slowest: %s" % (
+        time.monotonic() - start, ", ".join(
+            "%s %.0f s" % (n, t) for t, n in sorted(res.took)[::-1][:8])))
     print("%d passed, %d failed" % (res.passed, res.failed))
     return 1 if res.failed or res.passed == 0 else 0
 
