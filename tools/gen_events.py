@@ -307,13 +307,15 @@ def emitter(e):
                     params, ")")
     out.append("{")
     out.append("#ifdef CONFIG_TTRACE")
-    out.append("\tif (unlikely(ttrace_is_armed(%s))) {" % cid)
+    out.append("\tint ttrace_site_ = ttrace_site_state(%s);" % cid)
+    out.append("")
+    out.append("\tif (unlikely(ttrace_site_ != TTRACE_SITE_OFF)) {")
     if e.probe:     # a static probe, inline: false drops the record
         out += wrap_call("\t\tif (!%s(" % e.probe,
                          [a.name for a in e.args] or [""], "))")
         out.append("\t\t\treturn;")
     if len(words) <= 5:
-        out.append("\t\tif (likely(!ttrace_is_probed(%s))) {" % cid)
+        out.append("\t\tif (likely(ttrace_site_ == TTRACE_SITE_RECORD)) {")
         call = wrap_call("\t\t\tttrace_emit_%d(" % len(words), [cid] + words,
                          ");")
         out += [call[0]] + ["\t\t\t\t" + c.lstrip() for c in call[1:]]
@@ -322,7 +324,7 @@ def emitter(e):
         out.append("\t\t}")
     else:
         out += args_array(words, "\t\t")
-        out.append("\t\tif (likely(!ttrace_is_probed(%s)))" % cid)
+        out.append("\t\tif (likely(ttrace_site_ == TTRACE_SITE_RECORD))")
         out.append("\t\t\tttrace_emit_ext(%s, ttrace_args_, %d);" %
                    (cid, len(words)))
         out.append("\t\telse")

@@ -67,34 +67,34 @@ extern struct ttrace_probe *ttrace_probes[];
 void ttrace_probe_fire(uint32_t id, const uint64_t *args, uint32_t nargs);
 
 /*
- * The site of an event. In the kernel (TTRACE_STATIC_KEYS) it is a static
- * key: a 5-byte NOP, one instruction and no memory access when the event is
- * disarmed, recorded in the .ttrace_sites table (struct ttrace_site) with
- * the address of the recording code; kern/src/ttrace_patch.c turns it into
- * a jmp there whenever the event's armed byte is set, and back (through
- * the text patcher, text_patch.h). Elsewhere (host tests, tools) it is the
- * armed-byte test `cmpb $0, ttrace_armed+id(%rip); je past` (asm goto, so
- * the compiler cannot widen it to a load, a test and a branch).
+ * The site of an event, and what it does: TTRACE_SITE_OFF (nothing),
+ * TTRACE_SITE_RECORD (write the record) or TTRACE_SITE_PROBE (run the
+ * probes attached to the event, which decide about the record).
+ *
+ * In the kernel (TTRACE_STATIC_KEYS) it is a static key: a 5-byte NOP, one
+ * instruction and no memory access when the event is disarmed, recorded in
+ * the .ttrace_sites table (struct ttrace_site) with the addresses of the
+ * recording code and of the probe call; kern/src/ttrace_patch.c turns it
+ * into a jmp to one of them whenever the event is armed (ttrace_armed[]),
+ * to the probe call when a probe is attached (ctl state probed[]), and
+ * back (through the text patcher, text_patch.h). So an armed event with no
+ * probe costs exactly what it did before probes existed. Elsewhere (host
+ * tests, tools) it is the armed-byte test `cmpb $0, ttrace_armed+id(%rip);
+ * je past` (asm goto, so the compiler cannot widen it to a load, a test and
+ * a branch), then the probe list's head.
  */
 struct ttrace_site {
 	uint64_t addr;		/* the 5-byte NOP */
 	uint64_t target;	/* the recording code: where the jmp goes */
+	uint64_t probe_target;	/* ... when a probe is attached */
 	uint64_t id;		/* the event */
 };
 
+enum { TTRACE_SITE_OFF, TTRACE_SITE_RECORD, TTRACE_SITE_PROBE };
+
 static __always_inline int ttrace_is_armed(uint32_t id)
 {
-#if defined(TTRACE_STATIC_KEYS)
-	__asm__ goto("1: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"
-		     ".pushsection .ttrace_sites, \"a\"\n\t"
-		     ".balign 8\n\t"
-		     ".quad 1b, %l[on], %c0\n\t"
-		     ".popsection"
-		     : : "i"(id) : : on);
-	return 0;
-on:
-	return 1;
-#elif defined(__x86_64__)
+#if defined(__x86_64__) && !defined(TTRACE_STATIC_KEYS)
 	__asm__ goto("cmpb $0, %0\n\tje %l[off]"
 		     : : "m"(ttrace_armed[id]) : "cc" : off);
 	return 1;
@@ -117,6 +117,27 @@ probed: __attribute__((cold));
 	return 1;
 #else
 	return __atomic_load_n(&ttrace_probes[id], __ATOMIC_RELAXED) != NULL;
+#endif
+}
+
+static __always_inline int ttrace_site_state(uint32_t id)
+{
+#if defined(TTRACE_STATIC_KEYS)
+	__asm__ goto("1: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"
+		     ".pushsection .ttrace_sites, \"a\"\n\t"
+		     ".balign 8\n\t"
+		     ".quad 1b, %l[on], %l[probed], %c0\n\t"
+		     ".popsection"
+		     : : "i"(id) : : on, probed);
+	return TTRACE_SITE_OFF;
+on:
+	return TTRACE_SITE_RECORD;
+probed: __attribute__((cold));
+	return TTRACE_SITE_PROBE;
+#else
+	if (!ttrace_is_armed(id))
+		return TTRACE_SITE_OFF;
+	return ttrace_is_probed(id) ? TTRACE_SITE_PROBE : TTRACE_SITE_RECORD;
 #endif
 }
 

@@ -15,6 +15,7 @@
  * event is disarmed the text is byte for byte the linked image's.
  */
 #include <ttrace.h>
+#include <string.h>
 #include <text_patch.h>
 #include <ttrace_ctl.h>
 
@@ -43,23 +44,38 @@ void ttrace_patch_want(uintptr_t addr, uint8_t op, uintptr_t target,
 		ttrace_patch_flush(mode);
 }
 
-/* Whether the site s is live (a jmp) as its armed byte says. */
-static bool site_agrees(const struct ttrace_site *s)
+/* Where site s must jump (0: it must be the NOP): nowhere unless its
+ * event is armed; to the probe call if a probe is attached to the event. */
+static uintptr_t site_target(const struct ttrace_site *s)
 {
-	return !ttrace_armed[s->id] == text_patch_is_nop(s->addr);
+	if (!ttrace_armed[s->id])
+		return 0;
+	return ttrace_main.ctl.probed && ttrace_main.ctl.probed[s->id] ?
+	       s->probe_target : s->target;
 }
 
-/* Patches every site that disagrees with ttrace_armed[], and the function
- * sites with the graph tracer's state. ctl mutex held (LIVE), or no other
- * CPU running (ALONE). */
+/* Whether the text of site s is what site_target() says. */
+static bool site_agrees(const struct ttrace_site *s)
+{
+	uintptr_t target = site_target(s);
+	struct text_patch want;
+
+	if (!target)
+		return text_patch_is_nop(s->addr);
+	text_patch_encode(&want, s->addr, TEXT_OP_JMP, target);
+	return !memcmp((const void *)s->addr, want.insn, TEXT_PATCH_LEN);
+}
+
+/* Patches every site that disagrees with ttrace_armed[] and the probes,
+ * and the function sites with the graph tracer's state. ctl mutex held
+ * (LIVE), or no other CPU running (ALONE). */
 void ttrace_patch_sync(enum text_patch_mode mode)
 {
 	for (const struct ttrace_site *s = __ttrace_sites_start;
 	     s < __ttrace_sites_end; s++)
 		if (!site_agrees(s))
-			ttrace_patch_want(s->addr,
-					  ttrace_armed[s->id] ? TEXT_OP_JMP : 0,
-					  s->target, mode);
+			ttrace_patch_want(s->addr, site_target(s) ? TEXT_OP_JMP : 0,
+					  site_target(s), mode);
 	ttrace_patch_flush(mode);
 	fgraph_sync(mode);
 }
