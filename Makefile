@@ -156,6 +156,9 @@ TOOLS :=
 tools: $(TOOLS)
 .PHONY: tools
 
+# --- fuzzing of the parsers (rules in mk/fuzz.mk) -------------------------
+-include mk/fuzz.mk
+
 # --- a trace of a shell command line, saved on the host ------------------
 trace: $(BUILD)/kernel.bin $(INITRAMFS) tools
 	PY=$(PY) sh scripts/trace.sh $(BUILD)/kernel.bin $(INITRAMFS) \
@@ -180,7 +183,8 @@ bench: $(BUILD)/kernel.bin $(INITRAMFS) $(BUILD)/tools/ttbench \
 .PHONY: bench
 
 # --- tests ---------------------------------------------------------------
-test: $(BUILD)/kernel.bin $(BUILD)/ttrace.iso $(INITRAMFS) host-tests-build tools
+test: $(BUILD)/kernel.bin $(BUILD)/ttrace.iso $(INITRAMFS) host-tests-build tools \
+		fuzz-build
 	$(PY) tests/run_tests.py
 .PHONY: test
 
