@@ -182,6 +182,12 @@ bench: $(BUILD)/kernel.bin $(INITRAMFS) $(BUILD)/tools/ttbench \
 	$(PY) scripts/bench.py
 .PHONY: bench
 
+# --- soak: every load at once for SOAK seconds (tests/abuse_tests.py) -----
+SOAK		?= 600
+soak: $(BUILD)/kernel.bin $(INITRAMFS) tools
+	$(PY) tests/abuse_tests.py soak $(SOAK)
+.PHONY: soak
+
 # --- tests ---------------------------------------------------------------
 test: $(BUILD)/kernel.bin $(BUILD)/ttrace.iso $(INITRAMFS) host-tests-build tools \
 		fuzz-build
@@ -200,6 +206,8 @@ help:
 	@echo "make bench      tracer costs: exact guest instructions, host cycles, LTTng and ftrace beside; $(BUILD)/bench.json"
 	@echo "make trace CMD='ls -l /bin'  run CMD in the guest, save its trace to $(BUILD)/trace.ttr"
 	@echo "make stream CMD='tracestress burst 60000'  stream the trace to $(BUILD)/stream.ttr while CMD runs"
+	@echo "make soak       every load at once for SOAK=600 s at 4 CPUs, traces verified, pages back"
+	@echo "make fuzz       libFuzzer on the parsers for FUZZ=600 s in all (tests/fuzz/)"
 	@echo "make clean      remove $(BUILD)/"
 .PHONY: help
 
