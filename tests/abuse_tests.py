@@ -102,7 +102,7 @@ def soak(seconds, res):
         start = len(s.run.out)
         m = s.say("%s | tracestress save %d %d" % (
             " | ".join(SOAK_STAGES), seconds, soak_interval(seconds)),
-            rb"save: (\d+) traces saved(?:.|\n)*?\$ ",
+            rb"save: (\d+) traces saved(?:.|\n)*?(?=\$ )",
             timeout=seconds * 5 + 300)
         saved = int(m.group(1))
         text = s.run.out[start:].decode("utf-8", "replace")
