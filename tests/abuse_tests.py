@@ -97,20 +97,20 @@ def soak(seconds, res):
     why, bomb, saved = "", "not run: the soak failed", 0
     try:
         before = settled_pages(s)
-        s.say("echo enable '*' > /dev/ttrace/ctl; rm /tmp/stress.done",
-              r"\n")
+        s.say("echo enable '*' > /dev/ttrace/ctl; rm /tmp/stress.done "
+              "/tmp/stress.log", r"\n")
         start = len(s.run.out)
         m = s.say("%s | tracestress save %d %d" % (
             " | ".join(SOAK_STAGES), seconds, soak_interval(seconds)),
-            rb"save: (\d+) traces saved(?:.|\n)*?(?=\$ )",
-            timeout=seconds * 5 + 300)
+            rb"save: (\d+) traces saved", timeout=seconds * 5 + 300)
         saved = int(m.group(1))
-        text = s.run.out[start:].decode("utf-8", "replace")
+        text = s.say("cat /tmp/stress.log", rb"(?:.|\n)*?(?=\$ )").group(0)
+        text = text.decode("utf-8", "replace")
         mix = re.findall(r"mix: (\d+) rounds", text)
         fz = re.search(r"fuzz: (\d+) runs, (\d+) failed", text)
-        if len(mix) != 2 or not fz or fz.group(2) != "0" or \
-                "tracestress: " in text:
-            why = "a load failed: %s" % text[-1500:]
+        errors = re.findall(r"tracestress: .*", s.run.text[start:])
+        if len(mix) != 2 or not fz or fz.group(2) != "0" or errors:
+            why = "a load failed: %s %s" % (text[-1000:], errors)
         after = settled_pages(s)
         print("# soak: %d s, %d traces saved, mix rounds %s, sysfuzz runs "
               "%s, free pages %d before, %d after" % (

@@ -24,8 +24,10 @@
  *	share N	opens cpu0 and aux once and has N processes read each
  *		shared open file to its end at the same time
  * All but burst and share stop when /tmp/stress.done appears. In a
- * pipeline only the last stage's stdout reaches the console, so mix and
- * fuzz report on stderr: "mix: N rounds", "fuzz: N runs, M failed".
+ * pipeline only the last stage's stdout reaches the console, and the
+ * console mixes the bytes of concurrent writers, so mix and fuzz append
+ * their result, "mix: N rounds" or "fuzz: N runs, M failed", to
+ * /tmp/stress.log in one write each.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -37,6 +39,7 @@
 #include <ttrace_format.h>
 
 #define DONE	"/tmp/stress.done"
+#define LOG	"/tmp/stress.log"
 
 static int done(void)
 {
@@ -156,6 +159,16 @@ static int reader(void)
 	return 0;
 }
 
+/* Appends one line, text, to LOG in a single write. */
+static void log_line(const char *text)
+{
+	int fd = open(LOG, O_WRONLY | O_CREAT | O_APPEND);
+
+	if (fd < 0 || write(fd, text, strlen(text)) < 0)
+		err(1, LOG);
+	close(fd);
+}
+
 /* Spawn/exit, a pipe and /tmp I/O, until done; exits on any error. */
 static int mix(void)
 {
@@ -181,7 +194,8 @@ static int mix(void)
 		    remove(path) < 0)
 			err(1, "mix: %s", path);
 	}
-	fprintf(stderr, "mix: %ld rounds\n", rounds);
+	snprintf(out, sizeof(out), "mix: %ld rounds\n", rounds);
+	log_line(out);
 	return 0;
 }
 
@@ -202,7 +216,10 @@ static int fuzz(void)
 			failed++;
 		}
 	}
-	fprintf(stderr, "fuzz: %d runs, %d failed\n", runs, failed);
+	char line[64];
+
+	snprintf(line, sizeof(line), "fuzz: %d runs, %d failed\n", runs, failed);
+	log_line(line);
 	return failed != 0;
 }
 
@@ -268,11 +285,14 @@ static int save(int seconds, int interval)
 		       now_ms() < end)
 			nanosleep(50000000);
 	}
+	/* before DONE: the others' last words come after this line, not
+	 * into it (the console interleaves concurrent writers' bytes) */
+	printf("save: %d traces saved\n", saved);
+	fflush(stdout);
 	fd = open(DONE, O_WRONLY | O_CREAT);
 	if (fd < 0)
 		err(1, DONE);
 	close(fd);
-	printf("save: %d traces saved\n", saved);
 	return 0;
 }
 
