@@ -90,10 +90,11 @@ def soak(seconds, res):
     trace verifies, the free pages come back, a spawn bomb recovers, and
     usertests passes. Adds soak_smp4 and spawn_bomb to res."""
     os.makedirs(OUT, exist_ok=True)
-    out = os.path.join(OUT, "soak.ttr")
+    name = "soak%d" % seconds  # make soak and make test may run together
+    out = os.path.join(OUT, name + ".ttr")
     if os.path.exists(out):
         os.remove(out)
-    s = Session(4, hostout=out, timeout=seconds * 5 + 1500, name="soak")
+    s = Session(4, hostout=out, timeout=seconds * 5 + 1500, name=name)
     why, bomb, saved = "", "not run: the soak failed", 0
     try:
         before = settled_pages(s)
