@@ -12,7 +12,8 @@
 #include "fuzz.h"
 
 #define USER_LO		0x1000ull			/* kern/src/elf.c */
-#define USER_HI		(0x00007ffffff00000ull - 65536)	/* USTACK_TOP - USTACK_SIZE */
+/* USTACK_TOP - USTACK_SIZE (kern/include/vm.h) */
+#define USER_HI		(0x00007ffffff00000ull - 65536)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -10,7 +10,8 @@
 #include "fuzz.h"
 #include "sh_parse.h"
 
-#define SH_MAX_LINE	1023	/* user/sh.c reads lines into SH_LINE_MAX (1024) */
+/* user/sh.c reads lines into SH_LINE_MAX (1024) bytes */
+#define SH_MAX_LINE	1023
 
 /* Aborts unless s is a NUL-terminated string inside p's text. */
 static void in_text(const struct sh_pipeline *p, const char *s)

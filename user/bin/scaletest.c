@@ -2,7 +2,8 @@
  * scaletest: tests that fail when a kernel path stops scaling.
  *
  *	scaletest			run proc, sleep and tmp
- *	scaletest proc|sleep|tmp|bomb [N]	run one, N replacing its big count
+ *	scaletest proc|sleep|tmp|bomb [N]
+ *				run one, N replacing its big count
  *
  * Each test times the same work at a small and a large size in guest time
  * (the TSC), in the same boot, and compares the two as a ratio, so the
@@ -27,11 +28,12 @@
  *		until spawn fails for want of memory, kills and reaps them
  *		all, twice: after the second, the free pages must be back to
  *		the count between the two, less BOMB_SLACK_PAGES, within
- *		twice the time the spawning took after the first kill (a ratio in one
- *		boot, not a time limit: before the fixes of issue 11,
- *		reaping 4,067 processes took 391 s of guest time). The first
- *		bomb is a warm-up: kmalloc keeps the pages it split into
- *		small blocks, and the line of figures says how many.
+ *		twice the time the spawning took after the first kill (a
+ *		ratio in one boot, not a time limit: before the fixes of
+ *		issue 11, reaping 4,067 processes took 391 s of guest
+ *		time). The first bomb is a warm-up: kmalloc keeps the pages
+ *		it split into small blocks, and the line of figures says
+ *		how many.
  *
  * Exits 0 when every test run passed.
  */
