@@ -192,6 +192,9 @@ TOOLS :=
 tools: $(TOOLS)
 .PHONY: tools
 
+# --- fuzzing of the parsers (rules in mk/fuzz.mk) -------------------------
+-include mk/fuzz.mk
+
 # --- a trace of a shell command line, saved on the host ------------------
 trace: $(BUILD)/kernel.bin $(INITRAMFS) tools
 	PY=$(PY) sh scripts/trace.sh $(BUILD)/kernel.bin $(INITRAMFS) \
@@ -236,8 +239,15 @@ bench: $(BUILD)/kernel.bin $(INITRAMFS) $(BUILD)/tools/ttbench \
 	$(PY) scripts/bench.py
 .PHONY: bench
 
+# --- soak: every load at once for SOAK seconds (tests/abuse_tests.py) -----
+SOAK		?= 600
+soak: $(BUILD)/kernel.bin $(INITRAMFS) tools
+	$(PY) tests/abuse_tests.py soak $(SOAK)
+.PHONY: soak
+
 # --- tests ---------------------------------------------------------------
-test: $(BUILD)/kernel.bin $(BUILD)/ttrace.iso $(INITRAMFS) host-tests-build tools
+test: $(BUILD)/kernel.bin $(BUILD)/ttrace.iso $(INITRAMFS) host-tests-build tools \
+		fuzz-build
 	$(PY) tests/run_tests.py
 .PHONY: test
 
@@ -255,6 +265,8 @@ help:
 	@echo "make bootprof   boot, save the trace at the shell prompt, print its boot profile ($(BUILD)/bootprof.svg, .json)"
 	@echo "make stream CMD='tracestress burst 60000'  stream the trace to $(BUILD)/stream.ttr while CMD runs"
 	@echo "make pull       while make run runs (or hangs): its trace out of guest memory to $(BUILD)/pull.ttr"
+	@echo "make soak       every load at once for SOAK=600 s at 4 CPUs, traces verified, pages back"
+	@echo "make fuzz       libFuzzer on the parsers for FUZZ=600 s in all (tests/fuzz/)"
 	@echo "make clean      remove $(BUILD)/"
 .PHONY: help
 

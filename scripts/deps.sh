@@ -20,6 +20,9 @@ need uftrace uftrace
 need babeltrace2 babeltrace2
 need gdb gdb
 need lttng lttng-tools				# make bench's LTTng anchor
+need clang-14 clang-14				# make fuzz: libFuzzer targets
+ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a \
+	>/dev/null 2>&1 || missing="$missing libclang-rt-14-dev"
 [ -e "/usr/include/$(gcc -print-multiarch 2>/dev/null)/lttng/tracepoint.h" ] ||
 	missing="$missing liblttng-ust-dev"
 [ -d /usr/lib/grub/i386-pc ] || missing="$missing grub-pc-bin"

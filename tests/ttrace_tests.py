@@ -992,10 +992,7 @@ def run_all(res, only):
                      ("ttrace_probes", probes),
                      ("ttrace_modules", modules),
                      ("ttrace_stress_smp4",
-                      lambda: stress("stress", 4, 24, 2, [])),
-                     ("ttrace_soak_smp4",
-                      lambda: stress("soak", 4, 120, 4,
-                                     ["tracestress read"]))):
+                      lambda: stress("stress", 4, 24, 2, []))):
         if want(name):
             why = fn()
             res.add(name, not why, why)

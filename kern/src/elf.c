@@ -2,61 +2,25 @@
  * ELF64 loader: maps every PT_LOAD segment of a static x86_64 executable
  * into a user address space with its own permissions (writable only if
  * PF_W, executable only if PF_X), copies the file bytes and leaves the rest
- * zero. The image is untrusted: every offset and size is checked against
- * the file and the user half before use, and anything odd is ENOEXEC.
+ * zero. The image is untrusted: elf_check() (kern/lib/elf_check.c) checks
+ * every offset and size against the file and the user half before a page
+ * is mapped, and anything odd is ENOEXEC.
  */
 #include <elf.h>
+#include <elf_check.h>
 #include <vm.h>
 #include <string.h>
 #include <abi/errno.h>
 #include <arch/mmu.h>
 
-#define EI_NIDENT	16
-#define ET_EXEC		2
-#define EM_X86_64	62
-#define PT_LOAD		1
-#define PF_X		1
-#define PF_W		2
 #define USER_BASE	0x1000ull
-
-struct elf64_ehdr {
-	unsigned char ident[EI_NIDENT];
-	uint16_t type, machine;
-	uint32_t version;
-	uint64_t entry, phoff, shoff;
-	uint32_t flags;
-	uint16_t ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
-};
-
-struct elf64_phdr {
-	uint32_t type, flags;
-	uint64_t offset, vaddr, paddr, filesz, memsz, align;
-};
-
-static bool header_ok(const struct elf64_ehdr *eh, size_t len)
-{
-	return len >= sizeof(*eh) && !memcmp(eh->ident, "\177ELF", 4) &&
-	       eh->ident[4] == 2 && eh->ident[5] == 1 &&	/* 64-bit, LE */
-	       eh->type == ET_EXEC && eh->machine == EM_X86_64 &&
-	       eh->phentsize == sizeof(struct elf64_phdr) && eh->phnum > 0 &&
-	       eh->phoff < len &&
-	       eh->phnum <= (len - eh->phoff) / sizeof(struct elf64_phdr);
-}
-
-static bool segment_ok(const struct elf64_phdr *ph, size_t len)
-{
-	return ph->filesz <= ph->memsz && ph->offset <= len &&
-	       ph->filesz <= len - ph->offset && ph->vaddr >= USER_BASE &&
-	       ph->memsz < USTACK_TOP - USTACK_SIZE &&
-	       ph->vaddr < USTACK_TOP - USTACK_SIZE - ph->memsz;
-}
 
 /* Maps one segment page by page, copying its file bytes. */
 static int load_segment(uint64_t *pml4, const struct elf64_phdr *ph,
 			const uint8_t *image)
 {
-	unsigned perm = (ph->flags & PF_W ? VM_WRITE : 0) |
-			(ph->flags & PF_X ? VM_EXEC : 0);
+	unsigned perm = (ph->flags & ELF_PF_W ? VM_WRITE : 0) |
+			(ph->flags & ELF_PF_X ? VM_EXEC : 0);
 	uintptr_t start = ROUNDDOWN(ph->vaddr, PGSIZE);
 	uintptr_t end = ROUNDUP(ph->vaddr + ph->memsz, PGSIZE);
 
@@ -82,27 +46,19 @@ static int load_segment(uint64_t *pml4, const struct elf64_phdr *ph,
 int elf_load(uint64_t *pml4, const void *image, size_t len, uintptr_t *entry,
 	     uintptr_t *end)
 {
-	const struct elf64_ehdr *eh = image;
-	const struct elf64_phdr *ph;
-	int loaded = 0;
+	struct elf_info info;
+	struct elf64_phdr ph;
 
-	if (!header_ok(eh, len))
+	if (elf_check(image, len, USER_BASE, USTACK_TOP - USTACK_SIZE, &info))
 		return -ENOEXEC;
-	ph = (const struct elf64_phdr *)((const uint8_t *)image + eh->phoff);
-	*end = 0;
-	for (int i = 0; i < eh->phnum; i++) {
-		if (ph[i].type != PT_LOAD || ph[i].memsz == 0)
+	for (uint16_t i = 0; i < info.phnum; i++) {
+		if (!elf_phdr(image, &info, i, &ph))
 			continue;
-		if (!segment_ok(&ph[i], len))
-			return -ENOEXEC;
-		int err = load_segment(pml4, &ph[i], image);
+		int err = load_segment(pml4, &ph, image);
 		if (err)
 			return err;
-		*end = MAX(*end, ph[i].vaddr + ph[i].memsz);
-		loaded++;
 	}
-	if (!loaded || eh->entry < USER_BASE || eh->entry >= *end)
-		return -ENOEXEC;
-	*entry = eh->entry;
+	*entry = info.entry;
+	*end = info.end;
 	return 0;
 }

@@ -16,10 +16,18 @@
  *		/tmp/stress.done
  *	resize	changes the ring size (bufsize) and mode every second
  *	read	reads every cpuN file and aux, over and over
+ *	mix	spawns /bin/true, passes data through a pipe and writes,
+ *		reads back and removes a /tmp file, round after round
+ *	fuzz	runs `sysfuzz SEED 5000 2` again and again, a new seed
+ *		each time (the seeds are printed, for a replay)
  *	burst N	makes N getpid calls and exits (a workload of known size)
  *	share N	opens cpu0 and aux once and has N processes read each
  *		shared open file to its end at the same time
- * All but burst and share stop when /tmp/stress.done appears.
+ * All but burst and share stop when /tmp/stress.done appears. In a
+ * pipeline only the last stage's stdout reaches the console, and the
+ * console mixes the bytes of concurrent writers, so mix and fuzz append
+ * their result, "mix: N rounds" or "fuzz: N runs, M failed", to
+ * /tmp/stress.log in one write each.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -31,6 +39,7 @@
 #include <ttrace_format.h>
 
 #define DONE	"/tmp/stress.done"
+#define LOG	"/tmp/stress.log"
 
 static int done(void)
 {
@@ -150,6 +159,70 @@ static int reader(void)
 	return 0;
 }
 
+/* Appends one line, text, to LOG in a single write. */
+static void log_line(const char *text)
+{
+	int fd = open(LOG, O_WRONLY | O_CREAT | O_APPEND);
+
+	if (fd < 0 || write(fd, text, strlen(text)) < 0)
+		err(1, LOG);
+	close(fd);
+}
+
+/* Spawn/exit, a pipe and /tmp I/O, until done; exits on any error. */
+static int mix(void)
+{
+	char *argv[] = { "true", NULL }, path[32], out[1500], in[1500];
+	int fdmap[3] = { -1, -1, -1 }, status, fds[2], fd, pid;
+	long rounds = 0;
+
+	snprintf(path, sizeof(path), "/tmp/mix.%d", getpid());
+	for (; !done(); rounds++) {
+		memset(out, 'a' + rounds % 26, sizeof(out));
+		if ((pid = spawn("/bin/true", argv, fdmap)) < 0 ||
+		    waitpid(pid, &status) < 0 || status != 0)
+			err(1, "mix: spawn /bin/true");
+		if (pipe(fds) < 0 || write(fds[1], out, 500) != 500 ||
+		    read(fds[0], in, 500) != 500 || memcmp(in, out, 500))
+			err(1, "mix: pipe");
+		close(fds[0]);
+		close(fds[1]);
+		if ((fd = open(path, O_RDWR | O_CREAT | O_TRUNC)) < 0 ||
+		    write(fd, out, sizeof(out)) != sizeof(out) ||
+		    pread(fd, in, sizeof(in), 0) != sizeof(in) ||
+		    memcmp(in, out, sizeof(in)) || close(fd) < 0 ||
+		    remove(path) < 0)
+			err(1, "mix: %s", path);
+	}
+	snprintf(out, sizeof(out), "mix: %ld rounds\n", rounds);
+	log_line(out);
+	return 0;
+}
+
+/* Runs sysfuzz with a new seed each time until done; fails if a run did. */
+static int fuzz(void)
+{
+	char seed[16], *argv[] = { "sysfuzz", seed, "5000", "2", NULL };
+	int fdmap[3] = { -1, 2, 2 }, status, pid, runs = 0, failed = 0;
+
+	for (; !done(); runs++) {
+		snprintf(seed, sizeof(seed), "%d", 1000 + runs);
+		if ((pid = spawn("/bin/sysfuzz", argv, fdmap)) < 0 ||
+		    waitpid(pid, &status) < 0)
+			err(1, "fuzz: spawn sysfuzz");
+		if (status != 0) {
+			fprintf(stderr, "fuzz: sysfuzz %s 5000 2 exited with "
+				"%d\n", seed, status);
+			failed++;
+		}
+	}
+	char line[64];
+
+	snprintf(line, sizeof(line), "fuzz: %d runs, %d failed\n", runs, failed);
+	log_line(line);
+	return failed != 0;
+}
+
 static int burst(long n)
 {
 	for (long i = 0; i < n; i++)
@@ -212,11 +285,14 @@ static int save(int seconds, int interval)
 		       now_ms() < end)
 			nanosleep(50000000);
 	}
+	/* before DONE: the others' last words come after this line, not
+	 * into it (the console interleaves concurrent writers' bytes) */
+	printf("save: %d traces saved\n", saved);
+	fflush(stdout);
 	fd = open(DONE, O_WRONLY | O_CREAT);
 	if (fd < 0)
 		err(1, DONE);
 	close(fd);
-	printf("save: %d traces saved\n", saved);
 	return 0;
 }
 
@@ -232,6 +308,10 @@ int main(int argc, char **argv)
 		return resize();
 	if (argc == 2 && !strcmp(argv[1], "read"))
 		return reader();
+	if (argc == 2 && !strcmp(argv[1], "mix"))
+		return mix();
+	if (argc == 2 && !strcmp(argv[1], "fuzz"))
+		return fuzz();
 	if (argc == 3 && !strcmp(argv[1], "burst"))
 		return burst(strtol(argv[2], NULL, 10));
 	if (argc == 2 && !strcmp(argv[1], "drain"))
@@ -240,6 +320,6 @@ int main(int argc, char **argv)
 		return share(atoi(argv[2]), "/dev/ttrace/cpu0") ||
 		       share(atoi(argv[2]), "/dev/ttrace/aux");
 	fprintf(stderr, "usage: tracestress load | toggle | resize | read | "
-		"save SECONDS [INTERVAL] | burst N | share N\n");
+		"mix | fuzz | save SECONDS [INTERVAL] | burst N | share N\n");
 	return 2;
 }
