@@ -160,11 +160,26 @@ gdb: $(BUILD)/kernel.bin $(INITRAMFS)
 	sleep 1; gdb -q -x scripts/gdbinit $(BUILD)/kernel.elf
 .PHONY: iso run gdb
 
-# --- host tests ----------------------------------------------------------
-HOST_TESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
-$(BUILD)/host/%: tests/host/%.c $(LIB_SRCS) $(EVENTS_GEN) | $(GEN)/config.h
+# --- the host library and host tests ------------------------------------
+# kern/lib's pure files (host-y in kern/lib/Makefrag) are compiled once per
+# host flag set into a library: build/host/libklib.a with HOSTCFLAGS (ASan,
+# UBSan) for the host tests, build/tools/libklib.a with TOOLS_CFLAGS
+# (mk/tools.mk) for the tools. A host test is tests/host/test_NAME.c linked
+# with the library, plus the tools/ objects mk/tools.mk names for it; every
+# object is compiled once, under build/host/obj/ (mirroring the tree).
+HOSTAR		?= ar
+hostobj		= $(patsubst %.c,$(BUILD)/host/obj/%.o,$(1))
+$(BUILD)/host/obj/%.o: %.c | $(EVENTS_GEN) $(GEN)/config.h
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(HOSTCFLAGS) -o $@ $< $(LIB_SRCS)
+	$(HOSTCC) $(HOSTCFLAGS) -Itools -c -o $@ $<
+$(BUILD)/host/libklib.a: $(call hostobj,$(LIB_SRCS))
+	@rm -f $@
+	$(HOSTAR) rcs $@ $^
+
+HOST_TESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
+$(HOST_TESTS): $(BUILD)/host/%: $(BUILD)/host/obj/tests/host/%.o \
+		$(BUILD)/host/libklib.a
+	$(HOSTCC) $(HOSTCFLAGS) -o $@ $(filter %.o,$^) $(BUILD)/host/libklib.a
 host-tests-build: $(HOST_TESTS)
 .PHONY: host-tests-build
 
