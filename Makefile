@@ -68,12 +68,18 @@ savedefconfig: | $(DEPS_STAMP)
 EVENTS_GEN := $(GEN)/ttrace_events.h $(GEN)/ttrace_events.c
 # The generator rewrites only files whose text changed; the stamp records
 # that it ran, so make does not run it again and again.
-$(GEN)/ttrace_events.stamp: kern/ttrace.events tools/gen_events.py | $(DEPS_STAMP)
+$(GEN)/ttrace_events.stamp: kern/ttrace.events tools/gen_events.py \
+		kern/include/ttrace_format.h | $(DEPS_STAMP)
 	@mkdir -p $(GEN)
 	$(PY) tools/gen_events.py kern/ttrace.events $(GEN)
 	@touch $@
 $(EVENTS_GEN): $(GEN)/ttrace_events.stamp
 	@:
+# The metadata blob: that table serialised by kern/lib's own serialiser, run
+# on the host (tools/ttmetablob.c; its rule is in mk/tools.mk).
+$(GEN)/ttrace_meta_blob.c: $(BUILD)/tools/ttmetablob
+	$< > $@.tmp
+	@mv $@.tmp $@
 
 # --- kernel --------------------------------------------------------------
 # Each folder's Makefrag lists what it builds, Kbuild's way (kern/src/Makefrag
@@ -105,7 +111,8 @@ $$(foreach d,$$(subdir-y),$$(eval $$(call kbuild_dir,$(1)/$$(d))))
 endef
 $(foreach d,$(KDIRS),$(eval $(call kbuild_dir,$(d))))
 ifeq ($(CONFIG_TTRACE),y)
-KERN_OBJS += $(BUILD)/kern/$(GEN)/ttrace_events.o
+KERN_OBJS += $(BUILD)/kern/$(GEN)/ttrace_events.o \
+	     $(BUILD)/kern/$(GEN)/ttrace_meta_blob.o
 endif
 
 # The function-graph tracer (docs/function-graph.md): every function starts

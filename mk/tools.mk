@@ -44,6 +44,16 @@ $(BUILD)/tools/ttdecode: $(call toolobj,$(TTDECODE_SRCS)) $(TOOLS_LIB)
 
 TOOLS += $(BUILD)/tools/ttdecode
 
+# The build's metadata blob writer (tools/ttmetablob.c): the generated event
+# table, serialised and checked by kern/lib's metadata code.
+$(call toolobj,tools/ttmetablob.c $(GEN)/ttrace_events.c): \
+	TOOLS_CFLAGS += -I$(GEN)
+$(call toolobj,tools/ttmetablob.c $(GEN)/ttrace_events.c): | $(EVENTS_GEN)
+$(BUILD)/tools/ttmetablob: $(call toolobj,tools/ttmetablob.c \
+		$(GEN)/ttrace_events.c) $(TOOLS_LIB)
+	$(HOSTCC) $(TOOLS_CFLAGS) -o $@ $^
+$(call hostobj,tests/host/test_ttrace_events.c): $(GEN)/ttrace_meta_blob.c
+
 # The decoder under ASan/UBSan, which tests/host/test_ttdecode.c runs: the
 # host tests' objects and library.
 $(BUILD)/host/ttdecode-san: $(call hostobj,$(TTDECODE_SRCS)) \
