@@ -33,31 +33,34 @@
 #define RW_MAX		0x7ffff000ul		/* bytes per call, as Linux */
 #define DIRENTS_PER_CHUNK (CHUNK / sizeof(struct dirent))
 
-/* Reads up to n bytes of c at off into user buffer ubuf (see the top of
- * the file). Returns the count or -errno. */
-static long read_chunks(struct chan *c, char *ubuf, size_t n, uint64_t off)
+/*
+ * A transfer through the bounce page, one chunk at a time: step moves up to
+ * k units (bytes, or directory entries) at unit index done between the
+ * user's buffer and kbuf, returning how many it moved, 0 at the end, or
+ * -errno. A short step ends the transfer.
+ */
+struct bounce {
+	struct chan *c;
+	uint64_t user;		/* the user's buffer */
+	uint64_t off;		/* the file offset of unit 0 */
+	long (*step)(const struct bounce *b, void *kbuf, size_t done, size_t k);
+};
+
+/* Runs b over n units, at most per_chunk a step. Returns the units moved
+ * if any, else the last step's 0 or -errno. */
+static long bounce_run(const struct bounce *b, size_t n, size_t per_chunk)
 {
-	char *kbuf = kpage_alloc();
+	void *kbuf = kpage_alloc();
 	size_t done = 0;
 	long r = 0;
 
 	if (kbuf == NULL)
 		return -ENOMEM;
 	while (done < n) {
-		size_t k = MIN(n - done, (size_t)CHUNK);
+		size_t k = MIN(n - done, per_chunk);
 
-		if ((c->qid.type & QTSTREAM) &&
-		    (copyin(kbuf, ubuf + done, k) < 0 ||
-		     copyout(ubuf + done, kbuf, k) < 0)) {
-			r = -EFAULT;
+		if ((r = b->step(b, kbuf, done, k)) <= 0)
 			break;
-		}
-		if ((r = chan_read(c, kbuf, k, off + done)) <= 0)
-			break;
-		if (copyout(ubuf + done, kbuf, (size_t)r) < 0) {
-			r = -EFAULT;
-			break;
-		}
 		done += (size_t)r;
 		if ((size_t)r < k)
 			break;
@@ -66,32 +69,48 @@ static long read_chunks(struct chan *c, char *ubuf, size_t n, uint64_t off)
 	return done > 0 ? (long)done : r;
 }
 
+/* A read step (see the top of the file): for a stream, the user's chunk is
+ * checked writable first, since what the device hands over is gone. */
+static long read_step(const struct bounce *b, void *kbuf, size_t done,
+		      size_t k)
+{
+	char *ubuf = (char *)b->user + done;
+	long r;
+
+	if ((b->c->qid.type & QTSTREAM) &&
+	    (copyin(kbuf, ubuf, k) < 0 || copyout(ubuf, kbuf, k) < 0))
+		return -EFAULT;
+	if ((r = chan_read(b->c, kbuf, k, b->off + done)) <= 0)
+		return r;
+	return copyout(ubuf, kbuf, (size_t)r) < 0 ? -EFAULT : r;
+}
+
+/* A write step: the chunk is copied in before the device sees it. */
+static long write_step(const struct bounce *b, void *kbuf, size_t done,
+		       size_t k)
+{
+	if (copyin(kbuf, (const char *)b->user + done, k) < 0)
+		return -EFAULT;
+	return chan_write(b->c, kbuf, k, b->off + done);
+}
+
+/* Reads up to n bytes of c at off into user buffer ubuf. Returns the count
+ * or -errno. */
+static long read_chunks(struct chan *c, char *ubuf, size_t n, uint64_t off)
+{
+	struct bounce b = { c, (uint64_t)ubuf, off, read_step };
+
+	return bounce_run(&b, n, CHUNK);
+}
+
 /* Writes n bytes of user buffer ubuf to c at off. Returns the count or
  * -errno. */
 static long write_chunks(struct chan *c, const char *ubuf, size_t n,
 			 uint64_t off)
 {
-	char *kbuf = kpage_alloc();
-	size_t done = 0;
-	long r = 0;
+	struct bounce b = { c, (uint64_t)ubuf, off, write_step };
 
-	if (kbuf == NULL)
-		return -ENOMEM;
-	while (done < n) {
-		size_t k = MIN(n - done, (size_t)CHUNK);
-
-		if (copyin(kbuf, ubuf + done, k) < 0) {
-			r = -EFAULT;
-			break;
-		}
-		if ((r = chan_write(c, kbuf, k, off + done)) <= 0)
-			break;
-		done += (size_t)r;
-		if ((size_t)r < k)
-			break;
-	}
-	kpage_free(kbuf);
-	return done > 0 ? (long)done : r;
+	return bounce_run(&b, n, CHUNK);
 }
 
 /* read(fd, buf, n) -> bytes read, 0 at the end; advances the offset. */
@@ -252,33 +271,30 @@ long sys_fstat(const uint64_t *a)
 	return fd_err(err, "fstat", fd);
 }
 
+/* A readdir step: entries from c's offset, which moves past those copied
+ * out. */
+static long readdir_step(const struct bounce *b, void *kbuf, size_t done,
+			 size_t k)
+{
+	struct dirent *de = kbuf;
+	long r;
+
+	if ((r = ns_readdir(b->c, b->c->offset, de, k)) <= 0)
+		return r;
+	if (copyout((void *)(b->user + done * sizeof(*de)), de,
+		    (size_t)r * sizeof(*de)) < 0)
+		return -EFAULT;
+	b->c->offset += (uint64_t)r;
+	return r;
+}
+
 /* Reads up to n entries of directory c into user array uents, moving c's
  * offset past those copied out. Returns the count or -errno. */
 static long readdir_chunks(struct chan *c, uint64_t uents, size_t n)
 {
-	struct dirent *kbuf = kpage_alloc();
-	size_t done = 0;
-	long r = 0;
+	struct bounce b = { c, uents, 0, readdir_step };
 
-	if (kbuf == NULL)
-		return -ENOMEM;
-	while (done < n) {
-		size_t k = MIN(n - done, DIRENTS_PER_CHUNK);
-
-		if ((r = ns_readdir(c, c->offset, kbuf, k)) <= 0)
-			break;
-		if (copyout((void *)(uents + done * sizeof(*kbuf)), kbuf,
-			    (size_t)r * sizeof(*kbuf)) < 0) {
-			r = -EFAULT;
-			break;
-		}
-		c->offset += (uint64_t)r;
-		done += (size_t)r;
-		if ((size_t)r < k)
-			break;
-	}
-	kpage_free(kbuf);
-	return done > 0 ? (long)done : r;
+	return bounce_run(&b, n, DIRENTS_PER_CHUNK);
 }
 
 /* readdir(fd, struct dirent *, n) -> entries filled, 0 at the end; the
