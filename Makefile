@@ -106,7 +106,7 @@ NOTRACE_OBJS += $$(addprefix $$(BUILD)/kern/$(1)/,$$(notrace-y))
 LIB_SRCS += $$(addprefix $(1)/,$$(host-y:.o=.c))
 $$(foreach o,$$(obj-y),$$(if $$(CFLAGS_$$(o)),$$(eval \
 	$$(BUILD)/kern/$(1)/$$(o): KCFLAGS += $$(CFLAGS_$$(o)))))
-$$(foreach o,$$(obj-y),$$(eval CFLAGS_$$(o) :=))
+$$(foreach o,$$(obj-y) $$(obj-),$$(eval CFLAGS_$$(o) :=))
 $$(foreach d,$$(subdir-y),$$(eval $$(call kbuild_dir,$(1)/$$(d))))
 endef
 $(foreach d,$(KDIRS),$(eval $(call kbuild_dir,$(d))))
