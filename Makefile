@@ -68,54 +68,60 @@ savedefconfig: | $(DEPS_STAMP)
 EVENTS_GEN := $(GEN)/ttrace_events.h $(GEN)/ttrace_events.c
 # The generator rewrites only files whose text changed; the stamp records
 # that it ran, so make does not run it again and again.
-$(GEN)/ttrace_events.stamp: kern/ttrace.events tools/gen_events.py | $(DEPS_STAMP)
+$(GEN)/ttrace_events.stamp: kern/ttrace.events tools/gen_events.py \
+		kern/include/ttrace_format.h | $(DEPS_STAMP)
 	@mkdir -p $(GEN)
 	$(PY) tools/gen_events.py kern/ttrace.events $(GEN)
 	@touch $@
 $(EVENTS_GEN): $(GEN)/ttrace_events.stamp
 	@:
+# The metadata blob: that table serialised by kern/lib's own serialiser, run
+# on the host (tools/ttmetablob.c; its rule is in mk/tools.mk).
+$(GEN)/ttrace_meta_blob.c: $(BUILD)/tools/ttmetablob
+	$< > $@.tmp
+	@mv $@.tmp $@
 
 # --- kernel --------------------------------------------------------------
-LIB_SRCS :=
-KLIB_ONLY_SRCS :=
-include kern/lib/Makefrag
-
-KERN_SRCS := $(wildcard kern/src/*.c arch/x86_64/src/*.c kern/drivers/dev/*.c) \
-	     $(LIB_SRCS) $(KLIB_ONLY_SRCS) $(GEN)/ttrace_events.c
-ifeq ($(CONFIG_KTESTS),y)
-KERN_SRCS += $(wildcard kern/src/ktest/*.c)
+# Each folder's Makefrag lists what it builds, Kbuild's way (kern/src/Makefrag
+# explains): obj-y always, obj-$(CONFIG_FOO) with an option (an unset option
+# makes that `obj-`, which nothing reads), subdir-y the folders below,
+# notrace-y those built without fentry NOPs, CFLAGS_foo.o one object's flags.
+# kbuild_dir reads one folder's lists into KERN_OBJS and NOTRACE_OBJS, and
+# its host-y (kern/lib/Makefrag) into LIB_SRCS, the pure sources the host
+# tests build.
+KDIRS		:= kern/src arch/x86_64/src kern/drivers/dev kern/lib
+KERN_OBJS	:=
+NOTRACE_OBJS	:=
+LIB_SRCS	:=
+define kbuild_dir
+obj-y :=
+obj- :=
+notrace-y :=
+subdir-y :=
+subdir- :=
+host-y :=
+include $(1)/Makefrag
+KERN_OBJS += $$(addprefix $$(BUILD)/kern/$(1)/,$$(obj-y))
+NOTRACE_OBJS += $$(addprefix $$(BUILD)/kern/$(1)/,$$(notrace-y))
+LIB_SRCS += $$(addprefix $(1)/,$$(host-y:.o=.c))
+$$(foreach o,$$(obj-y),$$(if $$(CFLAGS_$$(o)),$$(eval \
+	$$(BUILD)/kern/$(1)/$$(o): KCFLAGS += $$(CFLAGS_$$(o)))))
+$$(foreach o,$$(obj-y) $$(obj-),$$(eval CFLAGS_$$(o) :=))
+$$(foreach d,$$(subdir-y),$$(eval $$(call kbuild_dir,$(1)/$$(d))))
+endef
+$(foreach d,$(KDIRS),$(eval $(call kbuild_dir,$(d))))
+ifeq ($(CONFIG_TTRACE),y)
+KERN_OBJS += $(BUILD)/kern/$(GEN)/ttrace_events.o \
+	     $(BUILD)/kern/$(GEN)/ttrace_meta_blob.o
 endif
-ifneq ($(CONFIG_TTRACE),y)
-KERN_SRCS := $(filter-out kern/src/ttrace%.c kern/src/ktest/kt_ttrace.c \
-	       kern/src/ktest/kt_probe.c kern/src/module%.c kern/lib/module_elf.c \
-	       kern/src/bench.c kern/drivers/dev/devttrace.c \
-	       kern/lib/trace_ring.c kern/lib/ttrace_%.c \
-	       $(GEN)/ttrace_events.c,$(KERN_SRCS))
-endif
-KERN_ASMS := $(wildcard arch/x86_64/src/*.S)
-ifneq ($(CONFIG_TTRACE),y)
-KERN_ASMS := $(filter-out arch/x86_64/src/ttrace_fgraph.S,$(KERN_ASMS))
-endif
-KERN_OBJS := $(patsubst %.c,$(BUILD)/kern/%.o,$(KERN_SRCS)) \
-	     $(patsubst %.S,$(BUILD)/kern/%.o,$(KERN_ASMS))
-
-# The benchmark counts instructions per operation in tight loops: no
-# alignment padding after a tracepoint (it would be counted as its own).
-$(BUILD)/kern/kern/src/bench.o: KCFLAGS += -falign-jumps=1 -falign-labels=1 -falign-loops=1
 
 # The function-graph tracer (docs/function-graph.md): every function starts
-# with a 5-byte NOP listed in __mcount_loc, except in the files the tracer,
-# the text patcher and the early CPU and TSC set-up use, which must never be
-# traced (so tracing cannot recurse). Single functions elsewhere say
-# `notrace` (compiler.h).
+# with a 5-byte NOP listed in __mcount_loc, except in the notrace-y objects.
+# Single functions elsewhere say `notrace` (compiler.h).
 ifeq ($(CONFIG_TTRACE),y)
 FENTRY_FLAGS := -pg -mfentry -mnop-mcount -mrecord-mcount
 endif
-NOTRACE_SRCS := $(filter kern/src/ttrace%.c kern/lib/trace_ring.c \
-		kern/lib/ttrace_%.c kern/lib/string.c \
-		arch/x86_64/src/text_poke.c arch/x86_64/src/cpu.c \
-		arch/x86_64/src/tsc_offset.c,$(KERN_SRCS))
-$(patsubst %.c,$(BUILD)/kern/%.o,$(NOTRACE_SRCS)): FENTRY_FLAGS :=
+$(NOTRACE_OBJS): FENTRY_FLAGS :=
 
 $(BUILD)/kern/%.o: %.c $(GEN)/config.h | $(EVENTS_GEN)
 	@mkdir -p $(dir $@)
@@ -178,11 +184,26 @@ gdb: $(BUILD)/kernel.bin $(INITRAMFS)
 	sleep 1; gdb -q -x scripts/gdbinit $(BUILD)/kernel.elf
 .PHONY: iso run gdb
 
-# --- host tests ----------------------------------------------------------
-HOST_TESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
-$(BUILD)/host/%: tests/host/%.c $(LIB_SRCS) $(EVENTS_GEN) | $(GEN)/config.h
+# --- the host library and host tests ------------------------------------
+# kern/lib's pure files (host-y in kern/lib/Makefrag) are compiled once per
+# host flag set into a library: build/host/libklib.a with HOSTCFLAGS (ASan,
+# UBSan) for the host tests, build/tools/libklib.a with TOOLS_CFLAGS
+# (mk/tools.mk) for the tools. A host test is tests/host/test_NAME.c linked
+# with the library, plus the tools/ objects mk/tools.mk names for it; every
+# object is compiled once, under build/host/obj/ (mirroring the tree).
+HOSTAR		?= ar
+hostobj		= $(patsubst %.c,$(BUILD)/host/obj/%.o,$(1))
+$(BUILD)/host/obj/%.o: %.c | $(EVENTS_GEN) $(GEN)/config.h
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(HOSTCFLAGS) -o $@ $< $(LIB_SRCS)
+	$(HOSTCC) $(HOSTCFLAGS) -Itools -c -o $@ $<
+$(BUILD)/host/libklib.a: $(call hostobj,$(LIB_SRCS))
+	@rm -f $@
+	$(HOSTAR) rcs $@ $^
+
+HOST_TESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
+$(HOST_TESTS): $(BUILD)/host/%: $(BUILD)/host/obj/tests/host/%.o \
+		$(BUILD)/host/libklib.a
+	$(HOSTCC) $(HOSTCFLAGS) -o $@ $(filter %.o,$^) $(BUILD)/host/libklib.a
 host-tests-build: $(HOST_TESTS)
 .PHONY: host-tests-build
 

@@ -19,8 +19,13 @@ FUZZ_CFLAGS	:= -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 		   -idirafter kern/include -I$(GEN) -Itests/fuzz -Itools -Iuser
 
 # What each target links besides its own file: the parser under test.
-FUZZ_SRCS_ttload	:= $(TOOLS_LIB_SRCS)
-FUZZ_SRCS_ctl		:= kern/lib/ttrace_ctl.c kern/lib/parse_num.c kern/lib/ttrace_meta.c \
+FUZZ_META_SRCS	:= kern/lib/ttrace_meta.c kern/lib/ttrace_meta_parse.c \
+		   kern/lib/ttrace_meta_write.c
+FUZZ_SRCS_ttload	:= kern/lib/ttrace_file.c $(FUZZ_META_SRCS) \
+			   kern/lib/ttrace_aux.c kern/lib/ttrace_decode.c \
+			   kern/lib/printfmt.c kern/lib/tsc_sync.c \
+			   kern/lib/cmdline.c kern/lib/parse_num.c tools/ttload.c
+FUZZ_SRCS_ctl		:= kern/lib/ttrace_ctl.c kern/lib/parse_num.c $(FUZZ_META_SRCS) \
 			   kern/lib/printfmt.c $(GEN)/ttrace_events.c
 FUZZ_SRCS_cmdline	:= kern/lib/cmdline.c kern/lib/parse_num.c
 FUZZ_SRCS_elf		:= kern/lib/elf_check.c

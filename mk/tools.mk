@@ -1,11 +1,13 @@
 # Host tools (tools/*.c): decoders of ttrace trace files. Included by the
-# top Makefile after kern/lib/Makefrag (it uses WARN, BUILD and LIB_SRCS);
-# each tool adds itself to TOOLS, which `make tools` builds.
+# top Makefile after the kern/lib lists (it uses WARN, BUILD, LIB_SRCS,
+# HOSTAR and hostobj); each tool adds itself to TOOLS, which `make tools`
+# builds.
 #
 # They read only the documented file format: the shared headers come from
 # kern/include through -idirafter (so the host's own <string.h> wins over
-# the kernel's), and the pure kern/lib code they need is compiled in, not
-# copied. TOOLS_SAN=1 adds AddressSanitizer/UBSan.
+# the kernel's), and the pure kern/lib code they need comes from
+# build/tools/libklib.a, compiled once, not copied. Objects go under
+# build/tools/obj/. TOOLS_SAN=1 adds AddressSanitizer/UBSan.
 #
 #	make tools			build/tools/ttdecode
 #	build/tools/ttdecode verify build/trace.ttr
@@ -16,72 +18,65 @@ TOOLS_CFLAGS	+= -fsanitize=address,undefined -fno-sanitize-recover=all \
 		   -fno-omit-frame-pointer
 endif
 
-# What every decoder links: file framing, loader, metadata, aux, decoding.
-TOOLS_LIB_SRCS	:= kern/lib/ttrace_file.c kern/lib/ttrace_meta.c \
-		   kern/lib/ttrace_aux.c kern/lib/ttrace_decode.c \
-		   kern/lib/printfmt.c kern/lib/tsc_sync.c kern/lib/cmdline.c \
-		   kern/lib/parse_num.c \
-		   tools/ttload.c
-TOOLS_HDRS	:= kern/include/ttrace_file.h kern/include/ttrace_format.h \
-		   kern/include/ttrace_decode.h kern/include/ttrace_meta.h \
-		   kern/include/ttrace_aux.h kern/include/tsc_sync.h \
-		   tools/ttload.h tools/ttboot.h
+toolobj		= $(patsubst %.c,$(BUILD)/tools/obj/%.o,$(1))
+$(BUILD)/tools/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(TOOLS_CFLAGS) -MMD -MP -Itools -c -o $@ $<
+TOOLS_LIB	:= $(BUILD)/tools/libklib.a
+$(TOOLS_LIB): $(call toolobj,$(LIB_SRCS))
+	@rm -f $@
+	$(HOSTAR) rcs $@ $^
 
 # ttdecode's own files: the command table and one file per command family.
 TTDECODE_SRCS	:= tools/ttdecode.c tools/ttmerge.c tools/ttfilter.c \
 		   tools/tttext.c tools/ttunwrap.c tools/ttscale.c \
 		   tools/ttspan.c tools/ttjson.c tools/ttstats.c
-TTDECODE_HDRS	:= tools/ttdecode.h tools/ttmerge.h tools/ttfilter.h \
-		   tools/ttspan.h
 # the boot profile (docs/boot-profile.md)
 TTDECODE_SRCS	+= tools/ttboot.c tools/ttboot_svg.c
 # the exporters (docs/exports.md)
 TTDECODE_SRCS	+= tools/ttexport.c tools/ttuftrace.c tools/ttctf.c
-TOOLS_HDRS	+= tools/ttexport.h
 
-$(BUILD)/tools/ttdecode: $(TTDECODE_SRCS) $(TOOLS_LIB_SRCS) $(TOOLS_HDRS) \
-		$(TTDECODE_HDRS)
-	@mkdir -p $(dir $@)
-	$(HOSTCC) $(TOOLS_CFLAGS) -Itools -o $@ $(TTDECODE_SRCS) $(TOOLS_LIB_SRCS)
+# the loader every decoder shares
+TTDECODE_SRCS	+= tools/ttload.c
+
+$(BUILD)/tools/ttdecode: $(call toolobj,$(TTDECODE_SRCS)) $(TOOLS_LIB)
+	$(HOSTCC) $(TOOLS_CFLAGS) -o $@ $^
 
 TOOLS += $(BUILD)/tools/ttdecode
 
-# The decoder under ASan/UBSan, which tests/host/test_ttdecode.c runs.
-$(BUILD)/host/ttdecode-san: $(TTDECODE_SRCS) $(TOOLS_LIB_SRCS) $(TOOLS_HDRS) \
-		$(TTDECODE_HDRS)
-	@mkdir -p $(dir $@)
-	$(HOSTCC) $(TOOLS_CFLAGS) -fsanitize=address,undefined \
-		-fno-sanitize-recover=all -fno-omit-frame-pointer -Itools \
-		-o $@ $(TTDECODE_SRCS) $(TOOLS_LIB_SRCS)
-$(BUILD)/host/test_ttdecode: tests/host/test_ttdecode.c $(LIB_SRCS) \
-		$(BUILD)/host/ttdecode-san | $(GEN)/config.h
-	@mkdir -p $(dir $@)
-	$(HOSTCC) $(HOSTCFLAGS) -DTTDECODE_BIN='"$(BUILD)/host/ttdecode-san"' \
-		-o $@ $< $(LIB_SRCS)
+# The build's metadata blob writer (tools/ttmetablob.c): the generated event
+# table, serialised and checked by kern/lib's metadata code.
+$(call toolobj,tools/ttmetablob.c $(GEN)/ttrace_events.c): \
+	TOOLS_CFLAGS += -I$(GEN)
+$(call toolobj,tools/ttmetablob.c $(GEN)/ttrace_events.c): | $(EVENTS_GEN)
+$(BUILD)/tools/ttmetablob: $(call toolobj,tools/ttmetablob.c \
+		$(GEN)/ttrace_events.c) $(TOOLS_LIB)
+	$(HOSTCC) $(TOOLS_CFLAGS) -o $@ $^
+$(call hostobj,tests/host/test_ttrace_events.c): $(GEN)/ttrace_meta_blob.c
 
-# The host test of the file format also exercises tools/ttload.c.
-$(BUILD)/host/test_ttrace_file: tests/host/test_ttrace_file.c $(LIB_SRCS) \
-		tools/ttload.c $(TOOLS_HDRS) | $(GEN)/config.h
-	@mkdir -p $(dir $@)
-	$(HOSTCC) $(HOSTCFLAGS) -Itools -o $@ $< $(LIB_SRCS) tools/ttload.c
+# The decoder under ASan/UBSan, which tests/host/test_ttdecode.c runs: the
+# host tests' objects and library.
+$(BUILD)/host/ttdecode-san: $(call hostobj,$(TTDECODE_SRCS)) \
+		$(BUILD)/host/libklib.a
+	$(HOSTCC) $(HOSTCFLAGS) -o $@ $^
+$(BUILD)/host/test_ttdecode: $(BUILD)/host/ttdecode-san
+$(call hostobj,tests/host/test_ttdecode.c): \
+	HOSTCFLAGS += -DTTDECODE_BIN='"$(BUILD)/host/ttdecode-san"'
 
-# The boot profile's host test builds traces and computes their profiles.
-$(BUILD)/host/test_ttboot: tests/host/test_ttboot.c $(LIB_SRCS) \
-		tools/ttload.c tools/ttboot.c tools/ttboot_svg.c $(TOOLS_HDRS) \
-		| $(GEN)/config.h
-	@mkdir -p $(dir $@)
-	$(HOSTCC) $(HOSTCFLAGS) -Itools -o $@ $< $(LIB_SRCS) tools/ttload.c \
-		tools/ttboot.c tools/ttboot_svg.c
-
-# The host test of the exporters (docs/exports.md).
-EXPORT_SRCS	:= tools/ttload.c tools/ttexport.c tools/ttuftrace.c tools/ttctf.c
-$(BUILD)/host/test_ttexport: tests/host/test_ttexport.c $(LIB_SRCS) \
-		$(EXPORT_SRCS) $(TOOLS_HDRS) | $(GEN)/config.h
-	@mkdir -p $(dir $@)
-	$(HOSTCC) $(HOSTCFLAGS) -Itools -o $@ $< $(LIB_SRCS) $(EXPORT_SRCS)
+# Host tests that link tools/ objects besides the library: the file format's
+# test also exercises the loader, the boot profile's builds traces and
+# computes their profiles, the exporters' (docs/exports.md) and the pull's
+# load what they write.
+$(BUILD)/host/test_ttrace_file: $(call hostobj,tools/ttload.c)
+$(BUILD)/host/test_ttboot: $(call hostobj,tools/ttload.c tools/ttboot.c \
+		tools/ttboot_svg.c)
+$(BUILD)/host/test_ttexport: $(call hostobj,tools/ttload.c tools/ttexport.c \
+		tools/ttuftrace.c tools/ttctf.c)
+$(BUILD)/host/test_ttrace_pull: $(call hostobj,tools/ttload.c)
 
 # The host half of `make bench`: the kernel's fast-path code timed on this
-# CPU (tools/ttbench.c explains why).
+# CPU (tools/ttbench.c explains why). Its own copies of the two files it
+# times, with fixed flags: its figures must not depend on TOOLS_SAN.
 $(BUILD)/tools/ttbench: tools/ttbench.c kern/lib/trace_ring.c \
 		kern/lib/ttrace_aux.c kern/include/trace_ring.h \
 		kern/include/ttrace_aux.h
@@ -101,20 +96,7 @@ $(BUILD)/tools/ttlttng: tools/lttng/ttlttng.c tools/lttng/ttlttng_tp.h
 
 # The host half of `make pull` (docs/pull.md): memory dumps of a guest to a
 # trace file, through the kernel's own ring reader and image writer.
-TTPULL_LIB_SRCS	:= kern/lib/ttrace_pull.c kern/lib/ttrace_image.c \
-		   kern/lib/trace_ring.c kern/lib/ttrace_file.c \
-		   kern/lib/ttrace_decode.c kern/lib/ttrace_meta.c \
-		   kern/lib/ttrace_aux.c kern/lib/printfmt.c
-$(BUILD)/tools/ttpull: tools/ttpull.c $(TTPULL_LIB_SRCS) \
-		kern/include/ttrace_pull.h kern/include/ttrace_root.h \
-		kern/include/ttrace_image.h $(TOOLS_HDRS)
-	@mkdir -p $(dir $@)
-	$(HOSTCC) $(TOOLS_CFLAGS) -o $@ tools/ttpull.c $(TTPULL_LIB_SRCS)
+$(BUILD)/tools/ttpull: $(call toolobj,tools/ttpull.c) $(TOOLS_LIB)
+	$(HOSTCC) $(TOOLS_CFLAGS) -o $@ $^
 
 TOOLS += $(BUILD)/tools/ttpull
-
-# The pull's host test loads what it writes with tools/ttload.c.
-$(BUILD)/host/test_ttrace_pull: tests/host/test_ttrace_pull.c $(LIB_SRCS) \
-		tools/ttload.c $(TOOLS_HDRS) | $(GEN)/config.h
-	@mkdir -p $(dir $@)
-	$(HOSTCC) $(HOSTCFLAGS) -Itools -o $@ $< $(LIB_SRCS) tools/ttload.c

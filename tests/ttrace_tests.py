@@ -971,6 +971,43 @@ def modules():
     return s.finish("")
 
 
+def readme_tour_commands():
+    """The commands of README.md's "A tour at the shell" block: its
+    `    $ ` lines, comments stripped."""
+    text = open(os.path.join(ROOT, "README.md")).read()
+    block = text.split("## A tour at the shell", 1)[1].split("\n## ", 1)[0]
+    block = block.split("From the host:", 1)[0]
+    return [re.sub(r"\s+#.*$", "", m.group(1)).strip()
+            for m in re.finditer(r"^    \$ (.*)$", block, re.M)]
+
+
+def readme_tour():
+    """Types every command of README's shell tour, in order, as a reader
+    would: each must exit 0 and print no usage text and no shell error, so
+    the tour cannot drift from the programs."""
+    cmds = readme_tour_commands()
+    if len(cmds) < 5:
+        return "README tour: only %d commands found" % len(cmds)
+    os.makedirs(OUT, exist_ok=True)
+    out = os.path.join(OUT, "readme_tour.ttr")   # the tour writes /dev/host/out
+    s = Session(2, hostout=out, timeout=600, name="readme_tour")
+    why = ""
+    try:
+        for cmd in cmds:
+            start = len(s.run.text)
+            m = s.say(cmd + "; echo rc=$?", r"\nrc=(\d+)\n", timeout=180)
+            said = s.run.text[start:]
+            if m.group(1) != b"0":
+                why = "%r: exit status %s" % (cmd, m.group(1).decode())
+            elif "usage:" in said or "sh: " in said:
+                why = "%r: %s" % (cmd, said.strip()[-300:])
+            if why:
+                break
+    except TimeoutError as e:
+        why = "%s (after %r)" % (e, cmd)
+    return s.finish(why)
+
+
 def run_all(res, only):
     def want(name):
         return not only or only in name
@@ -979,7 +1016,8 @@ def run_all(res, only):
         name = "ttrace_device_smp%d" % smp
         if want(name):
             res.add(name, *(lambda w: (not w, w))(device_scenario(smp)))
-    for name, fn in (("ttrace_roundtrip", roundtrip),
+    for name, fn in (("readme_tour", readme_tour),
+                     ("ttrace_roundtrip", roundtrip),
                      ("ttrace_decode_exports", decode_exports),
                      ("ttrace_panic_dump_host", lambda: panic_dump(True)),
                      ("ttrace_panic_dump_console", lambda: panic_dump(False)),

@@ -15,10 +15,15 @@ nothing) into the output directory:
                    marked probe=ttrace_sp_NAME first calls that static probe
                    (kern/include/ttrace_static_probes.h) inline and records
                    only if it returns true; without it compiles to nothing;
-  ttrace_events.c  the metadata table (ttrace_meta_builtin) and the same
-                   metadata serialised as a blob (ttrace_meta_blob), in the
-                   layout of kern/include/ttrace_format.h, byte for byte what
-                   ttrace_meta_serialise() produces from the table.
+  ttrace_events.c  the metadata table (ttrace_meta_builtin), in names
+                   (TTRACE_ARG_U32, TTRACE_AUX_SYSCALL_NAME...), not numbers.
+
+The metadata blob (ttrace_meta_blob) is not made here: build/tools/ttmetablob
+(tools/ttmetablob.c) serialises the table with the kernel's own
+ttrace_meta_serialise(), so there is one serialiser. The numbers and limits
+this script checks against (argument types, aux tags, TTRACE_MAX_ARGS,
+TTRACE_META_MAX_*) are read from kern/include/ttrace_format.h, the one place
+that says them; this file keeps only the events file's spelling of them.
 
 The syntax is described at the top of kern/ttrace.events and in
 docs/trace-format.md. Errors name file:line and exit with status 1.
@@ -29,32 +34,68 @@ import os
 import re
 import sys
 
-MAX_ARGS = 26           # TTRACE_MAX_ARGS
-MAX_EVENTS = 1024       # TTRACE_META_MAX_EVENTS
-MAX_NAME = 63           # TTRACE_META_MAX_NAME
-MAX_FORMAT = 255        # TTRACE_META_MAX_FORMAT
-META_MAGIC = 0x4D455454
-META_VERSION = 1
-META_HDR_SIZE = 16
-EVF_DEFAULT_ON = 1
+FORMAT_H = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                        "kern", "include", "ttrace_format.h")
 
-# name: (enum value, C parameter type, widening to uint64_t)
+# The events file's type names: C parameter type, widening to uint64_t. The
+# enum member is TTRACE_ARG_ + the name in capitals (ttrace_format.h).
 TYPES = {
-    "u8": (1, "uint8_t", "(uint64_t)%s"),
-    "u16": (2, "uint16_t", "(uint64_t)%s"),
-    "u32": (3, "uint32_t", "(uint64_t)%s"),
-    "u64": (4, "uint64_t", "(uint64_t)%s"),
-    "s8": (5, "int8_t", "(uint64_t)(int64_t)%s"),
-    "s16": (6, "int16_t", "(uint64_t)(int64_t)%s"),
-    "s32": (7, "int32_t", "(uint64_t)(int64_t)%s"),
-    "s64": (8, "int64_t", "(uint64_t)%s"),
-    "ptr": (9, "const void *", "(uint64_t)(uintptr_t)%s"),
-    "bool": (10, "bool", "(uint64_t)%s"),
+    "u8": ("uint8_t", "(uint64_t)%s"),
+    "u16": ("uint16_t", "(uint64_t)%s"),
+    "u32": ("uint32_t", "(uint64_t)%s"),
+    "u64": ("uint64_t", "(uint64_t)%s"),
+    "s8": ("int8_t", "(uint64_t)(int64_t)%s"),
+    "s16": ("int16_t", "(uint64_t)(int64_t)%s"),
+    "s32": ("int32_t", "(uint64_t)(int64_t)%s"),
+    "s64": ("int64_t", "(uint64_t)%s"),
+    "ptr": ("const void *", "(uint64_t)(uintptr_t)%s"),
+    "bool": ("bool", "(uint64_t)%s"),
 }
-STR_TYPE = 11
-AUX_TAGS = {"syscall": 1, "proc": 2, "kthread": 3, "boot": 4, "meta": 5,
-            "marker": 6, "irq": 7, "kmsg": 8, "state": 9, "func": 10,
-            "counter": 11}
+STR_TYPE = "TTRACE_ARG_STR"
+# str:TAG in the events file: the aux tag of enum ttrace_aux_tag it names
+AUX_TAGS = {"syscall": "TTRACE_AUX_SYSCALL_NAME",
+            "proc": "TTRACE_AUX_PROC_NAME",
+            "kthread": "TTRACE_AUX_KTHREAD_NAME",
+            "boot": "TTRACE_AUX_BOOT_PHASE",
+            "meta": "TTRACE_AUX_EVENT_META",
+            "marker": "TTRACE_AUX_USER_MARKER",
+            "irq": "TTRACE_AUX_IRQ_NAME",
+            "kmsg": "TTRACE_AUX_KMSG_NAME",
+            "state": "TTRACE_AUX_STATE_NAME",
+            "func": "TTRACE_AUX_FUNC_NAME",
+            "counter": "TTRACE_AUX_COUNTER_NAME"}
+
+
+def read_format_h(path):
+    """The integer #defines and enum members of ttrace_format.h, by name.
+    A #define whose value is an expression of earlier ones is evaluated."""
+    with open(path, encoding="ascii") as f:
+        text = f.read().replace("\\\n", " ")
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    names = {}
+    for m in re.finditer(r"^#define\s+(TTRACE_\w+)\s+([^\n]+)$", text, re.M):
+        expr = re.sub(r"(?<=\d)U?L*L?\b", "", m.group(2).strip())
+        if re.fullmatch(r"[\w\s()+*-]+", expr):
+            try:
+                names[m.group(1)] = int(eval(expr, {"__builtins__": {}},
+                                             dict(names)))
+            except (NameError, SyntaxError, TypeError):
+                pass
+    for body in re.findall(r"enum\s+\w+\s*\{(.*?)\}", text, re.S):
+        for m in re.finditer(r"(\w+)\s*=\s*(\d+)", body):
+            names[m.group(1)] = int(m.group(2))
+    return names
+
+
+FORMAT = read_format_h(FORMAT_H)
+MAX_ARGS = FORMAT["TTRACE_MAX_ARGS"]
+MAX_EVENTS = FORMAT["TTRACE_META_MAX_EVENTS"]
+MAX_GROUPS = FORMAT["TTRACE_META_MAX_GROUPS"]
+MAX_NAME = FORMAT["TTRACE_META_MAX_NAME"]
+MAX_FORMAT = FORMAT["TTRACE_META_MAX_FORMAT"]
+for _name in [STR_TYPE] + list(AUX_TAGS.values()) + \
+        ["TTRACE_ARG_" + t.upper() for t in TYPES]:
+    assert _name in FORMAT, "%s: no %s" % (FORMAT_H, _name)
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 GROUP_RE = re.compile(r"group\s+(\S+)\s+(\S+)\s+(\S+)\s*(#.*)?\Z")
@@ -90,8 +131,8 @@ class Arg:
             self.type, self.tag = STR_TYPE, AUX_TAGS[tname[4:]]
             self.ctype, self.widen = "uint64_t", "(uint64_t)%s"
         else:
-            self.type, self.ctype, self.widen = TYPES[tname]
-            self.tag = 0
+            self.ctype, self.widen = TYPES[tname]
+            self.type, self.tag = "TTRACE_ARG_" + tname.upper(), "0"
 
 
 class Event:
@@ -165,8 +206,9 @@ def parse_args(text):
 def parse_group(m, groups):
     name, bit, state = m.group(1), m.group(2), m.group(3)
     check_name(name, "group")
-    if not bit.isdigit() or int(bit) > 63:
-        raise EventsError("group bit must be 0..63, not %r" % bit)
+    if not bit.isdigit() or int(bit) >= MAX_GROUPS:
+        raise EventsError("group bit must be 0..%d, not %r" %
+                          (MAX_GROUPS - 1, bit))
     if state not in ("on", "off"):
         raise EventsError("group state must be on or off, not %r" % state)
     if any(g.name == name or g.bit == int(bit) for g in groups.values()):
@@ -217,52 +259,6 @@ def parse(path):
     if len(events) > MAX_EVENTS:
         raise EventsError("%s: more than %d events" % (path, MAX_EVENTS))
     return list(groups.values()), events
-
-
-# ---- the metadata blob (must match ttrace_meta_serialise) ----------------
-
-def fnv1a(data):
-    h = 2166136261
-    for b in data:
-        h = ((h ^ b) * 16777619) & 0xFFFFFFFF
-    return h
-
-
-def u8(v):
-    return bytes([v & 0xFF])
-
-
-def u16(v):
-    return v.to_bytes(2, "little")
-
-
-def u32(v):
-    return v.to_bytes(4, "little")
-
-
-def str8(s):
-    return u8(len(s)) + s.encode("ascii") + b"\0"
-
-
-def str16(s):
-    return u16(len(s)) + s.encode("ascii") + b"\0"
-
-
-def blob(groups, events):
-    body = b""
-    for g in groups:
-        body += u8(g.bit) + u8(EVF_DEFAULT_ON if g.on else 0) + str8(g.name)
-    for i, e in enumerate(events):
-        body += u16(i) + u8(e.group.bit) + u8(EVF_DEFAULT_ON if e.on else 0)
-        body += u8(len(e.args)) + str8(e.name)
-        for a in e.args:
-            body += u8(a.type) + u8(a.tag) + str8(a.name)
-        body += str16(e.fmt)
-    total = META_HDR_SIZE + len(body) + 4
-    head = (u32(META_MAGIC) + u16(META_VERSION) + u16(META_HDR_SIZE) +
-            u32(total) + u16(len(groups)) + u16(len(events)))
-    data = head + body
-    return data + u32(fnv1a(data))
 
 
 # ---- C output -------------------------------------------------------------
@@ -338,7 +334,7 @@ def emitter(e):
     return "\n".join(out) + "\n"
 
 
-def gen_header(src, groups, events, blob_size):
+def gen_header(src, groups, events):
     default = 0
     for g in groups:
         if g.on:
@@ -350,8 +346,7 @@ def gen_header(src, groups, events, blob_size):
            "/* Group bits in the group mask. */", "enum ttrace_group_bit {"]
     out += ["\tTTRACE_GROUP_%s = %d," % (g.name.upper(), g.bit) for g in groups]
     out += ["};", "", "#define TTRACE_NUM_GROUPS %d" % len(groups),
-            "#define TTRACE_GROUP_MASK_DEFAULT 0x%xULL" % default,
-            "#define TTRACE_META_BLOB_SIZE %d" % blob_size, "",
+            "#define TTRACE_GROUP_MASK_DEFAULT 0x%xULL" % default, "",
             "/* Event ids: indices into ttrace_event_table. */",
             "enum ttrace_event_id {"]
     out += ["\tTTRACE_EV_%s = %d," % (e.name.upper(), i)
@@ -362,7 +357,9 @@ def gen_header(src, groups, events, blob_size):
             "extern const struct ttrace_group_meta "
             "ttrace_group_table[TTRACE_NUM_GROUPS];",
             "extern const struct ttrace_meta_table ttrace_meta_builtin;",
-            "extern const uint8_t ttrace_meta_blob[TTRACE_META_BLOB_SIZE];",
+            "/* ttrace_meta_builtin serialised (build/gen/ttrace_meta_blob.c,",
+            " * made by tools/ttmetablob.c). */",
+            "extern const uint8_t ttrace_meta_blob[];",
             "extern const uint32_t ttrace_meta_blob_size;", "",
             "/* Emitters: nothing at all without CONFIG_TTRACE. */", ""]
     text = "\n".join(out) + "\n"
@@ -374,7 +371,7 @@ def c_string(s):
     return '"' + s + '"'     # check_format() allows no quote or backslash
 
 
-def gen_source(src, groups, events, data):
+def gen_source(src, groups, events):
     out = [HEADER % src, "#include <ttrace_meta.h>",
            "#include <ttrace_events.h>", ""]
     for e in events:
@@ -382,7 +379,7 @@ def gen_source(src, groups, events, data):
             continue
         out.append("static const struct ttrace_arg_meta ttrace_args_%s[] = {"
                    % e.name)
-        out += ['\t{ "%s", %d, %d },' % (a.name, a.type, a.tag) for a in e.args]
+        out += ['\t{ "%s", %s, %s },' % (a.name, a.type, a.tag) for a in e.args]
         out += ["};", ""]
     out.append("const struct ttrace_event_meta "
                "ttrace_event_table[TTRACE_NUM_EVENTS] = {")
@@ -399,17 +396,13 @@ def gen_source(src, groups, events, data):
                 "\t\t.nargs = %d," % len(e.args), "\t},"]
     out += ["};", "", "const struct ttrace_group_meta "
             "ttrace_group_table[TTRACE_NUM_GROUPS] = {"]
-    out += ['\t{ "%s", %d, %d },' % (g.name, g.bit, 1 if g.on else 0)
-            for g in groups]
+    out += ['\t{ "%s", TTRACE_GROUP_%s, %s },' % (
+        g.name, g.name.upper(), "TTRACE_EVF_DEFAULT_ON" if g.on else "0")
+        for g in groups]
     out += ["};", "", "const struct ttrace_meta_table ttrace_meta_builtin = {",
             "\t.events = ttrace_event_table,", "\t.groups = ttrace_group_table,",
             "\t.nevents = TTRACE_NUM_EVENTS,", "\t.ngroups = TTRACE_NUM_GROUPS,",
-            "};", "", "/* ttrace_meta_builtin serialised (ttrace_format.h). */",
-            "const uint8_t ttrace_meta_blob[TTRACE_META_BLOB_SIZE] = {"]
-    for i in range(0, len(data), 12):
-        out.append("\t" + " ".join("0x%02x," % b for b in data[i:i + 12]))
-    out += ["};", "", "const uint32_t ttrace_meta_blob_size = "
-            "TTRACE_META_BLOB_SIZE;", ""]
+            "};", ""]
     return "\n".join(out)
 
 
@@ -436,12 +429,11 @@ def main(argv):
     except (EventsError, OSError, UnicodeDecodeError) as e:
         sys.stderr.write("gen_events: %s\n" % e)
         return 1
-    data = blob(groups, events)
     os.makedirs(outdir, exist_ok=True)
     write_if_changed(os.path.join(outdir, "ttrace_events.h"),
-                     gen_header(src, groups, events, len(data)))
+                     gen_header(src, groups, events))
     write_if_changed(os.path.join(outdir, "ttrace_events.c"),
-                     gen_source(src, groups, events, data))
+                     gen_source(src, groups, events))
     return 0
 
 

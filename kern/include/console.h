@@ -27,9 +27,6 @@
 void console_putc(int c);
 void console_write(const char *s, size_t n);
 
-/* Takes one received byte; called from the UART interrupt. */
-void console_receive(int c);
-
 /* Copies the next finished line (up to n bytes; the rest stays for the
  * next read) into buf, sleeping until there is one. Returns the count, 0
  * for ^D at the start of a line, or -EINTR if the process was killed

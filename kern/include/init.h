@@ -8,6 +8,4 @@ extern char boot_cmdline[1024];
 extern const struct multiboot_info *boot_mbi;
 extern uint64_t boot_modules_end;	/* physical end of the boot modules */
 
-__noreturn void kmain(uint32_t magic, uint32_t mbi_pa);
-
 #endif /* INIT_H */

@@ -24,7 +24,7 @@
  * point directly under it that the device does not list itself (so
  * `ls /dev` shows a bound /dev/ttrace).
  *
- * Binding (ns_bind): the name space is one table for the whole system.
+ * Binding (ns_bind, mount.c): the name space is one table for the whole system.
  * bind(old, new, 0) makes new show old: old is "#name[/path]" or a path,
  * which is resolved once, at bind time, to a device and a path inside it;
  * new must exist, except that for a "#" source it may be a new name in an
@@ -190,7 +190,7 @@ long devgen_readstr(uint64_t off, void *buf, size_t n, const char *s);
 long devgen_readbytes(uint64_t off, void *buf, size_t n, const void *src,
 		      size_t len);
 
-/* ---- the name space (ns.c) ---- */
+/* ---- the name space (ns.c, mount.c) ---- */
 
 /* Initialises every device and makes the default mounts; panics if one
  * fails. Call once at boot, before the first process. */
@@ -237,7 +237,7 @@ long ns_readdir(struct chan *c, uint64_t index, struct dirent *de, size_t n);
  */
 long ns_read_file(const char *path, void **kbuf, size_t *len);
 
-/* ---- descriptors (sysfile.c) ---- */
+/* ---- descriptors and errstr (fd.c) ---- */
 
 /* Installs c in p's lowest free fd (taking over the caller's reference).
  * Returns the fd or -EMFILE. Runs in p's thread or before p runs. */

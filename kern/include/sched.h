@@ -27,7 +27,6 @@ void sched_tick(void);
 bool sched_should_yield(void);
 __noreturn void sched_exit_current(void);
 void sched_wait_dead(struct kthread *kt);
-void sched_finish_switch(void);
 int ksleep_ticks(uint64_t ticks);
 uint32_t sched_runq_len(void);
 

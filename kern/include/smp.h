@@ -42,7 +42,6 @@ static inline struct per_cpu_info *this_cpu(void)
 
 void smp_boot(void);
 __noreturn void cpu_idle(void);
-__noreturn void smp_ap_main(void);
 void smp_run_on_all(void (*fn)(void *), void *arg);
 
 #endif /* SMP_H */

@@ -21,7 +21,7 @@ struct syscall_desc {
 
 extern const struct syscall_desc syscall_table[NR_SYSCALLS];
 
-/* File syscalls (sysfile.c) */
+/* File syscalls (sysfile.c on descriptors, syspath.c on path names) */
 long sys_open(const uint64_t *a);
 long sys_close(const uint64_t *a);
 long sys_read(const uint64_t *a);

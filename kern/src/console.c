@@ -17,6 +17,7 @@
  * interrupt handler calls kwakeup and proc_kill, both safe there; ^C
  * kills after dropping cons_lock.
  */
+#include <arch_hooks.h>
 #include <console.h>
 #include <proc.h>
 #include <spinlock.h>

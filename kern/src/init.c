@@ -6,6 +6,7 @@
  *   page tables -> ttrace -> TSC -> ACPI, APICs -> other CPUs -> timer and
  *   console interrupts -> ktests or the first process.
  */
+#include <arch_hooks.h>
 #include <abi/insn_mark.h>
 #include <arch/acpi.h>
 #include <arch/apic.h>

@@ -16,6 +16,7 @@
  * parent's list of children: finding a pid, the next pid, a zombie child or
  * the children to orphan never walks the processes that do not matter.
  */
+#include <arch_hooks.h>
 #include <proc.h>
 #include <sched.h>
 #include <vm.h>

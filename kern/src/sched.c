@@ -15,6 +15,7 @@
  * that is not. A sorted list makes an insert linear in the worst case, but
  * it starts from the tail, where a new deadline usually belongs.
  */
+#include <arch_hooks.h>
 #include <sched.h>
 #include <smp.h>
 #include <kmalloc.h>

@@ -3,6 +3,7 @@
  * AP does once its arch code has it running: announce itself and idle,
  * running routine kernel messages as they arrive.
  */
+#include <arch_hooks.h>
 #include <smp.h>
 #include <sched.h>
 #include <kmsg.h>
@@ -19,8 +20,13 @@ static_assert(offsetof(struct per_cpu_info, user_rsp) == PCPU_USER_RSP_OFFSET, "
 struct per_cpu_info per_cpu_info[CONFIG_MAX_NUM_CPUS];
 uint32_t num_cpus = 1;
 
-/* Called by the arch AP entry on the new CPU's stack with its per_cpu_info
- * installed. */
+/* See arch_hooks.h. */
+void smp_cpu_starting(uint32_t cpu)
+{
+	ttrace_cpu_up(cpu);	/* traced from its first line */
+}
+
+/* See arch_hooks.h. */
 __noreturn void smp_ap_main(void)
 {
 	struct per_cpu_info *pcpui = this_cpu();

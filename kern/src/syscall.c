@@ -3,6 +3,7 @@
  * records into its aux buffer at boot, so a trace shows syscall names
  * without the decoder knowing this kernel.
  */
+#include <arch_hooks.h>
 #include <syscall.h>
 #include <proc.h>
 #include <sched.h>
@@ -53,11 +54,9 @@ static __attribute__((noinline, cold)) long syscall_traced(
 	return ret;
 }
 
-/* Called by syscall_entry with the user's registers saved in tf. Runs the
- * call with interrupts on. With tracing built in but nothing on, the only
- * cost is ttrace_syscall_live()'s two instructions: the context a record
- * needs is kept only while something can record (ttrace.h). */
-void syscall_trap(struct trapframe *tf);
+/* See arch_hooks.h. With tracing built in but nothing on, the only cost is
+ * ttrace_syscall_live()'s two instructions: the context a record needs is
+ * kept only while something can record (ttrace.h). */
 void syscall_trap(struct trapframe *tf)
 {
 	const uint64_t args[6] = { tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8,

@@ -1,5 +1,7 @@
 /*
- * The file system calls and the descriptor table.
+ * The file system calls on descriptors: read, write, pread, pwrite, lseek,
+ * close, dup2, fstat, readdir, pipe, ftruncate. The calls on path names
+ * are in syspath.c, the descriptor table and errstr in fd.c.
  *
  * Every call copies its user arguments in first (paths with copyinstr,
  * bounded by PATH_MAX, so a bad pointer is EFAULT and a path with no NUL
@@ -17,9 +19,6 @@
  * first checked by copying it in and back out unchanged (processes are
  * single-threaded, so nothing else writes it meanwhile). A call that fails
  * part-way returns the bytes moved so far.
- *
- * Descriptors: p->fds[NOFILE] of chan pointers, lowest free first; only
- * the process's own thread touches them (see proc.h).
  */
 #include <ns.h>
 #include <errno_text.h>
@@ -28,158 +27,80 @@
 #include <string.h>
 #include <syscall.h>
 #include <abi/errno.h>
+#include "sysfile_internal.h"
 
 #define CHUNK		4096			/* the bounce page */
 #define RW_MAX		0x7ffff000ul		/* bytes per call, as Linux */
 #define DIRENTS_PER_CHUNK (CHUNK / sizeof(struct dirent))
 
-/* Sets the errstr text of the current process to text, which the syscall
- * layer then keeps rather than replacing it with its generic "op what:
- * reason"; for devices whose errors say more (a ctl file's usage).
- * Returns err. */
-long errstr_device(long err, const char *text)
+/*
+ * A transfer through the bounce page, one chunk at a time: step moves up to
+ * k units (bytes, or directory entries) at unit index done between the
+ * user's buffer and kbuf, returning how many it moved, 0 at the end, or
+ * -errno. A short step ends the transfer.
+ */
+struct bounce {
+	struct chan *c;
+	uint64_t user;		/* the user's buffer */
+	uint64_t off;		/* the file offset of unit 0 */
+	long (*step)(const struct bounce *b, void *kbuf, size_t done, size_t k);
+};
+
+/* Runs b over n units, at most per_chunk a step. Returns the units moved
+ * if any, else the last step's 0 or -errno. */
+static long bounce_run(const struct bounce *b, size_t n, size_t per_chunk)
 {
-	struct proc *p = current_proc();
-
-	if (p) {
-		strlcpy(p->errstr, text, ERRMAX);
-		p->errstr_kept = true;
-	}
-	return err;
-}
-
-long errstr_set(long err, const char *op, const char *what)
-{
-	struct proc *p = current_proc();
-
-	if (err >= 0 || p == NULL)
-		return err;
-	if (p->errstr_kept) {		/* the device said it better */
-		p->errstr_kept = false;
-		return err;
-	}
-	if (what)
-		fmt_snprintf(p->errstr, ERRMAX, "%s %s: %s", op, what,
-			     errno_text(-err));
-	else
-		fmt_snprintf(p->errstr, ERRMAX, "%s: %s", op,
-			     errno_text(-err));
-	return err;
-}
-
-/* errstr_set for a call on descriptor fd. */
-static long fd_err(long err, const char *op, int fd)
-{
-	char what[24];
-
-	fmt_snprintf(what, sizeof(what), "fd %d", fd);
-	return errstr_set(err, op, what);
-}
-
-int fd_alloc(struct proc *p, struct chan *c)
-{
-	for (int fd = 0; fd < NOFILE; fd++) {
-		if (p->fds[fd] == NULL) {
-			p->fds[fd] = c;
-			return fd;
-		}
-	}
-	return -EMFILE;
-}
-
-void fd_close_all(struct proc *p)
-{
-	for (int fd = 0; fd < NOFILE; fd++) {
-		if (p->fds[fd]) {
-			chan_put(p->fds[fd]);
-			p->fds[fd] = NULL;
-		}
-	}
-}
-
-/* Returns the chan open on fd of p, or NULL. */
-static struct chan *fd_chan(struct proc *p, int fd)
-{
-	return fd >= 0 && fd < NOFILE ? p->fds[fd] : NULL;
-}
-
-int fd_dup_for_child(struct proc *parent, struct proc *child,
-		     const int fdmap[3])
-{
-	for (int i = 0; i < 3; i++)
-		if (fdmap[i] != -1 && fd_chan(parent, fdmap[i]) == NULL)
-			return -EBADF;
-	for (int i = 0; i < 3; i++)
-		if (fdmap[i] != -1)
-			child->fds[i] = chan_get(parent->fds[fdmap[i]]);
-	return 0;
-}
-
-/* Returns how many fds of p are free. */
-static int fd_nfree(struct proc *p)
-{
-	int n = 0;
-
-	for (int fd = 0; fd < NOFILE; fd++)
-		n += p->fds[fd] == NULL;
-	return n;
-}
-
-/* Returns the chan on fd if it is open for access acc (O_RDONLY: reading,
- * O_WRONLY: writing), or NULL: the caller's EBADF. */
-static struct chan *fd_for(int fd, int acc)
-{
-	struct chan *c = fd_chan(current_proc(), fd);
-	int mode;
-
-	if (c == NULL)
-		return NULL;
-	mode = c->omode & O_ACCMODE;
-	if (mode != O_RDWR && mode != acc)
-		return NULL;
-	return c;
-}
-
-/* Copies in the user path at a word into path (PATH_MAX bytes). Returns
- * 0, -EFAULT or -ENAMETOOLONG. */
-static long path_in(char *path, uint64_t uaddr)
-{
-	long r = copyinstr(path, (const char *)uaddr, PATH_MAX);
-
-	return r < 0 ? r : 0;
-}
-
-/* Reads up to n bytes of c at off into user buffer ubuf (see the top of
- * the file). Returns the count or -errno. */
-static long read_chunks(struct chan *c, char *ubuf, size_t n, uint64_t off)
-{
-	char *kbuf = kpage_alloc();
+	void *kbuf = kpage_alloc();
 	size_t done = 0;
 	long r = 0;
 
 	if (kbuf == NULL)
 		return -ENOMEM;
 	while (done < n) {
-		size_t k = MIN(n - done, (size_t)CHUNK);
+		size_t k = MIN(n - done, per_chunk);
 
-		if ((c->qid.type & QTSTREAM) &&
-		    (copyin(kbuf, ubuf + done, k) < 0 ||
-		     copyout(ubuf + done, kbuf, k) < 0)) {
-			r = -EFAULT;
+		if ((r = b->step(b, kbuf, done, k)) <= 0)
 			break;
-		}
-		if ((r = chan_read(c, kbuf, k, off + done)) <= 0)
-			break;
-		if (copyout(ubuf + done, kbuf, (size_t)r) < 0) {
-			r = -EFAULT;
-			break;
-		}
 		done += (size_t)r;
 		if ((size_t)r < k)
 			break;
 	}
 	kpage_free(kbuf);
 	return done > 0 ? (long)done : r;
+}
+
+/* A read step (see the top of the file): for a stream, the user's chunk is
+ * checked writable first, since what the device hands over is gone. */
+static long read_step(const struct bounce *b, void *kbuf, size_t done,
+		      size_t k)
+{
+	char *ubuf = (char *)b->user + done;
+	long r;
+
+	if ((b->c->qid.type & QTSTREAM) &&
+	    (copyin(kbuf, ubuf, k) < 0 || copyout(ubuf, kbuf, k) < 0))
+		return -EFAULT;
+	if ((r = chan_read(b->c, kbuf, k, b->off + done)) <= 0)
+		return r;
+	return copyout(ubuf, kbuf, (size_t)r) < 0 ? -EFAULT : r;
+}
+
+/* A write step: the chunk is copied in before the device sees it. */
+static long write_step(const struct bounce *b, void *kbuf, size_t done,
+		       size_t k)
+{
+	if (copyin(kbuf, (const char *)b->user + done, k) < 0)
+		return -EFAULT;
+	return chan_write(b->c, kbuf, k, b->off + done);
+}
+
+/* Reads up to n bytes of c at off into user buffer ubuf. Returns the count
+ * or -errno. */
+static long read_chunks(struct chan *c, char *ubuf, size_t n, uint64_t off)
+{
+	struct bounce b = { c, (uint64_t)ubuf, off, read_step };
+
+	return bounce_run(&b, n, CHUNK);
 }
 
 /* Writes n bytes of user buffer ubuf to c at off. Returns the count or
@@ -187,27 +108,9 @@ static long read_chunks(struct chan *c, char *ubuf, size_t n, uint64_t off)
 static long write_chunks(struct chan *c, const char *ubuf, size_t n,
 			 uint64_t off)
 {
-	char *kbuf = kpage_alloc();
-	size_t done = 0;
-	long r = 0;
+	struct bounce b = { c, (uint64_t)ubuf, off, write_step };
 
-	if (kbuf == NULL)
-		return -ENOMEM;
-	while (done < n) {
-		size_t k = MIN(n - done, (size_t)CHUNK);
-
-		if (copyin(kbuf, ubuf + done, k) < 0) {
-			r = -EFAULT;
-			break;
-		}
-		if ((r = chan_write(c, kbuf, k, off + done)) <= 0)
-			break;
-		done += (size_t)r;
-		if ((size_t)r < k)
-			break;
-	}
-	kpage_free(kbuf);
-	return done > 0 ? (long)done : r;
+	return bounce_run(&b, n, CHUNK);
 }
 
 /* read(fd, buf, n) -> bytes read, 0 at the end; advances the offset. */
@@ -322,22 +225,6 @@ long sys_lseek(const uint64_t *a)
 	return fd_err(pos, "lseek", fd);
 }
 
-/* open(path, flags) -> the lowest free fd. */
-long sys_open(const uint64_t *a)
-{
-	char path[PATH_MAX];
-	struct chan *c;
-	long err;
-
-	if ((err = path_in(path, a[0])) < 0)
-		return errstr_set(err, "open", NULL);
-	if (fd_nfree(current_proc()) == 0)
-		return errstr_set(-EMFILE, "open", path);
-	if ((c = ns_open(path, (int)a[1], &err)) == NULL)
-		return errstr_set(err, "open", path);
-	return fd_alloc(current_proc(), c);
-}
-
 /* close(fd) -> 0; the chan closes with its last descriptor. */
 long sys_close(const uint64_t *a)
 {
@@ -369,31 +256,6 @@ long sys_dup2(const uint64_t *a)
 	return new;
 }
 
-/* Copies *st out to user address ust. Returns 0 or -EFAULT. */
-static long stat_out(uint64_t ust, const struct stat *st)
-{
-	return copyout((void *)ust, st, sizeof(*st));
-}
-
-/* stat(path, struct stat *) -> 0. */
-long sys_stat(const uint64_t *a)
-{
-	char path[PATH_MAX];
-	struct stat st;
-	struct chan *c;
-	long err;
-
-	if ((err = path_in(path, a[0])) < 0)
-		return errstr_set(err, "stat", NULL);
-	if ((c = ns_walk(path, &err)) == NULL)
-		return errstr_set(err, "stat", path);
-	err = chan_stat(c, &st);
-	chan_put(c);
-	if (err == 0)
-		err = stat_out(a[1], &st);
-	return errstr_set(err, "stat", path);
-}
-
 /* fstat(fd, struct stat *) -> 0. */
 long sys_fstat(const uint64_t *a)
 {
@@ -405,37 +267,34 @@ long sys_fstat(const uint64_t *a)
 	if (c == NULL)
 		return fd_err(-EBADF, "fstat", fd);
 	if ((err = chan_stat(c, &st)) == 0)
-		err = stat_out(a[1], &st);
+		err = copyout((void *)a[1], &st, sizeof(st));
 	return fd_err(err, "fstat", fd);
+}
+
+/* A readdir step: entries from c's offset, which moves past those copied
+ * out. */
+static long readdir_step(const struct bounce *b, void *kbuf, size_t done,
+			 size_t k)
+{
+	struct dirent *de = kbuf;
+	long r;
+
+	if ((r = ns_readdir(b->c, b->c->offset, de, k)) <= 0)
+		return r;
+	if (copyout((void *)(b->user + done * sizeof(*de)), de,
+		    (size_t)r * sizeof(*de)) < 0)
+		return -EFAULT;
+	b->c->offset += (uint64_t)r;
+	return r;
 }
 
 /* Reads up to n entries of directory c into user array uents, moving c's
  * offset past those copied out. Returns the count or -errno. */
 static long readdir_chunks(struct chan *c, uint64_t uents, size_t n)
 {
-	struct dirent *kbuf = kpage_alloc();
-	size_t done = 0;
-	long r = 0;
+	struct bounce b = { c, uents, 0, readdir_step };
 
-	if (kbuf == NULL)
-		return -ENOMEM;
-	while (done < n) {
-		size_t k = MIN(n - done, DIRENTS_PER_CHUNK);
-
-		if ((r = ns_readdir(c, c->offset, kbuf, k)) <= 0)
-			break;
-		if (copyout((void *)(uents + done * sizeof(*kbuf)), kbuf,
-			    (size_t)r * sizeof(*kbuf)) < 0) {
-			r = -EFAULT;
-			break;
-		}
-		c->offset += (uint64_t)r;
-		done += (size_t)r;
-		if ((size_t)r < k)
-			break;
-	}
-	kpage_free(kbuf);
-	return done > 0 ? (long)done : r;
+	return bounce_run(&b, n, DIRENTS_PER_CHUNK);
 }
 
 /* readdir(fd, struct dirent *, n) -> entries filled, 0 at the end; the
@@ -455,29 +314,6 @@ long sys_readdir(const uint64_t *a)
 	else
 		r = readdir_chunks(c, a[1], (size_t)n);
 	return fd_err(r, "readdir", fd);
-}
-
-/* A call that takes one user path and applies op to it. */
-static long path_call(uint64_t upath, const char *name, int (*op)(const char *))
-{
-	char path[PATH_MAX];
-	long err;
-
-	if ((err = path_in(path, upath)) < 0)
-		return errstr_set(err, name, NULL);
-	return errstr_set(op(path), name, path);
-}
-
-/* mkdir(path) -> 0. */
-long sys_mkdir(const uint64_t *a)
-{
-	return path_call(a[0], "mkdir", ns_mkdir);
-}
-
-/* remove(path) -> 0: a file or an empty directory. */
-long sys_remove(const uint64_t *a)
-{
-	return path_call(a[0], "remove", ns_remove);
 }
 
 /* pipe(int fds[2]) -> 0: fds[0] reads, fds[1] writes. */
@@ -501,62 +337,6 @@ long sys_pipe(const uint64_t *a)
 		chan_put(ends[i]);
 	}
 	return errstr_set(-EFAULT, "pipe", NULL);
-}
-
-/* chdir(path) -> 0: the current directory becomes path, cleaned. */
-long sys_chdir(const uint64_t *a)
-{
-	char path[PATH_MAX];
-	struct chan *c;
-	long err;
-
-	if ((err = path_in(path, a[0])) < 0)
-		return errstr_set(err, "chdir", NULL);
-	if ((c = ns_walk(path, &err)) == NULL)
-		return errstr_set(err, "chdir", path);
-	if (c->qid.type & QTDIR)
-		strlcpy(current_proc()->cwd, c->path, PATH_MAX);
-	else
-		err = -ENOTDIR;
-	chan_put(c);
-	return errstr_set(err, "chdir", path);
-}
-
-/* getcwd(buf, n) -> the length of the current directory's path. The
- * path is copied out NUL-padded to the whole buffer (up to PATH_MAX
- * bytes), so a buffer that is bad past the string is refused too. */
-long sys_getcwd(const uint64_t *a)
-{
-	char buf[PATH_MAX] = { 0 };
-	size_t len = strlcpy(buf, current_proc()->cwd, sizeof(buf));
-
-	if (len + 1 > (size_t)a[1])
-		return errstr_set(-ERANGE, "getcwd", NULL);
-	if (copyout((void *)a[0], buf, MIN((size_t)a[1], sizeof(buf))) < 0)
-		return errstr_set(-EFAULT, "getcwd", NULL);
-	return (long)len;
-}
-
-/* bind(old, new, flags) -> 0: new shows old (ns_bind). */
-long sys_bind(const uint64_t *a)
-{
-	char old[PATH_MAX], new[PATH_MAX];
-	long err;
-
-	if ((err = path_in(old, a[0])) < 0 || (err = path_in(new, a[1])) < 0)
-		return errstr_set(err, "bind", NULL);
-	return errstr_set(ns_bind(old, new, (int)a[2]), "bind", new);
-}
-
-/* unmount(path) -> 0: the mount at path is gone (ns_unmount). */
-long sys_unmount(const uint64_t *a)
-{
-	char path[PATH_MAX];
-	long err = path_in(path, a[0]);
-
-	if (err < 0)
-		return errstr_set(err, "unmount", NULL);
-	return errstr_set(ns_unmount(path), "unmount", path);
 }
 
 /* ftruncate(fd, length) -> 0; fd must be open for writing. */

@@ -9,6 +9,7 @@
 #include <console.h>
 #include <kmalloc.h>
 #include <string.h>
+#include <timer.h>
 #include <abi/errno.h>
 #include <arch/arch.h>
 #include <arch/apic.h>

@@ -28,7 +28,7 @@
 #include <proc.h>
 #include <sched.h>
 #include <smp.h>
-#include <arch/apic.h>
+#include <timer.h>
 
 #include "ttrace_internal.h"
 

@@ -6,8 +6,9 @@
  * and prints one result line for each directory:
  *	PASSED [fuzz_TARGET_corpus] 12 inputs
  * A crash ends the process with the sanitizer's report; the name of the
- * input being replayed is printed on stderr first. With file arguments it
- * replays just those (to debug one crash file).
+ * input being replayed is printed on stderr first. `-f FILE...` replays
+ * just those (to debug one crash file); another argument runs only the
+ * results whose name contains it (make test T=).
  * FUZZ_TARGET (the name) comes from the build rule in mk/fuzz.mk.
  */
 #include <dirent.h>
@@ -77,18 +78,28 @@ static int replay_dir(const char *dir, const char *name, int need_some)
 	return 0;
 }
 
+/* Whether the result called name is wanted: argv[1], when given, is a
+ * part of the names to run (as for the other host tests, make test T=). */
+static int wanted(int argc, char **argv, const char *name)
+{
+	return argc < 2 || strstr(name, argv[1]) != NULL;
+}
+
 int main(int argc, char **argv)
 {
+	static const char corpus[] = "fuzz_" FUZZ_TARGET "_corpus";
+	static const char crashes[] = "fuzz_" FUZZ_TARGET "_crashes";
 	int failed = 0;
 
-	if (argc > 1) {
-		for (int i = 1; i < argc; i++)
+	if (argc > 2 && !strcmp(argv[1], "-f")) {
+		for (int i = 2; i < argc; i++)
 			failed |= replay_file(argv[i]) < 0;
 		return failed;
 	}
-	failed |= replay_dir("tests/fuzz/corpus/" FUZZ_TARGET,
-			     "fuzz_" FUZZ_TARGET "_corpus", 1);
-	failed |= replay_dir("tests/fuzz/crashes/" FUZZ_TARGET,
-			     "fuzz_" FUZZ_TARGET "_crashes", 0);
+	if (wanted(argc, argv, corpus))
+		failed |= replay_dir("tests/fuzz/corpus/" FUZZ_TARGET, corpus, 1);
+	if (wanted(argc, argv, crashes))
+		failed |= replay_dir("tests/fuzz/crashes/" FUZZ_TARGET, crashes,
+				     0);
 	return failed;
 }

@@ -1844,7 +1844,7 @@ static int test_interleaved(void)
 
 /* ---- the panic dump's shape ---------------------------------------------- */
 
-/* Writes ring r of cpu as kern/src/ttrace_dump.c write_ring() does: from
+/* Writes ring r of cpu as kern/lib/ttrace_image.c write_ring() does: from
  * the oldest slot to the head, slots in flight given up, `max` entries a
  * section. */
 static void dump_ring(struct ttrace_file_writer *w, const struct trace_ring *r,

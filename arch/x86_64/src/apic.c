@@ -12,6 +12,7 @@
 #include <arch/tsc.h>
 #include <arch/x86.h>
 #include <smp.h>
+#include <timer.h>
 #include <printk.h>
 
 #define LAPIC_ID	0x020

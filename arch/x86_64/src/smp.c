@@ -7,6 +7,7 @@
  * way up each AP stops to have its TSC's offset from the BSP's measured
  * (tsc_offset.c), while the BSP is waiting for it anyway.
  */
+#include <arch_hooks.h>
 #include <arch/acpi.h>
 #include <arch/apic.h>
 #include <arch/arch.h>
@@ -131,7 +132,7 @@ void smp_boot(void)
 			       "ignoring the rest\n", CONFIG_MAX_NUM_CPUS);
 			break;
 		}
-		ttrace_cpu_up(num_cpus);	/* traced from its first line */
+		smp_cpu_starting(num_cpus);
 		if (start_ap(acpi.apic_ids[i], num_cpus))
 			num_cpus++;
 		else

@@ -40,6 +40,7 @@
 static uint32_t patch_busy;		/* the patch mutex */
 static struct text_patch *inflight;	/* the batch with int3s out */
 static size_t inflight_n;
+static uint32_t fixups_running;		/* CPUs inside text_patch_bp_fixup */
 static uint64_t sync_gen;		/* patch mutex */
 static uint64_t sync_seen[CONFIG_MAX_NUM_CPUS];
 
@@ -148,9 +149,14 @@ static notrace void apply_live(struct text_patch *p, size_t n)
 	for (size_t i = 0; i < n; i++)
 		poke(p[i].addr, p[i].insn, 1);
 	sync_all();
-	/* Any CPU that met one of our int3s has left the fixup: it could not
-	 * take the last sync IPI before. */
-	__atomic_store_n(&inflight_n, 0, __ATOMIC_RELEASE);
+	/* A CPU that met one of our int3s before the last sync has left the
+	 * fixup (it could not take the sync IPI before), but under TCG one can
+	 * still meet a stale int3 now and be reading the batch: wait for it
+	 * before the caller's batch goes away. With inflight_n 0 first, no
+	 * fixup that starts from here on reads the batch. */
+	__atomic_store_n(&inflight_n, 0, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&fixups_running, __ATOMIC_SEQ_CST))
+		arch_pause();
 	inflight = NULL;
 	patch_unlock();
 }
@@ -176,6 +182,21 @@ notrace void text_patch_apply(struct text_patch *p, size_t n,
 	serialize_insns();
 }
 
+/* True if site is in inflight[0..n) (sorted by address). */
+static notrace bool in_batch(uintptr_t site, size_t n)
+{
+	size_t lo = 0;
+
+	while (n > 1) {			/* inflight[lo..lo+n) may hold site */
+		size_t half = n / 2;
+
+		if (inflight[lo + half].addr <= site)
+			lo += half;
+		n -= half;
+	}
+	return n && inflight[lo].addr == site;
+}
+
 /*
  * The #BP hook, first thing in trap(): if tf stopped at an int3 this
  * patcher wrote, resumes after the site when the site is in flight (its
@@ -187,19 +208,17 @@ notrace void text_patch_apply(struct text_patch *p, size_t n,
  */
 notrace bool text_patch_bp_fixup(struct trapframe *tf)
 {
-	size_t n = __atomic_load_n(&inflight_n, __ATOMIC_ACQUIRE), lo = 0;
 	uintptr_t site = tf->rip - 1;
+	bool in_flight;
 
 	if (tf->cs & 3)
 		return false;
-	while (n > 1) {			/* inflight[lo..lo+n) may hold site */
-		size_t half = n / 2;
-
-		if (inflight[lo + half].addr <= site)
-			lo += half;
-		n -= half;
-	}
-	if (n && inflight[lo].addr == site) {
+	/* Counted while it reads the batch: apply_live() waits for it. */
+	__atomic_add_fetch(&fixups_running, 1, __ATOMIC_SEQ_CST);
+	in_flight = in_batch(site,
+			    __atomic_load_n(&inflight_n, __ATOMIC_SEQ_CST));
+	__atomic_sub_fetch(&fixups_running, 1, __ATOMIC_RELEASE);
+	if (in_flight) {
 		tf->rip = site + TEXT_PATCH_LEN;
 		return true;
 	}

@@ -5,6 +5,7 @@
  * symbolised backtrace. Exceptions from user mode go to the process layer,
  * which kills the faulting process.
  */
+#include <arch_hooks.h>
 #include <arch/trap.h>
 #include <arch/x86.h>
 #include <arch/apic.h>

@@ -4,6 +4,7 @@
  * interrupt drains the FIFO into the console's ring, so bytes QEMU delivers
  * while the kernel is busy are kept, never dropped.
  */
+#include <arch_hooks.h>
 #include <arch/uart.h>
 #include <arch/x86.h>
 #include <arch/arch.h>

@@ -4,8 +4,6 @@
 
 #include <stdint.h>
 
-#define TIMER_HZ	100
-
 void lapic_init(void);
 void lapic_eoi(void);
 uint32_t lapic_id(void);
