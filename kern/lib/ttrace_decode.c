@@ -202,6 +202,12 @@ static void sb_putc(struct sbuf *sb, char c)
 /* Appends the n bytes at s (what fits of them). */
 static void sb_write(struct sbuf *sb, const char *s, size_t n)
 {
+	if (sb->len + n < sb->size) {	/* the usual case: all of it fits */
+		memcpy(sb->buf + sb->len, s, n);
+		sb->len += n;
+		sb->buf[sb->len] = 0;
+		return;
+	}
 	if (sb->len + 1 < sb->size)
 		memcpy(sb->buf + sb->len, s, MIN(n, sb->size - 1 - sb->len));
 	sb_done(sb, (int)MIN(n, (size_t)INT32_MAX));
