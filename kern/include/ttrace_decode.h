@@ -57,7 +57,8 @@ struct ttrace_event_view {
 	uint32_t depth;
 	uint32_t ncont;		/* continuations the type word announced */
 	uint32_t ncont_found;	/* ... and found (< ncont: incomplete) */
-	uint32_t nwords;	/* argument words present in args[] */
+	uint32_t nwords;	/* argument words present in args[] (the
+				   words after them are unspecified) */
 	uint64_t args[TTRACE_MAX_ARGS];
 };
 
