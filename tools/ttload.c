@@ -470,7 +470,8 @@ static int hash_names(struct ttload *t)
 	while ((1ULL << t->name_bits) < 2 * t->nnames)
 		t->name_bits++;
 	t->name_hash = calloc(1ULL << t->name_bits, sizeof(*t->name_hash));
-	if (!t->name_hash)
+	t->memo = calloc(1u << TTLOAD_MEMO_BITS, sizeof(*t->memo));
+	if (!t->name_hash || !t->memo)
 		return -1;
 	for (uint64_t i = 0; i < t->nnames; i++) {
 		uint64_t *slot = name_slot(t, t->names[i].tag,
@@ -630,6 +631,7 @@ void ttload_free(struct ttload *t)
 	free(t->cpus);
 	free(t->names);
 	free(t->name_hash);
+	free(t->memo);
 	free(t->meta_arena);
 	free(t->buf);
 	memset(t, 0, sizeof(*t));
@@ -785,15 +787,16 @@ static bool name_before(const struct ttload *t, uint64_t i, uint32_t tag,
 	return n->tag == tag && n->ident == ident && n->ts <= ts;
 }
 
-size_t ttload_resolve(void *arg, unsigned tag, uint64_t ident, uint64_t ts,
-		      const char **str)
+/* The name of (tag, ident) at ts looked up in the index; *m gets it with
+ * the times [lo, hi) for which it is the answer. */
+static void resolve_index(const struct ttload *t, unsigned tag, uint64_t ident,
+			  uint64_t ts, struct ttload_name_memo *m)
 {
-	const struct ttload *t = arg;
 	uint64_t first, u, k, hi;
 
-	*str = NULL;
-	if (!t->name_hash || !(first = *name_slot(t, tag, ident)))
-		return 0;
+	*m = (struct ttload_name_memo){ ident, 0, UINT64_MAX, NULL, 0, tag };
+	if (!(first = *name_slot(t, tag, ident)))
+		return;
 	/* the names of (tag, ident) start at first - 1, by time: u is the
 	 * first one after ts (a few looked at, then a binary search) */
 	first--;
@@ -808,10 +811,31 @@ size_t ttload_resolve(void *arg, unsigned tag, uint64_t ident, uint64_t ts,
 		else
 			hi = mid;
 	}
-	/* the newest at or before ts, else the oldest after it */
+	/* the newest at or before ts, else the oldest after it: the answer
+	 * until the next name of (tag, ident), which is newer than ts */
 	k = u > first ? u - 1 : first;
-	*str = (const char *)t->names[k].str;
-	return t->names[k].len;
+	m->lo = k > first ? t->names[k].ts : 0;
+	if (k + 1 < t->nnames && t->names[k + 1].tag == tag &&
+	    t->names[k + 1].ident == ident)
+		m->hi = t->names[k + 1].ts;
+	m->str = t->names[k].str;
+	m->len = t->names[k].len;
+}
+
+size_t ttload_resolve(void *arg, unsigned tag, uint64_t ident, uint64_t ts,
+		      const char **str)
+{
+	const struct ttload *t = arg;
+	struct ttload_name_memo *m;
+
+	*str = NULL;
+	if (!t->name_hash)
+		return 0;
+	m = &t->memo[hash_word(ident * 31 + tag, TTLOAD_MEMO_BITS)];
+	if (m->tag != tag || m->ident != ident || ts < m->lo || ts >= m->hi)
+		resolve_index(t, tag, ident, ts, m);
+	*str = (const char *)m->str;
+	return m->len;
 }
 
 /* Prints "ttdecode: PATH: offset N: problem". Returns the exit status, 1. */

@@ -17,8 +17,10 @@
  * TSC offset subtracted in place, and a CPU whose records are in time
  * order in sections one after the other (the usual case) has them moved
  * together in place (over the framing between them; runs[].entries
- * follow) and uses them as its sorted view; the aux records are indexed once by (tag, ident, time) so that
- * ttload_resolve() is a binary search.
+ * follow) and uses them as its sorted view; the aux records are indexed
+ * once by (tag, ident, time) so that ttload_resolve() is a binary search,
+ * and it remembers its recent answers with the time range each holds
+ * for, so a decoder's repeated lookups cost one hash.
  *
  * Usage:
  *	struct ttload t;
@@ -98,6 +100,19 @@ struct ttload_name {
 	uint32_t tag;
 };
 
+/* A lookup ttload_resolve() made: (tag, ident) resolves to str/len for
+ * every ts in [lo, hi) (empty while lo == hi). */
+struct ttload_name_memo {
+	uint64_t ident;
+	uint64_t lo;
+	uint64_t hi;
+	const uint8_t *str;
+	uint32_t len;
+	uint32_t tag;
+};
+
+#define TTLOAD_MEMO_BITS	8
+
 /* What ttload_check_aux() found in the aux snapshot. */
 struct ttload_aux_check {
 	uint64_t records;		/* VALID records */
@@ -128,6 +143,9 @@ struct ttload {
 	uint64_t *name_hash;		/* (tag, ident) -> 1 + index of its
 					   first name; 0 empty */
 	uint32_t name_bits;
+	struct ttload_name_memo *memo;	/* TTLOAD_MEMO recent lookups (the
+					   one mutable part: ttload_resolve
+					   is not thread-safe) */
 	const struct ttrace_file_tsc *tsc; /* num_cpus offsets, or NULL */
 	struct ttload_cpu *cpus;	/* version.num_cpus */
 	uint64_t nevents;		/* first entries of all cpus */

@@ -7,8 +7,9 @@
  *	-- cpu2: 1234 records lost (overwritten) --
  *
  * The options of ttfilter.h choose events; a loss is shown when its cpu
- * and time pass. Output goes through one 1 MiB buffer (struct ttout), so
- * the cost is the formatting, not the writes.
+ * and time pass. Each event's format is compiled once (ttrace_fmt_plan);
+ * lines are formatted straight into one 1 MiB output buffer (struct
+ * ttout), so the cost is the formatting, not copies or writes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,8 @@
 #include "ttdecode.h"
 #include "ttfilter.h"
 #include "ttmerge.h"
+
+#define TEXT_LINE_MAX	8192	/* longer lines are cut (as the device's) */
 
 static void print_loss(struct ttout *o, uint32_t cpu,
 		       const struct ttload_loss *l)
@@ -30,18 +33,38 @@ static void print_loss(struct ttout *o, uint32_t cpu,
 	ttout_write(o, line, (size_t)n);
 }
 
+/* The line of ev, formatted straight into o's buffer (with room for the
+ * longest line the formatter keeps), plans being t's compiled formats. */
 static void print_event(struct ttout *o, const struct ttload *t,
+			const struct ttrace_fmt_plan *plans,
 			const struct ttrace_event_view *ev)
 {
-	static char line[8192];
-	int n = ttrace_format_timed_line(line, sizeof(line) - 1,
-					 t->version.tsc_hz, t->version.tsc_boot,
-					 &t->meta, ev, ttload_resolve,
-					 (void *)t);
-	size_t len = n < 0 ? 0 : MIN((size_t)n, sizeof(line) - 2);
+	char *line;
+	int n;
+	size_t len;
 
+	if (TTOUT_SIZE - o->len < TEXT_LINE_MAX)
+		ttout_flush(o);
+	line = o->buf + o->len;
+	n = ttrace_format_timed_line_plans(line, TEXT_LINE_MAX - 1,
+					   t->version.tsc_hz,
+					   t->version.tsc_boot, &t->meta, plans,
+					   ev, ttload_resolve, (void *)t);
+	len = n < 0 ? 0 : MIN((size_t)n, TEXT_LINE_MAX - 2);
 	line[len] = '\n';
-	ttout_write(o, line, len + 1);
+	o->len += len + 1;
+}
+
+/* Every event's format of t compiled once, or NULL if out of memory. */
+static struct ttrace_fmt_plan *compile_plans(const struct ttload *t)
+{
+	struct ttrace_fmt_plan *plans = calloc(t->meta.nevents ?
+					       t->meta.nevents : 1,
+					       sizeof(*plans));
+
+	for (uint32_t i = 0; plans && i < t->meta.nevents; i++)
+		ttrace_fmt_plan_init(&plans[i], &t->meta.events[i]);
+	return plans;
 }
 
 /* Whether a loss of cpu at ts passes f (a trailing loss, ts UINT64_MAX,
@@ -57,10 +80,12 @@ static int text_run(const struct ttload *t, const struct ttfilter *f)
 {
 	static char obuf[TTOUT_SIZE];
 	struct ttout o = { .f = stdout, .buf = obuf };
+	struct ttrace_fmt_plan *plans = compile_plans(t);
 	struct ttmerge m;
 	struct ttmerge_item it;
 
-	if (ttmerge_init(&m, t) < 0) {
+	if (!plans || ttmerge_init(&m, t) < 0) {
+		free(plans);
 		fprintf(stderr, "ttdecode: out of memory\n");
 		return 1;
 	}
@@ -70,10 +95,11 @@ static int text_run(const struct ttload *t, const struct ttfilter *f)
 			if (loss_passes(f, it.cpu, it.loss->ts))
 				print_loss(&o, it.cpu, it.loss);
 		} else if (ttfilter_event(f, it.ev)) {
-			print_event(&o, t, it.ev);
+			print_event(&o, t, plans, it.ev);
 		}
 	}
 	ttmerge_free(&m);
+	free(plans);
 	ttout_flush(&o);
 	if (o.failed)
 		fprintf(stderr, "ttdecode: write error on stdout\n");

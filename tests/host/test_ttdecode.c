@@ -22,6 +22,7 @@
 
 #include "htest.h"
 
+#include <printfmt.h>
 #include <ttrace_decode.h>
 #include <ttrace_file.h>
 #include <ttrace_meta.h>
@@ -742,8 +743,81 @@ static int test_conversions(void)
 	return 0;
 }
 
+/* Formats ev of table t as a timed line with and without compiled plans;
+ * fails unless both give the same text and length, whole and cut. */
+static int plans_agree(const struct ttrace_meta_table *t,
+		       const struct ttrace_event_view *ev)
+{
+	struct ttrace_fmt_plan plan;
+	char a[256], b[256];
+
+	ttrace_fmt_plan_init(&plan, &t->events[0]);
+	for (size_t n = 0; n <= sizeof(a); n += n < 40 ? 1 : sizeof(a) - 40) {
+		int x = ttrace_format_timed_line_plans(n ? a : NULL, n, 1000,
+						       0, t, &plan, ev, NULL,
+						       NULL);
+		int y = ttrace_format_timed_line(n ? b : NULL, n, 1000, 0, t,
+						 ev, NULL, NULL);
+
+		if (x != y || (n && strcmp(a, b)))
+			HT_FAIL("format '%.40s' in %zu bytes: planned '%.60s' "
+				"(%d), parsed '%.60s' (%d)", t->events[0].format, n,
+				n ? a : "", x, n ? b : "", y);
+	}
+	return 0;
+}
+
+/* A compiled format (ttrace_fmt_plan) prints what parsing it at each use
+ * prints: every conversion kind, %p and %s (no printf) included, a format
+ * with more steps than a plan holds, and one that does not check out. */
+static int test_plans(void)
+{
+	static const char *const fmts[] = {
+		"v=%u", "v=%d!", "%#x", "%lld %%", "%#llx", "%zu", "%p", "%5u",
+		"%-8llx|", "%hu", "%+d", "%o", "a%%b%uc", "%llu %llu %llu %llu "
+		"%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+		"%s", "<%-6s>", "bad %q",
+	};
+	static const uint64_t vals[] = {
+		0, 1, 15, 0x80000000, 0xffffffff, 12345678901234ULL,
+		(uint64_t)-1, (uint64_t)-42,
+	};
+	struct ttrace_arg_meta args[17];
+	struct ttrace_event_view ev = { .timestamp = 123456789, .nwords = 12 };
+
+	for (size_t i = 0; i < 17; i++)
+		args[i] = (struct ttrace_arg_meta){ "v", TTRACE_ARG_U64, 0 };
+	for (size_t k = 0; k < sizeof(vals) / sizeof(vals[0]); k++) {
+		struct ttrace_event_meta m = { "e", "%p", args, 0, 0, 1, 1 };
+		char a[32], b[32];
+
+		ev.args[0] = vals[k];	/* %p without printf, as printfmt's */
+		ttrace_format_args(a, sizeof(a), &m, &ev, NULL, NULL);
+		fmt_snprintf(b, sizeof(b), "%p", (void *)(uintptr_t)vals[k]);
+		HT_CHECK(!strcmp(a, b));
+	}
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		bool str = strstr(fmts[i], "s") != NULL;
+		struct ttrace_arg_meta sarg = { "s", TTRACE_ARG_STR,
+						TTRACE_AUX_PROC_NAME };
+		struct ttrace_event_meta m = { "e", fmts[i], str ? &sarg : args,
+					       0, 0, 1,
+					       i == 13 ? 17 : 1 };
+		struct ttrace_meta_table t = { &m, NULL, 1, 0 };
+
+		for (size_t k = 0; k < sizeof(vals) / sizeof(vals[0]); k++) {
+			for (size_t w = 0; w < 12; w++)
+				ev.args[w] = vals[(k + w) % 8];
+			if (plans_agree(&t, &ev))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 static const struct ht_test tests[] = {
 	{ test_conversions, "ttdecode_conversions_match_printf" },
+	{ test_plans, "ttdecode_compiled_formats_match_parsed" },
 	{ test_text, "ttdecode_text" },
 	{ test_text_filters, "ttdecode_text_filters" },
 	{ test_many_cpus, "ttdecode_many_cpus" },

@@ -364,6 +364,10 @@ static void gen_names(struct gen *g, const uint8_t *meta, size_t meta_len)
 	put_name(g, TTRACE_AUX_PROC_NAME, 2, "sh", 2);
 	put_name(g, TTRACE_AUX_KTHREAD_NAME, 5, "kworker", 7);
 	put_name(g, TTRACE_AUX_USER_MARKER, 7, "hello", 5);
+	for (int i = 0; i < 12; i++) {		/* pid 3 renamed, in time */
+		snprintf(name, sizeof(name), "r%d", i);
+		put_name(g, TTRACE_AUX_PROC_NAME, 3, name, strlen(name));
+	}
 }
 
 /* emit_fn keeping each section in the sample (arg: the sample). */
@@ -746,6 +750,14 @@ static int test_crc32(void)
 	HT_CHECK(ttrace_crc32(0, s, 9) == 0xcbf43926);	/* the check value */
 	HT_CHECK(ttrace_crc32(ttrace_crc32(0, s, 4), s + 4, 5) == 0xcbf43926);
 	HT_CHECK(ttrace_crc32(0, "", 0) == 0);
+	for (uint32_t i = 0, a = 0, b = 0; i < 1000; i++) {
+		uint8_t buf[1000];	/* sixteen at a time = one at a time */
+
+		buf[i] = (uint8_t)(i * 131 + 7);
+		b = ttrace_crc32(b, &buf[i], 1);
+		a = ttrace_crc32(0, buf, i + 1);
+		HT_CHECK(a == b);
+	}
 	HT_CHECK(ttrace_file_pad(48) == 0 && ttrace_file_pad(52) == 60);
 	HT_CHECK(ttrace_file_pad(112) == 0 && ttrace_file_pad(113) == 63);
 	return 0;
@@ -2414,6 +2426,49 @@ static int test_tsc_skew(void)
 	return 0;
 }
 
+/* ttload_resolve, remembering its answers with the times they hold for,
+ * gives what a walk of the aux buffer gives, for lookups in any order:
+ * a name renamed twelve times, names of one record, an unknown one. */
+static int test_resolve_memo(void)
+{
+	static const struct { unsigned tag; uint64_t ident; } keys[] = {
+		{ TTRACE_AUX_PROC_NAME, 3 }, { TTRACE_AUX_PROC_NAME, 1 },
+		{ TTRACE_AUX_SYSCALL_NAME, 1 }, { TTRACE_AUX_PROC_NAME, 999 },
+		{ TTRACE_AUX_PROC_NAME, 170 },
+	};
+	struct ttrace_file_error e;
+	struct ttload t;
+	uint64_t x = 12345, lo = TSC_BOOT, span = 3000;
+
+	HT_CHECK(good_file() == 0);
+	HT_CHECK(ttload_buffer(&t, good.p, good.len, &e) == 0);
+	for (int i = 0; i < 20000; i++) {
+		const char *a, *b;
+		size_t na, nb;
+		unsigned k;
+		uint64_t ts;
+
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		k = (unsigned)(x >> 60) % (sizeof(keys) / sizeof(keys[0]));
+		ts = lo + (x >> 20) % span;
+		if (i % 3 == 0)		/* now and then, the edges */
+			ts = t.names[(x >> 8) % t.nnames].ts - (x >> 7) % 2;
+		na = ttload_resolve(&t, keys[k].tag, keys[k].ident, ts, &a);
+		nb = ttrace_aux_resolve(&t.aux, keys[k].tag, keys[k].ident, ts,
+					&b);
+		if (na != nb || (na && memcmp(a, b, na))) {
+			ttload_free(&t);
+			HT_FAIL("tag %u ident %llu at %llu: '%.*s', aux walk "
+				"'%.*s'", keys[k].tag,
+				(unsigned long long)keys[k].ident,
+				(unsigned long long)ts, (int)na, a ? a : "",
+				(int)nb, b ? b : "");
+		}
+	}
+	ttload_free(&t);
+	return 0;
+}
+
 static const struct ht_test tests[] = {
 	{ test_crc32, "ttrace_file_crc32" },
 	{ test_writer_misuse, "ttrace_file_writer_misuse" },
@@ -2434,6 +2489,7 @@ static const struct ht_test tests[] = {
 	{ test_live_stream, "ttrace_file_live_stream" },
 	{ test_fuzz, "ttrace_file_fuzz" },
 	{ test_tsc_skew, "ttrace_file_tsc_skew" },
+	{ test_resolve_memo, "ttload_resolve_memo_matches_aux_walk" },
 	{ 0 },
 };
 
