@@ -532,7 +532,7 @@ def check_ctf(d, verify_out, declared, sysname):
                      bt.stdout):
         raise AssertionError("babeltrace2: no syscall_enter with its fields")
     discarded = sum(int(n) for n in re.findall(
-        r"discarded (\d+) events", bt.stderr))
+        r"discarded (\d+) events?\b", bt.stderr))
     if discarded != declared:
         raise AssertionError("babeltrace2 reports %d discarded events, the "
                              "trace declares %d" % (discarded, declared))
