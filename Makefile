@@ -87,6 +87,7 @@ KERN_SRCS += $(wildcard kern/src/ktest/*.c)
 endif
 ifneq ($(CONFIG_TTRACE),y)
 KERN_SRCS := $(filter-out kern/src/ttrace%.c kern/src/ktest/kt_ttrace.c \
+	       kern/src/ktest/kt_patch.c \
 	       kern/src/bench.c kern/drivers/dev/devttrace.c \
 	       kern/lib/trace_ring.c kern/lib/ttrace_%.c \
 	       arch/x86_64/src/text_poke.c \
