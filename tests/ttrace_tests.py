@@ -686,9 +686,13 @@ def thread_of(ctx, cpu, cur):
 
 def func_step(st, m):
     """Applies one func_entry/func_exit match m to its thread's stack st of
-    open calls; returns why it does not fit, or ""."""
+    open calls (None: the thread's first; calls it had open before the
+    trace began are "?", which any exit at their depth closes); returns
+    why it does not fit, or ""."""
     kind, indent, fn, depth = m.group(3), m.group(4), m.group(5), \
         int(m.group(6))
+    if st[:1] == [None]:
+        st[:] = ["?"] * (depth + (kind == "func_exit"))
     if fn.startswith("#"):
         return "no name for function %s" % fn
     if len(indent) != 2 * min(depth, 32):
@@ -698,7 +702,7 @@ def func_step(st, m):
             return "entry at depth %d with %d calls open %s" % (
                 depth, len(st), st[-3:])
         st.append(fn)
-    elif not st or st[-1] != fn or depth != len(st) - 1:
+    elif not st or st[-1] not in (fn, "?") or depth != len(st) - 1:
         return "exit of %s at depth %d, open: %s" % (fn, depth, st[-3:])
     else:
         st.pop()
@@ -722,7 +726,7 @@ def check_func_nesting(text, chain, leaf):
         m = FUNC_LINE.match(line)
         if not m:
             continue
-        st = stacks.setdefault(key, [])
+        st = stacks.setdefault(key, [None])
         why = func_step(st, m)
         if why:
             return "%s: %s: %s" % (key, why, line), calls, None
@@ -779,7 +783,8 @@ def funcs_state(s):
 
 def graph_session(out):
     """Refusals of untraceable functions (nothing changes), then `ttrace
-    graph -- ls /bin` saved to out; every function site a NOP again after.
+    graph -- ls /bin` saved to out; every function site a NOP after it and
+    the filter back to "*".
     Returns why it failed, or ""."""
     s = Session(2, hostout=out, timeout=300, name="graph")
     try:
@@ -793,14 +798,16 @@ def graph_session(out):
         if funcs_state(s) != before:
             return s.finish("a refused filter changed the funcs file: %r, "
                             "was %r" % (funcs_state(s), before))
-        if not re.search(rb"filter \*\nfunctions (\d+)\nselected \1\nlive 0",
-                         before):
-            return s.finish("funcs at boot: %r" % before)
+        # room for every record of ls, whatever else is on (ttrace.mask=all)
+        s.say("echo bufsize 8192 > /dev/ttrace/ctl; echo status=$?",
+              r"status=0")
         s.say("ttrace graph -- ls /bin", r"graph saved to /dev/host/out",
               timeout=240)
-        if funcs_state(s) != before:
-            return s.finish("after ttrace graph the funcs file says %r, was "
-                            "%r" % (funcs_state(s), before))
+        after = funcs_state(s)
+        if not re.search(rb"filter \*\nfunctions (\d+)\nselected \1\nlive 0",
+                         after):
+            return s.finish("after ttrace graph the funcs file says %r" %
+                            after)
     except TimeoutError as e:
         return s.finish(str(e))
     return s.finish("")

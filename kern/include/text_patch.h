@@ -42,10 +42,20 @@ enum text_patch_mode {
 
 struct trapframe;
 
+#ifdef CONFIG_TTRACE
 void text_patch_init(void);
+bool text_patch_bp_fixup(struct trapframe *tf);
+#else
+/* Without the tracer nothing patches text (text_poke.c is not built). */
+static inline void text_patch_init(void) {}
+static inline bool text_patch_bp_fixup(struct trapframe *tf)
+{
+	(void)tf;
+	return false;
+}
+#endif
 void text_patch_apply(struct text_patch *p, size_t n,
 		      enum text_patch_mode mode);
-bool text_patch_bp_fixup(struct trapframe *tf);
 void text_patch_encode(struct text_patch *p, uintptr_t addr, uint8_t op,
 		       uintptr_t target);
 bool text_patch_is_nop(uintptr_t addr);
