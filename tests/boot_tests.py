@@ -283,6 +283,14 @@ def run_all(res, only):
             boot_and_check(res, name, "init=/bin/usertests", smp,
                            [r"usertests: \d+ passed, 0 failed"],
                            ktests=True, timeout=600)
+    # every event on (every tracepoint and function site live: ~18 s under
+    # TCG) and every event off
+    for mask in ("all", "none"):
+        name = "usertests_mask_%s_smp2" % mask
+        if want(name):
+            boot_and_check(res, name, "init=/bin/usertests ttrace.mask=" +
+                           mask, 2, [r"usertests: \d+ passed, 0 failed"],
+                           ktests=True, timeout=600)
 
 
 # A person at the shell: each step waits for the prompt, types a line and
