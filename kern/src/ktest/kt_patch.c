@@ -86,6 +86,8 @@ static void stop_load(const int *pids, uint32_t n)
 	}
 }
 
+/* Carries out one ctl command; false (the ktest failed, saying why) on
+ * an error. */
 static bool ctl(const char *cmd)
 {
 	const char *why;
