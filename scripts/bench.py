@@ -28,9 +28,12 @@ def sh(cmd, **kw):
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, **kw)
 
 
-def notrace_kernel():
-    """Builds the CONFIG_TTRACE=n kernel in build/bench-notrace."""
-    build = os.path.join(B, "bench-notrace")
+def notrace_kernel(fentry=False):
+    """Builds the CONFIG_TTRACE=n kernel in build/bench-notrace, or with
+    fentry, in build/bench-notrace-fentry, built with the function-graph
+    tracer's NOP sites (FENTRY_FLAGS) all the same: the baseline that
+    tells the cost of the NOPs from the tracer's own."""
+    build = os.path.join(B, "bench-notrace" + ("-fentry" if fentry else ""))
     config = build + ".config"
     os.makedirs(build, exist_ok=True)
     with open(os.path.join(ROOT, "configs", "defconfig")) as f:
@@ -40,8 +43,11 @@ def notrace_kernel():
             f.write(text)
     env = dict(os.environ, KCONFIG_CONFIG=config)
     env.pop("MAKEFLAGS", None)
-    p = subprocess.run(["make", "-s", "BUILD=" + build, build + "/kernel.bin"],
-                       cwd=ROOT, env=env, capture_output=True, text=True)
+    flags = ["FENTRY_FLAGS=-pg -mfentry -mnop-mcount -mrecord-mcount"] \
+        if fentry else []
+    p = subprocess.run(["make", "-s", "BUILD=" + build, build + "/kernel.bin"]
+                       + flags, cwd=ROOT, env=env, capture_output=True,
+                       text=True)
     if p.returncode:
         sys.exit("bench: CONFIG_TTRACE=n build failed:\n" + p.stderr[-2000:])
     return build + "/kernel.bin"
@@ -87,8 +93,9 @@ def boot_figures(marks):
     return marks[2][0] - marks[1][0]
 
 
-def guest_figures(kernel_y, kernel_n):
-    """Every instruction figure, each run twice to show it is exact."""
+def guest_figures(kernel_y, kernel_n, kernel_nf):
+    """Every instruction figure, each run twice to show it is exact;
+    kernel_nf is kernel_n with the NOP sites (notrace_kernel(True))."""
     runs = {}
     for rep in (1, 2):
         k = plugin_run(kernel_y, "bench", 1, "kbench%d" % rep)
@@ -98,6 +105,9 @@ def guest_figures(kernel_y, kernel_n):
                         "user-n%d" % rep)
         by = plugin_run(kernel_y, "", 4, "boot-y%d" % rep, True)
         bn = plugin_run(kernel_n, "", 4, "boot-n%d" % rep, True)
+        unf = plugin_run(kernel_nf, "init=/bin/insnbench %d" % N_GETPID, 1,
+                         "user-nf%d" % rep)
+        bnf = plugin_run(kernel_nf, "", 4, "boot-nf%d" % rep, True)
         empty = region(k, 10, N_OPS)
         uempty = region(uy, 30, N_GETPID)
         nempty = region(un, 30, N_GETPID)
@@ -119,6 +129,9 @@ def guest_figures(kernel_y, kernel_n):
             "getpid_syscall_off_insns": region(uy, 34, N_GETPID) - uempty,
             "getpid_syscall_on_insns": region(uy, 32, N_GETPID) - uempty,
             "boot_insns_ttrace_y": boot_y, "boot_insns_ttrace_n": boot_n,
+            "getpid_ttrace_n_fentry_insns": region(unf, 36, N_GETPID) -
+            region(unf, 30, N_GETPID),
+            "boot_insns_ttrace_n_fentry": boot_figures(bnf),
         }
         # the target's case: tracing built in, nothing enabled
         g["syscall_off_extra_insns"] = (g["getpid_nothing_on_insns"] -
@@ -126,6 +139,11 @@ def guest_figures(kernel_y, kernel_n):
         g["syscall_group_off_extra_insns"] = (g["getpid_syscall_off_insns"] -
                                               g["getpid_ttrace_n_insns"])
         g["boot_extra_insns_pct"] = 100.0 * (boot_y - boot_n) / boot_n
+        # the same against a baseline with the NOP sites: the tracer's own
+        g["syscall_off_extra_vs_fentry_insns"] = (
+            g["getpid_nothing_on_insns"] - g["getpid_ttrace_n_fentry_insns"])
+        nf = g["boot_insns_ttrace_n_fentry"]
+        g["boot_extra_vs_fentry_pct"] = 100.0 * (boot_y - nf) / nf
         # two decimals: a loop's one-off set-up, spread over N operations,
         # is below them
         runs[rep] = {k2: round(v, 2) for k2, v in g.items()}
@@ -351,9 +369,10 @@ def print_decoder(D):
 def main():
     kernel_y = os.path.join(B, "kernel.bin")
     kernel_n = notrace_kernel()
+    kernel_nf = notrace_kernel(fentry=True)
     host = ttbench()
     hz = tsc_hz()
-    guest, same = guest_figures(kernel_y, kernel_n)
+    guest, same = guest_figures(kernel_y, kernel_n, kernel_nf)
     lt, lt_why = lttng()
     ft, ft_why = ftrace()
     cyc_ns = 1e9 / hz
@@ -415,9 +434,13 @@ def print_table(J, host, lt, ft, cyc_ns):
         ("getpid, syscall group on", J["getpid_syscall_on_insns"], None),
         ("syscall extra vs TTRACE=n, nothing on", J["syscall_off_extra_insns"], "syscall_off_extra_insns"),
         ("syscall extra vs TTRACE=n, group off", J["syscall_group_off_extra_insns"], None),
+        ("getpid, TTRACE=n with the NOP sites", J["getpid_ttrace_n_fentry_insns"], None),
+        ("syscall extra vs that, nothing on", J["syscall_off_extra_vs_fentry_insns"], None),
         ("boot kmain->prompt SMP=4, ttrace=y", J["boot_insns_ttrace_y"], None),
         ("boot kmain->prompt SMP=4, ttrace=n", J["boot_insns_ttrace_n"], None),
         ("boot extra with ttrace, %", J["boot_extra_insns_pct"], "boot_extra_insns_pct"),
+        ("boot kmain->prompt, TTRACE=n with the NOP sites", J["boot_insns_ttrace_n_fentry"], None),
+        ("boot extra vs that, %", J["boot_extra_vs_fentry_pct"], None),
         ("host TSC cycles (min / median / max)", None, None),
     ]
     print("make bench: %s" % ("instruction counts identical on two runs"

@@ -45,6 +45,51 @@ def boot_and_check(res, name, cmdline, smp, expect, status=0, accel=None,
     return log
 
 
+TEXT_CRC = re.compile(r"ttrace_patch_loop: .* text crc32 0x([0-9a-f]+) over "
+                      r"0x([0-9a-f]+) bytes at 0x([0-9a-f]+)")
+
+
+def image_text_crc(start, size):
+    """CRC-32 (zlib's, as the kernel's ttrace_crc32) of size bytes of the
+    kernel image from address start, read from build/kernel.elf's section
+    headers and contents (.text, then zeros up to the page-aligned end the
+    linker leaves). None when the range is not all .text and padding."""
+    import zlib
+    elf = os.path.join(ROOT, "build", "kernel.elf")
+    hdr = subprocess.run(["readelf", "-SW", elf], capture_output=True,
+                         text=True).stdout
+    m = re.search(r"\]\s+\.text\s+PROGBITS\s+([0-9a-f]+)\s+([0-9a-f]+)\s+"
+                  r"([0-9a-f]+)", hdr)
+    if not m:
+        return None
+    addr, off, length = (int(g, 16) for g in m.groups())
+    if addr != start or length > size:
+        return None
+    with open(elf, "rb") as f:
+        f.seek(off)
+        data = f.read(length)
+    return zlib.crc32(data + bytes(size - length)) & 0xffffffff
+
+
+def check_text_crc(res, name, log):
+    """After the ttrace_patch_loop ktest unpatched every site, the kernel's
+    text must be byte-identical to the linked image's .text (NOPs in
+    place): the CRC it printed against the one computed from kernel.elf."""
+    if "[ttrace_patch_loop]" not in log:
+        return
+    m = TEXT_CRC.search(log)
+    if not m:
+        res.add(name + ":text_crc", False, "no text crc line from the "
+                "ttrace_patch_loop ktest")
+        return
+    crc, size, start = (int(g, 16) for g in m.groups())
+    want = image_text_crc(start, size)
+    res.add(name + ":text_crc", crc == want, "" if crc == want else
+            "kernel text crc32 %#x after the patch loop, the image's .text "
+            "%s" % (crc, "%#x" % want if want is not None else
+                    "does not cover %#x bytes at %#x" % (size, start)))
+
+
 def check_boot_log(res, name, log, smp):
     online = log.count(") online")
     ok = "tsc: " in log and "MHz" in log and online == smp - 1 and \
@@ -168,6 +213,7 @@ def run_all(res, only):
                                  [r"END KTESTS: \d+ passed, 0 failed"],
                                  ktests=True)
             check_boot_log(res, name, log, smp)
+            check_text_crc(res, name, log)
     if want("boot_profile"):
         log = boot_and_check(res, "boot_profile", "ttrace.bootprof "
                              "ktests=ttrace_continuation", 4,
@@ -223,8 +269,10 @@ def run_all(res, only):
         print("\n".join(l for l in log.splitlines()
                         if l.startswith("scale_") or "tsc: " in l))
     if only and any(n.startswith(only) for n in ktest_names()):
-        boot_and_check(res, "ktests", "ktests=" + only, 4,
-                       [r"END KTESTS: \d+ passed, 0 failed"], ktests=True)
+        log = boot_and_check(res, "ktests", "ktests=" + only, 4,
+                             [r"END KTESTS: \d+ passed, 0 failed"],
+                             ktests=True)
+        check_text_crc(res, "ktests", log)
     if only and any(only in n for n in usertest_names()):
         boot_and_check(res, "usertests", 'init="/bin/usertests %s"' % only, 2,
                        [r"usertests: \d+ passed, 0 failed"], ktests=True,
@@ -234,6 +282,14 @@ def run_all(res, only):
         if want(name):
             boot_and_check(res, name, "init=/bin/usertests", smp,
                            [r"usertests: \d+ passed, 0 failed"],
+                           ktests=True, timeout=600)
+    # every event on (every tracepoint and function site live: ~18 s under
+    # TCG) and every event off
+    for mask in ("all", "none"):
+        name = "usertests_mask_%s_smp2" % mask
+        if want(name):
+            boot_and_check(res, name, "init=/bin/usertests ttrace.mask=" +
+                           mask, 2, [r"usertests: \d+ passed, 0 failed"],
                            ktests=True, timeout=600)
 
 

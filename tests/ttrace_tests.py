@@ -971,6 +971,157 @@ def modules():
     return s.finish("")
 
 
+# ---- the function-graph tracer (docs/function-graph.md) --------------------
+
+FUNC_LINE = re.compile(r"^\S+ us cpu(\d+) (\S+) (func_entry|func_exit): ( *)"
+                       r"(\S+) depth=(\d+)$")
+THREAD_LINE = re.compile(r"^\S+ us cpu(\d+) (\S+) ")
+
+
+def thread_of(ctx, cpu, cur):
+    """The thread whose shadow stack a record of context ctx on cpu uses:
+    a process's (sys: and trap: contexts name its pid), a ktask's, the
+    CPU's idle thread; an interrupt or kernel message runs on the thread it
+    interrupted, the last one seen on that CPU (cur)."""
+    m = re.match(r"(?:sys|trap):[^\[]*\[(\d+)\]", ctx)
+    if m:
+        return "pid" + m.group(1)
+    if ctx == "idle":
+        return "idle%d" % cpu
+    if ctx.startswith("kt:"):
+        return ctx
+    return cur.get(cpu, "idle%d" % cpu)
+
+
+def func_step(st, m):
+    """Applies one func_entry/func_exit match m to its thread's stack st of
+    open calls (None: the thread's first; calls it had open before the
+    trace began are "?", which any exit at their depth closes); returns
+    why it does not fit, or ""."""
+    kind, indent, fn, depth = m.group(3), m.group(4), m.group(5), \
+        int(m.group(6))
+    if st[:1] == [None]:
+        st[:] = ["?"] * (depth + (kind == "func_exit"))
+    if fn.startswith("#"):
+        return "no name for function %s" % fn
+    if len(indent) != 2 * min(depth, 32):
+        return "indent of %d spaces for depth %d" % (len(indent), depth)
+    if kind == "func_entry":
+        if depth != len(st):
+            return "entry at depth %d with %d calls open %s" % (
+                depth, len(st), st[-3:])
+        st.append(fn)
+    elif not st or st[-1] not in (fn, "?") or depth != len(st) - 1:
+        return "exit of %s at depth %d, open: %s" % (fn, depth, st[-3:])
+    else:
+        st.pop()
+    return ""
+
+
+def check_func_nesting(text, chain, leaf):
+    """In `ttdecode text` output: every func_exit of a thread closes its
+    innermost open call (same function, same depth), every entry's depth
+    is the number of calls the thread has open, the indent two spaces a
+    level, names are names; and at the entry of some function matching
+    leaf, its thread's open calls hold chain in order. Returns (why, number
+    of calls, that thread's open calls then)."""
+    stacks, cur, calls, found = {}, {}, 0, None
+    for line in text.splitlines():
+        t = THREAD_LINE.match(line)
+        if not t:
+            continue
+        cpu = int(t.group(1))
+        cur[cpu] = key = thread_of(t.group(2), cpu, cur)
+        m = FUNC_LINE.match(line)
+        if not m:
+            continue
+        st = stacks.setdefault(key, [None])
+        why = func_step(st, m)
+        if why:
+            return "%s: %s: %s" % (key, why, line), calls, None
+        if m.group(3) == "func_entry":
+            calls += 1
+            names = iter(st[:-1])
+            if not found and re.search(leaf, st[-1]) and \
+                    all(c in names for c in chain):
+                found = " > ".join(st)
+    if not found:
+        return "no call of %s under %s" % (leaf, " > ".join(chain)), calls, None
+    return "", calls, found
+
+
+def uftrace_graph_chain(graph, chain, leaf):
+    """The path (root first) to the first function matching leaf in
+    `uftrace graph` output whose ancestors hold chain in order, or None.
+    A child's line is "+-(N) name", a column further right than its parent,
+    or, when it is the only child, "| (N) name" right under the parent."""
+    path = []
+    for line in graph.splitlines():
+        if line.startswith(("#", "=")) or ":" not in line:
+            continue
+        after = line.split(":", 1)[1]
+        m = re.search(r"\((\d+)\) (\S+)", after)
+        if not m:
+            continue
+        col, prefix, name = m.start(), after[:m.start()], m.group(2)
+        if not prefix.strip():
+            path = []
+        elif prefix.endswith("+-"):
+            while path and path[-1][0] >= col:
+                path.pop()
+        path.append((col, name))
+        names = [n for _, n in path]
+        if re.search(leaf, name):
+            it = iter(names[:-1])
+            if all(c in it for c in chain):
+                return names
+    return None
+
+
+# The call chain of open(2) into the namespace code, and its leaf: a
+# file-system walk function (mmu_walk is the page-table walk).
+GRAPH_CHAIN = ["syscall_trap", "sys_open", "ns_open"]
+GRAPH_LEAF = r"^(?!mmu_)\w*_walk$"
+
+
+def funcs_state(s):
+    """The funcs file's text (filter, site counts)."""
+    return s.say("cat /dev/ttrace/funcs", rb"filter (?:.*\r?\n)*?"
+                 rb"tracepoints_live \d+").group(0).replace(b"\r", b"")
+
+
+def graph_session(out):
+    """Refusals of untraceable functions (nothing changes), then `ttrace
+    graph -- ls /bin` saved to out; every function site a NOP after it and
+    the filter back to "*".
+    Returns why it failed, or ""."""
+    s = Session(2, hostout=out, timeout=300, name="graph")
+    try:
+        before = funcs_state(s)
+        for glob, why in (("trace_ring_*", r"trace_ring_\w+ is not traceable"
+                           r" \(the tracer"), ("trap", r"trap is not traceable"),
+                          ("no_such_fn*", r"'no_such_fn\*' matches no "
+                           r"function")):
+            s.say("echo '%s' > /dev/ttrace/funcs; echo status=$?" % glob,
+                  r"funcs: %s.*\r?\n(?:.*\r?\n)?status=[1-9]" % why)
+        if funcs_state(s) != before:
+            return s.finish("a refused filter changed the funcs file: %r, "
+                            "was %r" % (funcs_state(s), before))
+        # room for every record of ls, whatever else is on (ttrace.mask=all)
+        s.say("echo bufsize 8192 > /dev/ttrace/ctl; echo status=$?",
+              r"status=0")
+        s.say("ttrace graph -- ls /bin", r"graph saved to /dev/host/out",
+              timeout=240)
+        after = funcs_state(s)
+        if not re.search(rb"filter \*\nfunctions (\d+)\nselected \1\nlive 0",
+                         after):
+            return s.finish("after ttrace graph the funcs file says %r" %
+                            after)
+    except TimeoutError as e:
+        return s.finish(str(e))
+    return s.finish("")
+
+
 def readme_tour_commands():
     """The commands of README.md's "A tour at the shell" block: its
     `    $ ` lines, comments stripped."""
@@ -1008,6 +1159,47 @@ def readme_tour():
     return s.finish(why)
 
 
+def graph():
+    """The function-graph tracer end to end: a probe on the tracer's own
+    path (or the trap path) is refused and nothing changes; `ttrace graph
+    -- ls /bin` records every kernel call, and on the host, in `ttdecode
+    text`, each thread's entries and exits pair with the right depths
+    (and the text indents by depth), with real names, and open(2)'s chain
+    syscall_trap > sys_open > ns_open reaches a namespace walk function;
+    `ttdecode uftrace` of it shows the same chain in `uftrace graph`."""
+    if not shutil.which("uftrace"):
+        return "uftrace is not installed: run scripts/deps.sh"
+    os.makedirs(OUT, exist_ok=True)
+    out = os.path.join(OUT, "graph.ttr")
+    if os.path.exists(out):
+        os.remove(out)
+    why = graph_session(out)
+    if why:
+        return why
+    v = ttdecode("verify", out)
+    if v.returncode != 0 or "verify: OK" not in v.stdout or \
+            "declared lost: 0" not in v.stdout:
+        return "ttdecode verify (no loss expected): %s%s" % (v.stdout[-800:],
+                                                            v.stderr)
+    why, calls, found = check_func_nesting(ttdecode("text", out).stdout,
+                                           GRAPH_CHAIN, GRAPH_LEAF)
+    if why:
+        return "ttdecode text: " + why
+    d = out + ".uftrace"
+    shutil.rmtree(d, ignore_errors=True)
+    u = ttdecode("uftrace", out, d)
+    if u.returncode != 0:
+        return "ttdecode uftrace: %s%s" % (u.stdout, u.stderr)
+    g = run_tool("uftrace", "graph", "-d", d)
+    path = uftrace_graph_chain(g.stdout, GRAPH_CHAIN, GRAPH_LEAF)
+    if g.returncode or not path:
+        return "uftrace graph: no %s > ... > %s: %s%s" % (
+            " > ".join(GRAPH_CHAIN), GRAPH_LEAF, g.stdout[-1500:], g.stderr)
+    print("# graph: %d calls; text: %s; uftrace graph: %s" % (
+        calls, found, " > ".join(path)))
+    return ""
+
+
 def run_all(res, only):
     def want(name):
         return not only or only in name
@@ -1029,6 +1221,9 @@ def run_all(res, only):
                      ("ttrace_exports", exports),
                      ("ttrace_probes", probes),
                      ("ttrace_modules", modules),
+
+
+                     ("ttrace_graph", graph),
                      ("ttrace_stress_smp4",
                       lambda: stress("stress", 4, 24, 2, []))):
         if want(name):

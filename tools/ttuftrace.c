@@ -9,10 +9,14 @@
  * the next one or until the CPU leaves the boot context; a boot_phase_at
  * phase starts at its record, since uftrace wants time order: `ttdecode
  * boot` places it at the TSC it carries), syscalls (enter
- * to exit) and interrupts (irq_enter to irq_exit), nested as they happened.
+ * to exit), interrupts (irq_enter to irq_exit) and, with the function-graph
+ * tracer on, kernel functions (func_entry to func_exit, named by their aux
+ * records of tag func; an exit closes the innermost open call of its
+ * function), nested as they happened.
  * The function names go through a symbol file: each distinct name
- * (sys_NAME, irq_NAME, boot_NAME) gets an address 16 bytes after the
- * previous one in a made-up module /ttrace mapped at UF_MAP_START.
+ * (sys_NAME, irq_NAME, boot_NAME, a kernel function's own) gets an address
+ * 16 bytes after the previous one in a made-up module /ttrace mapped at
+ * UF_MAP_START.
  *
  * Per CPU a stack of open frames keeps uftrace's depth consistent when the
  * ring lost one end: an exit whose entry is not open is dropped, an exit
@@ -47,11 +51,12 @@
 #define UF_MAX_NAME	96
 
 enum uf_type { UF_ENTRY, UF_EXIT, UF_LOST, UF_EVENT };
-enum uf_kind { UF_BOOT, UF_SYSCALL, UF_IRQ };
+enum uf_kind { UF_BOOT, UF_SYSCALL, UF_IRQ, UF_FUNC };
 
 struct uf_frame {
 	uint64_t addr;
-	uint64_t key;			/* syscall nr, vector or phase id */
+	uint64_t key;			/* syscall nr, vector, phase id or
+					 * function address */
 	enum uf_kind kind;
 };
 
@@ -68,6 +73,7 @@ struct uf_export {
 	struct ttload *t;
 	struct uf_syms syms;
 	int boot, boot_at, sys_in, sys_out, irq_in, irq_out, sched; /* event ids */
+	int func_in, func_out;
 	FILE *f;			/* the current CPU's .dat */
 	struct uf_frame stack[UF_MAX_DEPTH];
 	unsigned depth;
@@ -159,9 +165,10 @@ static void uf_close(struct uf_export *x, unsigned keep, uint64_t ns)
 static uint64_t uf_frame_addr(struct uf_export *x, enum uf_kind kind,
 			      uint64_t key, uint64_t ts)
 {
-	static const char *const prefix[] = { "boot_", "sys_", "irq_" };
+	static const char *const prefix[] = { "boot_", "sys_", "irq_", "" };
 	static const unsigned tag[] = { TTRACE_AUX_BOOT_PHASE,
-		TTRACE_AUX_SYSCALL_NAME, TTRACE_AUX_IRQ_NAME };
+		TTRACE_AUX_SYSCALL_NAME, TTRACE_AUX_IRQ_NAME,
+		TTRACE_AUX_FUNC_NAME };
 	char name[UF_MAX_NAME];
 	size_t n = strlen(prefix[kind]);
 
@@ -258,10 +265,14 @@ static int uf_event(struct uf_export *x, const struct ttrace_event_view *ev)
 		return uf_open(x, UF_SYSCALL, a0, ns, ev->timestamp);
 	if (id == x->irq_in)
 		return uf_open(x, UF_IRQ, a0, ns, ev->timestamp);
+	if (id == x->func_in)
+		return uf_open(x, UF_FUNC, a0, ns, ev->timestamp);
 	if (id == x->sys_out)
 		uf_return(x, UF_SYSCALL, a0, ns);
 	else if (id == x->irq_out)
 		uf_return(x, UF_IRQ, a0, ns);
+	else if (id == x->func_out)
+		uf_return(x, UF_FUNC, a0, ns);
 	else if (id == x->sched)
 		return uf_switch(x, ev, ns);
 	return 0;
@@ -389,6 +400,8 @@ static int uf_export(struct uf_export *x, const char *path, const char *dir)
 	x->irq_in = ttexport_event_id(&x->t->meta, "irq_enter");
 	x->irq_out = ttexport_event_id(&x->t->meta, "irq_exit");
 	x->sched = ttexport_event_id(&x->t->meta, "sched_switch");
+	x->func_in = ttexport_event_id(&x->t->meta, "func_entry");
+	x->func_out = ttexport_event_id(&x->t->meta, "func_exit");
 	for (uint32_t c = 0; c < ncpus; c++)
 		if (uf_cpu(x, dir, c) < 0)
 			return -1;

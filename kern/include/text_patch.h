@@ -43,9 +43,9 @@ enum text_patch_mode {
 struct trapframe;
 
 void text_patch_init(void);
+bool text_patch_bp_fixup(struct trapframe *tf);
 void text_patch_apply(struct text_patch *p, size_t n,
 		      enum text_patch_mode mode);
-bool text_patch_bp_fixup(struct trapframe *tf);
 void text_patch_encode(struct text_patch *p, uintptr_t addr, uint8_t op,
 		       uintptr_t target);
 bool text_patch_is_nop(uintptr_t addr);

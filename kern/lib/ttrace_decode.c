@@ -619,9 +619,27 @@ int ttrace_format_ctx(char *buf, size_t size,
 	return (int)MIN(sb.len, (size_t)INT32_MAX);
 }
 
+#define INDENT_MAX_LEVELS	32
+
+/* Appends two spaces per level of call depth when e has an argument named
+ * "depth" (the function-graph events, func_entry and func_exit), so that
+ * text output shows the call graph's nesting; at most INDENT_MAX_LEVELS
+ * levels, whatever a corrupt record says. */
+static void sb_indent(struct sbuf *sb, const struct ttrace_event_meta *e,
+		      const struct ttrace_event_view *ev)
+{
+	for (uint32_t i = 0; e->args && i < e->nargs && i < ev->nwords; i++) {
+		if (!e->args[i].name || strcmp(e->args[i].name, "depth"))
+			continue;
+		for (uint64_t d = 0; d < MIN(ev->args[i], INDENT_MAX_LEVELS); d++)
+			sb_puts(sb, "  ");
+		return;
+	}
+}
+
 /* Appends " cpuN CONTEXT NAME: ARGS[ (incomplete)]", the line after its
- * time stamp; plans (NULL, or t->nevents of them) are t's compiled
- * formats. */
+ * time stamp; ARGS indented by depth (sb_indent); plans (NULL, or
+ * t->nevents of them) are t's compiled formats. */
 static void sb_line_rest(struct sbuf *sb, const struct ttrace_meta_table *t,
 			 const struct ttrace_fmt_plan *plans,
 			 const struct ttrace_event_view *ev,
@@ -646,6 +664,8 @@ static void sb_line_rest(struct sbuf *sb, const struct ttrace_meta_table *t,
 		sb_dec(sb, ev->id);
 	}
 	sb_write(sb, ": ", 2);
+	if (e)
+		sb_indent(sb, e, ev);
 	if (e && plans && plans[ev->id].mode != TTRACE_PLAN_RAW) {
 		sb_args(sb, e, &plans[ev->id], ev, resolve, rarg);
 	} else if (e && plans) {

@@ -205,11 +205,13 @@ static void switch_to_locked(struct kthread *prev, struct kthread *next)
 
 	pcpui->cur_kthread = next;
 	pcpui->cur_proc = next->proc;
+	/* From here on the function-graph tracer uses next's shadow stack
+	 * (cur_kthread), so records say next's context from here on too. */
+	ttrace_ctx_switch(pcpui, next);
 	if (next->proc || prev->proc)
 		mmu_switch_to(next->proc ? next->proc->pml4 : NULL);
 	if (!is_idle(next))
 		arch_set_kernel_stack(next->kstack + KSTACK_SIZE);
-	ttrace_ctx_switch(pcpui, next);
 	if (!next->proc && !is_idle(next))
 		ttrace_kthread_run(next->id);
 	ttrace_sched_switch(prev->proc ? (uint64_t)prev->proc->pid : 0,

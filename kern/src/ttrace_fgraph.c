@@ -219,18 +219,25 @@ const char *fgraph_set_filter(const char *glob, size_t len)
 	return NULL;
 }
 
+/* The number of function sites, and of them live (a call) now. */
+void fgraph_counts(uint64_t *sites, uint64_t *live)
+{
+	*sites = nsites();
+	*live = 0;
+	for (size_t i = 0; i < nsites(); i++)
+		*live += !text_patch_is_nop(__fentry_sites_start[i]);
+}
+
 /* The filter and the site counts as text. ctl mutex held. */
 size_t fgraph_state_text(char *buf, size_t size)
 {
-	size_t sel = 0, live = 0;
+	uint64_t sel = 0, sites, live;
 
-	for (size_t i = 0; i < nsites(); i++) {
+	for (size_t i = 0; i < nsites(); i++)
 		sel += site_selected(i);
-		live += !text_patch_is_nop(__fentry_sites_start[i]);
-	}
+	fgraph_counts(&sites, &live);
 	return (size_t)fmt_snprintf(buf, size, "filter %s\nfunctions %lu\n"
 				    "selected %lu\nlive %lu\noverflows %lu\n",
-				    filter, (uint64_t)nsites(), (uint64_t)sel,
-				    (uint64_t)live,
+				    filter, sites, sel, live,
 				    __atomic_load_n(&overflows, __ATOMIC_RELAXED));
 }

@@ -100,6 +100,7 @@ void ttrace_patch_want(uintptr_t addr, uint8_t op, uintptr_t target,
 void ttrace_patch_flush(enum text_patch_mode mode);
 void fgraph_sync(enum text_patch_mode mode);
 bool fgraph_consistent(void);
+void fgraph_counts(uint64_t *sites, uint64_t *live);
 const char *fgraph_set_filter(const char *glob, size_t len);
 size_t fgraph_state_text(char *buf, size_t size);
 int ttrace_funcs_control(const char *text, size_t len, const char **why);

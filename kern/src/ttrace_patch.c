@@ -23,7 +23,7 @@
 
 #define BATCH	256
 
-extern const struct ttrace_site __ttrace_sites_start[], __ttrace_sites_end[];
+extern const struct ttrace_site __tracepoint_sites_start[], __tracepoint_sites_end[];
 
 static struct text_patch batch[BATCH];	/* ctl mutex (or alone) */
 static size_t batch_n;
@@ -71,8 +71,8 @@ static bool site_agrees(const struct ttrace_site *s)
  * (LIVE), or no other CPU running (ALONE). */
 void ttrace_patch_sync(enum text_patch_mode mode)
 {
-	for (const struct ttrace_site *s = __ttrace_sites_start;
-	     s < __ttrace_sites_end; s++)
+	for (const struct ttrace_site *s = __tracepoint_sites_start;
+	     s < __tracepoint_sites_end; s++)
 		if (!site_agrees(s))
 			ttrace_patch_want(s->addr, site_target(s) ? TEXT_OP_JMP : 0,
 					  site_target(s), mode);
@@ -84,8 +84,8 @@ void ttrace_patch_sync(enum text_patch_mode mode)
  * function site with the graph tracer. ctl mutex held. For tests. */
 bool ttrace_patch_consistent(void)
 {
-	for (const struct ttrace_site *s = __ttrace_sites_start;
-	     s < __ttrace_sites_end; s++)
+	for (const struct ttrace_site *s = __tracepoint_sites_start;
+	     s < __tracepoint_sites_end; s++)
 		if (!site_agrees(s))
 			return false;
 	return fgraph_consistent();
@@ -94,9 +94,9 @@ bool ttrace_patch_consistent(void)
 /* The number of tracepoint sites, and of them live (jmp) now. */
 void ttrace_patch_counts(uint64_t *sites, uint64_t *live)
 {
-	*sites = (uint64_t)(__ttrace_sites_end - __ttrace_sites_start);
+	*sites = (uint64_t)(__tracepoint_sites_end - __tracepoint_sites_start);
 	*live = 0;
-	for (const struct ttrace_site *s = __ttrace_sites_start;
-	     s < __ttrace_sites_end; s++)
+	for (const struct ttrace_site *s = __tracepoint_sites_start;
+	     s < __tracepoint_sites_end; s++)
 		*live += !text_patch_is_nop(s->addr);
 }

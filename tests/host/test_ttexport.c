@@ -6,7 +6,9 @@
  * and the bytes checked: every uftrace .dat word (depths kept consistent
  * when the ring lost an end: an exit without entry dropped, an entry
  * without exit closed at the loss and at the end, a blocked syscall
- * reopened after a context switch), the symbol, map, task and info files,
+ * reopened after a context switch; kernel function calls of the graph
+ * tracer nested with them and named by their aux records), the symbol,
+ * map, task and info files,
  * and every CTF packet header and context (a packet split at the loss,
  * events_discarded counting it) and the first events' bytes.
  *
@@ -37,7 +39,7 @@
 #define LOSS_FIRST	3		/* its first index */
 
 enum { EV_BOOT, EV_SYS_IN, EV_SYS_OUT, EV_IRQ_IN, EV_IRQ_OUT, EV_SCHED,
-       EV_WIDE, NEV };
+       EV_WIDE, EV_FUNC_IN, EV_FUNC_OUT, NEV };
 
 static const struct ttrace_arg_meta a_boot[] = {
 	{ "phase", TTRACE_ARG_STR, TTRACE_AUX_BOOT_PHASE },
@@ -66,6 +68,10 @@ static const struct ttrace_arg_meta a_wide[] = {
 	{ "w4", TTRACE_ARG_U64, 0 }, { "w5", TTRACE_ARG_U64, 0 },
 	{ "w6", TTRACE_ARG_PTR, 0 }, { "w7", TTRACE_ARG_S32, 0 },
 };
+static const struct ttrace_arg_meta a_func[] = {
+	{ "fn", TTRACE_ARG_STR, TTRACE_AUX_FUNC_NAME },
+	{ "depth", TTRACE_ARG_U32, 0 },
+};
 static const struct ttrace_event_meta events[NEV] = {
 	{ "boot_phase", "%s arg=%llu", a_boot, EV_BOOT, 0, 1, 2 },
 	{ "syscall_enter", "%s(%llu)", a_sys_in, EV_SYS_IN, 1, 1, 2 },
@@ -74,12 +80,22 @@ static const struct ttrace_event_meta events[NEV] = {
 	{ "irq_exit", "vector=%u", a_irq, EV_IRQ_OUT, 2, 1, 1 },
 	{ "sched_switch", "%s %s %u", a_sched, EV_SCHED, 3, 1, 3 },
 	{ "wide", "%u %d %u %llu %llu %llu %p %d", a_wide, EV_WIDE, 3, 1, 8 },
+	{ "func_entry", "%s depth=%u", a_func, EV_FUNC_IN, 4, 0, 2 },
+	{ "func_exit", "%s depth=%u", a_func, EV_FUNC_OUT, 4, 0, 2 },
 };
 static const struct ttrace_group_meta groups[] = {
 	{ "boot", 0, 1 }, { "syscall", 1, 1 }, { "irq", 2, 1 },
-	{ "sched", 3, 1 },
+	{ "sched", 3, 1 }, { "func", 4, 0 },
 };
-static const struct ttrace_meta_table table = { events, groups, NEV, 4 };
+static const struct ttrace_meta_table table = { events, groups, NEV, 5 };
+
+/* Kernel functions of the graph tracer (with_funcs), by address. */
+#define F_TRAP	0xffffffff80101000ULL
+#define F_OPEN	0xffffffff80102000ULL
+#define F_WALK	0xffffffff80103000ULL
+#define F_LEFT	0xffffffff80104000ULL
+#define F_GHOST	0xffffffff80105000ULL
+static bool with_funcs;		/* cpu2 runs a traced call chain */
 
 /* ---- building the trace -------------------------------------------------- */
 
@@ -139,6 +155,25 @@ static void put(unsigned cpu, uint64_t ts, unsigned id, unsigned ctx,
 			sizeof((uint64_t[]){ __VA_ARGS__ }) / sizeof(uint64_t)
 
 /*
+ * cpu2 (with_funcs): open's call chain, trap { open { do_open { walk } } },
+ * with the syscall's own events inside trap; then the exit of a function
+ * whose entry is not in the trace, and an entry left open.
+ */
+static void gen_funcs(void)
+{
+	put(2, 1000, EV_FUNC_IN, TTRACE_CTX_SYSC, SYSC(1, 5), A(F_TRAP, 0));
+	put(2, 1010, EV_SYS_IN, TTRACE_CTX_SYSC, SYSC(1, 5), A(5, 0));
+	put(2, 1020, EV_FUNC_IN, TTRACE_CTX_SYSC, SYSC(1, 5), A(F_OPEN, 1));
+	put(2, 1030, EV_FUNC_IN, TTRACE_CTX_SYSC, SYSC(1, 5), A(F_WALK, 2));
+	put(2, 1040, EV_FUNC_OUT, TTRACE_CTX_SYSC, SYSC(1, 5), A(F_WALK, 2));
+	put(2, 1050, EV_FUNC_OUT, TTRACE_CTX_SYSC, SYSC(1, 5), A(F_OPEN, 1));
+	put(2, 1060, EV_SYS_OUT, TTRACE_CTX_SYSC, SYSC(1, 5), A(5, 3));
+	put(2, 1070, EV_FUNC_OUT, TTRACE_CTX_SYSC, SYSC(1, 5), A(F_TRAP, 0));
+	put(2, 1080, EV_FUNC_OUT, TTRACE_CTX_SYSC, SYSC(1, 5), A(F_GHOST, 3));
+	put(2, 1090, EV_FUNC_IN, TTRACE_CTX_KTASK, 5, A(F_LEFT, 0));
+}
+
+/*
  * cpu0: boot kmain { irq 32 }, boot memory, (leaves boot) write(...)
  *	 switch to sh sitting in read, read returns, a wide event.
  * cpu1: a close exit without its entry, open entered, irq 40 entered,
@@ -160,6 +195,8 @@ static void gen_events(void)
 	put(1, 350, EV_IRQ_IN, TTRACE_CTX_IRQ, 40, A(40));
 	cpus[1].next += LOST_N;		/* [3, 8) lost */
 	put(1, 900, EV_IRQ_IN, TTRACE_CTX_IRQ, 33, A(33));
+	if (with_funcs)
+		gen_funcs();
 }
 
 static void put_name(struct ttrace_aux *aux, unsigned tag, uint64_t ident,
@@ -219,6 +256,12 @@ static void build_aux(struct ttrace_aux_view *view)
 			 strlen(sys[i]));
 	put_name(&aux, TTRACE_AUX_PROC_NAME, 1, "init", 4);
 	put_name(&aux, TTRACE_AUX_PROC_NAME, 2, "sh", 2);
+	if (with_funcs) {
+		put_name(&aux, TTRACE_AUX_FUNC_NAME, F_TRAP, "syscall_trap", 12);
+		put_name(&aux, TTRACE_AUX_FUNC_NAME, F_OPEN, "do_open", 7);
+		put_name(&aux, TTRACE_AUX_FUNC_NAME, F_WALK, "ns_walk", 7);
+		put_name(&aux, TTRACE_AUX_FUNC_NAME, F_LEFT, "left_open", 9);
+	}
 	if (ttrace_aux_snapshot(&aux, NULL, snap, sizeof(snap), view) < 0)
 		abort();
 }
@@ -433,6 +476,44 @@ static int test_uftrace_cpu1(void)
 	rc = run_export(ttuftrace_main) ||
 	     check_dat("200.dat", want, sizeof(want) / sizeof(want[0])) ||
 	     check_dat("300.dat", NULL, 0);
+	cleanup();
+	return rc;
+}
+
+/* The graph tracer's calls on cpu2 (gen_funcs): entries and exits nested
+ * with the syscall's frame at the uftrace depth of the moment, each
+ * function under its own name in the symbol file; the exit without an
+ * entry dropped, the entry without exit closed at the end. */
+static int test_uftrace_funcs(void)
+{
+	enum { S_TRAP = NSYM, S_DO_OPEN, S_WALK, S_LEFT };
+	static const struct rec want[] = {
+		{ 1000, ENT, 0, SYM(S_TRAP) }, { 1010, ENT, 1, SYM(S_OPEN) },
+		{ 1020, ENT, 2, SYM(S_DO_OPEN) }, { 1030, ENT, 3, SYM(S_WALK) },
+		{ 1040, EXI, 3, SYM(S_WALK) }, { 1050, EXI, 2, SYM(S_DO_OPEN) },
+		{ 1060, EXI, 1, SYM(S_OPEN) }, { 1070, EXI, 0, SYM(S_TRAP) },
+		{ 1090, ENT, 0, SYM(S_LEFT) }, { 1090, EXI, 0, SYM(S_LEFT) },
+	};
+	static const char sym_tail[] =
+		"0000000000000090 T syscall_trap\n00000000000000a0 T do_open\n"
+		"00000000000000b0 T ns_walk\n00000000000000c0 T left_open\n"
+		"00000000000000d0 ? __sym_end\n";
+	uint8_t *sym = NULL;
+	long n;
+	int rc;
+
+	with_funcs = true;
+	rc = setup("uffn");
+	with_funcs = false;
+	HT_CHECK(rc == 0);
+	rc = run_export(ttuftrace_main) ||
+	     check_dat("300.dat", want, sizeof(want) / sizeof(want[0]));
+	n = slurp("ttrace.sym", &sym);
+	if (!rc && (n < (long)strlen(sym_tail) ||
+		    strcmp((char *)sym + n - strlen(sym_tail), sym_tail)))
+		rc = 1, snprintf(ht_why, sizeof(ht_why), "ttrace.sym: '%.400s'",
+				 n > 0 ? (char *)sym : "");
+	free(sym);
 	cleanup();
 	return rc;
 }
@@ -660,6 +741,7 @@ static const struct ht_test tests[] = {
 	{ test_uftrace_cpu0, "ttexport_uftrace_cpu0_nesting_switch" },
 	{ test_uftrace_cpu1, "ttexport_uftrace_cpu1_unpaired_and_loss" },
 	{ test_uftrace_files, "ttexport_uftrace_info_task_map_sym" },
+	{ test_uftrace_funcs, "ttexport_uftrace_func_graph" },
 	{ test_ctf_packets, "ttexport_ctf_packets_and_loss" },
 	{ test_ctf_events, "ttexport_ctf_event_bytes" },
 	{ test_ctf_metadata, "ttexport_ctf_metadata_from_trace_meta" },

@@ -652,6 +652,34 @@ static int test_format_edges(void)
 	return 0;
 }
 
+/* The function-graph events are indented two spaces per level of depth,
+ * capped, so text output shows the call graph; other events are not. */
+static int test_format_func_indent(void)
+{
+	struct ttrace_event_view ev = { .id = TTRACE_EV_FUNC_ENTRY, .nwords = 2,
+					.args = { 4660, 2 } };
+	char line[256];
+
+	ttrace_format_line(line, sizeof(line), &ttrace_meta_builtin, &ev, NULL,
+			   NULL);
+	HT_CHECK(!strcmp(line, "0 cpu0 boot func_entry:     #4660 depth=2"));
+	ev.id = TTRACE_EV_FUNC_EXIT;
+	ev.args[1] = 0;
+	ttrace_format_line(line, sizeof(line), &ttrace_meta_builtin, &ev, NULL,
+			   NULL);
+	HT_CHECK(!strcmp(line, "0 cpu0 boot func_exit: #4660 depth=0"));
+	ev.args[1] = ~0ull;	/* corrupt: at most 32 levels */
+	HT_CHECK(ttrace_format_line(line, sizeof(line), &ttrace_meta_builtin,
+				    &ev, NULL, NULL) ==
+		 (int)strlen("0 cpu0 boot func_exit: #4660 depth=4294967295") +
+		 64);
+	ev.nwords = 1;		/* the depth word lost: no indent */
+	ttrace_format_line(line, sizeof(line), &ttrace_meta_builtin, &ev, NULL,
+			   NULL);
+	HT_CHECK(!strcmp(line, "0 cpu0 boot func_exit: #4660 depth=?"));
+	return 0;
+}
+
 static int test_version_check(void)
 {
 	struct ttrace_version good = {
@@ -708,6 +736,7 @@ static const struct ht_test tests[] = {
 	{ test_format_check, "meta_format_check" },
 	{ test_format_lines, "format_lines" },
 	{ test_format_edges, "format_edges" },
+	{ test_format_func_indent, "format_func_indent" },
 	{ test_version_check, "version_check" },
 	{ 0, 0 },
 };

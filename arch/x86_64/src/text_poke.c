@@ -198,18 +198,42 @@ static notrace bool in_batch(uintptr_t site, size_t n)
 }
 
 /*
+ * Stores byte b at site again, unless the byte there is no longer b (a
+ * new patch put its int3 there meanwhile: then nothing is written). For
+ * QEMU's multi-threaded TCG, whose tracking of written code pages can miss
+ * a store racing with another vCPU's translation of the same page: that
+ * vCPU then keeps running a stale translation of the int3 after memory
+ * lost it, and resuming at the site traps again, forever (seen with every
+ * function site patched under load, the CPU spinning in #BP with
+ * interrupts off and the patcher waiting for its sync). A store from the
+ * trapping CPU itself always makes QEMU drop the translations it covers;
+ * on hardware, rewriting a byte with its own value changes nothing.
+ * Interrupts off.
+ */
+static notrace void restore_byte(uintptr_t site, uint8_t b)
+{
+	uint64_t cr0 = rcr0();
+
+	lcr0(cr0 & ~(uint64_t)CR0_WP);
+	__atomic_compare_exchange_n((uint8_t *)site, &b, b, false,
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	lcr0(cr0);
+}
+
+/*
  * The #BP hook, first thing in trap(): if tf stopped at an int3 this
  * patcher wrote, resumes after the site when the site is in flight (its
  * NOP), or at the site when the int3 is gone (the patch finished: the
  * trap's iretq serialises, so the CPU fetches what memory holds now; QEMU's
- * TCG can run a chained translation of the int3 a moment after the last
- * sync, and this makes that harmless too). Returns false for any other
- * int3. Interrupts off.
+ * TCG can run a translation of the int3 after the last sync, which
+ * restore_byte() makes it drop). Returns false for any other int3.
+ * Interrupts off.
  */
 notrace bool text_patch_bp_fixup(struct trapframe *tf)
 {
 	uintptr_t site = tf->rip - 1;
 	bool in_flight;
+	uint8_t b;
 
 	if (tf->cs & 3)
 		return false;
@@ -222,7 +246,9 @@ notrace bool text_patch_bp_fixup(struct trapframe *tf)
 		tf->rip = site + TEXT_PATCH_LEN;
 		return true;
 	}
-	if (*(const volatile uint8_t *)site != INT3) {
+	b = *(const volatile uint8_t *)site;
+	if (b != INT3) {
+		restore_byte(site, b);
 		tf->rip = site;
 		return true;
 	}

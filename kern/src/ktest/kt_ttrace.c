@@ -38,6 +38,7 @@ struct stress {
 	uint32_t writers_done;
 	uint32_t bad_records;
 	uint32_t bad_strings;
+	uint64_t start;		/* trace clock: older markers are not ours */
 	uint64_t snapshots;
 	uint64_t records_checked;
 	struct ttrace_entry *snap;
@@ -88,7 +89,9 @@ static void check_snapshot(struct stress *s, size_t n)
 	}
 }
 
-/* Every valid marker string must be exactly what its ident says. */
+/* Every valid marker string written since the test started must be
+ * exactly what its ident says (earlier ones, e.g. ttrace_patch_loop's
+ * user processes' "load", are not the test's). */
 static void check_aux(struct stress *s)
 {
 	struct ttrace_aux_view view;
@@ -100,7 +103,7 @@ static void check_aux(struct stress *s)
 		return;
 	ttrace_aux_iter_init(&it, &view);
 	while (ttrace_aux_next(&it, &rec)) {	/* valid records only */
-		if (rec.tag != TTRACE_AUX_USER_MARKER)
+		if (rec.tag != TTRACE_AUX_USER_MARKER || rec.timestamp < s->start)
 			continue;
 		int n = fmt_snprintf(want, sizeof(want), "cpu%lu seq%lu",
 				     rec.ident >> 32, rec.ident & 0xffffffff);
@@ -183,6 +186,7 @@ static bool test_ttrace_stress(void)
 	s.aux_copy = get_cont_pages(SNAP_ORDER, 0);
 	KT_ASSERT(s.snap && s.aux_copy, "no memory for snapshots");
 	s.snap_max = ((size_t)PGSIZE << SNAP_ORDER) / sizeof(*s.snap);
+	s.start = arch_trace_clock();
 	the_stress = &s;
 	uint64_t old = test_only();
 	smp_run_on_all(stress_cpu, NULL);
