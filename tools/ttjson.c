@@ -35,8 +35,10 @@
 
 #define JSON_PID	1
 
-/* Counter tracks: an event's argument as a value, or pages as a delta. */
-enum { COUNT_VALUE, COUNT_PAGES_UP, COUNT_PAGES_DOWN };
+/* Counter tracks: an event's argument as a value, or pages as a delta, or
+ * (the counter event, docs/probes.md) a value on the track its first
+ * argument names (aux tag counter). */
+enum { COUNT_VALUE, COUNT_PAGES_UP, COUNT_PAGES_DOWN, COUNT_NAMED };
 
 static const struct counter_def {
 	const char *event, *track, *series;
@@ -47,6 +49,7 @@ static const struct counter_def {
 	{ "rwlock_contended", "lock wait", "cycles", 1, COUNT_VALUE },
 	{ "page_alloc", "pages allocated (net)", "pages", 0, COUNT_PAGES_UP },
 	{ "page_free", "pages allocated (net)", "pages", 1, COUNT_PAGES_DOWN },
+	{ "counter", NULL, "value", 1, COUNT_NAMED },
 };
 #define NCOUNTERS	(sizeof(counters) / sizeof(counters[0]))
 
@@ -253,20 +256,30 @@ static void counter(struct json *j, uint32_t cpu,
 	for (size_t k = 0; k < NCOUNTERS; k++) {
 		const struct counter_def *d = &counters[k];
 		uint64_t v = ev->args[d->arg];
+		bool pages = d->how == COUNT_PAGES_UP ||
+			     d->how == COUNT_PAGES_DOWN;
+		const char *track = d->track;
+		size_t len;
+		char buf[32];
 
 		if (ev->id != j->counter_id[k])
 			continue;
-		if (d->how != COUNT_VALUE)
+		if (pages)
 			j->pages += (d->how == COUNT_PAGES_UP ? 1 : -1) *
 				    (int64_t)(1ULL << (v & 31));
-		begin(j, "C", d->track, strlen(d->track), "counter", cpu,
-		      ev->timestamp);
+		if (d->how == COUNT_NAMED)
+			len = name_of(j, TTRACE_AUX_COUNTER_NAME, ev->args[0],
+				      ev->timestamp, "counter#", buf,
+				      sizeof(buf), &track);
+		else
+			len = strlen(track);
+		begin(j, "C", track, len, "counter", cpu, ev->timestamp);
 		put(j, ",\"args\":{\"");
 		put(j, d->series);
 		put(j, "\":");
-		if (d->how != COUNT_VALUE && j->pages < 0)
+		if (pages && j->pages < 0)
 			put_c(j, '-');
-		put_u64(j, d->how == COUNT_VALUE ? v : j->pages < 0 ?
+		put_u64(j, !pages ? v : j->pages < 0 ?
 			(uint64_t)-j->pages : (uint64_t)j->pages);
 		put(j, "}}");
 	}
