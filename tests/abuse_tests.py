@@ -105,7 +105,11 @@ def soak(seconds, res):
             " | ".join(SOAK_STAGES), seconds, soak_interval(seconds)),
             rb"save: (\d+) traces saved", timeout=seconds * 5 + 300)
         saved = int(m.group(1))
-        text = s.say("cat /tmp/stress.log", rb"(?:.|\n)*?(?=\$ )").group(0)
+        # the other stages end at their next check of /tmp/stress.done:
+        # a sysfuzz run or a save in flight first finishes (minutes on a
+        # loaded host under TCG), so the prompt is waited for that long
+        text = s.say("cat /tmp/stress.log", rb"(?:.|\n)*?(?=\$ )",
+                     timeout=600).group(0)
         text = text.decode("utf-8", "replace")
         mix = re.findall(r"mix: (\d+) rounds", text)
         fz = re.search(r"fuzz: (\d+) runs, (\d+) failed", text)
