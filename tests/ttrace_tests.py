@@ -259,28 +259,36 @@ def boot_profile():
     return ""
 
 
+def file_sections(data, pos=0):
+    """The sections of the trace file starting at data[pos], as (type,
+    payload offset, length, end), by its framing (docs/trace-file.md): a
+    48-byte header, then {u32 type, u32 cpu, u64 length} + payload + u32
+    CRC, padded so the next header starts at 48 mod 64 from the file's
+    start, up to the END section (type 6), or while the data lasts."""
+    off = pos + 48
+    while off + 16 <= len(data):
+        typ = int.from_bytes(data[off:off + 4], "little")
+        length = int.from_bytes(data[off + 8:off + 16], "little")
+        end = off + 16 + length + 4
+        yield typ, off + 16, length, end
+        if typ == 6:
+            return
+        off = end + (48 - (end - pos)) % 64
+
+
 def split_traces(path):
-    """Cuts a stream of trace files written back to back into files, by
-    walking each file's sections (docs/trace-file.md): a 48-byte header,
-    then {u32 type, u32 cpu, u64 length} + payload + u32 CRC, padded so the
-    next header starts at 48 mod 64, up to the END section (type 6)."""
+    """Cuts a stream of trace files written back to back into files, each
+    up to its END section. Returns them and the bytes left over."""
     data = open(path, "rb").read()
     files, pos = [], 0
     while pos + 48 <= len(data):
-        off = pos + 48
-        while off + 16 <= len(data):
-            typ = int.from_bytes(data[off:off + 4], "little")
-            length = int.from_bytes(data[off + 8:off + 16], "little")
-            end = off + 16 + length + 4
-            if typ == 6:
-                break
-            off = end + (48 - (end - pos)) % 64   # relative to the file
-        else:
+        last = None
+        for last in file_sections(data, pos):
+            pass
+        if not last or last[0] != 6 or last[3] > len(data):
             break
-        if end > len(data):
-            break
-        files.append(data[pos:end])
-        pos = end
+        files.append(data[pos:last[3]])
+        pos = last[3]
     return files, len(data) - pos
 
 
@@ -682,11 +690,9 @@ def trace_records(data):
     """(tsc_hz, {cpu: [(ts, id, pid, data words)]}) of one trace file,
     records in ring order, by walking its sections (docs/trace-file.md)."""
     u64 = lambda b, o: int.from_bytes(b[o:o + 8], "little")
-    recs, hz, off = {}, 0, 48
-    while off + 16 <= len(data):
-        typ = int.from_bytes(data[off:off + 4], "little")
-        length = u64(data, off + 8)
-        body = data[off + 16:off + 16 + length]
+    recs, hz = {}, 0
+    for typ, at, length, _ in file_sections(data):
+        body = data[at:at + length]
         if typ == 1:
             hz = u64(body, 32)
         if typ == 7:
@@ -699,10 +705,6 @@ def trace_records(data):
                 recs.setdefault(t >> 28 & 0xfff, []).append(
                     (ts, t & 0xffff, pid,
                      [u64(body, e + 24 + 8 * i) for i in range(5)]))
-        if typ == 6:
-            break
-        end = off + 16 + length + 4
-        off = end + (48 - end) % 64
     return hz, recs
 
 

@@ -69,6 +69,40 @@ int ttdecode_usage_error(const char *cmd, const char *why)
 	return usage();
 }
 
+/*
+ * The start of every filtered command: its options (opts) parsed into f,
+ * exactly nops operands left (what names them, for the usage), the trace
+ * argv[0] loaded into t and f bound to it. Returns 0, or the exit status
+ * after saying why (then there is nothing to free).
+ */
+int ttdecode_open(const char *cmd, int *argc, char **argv,
+		  enum ttfilter_opts opts, int nops, const char *what,
+		  struct ttfilter *f, struct ttload *t)
+{
+	const char *why;
+	int rc;
+
+	if (ttfilter_parse(f, argc, argv, opts, &why) < 0)
+		return ttdecode_usage_error(cmd, why);
+	if (*argc != nops)
+		return ttdecode_usage_error(cmd, what);
+	if ((rc = ttload_open(t, argv[0])))
+		return rc;
+	if (ttfilter_bind(f, t) < 0) {
+		ttdecode_close(f, t);
+		fprintf(stderr, "ttdecode: out of memory\n");
+		return 1;
+	}
+	return 0;
+}
+
+/* Undoes ttdecode_open(). */
+void ttdecode_close(struct ttfilter *f, struct ttload *t)
+{
+	ttfilter_free(f);
+	ttload_free(t);
+}
+
 /* Writes out what o's buffer holds, noting a failure. */
 void ttout_flush(struct ttout *o)
 {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ttfilter.h"
 #include "ttload.h"
 
 #define ull(x)	((unsigned long long)(x))
@@ -44,6 +45,10 @@ static inline void ttout_putc(struct ttout *o, char c)
 }
 
 int ttdecode_usage_error(const char *cmd, const char *why);
+int ttdecode_open(const char *cmd, int *argc, char **argv,
+		  enum ttfilter_opts opts, int nops, const char *what,
+		  struct ttfilter *f, struct ttload *t);
+void ttdecode_close(struct ttfilter *f, struct ttload *t);
 int ttdecode_finish_output(FILE *f, const char *what);
 
 int ttdecode_text(int argc, char **argv);	/* tttext.c */

@@ -407,22 +407,17 @@ int ttdecode_json(int argc, char **argv)
 	struct json j = { .first = true, .o.buf = obuf };
 	struct ttfilter f;
 	struct ttload t;
-	const char *why;
 	int rc;
 
-	if (ttfilter_parse(&f, &argc, argv, TTFILTER_WINDOW, &why) < 0)
-		return ttdecode_usage_error("json", why);
-	if (argc != 2)
-		return ttdecode_usage_error("json", "TRACE and OUT.json");
-	if ((rc = ttload_open(&t, argv[0])))
+	if ((rc = ttdecode_open("json", &argc, argv, TTFILTER_WINDOW, 2,
+				"TRACE and OUT.json", &f, &t)))
 		return rc;
-	ttfilter_bind(&f, &t);
 	j.t = &t;
 	j.f = &f;
 	j.o.f = fopen(argv[1], "w");
 	if (!j.o.f) {
 		perror(argv[1]);
-		ttload_free(&t);
+		ttdecode_close(&f, &t);
 		return 1;
 	}
 	rc = json_write(&j);
@@ -432,6 +427,6 @@ int ttdecode_json(int argc, char **argv)
 		fprintf(stderr, "ttdecode: %s: write failed\n", argv[1]);
 		rc = 1;
 	}
-	ttload_free(&t);
+	ttdecode_close(&f, &t);
 	return rc;
 }

@@ -343,16 +343,11 @@ int ttdecode_stats(int argc, char **argv)
 	struct stats st = { 0 };
 	struct ttfilter f;
 	struct ttload t;
-	const char *why;
 	int rc;
 
-	if (ttfilter_parse(&f, &argc, argv, TTFILTER_WINDOW, &why) < 0)
-		return ttdecode_usage_error("stats", why);
-	if (argc != 1)
-		return ttdecode_usage_error("stats", "one TRACE operand");
-	if ((rc = ttload_open(&t, argv[0])))
+	if ((rc = ttdecode_open("stats", &argc, argv, TTFILTER_WINDOW, 1,
+				"one TRACE operand", &f, &t)))
 		return rc;
-	ttfilter_bind(&f, &t);
 	st.t = &t;
 	st.f = &f;
 	st.cpu_events = calloc(t.version.num_cpus, sizeof(*st.cpu_events));
@@ -363,6 +358,6 @@ int ttdecode_stats(int argc, char **argv)
 	map_free(&st.procs);
 	map_free(&st.vecs);
 	free(st.cpu_events);
-	ttload_free(&t);
+	ttdecode_close(&f, &t);
 	return rc < 0 ? 1 : ttdecode_finish_output(stdout, "stdout");
 }

@@ -110,22 +110,12 @@ int ttdecode_text(int argc, char **argv)
 {
 	struct ttfilter f;
 	struct ttload t;
-	const char *why;
 	int rc;
 
-	if (ttfilter_parse(&f, &argc, argv, TTFILTER_ALL, &why) < 0)
-		return ttdecode_usage_error("text", why);
-	if (argc != 1)
-		return ttdecode_usage_error("text", "one TRACE operand");
-	if ((rc = ttload_open(&t, argv[0])))
+	if ((rc = ttdecode_open("text", &argc, argv, TTFILTER_ALL, 1,
+				"one TRACE operand", &f, &t)))
 		return rc;
-	if (ttfilter_bind(&f, &t) < 0) {
-		ttload_free(&t);
-		fprintf(stderr, "ttdecode: out of memory\n");
-		return 1;
-	}
 	rc = text_run(&t, &f);
-	ttfilter_free(&f);
-	ttload_free(&t);
+	ttdecode_close(&f, &t);
 	return rc;
 }

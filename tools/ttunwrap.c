@@ -10,17 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <parse_num.h>
+
 #include "ttdecode.h"
 
-static int hexval(int c)
+/* The value of hex digit c, or -1 (parse_digit, the one digit table). */
+static int hexval(char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	unsigned d = parse_digit(c);
+
+	return d < 16 ? (int)d : -1;
 }
 
 /* Decodes the hex digits of one TTD line (up to its line end) into out.

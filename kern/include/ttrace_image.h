@@ -31,6 +31,9 @@ struct ttrace_image {
 	const struct ttrace_file_tsc *tsc; /* num_cpus pairs; NULL: no TSC */
 };
 
+void ttrace_image_write_ring(struct ttrace_file_writer *w,
+			     const struct trace_ring *r, uint32_t cpu,
+			     struct ttrace_entry *buf, size_t max);
 int ttrace_image_write(struct ttrace_file_writer *w,
 		       const struct ttrace_image *img, struct ttrace_entry *buf,
 		       size_t max);

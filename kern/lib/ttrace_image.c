@@ -32,9 +32,11 @@ static void write_aux(struct ttrace_file_writer *w, const struct ttrace_aux *a)
 }
 
 /* Writes cpu's ring r as RECORDS and LOSS sections, oldest first, through
- * buf (max entries, more than TTRACE_MAX_CONT). */
-static void write_ring(struct ttrace_file_writer *w, const struct trace_ring *r,
-		       uint32_t cpu, struct ttrace_entry *buf, size_t max)
+ * buf (max entries, more than TTRACE_MAX_CONT). Nobody writes r meanwhile:
+ * a slot in flight is declared lost at once. */
+void ttrace_image_write_ring(struct ttrace_file_writer *w,
+			     const struct trace_ring *r, uint32_t cpu,
+			     struct ttrace_entry *buf, size_t max)
 {
 	struct trace_ring_cursor cur;
 	struct trace_ring_run run;
@@ -92,7 +94,7 @@ int ttrace_image_write(struct ttrace_file_writer *w,
 	ttrace_file_write_section(w, TTRACE_FILE_SEC_META, 0, img->meta,
 				  v->meta_size);
 	for (uint32_t c = 0; c < v->num_cpus; c++)
-		write_ring(w, &img->rings[c], c, buf, max);
+		ttrace_image_write_ring(w, &img->rings[c], c, buf, max);
 	if (img->aux)
 		write_aux(w, img->aux);
 	if (img->tsc)

@@ -54,15 +54,12 @@ static uintptr_t site_target(const struct ttrace_site *s)
 	       s->probe_target : s->target;
 }
 
-/* Whether the text of site s is what site_target() says. */
-static bool site_agrees(const struct ttrace_site *s)
+/* Whether site s holds a jmp to target, or the NOP when target is 0. */
+static bool site_holds(const struct ttrace_site *s, uintptr_t target)
 {
-	uintptr_t target = site_target(s);
 	struct text_patch want;
 
-	if (!target)
-		return text_patch_is_nop(s->addr);
-	text_patch_encode(&want, s->addr, TEXT_OP_JMP, target);
+	text_patch_encode(&want, s->addr, target ? TEXT_OP_JMP : 0, target);
 	return !memcmp((const void *)s->addr, want.insn, TEXT_PATCH_LEN);
 }
 
@@ -72,10 +69,13 @@ static bool site_agrees(const struct ttrace_site *s)
 void ttrace_patch_sync(enum text_patch_mode mode)
 {
 	for (const struct ttrace_site *s = __tracepoint_sites_start;
-	     s < __tracepoint_sites_end; s++)
-		if (!site_agrees(s))
-			ttrace_patch_want(s->addr, site_target(s) ? TEXT_OP_JMP : 0,
-					  site_target(s), mode);
+	     s < __tracepoint_sites_end; s++) {
+		uintptr_t target = site_target(s);
+
+		if (!site_holds(s, target))
+			ttrace_patch_want(s->addr, target ? TEXT_OP_JMP : 0,
+					  target, mode);
+	}
 	ttrace_patch_flush(mode);
 	fgraph_sync(mode);
 }
@@ -86,7 +86,7 @@ bool ttrace_patch_consistent(void)
 {
 	for (const struct ttrace_site *s = __tracepoint_sites_start;
 	     s < __tracepoint_sites_end; s++)
-		if (!site_agrees(s))
+		if (!site_holds(s, site_target(s)))
 			return false;
 	return fgraph_consistent();
 }

@@ -35,6 +35,7 @@
 #include <ttrace_aux.h>
 #include <ttrace_decode.h>
 #include <ttrace_file.h>
+#include <ttrace_image.h>
 #include <tsc_sync.h>
 
 #include "ttload.h"
@@ -1856,30 +1857,6 @@ static int test_interleaved(void)
 
 /* ---- the panic dump's shape ---------------------------------------------- */
 
-/* Writes ring r of cpu as kern/lib/ttrace_image.c write_ring() does: from
- * the oldest slot to the head, slots in flight given up, `max` entries a
- * section. */
-static void dump_ring(struct ttrace_file_writer *w, const struct trace_ring *r,
-		      uint32_t cpu, size_t max)
-{
-	static struct ttrace_entry buf[64];
-	struct trace_ring_cursor cur;
-	struct trace_ring_run run;
-	uint64_t end = trace_ring_head(r);
-	uint32_t k;
-
-	trace_ring_cursor_oldest(r, &cur);
-	while ((k = trace_ring_read(r, &cur, end, buf, max, &run))) {
-		struct ttrace_file_run hdr;
-
-		if (k == TRACE_RUN_BUSY)
-			trace_ring_give_up(&cur, &run);
-		ttrace_file_run_init(&hdr, k == TRACE_RUN_RECORDS, run.first,
-				     run.count, run.reason);
-		file_emit(w, cpu, &hdr, buf);
-	}
-}
-
 /*
  * A snapshot as the panic dump (and rawN) make it: cpu0 wrapped with its
  * oldest slots the continuations of an overwritten event and a slot still
@@ -1888,7 +1865,7 @@ static void dump_ring(struct ttrace_file_writer *w, const struct trace_ring *r,
  */
 static int test_dump_snapshot(void)
 {
-	static struct ttrace_entry mem[NCPU][NENT];
+	static struct ttrace_entry mem[NCPU][NENT], buf[8];
 	struct trace_ring rings[NCPU];
 	struct ttrace_file_writer w;
 	struct ttrace_file_aux a;
@@ -1948,7 +1925,7 @@ static int test_dump_snapshot(void)
 		struct trace_ring_stats st;
 		struct ttrace_file_stats fs;
 
-		dump_ring(&w, &rings[i], i, 8);
+		ttrace_image_write_ring(&w, &rings[i], i, buf, ARRAY_SIZE(buf));
 		trace_ring_stats(&rings[i], &st);
 		fs = (struct ttrace_file_stats){ st.written, st.overwritten,
 						 st.dropped };
