@@ -650,7 +650,7 @@ def pull_hung():
             s.say("echo still-here=$?", r"still-here=0")   # it went on
             s.say("echo last-words > /dev/ttrace/marker; "
                   "echo hang > /dev/ttrace/ctl",
-                  r"ttrace: hang: stopping every CPU")
+                  r"ttrace: hang: 3 of 3 other CPUs stopped")
             why = pull_trace(sock, hung) or verify_trace(
                 hung, 4, r"user_marker: last-words")
         if not why:

@@ -43,5 +43,7 @@ static inline struct per_cpu_info *this_cpu(void)
 void smp_boot(void);
 __noreturn void cpu_idle(void);
 void smp_run_on_all(void (*fn)(void *), void *arg);
+__noreturn void smp_stop_self(void);
+uint32_t smp_stop_others(uint64_t wait_us);
 
 #endif /* SMP_H */

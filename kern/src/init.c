@@ -93,7 +93,7 @@ static void panic_ipi(struct trapframe *tf, void *arg)
 {
 	(void)tf;
 	(void)arg;
-	arch_halt_forever();
+	smp_stop_self();
 }
 
 static void interrupts_init(void)

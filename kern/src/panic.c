@@ -9,8 +9,10 @@
 #include <smp.h>
 #include <atomic.h>
 #include <arch/arch.h>
-#include <arch/trap.h>
 #include <ttrace.h>
+
+/* How long a panic waits for the other CPUs to stop (Linux waits 1 s). */
+#define PANIC_STOP_WAIT_US	1000000
 
 __noreturn void panic_at(const char *file, int line, const char *fmt, ...)
 {
@@ -19,9 +21,10 @@ __noreturn void panic_at(const char *file, int line, const char *fmt, ...)
 	arch_irq_disable();
 	if (atomic_swap(&panicking, 1)) {
 		/* another CPU is already reporting: just stop */
-		arch_halt_forever();
+		smp_stop_self();
 	}
-	arch_send_ipi_others(IRQ_PANIC);
+	/* the others stop first, so the trace dumped below stands still */
+	smp_stop_others(PANIC_STOP_WAIT_US);
 	printk(KERN_EMERG "panic on cpu %u at %s:%d: ", core_id(), file, line);
 	va_start(ap, fmt);
 	vprintk(fmt, ap);

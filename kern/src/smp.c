@@ -11,6 +11,8 @@
 #include <atomic.h>
 #include <ttrace.h>
 #include <arch/arch.h>
+#include <arch/trap.h>
+#include <arch/tsc.h>
 
 static_assert(offsetof(struct per_cpu_info, self) == PCPU_SELF_OFFSET, "");
 static_assert(offsetof(struct per_cpu_info, coreid) == PCPU_COREID_OFFSET, "");
@@ -40,6 +42,38 @@ __noreturn void smp_ap_main(void)
 	ttrace_boot_phase(BOOT_PHASE_AP_READY, pcpui->coreid);
 	atomic_set(&pcpui->online, true);
 	cpu_idle();
+}
+
+/* CPUs that have stopped for good (smp_stop_self()). */
+static uint32_t cpus_stopped;
+
+/* Counts this CPU as stopped, then halts it for good with interrupts off:
+ * the end of the IRQ_PANIC handler, and of a CPU that panics while another
+ * already reports. Whatever it recorded before is in its ring by now. */
+__noreturn void smp_stop_self(void)
+{
+	arch_irq_disable();
+	atomic_add(&cpus_stopped, 1);
+	arch_halt_forever();
+}
+
+/* Stops every other online CPU for good (IRQ_PANIC, whose handler ends in
+ * smp_stop_self()) and waits up to wait_us microseconds for all of them to
+ * have stopped, like Linux's smp_send_stop(). Returns how many had not: a
+ * CPU spinning with interrupts off never takes the IPI. Caller: interrupts
+ * off, on its way to halting or exiting itself. */
+uint32_t smp_stop_others(uint64_t wait_us)
+{
+	uint32_t others = 0;
+
+	for (uint32_t i = 0; i < num_cpus; i++)
+		if (i != core_id() && READ_ONCE(per_cpu_info[i].online))
+			others++;
+	arch_send_ipi_others(IRQ_PANIC);
+	for (uint64_t waited = 0; atomic_read(&cpus_stopped) < others &&
+	     waited < wait_us; waited += 10)
+		udelay(10);
+	return others - MIN(atomic_read(&cpus_stopped), others);
 }
 
 struct all_cpus_call {

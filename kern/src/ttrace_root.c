@@ -22,10 +22,13 @@
 #include <smp.h>
 #include <arch/arch.h>
 #include <arch/mmu.h>
-#include <arch/trap.h>
 #include <arch/tsc.h>
 
 #include "ttrace_internal.h"
+
+/* How long `hang` waits for the other CPUs to stop: long, because a test
+ * reads the trace only once they have, on a host that may be busy. */
+#define HANG_STOP_WAIT_US	10000000
 
 /* Fixed regions (meta, 4 scalars, 2 TSC arrays, aux, aux buffer), then
  * two per CPU. */
@@ -116,15 +119,19 @@ void ttrace_root_update(void)
 	ttrace_root_end();
 }
 
-/* The ctl command `hang`: says so on the console, then stops every CPU
- * for good with interrupts off (the others through the panic IPI, whose
- * handler halts with interrupts off). For testing `make pull`; the
- * machine must be ended from outside. Process context. */
+/* The ctl command `hang`: stops every CPU for good with interrupts off
+ * (the others through the panic IPI), then says on the console how many
+ * stopped, so a host that reads the trace after that line finds each
+ * other CPU's entry into the IPI. For testing `make pull`; the machine must
+ * be ended from outside. Process context. */
 void ttrace_hang(void)
 {
-	printk(KERN_EMERG "ttrace: hang: stopping every CPU with interrupts "
-	       "off (make pull reads the trace)\n");
+	uint32_t running;
+
 	arch_irq_disable();
-	arch_send_ipi_others(IRQ_PANIC);
+	running = smp_stop_others(HANG_STOP_WAIT_US);
+	printk(KERN_EMERG "ttrace: hang: %u of %u other CPUs stopped, "
+	       "interrupts off (make pull reads the trace)\n",
+	       num_cpus - 1 - running, num_cpus - 1);
 	arch_halt_forever();
 }
