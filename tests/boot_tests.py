@@ -5,6 +5,7 @@ A scenario fails on a timeout, an unexpected exit status, a missing line, or
 any `panic` in the log it did not ask for; the failure shows the panic text.
 """
 import os
+import time
 import re
 import subprocess
 
@@ -336,6 +337,8 @@ def shell_session(res, name, smp):
         if not why and smp > 1:
             why = ps_on_several_cpus(run, smp)
         if not why:
+            why = status_key(run)
+        if not why:
             run.expect(r"\$ ", timeout=60)
             run.send("poweroff\r")
     except TimeoutError as e:
@@ -370,6 +373,27 @@ def ps_on_several_cpus(run, smp):
     run.send("\r")
     if len(cpus) < 2:
         return "ps did not show the spinners on two CPUs: %s" % rows
+    return ""
+
+
+def status_key(run):
+    """^T while `sleep` runs: the dump shows every CPU, the shell waiting
+    for its child, and sleep asleep in nanosleep with a backtrace through
+    the scheduler (walked on sleep's own kernel stack)."""
+    run.expect(r"\$ ", timeout=60)
+    run.send("sleep 4; echo slept\r")
+    run.expect(r"slept\r?\n", timeout=30)     # the echo of the typing
+    time.sleep(0.5)
+    run.send("\x14")
+    try:
+        run.expect(r"cpu0: (?:pid|kernel thread) \d+, irq depth 1", timeout=30)
+        run.expect(r"\s+\d+\s+\d+\s+sh\s+sleeping\s+in wait on 0x", timeout=30)
+        run.expect(r"\s+\d+\s+\d+\s+sleep\s+sleeping\s+in nanosleep until "
+                   r"tick \d+\r?\n(?:.*\n)*?.*#\d\d [0-9a-f]+ "
+                   r"ksleep_ticks\+0x", timeout=30)
+        run.expect(r"\nslept\r?\n", timeout=30)
+    except TimeoutError as e:
+        return "^T: %s" % e
     return ""
 
 

@@ -83,6 +83,21 @@ class QemuRun:
         self.proc.stdin.write(data)
         self.proc.stdin.flush()
 
+    def status_dump(self, limit=10):
+        """^T to a guest still running (kern/include/console.h): its CPUs
+        and processes with where each sleeps land in the log, for a run
+        that timed out. Waits until the output has been quiet for a second
+        (at most limit seconds). Returns the dump's lines, or ""."""
+        if self.proc.poll() is not None:
+            return ""
+        start = len(self.out)
+        self.send("\x14")
+        end, seen = time.monotonic() + limit, -1
+        while time.monotonic() < end and seen != len(self.out):
+            seen = len(self.out)
+            time.sleep(1)
+        return self.out[start:].decode("utf-8", "replace").replace("\r", "")
+
     def wait(self, timeout=None):
         """Waits for QEMU to exit (killing it at the deadline); returns its
         exit status, or None when it had to be killed."""

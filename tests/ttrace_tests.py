@@ -31,6 +31,9 @@ class Session:
         return self.run.expect(want, timeout=timeout)
 
     def finish(self, why):
+        """Powers off a run that passed; a run that failed while the guest
+        still runs gets a ^T dump (what each process sleeps on) after its
+        reason. Returns verdict()'s reason, "" if it passed."""
         if not why:
             try:
                 self.run.expect(r"\$ ", timeout=60)
@@ -40,6 +43,10 @@ class Session:
                     why = "QEMU exit status %s after poweroff" % code
             except TimeoutError as e:
                 why = str(e)
+        if why:
+            dump = self.run.status_dump()
+            if dump.strip():
+                why += "\n--- ^T ---\n" + dump[-6000:]
         self.run.close()
         log = self.run.text
         os.makedirs(OUT, exist_ok=True)

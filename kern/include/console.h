@@ -11,6 +11,9 @@
  *			of file) at the start of a line
  *	^C		drop the line, print "^C", kill the foreground
  *			process (console_set_fg) if there is one
+ *	^T		status (as on BSD): print every CPU and process, with
+ *			each sleeper's wait channel and kernel backtrace
+ *			(proc_dump); not part of any line
  *
  * Finished lines queue in a 4 KiB ring, so typed-ahead input waits for its
  * reader; /dev/cons reads one line per read (console_read).

@@ -95,6 +95,8 @@ int proc_pid_after(int pid);
 uint32_t proc_count(void);
 /* Finds a live or zombie process by pid; proc_lock must be held. */
 struct proc *proc_find_locked(int pid);
+/* ^T: prints every CPU and process with where each sleeps. */
+void proc_dump(void);
 /* Marks pid killed and wakes it if it sleeps; returns 0 or -ESRCH. */
 int proc_kill(int pid);
 int proc_spawn(struct proc *parent, const char *path, int argc,

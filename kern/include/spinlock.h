@@ -27,6 +27,7 @@ struct spinlock {
 
 void spinlock_init(struct spinlock *l, const char *name);
 void spin_lock(struct spinlock *l);
+bool spin_trylock(struct spinlock *l);
 void spin_unlock(struct spinlock *l);
 uint64_t spin_lock_irqsave(struct spinlock *l);
 void spin_unlock_irqrestore(struct spinlock *l, uint64_t flags);

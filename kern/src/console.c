@@ -29,6 +29,7 @@
 #define CONS_RING	4096
 #define CTRL_C		0x03
 #define CTRL_D		0x04
+#define CTRL_T		0x14
 #define BACKSPACE	0x08
 #define DEL		0x7f
 
@@ -102,6 +103,10 @@ static bool cook(int c)
 
 void console_receive(int c)
 {
+	if (c == CTRL_T) {	/* status, as on BSD; not part of any line */
+		proc_dump();
+		return;
+	}
 	uint64_t flags = spin_lock_irqsave(&cons_lock);
 	bool interrupt = cook(c);
 	int fg = READ_ONCE(cons_fg);

@@ -43,9 +43,10 @@ const char *ksym_find(bool (*match)(const char *arg, const char *name),
 	return NULL;
 }
 
-static bool frame_ok(uintptr_t rbp)
+/* A frame the walk may read: aligned and with both its words in [lo, hi). */
+static bool frame_ok(uintptr_t rbp, uintptr_t lo, uintptr_t hi)
 {
-	return rbp >= KERNBASE && (rbp & 7) == 0;
+	return rbp >= lo && rbp <= hi - 16 && (rbp & 7) == 0;
 }
 
 static void print_pc(int depth, uintptr_t pc)
@@ -60,12 +61,12 @@ static void print_pc(int depth, uintptr_t pc)
 }
 
 /* Walks the frame-pointer chain from rbp (the kernel is built with
- * -fno-omit-frame-pointer) and prints each return address with its symbol.
- * Stops at a null or implausible frame, or after 32 frames. */
-void backtrace_print(uintptr_t rbp)
+ * -fno-omit-frame-pointer) and prints each return address with its symbol,
+ * reading only frames inside [lo, hi). Stops at a null or implausible
+ * frame, or after 32 frames. */
+void backtrace_print_within(uintptr_t rbp, uintptr_t lo, uintptr_t hi)
 {
-	printk(KERN_EMERG "backtrace:\n");
-	for (int depth = 0; depth < 32 && frame_ok(rbp); depth++) {
+	for (int depth = 0; depth < 32 && frame_ok(rbp, lo, hi); depth++) {
 		const uintptr_t *frame = (const uintptr_t *)rbp;
 		uintptr_t pc = frame[1];
 
@@ -76,4 +77,12 @@ void backtrace_print(uintptr_t rbp)
 			break;
 		rbp = frame[0];
 	}
+}
+
+/* backtrace_print_within() anywhere in kernel memory, after a heading:
+ * for the stack the caller runs on (a panic's). */
+void backtrace_print(uintptr_t rbp)
+{
+	printk(KERN_EMERG "backtrace:\n");
+	backtrace_print_within(rbp, KERNBASE, UINTPTR_MAX);
 }

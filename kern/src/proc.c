@@ -25,7 +25,10 @@
 #include <kmalloc.h>
 #include <kmsg.h>
 #include <printk.h>
+#include <ksyms.h>
+#include <smp.h>
 #include <string.h>
+#include <syscall.h>
 #include <hash.h>
 #include <console.h>
 #include <irq.h>
@@ -81,6 +84,68 @@ int proc_pid_after(int pid)
 	p = proc_after_locked(l);
 	spin_unlock_irqrestore(&proc_lock, flags);
 	return p ? p->pid : 0;
+}
+
+/* One line on each CPU: what runs there. */
+static void dump_cpus(void)
+{
+	for (uint32_t c = 0; c < num_cpus; c++) {
+		const struct per_cpu_info *pc = &per_cpu_info[c];
+		const struct proc *p = READ_ONCE(pc->cur_proc);
+
+		printk(KERN_EMERG "cpu%u: %s %d, irq depth %u\n", c,
+		       p ? "pid" : "kernel thread", p ? p->pid : 0,
+		       READ_ONCE(pc->irq_depth));
+	}
+}
+
+/* One process: pid, parent, name, its thread's state and syscall, and
+ * for a sleeping thread what it sleeps on and where, walking only its own
+ * kernel stack. proc_lock held; kt may be running elsewhere, so what is
+ * read may be stale, never out of bounds. */
+static void dump_proc(const struct proc *p)
+{
+	const struct kthread *kt = p->kt;
+	uint32_t nr = kt ? READ_ONCE(kt->syscall_nr) : 0;
+
+	printk(KERN_EMERG "%5d %5d %-12s %-9s %s%s", p->pid, p->ppid, p->name,
+	       p->state == PROC_ZOMBIE ? "zombie" :
+	       kt ? kthread_state_names[kt->state] : "-",
+	       nr ? "in " : "",
+	       nr > 0 && nr <= NR_SYSCALLS && syscall_table[nr - 1].name ?
+	       syscall_table[nr - 1].name : "");
+	if (!kt || p->state == PROC_ZOMBIE || kt->state != KT_SLEEPING) {
+		printk(KERN_EMERG "\n");
+		return;
+	}
+	if (kt->wchan)
+		printk(KERN_EMERG " on %p\n", kt->wchan);
+	else
+		printk(KERN_EMERG " until tick %lu\n", kt->deadline);
+	/* swtch() pushed rbp last but one: r15 r14 r13 r12 rbx rbp ret */
+	uintptr_t rsp = READ_ONCE(kt->saved_rsp);
+
+	if (rsp >= kt->kstack && rsp + 7 * 8 <= kt->kstack + KSTACK_SIZE)
+		backtrace_print_within(((const uintptr_t *)rsp)[5], kt->kstack,
+				       kt->kstack + KSTACK_SIZE);
+}
+
+/* ^T on the console: every CPU and every process, with where each sleeper
+ * sleeps, for a machine that looks stuck. Interrupt context: takes
+ * proc_lock only if it is free, so it cannot deadlock with the code it
+ * interrupted. */
+void proc_dump(void)
+{
+	dump_cpus();
+	if (!spin_trylock(&proc_lock)) {
+		printk(KERN_EMERG "ps: the process list is locked (cpu %u)\n",
+		       READ_ONCE(proc_lock.holder) - 1);
+		return;
+	}
+	printk(KERN_EMERG "  PID  PPID NAME         STATE\n");
+	for (struct list *l = procs.next; l != &procs; l = l->next)
+		dump_proc(container_of(l, struct proc, link));
+	spin_unlock(&proc_lock);
 }
 
 static struct proc *proc_alloc(const char *path, int ppid)

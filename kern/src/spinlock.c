@@ -33,6 +33,17 @@ out:
 	l->holder = core_id() + 1;
 }
 
+/* Takes the lock if it is free; returns whether it did. For code that must
+ * not wait, such as an interrupt handler that may have interrupted the
+ * holder. */
+bool spin_trylock(struct spinlock *l)
+{
+	if (atomic_swap(&l->locked, 1))
+		return false;
+	l->holder = core_id() + 1;
+	return true;
+}
+
 /* Releases a lock the caller holds. */
 void spin_unlock(struct spinlock *l)
 {
