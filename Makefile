@@ -38,6 +38,9 @@ HOSTCFLAGS	:= -std=gnu11 -g -O1 -fsanitize=address,undefined \
 
 all: $(BUILD)/kernel.bin host-tests-build tools
 .PHONY: all
+# A recipe that fails half-way (kernel.elf linked but not yet given its
+# NOPs, say) leaves no target that looks up to date.
+.DELETE_ON_ERROR:
 
 # --- host dependencies ---------------------------------------------------
 DEPS_STAMP := $(BUILD)/.deps-ok
@@ -116,10 +119,13 @@ KERN_OBJS += $(BUILD)/kern/$(GEN)/ttrace_events.o \
 endif
 
 # The function-graph tracer (docs/function-graph.md): every function starts
-# with a 5-byte NOP listed in __mcount_loc, except in the notrace-y objects.
-# Single functions elsewhere say `notrace` (compiler.h).
-ifeq ($(CONFIG_TTRACE),y)
-FENTRY_FLAGS := -pg -mfentry -mnop-mcount -mrecord-mcount
+# with a patchable entry listed in __patchable_function_entries, except in
+# the notrace-y objects; scripts/fentry_nops.py makes each one 5-byte NOP in
+# the linked kernel. Single functions elsewhere say `notrace` (compiler.h).
+# FENTRY=y gives the sites without CONFIG_TTRACE (scripts/bench.py's
+# baseline, which tells their cost from the tracer's).
+ifneq ($(filter y,$(CONFIG_TTRACE) $(FENTRY)),)
+FENTRY_FLAGS := -fpatchable-function-entry=5
 endif
 $(NOTRACE_OBJS): FENTRY_FLAGS :=
 
@@ -147,6 +153,7 @@ $(BUILD)/kernel.elf: $(KERN_OBJS) $(BUILD)/ksyms.o linker.ld
 	@$(NM) $@ | grep -i ' t ' | sort > $(BUILD)/syms2
 	@cmp -s $(BUILD)/syms1 $(BUILD)/syms2 || \
 		{ echo "ksyms: text moved between link passes"; exit 1; }
+	NM=$(NM) $(PY) scripts/fentry_nops.py $@
 $(BUILD)/kernel.bin: $(BUILD)/kernel.elf
 	$(OBJCOPY) -O binary $< $@
 

@@ -31,7 +31,7 @@ def sh(cmd, **kw):
 def notrace_kernel(fentry=False):
     """Builds the CONFIG_TTRACE=n kernel in build/bench-notrace, or with
     fentry, in build/bench-notrace-fentry, built with the function-graph
-    tracer's NOP sites (FENTRY_FLAGS) all the same: the baseline that
+    tracer's NOP sites (the Makefile's FENTRY=y) all the same: the baseline that
     tells the cost of the NOPs from the tracer's own."""
     build = os.path.join(B, "bench-notrace" + ("-fentry" if fentry else ""))
     config = build + ".config"
@@ -43,8 +43,7 @@ def notrace_kernel(fentry=False):
             f.write(text)
     env = dict(os.environ, KCONFIG_CONFIG=config)
     env.pop("MAKEFLAGS", None)
-    flags = ["FENTRY_FLAGS=-pg -mfentry -mnop-mcount -mrecord-mcount"] \
-        if fentry else []
+    flags = ["FENTRY=y"] if fentry else []
     p = subprocess.run(["make", "-s", "BUILD=" + build, build + "/kernel.bin"]
                        + flags, cwd=ROOT, env=env, capture_output=True,
                        text=True)

@@ -21,7 +21,7 @@
 #define __section(s)	__attribute__((section(s)))
 /* Never traced by the function-graph tracer (no patchable entry): the
  * tracer, the text patcher and the trap path use such functions. */
-#define notrace		__attribute__((no_instrument_function))
+#define notrace		__attribute__((patchable_function_entry(0, 0)))
 
 #ifndef static_assert
 #define static_assert _Static_assert

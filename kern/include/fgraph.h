@@ -3,7 +3,8 @@
  * interface to the tracer (kern/src/ttrace_fgraph.c; docs/function-graph.md).
  *
  * Every kernel function outside the tracer starts with a 5-byte NOP
- * (-mfentry -mnop-mcount; its address is in __mcount_loc). While the func
+ * (-fpatchable-function-entry=5 made one NOP by scripts/fentry_nops.py;
+ * its address is in __patchable_function_entries). While the func
  * events are armed, the NOPs of the functions the filter selects are calls
  * to fgraph_trampoline, which records func_entry and swaps the caller's
  * return address for fgraph_return_trampoline, keeping the real one on the

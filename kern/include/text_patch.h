@@ -24,7 +24,7 @@
 #define TEXT_PATCH_LEN	5
 
 /* x86's 5-byte NOP, `nopl 0(%rax,%rax,1)`: what the compiler emits for
- * every patchable site (asm goto sites and -mnop-mcount fentry sites). */
+ * every patchable site (asm goto sites and function entry sites). */
 #define TEXT_NOP5	{ 0x0f, 0x1f, 0x44, 0x00, 0x00 }
 #define TEXT_OP_JMP	0xe9
 #define TEXT_OP_CALL	0xe8

@@ -1,9 +1,10 @@
 /*
  * The function-graph tracer (docs/function-graph.md), as Linux's
- * function_graph: the kernel is built with -pg -mfentry -mnop-mcount
- * -mrecord-mcount, so every function but the tracer's own (files built
- * without -pg, and `notrace` functions: the tracer, the text patcher, the
- * trap path) starts with a 5-byte NOP whose address is in __mcount_loc.
+ * function_graph: the kernel is built with -fpatchable-function-entry=5,
+ * so every function but the tracer's own (files built without it, and
+ * `notrace` functions: the tracer, the text patcher, the trap path) starts
+ * with a 5-byte NOP (scripts/fentry_nops.py) whose address is in
+ * __patchable_function_entries.
  *
  * While func_entry or func_exit is armed (the one armed byte per event,
  * ttrace_armed[]), fgraph_sync() makes the NOP of every function the filter

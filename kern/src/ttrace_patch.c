@@ -1,7 +1,7 @@
 /*
  * Static keys: every tracepoint site is a 5-byte NOP (ttrace_emit.h, table
  * .ttrace_sites), and every function a 5-byte NOP at its entry (table
- * __mcount_loc, ttrace_fgraph.c). ttrace_patch_sync() makes the text agree
+ * __patchable_function_entries, ttrace_fgraph.c). ttrace_patch_sync() makes the text agree
  * with the one notion of "armed" the tracer has, ttrace_armed[] (set by
  * ttrace_ctl_rearm() from the mask and the enable flags): a site of an
  * armed event is a jmp to its recording code, any other site the NOP it

@@ -10,7 +10,10 @@
  * host's speed does not decide the result. Each figure is the median of
  * many timed steps (one spawn+wait, one file created, one readdir call),
  * so a busy host, which stretches a few steps a lot, does not decide it
- * either. One line of figures, then PASSED or FAILED [scale_NAME]:
+ * either. Where both sizes can exist at once (tmp) their steps alternate,
+ * so a host that gets busier half-way (under TCG the TSC is the host's
+ * time) slows both sides alike. One line of figures, then PASSED or
+ * FAILED [scale_NAME]:
  *
  *	proc	listing /proc and reading every status, as ps does, with
  *		1,000 processes costs per readdir call (64 entries and their
@@ -21,9 +24,10 @@
  *		100 ms sleep at most 1.5x (every tick used to wake every
  *		sleeper, and every wakeup walked them all);
  *	tmp	creating 20,000 files in one /tmp directory: the last 5,000
- *		cost at most 1.5x the first 5,000; listing 20,000 costs per
- *		readdir call at most 2x listing 5,000 (both were linear per
- *		file).
+ *		cost at most 1.5x the first 5,000 (each created in turn
+ *		with one of the first 5,000 of a second directory); listing
+ *		20,000 costs per readdir call at most 2x listing 5,000 (one
+ *		call on each in turn; both were linear per file).
  *	bomb	(only when named: it exhausts memory) spawns /bin/sleep
  *		until spawn fails for want of memory, kills and reaps them
  *		all, twice: after the second, the free pages must be back to
@@ -58,22 +62,28 @@
 
 static int pids[MAX_PROCS];
 static int npids;
-static uint64_t samples[MAX_SAMPLES];	/* cycles of each timed step */
-static int nsamples;
+/* The cycles of timed steps of one kind. */
+struct samples {
+	uint64_t v[MAX_SAMPLES];
+	int n;
+};
 
-/* Records the cycles since t0 as one sample. */
-static void sample(uint64_t t0)
+static struct samples steps, steps2;
+
+/* Records the cycles since t0 as one sample in s. */
+static void sample(struct samples *s, uint64_t t0)
 {
 	uint64_t t = rdtsc() - t0;
 
-	if (nsamples < MAX_SAMPLES)
-		samples[nsamples++] = t;
+	if (s->n < MAX_SAMPLES)
+		s->v[s->n++] = t;
 }
 
-/* Returns the median of the samples taken (0 if none) and forgets them. */
-static uint64_t median(void)
+/* Returns the median of s's samples (0 if none) and forgets them. */
+static uint64_t median(struct samples *s)
 {
-	int lo = 0, hi = nsamples - 1, k = nsamples / 2;
+	uint64_t *samples = s->v;
+	int lo = 0, hi = s->n - 1, k = s->n / 2;
 	uint64_t m;
 
 	while (lo < hi) {		/* quickselect */
@@ -98,8 +108,8 @@ static uint64_t median(void)
 		else
 			break;
 	}
-	m = nsamples ? samples[k] : 0;
-	nsamples = 0;
+	m = s->n ? samples[k] : 0;
+	s->n = 0;
 	return m;
 }
 
@@ -175,7 +185,7 @@ static int list_dir(const char *path, int status)
 			for (int i = 0; status && i < n; i++)
 				read_status(d[i].name);
 			count += n;
-			sample(t0);
+			sample(&steps, t0);
 		}
 		close(fd);
 	}
@@ -203,10 +213,10 @@ static int test_proc(int big)
 		return report("proc", 0, "pipe failed");
 	if (grow_to(100, fds[0]) == 0) {
 		c0 = list_dir("/proc", 1);
-		t0 = median();
+		t0 = median(&steps);
 		if (grow_to(big, fds[0]) == 0) {
 			c1 = list_dir("/proc", 1);
-			t1 = median();
+			t1 = median(&steps);
 		}
 	}
 	if (c1 < big)
@@ -235,7 +245,7 @@ static void time_spawn_true(void)
 		uint64_t t0 = rdtsc();
 
 		waitpid(spawn("/bin/true", argv, fdmap), &status);
-		sample(t0);
+		sample(&steps, t0);
 	}
 }
 
@@ -246,7 +256,7 @@ static void time_sleep(void)
 		uint64_t t0 = rdtsc();
 
 		nanosleep(100 * MS);
-		sample(t0);
+		sample(&steps, t0);
 	}
 }
 
@@ -257,9 +267,9 @@ static int test_sleep(int big)
 	char why[160] = "";
 
 	time_spawn_true();
-	s0 = median();
+	s0 = median(&steps);
 	time_sleep();
-	z0 = median();
+	z0 = median(&steps);
 	while (npids < big && start("/bin/sleep", argv, -1) == 0)
 		;
 	if (npids < big)
@@ -267,9 +277,9 @@ static int test_sleep(int big)
 			 strerror(errno));
 	nanosleep(200 * MS);		/* let them all reach their sleep */
 	time_spawn_true();
-	s1 = median();
+	s1 = median(&steps);
 	time_sleep();
-	z1 = median();
+	z1 = median(&steps);
 	reap_all(1);
 	printf("scale_sleep: spawn+wait %lu cycles alone, %lu beside %d "
 	       "sleepers; 100 ms sleep %lu, %lu\n", s0, s1, big, z0, z1);
@@ -284,55 +294,105 @@ static int test_sleep(int big)
 
 /* ---- tmp ---- */
 
-/* Creates files first..last-1 in TMP_DIR, one sample each. Returns 0, or
- * -1 with errno set. */
-static int create_files(int first, int last)
+#define TMP_SMALL	TMP_DIR "/small"
+#define TMP_BIG		TMP_DIR "/big"
+
+/* Creates file i in dir; one sample in s when s is not NULL. Returns 0,
+ * or -1 with errno set. */
+static int create_file(const char *dir, int i, struct samples *s)
 {
 	char path[64];
+	uint64_t t0 = rdtsc();
 	int fd;
 
-	for (int i = first; i < last; i++) {
-		uint64_t t0 = rdtsc();
-
-		snprintf(path, sizeof(path), TMP_DIR "/f%05d", i);
-		if ((fd = open(path, O_CREAT | O_WRONLY)) < 0)
-			return -1;
-		close(fd);
-		sample(t0);
-	}
+	snprintf(path, sizeof(path), "%s/f%05d", dir, i);
+	if ((fd = open(path, O_CREAT | O_WRONLY)) < 0)
+		return -1;
+	close(fd);
+	if (s)
+		sample(s, t0);
 	return 0;
 }
 
-/* Removes files 0..n-1 and TMP_DIR. */
-static void remove_files(int n)
+/* Removes files 0..n-1 of dir, and dir. */
+static void remove_files(const char *dir, int n)
 {
 	char path[64];
 
 	for (int i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), TMP_DIR "/f%05d", i);
+		snprintf(path, sizeof(path), "%s/f%05d", dir, i);
 		remove(path);
 	}
-	remove(TMP_DIR);
+	remove(dir);
+}
+
+/* Lists dirs a and b REPS times, one readdir call (64 entries) on each in
+ * turn, a started again whenever it ends before b; each call a sample, in
+ * sa or sb. Sets *na and *nb to the entries of one pass over each.
+ * Returns 0, or -1 with errno set. */
+static int list_two(const char *a, const char *b, struct samples *sa,
+		    struct samples *sb, int *na, int *nb)
+{
+	struct dirent d[64];
+	int fa = -1, fb = -1, n, ca = 0, err = 0;
+
+	for (int r = 0; r < REPS && !err; r++) {
+		if ((fb = open(b, O_RDONLY)) < 0)
+			return -1;
+		*nb = 0;
+		for (;;) {
+			uint64_t t0;
+
+			if (fa < 0 && (fa = open(a, O_RDONLY)) < 0) {
+				err = -1;
+				break;
+			}
+			t0 = rdtsc();
+			if ((n = readdir(fa, d, 64)) > 0) {
+				sample(sa, t0);
+				ca += n;
+			} else {
+				*na = ca;
+				ca = 0;
+				close(fa);
+				fa = -1;
+			}
+			t0 = rdtsc();
+			if ((n = readdir(fb, d, 64)) <= 0)
+				break;
+			sample(sb, t0);
+			*nb += n;
+		}
+		close(fb);
+	}
+	if (fa >= 0)
+		close(fa);
+	return err;
 }
 
 static int test_tmp(int big)
 {
-	int q = big / 4, c0, c1, err;
+	int q = big / 4, c0 = 0, c1 = 0, err = 0;
 	uint64_t first, last, l0, l1;
 	char why[160] = "";
 
 	mkdir(TMP_DIR);
-	err = create_files(0, q);
-	first = median();
-	c0 = list_dir(TMP_DIR, 0);
-	l0 = median();
-	err |= create_files(q, big - q);
-	nsamples = 0;
-	err |= create_files(big - q, big);
-	last = median();
-	c1 = list_dir(TMP_DIR, 0);
-	l1 = median();
-	remove_files(big);
+	mkdir(TMP_SMALL);
+	mkdir(TMP_BIG);
+	for (int i = 0; i < big - q && !err; i++)
+		err = create_file(TMP_BIG, i, NULL);
+	/* the first q files of one directory, the last q of the other */
+	for (int i = 0; i < q && !err; i++)
+		err = create_file(TMP_SMALL, i, &steps) |
+		      create_file(TMP_BIG, big - q + i, &steps2);
+	first = median(&steps);
+	last = median(&steps2);
+	err |= list_two(TMP_SMALL, TMP_BIG, &steps, &steps2, &c0, &c1);
+	l0 = median(&steps);
+	l1 = median(&steps2);
+	remove_files(TMP_SMALL, q);
+	remove_files(TMP_BIG, big);
+	remove(TMP_DIR);
 	printf("scale_tmp: create a file: %lu cycles for the first %d, %lu "
 	       "for the last; readdir of 64: %lu cycles in %d, %lu in %d\n",
 	       first, q, last, l0, c0, l1, c1);
