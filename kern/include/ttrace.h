@@ -97,17 +97,19 @@ void ttrace_ctx_switch(struct per_cpu_info *pcpui, const struct kthread *kt);
 
 /*
  * Whether syscalls must keep this CPU's context words (ttrace_ctx_syscall()
- * on entry, ttrace_ctx_user() on exit): set while any event is on, so with
- * nothing on a syscall pays only this check, `cmpb; jne`. ttrace_control.c
- * sets it and waits a grace period before arming anything, so no record
- * carries a context a syscall did not set.
+ * on entry, ttrace_ctx_user() on exit): while any event is on. A static
+ * key, as an event's site is: a 5-byte NOP, patched to a jmp to `live`
+ * while ttrace_ctx_live is set (ttrace_patch.c), so with nothing on a
+ * syscall pays one instruction. ttrace_control.c sets it, patches, and
+ * waits a grace period before arming anything, so no record carries a
+ * context a syscall did not set.
  */
 extern uint8_t ttrace_ctx_live;
 
 static __always_inline bool ttrace_syscall_live(void)
 {
-	__asm__ goto("cmpb $0, %0\n\tjne %l[live]"
-		     : : "m"(ttrace_ctx_live) : "cc" : live);
+	__asm__ goto(TTRACE_SITE_ASM("live", "live")
+		     : : "i"(TTRACE_KEY_CTX_LIVE) : : live);
 	return false;
 live: __attribute__((cold));
 	return true;

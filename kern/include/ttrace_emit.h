@@ -87,8 +87,21 @@ struct ttrace_site {
 	uint64_t addr;		/* the 5-byte NOP */
 	uint64_t target;	/* the recording code: where the jmp goes */
 	uint64_t probe_target;	/* ... when a probe is attached */
-	uint64_t id;		/* the event */
+	uint64_t id;		/* the event, or TTRACE_KEY_CTX_LIVE */
 };
+
+/* The id of a site that is live while ttrace_ctx_live is set, not while
+ * an event is armed (ttrace_syscall_live(), ttrace.h). */
+#define TTRACE_KEY_CTX_LIVE	0xffffffffffffffffull
+
+/* The 5-byte NOP of a site and its .ttrace_sites entry, for an asm goto
+ * whose labels are `on` and `probed` and whose operand 0 is the id. */
+#define TTRACE_SITE_ASM(on, probed)					\
+	"1: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"			\
+	".pushsection .ttrace_sites, \"a\"\n\t"				\
+	".balign 8\n\t"							\
+	".quad 1b, %l[" on "], %l[" probed "], %c0\n\t"			\
+	".popsection"
 
 enum { TTRACE_SITE_OFF, TTRACE_SITE_RECORD, TTRACE_SITE_PROBE };
 
@@ -123,11 +136,7 @@ probed: __attribute__((cold));
 static __always_inline int ttrace_site_state(uint32_t id)
 {
 #if defined(TTRACE_STATIC_KEYS)
-	__asm__ goto("1: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"
-		     ".pushsection .ttrace_sites, \"a\"\n\t"
-		     ".balign 8\n\t"
-		     ".quad 1b, %l[on], %l[probed], %c0\n\t"
-		     ".popsection"
+	__asm__ goto(TTRACE_SITE_ASM("on", "probed")
 		     : : "i"(id) : : on, probed);
 	return TTRACE_SITE_OFF;
 on:

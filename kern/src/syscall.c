@@ -55,8 +55,8 @@ static __attribute__((noinline, cold)) long syscall_traced(
 }
 
 /* See arch_hooks.h. With tracing built in but nothing on, the only cost is
- * ttrace_syscall_live()'s two instructions: the context a record needs is
- * kept only while something can record (ttrace.h). */
+ * ttrace_syscall_live()'s one NOP: the context a record needs is kept only
+ * while something can record (ttrace.h). */
 void syscall_trap(struct trapframe *tf)
 {
 	const uint64_t args[6] = { tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8,

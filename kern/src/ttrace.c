@@ -109,8 +109,8 @@ void ttrace_early_init(void)
 	ttrace_ctl_init(&t->ctl, &ttrace_meta_builtin, ttrace_enabled,
 			ttrace_armed);
 	t->ctl.probed = ttrace_probed;
-	ttrace_patch_sync(TEXT_PATCH_ALONE);	/* no other CPU is up */
 	ttrace_ctx_live = ttrace_ctl_any_on(&t->ctl);	/* no syscall yet */
+	ttrace_patch_sync(TEXT_PATCH_ALONE);	/* no other CPU is up */
 	ttrace_root_update();
 }
 
@@ -129,8 +129,8 @@ static void ttrace_off(struct ttrace *t, const char *why)
 {
 	t->off_reason = why;
 	memset(ttrace_armed, 0, sizeof(ttrace_armed));
+	ttrace_ctx_live = 0;	/* for good: no context needs keeping */
 	ttrace_patch_sync(TEXT_PATCH_LIVE);
-	ttrace_ctx_live = 0;
 	printk(KERN_ERR "ttrace: %s; tracing is off\n", why);
 }
 

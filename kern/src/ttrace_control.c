@@ -106,10 +106,11 @@ static void grace_period(void)
 
 /*
  * Before anything may be armed: syscalls start keeping their context
- * (ttrace_ctx_live, ttrace.h), and a grace period later every syscall that
- * began without it has returned or blocked (a blocked one gets its context
- * back from ttrace_ctx_switch() when it runs again). The caller's own
- * syscall, if any, gets its context here. ctl mutex held, interrupts on.
+ * (ttrace_ctx_live and its sites, ttrace.h), and a grace period later
+ * every syscall that began without it has returned or blocked (a blocked
+ * one gets its context back from ttrace_ctx_switch() when it runs again).
+ * The caller's own syscall, if any, gets its context here. ctl mutex
+ * held, interrupts on.
  */
 static void live_on(void)
 {
@@ -119,6 +120,7 @@ static void live_on(void)
 	if (READ_ONCE(ttrace_ctx_live))
 		return;
 	WRITE_ONCE(ttrace_ctx_live, 1);
+	ttrace_patch_sync(TEXT_PATCH_LIVE);
 	grace_period();
 	flags = arch_irq_save();
 	if (kt && kt->proc)
@@ -126,12 +128,15 @@ static void live_on(void)
 	arch_irq_restore(flags);
 }
 
-/* After the ctl state changed: syscalls stop keeping their context when
- * nothing is on. ctl mutex held. */
+/* After the ctl state changed and the events' sites followed it: syscalls
+ * stop keeping their context when nothing is on. ctl mutex held. */
 static void live_update(struct ttrace *t)
 {
-	if (t->off_reason || !ttrace_ctl_any_on(&t->ctl))
+	if (READ_ONCE(ttrace_ctx_live) &&
+	    (t->off_reason || !ttrace_ctl_any_on(&t->ctl))) {
 		WRITE_ONCE(ttrace_ctx_live, 0);
+		ttrace_patch_sync(TEXT_PATCH_LIVE);
+	}
 }
 
 /* Arms the events the ctl state says. ctl mutex held, interrupts on. */
