@@ -19,6 +19,7 @@
 #include <kmsg.h>
 #include <list.h>
 #include <spinlock.h>
+#include <smp.h>
 
 #define NOFILE		64		/* fds per process */
 #define PATH_MAX	256		/* bytes, with the NUL */
@@ -85,9 +86,18 @@ struct proc {
 
 extern struct spinlock proc_lock;
 
-/* The process whose thread runs on this CPU, or NULL in a ktask. */
-struct proc *current_proc(void);
-struct kthread *current_kthread(void);
+/* The process whose thread runs on this CPU, or NULL in a ktask; and the
+ * thread. Inline: every syscall and trap asks, and a call would be one
+ * more function-graph site on each (docs/function-graph.md). */
+static inline struct proc *current_proc(void)
+{
+	return this_cpu()->cur_proc;
+}
+
+static inline struct kthread *current_kthread(void)
+{
+	return this_cpu()->cur_kthread;
+}
 
 /* Returns the smallest pid above pid (0: the first), or 0 if none. Takes
  * proc_lock. */

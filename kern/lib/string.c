@@ -97,8 +97,8 @@ void *memset(void *dst, int c, size_t n)
 	if (n >= 2 * WORD_SIZE) {
 		for (; !word_aligned(d); n--)
 			*d++ = (unsigned char)c;
-		/* a cache line a turn: big clears (the tracer's aux buffer at
-		 * boot) cost a quarter of the instructions of a word loop */
+		/* a cache line a turn: big clears cost a quarter of the
+		 * instructions of a word loop */
 		for (; n >= 8 * WORD_SIZE; n -= 8 * WORD_SIZE) {
 			str_word *w = (str_word *)d;
 

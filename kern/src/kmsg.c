@@ -94,8 +94,9 @@ void process_routine_kmsgs(void)
 	}
 }
 
-/* True when this CPU has messages waiting. */
-bool kmsg_pending(void)
+/* True when this CPU has messages waiting. notrace: asked on every return
+ * to user mode (user_trap_return). */
+notrace bool kmsg_pending(void)
 {
 	return READ_ONCE(queues[core_id()].head) != NULL;
 }

@@ -468,8 +468,10 @@ bool user_trap(struct trapframe *tf)
  * here, so this is "between tasks": a CPU that never idles still runs
  * them, which the tracer's grace period relies on), and give the CPU up if
  * another thread is waiting for one, so a timer tick preempts a spinning
- * process. Interrupts may be on or off. */
-void user_trap_return(struct trapframe *tf)
+ * process. Interrupts may be on or off. notrace, as Linux's exit to user
+ * mode is noinstr: it is glue run on every return, and the graph shows
+ * what it calls (docs/function-graph.md). */
+notrace void user_trap_return(struct trapframe *tf)
 {
 	struct proc *p = current_proc();
 

@@ -52,16 +52,6 @@ static struct kthread idle_threads[CONFIG_MAX_NUM_CPUS];
 static uint64_t idle_cpus;			/* bit per halted CPU */
 static uint64_t next_kthread_id = 1;
 
-struct kthread *current_kthread(void)
-{
-	return this_cpu()->cur_kthread;
-}
-
-struct proc *current_proc(void)
-{
-	return this_cpu()->cur_proc;
-}
-
 /* Makes the calling CPU's boot context its idle thread. Each CPU, once,
  * before cpu_idle(). */
 void sched_init_cpu(void)
@@ -390,8 +380,9 @@ int ksleep_ticks(uint64_t ticks)
 	return ret;
 }
 
-/* True when the current thread should let others run: something waits. */
-bool sched_should_yield(void)
+/* True when the current thread should let others run: something waits.
+ * notrace: asked on every return to user mode (user_trap_return). */
+notrace bool sched_should_yield(void)
 {
 	return READ_ONCE(runq_head) != NULL;
 }
