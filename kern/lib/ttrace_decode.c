@@ -202,11 +202,38 @@ static void sb_putc(struct sbuf *sb, char c)
 	sb_done(sb, 1);
 }
 
+/* Copies n bytes, n <= 16, with two overlapping moves (or byte by byte
+ * below four): the pieces of a line are short, and a call of memcpy for
+ * each cost more than the copy. */
+static void copy_short(char *d, const char *s, size_t n)
+{
+	uint64_t a, b;
+	uint32_t x, y;
+
+	if (n >= 8) {
+		memcpy(&a, s, 8);
+		memcpy(&b, s + n - 8, 8);
+		memcpy(d, &a, 8);
+		memcpy(d + n - 8, &b, 8);
+	} else if (n >= 4) {
+		memcpy(&x, s, 4);
+		memcpy(&y, s + n - 4, 4);
+		memcpy(d, &x, 4);
+		memcpy(d + n - 4, &y, 4);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			d[i] = s[i];
+	}
+}
+
 /* Appends the n bytes at s (what fits of them). */
 static void sb_write(struct sbuf *sb, const char *s, size_t n)
 {
 	if (sb->len + n < sb->size) {	/* the usual case: all of it fits */
-		memcpy(sb->buf + sb->len, s, n);
+		if (n <= 16)
+			copy_short(sb->buf + sb->len, s, n);
+		else
+			memcpy(sb->buf + sb->len, s, n);
 		sb->len += n;
 		sb->buf[sb->len] = 0;
 		return;
@@ -309,6 +336,18 @@ static bool format_ok(const struct ttrace_event_meta *e)
 	       !ttrace_meta_check_format(e->format, e->args, e->nargs, &why);
 }
 
+/* The index of e's first argument named "depth" (the function-graph
+ * events'), or e->nargs if none. */
+static uint8_t depth_arg(const struct ttrace_event_meta *e)
+{
+	uint8_t i;
+
+	for (i = 0; e->args && i < e->nargs; i++)
+		if (e->args[i].name && !strcmp(e->args[i].name, "depth"))
+			return i;
+	return e->nargs;
+}
+
 /*
  * Compiles e's format (e may be NULL) into *plan once, so that formatting
  * an event of e skips checking and parsing it: raw words if it does not
@@ -322,6 +361,7 @@ void ttrace_fmt_plan_init(struct ttrace_fmt_plan *plan,
 
 	plan->nsteps = 0;
 	plan->mode = TTRACE_PLAN_RAW;
+	plan->depth_arg = e ? depth_arg(e) : 0;
 	if (!format_ok(e))
 		return;
 	plan->mode = TTRACE_PLAN_PARSE;
@@ -337,6 +377,36 @@ void ttrace_fmt_plan_init(struct ttrace_fmt_plan *plan,
 }
 
 /* ---- conversions --------------------------------------------------------- */
+
+/* "00" "01" ... "99": decimal digits two at a time. */
+static const char digit_pairs[201] =
+	"0001020304050607080910111213141516171819"
+	"2021222324252627282930313233343536373839"
+	"4041424344454647484950515253545556575859"
+	"6061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* Writes v's decimal digits backwards ending at end (at most 20 of them);
+ * returns where they start. */
+static char *dec_digits(char *end, uint64_t v)
+{
+	char *q = end;
+
+	while (v >= 100) {
+		uint64_t r = v % 100;
+
+		v /= 100;
+		q -= 2;
+		memcpy(q, &digit_pairs[2 * r], 2);
+	}
+	if (v >= 10) {
+		q -= 2;
+		memcpy(q, &digit_pairs[2 * v], 2);
+	} else {
+		*--q = (char)('0' + v);
+	}
+	return q;
+}
 
 /* Appends v as an FMT_INT step with flags prints it. */
 static void sb_int(struct sbuf *sb, uint64_t v, uint8_t flags)
@@ -363,10 +433,7 @@ static void sb_int(struct sbuf *sb, uint64_t v, uint8_t flags)
 			*--q = '0';
 		}
 	} else {
-		do {
-			*--q = (char)('0' + v % 10);
-			v /= 10;
-		} while (v);
+		q = dec_digits(q, v);
 	}
 	if (neg)
 		*--q = '-';
@@ -624,17 +691,18 @@ int ttrace_format_ctx(char *buf, size_t size,
 /* Appends two spaces per level of call depth when e has an argument named
  * "depth" (the function-graph events, func_entry and func_exit), so that
  * text output shows the call graph's nesting; at most INDENT_MAX_LEVELS
- * levels, whatever a corrupt record says. */
+ * levels, whatever a corrupt record says. plan is e's compiled format,
+ * which knows that argument, or NULL (then it is looked up by name). */
 static void sb_indent(struct sbuf *sb, const struct ttrace_event_meta *e,
+		      const struct ttrace_fmt_plan *plan,
 		      const struct ttrace_event_view *ev)
 {
-	for (uint32_t i = 0; e->args && i < e->nargs && i < ev->nwords; i++) {
-		if (!e->args[i].name || strcmp(e->args[i].name, "depth"))
-			continue;
-		for (uint64_t d = 0; d < MIN(ev->args[i], INDENT_MAX_LEVELS); d++)
-			sb_puts(sb, "  ");
+	uint32_t i = plan ? plan->depth_arg : depth_arg(e);
+
+	if (i >= e->nargs || i >= ev->nwords)
 		return;
-	}
+	for (uint64_t d = 0; d < MIN(ev->args[i], INDENT_MAX_LEVELS); d++)
+		sb_write(sb, "  ", 2);
 }
 
 /* Appends " cpuN CONTEXT NAME: ARGS[ (incomplete)]", the line after its
@@ -665,7 +733,7 @@ static void sb_line_rest(struct sbuf *sb, const struct ttrace_meta_table *t,
 	}
 	sb_write(sb, ": ", 2);
 	if (e)
-		sb_indent(sb, e, ev);
+		sb_indent(sb, e, plans ? &plans[ev->id] : NULL, ev);
 	if (e && plans && plans[ev->id].mode != TTRACE_PLAN_RAW) {
 		sb_args(sb, e, &plans[ev->id], ev, resolve, rarg);
 	} else if (e && plans) {
@@ -725,14 +793,17 @@ int ttrace_format_timed_line_plans(char *buf, size_t size, uint64_t tsc_hz,
 		uint64_t d = ev->timestamp >= tsc_boot ? ev->timestamp - tsc_boot :
 			     tsc_boot - ev->timestamp;
 		uint64_t ns = ttrace_ticks_to_ns(d, tsc_hz);
-		char frac[7] = { '.', (char)('0' + ns / 100 % 10),
-				 (char)('0' + ns / 10 % 10),
-				 (char)('0' + ns % 10), ' ', 'u', 's' };
+		char tmp[32], *q = tmp + sizeof(tmp) - 7;
+		uint64_t r = ns % 1000;
 
+		/* "-US.NNN us", built backwards and appended at once */
+		memcpy(q, ".000 us", 7);
+		q[1] = (char)('0' + r / 100);
+		memcpy(q + 2, &digit_pairs[2 * (r % 100)], 2);
+		q = dec_digits(q, ns / 1000);
 		if (ev->timestamp < tsc_boot)
-			sb_putc(&sb, '-');
-		sb_dec(&sb, ns / 1000);
-		sb_write(&sb, frac, sizeof(frac));
+			*--q = '-';
+		sb_write(&sb, q, (size_t)(tmp + sizeof(tmp) - q));
 	} else {
 		sb_dec(&sb, ev->timestamp);
 		sb_write(&sb, " tsc", 4);
