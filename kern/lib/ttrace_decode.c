@@ -8,6 +8,8 @@
 #include <printfmt.h>
 #include <string.h>
 
+#include <compiler.h>
+
 #include <ttrace_decode.h>
 
 /* ---- version header ------------------------------------------------------ */
@@ -187,7 +189,7 @@ static char *sb_dst(struct sbuf *sb, size_t *room, char *scratch)
 	return scratch;
 }
 
-static void sb_done(struct sbuf *sb, int n)
+static __always_inline void sb_done(struct sbuf *sb, int n)
 {
 	if (n > 0)
 		sb->len += (size_t)n;
@@ -195,7 +197,7 @@ static void sb_done(struct sbuf *sb, int n)
 		sb->buf[MIN(sb->len, sb->size - 1)] = 0;
 }
 
-static void sb_putc(struct sbuf *sb, char c)
+static __always_inline void sb_putc(struct sbuf *sb, char c)
 {
 	if (sb->len + 1 < sb->size)
 		sb->buf[sb->len] = c;
@@ -205,7 +207,7 @@ static void sb_putc(struct sbuf *sb, char c)
 /* Copies n bytes, n <= 16, with two overlapping moves (or byte by byte
  * below four): the pieces of a line are short, and a call of memcpy for
  * each cost more than the copy. */
-static void copy_short(char *d, const char *s, size_t n)
+static __always_inline void copy_short(char *d, const char *s, size_t n)
 {
 	uint64_t a, b;
 	uint32_t x, y;
@@ -227,7 +229,7 @@ static void copy_short(char *d, const char *s, size_t n)
 }
 
 /* Appends the n bytes at s (what fits of them). */
-static void sb_write(struct sbuf *sb, const char *s, size_t n)
+static __always_inline void sb_write(struct sbuf *sb, const char *s, size_t n)
 {
 	if (sb->len + n < sb->size) {	/* the usual case: all of it fits */
 		if (n <= 16)
