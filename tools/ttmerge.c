@@ -30,17 +30,19 @@ static bool has_item(const struct ttmerge *m, uint32_t c)
 	return m->s[c].have || m->s[c].nextloss < m->t->cpus[c].nlosses;
 }
 
-/* The timestamp of stream c's next item. Precondition: has_item(). */
-static uint64_t key_of(const struct ttmerge *m, uint32_t c)
+/* Sets stream c's key: the timestamp of its next item (if it has one),
+ * kept so that the heap's comparisons read one word. */
+static void set_key(struct ttmerge *m, uint32_t c)
 {
 	if (next_is_loss(m, c))
-		return m->t->cpus[c].losses[m->s[c].nextloss].ts;
-	return m->s[c].ev.timestamp;
+		m->s[c].key = m->t->cpus[c].losses[m->s[c].nextloss].ts;
+	else
+		m->s[c].key = m->s[c].ev.timestamp;
 }
 
 static bool before(const struct ttmerge *m, uint32_t a, uint32_t b)
 {
-	uint64_t ka = key_of(m, a), kb = key_of(m, b);
+	uint64_t ka = m->s[a].key, kb = m->s[b].key;
 
 	return ka < kb || (ka == kb && a < b);
 }
@@ -91,6 +93,7 @@ int ttmerge_init(struct ttmerge *m, const struct ttload *t)
 		ttrace_pair_init(&m->s[c].it, t->cpus[c].sorted,
 				 t->cpus[c].nsorted);
 		m->s[c].have = ttrace_pair_next(&m->s[c].it, &m->s[c].ev);
+		set_key(m, c);
 		if (has_item(m, c))
 			m->heap[m->nheap++] = c;
 	}
@@ -110,6 +113,7 @@ static void advance_top(struct ttmerge *m)
 	else
 		s->have = ttrace_pair_next(&s->it, &s->ev);
 	m->top_pending = PENDING_NONE;
+	set_key(m, c);
 	if (!has_item(m, c))
 		m->heap[0] = m->heap[--m->nheap];
 	sift_down(m, 0);

@@ -46,6 +46,7 @@ struct ttmerge_stream {
 	struct ttrace_event_view ev;
 	bool have;			/* ev holds the next event */
 	uint64_t nextloss;		/* index into the cpu's losses */
+	uint64_t key;			/* the next item's timestamp */
 };
 
 struct ttmerge {

@@ -154,7 +154,8 @@ bool ttrace_pair_next(struct ttrace_pair_iter *it, struct ttrace_event_view *ev)
 		ev->ncont = TTRACE_TYPE_NCONT(e->type);
 		memcpy(ev->args, e->data, sizeof(e->data));
 		ev->nwords = TTRACE_ENTRY_ARGS;
-		pair_conts(it, ev);
+		if (ev->ncont)
+			pair_conts(it, ev);
 		return true;
 	}
 	return false;
@@ -245,7 +246,7 @@ static __always_inline void sb_write(struct sbuf *sb, const char *s, size_t n)
 	sb_done(sb, (int)MIN(n, (size_t)INT32_MAX));
 }
 
-static void sb_puts(struct sbuf *sb, const char *s)
+static __always_inline void sb_puts(struct sbuf *sb, const char *s)
 {
 	sb_write(sb, s, strlen(s));
 }
