@@ -412,7 +412,7 @@ static char *dec_digits(char *end, uint64_t v)
 }
 
 /* Appends v as an FMT_INT step with flags prints it. */
-static void sb_int(struct sbuf *sb, uint64_t v, uint8_t flags)
+static __always_inline void sb_int(struct sbuf *sb, uint64_t v, uint8_t flags)
 {
 	char tmp[24], *q = tmp + sizeof(tmp);
 	bool neg = false;
@@ -488,12 +488,12 @@ static void sb_conv(struct sbuf *sb, const struct ttrace_conv *cv, uint64_t v,
 	sb_done(sb, conv_print(dst, room, cv, v, s));
 }
 
-static void sb_hex(struct sbuf *sb, uint64_t v)
+static __always_inline void sb_hex(struct sbuf *sb, uint64_t v)
 {
 	sb_int(sb, v, FMT_HEX | FMT_ALT | FMT_WIDE);
 }
 
-static void sb_dec(struct sbuf *sb, uint64_t v)
+static __always_inline void sb_dec(struct sbuf *sb, uint64_t v)
 {
 	sb_int(sb, v, FMT_WIDE);
 }
@@ -503,7 +503,7 @@ static void sb_dec(struct sbuf *sb, uint64_t v)
  * most TTRACE_AUX_MAX_STRLEN of them). Returns false (nothing appended)
  * if there is none.
  */
-static bool sb_name_of(struct sbuf *sb, ttrace_resolve_fn resolve, void *rarg,
+static __always_inline bool sb_name_of(struct sbuf *sb, ttrace_resolve_fn resolve, void *rarg,
 		       unsigned tag, uint64_t ident, uint64_t ts)
 {
 	const char *s = NULL;
@@ -538,7 +538,7 @@ static void sb_name(struct sbuf *sb, ttrace_resolve_fn resolve, void *rarg,
 
 /* Appends step s of e's format; *argi is the next argument word's index
  * (advanced past the one s uses). */
-static void sb_step(struct sbuf *sb, const struct ttrace_event_meta *e,
+static __always_inline void sb_step(struct sbuf *sb, const struct ttrace_event_meta *e,
 		    const struct ttrace_fmt_step *s,
 		    const struct ttrace_event_view *ev, unsigned *argi,
 		    ttrace_resolve_fn resolve, void *rarg)
