@@ -629,63 +629,72 @@ static void sb_pidword(struct sbuf *sb, const struct ttrace_event_view *ev,
 }
 
 /*
- * Formats ev's context (see ttrace_format.h) as a short word:
+ * Appends ev's context (see ttrace_format.h) as a short word:
  *	boot  boot:PHASE  kt:NAME  kmsg:NAME  sys:PROC[PID]:SYSCALL
  *	trap:PROC[PID]:VECTOR  irq:VECTOR[/dDEPTH]  idle  ctxK:0xWORD
- * Returns the length it wanted, as ttrace_format_args().
  */
+static __always_inline void sb_ctx(struct sbuf *sb,
+				   const struct ttrace_event_view *ev,
+				   ttrace_resolve_fn resolve, void *rarg)
+{
+	uint64_t c = ev->context, ts = ev->timestamp;
+
+	switch (ev->ctx_kind) {
+	case TTRACE_CTX_BOOT:
+		sb_puts(sb, "boot");
+		if (c) {
+			sb_putc(sb, ':');
+			sb_name(sb, resolve, rarg, TTRACE_AUX_BOOT_PHASE, c, ts);
+		}
+		break;
+	case TTRACE_CTX_KTASK:
+		sb_puts(sb, "kt:");
+		sb_name(sb, resolve, rarg, TTRACE_AUX_KTHREAD_NAME, c, ts);
+		break;
+	case TTRACE_CTX_RKMSG:
+		sb_puts(sb, "kmsg:");
+		sb_name(sb, resolve, rarg, TTRACE_AUX_KMSG_NAME, c, ts);
+		break;
+	case TTRACE_CTX_SYSC:
+		sb_puts(sb, "sys:");
+		sb_pidword(sb, ev, resolve, rarg);
+		sb_name(sb, resolve, rarg, TTRACE_AUX_SYSCALL_NAME,
+			TTRACE_CTX_LOW(c), ts);
+		break;
+	case TTRACE_CTX_TRAP:
+		sb_puts(sb, "trap:");
+		sb_pidword(sb, ev, resolve, rarg);
+		sb_dec(sb, TTRACE_CTX_LOW(c));
+		break;
+	case TTRACE_CTX_IRQ:
+		sb_puts(sb, "irq:");
+		sb_dec(sb, c);
+		if (ev->depth > 1) {
+			sb_puts(sb, "/d");
+			sb_dec(sb, ev->depth);
+		}
+		break;
+	case TTRACE_CTX_IDLE:
+		sb_puts(sb, "idle");
+		break;
+	default:
+		sb_puts(sb, "ctx");
+		sb_dec(sb, ev->ctx_kind);
+		sb_putc(sb, ':');
+		sb_hex(sb, c);
+	}
+}
+
+/* ev's context word (sb_ctx) in buf. Returns the length it wanted, as
+ * ttrace_format_args(). */
 int ttrace_format_ctx(char *buf, size_t size,
 		      const struct ttrace_event_view *ev,
 		      ttrace_resolve_fn resolve, void *rarg)
 {
 	struct sbuf sb;
-	uint64_t c = ev->context, ts = ev->timestamp;
 
 	sb_init(&sb, buf, size);
-	switch (ev->ctx_kind) {
-	case TTRACE_CTX_BOOT:
-		sb_puts(&sb, "boot");
-		if (c) {
-			sb_putc(&sb, ':');
-			sb_name(&sb, resolve, rarg, TTRACE_AUX_BOOT_PHASE, c, ts);
-		}
-		break;
-	case TTRACE_CTX_KTASK:
-		sb_puts(&sb, "kt:");
-		sb_name(&sb, resolve, rarg, TTRACE_AUX_KTHREAD_NAME, c, ts);
-		break;
-	case TTRACE_CTX_RKMSG:
-		sb_puts(&sb, "kmsg:");
-		sb_name(&sb, resolve, rarg, TTRACE_AUX_KMSG_NAME, c, ts);
-		break;
-	case TTRACE_CTX_SYSC:
-		sb_puts(&sb, "sys:");
-		sb_pidword(&sb, ev, resolve, rarg);
-		sb_name(&sb, resolve, rarg, TTRACE_AUX_SYSCALL_NAME,
-			TTRACE_CTX_LOW(c), ts);
-		break;
-	case TTRACE_CTX_TRAP:
-		sb_puts(&sb, "trap:");
-		sb_pidword(&sb, ev, resolve, rarg);
-		sb_dec(&sb, TTRACE_CTX_LOW(c));
-		break;
-	case TTRACE_CTX_IRQ:
-		sb_puts(&sb, "irq:");
-		sb_dec(&sb, c);
-		if (ev->depth > 1) {
-			sb_puts(&sb, "/d");
-			sb_dec(&sb, ev->depth);
-		}
-		break;
-	case TTRACE_CTX_IDLE:
-		sb_puts(&sb, "idle");
-		break;
-	default:
-		sb_puts(&sb, "ctx");
-		sb_dec(&sb, ev->ctx_kind);
-		sb_putc(&sb, ':');
-		sb_hex(&sb, c);
-	}
+	sb_ctx(&sb, ev, resolve, rarg);
 	return (int)MIN(sb.len, (size_t)INT32_MAX);
 }
 
@@ -725,8 +734,7 @@ static void sb_line_rest(struct sbuf *sb, const struct ttrace_meta_table *t,
 	sb_write(sb, " cpu", 4);
 	sb_dec(sb, ev->cpu);
 	sb_putc(sb, ' ');
-	dst = sb_dst(sb, &room, scratch);
-	sb_done(sb, ttrace_format_ctx(dst, room, ev, resolve, rarg));
+	sb_ctx(sb, ev, resolve, rarg);
 	sb_putc(sb, ' ');
 	if (e && e->name) {
 		sb_puts(sb, e->name);
