@@ -879,10 +879,10 @@ static int test_plans_depth(void)
 }
 
 static const struct ht_test tests[] = {
-	{ test_timestamps, "ttdecode_timestamps" },
-	{ test_plans_depth, "ttdecode_compiled_formats_indent" },
 	{ test_conversions, "ttdecode_conversions_match_printf" },
 	{ test_plans, "ttdecode_compiled_formats_match_parsed" },
+	{ test_plans_depth, "ttdecode_compiled_formats_indent" },
+	{ test_timestamps, "ttdecode_timestamps" },
 	{ test_text, "ttdecode_text" },
 	{ test_text_filters, "ttdecode_text_filters" },
 	{ test_many_cpus, "ttdecode_many_cpus" },
