@@ -26,7 +26,7 @@
 static const uint64_t k1k2[2] = { 0x0154442bd4, 0x01c6e41596 };	/* 512 */
 static const uint64_t k3k4[2] = { 0x01751997d0, 0x00ccaa009e };	/* 128 */
 static const uint64_t k5k0[2] = { 0x0163cd6124, 0 };		/* 64 */
-static const uint64_t poly[2] = { 0x01db710641, 0x01f7011641 };	/* P', mu */
+static const uint64_t poly[2] = { 0x01db710641, 0x01f7011641 }; /* P', u */
 
 /* x folded over 128 bits with the constants k, plus the next block y. */
 FOLD_TARGET static __m128i fold16(__m128i x, __m128i k, __m128i y)

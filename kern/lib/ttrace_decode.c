@@ -503,8 +503,10 @@ static __always_inline void sb_dec(struct sbuf *sb, uint64_t v)
  * most TTRACE_AUX_MAX_STRLEN of them). Returns false (nothing appended)
  * if there is none.
  */
-static __always_inline bool sb_name_of(struct sbuf *sb, ttrace_resolve_fn resolve, void *rarg,
-		       unsigned tag, uint64_t ident, uint64_t ts)
+static __always_inline bool sb_name_of(struct sbuf *sb,
+				       ttrace_resolve_fn resolve, void *rarg,
+				       unsigned tag, uint64_t ident,
+				       uint64_t ts)
 {
 	const char *s = NULL;
 	size_t len = resolve ? resolve(rarg, tag, ident, ts, &s) : 0;
@@ -538,10 +540,12 @@ static void sb_name(struct sbuf *sb, ttrace_resolve_fn resolve, void *rarg,
 
 /* Appends step s of e's format; *argi is the next argument word's index
  * (advanced past the one s uses). */
-static __always_inline void sb_step(struct sbuf *sb, const struct ttrace_event_meta *e,
-		    const struct ttrace_fmt_step *s,
-		    const struct ttrace_event_view *ev, unsigned *argi,
-		    ttrace_resolve_fn resolve, void *rarg)
+static __always_inline void sb_step(struct sbuf *sb,
+				    const struct ttrace_event_meta *e,
+				    const struct ttrace_fmt_step *s,
+				    const struct ttrace_event_view *ev,
+				    unsigned *argi,
+				    ttrace_resolve_fn resolve, void *rarg)
 {
 	unsigned i = *argi;
 
@@ -644,7 +648,8 @@ static __always_inline void sb_ctx(struct sbuf *sb,
 		sb_puts(sb, "boot");
 		if (c) {
 			sb_putc(sb, ':');
-			sb_name(sb, resolve, rarg, TTRACE_AUX_BOOT_PHASE, c, ts);
+			sb_name(sb, resolve, rarg, TTRACE_AUX_BOOT_PHASE, c,
+				ts);
 		}
 		break;
 	case TTRACE_CTX_KTASK:
