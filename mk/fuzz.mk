@@ -24,7 +24,8 @@ FUZZ_META_SRCS	:= kern/lib/ttrace_meta.c kern/lib/ttrace_meta_parse.c \
 FUZZ_SRCS_ttload	:= kern/lib/ttrace_file.c $(FUZZ_META_SRCS) \
 			   kern/lib/ttrace_aux.c kern/lib/ttrace_decode.c \
 			   kern/lib/printfmt.c kern/lib/tsc_sync.c \
-			   kern/lib/cmdline.c kern/lib/parse_num.c tools/ttload.c
+			   kern/lib/cmdline.c kern/lib/parse_num.c \
+			   $(TTLOAD_SRCS)
 FUZZ_SRCS_ctl		:= kern/lib/ttrace_ctl.c kern/lib/parse_num.c $(FUZZ_META_SRCS) \
 			   kern/lib/printfmt.c $(GEN)/ttrace_events.c
 FUZZ_SRCS_cmdline	:= kern/lib/cmdline.c kern/lib/parse_num.c

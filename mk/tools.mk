@@ -36,8 +36,9 @@ TTDECODE_SRCS	+= tools/ttboot.c tools/ttboot_svg.c
 # the exporters (docs/exports.md)
 TTDECODE_SRCS	+= tools/ttexport.c tools/ttuftrace.c tools/ttctf.c
 
-# the loader every decoder shares
-TTDECODE_SRCS	+= tools/ttload.c
+# the loader every decoder shares, with its CRC-32 folding
+TTLOAD_SRCS	:= tools/ttload.c tools/ttcrc32.c
+TTDECODE_SRCS	+= $(TTLOAD_SRCS)
 
 $(BUILD)/tools/ttdecode: $(call toolobj,$(TTDECODE_SRCS)) $(TOOLS_LIB)
 	$(HOSTCC) $(TOOLS_CFLAGS) -o $@ $^
@@ -67,12 +68,12 @@ $(call hostobj,tests/host/test_ttdecode.c): \
 # test also exercises the loader, the boot profile's builds traces and
 # computes their profiles, the exporters' (docs/exports.md) and the pull's
 # load what they write.
-$(BUILD)/host/test_ttrace_file: $(call hostobj,tools/ttload.c)
-$(BUILD)/host/test_ttboot: $(call hostobj,tools/ttload.c tools/ttboot.c \
+$(BUILD)/host/test_ttrace_file: $(call hostobj,$(TTLOAD_SRCS))
+$(BUILD)/host/test_ttboot: $(call hostobj,$(TTLOAD_SRCS) tools/ttboot.c \
 		tools/ttboot_svg.c)
-$(BUILD)/host/test_ttexport: $(call hostobj,tools/ttload.c tools/ttexport.c \
+$(BUILD)/host/test_ttexport: $(call hostobj,$(TTLOAD_SRCS) tools/ttexport.c \
 		tools/ttuftrace.c tools/ttctf.c)
-$(BUILD)/host/test_ttrace_pull: $(call hostobj,tools/ttload.c)
+$(BUILD)/host/test_ttrace_pull: $(call hostobj,$(TTLOAD_SRCS))
 
 # The host half of `make bench`: the kernel's fast-path code timed on this
 # CPU (tools/ttbench.c explains why). Its own copies of the two files it

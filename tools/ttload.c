@@ -16,6 +16,7 @@
 #include <hash.h>
 #include <ttrace_decode.h>
 
+#include "ttcrc32.h"
 #include "ttload.h"
 
 #define HUGE_PAGE	(2ULL << 20)
@@ -579,6 +580,7 @@ int ttload_buffer(struct ttload *t, const void *data, uint64_t size,
 		  struct ttrace_file_error *err)
 {
 	memset(t, 0, sizeof(*t));
+	ttcrc32_install();
 	t->buf = file_buffer(size);
 	if (!t->buf)
 		return fail(err, TTLOAD_NO_OFFSET, "out of memory");
@@ -596,6 +598,7 @@ int ttload_file(struct ttload *t, const char *path,
 	struct stat st;
 
 	memset(t, 0, sizeof(*t));
+	ttcrc32_install();
 	if (!f || fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
 		ttrace_file_set_error(err, TTLOAD_NO_OFFSET, "%s",
 				      f ? "not a regular file" : strerror(errno));

@@ -30,36 +30,37 @@ static bool has_item(const struct ttmerge *m, uint32_t c)
 	return m->s[c].have || m->s[c].nextloss < m->t->cpus[c].nlosses;
 }
 
-/* The timestamp of stream c's next item. Precondition: has_item(). */
-static uint64_t key_of(const struct ttmerge *m, uint32_t c)
+/* Stream c in a heap slot, keyed by the timestamp of its next item (it
+ * must have one), so that the heap's comparisons read only the heap. */
+static struct ttmerge_slot slot_of(const struct ttmerge *m, uint32_t c)
 {
 	if (next_is_loss(m, c))
-		return m->t->cpus[c].losses[m->s[c].nextloss].ts;
-	return m->s[c].ev.timestamp;
+		return (struct ttmerge_slot){
+			m->t->cpus[c].losses[m->s[c].nextloss].ts, c };
+	return (struct ttmerge_slot){ m->s[c].ev.timestamp, c };
 }
 
-static bool before(const struct ttmerge *m, uint32_t a, uint32_t b)
+static bool before(const struct ttmerge_slot *a, const struct ttmerge_slot *b)
 {
-	uint64_t ka = key_of(m, a), kb = key_of(m, b);
-
-	return ka < kb || (ka == kb && a < b);
+	return a->key < b->key || (a->key == b->key && a->cpu < b->cpu);
 }
 
 /* Restores the heap order below position i. */
 static void sift_down(struct ttmerge *m, uint32_t i)
 {
-	uint32_t *h = m->heap, n = m->nheap;
+	struct ttmerge_slot *h = m->heap;
+	uint32_t n = m->nheap;
 
 	for (;;) {
 		uint32_t l = 2 * i + 1, r = l + 1, best = i;
 
-		if (l < n && before(m, h[l], h[best]))
+		if (l < n && before(&h[l], &h[best]))
 			best = l;
-		if (r < n && before(m, h[r], h[best]))
+		if (r < n && before(&h[r], &h[best]))
 			best = r;
 		if (best == i)
 			return;
-		uint32_t tmp = h[i];
+		struct ttmerge_slot tmp = h[i];
 
 		h[i] = h[best];
 		h[best] = tmp;
@@ -92,7 +93,7 @@ int ttmerge_init(struct ttmerge *m, const struct ttload *t)
 				 t->cpus[c].nsorted);
 		m->s[c].have = ttrace_pair_next(&m->s[c].it, &m->s[c].ev);
 		if (has_item(m, c))
-			m->heap[m->nheap++] = c;
+			m->heap[m->nheap++] = slot_of(m, c);
 	}
 	for (uint32_t i = m->nheap / 2; i-- > 0;)
 		sift_down(m, i);
@@ -102,7 +103,7 @@ int ttmerge_init(struct ttmerge *m, const struct ttload *t)
 /* Moves the top stream past the item returned last, re-placing it. */
 static void advance_top(struct ttmerge *m)
 {
-	uint32_t c = m->heap[0];
+	uint32_t c = m->heap[0].cpu;
 	struct ttmerge_stream *s = &m->s[c];
 
 	if (m->top_pending == PENDING_LOSS)
@@ -110,7 +111,9 @@ static void advance_top(struct ttmerge *m)
 	else
 		s->have = ttrace_pair_next(&s->it, &s->ev);
 	m->top_pending = PENDING_NONE;
-	if (!has_item(m, c))
+	if (has_item(m, c))
+		m->heap[0] = slot_of(m, c);
+	else
 		m->heap[0] = m->heap[--m->nheap];
 	sift_down(m, 0);
 }
@@ -148,7 +151,7 @@ bool ttmerge_next(struct ttmerge *m, struct ttmerge_item *item)
 		m->percent = -1;
 		return false;
 	}
-	c = m->heap[0];
+	c = m->heap[0].cpu;
 	item->cpu = c;
 	if (next_is_loss(m, c)) {
 		item->loss = &m->t->cpus[c].losses[m->s[c].nextloss];

@@ -48,10 +48,16 @@ struct ttmerge_stream {
 	uint64_t nextloss;		/* index into the cpu's losses */
 };
 
+/* A cpu in the heap, with the timestamp of its next item. */
+struct ttmerge_slot {
+	uint64_t key;
+	uint32_t cpu;
+};
+
 struct ttmerge {
 	const struct ttload *t;
 	struct ttmerge_stream *s;	/* one per cpu */
-	uint32_t *heap;			/* cpus with items left, by key */
+	struct ttmerge_slot *heap;	/* cpus with items left, by key */
 	uint32_t nheap;
 	uint32_t top_pending;		/* the top's item was returned: advance
 					   it before the next one (enum in

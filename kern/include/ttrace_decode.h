@@ -103,6 +103,8 @@ enum ttrace_plan_mode {
 struct ttrace_fmt_plan {
 	uint8_t mode;		/* enum ttrace_plan_mode */
 	uint8_t nsteps;
+	uint8_t depth_arg;	/* the argument named "depth" (indents the
+				   text), or the event's nargs if none */
 	struct ttrace_fmt_step steps[TTRACE_PLAN_MAX];
 };
 

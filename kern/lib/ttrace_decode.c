@@ -8,6 +8,8 @@
 #include <printfmt.h>
 #include <string.h>
 
+#include <compiler.h>
+
 #include <ttrace_decode.h>
 
 /* ---- version header ------------------------------------------------------ */
@@ -152,7 +154,8 @@ bool ttrace_pair_next(struct ttrace_pair_iter *it, struct ttrace_event_view *ev)
 		ev->ncont = TTRACE_TYPE_NCONT(e->type);
 		memcpy(ev->args, e->data, sizeof(e->data));
 		ev->nwords = TTRACE_ENTRY_ARGS;
-		pair_conts(it, ev);
+		if (ev->ncont)
+			pair_conts(it, ev);
 		return true;
 	}
 	return false;
@@ -187,7 +190,7 @@ static char *sb_dst(struct sbuf *sb, size_t *room, char *scratch)
 	return scratch;
 }
 
-static void sb_done(struct sbuf *sb, int n)
+static __always_inline void sb_done(struct sbuf *sb, int n)
 {
 	if (n > 0)
 		sb->len += (size_t)n;
@@ -195,18 +198,45 @@ static void sb_done(struct sbuf *sb, int n)
 		sb->buf[MIN(sb->len, sb->size - 1)] = 0;
 }
 
-static void sb_putc(struct sbuf *sb, char c)
+static __always_inline void sb_putc(struct sbuf *sb, char c)
 {
 	if (sb->len + 1 < sb->size)
 		sb->buf[sb->len] = c;
 	sb_done(sb, 1);
 }
 
+/* Copies n bytes, n <= 16, with two overlapping moves (or byte by byte
+ * below four): the pieces of a line are short, and a call of memcpy for
+ * each cost more than the copy. */
+static __always_inline void copy_short(char *d, const char *s, size_t n)
+{
+	uint64_t a, b;
+	uint32_t x, y;
+
+	if (n >= 8) {
+		memcpy(&a, s, 8);
+		memcpy(&b, s + n - 8, 8);
+		memcpy(d, &a, 8);
+		memcpy(d + n - 8, &b, 8);
+	} else if (n >= 4) {
+		memcpy(&x, s, 4);
+		memcpy(&y, s + n - 4, 4);
+		memcpy(d, &x, 4);
+		memcpy(d + n - 4, &y, 4);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			d[i] = s[i];
+	}
+}
+
 /* Appends the n bytes at s (what fits of them). */
-static void sb_write(struct sbuf *sb, const char *s, size_t n)
+static __always_inline void sb_write(struct sbuf *sb, const char *s, size_t n)
 {
 	if (sb->len + n < sb->size) {	/* the usual case: all of it fits */
-		memcpy(sb->buf + sb->len, s, n);
+		if (n <= 16)
+			copy_short(sb->buf + sb->len, s, n);
+		else
+			memcpy(sb->buf + sb->len, s, n);
 		sb->len += n;
 		sb->buf[sb->len] = 0;
 		return;
@@ -216,7 +246,7 @@ static void sb_write(struct sbuf *sb, const char *s, size_t n)
 	sb_done(sb, (int)MIN(n, (size_t)INT32_MAX));
 }
 
-static void sb_puts(struct sbuf *sb, const char *s)
+static __always_inline void sb_puts(struct sbuf *sb, const char *s)
 {
 	sb_write(sb, s, strlen(s));
 }
@@ -309,6 +339,18 @@ static bool format_ok(const struct ttrace_event_meta *e)
 	       !ttrace_meta_check_format(e->format, e->args, e->nargs, &why);
 }
 
+/* The index of e's first argument named "depth" (the function-graph
+ * events'), or e->nargs if none. */
+static uint8_t depth_arg(const struct ttrace_event_meta *e)
+{
+	uint8_t i;
+
+	for (i = 0; e->args && i < e->nargs; i++)
+		if (e->args[i].name && !strcmp(e->args[i].name, "depth"))
+			return i;
+	return e->nargs;
+}
+
 /*
  * Compiles e's format (e may be NULL) into *plan once, so that formatting
  * an event of e skips checking and parsing it: raw words if it does not
@@ -322,6 +364,7 @@ void ttrace_fmt_plan_init(struct ttrace_fmt_plan *plan,
 
 	plan->nsteps = 0;
 	plan->mode = TTRACE_PLAN_RAW;
+	plan->depth_arg = e ? depth_arg(e) : 0;
 	if (!format_ok(e))
 		return;
 	plan->mode = TTRACE_PLAN_PARSE;
@@ -338,8 +381,38 @@ void ttrace_fmt_plan_init(struct ttrace_fmt_plan *plan,
 
 /* ---- conversions --------------------------------------------------------- */
 
+/* "00" "01" ... "99": decimal digits two at a time. */
+static const char digit_pairs[201] =
+	"0001020304050607080910111213141516171819"
+	"2021222324252627282930313233343536373839"
+	"4041424344454647484950515253545556575859"
+	"6061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* Writes v's decimal digits backwards ending at end (at most 20 of them);
+ * returns where they start. */
+static char *dec_digits(char *end, uint64_t v)
+{
+	char *q = end;
+
+	while (v >= 100) {
+		uint64_t r = v % 100;
+
+		v /= 100;
+		q -= 2;
+		memcpy(q, &digit_pairs[2 * r], 2);
+	}
+	if (v >= 10) {
+		q -= 2;
+		memcpy(q, &digit_pairs[2 * v], 2);
+	} else {
+		*--q = (char)('0' + v);
+	}
+	return q;
+}
+
 /* Appends v as an FMT_INT step with flags prints it. */
-static void sb_int(struct sbuf *sb, uint64_t v, uint8_t flags)
+static __always_inline void sb_int(struct sbuf *sb, uint64_t v, uint8_t flags)
 {
 	char tmp[24], *q = tmp + sizeof(tmp);
 	bool neg = false;
@@ -363,10 +436,7 @@ static void sb_int(struct sbuf *sb, uint64_t v, uint8_t flags)
 			*--q = '0';
 		}
 	} else {
-		do {
-			*--q = (char)('0' + v % 10);
-			v /= 10;
-		} while (v);
+		q = dec_digits(q, v);
 	}
 	if (neg)
 		*--q = '-';
@@ -418,12 +488,12 @@ static void sb_conv(struct sbuf *sb, const struct ttrace_conv *cv, uint64_t v,
 	sb_done(sb, conv_print(dst, room, cv, v, s));
 }
 
-static void sb_hex(struct sbuf *sb, uint64_t v)
+static __always_inline void sb_hex(struct sbuf *sb, uint64_t v)
 {
 	sb_int(sb, v, FMT_HEX | FMT_ALT | FMT_WIDE);
 }
 
-static void sb_dec(struct sbuf *sb, uint64_t v)
+static __always_inline void sb_dec(struct sbuf *sb, uint64_t v)
 {
 	sb_int(sb, v, FMT_WIDE);
 }
@@ -433,8 +503,10 @@ static void sb_dec(struct sbuf *sb, uint64_t v)
  * most TTRACE_AUX_MAX_STRLEN of them). Returns false (nothing appended)
  * if there is none.
  */
-static bool sb_name_of(struct sbuf *sb, ttrace_resolve_fn resolve, void *rarg,
-		       unsigned tag, uint64_t ident, uint64_t ts)
+static __always_inline bool sb_name_of(struct sbuf *sb,
+				       ttrace_resolve_fn resolve, void *rarg,
+				       unsigned tag, uint64_t ident,
+				       uint64_t ts)
 {
 	const char *s = NULL;
 	size_t len = resolve ? resolve(rarg, tag, ident, ts, &s) : 0;
@@ -468,10 +540,12 @@ static void sb_name(struct sbuf *sb, ttrace_resolve_fn resolve, void *rarg,
 
 /* Appends step s of e's format; *argi is the next argument word's index
  * (advanced past the one s uses). */
-static void sb_step(struct sbuf *sb, const struct ttrace_event_meta *e,
-		    const struct ttrace_fmt_step *s,
-		    const struct ttrace_event_view *ev, unsigned *argi,
-		    ttrace_resolve_fn resolve, void *rarg)
+static __always_inline void sb_step(struct sbuf *sb,
+				    const struct ttrace_event_meta *e,
+				    const struct ttrace_fmt_step *s,
+				    const struct ttrace_event_view *ev,
+				    unsigned *argi,
+				    ttrace_resolve_fn resolve, void *rarg)
 {
 	unsigned i = *argi;
 
@@ -559,63 +633,73 @@ static void sb_pidword(struct sbuf *sb, const struct ttrace_event_view *ev,
 }
 
 /*
- * Formats ev's context (see ttrace_format.h) as a short word:
+ * Appends ev's context (see ttrace_format.h) as a short word:
  *	boot  boot:PHASE  kt:NAME  kmsg:NAME  sys:PROC[PID]:SYSCALL
  *	trap:PROC[PID]:VECTOR  irq:VECTOR[/dDEPTH]  idle  ctxK:0xWORD
- * Returns the length it wanted, as ttrace_format_args().
  */
+static __always_inline void sb_ctx(struct sbuf *sb,
+				   const struct ttrace_event_view *ev,
+				   ttrace_resolve_fn resolve, void *rarg)
+{
+	uint64_t c = ev->context, ts = ev->timestamp;
+
+	switch (ev->ctx_kind) {
+	case TTRACE_CTX_BOOT:
+		sb_puts(sb, "boot");
+		if (c) {
+			sb_putc(sb, ':');
+			sb_name(sb, resolve, rarg, TTRACE_AUX_BOOT_PHASE, c,
+				ts);
+		}
+		break;
+	case TTRACE_CTX_KTASK:
+		sb_puts(sb, "kt:");
+		sb_name(sb, resolve, rarg, TTRACE_AUX_KTHREAD_NAME, c, ts);
+		break;
+	case TTRACE_CTX_RKMSG:
+		sb_puts(sb, "kmsg:");
+		sb_name(sb, resolve, rarg, TTRACE_AUX_KMSG_NAME, c, ts);
+		break;
+	case TTRACE_CTX_SYSC:
+		sb_puts(sb, "sys:");
+		sb_pidword(sb, ev, resolve, rarg);
+		sb_name(sb, resolve, rarg, TTRACE_AUX_SYSCALL_NAME,
+			TTRACE_CTX_LOW(c), ts);
+		break;
+	case TTRACE_CTX_TRAP:
+		sb_puts(sb, "trap:");
+		sb_pidword(sb, ev, resolve, rarg);
+		sb_dec(sb, TTRACE_CTX_LOW(c));
+		break;
+	case TTRACE_CTX_IRQ:
+		sb_puts(sb, "irq:");
+		sb_dec(sb, c);
+		if (ev->depth > 1) {
+			sb_puts(sb, "/d");
+			sb_dec(sb, ev->depth);
+		}
+		break;
+	case TTRACE_CTX_IDLE:
+		sb_puts(sb, "idle");
+		break;
+	default:
+		sb_puts(sb, "ctx");
+		sb_dec(sb, ev->ctx_kind);
+		sb_putc(sb, ':');
+		sb_hex(sb, c);
+	}
+}
+
+/* ev's context word (sb_ctx) in buf. Returns the length it wanted, as
+ * ttrace_format_args(). */
 int ttrace_format_ctx(char *buf, size_t size,
 		      const struct ttrace_event_view *ev,
 		      ttrace_resolve_fn resolve, void *rarg)
 {
 	struct sbuf sb;
-	uint64_t c = ev->context, ts = ev->timestamp;
 
 	sb_init(&sb, buf, size);
-	switch (ev->ctx_kind) {
-	case TTRACE_CTX_BOOT:
-		sb_puts(&sb, "boot");
-		if (c) {
-			sb_putc(&sb, ':');
-			sb_name(&sb, resolve, rarg, TTRACE_AUX_BOOT_PHASE, c, ts);
-		}
-		break;
-	case TTRACE_CTX_KTASK:
-		sb_puts(&sb, "kt:");
-		sb_name(&sb, resolve, rarg, TTRACE_AUX_KTHREAD_NAME, c, ts);
-		break;
-	case TTRACE_CTX_RKMSG:
-		sb_puts(&sb, "kmsg:");
-		sb_name(&sb, resolve, rarg, TTRACE_AUX_KMSG_NAME, c, ts);
-		break;
-	case TTRACE_CTX_SYSC:
-		sb_puts(&sb, "sys:");
-		sb_pidword(&sb, ev, resolve, rarg);
-		sb_name(&sb, resolve, rarg, TTRACE_AUX_SYSCALL_NAME,
-			TTRACE_CTX_LOW(c), ts);
-		break;
-	case TTRACE_CTX_TRAP:
-		sb_puts(&sb, "trap:");
-		sb_pidword(&sb, ev, resolve, rarg);
-		sb_dec(&sb, TTRACE_CTX_LOW(c));
-		break;
-	case TTRACE_CTX_IRQ:
-		sb_puts(&sb, "irq:");
-		sb_dec(&sb, c);
-		if (ev->depth > 1) {
-			sb_puts(&sb, "/d");
-			sb_dec(&sb, ev->depth);
-		}
-		break;
-	case TTRACE_CTX_IDLE:
-		sb_puts(&sb, "idle");
-		break;
-	default:
-		sb_puts(&sb, "ctx");
-		sb_dec(&sb, ev->ctx_kind);
-		sb_putc(&sb, ':');
-		sb_hex(&sb, c);
-	}
+	sb_ctx(&sb, ev, resolve, rarg);
 	return (int)MIN(sb.len, (size_t)INT32_MAX);
 }
 
@@ -624,17 +708,18 @@ int ttrace_format_ctx(char *buf, size_t size,
 /* Appends two spaces per level of call depth when e has an argument named
  * "depth" (the function-graph events, func_entry and func_exit), so that
  * text output shows the call graph's nesting; at most INDENT_MAX_LEVELS
- * levels, whatever a corrupt record says. */
+ * levels, whatever a corrupt record says. plan is e's compiled format,
+ * which knows that argument, or NULL (then it is looked up by name). */
 static void sb_indent(struct sbuf *sb, const struct ttrace_event_meta *e,
+		      const struct ttrace_fmt_plan *plan,
 		      const struct ttrace_event_view *ev)
 {
-	for (uint32_t i = 0; e->args && i < e->nargs && i < ev->nwords; i++) {
-		if (!e->args[i].name || strcmp(e->args[i].name, "depth"))
-			continue;
-		for (uint64_t d = 0; d < MIN(ev->args[i], INDENT_MAX_LEVELS); d++)
-			sb_puts(sb, "  ");
+	uint32_t i = plan ? plan->depth_arg : depth_arg(e);
+
+	if (i >= e->nargs || i >= ev->nwords)
 		return;
-	}
+	for (uint64_t d = 0; d < MIN(ev->args[i], INDENT_MAX_LEVELS); d++)
+		sb_write(sb, "  ", 2);
 }
 
 /* Appends " cpuN CONTEXT NAME: ARGS[ (incomplete)]", the line after its
@@ -654,8 +739,7 @@ static void sb_line_rest(struct sbuf *sb, const struct ttrace_meta_table *t,
 	sb_write(sb, " cpu", 4);
 	sb_dec(sb, ev->cpu);
 	sb_putc(sb, ' ');
-	dst = sb_dst(sb, &room, scratch);
-	sb_done(sb, ttrace_format_ctx(dst, room, ev, resolve, rarg));
+	sb_ctx(sb, ev, resolve, rarg);
 	sb_putc(sb, ' ');
 	if (e && e->name) {
 		sb_puts(sb, e->name);
@@ -665,7 +749,7 @@ static void sb_line_rest(struct sbuf *sb, const struct ttrace_meta_table *t,
 	}
 	sb_write(sb, ": ", 2);
 	if (e)
-		sb_indent(sb, e, ev);
+		sb_indent(sb, e, plans ? &plans[ev->id] : NULL, ev);
 	if (e && plans && plans[ev->id].mode != TTRACE_PLAN_RAW) {
 		sb_args(sb, e, &plans[ev->id], ev, resolve, rarg);
 	} else if (e && plans) {
@@ -701,6 +785,10 @@ int ttrace_format_line(char *buf, size_t size,
  * uptime (the kernel's tsc_to_ns() rounds the same way). */
 uint64_t ttrace_ticks_to_ns(uint64_t ticks, uint64_t hz)
 {
+	/* the same floor(ticks * 10^9 / hz) with one division while the
+	 * product fits (seconds of ticks): a text line's costliest step */
+	if (ticks <= UINT64_MAX / 1000000000)
+		return ticks * 1000000000 / hz;
 	return ticks / hz * 1000000000 + ticks % hz * 1000000000 / hz;
 }
 
@@ -725,14 +813,17 @@ int ttrace_format_timed_line_plans(char *buf, size_t size, uint64_t tsc_hz,
 		uint64_t d = ev->timestamp >= tsc_boot ? ev->timestamp - tsc_boot :
 			     tsc_boot - ev->timestamp;
 		uint64_t ns = ttrace_ticks_to_ns(d, tsc_hz);
-		char frac[7] = { '.', (char)('0' + ns / 100 % 10),
-				 (char)('0' + ns / 10 % 10),
-				 (char)('0' + ns % 10), ' ', 'u', 's' };
+		char tmp[32], *q = tmp + sizeof(tmp) - 7;
+		uint64_t r = ns % 1000;
 
+		/* "-US.NNN us", built backwards and appended at once */
+		memcpy(q, ".000 us", 7);
+		q[1] = (char)('0' + r / 100);
+		memcpy(q + 2, &digit_pairs[2 * (r % 100)], 2);
+		q = dec_digits(q, ns / 1000);
 		if (ev->timestamp < tsc_boot)
-			sb_putc(&sb, '-');
-		sb_dec(&sb, ns / 1000);
-		sb_write(&sb, frac, sizeof(frac));
+			*--q = '-';
+		sb_write(&sb, q, (size_t)(tmp + sizeof(tmp) - q));
 	} else {
 		sb_dec(&sb, ev->timestamp);
 		sb_write(&sb, " tsc", 4);

@@ -24,7 +24,10 @@
  * through sixteen 256-entry tables (slicing-by-16, about twenty times
  * faster than a nibble at a time); the tables (16 KiB) are built once, by the
  * first caller that wins the state word, and until they are ready (and on
- * big-endian hosts) every caller uses the 64-byte nibble table.
+ * big-endian hosts) every caller uses the 64-byte nibble table. A host
+ * program may hand in a faster routine for the long middle part of a
+ * buffer (ttrace_crc32_set_fold: tools/ttcrc32.c folds with PCLMUL); this
+ * file stays pure C and the tables stay the fallback.
  */
 #define CRC_POLY	0xedb88320u
 #define CRC_COMBINE_MIN	16384	/* payload bytes worth a combine */
@@ -40,6 +43,7 @@ enum { CRC_TABLES_NONE, CRC_TABLES_BUILDING, CRC_TABLES_READY };
 #define CRC_SLICES	16
 static uint32_t crc_slice[CRC_SLICES][256];
 static int crc_tables_state;
+static ttrace_crc32_fold_fn crc_fold;
 
 static uint32_t crc_nibbles(uint32_t crc, const uint8_t *p, uint64_t len)
 {
@@ -105,10 +109,26 @@ static uint32_t crc_slices(uint32_t crc, const uint8_t *p, uint64_t len)
 uint32_t ttrace_crc32(uint32_t crc, const void *buf, uint64_t len)
 {
 	bool little = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+	ttrace_crc32_fold_fn fold = __atomic_load_n(&crc_fold,
+						    __ATOMIC_RELAXED);
+	const uint8_t *p = buf;
 
+	if (fold && len >= TTRACE_CRC32_FOLD_MIN) {
+		uint64_t n = len & ~(uint64_t)15;
+
+		crc = ~fold(~crc, p, n);
+		p += n;
+		len -= n;
+	}
 	if (little && len >= 64 && crc_tables())
-		return ~crc_slices(~crc, buf, len);
-	return ~crc_nibbles(~crc, buf, len);
+		return ~crc_slices(~crc, p, len);
+	return ~crc_nibbles(~crc, p, len);
+}
+
+/* See ttrace_file.h: fold (NULL: none) takes over long buffers. */
+void ttrace_crc32_set_fold(ttrace_crc32_fold_fn fold)
+{
+	__atomic_store_n(&crc_fold, fold, __ATOMIC_RELAXED);
 }
 
 /* a * b modulo the CRC polynomial (reflected bit order). */

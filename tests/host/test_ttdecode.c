@@ -815,9 +815,75 @@ static int test_plans(void)
 	return 0;
 }
 
+/* The time stamp of a text line: microseconds since tsc_boot with three
+ * decimals (zero padded), '-' before boot, raw TSC without a clock rate. */
+static int test_timestamps(void)
+{
+	static const struct {
+		uint64_t hz, boot, ts;
+		const char *want;
+	} cases[] = {
+		{ 3, 10, 10, "0.000 us cpu0 boot e: " },
+		{ 3, 10, 11, "333333.333 us cpu0 boot e: " },
+		{ 3, 10, 9, "-333333.333 us cpu0 boot e: " },
+		{ 3, 0, 3000000000ULL,
+		  "1000000000000000.000 us cpu0 boot e: " },
+		{ 1000000000, 0, 1234567, "1234.567 us cpu0 boot e: " },
+		{ 1000000000, 0, 20000123456ULL,	/* past 2^64 / 10^9 */
+		  "20000123.456 us cpu0 boot e: " },
+		{ 1000000000, 0, 1005, "1.005 us cpu0 boot e: " },
+		{ 1000000000, 100, 60, "-0.040 us cpu0 boot e: " },
+		{ 0, 5, 77, "77 tsc cpu0 boot e: " },
+	};
+	struct ttrace_event_meta m = { "e", "", NULL, 0, 0, 1, 0 };
+	struct ttrace_meta_table t = { &m, NULL, 1, 0 };
+	struct ttrace_fmt_plan plan;
+	char line[128];
+
+	ttrace_fmt_plan_init(&plan, &m);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ttrace_event_view ev = { .timestamp = cases[i].ts };
+
+		ttrace_format_timed_line_plans(line, sizeof(line), cases[i].hz,
+					       cases[i].boot, &t, &plan, &ev,
+					       NULL, NULL);
+		if (strcmp(line, cases[i].want))
+			HT_FAIL("ts %llu at %llu Hz: '%s', want '%s'",
+				(unsigned long long)cases[i].ts,
+				(unsigned long long)cases[i].hz, line,
+				cases[i].want);
+	}
+	return 0;
+}
+
+/* A compiled format indents by the argument named "depth" as the parsed
+ * one does: each depth, a clamped one, and one whose word is lost. */
+static int test_plans_depth(void)
+{
+	struct ttrace_arg_meta args[2] = {
+		{ "addr", TTRACE_ARG_U64, 0 }, { "depth", TTRACE_ARG_U64, 0 },
+	};
+	struct ttrace_event_meta m = { "func_entry", "%#llx depth=%llu", args,
+				       0, 0, 1, 2 };
+	struct ttrace_meta_table t = { &m, NULL, 1, 0 };
+	static const uint64_t depths[] = { 0, 1, 2, 31, 32, 40, (uint64_t)-1 };
+	struct ttrace_event_view ev = { .timestamp = 5, .nwords = 5 };
+
+	for (size_t i = 0; i < sizeof(depths) / sizeof(depths[0]); i++) {
+		ev.args[0] = 0x1234;
+		ev.args[1] = depths[i];
+		ev.nwords = i == 3 ? 1 : 5;
+		if (plans_agree(&t, &ev))
+			return -1;
+	}
+	return 0;
+}
+
 static const struct ht_test tests[] = {
 	{ test_conversions, "ttdecode_conversions_match_printf" },
 	{ test_plans, "ttdecode_compiled_formats_match_parsed" },
+	{ test_plans_depth, "ttdecode_compiled_formats_indent" },
+	{ test_timestamps, "ttdecode_timestamps" },
 	{ test_text, "ttdecode_text" },
 	{ test_text_filters, "ttdecode_text_filters" },
 	{ test_many_cpus, "ttdecode_many_cpus" },

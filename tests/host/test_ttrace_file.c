@@ -38,6 +38,7 @@
 #include <ttrace_image.h>
 #include <tsc_sync.h>
 
+#include "ttcrc32.h"
 #include "ttload.h"
 
 #define NCPU		3		/* cpu2 writes nothing */
@@ -761,6 +762,35 @@ static int test_crc32(void)
 	}
 	HT_CHECK(ttrace_file_pad(48) == 0 && ttrace_file_pad(52) == 60);
 	HT_CHECK(ttrace_file_pad(112) == 0 && ttrace_file_pad(113) == 63);
+	return 0;
+}
+
+/* The PCLMUL folding (tools/ttcrc32.c) gives the tables' CRC for every
+ * length and alignment, chained or not; without PCLMUL it is the tables. */
+static int test_crc32_fold(void)
+{
+	static uint8_t buf[20000];
+	static uint32_t want[64][4];
+	uint32_t seed = 1;
+
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		seed = seed * 1103515245 + 12345;
+		buf[i] = (uint8_t)(seed >> 16);
+	}
+	ttrace_crc32_set_fold(NULL);
+	for (uint32_t l = 0; l < 64; l++)
+		for (uint32_t o = 0; o < 4; o++)
+			want[l][o] = ttrace_crc32(l * 0x9e3779b9u, buf + o * 5,
+						  l * l * 4 + l);
+	if (!ttcrc32_install())
+		return 0;
+	HT_CHECK(ttrace_crc32(0, "123456789", 9) == 0xcbf43926);
+	for (uint32_t l = 0; l < 64; l++)
+		for (uint32_t o = 0; o < 4; o++)
+			HT_CHECK(ttrace_crc32(l * 0x9e3779b9u, buf + o * 5,
+					      l * l * 4 + l) == want[l][o]);
+	HT_CHECK(ttrace_crc32(ttrace_crc32(0, buf, 1000), buf + 1000, 3000) ==
+		 ttrace_crc32(0, buf, 4000));
 	return 0;
 }
 
@@ -2448,6 +2478,7 @@ static int test_resolve_memo(void)
 
 static const struct ht_test tests[] = {
 	{ test_crc32, "ttrace_file_crc32" },
+	{ test_crc32_fold, "ttrace_file_crc32_fold" },
 	{ test_writer_misuse, "ttrace_file_writer_misuse" },
 	{ test_streaming, "ttrace_file_streaming" },
 	{ test_layout, "ttrace_file_layout" },
