@@ -127,12 +127,13 @@ static int procgen(struct chan *c, const char *name, uint64_t i,
 		return i == 0 ? proc_entry(e, Qstatus, pid) : 0;
 	if (q != Qroot)
 		return 0;
-	if (name)
-		pid = i == 0 && (pid = parse_pid(name)) > 0 && pid_exists(pid) ?
-		      pid : 0;
-	else
-		pid = nth_pid(c, i);
-	return pid > 0 ? proc_entry(e, Qpid, pid) : 0;
+	if (!name)
+		return (pid = nth_pid(c, i)) > 0 ? proc_entry(e, Qpid, pid) : 0;
+	if (i > 0 || (pid = parse_pid(name)) <= 0 || !pid_exists(pid))
+		return 0;
+	proc_entry(e, Qpid, pid);
+	strlcpy(e->name, name, sizeof(e->name));	/* "007" walks to 7 */
+	return 1;
 }
 
 static long procfs_read(struct chan *c, void *buf, size_t n, uint64_t off)
