@@ -1173,6 +1173,16 @@ static void test_proc(void)
 	if (strstr(names, want) == NULL)
 		fail("/proc does not list %d", me);
 	EXPECT_ERR(open("/proc/999999/status", O_RDONLY), ENOENT);
+	/* the generator's walk: a pid by any spelling, nothing else; its
+	 * permission bits decide an open */
+	snprintf(path, sizeof(path), "/proc/00%d/status", me);
+	fd = open(path, O_RDONLY);
+	CHECK(fd >= 0 && close(fd) == 0);
+	snprintf(path, sizeof(path), "/proc/%d/stat", me);
+	EXPECT_ERR(open(path, O_RDONLY), ENOENT);
+	EXPECT_ERR(open("/proc/x1", O_RDONLY), ENOENT);
+	snprintf(path, sizeof(path), "/proc/%d/status", me);
+	EXPECT_ERR(open(path, O_WRONLY), EACCES);
 	if (free_pages() <= 0)
 		fail("/dev/memstat: no free_pages count");
 }

@@ -32,27 +32,30 @@
  * ns_unmount takes one down. The
  * details, and every device's files, are in docs/namespace.md.
  *
- * A static device describes its files with a struct dirtab array, entry 0
- * being the directory itself ("."), and uses the devgen_* helpers:
+ * A device whose files are known (Plan 9's Dirtab and devgen) describes
+ * them with a struct dirtab array, entry 0 being the directory itself
+ * ("."), and leaves attach, walk, stat and readdir to the channel layer,
+ * which makes them from the table (and checks open against its
+ * permission bits):
  *
  *	enum { Qdir, Qhello };
  *	static const struct dirtab hello_tab[] = {
  *		{ ".", { Qdir, 0, QTDIR }, 0, S_IFDIR | 0555 },
  *		{ "hello", { Qhello, 0, QTFILE }, 0, S_IFREG | 0444 },
  *	};
- *	static int hello_attach(struct chan *c)
- *	{ return devgen_attach(c, hello_tab); }
- *	static int hello_walk(struct chan *c, const char *name)
- *	{ return devgen_walk(c, name, hello_tab, ARRAY_SIZE(hello_tab)); }
- *	...
  *	static long hello_read(struct chan *c, void *buf, size_t n,
  *			       uint64_t off)
  *	{ return devgen_readstr(off, buf, n, "hello, world\n"); }
  *	static const struct dev hello_dev = {
- *		.dc = 'h', .name = "hello", .attach = hello_attach,
- *		.walk = hello_walk, ..., .read = hello_read,
+ *		.dc = 'h', .name = "hello", DEV_TAB(hello_tab),
+ *		.read = hello_read,
  *	};
  *	DEV_REGISTER(hello_dev);
+ *
+ * A device whose files change (one per CPU, one per process) adds a
+ * generator, .gen, that makes entry i of a directory on demand
+ * (devttrace.c, devproc.c); a device with a tree of its own (devroot.c,
+ * devtmp.c) fills in walk, stat and readdir itself.
  *
  * Errors are -errno (abi/errno.h) throughout.
  */
@@ -95,18 +98,32 @@ enum create_kind {
 	CREATE_DIR,
 };
 
+struct devdir;
+
 /*
- * A device. Every hook but attach and walk may be NULL (those two as well
- * in a device that is never attached, like the pipe's): stat then reports
- * only what the qid says, open and close do nothing, read fails with
- * -EBADF, write, create and remove with -EROFS, and truncate with -EINVAL
- * (O_TRUNC is then ignored). ns.c calls the
- * hooks with no lock held; each device does its own locking. Hooks that
- * take a directory are only called with one.
+ * A device. Every hook may be NULL: attach, walk, stat and readdir are
+ * then made from the device's files (tab, or gen: see devgen()), or, for
+ * a device with neither (the pipe's, never attached), stat reports only
+ * what the qid says and a directory is empty; open then only checks the
+ * file's permission bits, close does nothing, read fails with -EBADF,
+ * write, create and remove with -EROFS, and truncate with -EINVAL (O_TRUNC
+ * is then ignored). The channel layer (chan.c) calls the hooks with no
+ * lock held; each device does its own locking. Hooks that take a
+ * directory are only called with one.
  */
 struct dev {
 	int dc;				/* letter: '#c' is the console */
 	const char *name;		/* '#name' works as well */
+	/* The device's fixed files, entry 0 the directory itself (or NULL). */
+	const struct dirtab *tab;
+	size_t ntab;
+	/* Fills *e with entry i of directory c, or with c's own entry when i
+	 * is DEVGEN_SELF. name, when not NULL, is the name a walk looks for:
+	 * a generator may return that entry (at any i) instead of the i-th,
+	 * as long as the walk still ends. Returns 1, or 0 past the last entry
+	 * (or no such entry). NULL: devgen(), tab's entries. */
+	int (*gen)(struct chan *c, const char *name, uint64_t i,
+		   struct devdir *e);
 	/* Called once by ns_init(), before any attach. */
 	void (*init)(void);
 	/* Makes fresh chan c refer to the device's root. */
@@ -114,9 +131,10 @@ struct dev {
 	/* Moves directory chan c to its child name; on failure (-ENOENT)
 	 * leaves c as it was. */
 	int (*walk)(struct chan *c, const char *name);
-	/* Fills in *st; ns.c first sets ino, dev and a mode from the qid. */
+	/* Fills in *st; chan.c first sets ino, dev and a mode from the qid. */
 	int (*stat)(struct chan *c, struct stat *st);
-	/* Checks and prepares an open with omode (O_ flags). */
+	/* Checks and prepares an open with omode (O_ flags), after the
+	 * permission check of a device with files (tab or gen). */
 	int (*open)(struct chan *c, int omode);
 	/* Releases c's aux; called for every chan freed, open or not. */
 	void (*close)(struct chan *c);
@@ -135,19 +153,33 @@ struct dev {
 	int (*readdir)(struct chan *c, uint64_t index, struct dirent *de);
 };
 
+/* .tab and .ntab of a struct dev from a dirtab array. */
+#define DEV_TAB(t)	.tab = (t), .ntab = ARRAY_SIZE(t)
+
 /* The section holds pointers, not the structs: the compiler may pad
  * structs to a larger alignment than the array walk would expect. */
 #define DEV_REGISTER(d)                                                    \
 	static const struct dev *const __devtab_ptr_##d                    \
 		__section(".devtab") __attribute__((used)) = &(d)
 
-/* One file of a static device; entry 0 of a table is the directory. */
+/* One file of a device's table; entry 0 of a table is the directory. */
 struct dirtab {
 	const char *name;
 	struct qid qid;
 	uint64_t length;	/* stat's size */
 	uint32_t perm;		/* S_IF* type and permission bits */
 };
+
+/* One directory entry as a generator makes it (Plan 9's Dir): a dirtab
+ * entry with room for a name made on the spot ("cpu3", "42"). */
+struct devdir {
+	char name[NAME_MAX + 1];
+	struct qid qid;
+	uint64_t length;
+	uint32_t perm;
+};
+
+#define DEVGEN_SELF	UINT64_MAX	/* gen's index for c's own entry */
 
 /* ---- devices and channels (chan.c) ---- */
 
@@ -173,17 +205,22 @@ int chan_stat(struct chan *c, struct stat *st);
  * this device) or the device's error. */
 int chan_truncate(struct chan *c, uint64_t len);
 
-/* The devgen helpers for a device described by a dirtab (n entries). */
-int devgen_attach(struct chan *c, const struct dirtab *tab);
-int devgen_walk(struct chan *c, const char *name, const struct dirtab *tab,
-		size_t n);
-int devgen_stat(struct chan *c, struct stat *st, const struct dirtab *tab,
-		size_t n);
-/* Refuses (-EACCES) an open the entry's owner permission bits forbid. */
-int devgen_open(struct chan *c, int omode, const struct dirtab *tab,
-		size_t n);
-int devgen_readdir(struct chan *c, uint64_t index, struct dirent *de,
-		   const struct dirtab *tab, size_t n);
+/* The operations a device may leave to its files (tab or gen), for ns.c:
+ * each calls the device's hook if it has one. Return 0 or -errno;
+ * chan_readdir returns 1, or 0 past the last entry. */
+int chan_attach(struct chan *c);
+int chan_walk(struct chan *c, const char *name);
+/* Refuses (-EACCES) an open the file's owner permission bits forbid,
+ * then calls the device's open. */
+int chan_open(struct chan *c, int omode);
+int chan_readdir(struct chan *c, uint64_t index, struct dirent *de);
+
+/* The generator of a device with a table (Plan 9's devgen): entry i of
+ * the directory is tab[i + 1]; DEVGEN_SELF finds c's entry by qid.path.
+ * A device's own gen calls it for its fixed files. */
+int devgen(struct chan *c, const char *name, uint64_t i, struct devdir *e);
+/* Fills *e from table entry t. */
+void devdir_of(struct devdir *e, const struct dirtab *t);
 /* Copies the part of string s at off into buf (n bytes); returns the
  * count, 0 past its end. */
 long devgen_readstr(uint64_t off, void *buf, size_t n, const char *s);

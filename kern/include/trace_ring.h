@@ -52,6 +52,13 @@
  *	while (trace_ring_read(&r, &cur, UINT64_MAX, out, max, &run) !=
  *	       TRACE_RUN_NONE)
  *		use(&run, out);		// records, a loss, or busy: wait
+ *
+ * A reader that may wait for a slot in flight, but not for ever, passes
+ * each read through trace_ring_wait() with its clock:
+ *	struct trace_ring_patience p = { .limit = 20 * ms };
+ *	k = trace_ring_wait(&p, &cur, &run,
+ *			    trace_ring_read(&r, &cur, end, out, max, &run),
+ *			    rdtsc());	// BUSY: read again; then LOST
  */
 #ifndef TRACE_RING_H
 #define TRACE_RING_H
@@ -112,6 +119,13 @@ struct trace_ring_run {
 	uint32_t reason;	/* TRACE_RUN_LOST: enum ttrace_loss_reason */
 	uint64_t first;		/* logical index of the run's first slot */
 	uint64_t count;		/* slots in the run */
+};
+
+/* A reader's patience with a slot in flight (trace_ring_wait()). */
+struct trace_ring_patience {
+	uint64_t limit;		/* clock units a slot may stay in flight */
+	uint64_t since;		/* clock when the slot waited for was found */
+	uint32_t waiting;	/* a slot is being waited for */
 };
 
 /* Loss counters summed over reads (trace_ring_collect()). */
@@ -277,6 +291,9 @@ void trace_ring_cursor_oldest(const struct trace_ring *r,
 			      struct trace_ring_cursor *cur);
 void trace_ring_give_up(struct trace_ring_cursor *cur,
 			struct trace_ring_run *run);
+uint32_t trace_ring_wait(struct trace_ring_patience *p,
+			 struct trace_ring_cursor *cur,
+			 struct trace_ring_run *run, uint32_t kind, uint64_t now);
 size_t trace_ring_collect(const struct trace_ring *r, uint64_t from,
 			  struct ttrace_entry *out, size_t max,
 			  struct trace_ring_tally *tally);

@@ -11,7 +11,13 @@
  * (kern/lib/ttrace_aux.c) under an rwlock. Every record carries the context
  * it was made in (ttrace_format.h): the per-CPU type base and context word
  * below are set when the context changes, so the fast path only copies
- * them. This file is the kernel side; the device that exposes the trace is
+ * them.
+ *
+ * This is the tracer's public face: what a kernel file that records
+ * events, names things or drives the boot includes. The device and
+ * control side (ctl, the files' texts and readers) is private to the
+ * tracer, in kern/src/ttrace_dev.h; the tracer object in
+ * kern/src/ttrace_internal.h. The device that exposes the trace is
  * kern/drivers/dev/devttrace.c.
  */
 #ifndef TTRACE_H
@@ -54,34 +60,19 @@ enum boot_phase {
 };
 
 struct kthread;
-struct ttrace_version;
-struct ttrace_ctl_state;
 
 #ifdef CONFIG_TTRACE
 
+/* The boot hooks: kmain's first lines, after the page allocator, as each
+ * CPU comes up; the panic path; the boot profile and the benchmark. */
 void ttrace_early_init(void);
 void ttrace_init(void);
 void ttrace_cpu_up(uint32_t cpu);
-void ttrace_aux_string(unsigned tag, uint64_t ident, const char *str);
-void ttrace_aux_blob(unsigned tag, uint64_t ident, const void *p, size_t n);
-void ttrace_fill_version(struct ttrace_version *v);
-void ttrace_fill_version_bounds(struct ttrace_version *v, uint64_t aux_first,
-				uint64_t aux_last);
-struct ttrace_aux;
-const struct ttrace_aux *ttrace_aux_unlocked(void);
 void ttrace_panic_dump(void);
-struct trace_ring *ttrace_ring_of(uint32_t core);
-struct ttrace_aux_view;
-int ttrace_aux_read(void *out, size_t size, struct ttrace_aux_view *view);
 void ttrace_print_boot_profile(void);
-void ttrace_aux_usage(uint64_t *bytes, uint64_t *size, uint64_t *dropped);
-uint64_t ttrace_set_mask(uint64_t value, uint64_t bits);
-int ttrace_control(const char *text, size_t len, const char **why);
-size_t ttrace_state_text(char *buf, size_t size);
-size_t ttrace_stats_text(char *buf, size_t size);
-void ttrace_mark(const char *text, size_t len);
 void ttrace_bench(void);
-extern const char *const ttrace_boot_phase_names[BOOT_PHASE_COUNT];
+/* Names a thing in aux (tag, ident): what records refer to by number. */
+void ttrace_aux_string(unsigned tag, uint64_t ident, const char *str);
 
 /* Sets the context stamped on this CPU's records. Interrupts off or the
  * caller otherwise pinned to pcpui's CPU. */

@@ -40,6 +40,10 @@
  *	counters MS [all]	sample the counters every MS ms (0: stop),
  *				MS <= 60000; recording those that changed,
  *				or with "all" every one of them
+ * (probe and unprobe are named in the usage but parsed by
+ * ttrace_probe_spec.h, to which the kernel hands them first.) The commands
+ * are one table in ttrace_ctl.c, {name, op, words, parse, apply, usage},
+ * which also builds the usage text.
  * Numbers are decimal or 0x hex. ttrace_ctl_parse() parses the whole
  * command before anything changes; on error it returns a message (with the
  * usage) and nothing changes. ttrace_ctl_apply() then does the mask and

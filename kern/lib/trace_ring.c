@@ -393,6 +393,34 @@ void trace_ring_give_up(struct trace_ring_cursor *cur,
 }
 
 /*
+ * Settles what a read (trace_ring_read(), or a reader of a copy of a
+ * ring) returned as kind at clock now, for a reader that waits for a slot
+ * in flight, but only up to p->limit clock units: a BUSY slot first seen
+ * now starts the wait; once it has lasted more than the limit, the slot
+ * is given up (trace_ring_give_up()) and TRACE_RUN_LOST returned, run
+ * declaring it. Any other kind ends the wait and is returned as is. The
+ * caller reads again on TRACE_RUN_BUSY (at once, or at its next call).
+ */
+uint32_t trace_ring_wait(struct trace_ring_patience *p,
+			 struct trace_ring_cursor *cur,
+			 struct trace_ring_run *run, uint32_t kind, uint64_t now)
+{
+	if (kind != TRACE_RUN_BUSY) {
+		p->waiting = 0;
+		return kind;
+	}
+	if (!p->waiting) {
+		p->waiting = 1;
+		p->since = now;
+	}
+	if (now - p->since <= p->limit)
+		return TRACE_RUN_BUSY;
+	p->waiting = 0;
+	trace_ring_give_up(cur, run);
+	return TRACE_RUN_LOST;
+}
+
+/*
  * Copies every whole event from logical index from (0: the oldest, any
  * loss before it counted as lost) up to
  * the head as of the call into out[0..max), oldest first, giving up slots

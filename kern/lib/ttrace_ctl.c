@@ -1,19 +1,23 @@
 /*
  * ttrace_ctl.c: the group mask, the per-event armed bytes and the ctl
- * command parser. ttrace_ctl.h gives the rules; the parser's one promise is
+ * commands. ttrace_ctl.h gives the rules; the parser's one promise is
  * that it reads the whole command, resolving every name, before it reports
  * success, so a bad command changes nothing.
+ *
+ * The commands are one table (Plan 9's Cmdtab, with each command's parser
+ * and state change beside its name): how many words follow the name, the
+ * parser that fills a struct ttrace_ctl_cmd from them, the change it makes
+ * to the ctl state, and its arguments for the usage text, which is built
+ * from the table. A command whose apply is NULL is the kernel's to carry
+ * out (ttrace_control.c: clear, mode, bufsize, hang, counters); one whose
+ * parse is NULL is only named in the usage: the kernel hands it to another
+ * parser first (probe, unprobe: ttrace_probe_spec.h).
  */
 #include <parse_num.h>
 #include <printfmt.h>
 #include <string.h>
 
 #include <ttrace_ctl.h>
-
-static const char ctl_usage[] =
-	"usage: enable NAME... | disable NAME... | setmask VALUE MASK | "
-	"setbits BITS | clrbits BITS | clear | mode overwrite|saturate | "
-	"bufsize KB | hang | counters MS [all] | probe ... | unprobe NAME";
 
 /* ---- mask and armed bytes ------------------------------------------------ */
 
@@ -130,17 +134,49 @@ bool ttrace_glob_match(const char *pat, const char *s)
 	return !*pat;
 }
 
-/* Sets cmd->err to "a b c; usage" and returns it. */
+struct ctl_cmdtab {
+	const char *name;
+	uint32_t op;			/* enum ttrace_ctl_op */
+	uint8_t min_args, max_args;	/* words after the name */
+	/* Fills cmd from tok[0..ntok) (tok[0] the name, the word count
+	 * checked); returns NULL or an error (ctl_err()). */
+	const char *(*parse)(struct ttrace_ctl_cmd *cmd, char **tok,
+			     size_t ntok, const struct ttrace_meta_table *meta);
+	/* Makes the change in st (rearming follows); NULL: the kernel's. */
+	void (*apply)(struct ttrace_ctl_state *st,
+		      const struct ttrace_ctl_cmd *cmd);
+	const char *usage;		/* the arguments, for the usage */
+};
+
+static const struct ctl_cmdtab ctl_cmds[];
+static const size_t ctl_ncmds;
+
+/* Appends s to cmd->err at *n, as much as fits. */
+static void err_add(struct ttrace_ctl_cmd *cmd, size_t *n, const char *s)
+{
+	for (; s && *s && *n + 1 < sizeof(cmd->err); s++)
+		cmd->err[(*n)++] = *s;
+	cmd->err[*n] = 0;
+}
+
+/* Sets cmd->err to "ttrace ctl: a b c; usage: ..." (the usage from the
+ * table) and returns it. */
 static const char *ctl_err(struct ttrace_ctl_cmd *cmd, const char *a,
 			   const char *b, const char *c)
 {
-	const char *parts[] = { "ttrace ctl: ", a, b, c, "; ", ctl_usage };
 	size_t n = 0;
 
-	for (size_t i = 0; i < ARRAY_SIZE(parts); i++)
-		for (const char *p = parts[i]; p && *p && n + 1 < sizeof(cmd->err); p++)
-			cmd->err[n++] = *p;
-	cmd->err[n] = 0;
+	err_add(cmd, &n, "ttrace ctl: ");
+	err_add(cmd, &n, a);
+	err_add(cmd, &n, b);
+	err_add(cmd, &n, c);
+	err_add(cmd, &n, "; usage: ");
+	for (size_t i = 0; i < ctl_ncmds; i++) {
+		err_add(cmd, &n, i ? " | " : "");
+		err_add(cmd, &n, ctl_cmds[i].name);
+		err_add(cmd, &n, ctl_cmds[i].usage[0] ? " " : "");
+		err_add(cmd, &n, ctl_cmds[i].usage);
+	}
 	return cmd->err;
 }
 
@@ -193,12 +229,11 @@ const char *ttrace_ctl_split(const char *text, size_t len, char *line,
 	return NULL;
 }
 
-/* Resolves enable/disable NAMEs into cmd->mask and cmd->events. */
+/* enable/disable NAME...: the groups and events the globs match, into
+ * cmd->mask and cmd->events. */
 static const char *parse_names(struct ttrace_ctl_cmd *cmd, char **tok,
 			       size_t ntok, const struct ttrace_meta_table *meta)
 {
-	if (ntok < 2)
-		return ctl_err(cmd, tok[0], ": needs at least one name", "");
 	if (meta->nevents > TTRACE_META_MAX_EVENTS)
 		return ctl_err(cmd, "too many events", "", "");
 	for (size_t t = 1; t < ntok; t++) {
@@ -222,42 +257,52 @@ static const char *parse_names(struct ttrace_ctl_cmd *cmd, char **tok,
 	return NULL;
 }
 
-/* Parses the numbers of setmask/setbits/clrbits/bufsize. */
-static const char *parse_numbers(struct ttrace_ctl_cmd *cmd, char **tok,
-				 size_t ntok, size_t want)
+/* Parses number word w into *v. */
+static const char *number(struct ttrace_ctl_cmd *cmd, const char *w,
+			  uint64_t *v)
 {
-	uint64_t v[2] = { 0, 0 };
-
-	if (ntok != want + 1)
-		return ctl_err(cmd, tok[0], ": wrong number of arguments", "");
-	for (size_t i = 0; i < want; i++)
-		if (!parse_u64_whole(tok[i + 1], &v[i]))
-			return ctl_err(cmd, "bad number '", tok[i + 1], "'");
-	if (cmd->op == TTRACE_CTL_SETMASK) {
-		cmd->value = v[0];
-		cmd->mask = v[1];
-	} else if (cmd->op == TTRACE_CTL_BUFSIZE) {
-		if (!IS_PWR2(v[0]) || v[0] < TTRACE_CTL_MIN_KB ||
-		    v[0] > TTRACE_CTL_MAX_KB) {
-			char range[48];
-
-			fmt_snprintf(range, sizeof(range), "%u..%u",
-				     TTRACE_CTL_MIN_KB, TTRACE_CTL_MAX_KB);
-			return ctl_err(cmd, "bufsize must be a power of two "
-				       "KB, ", range, "");
-		}
-		cmd->value = v[0];
-	} else {
-		cmd->mask = v[0];
-	}
-	return NULL;
+	return parse_u64_whole(w, v) ? NULL : ctl_err(cmd, "bad number '", w, "'");
 }
 
-static const char *parse_mode(struct ttrace_ctl_cmd *cmd, char **tok,
-			      size_t ntok)
+/* setmask VALUE MASK. */
+static const char *parse_setmask(struct ttrace_ctl_cmd *cmd, char **tok,
+				 size_t ntok, const struct ttrace_meta_table *meta)
 {
-	if (ntok != 2)
-		return ctl_err(cmd, "mode: wrong number of arguments", "", "");
+	const char *err = number(cmd, tok[1], &cmd->value);
+
+	(void)ntok, (void)meta;
+	return err ? err : number(cmd, tok[2], &cmd->mask);
+}
+
+/* setbits BITS, clrbits BITS. */
+static const char *parse_bits(struct ttrace_ctl_cmd *cmd, char **tok,
+			      size_t ntok, const struct ttrace_meta_table *meta)
+{
+	(void)ntok, (void)meta;
+	return number(cmd, tok[1], &cmd->mask);
+}
+
+/* bufsize KB: a power of two in the page allocator's range. */
+static const char *parse_bufsize(struct ttrace_ctl_cmd *cmd, char **tok,
+				 size_t ntok, const struct ttrace_meta_table *meta)
+{
+	const char *err = number(cmd, tok[1], &cmd->value);
+	char range[48];
+
+	(void)ntok, (void)meta;
+	if (err || (IS_PWR2(cmd->value) && cmd->value >= TTRACE_CTL_MIN_KB &&
+		    cmd->value <= TTRACE_CTL_MAX_KB))
+		return err;
+	fmt_snprintf(range, sizeof(range), "%u..%u", TTRACE_CTL_MIN_KB,
+		     TTRACE_CTL_MAX_KB);
+	return ctl_err(cmd, "bufsize must be a power of two KB, ", range, "");
+}
+
+/* mode overwrite|saturate. */
+static const char *parse_mode(struct ttrace_ctl_cmd *cmd, char **tok,
+			      size_t ntok, const struct ttrace_meta_table *meta)
+{
+	(void)ntok, (void)meta;
 	if (!strcmp(tok[1], "overwrite"))
 		cmd->mode = TTRACE_MODE_OVERWRITE;
 	else if (!strcmp(tok[1], "saturate"))
@@ -267,11 +312,12 @@ static const char *parse_mode(struct ttrace_ctl_cmd *cmd, char **tok,
 	return NULL;
 }
 
-/* Parses "counters MS [all]". */
+/* counters MS [all]. */
 static const char *parse_counters(struct ttrace_ctl_cmd *cmd, char **tok,
-				  size_t ntok)
+				  size_t ntok, const struct ttrace_meta_table *meta)
 {
-	if (ntok < 2 || ntok > 3 || (ntok == 3 && strcmp(tok[2], "all")))
+	(void)meta;
+	if (ntok == 3 && strcmp(tok[2], "all"))
 		return ctl_err(cmd, "counters: MS [all]", "", "");
 	if (!parse_u64_whole(tok[1], &cmd->value) ||
 	    cmd->value > TTRACE_CTL_MAX_COUNTER_MS)
@@ -280,6 +326,73 @@ static const char *parse_counters(struct ttrace_ctl_cmd *cmd, char **tok,
 	cmd->mode = ntok == 3;
 	return NULL;
 }
+
+/* clear, hang: nothing to parse but the word count. */
+static const char *parse_none(struct ttrace_ctl_cmd *cmd, char **tok,
+			      size_t ntok, const struct ttrace_meta_table *meta)
+{
+	(void)cmd, (void)tok, (void)ntok, (void)meta;
+	return NULL;
+}
+
+/* enable/disable: the events' enable bytes and the groups' mask bits. */
+static void apply_names(struct ttrace_ctl_state *st,
+			const struct ttrace_ctl_cmd *cmd)
+{
+	bool on = cmd->op == TTRACE_CTL_ENABLE;
+
+	for (uint32_t e = 0; e < st->meta->nevents; e++)
+		if (cmd->events[e / 8] & (1u << (e % 8)))
+			st->enabled[e] = on;
+	if (on)
+		ttrace_mask_setbits(&st->mask, cmd->mask);
+	else
+		ttrace_mask_clrbits(&st->mask, cmd->mask);
+}
+
+static void apply_setmask(struct ttrace_ctl_state *st,
+			  const struct ttrace_ctl_cmd *cmd)
+{
+	ttrace_mask_setmask(&st->mask, cmd->value, cmd->mask);
+}
+
+static void apply_setbits(struct ttrace_ctl_state *st,
+			  const struct ttrace_ctl_cmd *cmd)
+{
+	ttrace_mask_setbits(&st->mask, cmd->mask);
+}
+
+static void apply_clrbits(struct ttrace_ctl_state *st,
+			  const struct ttrace_ctl_cmd *cmd)
+{
+	ttrace_mask_clrbits(&st->mask, cmd->mask);
+}
+
+#define MANY	(TTRACE_CTL_MAX_TOKENS - 1)
+
+static const struct ctl_cmdtab ctl_cmds[] = {
+	{ "enable", TTRACE_CTL_ENABLE, 1, MANY, parse_names, apply_names,
+	  "NAME..." },
+	{ "disable", TTRACE_CTL_DISABLE, 1, MANY, parse_names, apply_names,
+	  "NAME..." },
+	{ "setmask", TTRACE_CTL_SETMASK, 2, 2, parse_setmask, apply_setmask,
+	  "VALUE MASK" },
+	{ "setbits", TTRACE_CTL_SETBITS, 1, 1, parse_bits, apply_setbits,
+	  "BITS" },
+	{ "clrbits", TTRACE_CTL_CLRBITS, 1, 1, parse_bits, apply_clrbits,
+	  "BITS" },
+	{ "clear", TTRACE_CTL_CLEAR, 0, 0, parse_none, NULL, "" },
+	{ "mode", TTRACE_CTL_MODE, 1, 1, parse_mode, NULL,
+	  "overwrite|saturate" },
+	{ "bufsize", TTRACE_CTL_BUFSIZE, 1, 1, parse_bufsize, NULL, "KB" },
+	{ "hang", TTRACE_CTL_HANG, 0, 0, parse_none, NULL, "" },
+	{ "counters", TTRACE_CTL_COUNTERS, 1, 2, parse_counters, NULL,
+	  "MS [all]" },
+	{ "probe", 0, 0, MANY, NULL, NULL, "..." },
+	{ "unprobe", 0, 1, 1, NULL, NULL, "NAME" },
+};
+
+static const size_t ctl_ncmds = ARRAY_SIZE(ctl_cmds);
 
 /*
  * Parses one ctl command of len bytes (not NUL terminated) against meta's
@@ -291,6 +404,7 @@ const char *ttrace_ctl_parse(struct ttrace_ctl_cmd *cmd, const char *text,
 {
 	char line[TTRACE_CTL_MAX_LEN + 1];
 	char *tok[TTRACE_CTL_MAX_TOKENS];
+	const struct ctl_cmdtab *ct;
 	size_t ntok;
 	const char *why;
 
@@ -298,68 +412,35 @@ const char *ttrace_ctl_parse(struct ttrace_ctl_cmd *cmd, const char *text,
 	why = ttrace_ctl_split(text, len, line, tok, &ntok);
 	if (why)
 		return ctl_err(cmd, why, "", "");
-	if (!strcmp(tok[0], "enable") || !strcmp(tok[0], "disable")) {
-		cmd->op = tok[0][0] == 'e' ? TTRACE_CTL_ENABLE : TTRACE_CTL_DISABLE;
-		return parse_names(cmd, tok, ntok, meta);
-	}
-	if (!strcmp(tok[0], "setmask"))
-		return cmd->op = TTRACE_CTL_SETMASK, parse_numbers(cmd, tok, ntok, 2);
-	if (!strcmp(tok[0], "setbits"))
-		return cmd->op = TTRACE_CTL_SETBITS, parse_numbers(cmd, tok, ntok, 1);
-	if (!strcmp(tok[0], "clrbits"))
-		return cmd->op = TTRACE_CTL_CLRBITS, parse_numbers(cmd, tok, ntok, 1);
-	if (!strcmp(tok[0], "bufsize"))
-		return cmd->op = TTRACE_CTL_BUFSIZE, parse_numbers(cmd, tok, ntok, 1);
-	if (!strcmp(tok[0], "counters"))
-		return cmd->op = TTRACE_CTL_COUNTERS, parse_counters(cmd, tok, ntok);
-	if (!strcmp(tok[0], "mode"))
-		return cmd->op = TTRACE_CTL_MODE, parse_mode(cmd, tok, ntok);
-	if (!strcmp(tok[0], "clear")) {
-		cmd->op = TTRACE_CTL_CLEAR;
-		return ntok == 1 ? NULL : ctl_err(cmd, "clear takes no arguments", "", "");
-	}
-	if (!strcmp(tok[0], "hang")) {
-		cmd->op = TTRACE_CTL_HANG;
-		return ntok == 1 ? NULL : ctl_err(cmd, "hang takes no arguments", "", "");
-	}
-	return ctl_err(cmd, "unknown command '", tok[0], "'");
+	for (ct = ctl_cmds; ct < ctl_cmds + ctl_ncmds; ct++)
+		if (ct->parse && !strcmp(tok[0], ct->name))
+			break;
+	if (ct == ctl_cmds + ctl_ncmds)
+		return ctl_err(cmd, "unknown command '", tok[0], "'");
+	if (ntok - 1 < ct->min_args || ntok - 1 > ct->max_args)
+		return ctl_err(cmd, ct->name, ct->usage[0] ? ": " : " takes no "
+			       "arguments", ct->usage);
+	cmd->op = ct->op;
+	return ct->parse(cmd, tok, ntok, meta);
 }
 
 /*
- * Applies a parsed command's mask and enable changes to st and rearms.
- * CLEAR, MODE and BUFSIZE change nothing here. Precondition: cmd came from
- * ttrace_ctl_parse() with st->meta and succeeded; callers are serialised as
- * for ttrace_ctl_rearm().
+ * Applies a parsed command's change to st and rearms; the commands the
+ * kernel carries out change nothing here. Precondition: cmd came from
+ * ttrace_ctl_parse() with st->meta and succeeded; callers are serialised
+ * as for ttrace_ctl_rearm().
  */
 void ttrace_ctl_apply(struct ttrace_ctl_state *st,
 		      const struct ttrace_ctl_cmd *cmd)
 {
-	bool on = cmd->op == TTRACE_CTL_ENABLE;
-
-	switch (cmd->op) {
-	case TTRACE_CTL_ENABLE:
-	case TTRACE_CTL_DISABLE:
-		for (uint32_t e = 0; e < st->meta->nevents; e++)
-			if (cmd->events[e / 8] & (1u << (e % 8)))
-				st->enabled[e] = on;
-		if (on)
-			ttrace_mask_setbits(&st->mask, cmd->mask);
-		else
-			ttrace_mask_clrbits(&st->mask, cmd->mask);
-		break;
-	case TTRACE_CTL_SETMASK:
-		ttrace_mask_setmask(&st->mask, cmd->value, cmd->mask);
-		break;
-	case TTRACE_CTL_SETBITS:
-		ttrace_mask_setbits(&st->mask, cmd->mask);
-		break;
-	case TTRACE_CTL_CLRBITS:
-		ttrace_mask_clrbits(&st->mask, cmd->mask);
-		break;
-	default:
-		return;
+	for (size_t i = 0; i < ctl_ncmds; i++) {
+		if (ctl_cmds[i].parse && ctl_cmds[i].op == cmd->op &&
+		    ctl_cmds[i].apply) {
+			ctl_cmds[i].apply(st, cmd);
+			ttrace_ctl_rearm(st);
+			return;
+		}
 	}
-	ttrace_ctl_rearm(st);
 }
 
 /* ---- listing ------------------------------------------------------------- */

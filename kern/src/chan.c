@@ -7,9 +7,14 @@
  * place that turns a NULL device hook into an error, so neither the
  * syscalls nor the devices repeat those checks.
  *
- * The devgen helpers serve a device whose files are a fixed table (Plan
- * 9's Dirtab and devgen): entry 0 is the directory, the others its files,
- * matched to a chan by qid.path.
+ * A device that leaves attach, walk, stat or readdir empty gets them made
+ * here from its generator (Plan 9's devgen): gen(c, name, i) is entry i of
+ * directory c, and DEVGEN_SELF c's own entry. The default generator,
+ * devgen(), reads the device's table (entry 0 the directory, the others
+ * its files, matched to a chan by qid.path); a device whose files come and
+ * go supplies its own. A walk asks for entries in order until one has the
+ * name, and passes the name so that a generator with many entries (one per
+ * process) can find it at once.
  */
 #include <ns.h>
 #include <atomic.h>
@@ -85,13 +90,88 @@ long chan_write(struct chan *c, const void *kbuf, size_t n, uint64_t off)
 	return c->dev->write(c, kbuf, n, off);
 }
 
+/* Whether d's files come from a table or a generator. */
+static bool has_files(const struct dev *d)
+{
+	return d->tab || d->gen;
+}
+
+/* Entry i of directory c (or c's own, DEVGEN_SELF) from c's device. */
+static int gen(struct chan *c, const char *name, uint64_t i, struct devdir *e)
+{
+	return c->dev->gen ? c->dev->gen(c, name, i, e) : devgen(c, name, i, e);
+}
+
+int chan_attach(struct chan *c)
+{
+	if (c->dev->attach)
+		return c->dev->attach(c);
+	c->qid = c->dev->tab ? c->dev->tab[0].qid : (struct qid){ .type = QTDIR };
+	return 0;
+}
+
+int chan_walk(struct chan *c, const char *name)
+{
+	struct devdir e;
+
+	if (c->dev->walk)
+		return c->dev->walk(c, name);
+	for (uint64_t i = 0; has_files(c->dev) && gen(c, name, i, &e) > 0; i++) {
+		if (strcmp(e.name, name) == 0) {
+			c->qid = e.qid;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 int chan_stat(struct chan *c, struct stat *st)
 {
+	struct devdir e;
+
 	memset(st, 0, sizeof(*st));
 	st->ino = c->qid.path;
 	st->dev = (uint32_t)c->dev->dc;
 	st->mode = c->qid.type & QTDIR ? S_IFDIR | 0555 : S_IFREG | 0444;
-	return c->dev->stat ? c->dev->stat(c, st) : 0;
+	if (c->dev->stat)
+		return c->dev->stat(c, st);
+	if (!has_files(c->dev))
+		return 0;
+	if (gen(c, NULL, DEVGEN_SELF, &e) <= 0)
+		return -ENOENT;
+	st->mode = e.perm;
+	st->size = e.length;
+	return 0;
+}
+
+int chan_open(struct chan *c, int omode)
+{
+	int acc = omode & O_ACCMODE;
+	struct devdir e;
+
+	if (has_files(c->dev)) {
+		if (gen(c, NULL, DEVGEN_SELF, &e) <= 0)
+			return -ENOENT;
+		if ((acc != O_WRONLY && !(e.perm & 0400)) ||
+		    (acc != O_RDONLY && !(e.perm & 0200)))
+			return -EACCES;
+	}
+	return c->dev->open ? c->dev->open(c, omode) : 0;
+}
+
+int chan_readdir(struct chan *c, uint64_t index, struct dirent *de)
+{
+	struct devdir e;
+
+	if (c->dev->readdir)
+		return c->dev->readdir(c, index, de);
+	if (!has_files(c->dev) || gen(c, NULL, index, &e) <= 0)
+		return 0;
+	memset(de, 0, sizeof(*de));
+	strlcpy(de->name, e.name, sizeof(de->name));
+	de->mode = e.perm;
+	de->size = e.length;
+	return 1;
 }
 
 int chan_truncate(struct chan *c, uint64_t len)
@@ -103,70 +183,31 @@ int chan_truncate(struct chan *c, uint64_t len)
 	return c->dev->truncate(c, len);
 }
 
-/* Returns the entry of tab (n entries) for c's qid, or NULL. */
-static const struct dirtab *tab_entry(struct chan *c, const struct dirtab *tab,
-				      size_t n)
+void devdir_of(struct devdir *e, const struct dirtab *t)
 {
-	for (size_t i = 0; i < n; i++)
-		if (tab[i].qid.path == c->qid.path)
-			return &tab[i];
-	return NULL;
+	strlcpy(e->name, t->name, sizeof(e->name));
+	e->qid = t->qid;
+	e->length = t->length;
+	e->perm = t->perm;
 }
 
-int devgen_attach(struct chan *c, const struct dirtab *tab)
+int devgen(struct chan *c, const char *name, uint64_t i, struct devdir *e)
 {
-	c->qid = tab[0].qid;
-	return 0;
-}
+	const struct dev *d = c->dev;
 
-int devgen_walk(struct chan *c, const char *name, const struct dirtab *tab,
-		size_t n)
-{
-	for (size_t i = 1; i < n; i++) {
-		if (strcmp(tab[i].name, name) == 0) {
-			c->qid = tab[i].qid;
-			return 0;
+	(void)name;
+	if (i == DEVGEN_SELF) {
+		for (size_t k = 0; k < d->ntab; k++) {
+			if (d->tab[k].qid.path == c->qid.path) {
+				devdir_of(e, &d->tab[k]);
+				return 1;
+			}
 		}
-	}
-	return -ENOENT;
-}
-
-int devgen_stat(struct chan *c, struct stat *st, const struct dirtab *tab,
-		size_t n)
-{
-	const struct dirtab *t = tab_entry(c, tab, n);
-
-	if (t == NULL)
-		return -ENOENT;
-	st->mode = t->perm;
-	st->size = t->length;
-	return 0;
-}
-
-int devgen_open(struct chan *c, int omode, const struct dirtab *tab,
-		size_t n)
-{
-	const struct dirtab *t = tab_entry(c, tab, n);
-	int acc = omode & O_ACCMODE;
-
-	if (t == NULL)
-		return -ENOENT;
-	if ((acc != O_WRONLY && !(t->perm & 0400)) ||
-	    (acc != O_RDONLY && !(t->perm & 0200)))
-		return -EACCES;
-	return 0;
-}
-
-int devgen_readdir(struct chan *c, uint64_t index, struct dirent *de,
-		   const struct dirtab *tab, size_t n)
-{
-	(void)c;
-	if (index + 1 >= n)
 		return 0;
-	memset(de, 0, sizeof(*de));
-	strlcpy(de->name, tab[index + 1].name, sizeof(de->name));
-	de->mode = tab[index + 1].perm;
-	de->size = tab[index + 1].length;
+	}
+	if (i + 1 >= d->ntab)
+		return 0;
+	devdir_of(e, &d->tab[i + 1]);
 	return 1;
 }
 

@@ -200,7 +200,7 @@ static uint64_t dev_entries(struct chan *c, const char *name)
 	struct dirent de;
 	uint64_t i = 0;
 
-	while (c->dev->readdir && c->dev->readdir(c, i, &de) > 0 &&
+	while (chan_readdir(c, i, &de) > 0 &&
 	       !(name && strcmp(de.name, name) == 0))
 		i++;
 	return i;
@@ -247,7 +247,7 @@ static int mount_entry(struct chan *c, uint64_t listed, uint64_t e,
  * at the cost of one step each with the device's readdir cursor). */
 static int dir_entry(struct chan *c, uint64_t i, struct dirent *de)
 {
-	int r = c->dev->readdir ? c->dev->readdir(c, i, de) : 0;
+	int r = chan_readdir(c, i, de);
 	uint64_t listed;
 
 	if (r != 0 || c->path[0] != '/')

@@ -36,7 +36,7 @@ static int walk_elems(struct chan *c, const char *rest)
 	while (path_elem(&rest, name)) {
 		if (!(c->qid.type & QTDIR))
 			return -ENOTDIR;
-		if ((r = c->dev->walk(c, name)) < 0)
+		if ((r = chan_walk(c, name)) < 0)
 			return r;
 	}
 	return 0;
@@ -52,7 +52,7 @@ struct chan *ns_attach_walk(const struct dev *d, const char *sub,
 		*err = -ENOMEM;
 		return NULL;
 	}
-	if ((*err = d->attach(c)) == 0)
+	if ((*err = chan_attach(c)) == 0)
 		*err = walk_elems(c, sub);
 	if (*err < 0) {
 		chan_put(c);
@@ -144,7 +144,7 @@ static int open_chan(struct chan *c, int omode)
 		return -EINVAL;
 	if ((c->qid.type & QTDIR) && (acc != O_RDONLY || (omode & O_TRUNC)))
 		return -EISDIR;
-	if (c->dev->open && (r = c->dev->open(c, omode)) < 0)
+	if ((r = chan_open(c, omode)) < 0)
 		return r;
 	c->flags |= COPEN;
 	c->omode = omode & (O_ACCMODE | O_APPEND);

@@ -424,6 +424,12 @@ size_t ttrace_funcs_text(char *buf, size_t size)
 	return MIN(n, size);
 }
 
+/* The events file: the group mask, each group and each event. */
+size_t ttrace_events_text(char *buf, size_t size)
+{
+	return MIN(ttrace_ctl_list(&ttrace_main.ctl, buf, size), size);
+}
+
 /* The state as text: mask, mode, ring size, and the groups that are on. */
 size_t ttrace_state_text(char *buf, size_t size)
 {

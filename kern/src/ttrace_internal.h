@@ -1,7 +1,8 @@
 /*
  * ttrace_internal.h: the tracer object, for the files that implement the
- * tracer (ttrace*.c) and the #ttrace device. The rest of the kernel uses
- * only ttrace.h.
+ * tracer (ttrace*.c) and the in-kernel tests that look inside it. The
+ * #ttrace device uses only ttrace_dev.h (included here), the rest of the
+ * kernel only ttrace.h.
  *
  * Locks, outermost first:
  *	ctl_lock + ctl_busy	the ctl mutex: one control operation at a
@@ -19,11 +20,14 @@
 #define TTRACE_INTERNAL_H
 
 #include <spinlock.h>
+#include <ttrace.h>
 #include <trace_ring.h>
 #include <ttrace_aux.h>
 #include <ttrace_ctl.h>
 #include <text_patch.h>
 #include <ttrace_probe.h>
+
+#include "ttrace_dev.h"
 
 struct ttrace {
 	struct trace_ring rings[CONFIG_MAX_NUM_CPUS];
@@ -43,14 +47,21 @@ struct ttrace {
 
 extern struct ttrace ttrace_main;
 
-struct ttrace_file_tsc;
-
 unsigned ttrace_order_for(size_t bytes);
-size_t ttrace_tsc_offsets(struct ttrace_file_tsc *t);
 bool ttrace_armed_consistent(void);
 bool ttrace_ring_is_sink(const struct ttrace *t, uint32_t cpu);
 void ttrace_freeze(void);
 void ttrace_thaw(struct ttrace *t);
+
+/* The aux buffer and the rings (ttrace.c). */
+void ttrace_aux_blob(unsigned tag, uint64_t ident, const void *p, size_t n);
+const struct ttrace_aux *ttrace_aux_unlocked(void);
+int ttrace_aux_read(void *out, size_t size, struct ttrace_aux_view *view);
+void ttrace_aux_usage(uint64_t *bytes, uint64_t *size, uint64_t *dropped);
+void ttrace_fill_version_bounds(struct ttrace_version *v, uint64_t aux_first,
+				uint64_t aux_last);
+struct trace_ring *ttrace_ring_of(uint32_t core);
+extern const char *const ttrace_boot_phase_names[BOOT_PHASE_COUNT];
 
 /* Control: the ctl mutex (ttrace_control.c), a grace period over every
  * CPU and re-arming from the ctl state, both with the mutex held. */
@@ -75,7 +86,6 @@ uint32_t ttrace_snap_read(uint32_t cpu, struct trace_ring_cursor *cur,
 /* Counters (ttrace_counters.c): ctl `counters`, with the ctl mutex held,
  * and the current values as text. */
 const char *ttrace_counters_set(uint32_t ms, bool all);
-size_t ttrace_counters_text(char *buf, size_t size);
 
 /* Ring access for readers (the device): each takes rings_lock for reading. */
 uint32_t ttrace_ring_read(uint32_t cpu, struct trace_ring_cursor *cur,
@@ -84,7 +94,6 @@ uint32_t ttrace_ring_read(uint32_t cpu, struct trace_ring_cursor *cur,
 uint64_t ttrace_ring_end(uint32_t cpu);
 void ttrace_ring_oldest(uint32_t cpu, struct trace_ring_cursor *cur);
 void ttrace_ring_get_stats(uint32_t cpu, struct trace_ring_stats *st);
-uint64_t ttrace_ring_bytes(void);
 
 /* The root record for pulls from outside (ttrace_root.c). */
 void ttrace_root_begin(void);
@@ -103,7 +112,5 @@ bool fgraph_consistent(void);
 void fgraph_counts(uint64_t *sites, uint64_t *live);
 const char *fgraph_set_filter(const char *glob, size_t len);
 size_t fgraph_state_text(char *buf, size_t size);
-int ttrace_funcs_control(const char *text, size_t len, const char **why);
-size_t ttrace_funcs_text(char *buf, size_t size);
 
 #endif /* TTRACE_INTERNAL_H */

@@ -619,6 +619,47 @@ static int test_in_flight(void)
  * for a loss after records; right after a loss, a continuation at the
  * cursor is an orphan of that loss and is declared with its reason.
  */
+/*
+ * trace_ring_wait(): a slot in flight is waited for up to the limit, then
+ * declared lost in flight exactly once; a slot finished in time comes as a
+ * record, and the next stuck slot gets a wait of its own.
+ */
+static int test_wait(void)
+{
+	struct trace_ring r;
+	struct trace_ring_cursor cur = { 0 };
+	struct trace_ring_patience p = { .limit = 10 };
+	struct trace_ring_run run;
+	uint64_t idx;
+	uint32_t k;
+
+	HT_CHECK(ring(&r, 16, TRACE_RING_OVERWRITE) == 0);
+	put(&r);
+	idx = trace_ring_reserve(&r, 1);
+	trace_ring_invalidate(trace_ring_slot(&r, idx));
+	put(&r);
+#define READ_AT(t) trace_ring_wait(&p, &cur, &run, trace_ring_read(&r, \
+	&cur, UINT64_MAX, out, MAX_SLOTS, &run), (t))
+	HT_CHECK(READ_AT(100) == TRACE_RUN_RECORDS && run.count == 1);
+	HT_CHECK(READ_AT(100) == TRACE_RUN_BUSY && p.waiting);
+	HT_CHECK(READ_AT(105) == TRACE_RUN_BUSY);
+	HT_CHECK(READ_AT(110) == TRACE_RUN_BUSY);	/* the limit itself */
+	k = READ_AT(111);
+	HT_CHECK(k == TRACE_RUN_LOST && run.reason == TTRACE_LOSS_IN_FLIGHT &&
+		 run.first == 1 && run.count == 1 && !p.waiting);
+	HT_CHECK(READ_AT(111) == TRACE_RUN_RECORDS && run.first == 2);
+	finish(&r, idx);				/* too late */
+
+	idx = trace_ring_reserve(&r, 1);		/* a new wait */
+	trace_ring_invalidate(trace_ring_slot(&r, idx));
+	HT_CHECK(READ_AT(500) == TRACE_RUN_BUSY && p.since == 500);
+	finish(&r, idx);
+	HT_CHECK(READ_AT(900) == TRACE_RUN_RECORDS && run.first == 3);
+	HT_CHECK(READ_AT(900) == TRACE_RUN_NONE && !p.waiting);
+#undef READ_AT
+	return 0;
+}
+
 static int test_stale_cont(void)
 {
 	struct trace_ring r;
@@ -1589,6 +1630,7 @@ static const struct ht_test tests[] = {
 	{ test_saturate, "ring_saturate" },
 	{ test_clear, "ring_clear" },
 	{ test_in_flight, "ring_in_flight" },
+	{ test_wait, "ring_wait" },
 	{ test_stale_cont, "ring_stale_cont" },
 	{ test_clear_then_in_flight, "ring_clear_then_in_flight" },
 	{ test_seq_wrap, "ring_seq_wrap" },

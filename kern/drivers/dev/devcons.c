@@ -10,8 +10,9 @@
  *	sysname	"ttrace\n"
  *	memstat	"free_pages N\ntotal_pages N\n" from the page allocator
  *
- * All files are a static table served by the devgen helpers; this file only
- * routes reads and writes to the console, printk and pmem.
+ * All files are a static table (DEV_TAB) that the channel layer walks,
+ * stats and lists; this file only routes reads and writes to the console,
+ * printk and pmem.
  */
 #include <ns.h>
 #include <console.h>
@@ -32,31 +33,6 @@ static const struct dirtab cons_tab[] = {
 	{ "sysname", { Qsysname, 0, QTFILE }, 0, S_IFREG | 0444 },
 	{ "memstat", { Qmemstat, 0, QTFILE }, 0, S_IFREG | 0444 },
 };
-
-static int cons_attach(struct chan *c)
-{
-	return devgen_attach(c, cons_tab);
-}
-
-static int cons_walk(struct chan *c, const char *name)
-{
-	return devgen_walk(c, name, cons_tab, ARRAY_SIZE(cons_tab));
-}
-
-static int cons_stat(struct chan *c, struct stat *st)
-{
-	return devgen_stat(c, st, cons_tab, ARRAY_SIZE(cons_tab));
-}
-
-static int cons_open(struct chan *c, int omode)
-{
-	return devgen_open(c, omode, cons_tab, ARRAY_SIZE(cons_tab));
-}
-
-static int cons_readdir(struct chan *c, uint64_t i, struct dirent *de)
-{
-	return devgen_readdir(c, i, de, cons_tab, ARRAY_SIZE(cons_tab));
-}
 
 /* Reads the memstat text at off. */
 static long memstat_read(void *buf, size_t n, uint64_t off)
@@ -106,13 +82,9 @@ static long cons_write(struct chan *c, const void *buf, size_t n,
 static const struct dev cons_dev = {
 	.dc = 'c',
 	.name = "cons",
-	.attach = cons_attach,
-	.walk = cons_walk,
-	.stat = cons_stat,
-	.open = cons_open,
+	DEV_TAB(cons_tab),
 	.read = cons_read,
 	.write = cons_write,
-	.readdir = cons_readdir,
 };
 
 DEV_REGISTER(cons_dev);

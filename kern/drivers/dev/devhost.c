@@ -23,31 +23,6 @@ static const struct dirtab host_tab[] = {
 	{ "out", { Qout, 0, QTSTREAM }, 0, S_IFCHR | 0222 },
 };
 
-static int host_attach(struct chan *c)
-{
-	return devgen_attach(c, host_tab);
-}
-
-static int host_walk(struct chan *c, const char *name)
-{
-	return devgen_walk(c, name, host_tab, ARRAY_SIZE(host_tab));
-}
-
-static int host_stat(struct chan *c, struct stat *st)
-{
-	return devgen_stat(c, st, host_tab, ARRAY_SIZE(host_tab));
-}
-
-static int host_open(struct chan *c, int omode)
-{
-	return devgen_open(c, omode, host_tab, ARRAY_SIZE(host_tab));
-}
-
-static int host_readdir(struct chan *c, uint64_t i, struct dirent *de)
-{
-	return devgen_readdir(c, i, de, host_tab, ARRAY_SIZE(host_tab));
-}
-
 static long host_write(struct chan *c, const void *buf, size_t n, uint64_t off)
 {
 	(void)off;
@@ -64,12 +39,8 @@ static long host_write(struct chan *c, const void *buf, size_t n, uint64_t off)
 static const struct dev host_dev = {
 	.dc = 'h',
 	.name = "host",
-	.attach = host_attach,
-	.walk = host_walk,
-	.stat = host_stat,
-	.open = host_open,
+	DEV_TAB(host_tab),
 	.write = host_write,
-	.readdir = host_readdir,
 };
 
 DEV_REGISTER(host_dev);

@@ -6,11 +6,14 @@
  *				(exited, not yet waited for); CPU is the one
  *				its thread last ran on
  *
- * Nothing is cached: a walk checks that the pid exists, a read formats the
- * line afresh under proc_lock, and a process that has gone since gives
- * ENOENT. The root lists the pids in increasing order; the chan's readdir
- * cursor remembers the last pid listed, so reading the directory in order
- * costs one pid-hash lookup an entry.
+ * The files are made by a generator (procgen, Plan 9's), from which the
+ * channel layer makes walk, stat, open and readdir. Nothing is cached: a
+ * walk checks that the pid exists (the generator finds the name it is
+ * given in the pid hash, without listing), a read formats the line afresh
+ * under proc_lock, and a process that has gone since gives ENOENT. The
+ * root lists the pids in increasing order; the chan's readdir cursor
+ * remembers the last pid listed, so reading the directory in order costs
+ * one pid-hash lookup an entry.
  *
  * qid.path: 0 for the root, PID << 8 | Qpid for a process's directory,
  * PID << 8 | Qstatus for its status file.
@@ -95,37 +98,42 @@ static int status_line(int pid, char *buf)
 	return p ? 0 : -ENOENT;
 }
 
-static int procfs_attach(struct chan *c)
+/* Fills *e with the entry of kind q (Qroot, Qpid, Qstatus) of pid. */
+static int proc_entry(struct devdir *e, int q, int pid)
 {
-	c->qid = (struct qid){ .path = QPATH(0, Qroot), .type = QTDIR };
-	return 0;
+	memset(e, 0, sizeof(*e));
+	e->qid.path = QPATH(pid, q);
+	e->qid.type = q == Qstatus ? QTFILE : QTDIR;
+	e->perm = q == Qstatus ? S_IFREG | 0444 : S_IFDIR | 0555;
+	if (q == Qroot)
+		strlcpy(e->name, ".", sizeof(e->name));
+	else if (q == Qpid)
+		fmt_snprintf(e->name, sizeof(e->name), "%d", pid);
+	else
+		strlcpy(e->name, "status", sizeof(e->name));
+	return 1;
 }
 
-static int procfs_walk(struct chan *c, const char *name)
+/* The generator: the root's entries are the pids (the one named, for a
+ * walk, as its only entry), a process directory's its status file. */
+static int procgen(struct chan *c, const char *name, uint64_t i,
+		   struct devdir *e)
 {
-	int pid = QPID(c->qid.path);
+	int q = QTYPE(c->qid.path), pid = QPID(c->qid.path);
 
-	if (QTYPE(c->qid.path) == Qpid && strcmp(name, "status") == 0) {
-		c->qid = (struct qid){ .path = QPATH(pid, Qstatus) };
+	if (i == DEVGEN_SELF)
+		return proc_entry(e, q, pid);
+	if (q == Qpid)
+		return i == 0 ? proc_entry(e, Qstatus, pid) : 0;
+	if (q != Qroot)
 		return 0;
-	}
-	if (QTYPE(c->qid.path) != Qroot || (pid = parse_pid(name)) <= 0 ||
-	    !pid_exists(pid))
-		return -ENOENT;
-	c->qid = (struct qid){ .path = QPATH(pid, Qpid), .type = QTDIR };
-	return 0;
-}
-
-static int procfs_stat(struct chan *c, struct stat *st)
-{
-	st->mode = c->qid.type & QTDIR ? S_IFDIR | 0555 : S_IFREG | 0444;
-	return 0;
-}
-
-static int procfs_open(struct chan *c, int omode)
-{
-	(void)c;
-	return (omode & O_ACCMODE) == O_RDONLY ? 0 : -EACCES;
+	if (!name)
+		return (pid = nth_pid(c, i)) > 0 ? proc_entry(e, Qpid, pid) : 0;
+	if (i > 0 || (pid = parse_pid(name)) <= 0 || !pid_exists(pid))
+		return 0;
+	proc_entry(e, Qpid, pid);
+	strlcpy(e->name, name, sizeof(e->name));	/* "007" walks to 7 */
+	return 1;
 }
 
 static long procfs_read(struct chan *c, void *buf, size_t n, uint64_t off)
@@ -136,33 +144,11 @@ static long procfs_read(struct chan *c, void *buf, size_t n, uint64_t off)
 	return err < 0 ? err : devgen_readstr(off, buf, n, line);
 }
 
-static int procfs_readdir(struct chan *c, uint64_t i, struct dirent *de)
-{
-	int pid = QTYPE(c->qid.path) == Qroot ? nth_pid(c, i) : 0;
-
-	memset(de, 0, sizeof(*de));
-	if (pid > 0) {
-		fmt_snprintf(de->name, sizeof(de->name), "%d", pid);
-		de->mode = S_IFDIR | 0555;
-		return 1;
-	}
-	if (QTYPE(c->qid.path) == Qpid && i == 0) {
-		strlcpy(de->name, "status", sizeof(de->name));
-		de->mode = S_IFREG | 0444;
-		return 1;
-	}
-	return 0;
-}
-
 static const struct dev procfs_dev = {
 	.dc = 'p',
 	.name = "proc",
-	.attach = procfs_attach,
-	.walk = procfs_walk,
-	.stat = procfs_stat,
-	.open = procfs_open,
+	.gen = procgen,
 	.read = procfs_read,
-	.readdir = procfs_readdir,
 };
 
 DEV_REGISTER(procfs_dev);

@@ -13,6 +13,8 @@
 #include <arch/arch.h>
 #include <arch/tsc.h>
 
+#include "../ttrace_internal.h"
+
 #define NTASKS	4
 #define ROUNDS	200
 
