@@ -283,25 +283,35 @@ def file_sections(data):
         off = end + (48 - end) % 64
 
 
-def split_saved(path):
-    """The traces saved back to back in the host channel file path, cut by
-    `ttdecode split` into path-0.ttr, path-1.ttr, ...: (their paths, "")
-    or ([], why not: a torn or damaged stream names the offset)."""
+def split_saved(path, want):
+    """The want traces saved back to back in the host channel file path,
+    cut by `ttdecode split` into path-0.ttr, path-1.ttr, ...: (their
+    paths, "") or ([], why not: another count, or a torn or damaged
+    stream, named by its offset)."""
     s = ttdecode("split", path, path)
     m = re.fullmatch(r"split: (\d+) traces\n", s.stdout)
     if s.returncode != 0 or not m:
         return [], "ttdecode split %s: %s%s" % (path, s.stdout, s.stderr)
-    return ["%s-%d.ttr" % (path, i) for i in range(int(m.group(1)))], ""
+    if int(m.group(1)) != want:
+        return [], "host got %s whole traces, guest saved %d" % (
+            m.group(1), want)
+    return ["%s-%d.ttr" % (path, i) for i in range(want)], ""
+
+
+def finish_saved(s, out, want):
+    """Ends session s, then split_saved(out, want): (paths, "") or ([],
+    why the session or the split failed)."""
+    why = s.finish("")
+    return ([], why) if why else split_saved(out, want)
 
 
 def check_saved(out, saved):
     """Every trace the guest saved to the host channel file out arrived
     whole and verifies (no undeclared hole, aux included), has records,
     and the ring size changed between them (the resizes happened)."""
-    files, why = split_saved(out)
-    if why or len(files) != saved:
-        return "host got %d whole traces, guest saved %d %s" % (
-            len(files), saved, why)
+    files, why = split_saved(out, saved)
+    if why:
+        return why
     sizes = set()
     for i, p in enumerate(files):
         v = ttdecode("verify", p)
@@ -568,12 +578,9 @@ def exports():
               r"streamed \d+ bytes of records", timeout=300)
     except TimeoutError as e:
         return s.finish(str(e))
-    why = s.finish("")
+    files, why = finish_saved(s, out, 2)
     if why:
         return why
-    files, why = split_saved(out)
-    if why or len(files) != 2:
-        return "host got %d whole traces, want 2 %s" % (len(files), why)
     try:
         for i, path in enumerate(files):
             v = ttdecode("verify", path)
@@ -882,12 +889,9 @@ def probes():
               r"\n[1-9]\d*\r?\n", timeout=180)
     except TimeoutError as e:
         return s.finish(str(e))
-    why = s.finish("")
+    files, why = finish_saved(s, out, 2)
     if why:
         return why
-    files, why = split_saved(out)
-    if why or len(files) != 2:
-        return "host got %d traces, want 2 %s" % (len(files), why)
     with open(files[0], "rb") as f:
         why = check_probe_figures(f.read(), probes_text, pid)
     if why:
