@@ -3,9 +3,10 @@
 #
 # user/Makefrag names the sources: ULIB_SRCS make build/user/libc.a,
 # UCRT0_SRC is linked first into every program, and program NAME is built
-# from user/bin/NAME.c, else user/NAME.c, into build/user/NAME. Objects go
-# under build/user/obj/, mirroring the source tree (kern/lib/string.c is
-# compiled again here, with the user flags).
+# from the sources NAME-srcs lists, else user/bin/NAME.c, else user/NAME.c,
+# into build/user/NAME. Objects go under build/user/obj/, mirroring the
+# source tree (kern/lib/string.c is compiled again here, with the user
+# flags).
 #
 # build/initramfs.cpio, the boot module the kernel mounts at /, holds
 # /bin/NAME for every program and user/etc/* as /etc/*; the lead's boot
@@ -24,7 +25,8 @@ UCFLAGS		:= -std=gnu11 -O2 -g -ffreestanding -fno-pic -fno-pie \
 ULDFLAGS	:= -static -z noexecstack -T user/user.ld
 
 uobj		= $(patsubst %.c,$(UBUILD)/obj/%.o,$(1))
-uprog_src	= $(firstword $(wildcard user/bin/$(1).c) user/$(1).c)
+uprog_srcs	= $(or $($(1)-srcs),$(firstword $(wildcard user/bin/$(1).c) \
+		  user/$(1).c))
 
 ULIB_OBJS	:= $(call uobj,$(ULIB_SRCS))
 UCRT0_OBJ	:= $(call uobj,$(UCRT0_SRC))
@@ -40,12 +42,12 @@ $(UBUILD)/libc.a: $(ULIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-# One link rule per program: NAME's object depends on where its source is.
+# One link rule per program: NAME's objects depend on where its sources are.
 define UPROG_RULE
-$(UBUILD)/$(1): $(UCRT0_OBJ) $(call uobj,$(call uprog_src,$(1))) \
+$(UBUILD)/$(1): $(UCRT0_OBJ) $(call uobj,$(call uprog_srcs,$(1))) \
 		$(UBUILD)/libc.a user/user.ld
 	$(LD) $(ULDFLAGS) -o $$@ $(UCRT0_OBJ) \
-		$(call uobj,$(call uprog_src,$(1))) $(UBUILD)/libc.a
+		$(call uobj,$(call uprog_srcs,$(1))) $(UBUILD)/libc.a
 endef
 $(foreach p,$(UPROGS),$(eval $(call UPROG_RULE,$(p))))
 

@@ -266,52 +266,54 @@ def boot_profile():
     return ""
 
 
-def file_sections(data, pos=0):
-    """The sections of the trace file starting at data[pos], as (type,
-    payload offset, length, end), by its framing (docs/trace-file.md): a
-    48-byte header, then {u32 type, u32 cpu, u64 length} + payload + u32
-    CRC, padded so the next header starts at 48 mod 64 from the file's
-    start, up to the END section (type 6), or while the data lasts."""
-    off = pos + 48
+def file_sections(data):
+    """The sections of the trace file data, as (type, payload offset,
+    length), by its framing (docs/trace-file.md): a 48-byte header,
+    then {u32 type, u32 cpu, u64 length} + payload + u32 CRC, padded so
+    the next header starts at 48 mod 64, up to the END section (type 6),
+    or while the data lasts."""
+    off = 48
     while off + 16 <= len(data):
         typ = int.from_bytes(data[off:off + 4], "little")
         length = int.from_bytes(data[off + 8:off + 16], "little")
         end = off + 16 + length + 4
-        yield typ, off + 16, length, end
+        yield typ, off + 16, length
         if typ == 6:
             return
-        off = end + (48 - (end - pos)) % 64
+        off = end + (48 - end) % 64
 
 
-def split_traces(path):
-    """Cuts a stream of trace files written back to back into files, each
-    up to its END section. Returns them and the bytes left over."""
-    data = open(path, "rb").read()
-    files, pos = [], 0
-    while pos + 48 <= len(data):
-        last = None
-        for last in file_sections(data, pos):
-            pass
-        if not last or last[0] != 6 or last[3] > len(data):
-            break
-        files.append(data[pos:last[3]])
-        pos = last[3]
-    return files, len(data) - pos
+def split_saved(path, want):
+    """The want traces saved back to back in the host channel file path,
+    cut by `ttdecode split` into path-0.ttr, path-1.ttr, ...: (their
+    paths, "") or ([], why not: another count, or a torn or damaged
+    stream, named by its offset)."""
+    s = ttdecode("split", path, path)
+    m = re.fullmatch(r"split: (\d+) traces\n", s.stdout)
+    if s.returncode != 0 or not m:
+        return [], "ttdecode split %s: %s%s" % (path, s.stdout, s.stderr)
+    if int(m.group(1)) != want:
+        return [], "host got %s whole traces, guest saved %d" % (
+            m.group(1), want)
+    return ["%s-%d.ttr" % (path, i) for i in range(want)], ""
+
+
+def finish_saved(s, out, want):
+    """Ends session s, then split_saved(out, want): (paths, "") or ([],
+    why the session or the split failed)."""
+    why = s.finish("")
+    return ([], why) if why else split_saved(out, want)
 
 
 def check_saved(out, saved):
     """Every trace the guest saved to the host channel file out arrived
     whole and verifies (no undeclared hole, aux included), has records,
     and the ring size changed between them (the resizes happened)."""
-    files, rest = split_traces(out)
-    if len(files) != saved or rest:
-        return "host got %d whole traces (+%d bytes), guest saved %d" % (
-            len(files), rest, saved)
+    files, why = split_saved(out, saved)
+    if why:
+        return why
     sizes = set()
-    for i, f in enumerate(files):
-        p = out + "-%d.ttr" % i
-        with open(p, "wb") as fh:
-            fh.write(f)
+    for i, p in enumerate(files):
         v = ttdecode("verify", p)
         if v.returncode != 0 or "verify: OK" not in v.stdout:
             return "trace %d: ttdecode verify: %s%s" % (
@@ -576,18 +578,11 @@ def exports():
               r"streamed \d+ bytes of records", timeout=300)
     except TimeoutError as e:
         return s.finish(str(e))
-    why = s.finish("")
+    files, why = finish_saved(s, out, 2)
     if why:
         return why
-    files, rest = split_traces(out)
-    if len(files) != 2 or rest:
-        return "host got %d whole traces (+%d bytes), want 2" % (len(files),
-                                                                  rest)
     try:
-        for i, data in enumerate(files):
-            path = out + "-%d.ttr" % i
-            with open(path, "wb") as f:
-                f.write(data)
+        for i, path in enumerate(files):
             v = ttdecode("verify", path)
             if v.returncode != 0 or "verify: OK" not in v.stdout:
                 return "trace %d: ttdecode verify: %s%s" % (i, v.stdout,
@@ -698,7 +693,7 @@ def trace_records(data):
     records in ring order, by walking its sections (docs/trace-file.md)."""
     u64 = lambda b, o: int.from_bytes(b[o:o + 8], "little")
     recs, hz = {}, 0
-    for typ, at, length, _ in file_sections(data):
+    for typ, at, length in file_sections(data):
         body = data[at:at + length]
         if typ == 1:
             hz = u64(body, 32)
@@ -894,18 +889,14 @@ def probes():
               r"\n[1-9]\d*\r?\n", timeout=180)
     except TimeoutError as e:
         return s.finish(str(e))
-    why = s.finish("")
+    files, why = finish_saved(s, out, 2)
     if why:
         return why
-    files, rest = split_traces(out)
-    if len(files) != 2 or rest:
-        return "host got %d traces (+%d bytes), want 2" % (len(files), rest)
-    why = check_probe_figures(files[0], probes_text, pid)
+    with open(files[0], "rb") as f:
+        why = check_probe_figures(f.read(), probes_text, pid)
     if why:
         return why
-    snap = out + "-snap.ttr"
-    with open(snap, "wb") as f:
-        f.write(files[1])
+    snap = files[1]
     v = ttdecode("verify", snap)
     if v.returncode != 0 or "verify: OK" not in v.stdout:
         return "snapshot: ttdecode verify: %s%s" % (v.stdout[-800:], v.stderr)

@@ -14,6 +14,8 @@
  *				(ttunwrap.c)
  *	ttdecode scale N TRACE OUT  a trace N times bigger, for make bench
  *				(ttscale.c)
+ *	ttdecode split STREAM PREFIX  the traces saved back to back in
+ *				STREAM into PREFIX-0.ttr, ... (ttsplit.c)
  *
  * docs/ttdecode.md is the reference. This file holds the command table,
  * verify, and what the commands share (ttdecode.h); the commands that read
@@ -252,6 +254,7 @@ static const struct command {
 	{ "stats", 1, ttdecode_stats, "stats [--from NS] [--to NS] TRACE" },
 	{ "unwrap", 2, ttdecode_unwrap, "unwrap CONSOLE-LOG OUT" },
 	{ "scale", 3, ttdecode_scale, "scale N TRACE OUT" },
+	{ "split", 2, ttdecode_split, "split STREAM OUTPREFIX" },
 	{ "boot", 1, ttboot_run, "boot TRACE [--json] [--svg OUT.svg]" },
 	{ "uftrace", 2, ttuftrace_main, "uftrace TRACE DIR" },
 	{ "ctf", 2, ttctf_main, "ctf TRACE DIR" },

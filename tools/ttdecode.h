@@ -56,5 +56,6 @@ int ttdecode_unwrap(int argc, char **argv);	/* ttunwrap.c */
 int ttdecode_json(int argc, char **argv);	/* ttjson.c */
 int ttdecode_stats(int argc, char **argv);	/* ttstats.c */
 int ttdecode_scale(int argc, char **argv);	/* ttscale.c */
+int ttdecode_split(int argc, char **argv);	/* ttsplit.c */
 
 #endif /* TTDECODE_H */

@@ -310,12 +310,22 @@ struct ttrace_file_reader {
 	uint32_t crc;			/* CRC-32 of bytes [0, pos) */
 	uint32_t nsections;		/* sections returned so far */
 	int32_t done;			/* END was read and checked */
+	int32_t stream;			/* more may follow END: see
+					   ttrace_file_open_stream() */
 };
 
 int ttrace_file_open(struct ttrace_file_reader *r, const void *buf,
 		     uint64_t size, struct ttrace_file_error *err);
 int ttrace_file_next(struct ttrace_file_reader *r, struct ttrace_file_sec *s,
 		     struct ttrace_file_error *err);
+/*
+ * ttrace_file_open() for the first of several files written back to back
+ * in buf (a host channel file after several saves): ttrace_file_next()
+ * then ends at that file's END without requiring the buffer to end there,
+ * and sets r->size to the file's size, where the next one starts.
+ */
+int ttrace_file_open_stream(struct ttrace_file_reader *r, const void *buf,
+			    uint64_t size, struct ttrace_file_error *err);
 void ttrace_file_set_error(struct ttrace_file_error *err, uint64_t offset,
 			   const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

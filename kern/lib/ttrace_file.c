@@ -385,7 +385,18 @@ int ttrace_file_open(struct ttrace_file_reader *r, const void *buf,
 	return 0;
 }
 
-/* Checks the END section at r->pos (frame already checked). */
+/* See ttrace_file.h. Returns 0, or -1 with err filled. */
+int ttrace_file_open_stream(struct ttrace_file_reader *r, const void *buf,
+			    uint64_t size, struct ttrace_file_error *err)
+{
+	if (ttrace_file_open(r, buf, size, err) < 0)
+		return -1;
+	r->stream = 1;
+	return 0;
+}
+
+/* Checks the END section at r->pos (frame already checked); in a stream
+ * the file ends there, and r->size says so. */
 static int end_check(struct ttrace_file_reader *r,
 		     const struct ttrace_file_section *s,
 		     struct ttrace_file_error *err)
@@ -413,10 +424,11 @@ static int end_check(struct ttrace_file_reader *r,
 					     "%llu recorded, but END ends at "
 					     "%llu", (unsigned long long)e.file_size,
 					     (unsigned long long)end), -1;
-	if (end != r->size)
+	if (end != r->size && !r->stream)
 		return ttrace_file_set_error(err, end, "%llu bytes of trailing "
 					     "data after the END section",
 					     (unsigned long long)(r->size - end)), -1;
+	r->size = end;
 	r->done = 1;
 	return 0;
 }

@@ -1,7 +1,8 @@
 /*
  * Host tests of ttdecode's commands (tools/ttdecode.c and the files of its
  * command families): text and its filters, json, stats, unwrap, scale,
- * and the refusal of what `verify` refuses, each on a trace built here by
+ * split (a stream of two traces, torn, damaged and foreign), and the
+ * refusal of what `verify` refuses, each on a trace built here by
  * hand with the file writer of kern/lib, and each run as the real program
  * (build/host/ttdecode-san, the decoder under ASan/UBSan) in a child
  * process whose output is then read back. JSON is checked by
@@ -681,6 +682,128 @@ static int test_scale(void)
 	return 0;
 }
 
+/* ---- split --------------------------------------------------------------- */
+
+struct bytes {
+	uint8_t data[1 << 16];
+	size_t len;
+};
+
+static struct bytes first, second, piece;
+
+/* Reads the file at path into b (len 0 if there is none). */
+static void read_bytes(struct bytes *b, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+
+	b->len = f ? fread(b->data, 1, sizeof(b->data), f) : 0;
+	if (f)
+		fclose(f);
+}
+
+/* Writes a stream: the n bytes at a, then the m bytes at b. */
+static const char *write_stream(const char *name, const struct bytes *a,
+				size_t n, const struct bytes *b, size_t m)
+{
+	static char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", DIR, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(a->data, 1, n, f) != n ||
+	    fwrite(b->data, 1, m, f) != m || fclose(f))
+		abort();
+	return path;
+}
+
+/* PREFIX-i.ttr holds exactly b. */
+static bool piece_is(const char *prefix, int i, const struct bytes *b)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s-%d.ttr", prefix, i);
+	read_bytes(&piece, path);
+	return piece.len == b->len && !memcmp(piece.data, b->data, b->len);
+}
+
+/* Two traces by hand: the sample, and a one-CPU trace of two markers. */
+static void two_traces(void)
+{
+	read_bytes(&first, sample());
+	tb_init(1);
+	tb_name(TTRACE_AUX_USER_MARKER, 1, 0, "second-trace");
+	tb_ev(0, 10, E_MARKER, TTRACE_CTX_IDLE, 0, 1, 0, 0);
+	tb_ev(0, 20, E_MARKER, TTRACE_CTX_IDLE, 0, 1, 0, 0);
+	read_bytes(&second, tb_write("second.ttr"));
+	if (!first.len || !second.len)
+		abort();
+}
+
+/* A stream of two whole traces splits into both, byte for byte. */
+static int test_split(void)
+{
+	const char *stream;
+
+	two_traces();
+	stream = write_stream("two.stream", &first, first.len, &second,
+			      second.len);
+	remove(DIR "/piece-2.ttr");
+	CHECK_RUN(0, "split", stream, DIR "/piece");
+	HT_CHECK(!strcmp(out, "split: 2 traces\n"));
+	HT_CHECK(piece_is(DIR "/piece", 0, &first));
+	HT_CHECK(piece_is(DIR "/piece", 1, &second));
+	HT_CHECK(!piece_is(DIR "/piece", 2, &second) && piece.len == 0);
+	CHECK_RUN(0, "verify", DIR "/piece-1.ttr");
+	HT_CHECK(strstr(out, "events: 2; declared lost: 0"));
+	stream = write_stream("empty.stream", &first, 0, &second, 0);
+	CHECK_RUN(0, "split", stream, DIR "/none");
+	HT_CHECK(!strcmp(out, "split: 0 traces\n"));
+	CHECK_RUN(2, "split", stream);
+	return 0;
+}
+
+/* A stream torn inside its second trace's END, or with a damaged or
+ * foreign second part, fails at that offset in the stream; the whole
+ * trace before it is written, nothing after. */
+static int test_split_torn(void)
+{
+	char want[160];
+	const char *stream, *at;
+	unsigned long long off;
+	size_t end;
+
+	two_traces();
+	end = first.len + second.len - TTRACE_FILE_END_SIZE;
+	stream = write_stream("torn.stream", &first, first.len, &second,
+			      second.len - 20);
+	remove(DIR "/torn-0.ttr");
+	remove(DIR "/torn-1.ttr");
+	CHECK_RUN(1, "split", stream, DIR "/torn");
+	snprintf(want, sizeof(want), "ttdecode: %s: offset %zu: section END "
+		 "length 16 runs past end of file", stream, end);
+	HT_CHECK(strstr(err, want));
+	snprintf(want, sizeof(want), "ttdecode split: 1 whole traces before "
+		 "offset %zu written\n", first.len);
+	HT_CHECK(strstr(err, want));
+	HT_CHECK(piece_is(DIR "/torn", 0, &first));
+	HT_CHECK(!piece_is(DIR "/torn", 1, &second) && piece.len == 0);
+	second.data[second.len / 2] ^= 0x40;	/* a payload byte */
+	stream = write_stream("bad.stream", &first, first.len, &second,
+			      second.len);
+	CHECK_RUN(1, "split", stream, DIR "/bad");
+	at = strstr(err, ": offset ");
+	HT_CHECK(at && sscanf(at, ": offset %llu", &off) == 1 &&
+		 off >= first.len && off < first.len + second.len &&
+		 strstr(err, "CRC mismatch"));
+	memcpy(second.data, "not a trace", 11);
+	stream = write_stream("junk.stream", &first, first.len, &second, 30);
+	CHECK_RUN(1, "split", stream, DIR "/junk");
+	snprintf(want, sizeof(want), "ttdecode: %s: offset %zu: file too "
+		 "short for a header", stream, first.len);
+	HT_CHECK(strstr(err, want));
+	return 0;
+}
+
 /* ---- the formatter's printf-free path ------------------------------------ */
 
 /* What printf makes of v for spec (the C type conv_print passes). */
@@ -894,6 +1017,8 @@ static const struct ht_test tests[] = {
 	{ test_damaged, "ttdecode_damaged_files" },
 	{ test_unwrap, "ttdecode_unwrap" },
 	{ test_scale, "ttdecode_scale" },
+	{ test_split, "ttdecode_split" },
+	{ test_split_torn, "ttdecode_split_torn" },
 	{ 0 },
 };
 

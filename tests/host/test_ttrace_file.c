@@ -8,7 +8,7 @@
  * cleared, one slot left in flight), names through the aux ring, metadata
  * through ttrace_meta_serialise; the rings read with trace_ring_read() as
  * the device's streamN file does (devttrace.c runs_read()), each read
- * turned into sections as user/bin/ttrace.c write_runs() does (a LOSS
+ * turned into sections as user/bin/ttrace/save.c write_runs() does (a LOSS
  * alone, adjacent record runs merged), the CPUs interleaved, and the whole
  * written with the streaming writer and loaded back. Then every single-byte
  * corruption and every truncation must be refused with an offset at or
@@ -167,7 +167,7 @@ typedef void (*emit_fn)(void *arg, uint32_t cpu,
 
 /*
  * Turns one device read (len bytes at buf) into the sections `ttrace save`
- * and `ttrace stream` write for it (user/bin/ttrace.c write_runs()): each
+ * and `ttrace stream` write for it (user/bin/ttrace/save.c write_runs()): each
  * LOSS alone, each stretch of adjacent record runs as one RECORDS.
  */
 static void split_runs(uint32_t cpu, const uint8_t *buf, size_t len,

@@ -1,0 +1,73 @@
+/*
+ * ttrace_cmd.h: what the files of the shell's ttrace command share
+ * (user/bin/ttrace/, one program): the device's paths and sizes, the
+ * helpers that exit with the kernel's error text after undoing what a
+ * failed command left behind, the trace-file writer's pieces that save
+ * and stream both use, and each subcommand family's entry point.
+ *
+ *	main.c		usage and dispatch; status, enable, clear, mark
+ *	util.c		errors, ctl writes, reading device files, metadata
+ *	cat.c		ttrace cat: the cpuN texts merged by time
+ *	save.c		ttrace save: the trace file (docs/trace-file.md)
+ *	record.c	ttrace record and stream: a trace around a command
+ *	graph.c		ttrace graph: the function-graph tracer around one
+ *	probe.c		ttrace hist, probe, counters (docs/probes.md)
+ *
+ * Every helper that says "exits" prints "ttrace: what: why" and exits 1
+ * after fail_exit's clean-up: the partial file removed, the group mask
+ * put back.
+ */
+#ifndef TTRACE_CMD_H
+#define TTRACE_CMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <compiler.h>
+#include <ttrace_file.h>
+#include <ttrace_meta.h>
+
+#define DEV		"/dev/ttrace"
+#define CHUNK		(64 * 1024)
+#define CTL_MAX		256	/* TTRACE_CTL_MAX_LEN: longest ctl command */
+#define MAX_CPUS	256
+
+extern uint8_t chunk[CHUNK];	/* the one I/O buffer: save, stream, cat_file */
+extern const char *partial;	/* file being saved: removed on error */
+extern char restore[64];	/* ctl command undoing record's or graph's
+				   change: written on error */
+
+/* util.c */
+__noreturn void die_sys(const char *what);
+__noreturn void die(const char *msg);
+int open_or_die(const char *path, int flags);
+size_t read_full(int fd, void *buf, size_t n, const char *path);
+void ctl_write(const char *cmd);
+void join(char *buf, size_t size, const char *prefix, int n, char **words);
+void cat_file(const char *path);
+void read_version(struct ttrace_version *v);
+void meta_load(struct ttrace_meta_table *t, void **mem);
+int spawn_cmd(char **argv, char *path, size_t size);
+
+/* save.c */
+void save(const char *path, const char *kind);
+int out_open(struct ttrace_file_writer *w, const char *path, int *fd);
+void out_close(const struct ttrace_file_writer *w, const char *path, int fd);
+void save_head(struct ttrace_file_writer *w, const struct ttrace_version *v,
+	       const char *out);
+void save_tail(struct ttrace_file_writer *w, uint32_t ncpus, const char *out);
+size_t drain_once(struct ttrace_file_writer *w, int fd, uint32_t cpu,
+		  const char *path, const char *out);
+
+/* the subcommands: argv[0] is the subcommand's name (getopt's argv) */
+int cmd_cat(int argc, char **argv);		/* cat.c */
+int cmd_record(int argc, char **argv);		/* record.c */
+int cmd_stream(int argc, char **argv);		/* record.c */
+int cmd_graph(int argc, char **argv);		/* graph.c */
+/* probe.c: argv[0] is hist's first operand */
+int cmd_hist(int argc, char **argv);
+void probe_load(const char *path);
+void probe_unload(const char *name);
+
+#endif /* TTRACE_CMD_H */
