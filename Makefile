@@ -32,9 +32,12 @@ KCFLAGS		:= -std=gnu11 -O2 -g -ffreestanding -mno-red-zone -mcmodel=kernel \
 		   -Ikern/include -Iarch/x86_64/include -I$(GEN) \
 		   -include $(GEN)/config.h
 KLDFLAGS	:= -n -z max-page-size=4096 -z noexecstack -T linker.ld
+# -MD, not -MMD: kern/include comes in through -idirafter (so the host's
+# libc headers win), which makes its headers system headers that -MMD
+# leaves out of the dependencies.
 HOSTCFLAGS	:= -std=gnu11 -g -O1 -fsanitize=address,undefined \
 		   -fno-sanitize-recover=all -fno-omit-frame-pointer $(WARN) \
-		   -idirafter kern/include -I$(GEN) -Itests/host -pthread -MMD -MP
+		   -idirafter kern/include -I$(GEN) -Itests/host -pthread -MD -MP
 
 all: $(BUILD)/kernel.bin host-tests-build tools
 .PHONY: all

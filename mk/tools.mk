@@ -21,7 +21,7 @@ endif
 toolobj		= $(patsubst %.c,$(BUILD)/tools/obj/%.o,$(1))
 $(BUILD)/tools/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(TOOLS_CFLAGS) -MMD -MP -Itools -c -o $@ $<
+	$(HOSTCC) $(TOOLS_CFLAGS) -MD -MP -Itools -c -o $@ $<	# -MD: see HOSTCFLAGS
 TOOLS_LIB	:= $(BUILD)/tools/libklib.a
 $(TOOLS_LIB): $(call toolobj,$(LIB_SRCS))
 	@rm -f $@

@@ -337,7 +337,7 @@ def shell_session(res, name, smp):
         if not why and smp > 1:
             why = ps_on_several_cpus(run, smp)
         if not why:
-            why = status_key(run)
+            why = status_key(run, smp)
         if not why:
             run.expect(r"\$ ", timeout=60)
             run.send("poweroff\r")
@@ -376,10 +376,11 @@ def ps_on_several_cpus(run, smp):
     return ""
 
 
-def status_key(run):
+def status_key(run, smp):
     """^T while `sleep` runs: the dump shows every CPU, the shell waiting
     for its child, and sleep asleep in nanosleep with a backtrace through
-    the scheduler (walked on sleep's own kernel stack)."""
+    the scheduler (walked on sleep's own kernel stack); each other CPU
+    answers the IPI with where it runs."""
     run.expect(r"\$ ", timeout=60)
     run.send("sleep 4; echo slept\r")
     run.expect(r"slept\r?\n", timeout=30)     # the echo of the typing
@@ -391,9 +392,15 @@ def status_key(run):
         run.expect(r"\s+\d+\s+\d+\s+sleep\s+sleeping\s+in nanosleep until "
                    r"tick \d+\r?\n(?:.*\n)*?.*#\d\d [0-9a-f]+ "
                    r"ksleep_ticks\+0x", timeout=30)
+        start = run.pos
         run.expect(r"\nslept\r?\n", timeout=30)
     except TimeoutError as e:
         return "^T: %s" % e
+    answers = run.text[start:]     # the IPI's answers, in any order
+    for cpu in range(1, smp):
+        if not re.search(r"cpu%d: (?:pid|kernel thread) \d+ (?:at \w+|in "
+                         r"user)" % cpu, answers):
+            return "^T: cpu%d did not say where it runs" % cpu
     return ""
 
 

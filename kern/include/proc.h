@@ -105,8 +105,11 @@ int proc_pid_after(int pid);
 uint32_t proc_count(void);
 /* Finds a live or zombie process by pid; proc_lock must be held. */
 struct proc *proc_find_locked(int pid);
-/* ^T: prints every CPU and process with where each sleeps. */
+/* ^T: prints every CPU and process with where each sleeps, and has the
+ * other CPUs print where they run (proc_dump_here(), their IPI). */
 void proc_dump(void);
+struct trapframe;
+void proc_dump_here(const struct trapframe *tf);
 /* Marks pid killed and wakes it if it sleeps; returns 0 or -ESRCH. */
 int proc_kill(int pid);
 int proc_spawn(struct proc *parent, const char *path, int argc,

@@ -96,6 +96,12 @@ static void panic_ipi(struct trapframe *tf, void *arg)
 	smp_stop_self();
 }
 
+static void backtrace_ipi(struct trapframe *tf, void *arg)
+{
+	(void)arg;
+	proc_dump_here(tf);
+}
+
 static void interrupts_init(void)
 {
 	lapic_init();
@@ -105,6 +111,7 @@ static void interrupts_init(void)
 	irq_register(IRQ_COM1, com1_irq, NULL);
 	irq_register(IRQ_PANIC, panic_ipi, NULL);
 	irq_register(IRQ_RESCHED, resched_ipi, NULL);
+	irq_register(IRQ_BACKTRACE, backtrace_ipi, NULL);
 	text_patch_init();
 	ioapic_route(4, IRQ_COM1, per_cpu_info[0].apic_id);
 }

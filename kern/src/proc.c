@@ -130,10 +130,33 @@ static void dump_proc(const struct proc *p)
 				       kt->kstack + KSTACK_SIZE);
 }
 
+/* ^T's IPI on each other CPU (IRQ_BACKTRACE): where it was interrupted
+ * and, in the kernel, the frames below, walked on the running thread's own
+ * stack. A CPU spinning with interrupts off never answers. */
+void proc_dump_here(const struct trapframe *tf)
+{
+	const struct kthread *kt = current_kthread();
+	const struct proc *p = current_proc();
+	uintptr_t off = 0;
+	const char *name = ksym_lookup(tf->rip, &off);
+
+	if (tf->cs & 3) {
+		printk(KERN_EMERG "cpu%u: pid %d in user mode\n", core_id(),
+		       p ? p->pid : 0);
+		return;
+	}
+	printk(KERN_EMERG "cpu%u: %s %d at %s+0x%lx\n", core_id(),
+	       p ? "pid" : "kernel thread", p ? p->pid : 0,
+	       name ? name : "?", off);
+	if (kt && kt->kstack)
+		backtrace_print_within(tf->rbp, kt->kstack,
+				       kt->kstack + KSTACK_SIZE);
+}
+
 /* ^T on the console: every CPU and every process, with where each sleeper
- * sleeps, for a machine that looks stuck. Interrupt context: takes
- * proc_lock only if it is free, so it cannot deadlock with the code it
- * interrupted. */
+ * sleeps, then asks the other CPUs where they run (proc_dump_here()), for
+ * a machine that looks stuck. Interrupt context: takes proc_lock only if
+ * it is free, so it cannot deadlock with the code it interrupted. */
 void proc_dump(void)
 {
 	dump_cpus();
@@ -146,6 +169,7 @@ void proc_dump(void)
 	for (struct list *l = procs.next; l != &procs; l = l->next)
 		dump_proc(container_of(l, struct proc, link));
 	spin_unlock(&proc_lock);
+	arch_send_ipi_others(IRQ_BACKTRACE);
 }
 
 static struct proc *proc_alloc(const char *path, int ppid)

@@ -25,6 +25,7 @@
 #define IRQ_RESCHED	0xf2	/* wake an idle CPU: work is runnable */
 #define IRQ_PANIC	0xf1	/* stop: another CPU panicked */
 #define IRQ_TEXT_SYNC	0xf3	/* text patching: serialise and answer */
+#define IRQ_BACKTRACE	0xf4	/* ^T: print where this CPU is */
 #define IRQ_SPURIOUS	0xff
 
 struct trapframe {
