@@ -23,6 +23,11 @@ class QemuRun:
         env = dict(os.environ, SMP=str(smp), MEM=mem)
         if accel:
             env["ACCEL"] = accel
+        # make test TTRACE_MASK=all|none: every boot with every event on,
+        # or off (docs/function-graph.md), unless the test sets its own
+        if os.environ.get("TTRACE_MASK") and cmdline is not None and \
+                "ttrace.mask=" not in cmdline:
+            cmdline += " ttrace.mask=" + os.environ["TTRACE_MASK"]
         if iso:
             args = ["--iso", iso]
         else:

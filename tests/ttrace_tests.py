@@ -307,12 +307,16 @@ def finish_saved(s, out, want):
 
 def check_saved(out, saved):
     """Every trace the guest saved to the host channel file out arrived
-    whole and verifies (no undeclared hole, aux included), has records,
-    and the ring size changed between them (the resizes happened)."""
+    whole and verifies (no undeclared hole, aux included), at least three
+    in four have records, and the ring size changed between them (the
+    resizes happened). A save can truly find no record: `bufsize` gives
+    every CPU a new, empty ring, and until the re-arm after it has
+    patched the sites back (sync IPIs: milliseconds under TCG) nothing is
+    recorded, while the rings are readable again."""
     files, why = split_saved(out, saved)
     if why:
         return why
-    sizes = set()
+    sizes, empty = set(), 0
     for i, p in enumerate(files):
         v = ttdecode("verify", p)
         if v.returncode != 0 or "verify: OK" not in v.stdout:
@@ -321,7 +325,10 @@ def check_saved(out, saved):
         if not re.search(r"aux: \d+ bytes, [1-9]", v.stdout):
             return "trace %d: no aux records: %s" % (i, v.stdout[-800:])
         if not re.search(r"events: [1-9]", v.stdout):
-            return "trace %d: no records: %s" % (i, v.stdout[-800:])
+            empty += 1
+            if 4 * empty > len(files):
+                return "%d of %d traces have no records (trace %d: %s)" % (
+                    empty, len(files), i, v.stdout[-800:])
         sizes.add(re.search(r"(\d+) entries/cpu", v.stdout).group(1))
         os.remove(p)
     if len(files) >= 4 and len(sizes) < 2:
