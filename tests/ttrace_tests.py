@@ -1092,9 +1092,11 @@ GRAPH_LEAF = r"^(?!mmu_)\w*_walk$"
 
 
 def funcs_state(s):
-    """The funcs file's text (filter, site counts)."""
+    """The funcs file's text (filter, site counts), read to the end of its
+    last line (a number matched before its last digit arrived made two
+    equal texts differ)."""
     return s.say("cat /dev/ttrace/funcs", rb"filter (?:.*\r?\n)*?"
-                 rb"tracepoints_live \d+").group(0).replace(b"\r", b"")
+                 rb"tracepoints_live \d+\r?\n").group(0).replace(b"\r", b"")
 
 
 def graph_session(out):
@@ -1111,9 +1113,10 @@ def graph_session(out):
                            r"function")):
             s.say("echo '%s' > /dev/ttrace/funcs; echo status=$?" % glob,
                   r"funcs: %s.*\r?\n(?:.*\r?\n)?status=[1-9]" % why)
-        if funcs_state(s) != before:
+        after = funcs_state(s)
+        if after != before:
             return s.finish("a refused filter changed the funcs file: %r, "
-                            "was %r" % (funcs_state(s), before))
+                            "was %r" % (after, before))
         # room for every record of ls, whatever else is on (ttrace.mask=all)
         s.say("echo bufsize 8192 > /dev/ttrace/ctl; echo status=$?",
               r"status=0")

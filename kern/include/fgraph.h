@@ -21,6 +21,7 @@
 struct fgraph_frame {
 	uintptr_t ret;		/* the caller's real return address */
 	uintptr_t func;		/* the function entered */
+	const uintptr_t *slot;	/* where ret was: a backtrace matches it */
 };
 
 /* A thread's shadow stack (in struct kthread). Only its own thread, and
@@ -31,5 +32,22 @@ struct fgraph_shadow {
 	uint32_t depth;
 	struct fgraph_frame frames[FGRAPH_DEPTH];
 };
+
+/* The return address a backtrace shows for the one read at slot (a stack
+ * frame's return address word): what is there, unless it is the return
+ * trampoline a hooked function returns through, whose real address the
+ * shadow stack s keeps with its slot (as Linux's ftrace_graph_ret_addr).
+ * s may be NULL (no thread). */
+#ifdef CONFIG_TTRACE
+uintptr_t fgraph_ret_addr(const struct fgraph_shadow *s,
+			  const uintptr_t *slot);
+#else
+static inline uintptr_t fgraph_ret_addr(const struct fgraph_shadow *s,
+					const uintptr_t *slot)
+{
+	(void)s;
+	return *slot;
+}
+#endif
 
 #endif /* FGRAPH_H */

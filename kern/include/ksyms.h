@@ -12,6 +12,8 @@ const char *ksym_lookup(uintptr_t addr, uintptr_t *offset);
 const char *ksym_find(bool (*match)(const char *arg, const char *name),
 		      const char *arg);
 void backtrace_print(uintptr_t rbp);
-void backtrace_print_within(uintptr_t rbp, uintptr_t lo, uintptr_t hi);
+struct fgraph_shadow;
+void backtrace_print_within(uintptr_t rbp, uintptr_t lo, uintptr_t hi,
+			    const struct fgraph_shadow *shadow);
 
 #endif /* KSYMS_H */

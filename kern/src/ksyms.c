@@ -6,6 +6,7 @@
  */
 #include <ksyms.h>
 #include <printk.h>
+#include <proc.h>
 #include <arch/mmu.h>
 
 extern const uint64_t ksym_addrs[] __attribute__((weak));
@@ -62,13 +63,16 @@ static void print_pc(int depth, uintptr_t pc)
 
 /* Walks the frame-pointer chain from rbp (the kernel is built with
  * -fno-omit-frame-pointer) and prints each return address with its symbol,
- * reading only frames inside [lo, hi). Stops at a null or implausible
- * frame, or after 32 frames. */
-void backtrace_print_within(uintptr_t rbp, uintptr_t lo, uintptr_t hi)
+ * reading only frames inside [lo, hi). A return address the
+ * function-graph tracer hooked is shown as the real one, from shadow, the
+ * walked thread's shadow stack (NULL: none). Stops at a null or
+ * implausible frame, or after 32 frames. */
+void backtrace_print_within(uintptr_t rbp, uintptr_t lo, uintptr_t hi,
+			    const struct fgraph_shadow *shadow)
 {
 	for (int depth = 0; depth < 32 && frame_ok(rbp, lo, hi); depth++) {
 		const uintptr_t *frame = (const uintptr_t *)rbp;
-		uintptr_t pc = frame[1];
+		uintptr_t pc = fgraph_ret_addr(shadow, &frame[1]);
 
 		if (pc < KERNBASE)
 			break;
@@ -80,9 +84,13 @@ void backtrace_print_within(uintptr_t rbp, uintptr_t lo, uintptr_t hi)
 }
 
 /* backtrace_print_within() anywhere in kernel memory, after a heading:
- * for the stack the caller runs on (a panic's). */
+ * for the stack the caller runs on (a panic's), with its thread's shadow
+ * stack. */
 void backtrace_print(uintptr_t rbp)
 {
+	const struct kthread *kt = current_kthread();
+
 	printk(KERN_EMERG "backtrace:\n");
-	backtrace_print_within(rbp, KERNBASE, UINTPTR_MAX);
+	backtrace_print_within(rbp, KERNBASE, UINTPTR_MAX,
+			       kt ? &kt->fgraph : NULL);
 }

@@ -127,7 +127,7 @@ static void dump_proc(const struct proc *p)
 
 	if (rsp >= kt->kstack && rsp + 7 * 8 <= kt->kstack + KSTACK_SIZE)
 		backtrace_print_within(((const uintptr_t *)rsp)[5], kt->kstack,
-				       kt->kstack + KSTACK_SIZE);
+				       kt->kstack + KSTACK_SIZE, &kt->fgraph);
 }
 
 /* ^T's IPI on each other CPU (IRQ_BACKTRACE): where it was interrupted
@@ -150,7 +150,7 @@ void proc_dump_here(const struct trapframe *tf)
 	       name ? name : "?", off);
 	if (kt && kt->kstack)
 		backtrace_print_within(tf->rbp, kt->kstack,
-				       kt->kstack + KSTACK_SIZE);
+				       kt->kstack + KSTACK_SIZE, &kt->fgraph);
 }
 
 /* ^T on the console: every CPU and every process, with where each sleeper

@@ -75,6 +75,7 @@ notrace void fgraph_entry(uintptr_t *parent, uintptr_t func)
 	cmb();				/* interrupt pushes above it */
 	sh->frames[d].ret = *parent;
 	sh->frames[d].func = func;
+	sh->frames[d].slot = parent;
 	cmb();
 	*parent = (uintptr_t)fgraph_return_trampoline;
 }
@@ -92,6 +93,22 @@ notrace uintptr_t fgraph_exit(void)
 	WRITE_ONCE(sh->depth, d);
 	ttrace_func_exit(func, d);
 	return ret;
+}
+
+/* See fgraph.h. Any context; s is the walked thread's, which does not
+ * run meanwhile (it is the caller, or sleeps). */
+notrace uintptr_t fgraph_ret_addr(const struct fgraph_shadow *s,
+				  const uintptr_t *slot)
+{
+	uintptr_t pc = *slot;
+	uint32_t d = s ? MIN(READ_ONCE(s->depth), (uint32_t)FGRAPH_DEPTH) : 0;
+
+	if (pc != (uintptr_t)fgraph_return_trampoline)
+		return pc;
+	while (d--)
+		if (s->frames[d].slot == slot)
+			return s->frames[d].ret;
+	return pc;
 }
 
 static size_t nsites(void)
