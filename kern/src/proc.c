@@ -169,7 +169,10 @@ void proc_dump(void)
 	for (struct list *l = procs.next; l != &procs; l = l->next)
 		dump_proc(container_of(l, struct proc, link));
 	spin_unlock(&proc_lock);
+	/* this CPU answers too, once the interrupt that asked returns: its
+	 * IPI then finds what the interrupt interrupted */
 	arch_send_ipi_others(IRQ_BACKTRACE);
+	arch_send_ipi(core_id(), IRQ_BACKTRACE);
 }
 
 static struct proc *proc_alloc(const char *path, int ppid)
