@@ -1091,6 +1091,29 @@ GRAPH_CHAIN = ["syscall_trap", "sys_open", "ns_open"]
 GRAPH_LEAF = r"^(?!mmu_)\w*_walk$"
 
 
+def stats_everything_on():
+    """The stats file read again and again with every event on, the
+    function-graph tracer included: each read ends. (It looked for each
+    ring's newest record with no bound, and on the reader's own CPU, whose
+    ring its own locking fills as fast as it reads, chased the head for
+    ever: the 10-minute soak's stuck `sysfuzz ... pread`.) The text is
+    whole: a line per CPU and the aux line."""
+    s = Session(2, name="stats-on")
+    try:
+        s.say("echo enable '*' > /dev/ttrace/ctl; ls /bin > /tmp/x; "
+              "echo on=$?", r"on=0")
+        for _ in range(5):
+            m = s.say("cat /dev/ttrace/stats; echo read=$?",
+                      r"(cpu0 written(?:.|\n)*?)read=(\d+)", timeout=120)
+            text = m.group(1).decode()
+            if m.group(2) != b"0" or "cpu1 written" not in text or \
+                    "aux bytes" not in text:
+                return s.finish("stats: %r (status %s)" % (text, m.group(2)))
+    except TimeoutError as e:
+        return s.finish(str(e))
+    return s.finish("")
+
+
 def funcs_state(s):
     """The funcs file's text (filter, site counts), read to the end of its
     last line (a number matched before its last digit arrived made two
@@ -1231,8 +1254,7 @@ def run_all(res, only):
                      ("ttrace_exports", exports),
                      ("ttrace_probes", probes),
                      ("ttrace_modules", modules),
-
-
+                     ("ttrace_stats_everything_on", stats_everything_on),
                      ("ttrace_graph", graph),
                      ("ttrace_stress_smp4",
                       lambda: stress("stress", 4, 24, 2, []))):

@@ -452,32 +452,38 @@ size_t ttrace_state_text(char *buf, size_t size)
 	return MIN(n, size);
 }
 
-/* Timestamp of the first record at or after cur (or 0). */
-static uint64_t first_ts(uint32_t cpu, struct trace_ring_cursor *cur)
+/* Timestamp of the first record at or after cur and before end (or 0).
+ * The bound is what makes it end: on a ring written faster than it is
+ * read (the reader's own CPU's, whose rlock and runlock the function-graph
+ * tracer records), the oldest slot is overwritten before each copy of it
+ * and an unbounded reader chases it for ever. */
+static uint64_t first_ts(uint32_t cpu, struct trace_ring_cursor *cur,
+			 uint64_t end)
 {
 	struct ttrace_entry e[1 + TTRACE_MAX_CONT];
 	struct trace_ring_run run;
 	uint32_t k;
 
-	while ((k = ttrace_ring_read(cpu, cur, UINT64_MAX, e, ARRAY_SIZE(e),
+	while ((k = ttrace_ring_read(cpu, cur, end, e, ARRAY_SIZE(e),
 				     &run)) == TRACE_RUN_LOST)
 		;
 	return k == TRACE_RUN_RECORDS ? e[0].timestamp : 0;
 }
 
-/* Timestamps of cpu's oldest and newest intact records (0 if none). */
+/* Timestamps of cpu's oldest and newest intact records (0 if none), below
+ * its head when called. */
 static void edge_ts(uint32_t cpu, uint64_t *oldest, uint64_t *newest)
 {
 	struct trace_ring_cursor cur;
 	uint64_t head = ttrace_ring_end(cpu);
 
 	ttrace_ring_oldest(cpu, &cur);
-	*oldest = first_ts(cpu, &cur);
+	*oldest = first_ts(cpu, &cur, head);
 	cur.next = head > 1 + TTRACE_MAX_CONT ? head - 1 - TTRACE_MAX_CONT : 0;
 	cur.after_loss = 1;
 	*newest = 0;
 	for (int i = 0; i <= TTRACE_MAX_CONT; i++) {
-		uint64_t ts = first_ts(cpu, &cur);
+		uint64_t ts = first_ts(cpu, &cur, head);
 
 		if (!ts)
 			break;
