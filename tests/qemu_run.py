@@ -6,6 +6,7 @@ send() for scripted sessions. Every run has a deadline and is killed when it
 passes it; a test never hangs.
 """
 import os
+import signal
 import re
 import subprocess
 import threading
@@ -41,10 +42,14 @@ class QemuRun:
         if extra:
             args += ["--"] + list(extra)
         self.deadline = time.monotonic() + timeout
+        # its own process group: killing it must reach QEMU, which runs
+        # under timeout(1) under sh (a killed sh left a hung guest spinning
+        # until its timeout, loading the host for the tests after it)
         self.proc = subprocess.Popen(
             ["sh", os.path.join(ROOT, "scripts", "qemu.sh")] + args,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+            stderr=subprocess.STDOUT, env=env, cwd=ROOT,
+            start_new_session=True)
         self.out = b""
         self.pos = 0
         self.cond = threading.Condition()
@@ -112,16 +117,22 @@ class QemuRun:
         try:
             return self.proc.wait(max(left, 0.1))
         except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+            self.kill()
             return None
         finally:
             self.reader.join(5)
 
+    def kill(self):
+        """Kills sh, timeout(1) and QEMU: the whole process group."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait()
+
     def close(self):
         if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+            self.kill()
         self.reader.join(5)
 
 
