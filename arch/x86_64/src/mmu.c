@@ -20,6 +20,7 @@ extern char __text_start[], __text_end[], __rodata_start[], __rodata_end[];
 extern char __data_start[], __bss_end[];
 
 static uint64_t *kern_pml4;
+static uint64_t kern_tables;	/* page-table pages below kern_pml4 made */
 
 static unsigned pt_index(uintptr_t va, int level)
 {
@@ -31,6 +32,8 @@ static unsigned pt_index(uintptr_t va, int level)
  * or out of memory. */
 static uint64_t *walk_to(uint64_t *table, uintptr_t va, int level, bool create)
 {
+	const bool kernel = table == kern_pml4;
+
 	for (int l = 3; l > level; l--) {
 		uint64_t *e = &table[pt_index(va, l)];
 
@@ -40,6 +43,8 @@ static uint64_t *walk_to(uint64_t *table, uintptr_t va, int level, bool create)
 			void *page = kpage_alloc();
 			if (!page)
 				return NULL;
+			if (kernel)
+				__atomic_fetch_add(&kern_tables, 1, __ATOMIC_RELAXED);
 			*e = PADDR(page) | PTE_P | PTE_W | PTE_U;
 		}
 		if (*e & PTE_PS)
@@ -47,6 +52,14 @@ static uint64_t *walk_to(uint64_t *table, uintptr_t va, int level, bool create)
 		table = KADDR(*e & PTE_ADDR_MASK);
 	}
 	return &table[pt_index(va, level)];
+}
+
+/* Page-table pages the kernel's own tables have grown by since boot (they
+ * are kept: module addresses are never reused, so a load may need a new
+ * one, and the count tells it from a leak). */
+uint64_t mmu_kernel_table_pages(void)
+{
+	return __atomic_load_n(&kern_tables, __ATOMIC_RELAXED);
 }
 
 /* The 4 KiB page-table entry for va in pml4 (see walk_to). */

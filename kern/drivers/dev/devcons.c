@@ -21,6 +21,7 @@
 #include <printk.h>
 #include <string.h>
 #include <abi/errno.h>
+#include <arch/mmu.h>
 
 enum { Qdir, Qcons, Qnull, Qzero, Qkmsg, Qsysname, Qmemstat };
 
@@ -37,10 +38,11 @@ static const struct dirtab cons_tab[] = {
 /* Reads the memstat text at off. */
 static long memstat_read(void *buf, size_t n, uint64_t off)
 {
-	char text[64];
+	char text[96];
 
-	fmt_snprintf(text, sizeof(text), "free_pages %zu\ntotal_pages %zu\n",
-		     pmem_nr_free_pages(), pmem_nr_total_pages());
+	fmt_snprintf(text, sizeof(text), "free_pages %zu\ntotal_pages %zu\n"
+		     "kernel_table_pages %lu\n", pmem_nr_free_pages(),
+		     pmem_nr_total_pages(), mmu_kernel_table_pages());
 	return devgen_readstr(off, buf, n, text);
 }
 
