@@ -4,7 +4,8 @@
 
 #include <compiler.h>
 
-int elf_load(uint64_t *pml4, const void *image, size_t len, uintptr_t *entry,
+struct chan;
+int elf_load(uint64_t *pml4, struct chan *c, uint64_t size, uintptr_t *entry,
 	     uintptr_t *end);
 
 #endif /* ELF_H */

@@ -66,13 +66,25 @@ bool elf_phdr(const void *image, const struct elf_info *info, uint16_t i,
 int elf_check(const void *image, size_t len, uint64_t lo, uint64_t hi,
 	      struct elf_info *info)
 {
+	return elf_check_head(image, len, len, lo, hi, info);
+}
+
+/*
+ * elf_check() of a len-byte file of which only the first avail bytes are
+ * at head (a loader that reads the rest in pieces): the program headers
+ * must lie in those bytes, the segments in the file.
+ */
+int elf_check_head(const void *head, size_t avail, size_t len, uint64_t lo,
+		   uint64_t hi, struct elf_info *info)
+{
+	const void *image = head;
 	struct elf64_ehdr eh;
 	struct elf64_phdr ph;
 
-	if (len < sizeof(eh))
+	if (avail > len || avail < sizeof(eh))
 		return -ENOEXEC;
 	memcpy(&eh, image, sizeof(eh));
-	if (!header_ok(&eh, len))
+	if (!header_ok(&eh, avail))
 		return -ENOEXEC;
 	info->phoff = eh.phoff;
 	info->phnum = eh.phnum;

@@ -260,8 +260,9 @@ static uintptr_t push_args(void *stack_kva, int argc, char *const argv[])
 	return utop - used;
 }
 
-/* Builds p's address space from the executable image; fills tf. */
-static int load_image(struct proc *p, const void *image, size_t len,
+/* Builds p's address space from the size-byte executable open on c;
+ * fills tf. */
+static int load_image(struct proc *p, struct chan *c, uint64_t size,
 		      int argc, char *const argv[], struct trapframe *tf)
 {
 	uintptr_t entry, end, uargv;
@@ -271,7 +272,7 @@ static int load_image(struct proc *p, const void *image, size_t len,
 	p->pml4 = vm_create();
 	if (!p->pml4)
 		return -ENOMEM;
-	err = elf_load(p->pml4, image, len, &entry, &end);
+	err = elf_load(p->pml4, c, size, &entry, &end);
 	for (uintptr_t va = USTACK_TOP - USTACK_SIZE; !err && va < USTACK_TOP;
 	     va += PGSIZE)
 		err = vm_map_zero(p->pml4, va, VM_WRITE, &stack_top_page);
@@ -324,22 +325,27 @@ int proc_spawn(struct proc *parent, const char *path, int argc,
 {
 	struct trapframe tf;
 	struct proc *p;
-	void *image;
-	size_t len;
+	struct chan *c;
+	struct stat st;
 	long err;
 
 	if (argc > MAX_ARGS)
 		return -E2BIG;
-	err = ns_read_file(path, &image, &len);
-	if (err)
+	if ((c = ns_open(path, O_RDONLY, &err)) == NULL)
 		return (int)err;
-	p = proc_alloc(path, parent ? parent->pid : 0);
-	if (!p) {
-		kfree(image);
-		return -ENOMEM;
+	if (c->qid.type & QTDIR)
+		err = -EISDIR;
+	else
+		err = chan_stat(c, &st);
+	p = err ? NULL : proc_alloc(path, parent ? parent->pid : 0);
+	if (!err && !p)
+		err = -ENOMEM;
+	if (err) {
+		chan_put(c);
+		return (int)err;
 	}
-	err = load_image(p, image, len, argc, argv, &tf);
-	kfree(image);
+	err = load_image(p, c, st.size, argc, argv, &tf);
+	chan_put(c);
 	if (!err && parent)
 		strlcpy(p->cwd, parent->cwd, sizeof(p->cwd));
 	if (!err)
