@@ -16,7 +16,12 @@
 
 #include <compiler.h>
 
-#define FGRAPH_DEPTH	48	/* calls deeper than this are not recorded */
+/* Calls deeper than this are not recorded (counted as overflows). With
+ * three words a frame, 32 keep struct kthread in kmalloc's 1 KiB class:
+ * at 48 it went to the 2 KiB class, and after a spawn bomb the pages
+ * kmalloc keeps for it broke every free 4-page block, so no kernel stack
+ * could be had with 480 MB free (CI: usertests "out of memory"). */
+#define FGRAPH_DEPTH	32
 
 struct fgraph_frame {
 	uintptr_t ret;		/* the caller's real return address */

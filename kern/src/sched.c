@@ -41,6 +41,11 @@ const char *const kthread_state_names[KT_NSTATES] = {
 	[KT_DEAD] = "dead",
 };
 
+/* One thread per process: its size decides which kmalloc class every
+ * process costs and keeps (see FGRAPH_DEPTH, fgraph.h). */
+static_assert(sizeof(struct kthread) <= 1024,
+	      "struct kthread must stay in kmalloc's 1 KiB class");
+
 static struct spinlock sched_lock = SPINLOCK_INIT("sched");
 static struct kthread *runq_head, *runq_tail;
 static uint32_t runq_len;		/* threads on the run queue */
