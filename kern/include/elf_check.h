@@ -45,7 +45,7 @@ struct elf_info {
 
 int elf_check(const void *image, size_t len, uint64_t lo, uint64_t hi,
 	      struct elf_info *info);
-int elf_check_head(const void *head, size_t avail, size_t len, uint64_t lo,
+int elf_check_head(const void *image, size_t avail, size_t len, uint64_t lo,
 		   uint64_t hi, struct elf_info *info);
 bool elf_phdr(const void *image, const struct elf_info *info, uint16_t i,
 	      struct elf64_phdr *ph);

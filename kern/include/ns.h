@@ -199,6 +199,9 @@ void chan_put(struct chan *c);
  * open-mode check: callers check c->omode. Return bytes or -errno. */
 long chan_read(struct chan *c, void *kbuf, size_t n, uint64_t off);
 long chan_write(struct chan *c, const void *kbuf, size_t n, uint64_t off);
+/* chan_read() again and again until n bytes or the end of the file.
+ * Returns the bytes read, or the -errno of a read that failed. */
+long chan_read_full(struct chan *c, void *kbuf, size_t n, uint64_t off);
 /* Fills *st for c. Returns 0 or -errno. */
 int chan_stat(struct chan *c, struct stat *st);
 /* Sets the length of c. Returns 0, -EISDIR, -EINVAL (no such thing for

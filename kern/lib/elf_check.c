@@ -71,13 +71,12 @@ int elf_check(const void *image, size_t len, uint64_t lo, uint64_t hi,
 
 /*
  * elf_check() of a len-byte file of which only the first avail bytes are
- * at head (a loader that reads the rest in pieces): the program headers
+ * at image (a loader that reads the rest in pieces): the program headers
  * must lie in those bytes, the segments in the file.
  */
-int elf_check_head(const void *head, size_t avail, size_t len, uint64_t lo,
+int elf_check_head(const void *image, size_t avail, size_t len, uint64_t lo,
 		   uint64_t hi, struct elf_info *info)
 {
-	const void *image = head;
 	struct elf64_ehdr eh;
 	struct elf64_phdr ph;
 

@@ -81,6 +81,17 @@ long chan_read(struct chan *c, void *kbuf, size_t n, uint64_t off)
 	return c->dev->read(c, kbuf, n, off);
 }
 
+long chan_read_full(struct chan *c, void *kbuf, size_t n, uint64_t off)
+{
+	size_t done = 0;
+	long r = 0;
+
+	while (done < n &&
+	       (r = chan_read(c, (char *)kbuf + done, n - done, off + done)) > 0)
+		done += (size_t)r;
+	return r < 0 ? r : (long)done;
+}
+
 long chan_write(struct chan *c, const void *kbuf, size_t n, uint64_t off)
 {
 	if (c->qid.type & QTDIR)

@@ -25,16 +25,9 @@
  * the file ends first (it shrank since its size was read). */
 static long read_exact(struct chan *c, void *buf, size_t n, uint64_t off)
 {
-	size_t done = 0;
+	long r = chan_read_full(c, buf, n, off);
 
-	while (done < n) {
-		long r = chan_read(c, (char *)buf + done, n - done, off + done);
-
-		if (r <= 0)
-			return r < 0 ? r : -ENOEXEC;
-		done += (size_t)r;
-	}
-	return 0;
+	return r < 0 ? r : (size_t)r < n ? -ENOEXEC : 0;
 }
 
 /* Maps one segment page by page, reading its file bytes from c. */

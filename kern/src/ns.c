@@ -219,23 +219,19 @@ int ns_remove(const char *path)
 static long read_whole(struct chan *c, uint64_t size, void **kbuf,
 		       size_t *len)
 {
-	size_t done = 0;
-	long r = 0;
+	long r;
 	char *buf;
 
 	if (size > READ_FILE_MAX)
 		return -EFBIG;
 	if ((buf = kmalloc(size ? size : 1)) == NULL)
 		return -ENOMEM;
-	while (done < size &&
-	       (r = chan_read(c, buf + done, size - done, done)) > 0)
-		done += (size_t)r;
-	if (r < 0) {
+	if ((r = chan_read_full(c, buf, size, 0)) < 0) {
 		kfree(buf);
 		return r;
 	}
 	*kbuf = buf;
-	*len = done;
+	*len = (size_t)r;
 	return 0;
 }
 
