@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define LINEREADER_BUF	1024
+#define LINEREADER_BUF	4096
 
 struct linereader {
 	int fd;

@@ -3,8 +3,9 @@
  * fprint: there is no FILE, a stream is its fd, and stdin/stdout/stderr are
  * the numbers 0, 1, 2, so fprintf(stderr, ...) reads as usual.
  *
- * Only stdout is buffered: it is written at each newline, when its buffer
- * fills, at fflush(stdout) and at exit(). Output to any other fd is written
+ * Only stdout is buffered: it is written at each newline (unless
+ * setbuffering() made it block-buffered), when its 4 KiB buffer fills, at
+ * fflush(stdout) and at exit(). Output to any other fd is written
  * once per call, after stdout is flushed so the two stay in order. A program
  * that prints a prompt without a newline calls fflush(stdout).
  *
@@ -43,6 +44,14 @@ int vsnprintf(char *buf, size_t n, const char *fmt, va_list ap)
  * return a non-negative value, or EOF if a write failed. */
 int puts(const char *s);
 int putchar(int c);
+
+/* stdout's buffering: _IOLBF (the default) writes at each newline,
+ * _IOFBF only when the buffer fills, for a program whose output is bulk
+ * (fewer write calls). Returns 0, or -1 with errno EINVAL for another fd
+ * or mode. */
+#define _IOFBF	0
+#define _IOLBF	1
+int setbuffering(int fd, int mode);
 
 /* Writes out buffered stdout text; other fds have none. Returns 0, or EOF
  * if the write failed. */

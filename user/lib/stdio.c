@@ -4,7 +4,7 @@
  * each output character to a putc callback; this file supplies two:
  *
  *   stdout_putc	appends to the stdout buffer, writing it out at '\n'
- *			or when full (line buffering);
+ *			(line buffering, the default) or when full;
  *   sink_putc		collects one call's output for another fd in a
  *			small buffer on the stack, written when full and at
  *			the end of the call, so one fprintf is usually one
@@ -15,12 +15,13 @@
 #include <errno.h>
 #include <printfmt.h>
 
-#define STDOUT_BUF	1024
+#define STDOUT_BUF	4096
 #define SINK_BUF	256
 
 static char stdout_buf[STDOUT_BUF];
 static size_t stdout_len;
 static int stdout_failed;	/* a stdout write failed; fflush reports it */
+static int stdout_mode = _IOLBF;
 
 struct sink {
 	int fd;
@@ -52,12 +53,25 @@ int fflush(int fd)
 	return failed ? EOF : 0;
 }
 
-/* fmt_vprintf callback for stdout: line-buffered append. */
+int setbuffering(int fd, int mode)
+{
+	if (fd != stdout || (mode != _IOLBF && mode != _IOFBF)) {
+		errno = EINVAL;
+		return -1;
+	}
+	stdout_drain();
+	stdout_mode = mode;
+	return 0;
+}
+
+/* fmt_vprintf callback for stdout: append, written out as stdout_mode
+ * says. */
 static void stdout_putc(int c, void *arg)
 {
 	(void)arg;
 	stdout_buf[stdout_len++] = (char)c;
-	if (c == '\n' || stdout_len == sizeof(stdout_buf))
+	if ((c == '\n' && stdout_mode == _IOLBF) ||
+	    stdout_len == sizeof(stdout_buf))
 		stdout_drain();
 }
 

@@ -5,6 +5,11 @@
  * leading time, holding one line per CPU (a linereader each), so memory
  * does not grow with the trace. A line without a time (a continuation or
  * a loss note) keeps its place after the line before it.
+ *
+ * cat's own system calls are recorded into the rings it reads, over the
+ * oldest records not yet read. So it reads and writes in 4 KiB blocks:
+ * written a line at a time (a write, the reader's read and two switches
+ * each), its output overwrote a small ring faster than it read it.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -132,6 +137,7 @@ int cmd_cat(int argc, char **argv)
 			die("usage: ttrace cat [-c CPU]");
 		one = atoi(optarg);
 	}
+	setbuffering(stdout, _IOFBF);
 	n = list_cpus("cpu", cpus);
 	if (one >= 0) {
 		cpus[0] = one;
