@@ -9,7 +9,8 @@ import time
 import re
 import subprocess
 
-from qemu_run import QemuRun, QEMU_STATUS, verdict, accel, ROOT
+from qemu_run import QemuRun, QEMU_STATUS, verdict, accel, ROOT, \
+    DEFAULT_EVENTS
 
 
 def boot_and_check(res, name, cmdline, smp, expect, status=0, accel=None,
@@ -217,7 +218,8 @@ def run_all(res, only):
             check_text_crc(res, name, log)
     if want("boot_profile"):
         log = boot_and_check(res, "boot_profile", "ttrace.bootprof "
-                             "ktests=ttrace_continuation", 4,
+                             "ktests=ttrace_continuation " + DEFAULT_EVENTS,
+                             4,
                              [r"boot profile: \d+ phases",
                               r"END KTESTS: 1 passed, 0 failed"])
         check_boot_profile(res, log, 4)

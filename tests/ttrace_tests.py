@@ -8,7 +8,7 @@ import socket
 import shutil
 import subprocess
 
-from qemu_run import QemuRun, QEMU_STATUS, verdict, ROOT
+from qemu_run import QemuRun, QEMU_STATUS, verdict, ROOT, DEFAULT_EVENTS
 
 BUILD = os.path.join(ROOT, "build")
 TTDECODE = os.path.join(BUILD, "tools", "ttdecode")
@@ -57,7 +57,7 @@ class Session:
 
 def device_scenario(smp):
     """The shell scenario of the #ttrace device; returns why it failed."""
-    s = Session(smp)
+    s = Session(smp, cmdline=DEFAULT_EVENTS)
     try:
         m = s.say("ls /dev/ttrace", r"ctl\r?\n(?:.*\r?\n)*?(?=\$ )")
         cpus = re.findall(rb"\ncpu(\d+)\r?\n", m.group(0))
@@ -196,7 +196,8 @@ def panic_dump(via_host):
     out = os.path.join(OUT, "panic-%s.ttr" % ("host" if via_host else "cons"))
     if os.path.exists(out):
         os.remove(out)
-    run = QemuRun(cmdline="ttrace.dump_on_panic=1 fault=panic", smp=2,
+    run = QemuRun(cmdline="ttrace.dump_on_panic=1 fault=panic " +
+                  DEFAULT_EVENTS, smp=2,
                   timeout=300, hostout=out if via_host else None)
     code = run.wait()
     run.close()
@@ -377,7 +378,7 @@ def free_and_table_pages(s):
 def lifecycle():
     """bufsize limits and resizes, the files after a resize, long lines,
     and open files shared by 8 processes giving every page back."""
-    s = Session(2, name="lifecycle")
+    s = Session(2, cmdline=DEFAULT_EVENTS, name="lifecycle")
     try:
         s.say("echo bufsize 16384 > /dev/ttrace/ctl",
               r"bufsize must be a power of two KB, 4\.\.8192;")
@@ -413,7 +414,8 @@ def oom_boot():
     message, no crash; a smaller bufsize brings it back."""
     # Rings are allocated per CPU as it comes up: in 24M the second 8 MiB
     # ring (the AP's) cannot be had.
-    s = Session(2, cmdline="ttrace.bufsize=8192", mem="24M", name="oom")
+    s = Session(2, cmdline="ttrace.bufsize=8192 " + DEFAULT_EVENTS,
+                mem="24M", name="oom")
     try:
         s.run.expect(r"ttrace: out of memory for the rings "
                      r"\(ttrace.bufsize\); tracing is off", timeout=120)
@@ -441,7 +443,8 @@ def stream():
     out = os.path.join(OUT, "stream.ttr")
     if os.path.exists(out):
         os.remove(out)
-    s = Session(2, hostout=out, timeout=400, name="stream")
+    s = Session(2, hostout=out, timeout=400, cmdline=DEFAULT_EVENTS,
+                name="stream")
     try:
         s.say("echo bufsize %d > /dev/ttrace/ctl" % STREAM_RING_KB, r"\n")
         m = s.say("ttrace stream -o /dev/host/out -- tracestress burst "
@@ -585,7 +588,8 @@ def exports():
     out = os.path.join(OUT, "exports.ttr")
     if os.path.exists(out):
         os.remove(out)
-    s = Session(4, hostout=out, timeout=400, name="exports")
+    s = Session(4, hostout=out, timeout=400, cmdline=DEFAULT_EVENTS,
+                name="exports")
     try:
         s.say("ls -l /bin; ttrace save /dev/host/out",
               r"ttrace: saved /dev/host/out: \d+ bytes", timeout=120)
@@ -657,7 +661,7 @@ def pull_hung():
     sock = os.path.join(OUT, "pull-qmp.sock")
     live = os.path.join(OUT, "pull-live.ttr")
     hung = os.path.join(OUT, "pull-hung.ttr")
-    s = Session(4, name="pull", qmp=sock)
+    s = Session(4, cmdline=DEFAULT_EVENTS, name="pull", qmp=sock)
     why = ""
     try:
         s.say("ls /bin > /tmp/x; echo live-words > /dev/ttrace/marker; "
@@ -840,7 +844,8 @@ def probes():
     if os.path.exists(out):
         os.remove(out)
     # two usertests runs: under a loaded host each takes minutes
-    s = Session(2, hostout=out, timeout=900, name="probes")
+    s = Session(2, hostout=out, timeout=900, cmdline=DEFAULT_EVENTS,
+                name="probes")
     try:
         for cmd, want in doc_examples():
             if want:
@@ -1155,7 +1160,8 @@ def graph_session(out):
     graph -- ls /bin` saved to out; every function site a NOP after it and
     the filter back to "*".
     Returns why it failed, or ""."""
-    s = Session(2, hostout=out, timeout=300, name="graph")
+    s = Session(2, hostout=out, timeout=300, cmdline=DEFAULT_EVENTS,
+                name="graph")
     try:
         before = funcs_state(s)
         for glob, why in (("trace_ring_*", r"trace_ring_\w+ is not traceable"
@@ -1202,7 +1208,8 @@ def readme_tour():
         return "README tour: only %d commands found" % len(cmds)
     os.makedirs(OUT, exist_ok=True)
     out = os.path.join(OUT, "readme_tour.ttr")   # the tour writes /dev/host/out
-    s = Session(2, hostout=out, timeout=600, name="readme_tour")
+    s = Session(2, hostout=out, timeout=600, cmdline=DEFAULT_EVENTS,
+                name="readme_tour")
     why = ""
     try:
         for cmd in cmds:

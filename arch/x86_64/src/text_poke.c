@@ -40,6 +40,7 @@
 static uint32_t patch_busy;		/* the patch mutex */
 static struct text_patch *inflight;	/* the batch with int3s out */
 static size_t inflight_n;
+static uint64_t batch_seq;		/* odd while a batch is in flight */
 static uint32_t fixups_running;		/* CPUs inside text_patch_bp_fixup */
 static uint64_t sync_gen;		/* patch mutex */
 static uint64_t sync_seen[CONFIG_MAX_NUM_CPUS];
@@ -139,7 +140,8 @@ static notrace void apply_live(struct text_patch *p, size_t n)
 	patch_lock();
 	sort_batch(p, n);
 	inflight = p;
-	__atomic_store_n(&inflight_n, n, __ATOMIC_RELEASE);
+	__atomic_store_n(&inflight_n, n, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&batch_seq, 1, __ATOMIC_SEQ_CST);
 	for (size_t i = 0; i < n; i++)
 		poke(p[i].addr, &int3, 1);
 	sync_all();
@@ -155,6 +157,7 @@ static notrace void apply_live(struct text_patch *p, size_t n)
 	 * before the caller's batch goes away. With inflight_n 0 first, no
 	 * fixup that starts from here on reads the batch. */
 	__atomic_store_n(&inflight_n, 0, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&batch_seq, 1, __ATOMIC_SEQ_CST);
 	while (__atomic_load_n(&fixups_running, __ATOMIC_SEQ_CST))
 		arch_pause();
 	inflight = NULL;
@@ -232,21 +235,33 @@ static notrace void restore_byte(uintptr_t site, uint8_t b)
 notrace bool text_patch_bp_fixup(struct trapframe *tf)
 {
 	uintptr_t site = tf->rip - 1;
+	uint64_t seq;
 	bool in_flight;
 	uint8_t b;
 
 	if (tf->cs & 3)
 		return false;
-	/* Counted while it reads the batch: apply_live() waits for it. */
-	__atomic_add_fetch(&fixups_running, 1, __ATOMIC_SEQ_CST);
-	in_flight = in_batch(site,
-			    __atomic_load_n(&inflight_n, __ATOMIC_SEQ_CST));
-	__atomic_sub_fetch(&fixups_running, 1, __ATOMIC_RELEASE);
+	/*
+	 * The batch and the byte are read as one snapshot, seqlock-style:
+	 * read apart, the batch this int3 belonged to could end in between
+	 * and the next one write its int3 at the same site, and the trap
+	 * looked like nobody's (the text_patch_race ktest). A patcher
+	 * stalled mid-batch (waiting for this CPU's sync) keeps batch_seq
+	 * still, so the loop ends.
+	 */
+	do {
+		seq = __atomic_load_n(&batch_seq, __ATOMIC_SEQ_CST);
+		/* Counted while it reads the batch: apply_live() waits. */
+		__atomic_add_fetch(&fixups_running, 1, __ATOMIC_SEQ_CST);
+		in_flight = in_batch(site, __atomic_load_n(&inflight_n,
+							   __ATOMIC_SEQ_CST));
+		__atomic_sub_fetch(&fixups_running, 1, __ATOMIC_RELEASE);
+		b = *(const volatile uint8_t *)site;
+	} while (__atomic_load_n(&batch_seq, __ATOMIC_SEQ_CST) != seq);
 	if (in_flight) {
 		tf->rip = site + TEXT_PATCH_LEN;
 		return true;
 	}
-	b = *(const volatile uint8_t *)site;
 	if (b != INT3) {
 		restore_byte(site, b);
 		tf->rip = site;
