@@ -28,6 +28,10 @@
  *	if (tsc_sync_exceeds(&est, tsc_sync_ns_to_cycles(TSC_SYNC_BOUND_NS, hz)))
  *		... warn: est.offset cycles, +- est.uncertainty ...
  *
+ * tsc_sync_applied() is the offset to subtract from the other CPU's stamps:
+ * 0 when 0 is within the uncertainty, since shifting a CPU's records by an
+ * offset the TSCs may not have misorders them against the others.
+ *
  * tsc_sync_parse_skew() reads the `tsc.skew=CPU:CYCLES` boot option, which
  * skews one CPU's TSC on purpose so tests can see a disagreement.
  */
@@ -60,6 +64,7 @@ void tsc_sync_init(struct tsc_sync_est *est);
 void tsc_sync_add(struct tsc_sync_est *est, uint64_t t0, uint64_t t1,
 		  uint64_t t2);
 bool tsc_sync_exceeds(const struct tsc_sync_est *est, uint64_t bound_cycles);
+int64_t tsc_sync_applied(const struct tsc_sync_est *est);
 uint64_t tsc_sync_ns_to_cycles(uint64_t ns, uint64_t freq_hz);
 bool tsc_sync_parse_skew(const char *val, uint32_t *cpu, int64_t *cycles);
 

@@ -193,6 +193,29 @@ static struct tsc_sync_est made(int64_t offset, uint64_t uncertainty)
 	return est;
 }
 
+/* 0 is applied when 0 is within the uncertainty, the estimate otherwise
+ * (bug: a loaded emulator's +- 4.8M-cycle estimate of 1.2M cycles was
+ * subtracted from equal TSCs, misordering records across CPUs). */
+static int test_applied(void)
+{
+	struct tsc_sync_est est;
+
+	tsc_sync_init(&est);
+	/* equal TSCs, a slow way out: the estimate of the bug */
+	round_trip(&est, 1000000000, 0, 6034750, 3567270);
+	HT_CHECK(est.offset == 1233740 && est.uncertainty == 4801010);
+	HT_CHECK(tsc_sync_applied(&est) == 0);
+	est.offset = -(int64_t)est.uncertainty;
+	HT_CHECK(tsc_sync_applied(&est) == 0);
+	tsc_sync_init(&est);
+	round_trip(&est, 1000000000, -50000, 300, 300);
+	HT_CHECK(tsc_sync_applied(&est) == -50000);
+	tsc_sync_init(&est);
+	round_trip(&est, 1000000000, 50000, 300, 300);
+	HT_CHECK(tsc_sync_applied(&est) == 50000);
+	return 0;
+}
+
 static int test_exceeds(void)
 {
 	struct tsc_sync_est est;
@@ -331,6 +354,7 @@ static const struct ht_test tests[] = {
 	{ test_negative_offsets, "tsc_sync_negative_offsets" },
 	{ test_rejects_backwards, "tsc_sync_rejects_backwards" },
 	{ test_exceeds, "tsc_sync_exceeds" },
+	{ test_applied, "tsc_sync_applied" },
 	{ test_estimate_then_judge, "tsc_sync_estimate_then_judge" },
 	{ test_ns_to_cycles, "tsc_sync_ns_to_cycles" },
 	{ test_parse_skew, "tsc_sync_parse_skew" },

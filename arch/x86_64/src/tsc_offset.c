@@ -185,7 +185,7 @@ void tsc_offset_measure(uint32_t coreid)
 		round_trip(&est, n);
 	atomic_set(&exch.request, STOP);
 	arch_irq_restore(flags);
-	tsc_offset[coreid] = est.offset;
+	tsc_offset[coreid] = tsc_sync_applied(&est);
 	tsc_offset_uncertainty[coreid] = est.uncertainty;
 	report(coreid, &est);
 }
