@@ -912,8 +912,10 @@ def probes():
             return s.finish("free_pages counter %d after usertests, %d after "
                             "it again" % tuple(free))
         # a settled counter is not recorded again, and the 64 KiB rings
-        # have long overwritten its last change: "all" records every one
-        s.say("echo counters 10 all > /dev/ttrace/ctl; sleep 1", r"\n")
+        # have long overwritten its last change: "all" records every one,
+        # into 1 MiB rings (under load cat fell behind 64 KiB ones)
+        s.say("echo bufsize 1024 > /dev/ttrace/ctl; "
+              "echo counters 10 all > /dev/ttrace/ctl; sleep 1", r"\n")
         m = s.say("ttrace cat | grep -c free_pages=", rb"\n(\d+)\r?\n",
                   timeout=180)
         if int(m.group(1)) == 0:
