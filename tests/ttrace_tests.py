@@ -1012,7 +1012,6 @@ def modules():
 FUNC_LINE = re.compile(r"^\S+ us cpu(\d+) (\S+) (func_entry|func_exit): ( *)"
                        r"(\S+) depth=(\d+)$")
 THREAD_LINE = re.compile(r"^\S+ us cpu(\d+) (\S+) ")
-LOSS_LINE = re.compile(r"^-- cpu\d+: \d+ records lost ")
 
 
 def thread_of(ctx, cpu, cur):
@@ -1059,16 +1058,11 @@ def check_func_nesting(text, chain, leaf):
     """In `ttdecode text` output: every func_exit of a thread closes its
     innermost open call (same function, same depth), every entry's depth
     is the number of calls the thread has open, the indent two spaces a
-    level, names are names (a declared loss starts every thread afresh); and at the entry of some function matching
+    level, names are names; and at the entry of some function matching
     leaf, its thread's open calls hold chain in order. Returns (why, number
     of calls, that thread's open calls then)."""
     stacks, cur, calls, found = {}, {}, 0, None
     for line in text.splitlines():
-        if LOSS_LINE.match(line):
-            # the lost records may hold any thread's entries and exits:
-            # every stack starts again as a thread's first record
-            stacks = {}
-            continue
         t = THREAD_LINE.match(line)
         if not t:
             continue

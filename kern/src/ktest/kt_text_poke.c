@@ -1,8 +1,8 @@
 /*
  * The text patcher's #BP fixup against back-to-back batches on one site
- * (arch/x86_64/src/text_poke.c). CPU 0 flips a site of its own between the
- * 5-byte NOP and `jmp .+5` (both do nothing) RACE_FLIPS times, one batch
- * after the other, while every other CPU runs the site in a loop.
+ * (arch/x86_64/src/text_poke.c). The ktest's CPU flips a site of its own
+ * between the 5-byte NOP and `jmp .+5` (both do nothing) RACE_FLIPS times,
+ * one batch after the other, while every other CPU runs the site in a loop.
  *
  * Bug (found under `TTRACE_MASK=all make test`, boot_smp8): a CPU that met
  * an int3 of one batch read "no batch in flight" after that batch ended,
@@ -24,10 +24,8 @@
 
 extern char kt_race_site[];
 
-void race_site(void);
-
 /* The site: a 5-byte NOP at the global label kt_race_site. */
-__attribute__((noinline)) void race_site(void)
+static __attribute__((noinline)) void race_site(void)
 {
 	asm volatile(".globl kt_race_site\n"
 		     "kt_race_site: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00");
@@ -40,8 +38,8 @@ struct race {
 };
 
 /* The flipper flips the site, ending on the NOP; the others run it until
- * then.
- * Kernel-message context, interrupts on (the patcher's syncs need them). */
+ * then. Kernel-message context, interrupts on (the patcher's syncs need
+ * them). */
 static void race_cpu(void *arg)
 {
 	struct race *r = arg;
