@@ -432,6 +432,61 @@ def oom_boot():
     return s.finish("")
 
 
+LONG_MARKS = 80                 # more than cpuN's 64-entry read
+LONG_MARK_LEN = 250             # a text line of about 310 bytes each
+
+
+def check_long_marks(text):
+    """Why the cpu0 text of `tracestress marks LONG_MARKS LONG_MARK_LEN`
+    and then the marker 'after-marks' is wrong ("" if it is right): each
+    marker whole, in order, once, none lost, the last one after them."""
+    got = [(int(m.group(1)), m.group(2)) for m in
+           re.finditer(r"user_marker: \S*mark-(\d+):(\d*)", text)]
+    if [i for i, _ in got] != list(range(LONG_MARKS)):
+        return "markers %s, want 0..%d in order" % (
+            [i for i, _ in got], LONG_MARKS - 1)
+    for i, digits in got:
+        want = str(i % 10) * (LONG_MARK_LEN - len("mark-%d:" % i))
+        if digits != want:
+            return "marker %d: %d digits %r..., want %d %r" % (
+                i, len(digits), digits[:8], len(want), want[:1])
+    tail = text[text.rfind("mark-%d:" % (LONG_MARKS - 1)):]
+    if "after-marks" not in tail:
+        return "the marker after the long ones is missing"
+    return ""
+
+
+def long_lines():
+    """cpu0's text of a run of long markers: every line whole (the block
+    a read formats never overruns nor drops a line), on one CPU; and two
+    opens of cpu0 read in turn give the same text (a reader that wrote
+    past its block wrote into the other's: they differed at byte 8192)."""
+    s = Session(1, cmdline=DEFAULT_EVENTS, name="long-lines")
+    try:
+        s.say("echo setmask 0x400 0xffffffffffffffff > /dev/ttrace/ctl; "
+              "ttrace clear", r"\n")
+        s.say("tracestress marks %d %d; ttrace mark after-marks; echo ok=$?"
+              % (LONG_MARKS, LONG_MARK_LEN), r"ok=0")
+        s.run.expect(r"\$ ", timeout=60)
+        s.run.send("cat /dev/ttrace/cpu0; echo cat=$?\r")
+        m = s.run.expect(r"(?s)\n(.*)\ncat=(\d+)\r?\n", timeout=180)
+        text = m.group(1).decode(errors="replace").replace("\r", "")
+        why = check_long_marks(text)
+        if not why and m.group(2) != b"0":
+            why = "cat exited %s" % m.group(2).decode()
+        if not why:
+            m = s.say("tracestress twin /dev/ttrace/cpu0",
+                      r"twin: (.*)\n", timeout=120)
+            if m.group(1).strip() != b"%d bytes, same" % len(text + "\n"):
+                why = "two opens of cpu0 read in turn: " + \
+                    m.group(1).decode().strip()
+        if why:
+            return s.finish(why)
+    except TimeoutError as e:
+        return s.finish(str(e))
+    return s.finish("")
+
+
 STREAM_RING_KB = 256            # 4096 entries per CPU
 
 
@@ -1279,6 +1334,7 @@ def run_all(res, only):
                      ("ttrace_panic_dump_console", lambda: panic_dump(False)),
                      ("ttrace_lifecycle", lifecycle),
                      ("ttrace_oom_boot", oom_boot),
+                     ("ttrace_long_lines", long_lines),
                      ("ttrace_stream", stream),
                      ("ttrace_pull_hung", pull_hung),
                      ("ttrace_boot_profile", boot_profile),

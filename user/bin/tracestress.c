@@ -23,7 +23,15 @@
  *	burst N	makes N getpid calls and exits (a workload of known size)
  *	share N	opens cpu0 and aux once and has N processes read each
  *		shared open file to its end at the same time
- * All but burst and share stop when /tmp/stress.done appears. In a
+ *	marks N LEN
+ *		writes N markers of LEN characters back to back, marker I
+ *		"mark-I:" followed by I%10 digits up to LEN, then exits
+ *	twin PATH
+ *		opens PATH twice and reads the two opens in turn, 1 KiB at a
+ *		time, to their ends; prints "twin: N bytes, same" when they
+ *		gave the same text (two readers of one snapshot must), else
+ *		where they first differ
+ * All but burst, share, marks and twin stop when /tmp/stress.done appears. In a
  * pipeline only the last stage's stdout reaches the console, and the
  * console mixes the bytes of concurrent writers, so mix and fuzz append
  * their result, "mix: N rounds" or "fuzz: N runs, M failed", to
@@ -230,6 +238,69 @@ static int burst(long n)
 	return 0;
 }
 
+/* n markers of len (at most 255) characters, each its own number and
+ * filler, one write each: a run of long lines for cpuN's text. */
+static int marks(int n, int len)
+{
+	int fd = open("/dev/ttrace/marker", O_WRONLY);
+	char text[256];
+
+	if (len < 16 || len > 255) {
+		fprintf(stderr, "tracestress: marks: LEN must be 16..255\n");
+		return 2;
+	}
+	if (fd < 0)
+		err(1, "/dev/ttrace/marker");
+	for (int i = 0; i < n; i++) {
+		int k = snprintf(text, sizeof(text), "mark-%d:", i);
+
+		memset(text + k, '0' + i % 10, (size_t)(len - k));
+		if (write(fd, text, (size_t)len) != len)
+			err(1, "marker");
+	}
+	close(fd);
+	return 0;
+}
+
+/* Reads up to n more bytes of fd into buf at *len (0 at its end). */
+static long twin_read(int fd, char *buf, size_t *len, size_t n)
+{
+	long k = read(fd, buf + *len, n);
+
+	if (k < 0)
+		err(1, "twin: read");
+	*len += (size_t)k;
+	return k;
+}
+
+/* Two opens of path read in turn: their texts must be the same. */
+static int twin(const char *path)
+{
+	static char a[256 * 1024], b[256 * 1024];
+	int fa = open(path, O_RDONLY), fb = open(path, O_RDONLY);
+	size_t la = 0, lb = 0, i;
+	long ka = 1, kb = 1;
+
+	if (fa < 0 || fb < 0)
+		err(1, "%s", path);
+	while ((ka || kb) && la + 1024 <= sizeof(a) && lb + 1024 <= sizeof(b)) {
+		if (ka)
+			ka = twin_read(fa, a, &la, 1024);
+		if (kb)
+			kb = twin_read(fb, b, &lb, 1024);
+	}
+	close(fa);
+	close(fb);
+	for (i = 0; i < la && i < lb && a[i] == b[i]; i++)
+		;
+	if (i == la && i == lb) {
+		printf("twin: %zu bytes, same\n", la);
+		return 0;
+	}
+	printf("twin: %zu and %zu bytes, first differ at %zu\n", la, lb, i);
+	return 1;
+}
+
 /* N processes read one open file (their stdin) to its end together. */
 static int share(int n, const char *path)
 {
@@ -319,7 +390,12 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "share"))
 		return share(atoi(argv[2]), "/dev/ttrace/cpu0") ||
 		       share(atoi(argv[2]), "/dev/ttrace/aux");
+	if (argc == 3 && !strcmp(argv[1], "twin"))
+		return twin(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "marks"))
+		return marks(atoi(argv[2]), atoi(argv[3]));
 	fprintf(stderr, "usage: tracestress load | toggle | resize | read | "
-		"mix | fuzz | save SECONDS [INTERVAL] | burst N | share N\n");
+		"mix | fuzz | save SECONDS [INTERVAL] | burst N | share N | "
+		"marks N LEN | twin PATH\n");
 	return 2;
 }
