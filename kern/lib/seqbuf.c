@@ -1,0 +1,55 @@
+/*
+ * seqbuf: the bounded text buffer (seqbuf.h). The appends that are one
+ * short copy live in the header, inline, for the decoder's line format;
+ * here are those that format, filter or rewrite. Each writes at most
+ * seqbuf_room() bytes and the NUL after them, and counts all it was
+ * given, so a producer never computes an offset into the buffer itself.
+ */
+#include <printfmt.h>
+#include <seqbuf.h>
+
+size_t seqbuf_get_buf(struct seqbuf *s, char **dst)
+{
+	*dst = s->buf + seqbuf_used(s);
+	return s->size ? s->size - seqbuf_used(s) : 0;
+}
+
+void seqbuf_vprintf(struct seqbuf *s, const char *fmt, va_list ap)
+{
+	char *dst;
+	size_t room = seqbuf_get_buf(s, &dst);
+	int n = fmt_vsnprintf(dst, room, fmt, ap);
+
+	seqbuf_commit(s, n >= 0 ? (size_t)n : SIZE_MAX);	/* -1: too long */
+}
+
+void seqbuf_printf(struct seqbuf *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	seqbuf_vprintf(s, fmt, ap);
+	va_end(ap);
+}
+
+void seqbuf_printable(struct seqbuf *s, const char *p, size_t n)
+{
+	char *d = s->buf + seqbuf_used(s);
+	size_t k = MIN(n, seqbuf_room(s));
+
+	for (size_t i = 0; i < k; i++)
+		d[i] = p[i] >= 0x20 && p[i] <= 0x7e ? p[i] : '?';
+	seqbuf_commit(s, n);
+}
+
+void seqbuf_mark_cut(struct seqbuf *s)
+{
+	size_t used = seqbuf_used(s), mark = sizeof(SEQBUF_CUT) - 1;
+
+	if (!seqbuf_overflowed(s))
+		return;
+	if (used >= mark)
+		memcpy(s->buf + used - mark, SEQBUF_CUT, mark);
+	else
+		memcpy(s->buf, SEQBUF_CUT, used);
+}
