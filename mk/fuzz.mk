@@ -25,9 +25,10 @@ FUZZ_SRCS_ttload	:= kern/lib/ttrace_file.c $(FUZZ_META_SRCS) \
 			   kern/lib/ttrace_aux.c kern/lib/ttrace_decode.c \
 			   kern/lib/printfmt.c kern/lib/tsc_sync.c \
 			   kern/lib/cmdline.c kern/lib/parse_num.c \
-			   $(TTLOAD_SRCS)
+			   kern/lib/seqbuf.c $(TTLOAD_SRCS)
 FUZZ_SRCS_ctl		:= kern/lib/ttrace_ctl.c kern/lib/parse_num.c $(FUZZ_META_SRCS) \
-			   kern/lib/printfmt.c $(GEN)/ttrace_events.c
+			   kern/lib/printfmt.c kern/lib/seqbuf.c \
+			   $(GEN)/ttrace_events.c
 FUZZ_SRCS_cmdline	:= kern/lib/cmdline.c kern/lib/parse_num.c
 FUZZ_SRCS_elf		:= kern/lib/elf_check.c
 FUZZ_SRCS_cpio		:= kern/lib/cpio_newc.c

@@ -17,7 +17,8 @@
 
 bool module_is_cmd(const char *text, size_t len);
 const char *module_control(const char *text, size_t len);
-size_t module_text(char *buf, size_t size);
+struct seqbuf;
+void module_text(struct seqbuf *s);
 uint64_t module_export(const char *name);
 
 #endif /* MODULE_H */

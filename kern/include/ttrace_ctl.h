@@ -63,6 +63,7 @@
 
 #include <buddy.h>
 #include <compiler.h>
+#include <seqbuf.h>
 #include <ttrace_format.h>
 #include <ttrace_meta.h>
 
@@ -129,7 +130,6 @@ const char *ttrace_ctl_parse(struct ttrace_ctl_cmd *cmd, const char *text,
 			     size_t len, const struct ttrace_meta_table *meta);
 void ttrace_ctl_apply(struct ttrace_ctl_state *st,
 		      const struct ttrace_ctl_cmd *cmd);
-size_t ttrace_ctl_list(const struct ttrace_ctl_state *st, char *buf,
-		       size_t size);
+void ttrace_ctl_list(const struct ttrace_ctl_state *st, struct seqbuf *s);
 
 #endif /* TTRACE_CTL_H */

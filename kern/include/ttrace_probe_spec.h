@@ -30,6 +30,7 @@
 #define TTRACE_PROBE_SPEC_H
 
 #include <compiler.h>
+#include <seqbuf.h>
 #include <ttrace_meta.h>
 
 #define TTRACE_PROBE_NAME_MAX	23	/* characters of a probe's name */
@@ -102,9 +103,9 @@ uint64_t ttrace_field_get(const struct ttrace_field *f,
 			  const struct ttrace_probe_hit *h);
 bool ttrace_probe_test(const struct ttrace_probe_spec *s,
 		       const struct ttrace_probe_hit *h);
-size_t ttrace_probe_spec_text(const struct ttrace_probe_spec *s,
-			      const struct ttrace_meta_table *meta, char *buf,
-			      size_t size);
+void ttrace_probe_spec_text(const struct ttrace_probe_spec *s,
+			    const struct ttrace_meta_table *meta,
+			    struct seqbuf *out);
 
 /*
  * A table of counters per key, filled from any context without a lock:

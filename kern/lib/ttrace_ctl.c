@@ -15,6 +15,7 @@
  */
 #include <parse_num.h>
 #include <printfmt.h>
+#include <seqbuf.h>
 #include <string.h>
 
 #include <ttrace_ctl.h>
@@ -151,32 +152,21 @@ struct ctl_cmdtab {
 static const struct ctl_cmdtab ctl_cmds[];
 static const size_t ctl_ncmds;
 
-/* Appends s to cmd->err at *n, as much as fits. */
-static void err_add(struct ttrace_ctl_cmd *cmd, size_t *n, const char *s)
-{
-	for (; s && *s && *n + 1 < sizeof(cmd->err); s++)
-		cmd->err[(*n)++] = *s;
-	cmd->err[*n] = 0;
-}
-
 /* Sets cmd->err to "ttrace ctl: a b c; usage: ..." (the usage from the
- * table) and returns it. */
+ * table; a message too long for err is cut with the mark) and returns
+ * it. */
 static const char *ctl_err(struct ttrace_ctl_cmd *cmd, const char *a,
 			   const char *b, const char *c)
 {
-	size_t n = 0;
+	struct seqbuf s;
 
-	err_add(cmd, &n, "ttrace ctl: ");
-	err_add(cmd, &n, a);
-	err_add(cmd, &n, b);
-	err_add(cmd, &n, c);
-	err_add(cmd, &n, "; usage: ");
-	for (size_t i = 0; i < ctl_ncmds; i++) {
-		err_add(cmd, &n, i ? " | " : "");
-		err_add(cmd, &n, ctl_cmds[i].name);
-		err_add(cmd, &n, ctl_cmds[i].usage[0] ? " " : "");
-		err_add(cmd, &n, ctl_cmds[i].usage);
-	}
+	seqbuf_init(&s, cmd->err, sizeof(cmd->err));
+	seqbuf_printf(&s, "ttrace ctl: %s%s%s; usage: ", a, b, c);
+	for (size_t i = 0; i < ctl_ncmds; i++)
+		seqbuf_printf(&s, "%s%s%s%s", i ? " | " : "", ctl_cmds[i].name,
+			      ctl_cmds[i].usage[0] ? " " : "",
+			      ctl_cmds[i].usage);
+	seqbuf_mark_cut(&s);
 	return cmd->err;
 }
 
@@ -445,25 +435,16 @@ void ttrace_ctl_apply(struct ttrace_ctl_state *st,
 
 /* ---- listing ------------------------------------------------------------- */
 
-/* Appends to buf at *len (snprintf rules: *len counts what did not fit). */
-static void list_line(char *buf, size_t size, size_t *len, const char *kind,
-		      const char *name, const char *group, unsigned bit,
-		      bool on, bool armed)
+/* Appends one line of the listing to s. */
+static void list_line(struct seqbuf *s, const char *kind, const char *name,
+		      const char *group, unsigned bit, bool on, bool armed)
 {
-	char scratch[4];
-	char *dst = *len + 1 < size ? buf + *len : scratch;
-	size_t room = *len + 1 < size ? size - *len : 0;
-	int n;
-
 	if (group)
-		n = fmt_snprintf(dst, room, "%s %s %s %s %s\n", kind, name,
-				 group, on ? "on" : "off",
-				 armed ? "armed" : "-");
+		seqbuf_printf(s, "%s %s %s %s %s\n", kind, name, group,
+			      on ? "on" : "off", armed ? "armed" : "-");
 	else
-		n = fmt_snprintf(dst, room, "%s %s %u %s\n", kind, name, bit,
-				 on ? "on" : "off");
-	if (n > 0)
-		*len += (size_t)n;
+		seqbuf_printf(s, "%s %s %u %s\n", kind, name, bit,
+			      on ? "on" : "off");
 }
 
 /*
@@ -471,28 +452,24 @@ static void list_line(char *buf, size_t size, size_t *len, const char *kind,
  *	group NAME BIT on|off
  *	event NAME GROUP on|off armed|-
  * where an event's on/off is its own enable and "armed" means it is being
- * recorded. Returns the length of the whole listing; buf (size > 0) holds
- * what fits, NUL terminated. For the #ttrace "events" file.
+ * recorded, appended to s. For the #ttrace "events" file.
  */
-size_t ttrace_ctl_list(const struct ttrace_ctl_state *st, char *buf,
-		       size_t size)
+void ttrace_ctl_list(const struct ttrace_ctl_state *st, struct seqbuf *s)
 {
 	const struct ttrace_meta_table *t = st->meta;
 	uint64_t mask = __atomic_load_n(&st->mask, __ATOMIC_RELAXED);
-	int n = fmt_snprintf(buf, size, "mask %#llx\n", (unsigned long long)mask);
-	size_t len = n > 0 ? (size_t)n : 0;
 
+	seqbuf_printf(s, "mask %#llx\n", (unsigned long long)mask);
 	for (uint32_t g = 0; g < t->ngroups; g++)
-		list_line(buf, size, &len, "group", t->groups[g].name, NULL,
+		list_line(s, "group", t->groups[g].name, NULL,
 			  t->groups[g].bit, mask >> (t->groups[g].bit & 63) & 1,
 			  false);
 	for (uint32_t e = 0; e < t->nevents; e++) {
 		const struct ttrace_group_meta *gm =
 			ttrace_meta_group(t, t->events[e].group);
 
-		list_line(buf, size, &len, "event", t->events[e].name,
-			  gm ? gm->name : "?", 0, st->enabled[e],
+		list_line(s, "event", t->events[e].name, gm ? gm->name : "?", 0,
+			  st->enabled[e],
 			  __atomic_load_n(&st->armed[e], __ATOMIC_RELAXED));
 	}
-	return len;
 }

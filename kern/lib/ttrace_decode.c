@@ -6,6 +6,7 @@
  * it names, and names are copied through a filter of printable characters.
  */
 #include <printfmt.h>
+#include <seqbuf.h>
 #include <string.h>
 
 #include <compiler.h>
@@ -161,107 +162,6 @@ bool ttrace_pair_next(struct ttrace_pair_iter *it, struct ttrace_event_view *ev)
 	return false;
 }
 
-/* ---- output buffer ------------------------------------------------------- */
-
-/* snprintf-style output: len counts everything, buf holds what fits. */
-struct sbuf {
-	char *buf;
-	size_t size;
-	size_t len;
-};
-
-static void sb_init(struct sbuf *sb, char *buf, size_t size)
-{
-	sb->buf = buf;
-	sb->size = size;
-	sb->len = 0;
-	if (size)
-		buf[0] = 0;
-}
-
-/* Where the next output goes and how much fits (scratch when full). */
-static char *sb_dst(struct sbuf *sb, size_t *room, char *scratch)
-{
-	if (sb->len + 1 < sb->size) {
-		*room = sb->size - sb->len;
-		return sb->buf + sb->len;
-	}
-	*room = 0;
-	return scratch;
-}
-
-static __always_inline void sb_done(struct sbuf *sb, int n)
-{
-	if (n > 0)
-		sb->len += (size_t)n;
-	if (sb->size)
-		sb->buf[MIN(sb->len, sb->size - 1)] = 0;
-}
-
-static __always_inline void sb_putc(struct sbuf *sb, char c)
-{
-	if (sb->len + 1 < sb->size)
-		sb->buf[sb->len] = c;
-	sb_done(sb, 1);
-}
-
-/* Copies n bytes, n <= 16, with two overlapping moves (or byte by byte
- * below four): the pieces of a line are short, and a call of memcpy for
- * each cost more than the copy. */
-static __always_inline void copy_short(char *d, const char *s, size_t n)
-{
-	uint64_t a, b;
-	uint32_t x, y;
-
-	if (n >= 8) {
-		memcpy(&a, s, 8);
-		memcpy(&b, s + n - 8, 8);
-		memcpy(d, &a, 8);
-		memcpy(d + n - 8, &b, 8);
-	} else if (n >= 4) {
-		memcpy(&x, s, 4);
-		memcpy(&y, s + n - 4, 4);
-		memcpy(d, &x, 4);
-		memcpy(d + n - 4, &y, 4);
-	} else {
-		for (size_t i = 0; i < n; i++)
-			d[i] = s[i];
-	}
-}
-
-/* Appends the n bytes at s (what fits of them). */
-static __always_inline void sb_write(struct sbuf *sb, const char *s, size_t n)
-{
-	if (sb->len + n < sb->size) {	/* the usual case: all of it fits */
-		if (n <= 16)
-			copy_short(sb->buf + sb->len, s, n);
-		else
-			memcpy(sb->buf + sb->len, s, n);
-		sb->len += n;
-		sb->buf[sb->len] = 0;
-		return;
-	}
-	if (sb->len + 1 < sb->size)
-		memcpy(sb->buf + sb->len, s, MIN(n, sb->size - 1 - sb->len));
-	sb_done(sb, (int)MIN(n, (size_t)INT32_MAX));
-}
-
-static __always_inline void sb_puts(struct sbuf *sb, const char *s)
-{
-	sb_write(sb, s, strlen(s));
-}
-
-/* Appends the n bytes at s with each non-printable one as '?'. */
-static void sb_printable(struct sbuf *sb, const char *s, size_t n)
-{
-	size_t fit = sb->len + 1 < sb->size ? sb->size - 1 - sb->len : 0;
-	char *d = sb->buf + sb->len;
-
-	for (size_t i = 0; i < MIN(n, fit); i++)
-		d[i] = s[i] >= 0x20 && s[i] <= 0x7e ? s[i] : '?';
-	sb_done(sb, (int)n);
-}
-
 /* ---- compiled formats ---------------------------------------------------- */
 
 /* flags of an FMT_INT step */
@@ -412,7 +312,7 @@ static char *dec_digits(char *end, uint64_t v)
 }
 
 /* Appends v as an FMT_INT step with flags prints it. */
-static __always_inline void sb_int(struct sbuf *sb, uint64_t v, uint8_t flags)
+static __always_inline void sb_int(struct seqbuf *sb, uint64_t v, uint8_t flags)
 {
 	char tmp[24], *q = tmp + sizeof(tmp);
 	bool neg = false;
@@ -440,7 +340,7 @@ static __always_inline void sb_int(struct sbuf *sb, uint64_t v, uint8_t flags)
 	}
 	if (neg)
 		*--q = '-';
-	sb_write(sb, q, (size_t)(tmp + sizeof(tmp) - q));
+	seqbuf_write(sb, q, (size_t)(tmp + sizeof(tmp) - q));
 }
 
 /*
@@ -478,22 +378,22 @@ static int conv_print(char *dst, size_t room, const struct ttrace_conv *cv,
 }
 #pragma GCC diagnostic pop
 
-static void sb_conv(struct sbuf *sb, const struct ttrace_conv *cv, uint64_t v,
+static void sb_conv(struct seqbuf *sb, const struct ttrace_conv *cv, uint64_t v,
 		    const char *s)
 {
-	char scratch[4];
-	size_t room;
-	char *dst = sb_dst(sb, &room, scratch);
+	char *dst;
+	size_t room = seqbuf_get_buf(sb, &dst);
+	int n = conv_print(dst, room, cv, v, s);
 
-	sb_done(sb, conv_print(dst, room, cv, v, s));
+	seqbuf_commit(sb, n > 0 ? (size_t)n : 0);
 }
 
-static __always_inline void sb_hex(struct sbuf *sb, uint64_t v)
+static __always_inline void sb_hex(struct seqbuf *sb, uint64_t v)
 {
 	sb_int(sb, v, FMT_HEX | FMT_ALT | FMT_WIDE);
 }
 
-static __always_inline void sb_dec(struct sbuf *sb, uint64_t v)
+static __always_inline void sb_dec(struct seqbuf *sb, uint64_t v)
 {
 	sb_int(sb, v, FMT_WIDE);
 }
@@ -503,7 +403,7 @@ static __always_inline void sb_dec(struct sbuf *sb, uint64_t v)
  * most TTRACE_AUX_MAX_STRLEN of them). Returns false (nothing appended)
  * if there is none.
  */
-static __always_inline bool sb_name_of(struct sbuf *sb,
+static __always_inline bool sb_name_of(struct seqbuf *sb,
 				       ttrace_resolve_fn resolve, void *rarg,
 				       unsigned tag, uint64_t ident,
 				       uint64_t ts)
@@ -513,34 +413,34 @@ static __always_inline bool sb_name_of(struct sbuf *sb,
 
 	if (!s || !len)
 		return false;
-	sb_printable(sb, s, MIN(len, (size_t)TTRACE_AUX_MAX_STRLEN));
+	seqbuf_printable(sb, s, MIN(len, (size_t)TTRACE_AUX_MAX_STRLEN));
 	return true;
 }
 
 /* ---- formatting ---------------------------------------------------------- */
 
-static void sb_raw_words(struct sbuf *sb, const struct ttrace_event_view *ev)
+static void sb_raw_words(struct seqbuf *sb, const struct ttrace_event_view *ev)
 {
 	for (uint32_t i = 0; i < ev->nwords && i < TTRACE_MAX_ARGS; i++) {
 		if (i)
-			sb_putc(sb, ' ');
+			seqbuf_putc(sb, ' ');
 		sb_hex(sb, ev->args[i]);
 	}
 }
 
 /* Appends the name of (tag, ident), or "#ident" if it has none. */
-static void sb_name(struct sbuf *sb, ttrace_resolve_fn resolve, void *rarg,
+static void sb_name(struct seqbuf *sb, ttrace_resolve_fn resolve, void *rarg,
 		    unsigned tag, uint64_t ident, uint64_t ts)
 {
 	if (!sb_name_of(sb, resolve, rarg, tag, ident, ts)) {
-		sb_putc(sb, '#');
+		seqbuf_putc(sb, '#');
 		sb_dec(sb, ident);
 	}
 }
 
 /* Appends step s of e's format; *argi is the next argument word's index
  * (advanced past the one s uses). */
-static __always_inline void sb_step(struct sbuf *sb,
+static __always_inline void sb_step(struct seqbuf *sb,
 				    const struct ttrace_event_meta *e,
 				    const struct ttrace_fmt_step *s,
 				    const struct ttrace_event_view *ev,
@@ -549,16 +449,16 @@ static __always_inline void sb_step(struct sbuf *sb,
 {
 	unsigned i = *argi;
 
-	sb_write(sb, s->lit, s->litlen);
+	seqbuf_write(sb, s->lit, s->litlen);
 	if (s->kind == TTRACE_FMT_END)
 		return;
 	if (s->kind == TTRACE_FMT_PERCENT) {
-		sb_putc(sb, '%');
+		seqbuf_putc(sb, '%');
 		return;
 	}
 	(*argi)++;
 	if (i >= ev->nwords) {
-		sb_putc(sb, '?');	/* continuation lost */
+		seqbuf_putc(sb, '?');	/* continuation lost */
 	} else if (s->kind == TTRACE_FMT_INT) {
 		sb_int(sb, ev->args[i], s->flags);
 	} else if (s->kind == TTRACE_FMT_STR) {
@@ -567,10 +467,10 @@ static __always_inline void sb_step(struct sbuf *sb,
 	} else {
 		struct ttrace_conv cv;
 		char name[TTRACE_AUX_MAX_STRLEN + 24];
-		struct sbuf nb;
+		struct seqbuf nb;
 
 		ttrace_meta_parse_conv(s->conv, &cv);
-		sb_init(&nb, name, sizeof(name));
+		seqbuf_init(&nb, name, sizeof(name));
 		if (cv.conv == 's')
 			sb_name(&nb, resolve, rarg, e->args[i].aux_tag,
 				ev->args[i], ev->timestamp);
@@ -580,7 +480,7 @@ static __always_inline void sb_step(struct sbuf *sb,
 
 /* Appends ev's arguments by e's format, with the steps of plan when it
  * has them (else parsing the format as it goes). */
-static void sb_args(struct sbuf *sb, const struct ttrace_event_meta *e,
+static void sb_args(struct seqbuf *sb, const struct ttrace_event_meta *e,
 		    const struct ttrace_fmt_plan *plan,
 		    const struct ttrace_event_view *ev,
 		    ttrace_resolve_fn resolve, void *rarg)
@@ -611,9 +511,9 @@ int ttrace_format_args(char *buf, size_t size,
 		       const struct ttrace_event_view *ev,
 		       ttrace_resolve_fn resolve, void *rarg)
 {
-	struct sbuf sb;
+	struct seqbuf sb;
 
-	sb_init(&sb, buf, size);
+	seqbuf_init(&sb, buf, size);
 	if (format_ok(e))
 		sb_args(&sb, e, NULL, ev, resolve, rarg);
 	else
@@ -621,15 +521,15 @@ int ttrace_format_args(char *buf, size_t size,
 	return (int)MIN(sb.len, (size_t)INT32_MAX);
 }
 
-static void sb_pidword(struct sbuf *sb, const struct ttrace_event_view *ev,
+static void sb_pidword(struct seqbuf *sb, const struct ttrace_event_view *ev,
 		       ttrace_resolve_fn resolve, void *rarg)
 {
 	uint32_t pid = TTRACE_CTX_PID(ev->context);
 
 	sb_name_of(sb, resolve, rarg, TTRACE_AUX_PROC_NAME, pid, ev->timestamp);
-	sb_putc(sb, '[');
+	seqbuf_putc(sb, '[');
 	sb_dec(sb, pid);
-	sb_write(sb, "]:", 2);
+	seqbuf_write(sb, "]:", 2);
 }
 
 /*
@@ -637,7 +537,7 @@ static void sb_pidword(struct sbuf *sb, const struct ttrace_event_view *ev,
  *	boot  boot:PHASE  kt:NAME  kmsg:NAME  sys:PROC[PID]:SYSCALL
  *	trap:PROC[PID]:VECTOR  irq:VECTOR[/dDEPTH]  idle  ctxK:0xWORD
  */
-static __always_inline void sb_ctx(struct sbuf *sb,
+static __always_inline void sb_ctx(struct seqbuf *sb,
 				   const struct ttrace_event_view *ev,
 				   ttrace_resolve_fn resolve, void *rarg)
 {
@@ -645,47 +545,47 @@ static __always_inline void sb_ctx(struct sbuf *sb,
 
 	switch (ev->ctx_kind) {
 	case TTRACE_CTX_BOOT:
-		sb_puts(sb, "boot");
+		seqbuf_puts(sb, "boot");
 		if (c) {
-			sb_putc(sb, ':');
+			seqbuf_putc(sb, ':');
 			sb_name(sb, resolve, rarg, TTRACE_AUX_BOOT_PHASE, c,
 				ts);
 		}
 		break;
 	case TTRACE_CTX_KTASK:
-		sb_puts(sb, "kt:");
+		seqbuf_puts(sb, "kt:");
 		sb_name(sb, resolve, rarg, TTRACE_AUX_KTHREAD_NAME, c, ts);
 		break;
 	case TTRACE_CTX_RKMSG:
-		sb_puts(sb, "kmsg:");
+		seqbuf_puts(sb, "kmsg:");
 		sb_name(sb, resolve, rarg, TTRACE_AUX_KMSG_NAME, c, ts);
 		break;
 	case TTRACE_CTX_SYSC:
-		sb_puts(sb, "sys:");
+		seqbuf_puts(sb, "sys:");
 		sb_pidword(sb, ev, resolve, rarg);
 		sb_name(sb, resolve, rarg, TTRACE_AUX_SYSCALL_NAME,
 			TTRACE_CTX_LOW(c), ts);
 		break;
 	case TTRACE_CTX_TRAP:
-		sb_puts(sb, "trap:");
+		seqbuf_puts(sb, "trap:");
 		sb_pidword(sb, ev, resolve, rarg);
 		sb_dec(sb, TTRACE_CTX_LOW(c));
 		break;
 	case TTRACE_CTX_IRQ:
-		sb_puts(sb, "irq:");
+		seqbuf_puts(sb, "irq:");
 		sb_dec(sb, c);
 		if (ev->depth > 1) {
-			sb_puts(sb, "/d");
+			seqbuf_puts(sb, "/d");
 			sb_dec(sb, ev->depth);
 		}
 		break;
 	case TTRACE_CTX_IDLE:
-		sb_puts(sb, "idle");
+		seqbuf_puts(sb, "idle");
 		break;
 	default:
-		sb_puts(sb, "ctx");
+		seqbuf_puts(sb, "ctx");
 		sb_dec(sb, ev->ctx_kind);
-		sb_putc(sb, ':');
+		seqbuf_putc(sb, ':');
 		sb_hex(sb, c);
 	}
 }
@@ -696,9 +596,9 @@ int ttrace_format_ctx(char *buf, size_t size,
 		      const struct ttrace_event_view *ev,
 		      ttrace_resolve_fn resolve, void *rarg)
 {
-	struct sbuf sb;
+	struct seqbuf sb;
 
-	sb_init(&sb, buf, size);
+	seqbuf_init(&sb, buf, size);
 	sb_ctx(&sb, ev, resolve, rarg);
 	return (int)MIN(sb.len, (size_t)INT32_MAX);
 }
@@ -710,7 +610,7 @@ int ttrace_format_ctx(char *buf, size_t size,
  * text output shows the call graph's nesting; at most INDENT_MAX_LEVELS
  * levels, whatever a corrupt record says. plan is e's compiled format,
  * which knows that argument, or NULL (then it is looked up by name). */
-static void sb_indent(struct sbuf *sb, const struct ttrace_event_meta *e,
+static void sb_indent(struct seqbuf *sb, const struct ttrace_event_meta *e,
 		      const struct ttrace_fmt_plan *plan,
 		      const struct ttrace_event_view *ev)
 {
@@ -719,35 +619,35 @@ static void sb_indent(struct sbuf *sb, const struct ttrace_event_meta *e,
 	if (i >= e->nargs || i >= ev->nwords)
 		return;
 	for (uint64_t d = 0; d < MIN(ev->args[i], INDENT_MAX_LEVELS); d++)
-		sb_write(sb, "  ", 2);
+		seqbuf_write(sb, "  ", 2);
 }
 
 /* Appends " cpuN CONTEXT NAME: ARGS[ (incomplete)]", the line after its
  * time stamp; ARGS indented by depth (sb_indent); plans (NULL, or
  * t->nevents of them) are t's compiled formats. */
-static void sb_line_rest(struct sbuf *sb, const struct ttrace_meta_table *t,
+static void sb_line_rest(struct seqbuf *sb, const struct ttrace_meta_table *t,
 			 const struct ttrace_fmt_plan *plans,
 			 const struct ttrace_event_view *ev,
 			 ttrace_resolve_fn resolve, void *rarg)
 {
 	const struct ttrace_event_meta *e = NULL;
-	char scratch[4], *dst;
+	char *dst;
 	size_t room;
 
 	if (t && ev->id < t->nevents)
 		e = &t->events[ev->id];
-	sb_write(sb, " cpu", 4);
+	seqbuf_write(sb, " cpu", 4);
 	sb_dec(sb, ev->cpu);
-	sb_putc(sb, ' ');
+	seqbuf_putc(sb, ' ');
 	sb_ctx(sb, ev, resolve, rarg);
-	sb_putc(sb, ' ');
+	seqbuf_putc(sb, ' ');
 	if (e && e->name) {
-		sb_puts(sb, e->name);
+		seqbuf_puts(sb, e->name);
 	} else {
-		sb_puts(sb, "event#");
+		seqbuf_puts(sb, "event#");
 		sb_dec(sb, ev->id);
 	}
-	sb_write(sb, ": ", 2);
+	seqbuf_write(sb, ": ", 2);
 	if (e)
 		sb_indent(sb, e, plans ? &plans[ev->id] : NULL, ev);
 	if (e && plans && plans[ev->id].mode != TTRACE_PLAN_RAW) {
@@ -755,11 +655,12 @@ static void sb_line_rest(struct sbuf *sb, const struct ttrace_meta_table *t,
 	} else if (e && plans) {
 		sb_raw_words(sb, ev);
 	} else {
-		dst = sb_dst(sb, &room, scratch);
-		sb_done(sb, ttrace_format_args(dst, room, e, ev, resolve, rarg));
+		room = seqbuf_get_buf(sb, &dst);
+		seqbuf_commit(sb, (size_t)ttrace_format_args(dst, room, e, ev,
+							     resolve, rarg));
 	}
 	if (ev->ncont_found < ev->ncont)
-		sb_write(sb, " (incomplete)", 13);
+		seqbuf_write(sb, " (incomplete)", 13);
 }
 
 /*
@@ -773,9 +674,9 @@ int ttrace_format_line(char *buf, size_t size,
 		       const struct ttrace_event_view *ev,
 		       ttrace_resolve_fn resolve, void *rarg)
 {
-	struct sbuf sb;
+	struct seqbuf sb;
 
-	sb_init(&sb, buf, size);
+	seqbuf_init(&sb, buf, size);
 	sb_dec(&sb, ev->timestamp);
 	sb_line_rest(&sb, t, NULL, ev, resolve, rarg);
 	return (int)MIN(sb.len, (size_t)INT32_MAX);
@@ -806,9 +707,9 @@ int ttrace_format_timed_line_plans(char *buf, size_t size, uint64_t tsc_hz,
 				   const struct ttrace_event_view *ev,
 				   ttrace_resolve_fn resolve, void *rarg)
 {
-	struct sbuf sb;
+	struct seqbuf sb;
 
-	sb_init(&sb, buf, size);
+	seqbuf_init(&sb, buf, size);
 	if (tsc_hz) {
 		uint64_t d = ev->timestamp >= tsc_boot ? ev->timestamp - tsc_boot :
 			     tsc_boot - ev->timestamp;
@@ -823,10 +724,10 @@ int ttrace_format_timed_line_plans(char *buf, size_t size, uint64_t tsc_hz,
 		q = dec_digits(q, ns / 1000);
 		if (ev->timestamp < tsc_boot)
 			*--q = '-';
-		sb_write(&sb, q, (size_t)(tmp + sizeof(tmp) - q));
+		seqbuf_write(&sb, q, (size_t)(tmp + sizeof(tmp) - q));
 	} else {
 		sb_dec(&sb, ev->timestamp);
-		sb_write(&sb, " tsc", 4);
+		seqbuf_write(&sb, " tsc", 4);
 	}
 	sb_line_rest(&sb, t, plans, ev, resolve, rarg);
 	return (int)MIN(sb.len, (size_t)INT32_MAX);

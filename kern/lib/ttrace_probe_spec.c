@@ -55,12 +55,16 @@ bool ttrace_probe_is_cmd(const char *text, size_t len)
 	return !len || *text == ' ' || *text == '\t' || *text == '\n';
 }
 
-/* Sets cmd->err to "ttrace probe: a b c; usage" and returns it. */
+/* Sets cmd->err to "ttrace probe: a b c; usage" (cut with the mark when
+ * too long) and returns it. */
 static const char *perr(struct ttrace_probe_cmd *cmd, const char *a,
 			const char *b, const char *c)
 {
-	fmt_snprintf(cmd->err, sizeof(cmd->err), "ttrace probe: %s%s%s; %s",
-		     a, b, c, probe_usage);
+	struct seqbuf s;
+
+	seqbuf_init(&s, cmd->err, sizeof(cmd->err));
+	seqbuf_printf(&s, "ttrace probe: %s%s%s; %s", a, b, c, probe_usage);
+	seqbuf_mark_cut(&s);
 	return cmd->err;
 }
 
@@ -334,35 +338,29 @@ static const char *field_name(uint32_t ev, const struct ttrace_field *f,
 	return "";
 }
 
-/* Writes s back as the command that makes it (snprintf rules; returns the
- * length it needs). */
-size_t ttrace_probe_spec_text(const struct ttrace_probe_spec *s,
-			      const struct ttrace_meta_table *meta, char *buf,
-			      size_t size)
+/* Appends s written back as the command that makes it to out. */
+void ttrace_probe_spec_text(const struct ttrace_probe_spec *s,
+			    const struct ttrace_meta_table *meta,
+			    struct seqbuf *out)
 {
-	size_t n = 0;
-
-#define PUT(...) (n += (size_t)fmt_snprintf(buf + MIN(n, size), \
-	size - MIN(n, size), __VA_ARGS__))
-	PUT("probe %s %s %s", s->name, ttrace_probe_kind_name(s->kind),
-	    meta->events[s->event].name);
+	seqbuf_printf(out, "probe %s %s %s", s->name,
+		      ttrace_probe_kind_name(s->kind),
+		      meta->events[s->event].name);
 	if (s->kind == TTRACE_PROBE_HIST)
-		PUT(" %s", field_name(s->event, &s->value, meta));
+		seqbuf_printf(out, " %s", field_name(s->event, &s->value, meta));
 	if (s->kind == TTRACE_PROBE_LATENCY)
-		PUT(" %s", meta->events[s->end_event].name);
+		seqbuf_printf(out, " %s", meta->events[s->end_event].name);
 	if (s->key.src != TTRACE_FIELD_NONE)
-		PUT(" by %s", field_name(s->event, &s->key, meta));
+		seqbuf_printf(out, " by %s", field_name(s->event, &s->key, meta));
 	if (s->ntests && s->kind != TTRACE_PROBE_FILTER)
-		PUT(" if");
+		seqbuf_puts(out, " if");
 	for (uint32_t i = 0; i < s->ntests; i++) {
 		const struct ttrace_test *t = &s->tests[i];
 
-		PUT(t->field.is_signed ? " %s%s%ld" : " %s%s%#lx",
-		    field_name(s->event, &t->field, meta), op_names[t->op],
-		    t->value);
+		seqbuf_printf(out, t->field.is_signed ? " %s%s%ld" : " %s%s%#lx",
+			      field_name(s->event, &t->field, meta),
+			      op_names[t->op], t->value);
 	}
-#undef PUT
-	return n;
 }
 
 /* ---- the keyed table ----------------------------------------------------- */

@@ -37,8 +37,8 @@
 #include <kmalloc.h>
 #include <ns.h>
 #include <pmem.h>
-#include <printfmt.h>
 #include <printk.h>
+#include <seqbuf.h>
 #include <stdarg.h>
 #include <spinlock.h>
 #include <string.h>
@@ -98,11 +98,14 @@ static const char *__attribute__((format(printf, 1, 2)))
 merr(const char *fmt, ...)
 {
 	va_list ap;
-	int n = fmt_snprintf(module_err, sizeof(module_err), "module: ");
+	struct seqbuf s;
 
+	seqbuf_init(&s, module_err, sizeof(module_err));
+	seqbuf_puts(&s, "module: ");
 	va_start(ap, fmt);
-	fmt_vsnprintf(module_err + n, sizeof(module_err) - (size_t)n, fmt, ap);
+	seqbuf_vprintf(&s, fmt, ap);
 	va_end(ap);
+	seqbuf_mark_cut(&s);
 	return module_err;
 }
 
@@ -310,19 +313,21 @@ bool module_is_cmd(const char *text, size_t len)
 		text[6] == '\n');
 }
 
-/* The loaded modules as text: "module NAME at ADDR" and what each one's
- * probe_report() writes. snprintf rules. Process context. */
-size_t module_text(char *buf, size_t size)
+/* The loaded modules as text, appended to s: "module NAME at ADDR" and
+ * what each one's probe_report() writes (snprintf's rules). Process
+ * context. */
+void module_text(struct seqbuf *s)
 {
-	size_t n = 0;
+	char *dst;
+	size_t room;
 
 	module_enter();
 	for (struct module *m = modules; m; m = m->next) {
-		n += (size_t)fmt_snprintf(buf + MIN(n, size), size - MIN(n, size),
-					  "module %s at %#lx\n", m->name, m->va);
-		if (m->report && n < size)
-			n += m->report(buf + n, size - n);
+		seqbuf_printf(s, "module %s at %#lx\n", m->name, m->va);
+		if (m->report && !seqbuf_overflowed(s)) {
+			room = seqbuf_get_buf(s, &dst);
+			seqbuf_commit(s, m->report(dst, room));
+		}
 	}
 	module_exit();
-	return n;
 }

@@ -16,9 +16,9 @@
 #include <trace_ring.h>
 #include <atomic.h>
 #include <kmsg.h>
-#include <printfmt.h>
 #include <pmem.h>
 #include <proc.h>
+#include <seqbuf.h>
 #include <buddy.h>
 #include <spinlock.h>
 #include <string.h>
@@ -407,49 +407,42 @@ int ttrace_funcs_control(const char *text, size_t len, const char **why)
 
 /* The funcs file: the filter, function sites selected and live, and the
  * tracepoint sites live. Process context. */
-size_t ttrace_funcs_text(char *buf, size_t size)
+void ttrace_funcs_text(struct seqbuf *s)
 {
 	struct ttrace *t = &ttrace_main;
 	uint64_t sites, live;
-	size_t n;
 
 	ctl_enter(t);
-	n = fgraph_state_text(buf, size);
+	fgraph_state_text(s);
 	ttrace_patch_counts(&sites, &live);
-	if (n < size)
-		n += (size_t)fmt_snprintf(buf + n, size - n, "tracepoint_sites "
-					  "%lu\ntracepoints_live %lu\n", sites,
-					  live);
+	seqbuf_printf(s, "tracepoint_sites %lu\ntracepoints_live %lu\n", sites,
+		      live);
 	ctl_exit(t);
-	return MIN(n, size);
 }
 
 /* The events file: the group mask, each group and each event. */
-size_t ttrace_events_text(char *buf, size_t size)
+void ttrace_events_text(struct seqbuf *s)
 {
-	return MIN(ttrace_ctl_list(&ttrace_main.ctl, buf, size), size);
+	ttrace_ctl_list(&ttrace_main.ctl, s);
 }
 
 /* The state as text: mask, mode, ring size, and the groups that are on. */
-size_t ttrace_state_text(char *buf, size_t size)
+void ttrace_state_text(struct seqbuf *s)
 {
 	struct ttrace *t = &ttrace_main;
 	uint64_t mask = __atomic_load_n(&t->ctl.mask, __ATOMIC_RELAXED);
-	size_t n = (size_t)fmt_snprintf(buf, size,
-		"mask 0x%lx\nmode %s\nbufsize %lu\n%s%s%sgroups", mask,
+
+	seqbuf_printf(s, "mask 0x%lx\nmode %s\nbufsize %lu\n%s%s%sgroups", mask,
 		mode_name(READ_ONCE(t->rings[0].mode)), ttrace_ring_bytes() / 1024,
 		t->off_reason ? "off " : "", t->off_reason ? t->off_reason : "",
 		t->off_reason ? "\n" : "");
-
-	for (uint32_t g = 0; g < ttrace_meta_builtin.ngroups && n < size; g++) {
+	for (uint32_t g = 0; g < ttrace_meta_builtin.ngroups; g++) {
 		const struct ttrace_group_meta *gm = &ttrace_meta_builtin.groups[g];
 
 		if (mask >> gm->bit & 1)
-			n += (size_t)fmt_snprintf(buf + n, size - n, " %s", gm->name);
+			seqbuf_printf(s, " %s", gm->name);
 	}
-	if (n < size)
-		n += (size_t)fmt_snprintf(buf + n, size - n, "\n");
-	return MIN(n, size);
+	seqbuf_putc(s, '\n');
 }
 
 /* Timestamp of the first record at or after cur and before end (or 0).
@@ -492,27 +485,22 @@ static void edge_ts(uint32_t cpu, uint64_t *oldest, uint64_t *newest)
 }
 
 /* Per-CPU counters and aux usage as text (the mask is the ctl file's). */
-size_t ttrace_stats_text(char *buf, size_t size)
+void ttrace_stats_text(struct seqbuf *s)
 {
 	uint64_t bytes, aux_size, dropped, oldest, newest;
-	size_t n = 0;
 
 	ttrace_aux_usage(&bytes, &aux_size, &dropped);
-	for (uint32_t c = 0; c < num_cpus && n < size; c++) {
+	for (uint32_t c = 0; c < num_cpus && !seqbuf_overflowed(s); c++) {
 		struct trace_ring_stats st;
 
 		ttrace_ring_get_stats(c, &st);
 		edge_ts(c, &oldest, &newest);
-		n += (size_t)fmt_snprintf(buf + n, size - n,
-			"cpu%u written %lu overwritten %lu dropped %lu entries %lu "
-			"oldest %lu newest %lu\n", c, st.written, st.overwritten,
-			st.dropped, st.nentries, oldest, newest);
+		seqbuf_printf(s, "cpu%u written %lu overwritten %lu dropped %lu "
+			"entries %lu oldest %lu newest %lu\n", c, st.written,
+			st.overwritten, st.dropped, st.nentries, oldest, newest);
 	}
-	if (n < size)
-		n += (size_t)fmt_snprintf(buf + n, size - n,
-			"aux bytes %lu size %lu dropped %lu\n",
-			bytes, aux_size, dropped);
-	return MIN(n, size);
+	seqbuf_printf(s, "aux bytes %lu size %lu dropped %lu\n", bytes,
+		      aux_size, dropped);
 }
 
 /* Records a user annotation: the text in aux (tag marker), and a

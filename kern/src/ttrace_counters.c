@@ -27,6 +27,7 @@
 #include <printfmt.h>
 #include <proc.h>
 #include <sched.h>
+#include <seqbuf.h>
 #include <smp.h>
 #include <timer.h>
 
@@ -142,19 +143,15 @@ const char *ttrace_counters_set(uint32_t ms, bool all)
 }
 
 /* The counters' current values as "NAME VALUE" lines, then the sampling
- * period ("period MS [all]", 0: off); snprintf rules. Process context. */
-size_t ttrace_counters_text(char *buf, size_t size)
+ * period ("period MS [all]", 0: off), appended to s. Process context. */
+void ttrace_counters_text(struct seqbuf *s)
 {
-	size_t n = 0;
 	char name[32];
 
 	for (uint32_t i = 0; i < ncounters(); i++) {
 		ctr_name(i, name, sizeof(name));
-		n += (size_t)fmt_snprintf(buf + MIN(n, size), size - MIN(n, size),
-					  "%s %lu\n", name, ctr_read(i));
+		seqbuf_printf(s, "%s %lu\n", name, ctr_read(i));
 	}
-	n += (size_t)fmt_snprintf(buf + MIN(n, size), size - MIN(n, size),
-				  "period %u%s\n", READ_ONCE(period_ms),
-				  READ_ONCE(record_all) ? " all" : "");
-	return n;
+	seqbuf_printf(s, "period %u%s\n", READ_ONCE(period_ms),
+		      READ_ONCE(record_all) ? " all" : "");
 }

@@ -28,6 +28,7 @@
 
 #include <compiler.h>
 
+struct seqbuf;
 struct ttrace_version;
 struct ttrace_file_tsc;
 
@@ -43,13 +44,13 @@ void ttrace_mark(const char *text, size_t len);
  * old mask. For in-kernel users (tests, the benchmark). */
 uint64_t ttrace_set_mask(uint64_t value, uint64_t bits);
 
-/* The small text files, made afresh for each read: each writes what fits
- * of its text into buf (size bytes) and returns the length written. */
-size_t ttrace_state_text(char *buf, size_t size);	/* ctl */
-size_t ttrace_events_text(char *buf, size_t size);	/* events */
-size_t ttrace_stats_text(char *buf, size_t size);	/* stats */
-size_t ttrace_funcs_text(char *buf, size_t size);	/* funcs */
-size_t ttrace_counters_text(char *buf, size_t size);	/* counters */
+/* The small text files, made afresh for each read: each appends its text
+ * to s (seqbuf.h: what fits, the rest counted). */
+void ttrace_state_text(struct seqbuf *s);	/* ctl */
+void ttrace_events_text(struct seqbuf *s);	/* events */
+void ttrace_stats_text(struct seqbuf *s);	/* stats */
+void ttrace_funcs_text(struct seqbuf *s);	/* funcs */
+void ttrace_counters_text(struct seqbuf *s);	/* counters */
 
 /* The fixed binary files: version, tsc (returns the bytes filled, one
  * struct per online CPU), and rawN's size (one CPU's ring, now). */

@@ -28,8 +28,8 @@
 #include <fgraph.h>
 #include <ksyms.h>
 #include <kmalloc.h>
-#include <printfmt.h>
 #include <proc.h>
+#include <seqbuf.h>
 #include <string.h>
 #include <text_patch.h>
 #include <ttrace_ctl.h>
@@ -213,6 +213,7 @@ const char *fgraph_set_filter(const char *glob, size_t len)
 {
 	static char why[TTRACE_CTL_MAX_LEN + 96], g[TTRACE_CTL_MAX_LEN + 1];
 	const char *untraceable;
+	struct seqbuf s;
 
 	while (len && (glob[len - 1] == '\n' || glob[len - 1] == ' '))
 		len--;
@@ -224,11 +225,13 @@ const char *fgraph_set_filter(const char *glob, size_t len)
 		return "funcs: out of memory";
 	if (!select_sites(selected, g)) {
 		untraceable = ksym_find(ttrace_glob_match, g);
-		fmt_snprintf(why, sizeof(why), untraceable ?
-			     "funcs: %s is not traceable (the tracer, the text "
-			     "patcher or the trap path uses it)" :
-			     "funcs: '%s' matches no function", untraceable ?
-			     untraceable : g);
+		seqbuf_init(&s, why, sizeof(why));
+		seqbuf_printf(&s, untraceable ?
+			      "funcs: %s is not traceable (the tracer, the text "
+			      "patcher or the trap path uses it)" :
+			      "funcs: '%s' matches no function", untraceable ?
+			      untraceable : g);
+		seqbuf_mark_cut(&s);
 		select_sites(selected, filter);		/* as it was */
 		return why;
 	}
@@ -247,15 +250,14 @@ void fgraph_counts(uint64_t *sites, uint64_t *live)
 }
 
 /* The filter and the site counts as text. ctl mutex held. */
-size_t fgraph_state_text(char *buf, size_t size)
+void fgraph_state_text(struct seqbuf *s)
 {
 	uint64_t sel = 0, sites, live;
 
 	for (size_t i = 0; i < nsites(); i++)
 		sel += site_selected(i);
 	fgraph_counts(&sites, &live);
-	return (size_t)fmt_snprintf(buf, size, "filter %s\nfunctions %lu\n"
-				    "selected %lu\nlive %lu\noverflows %lu\n",
-				    filter, sites, sel, live,
-				    __atomic_load_n(&overflows, __ATOMIC_RELAXED));
+	seqbuf_printf(s, "filter %s\nfunctions %lu\nselected %lu\nlive %lu\n"
+		      "overflows %lu\n", filter, sites, sel, live,
+		      __atomic_load_n(&overflows, __ATOMIC_RELAXED));
 }

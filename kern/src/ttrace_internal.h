@@ -78,7 +78,7 @@ unsigned ttrace_probe_detach_arg_locked(void *arg);
 /* The built-in probes (ttrace_probes.c): ctl commands with the ctl mutex
  * held, results as text, the snapshot's rings. */
 const char *ttrace_probes_control(const char *text, size_t len);
-size_t ttrace_probes_text(char *buf, size_t size);
+void ttrace_probes_text(struct seqbuf *s);
 uint32_t ttrace_snap_read(uint32_t cpu, struct trace_ring_cursor *cur,
 			  uint64_t *end, struct ttrace_entry *out, size_t max,
 			  struct trace_ring_run *run);
@@ -111,6 +111,6 @@ void fgraph_sync(enum text_patch_mode mode);
 bool fgraph_consistent(void);
 void fgraph_counts(uint64_t *sites, uint64_t *live);
 const char *fgraph_set_filter(const char *glob, size_t len);
-size_t fgraph_state_text(char *buf, size_t size);
+void fgraph_state_text(struct seqbuf *s);
 
 #endif /* TTRACE_INTERNAL_H */

@@ -25,8 +25,7 @@
 #include <buddy.h>
 #include <kmalloc.h>
 #include <pmem.h>
-#include <printfmt.h>
-#include <stdarg.h>
+#include <seqbuf.h>
 #include <string.h>
 #include <smp.h>
 #include <abi/errno.h>
@@ -325,59 +324,43 @@ const char *ttrace_probes_control(const char *text, size_t len)
 
 /* ---- results ------------------------------------------------------------- */
 
-struct text {
-	char *buf;
-	size_t size, len;	/* len counts what did not fit too */
-};
-
-static void __attribute__((format(printf, 2, 3))) put(struct text *t,
-						       const char *fmt, ...)
-{
-	va_list ap;
-	size_t at = MIN(t->len, t->size);
-
-	va_start(ap, fmt);
-	t->len += (size_t)fmt_vsnprintf(t->buf + at, t->size - at, fmt, ap);
-	va_end(ap);
-}
-
 /* One key of a histogram: count, percentiles, then its nonempty buckets. */
-static void hist_text(struct text *t, uint64_t key, const uint64_t *v)
+static void hist_text(struct seqbuf *t, uint64_t key, const uint64_t *v)
 {
-	put(t, "  key %lu count %lu p50 %lu p90 %lu p99 %lu\n", key,
-	    ttrace_hist_total(v), ttrace_hist_percentile(v, 50),
-	    ttrace_hist_percentile(v, 90), ttrace_hist_percentile(v, 99));
+	seqbuf_printf(t, "  key %lu count %lu p50 %lu p90 %lu p99 %lu\n",
+		      key, ttrace_hist_total(v), ttrace_hist_percentile(v, 50),
+		      ttrace_hist_percentile(v, 90),
+		      ttrace_hist_percentile(v, 99));
 	for (unsigned k = 0; k < TTRACE_HIST_BUCKETS; k++)
 		if (v[k])
-			put(t, "    %lu %lu %lu\n", ttrace_hist_bucket_low(k),
-			    ttrace_hist_bucket_high(k), v[k]);
+			seqbuf_printf(t, "    %lu %lu %lu\n",
+				      ttrace_hist_bucket_low(k),
+				      ttrace_hist_bucket_high(k), v[k]);
 }
 
-static void probe_text(struct text *t, const struct builtin *b)
+static void probe_text(struct seqbuf *t, const struct builtin *b)
 {
 	const struct ttrace_probe_spec *s = &b->spec;
 	uint64_t key;
 	const uint64_t *v;
 
-	t->len += ttrace_probe_spec_text(s, &ttrace_meta_builtin,
-					 t->buf + MIN(t->len, t->size),
-					 t->size - MIN(t->len, t->size));
-	put(t, "\n  hits %lu", b->hits);
+	ttrace_probe_spec_text(s, &ttrace_meta_builtin, t);
+	seqbuf_printf(t, "\n  hits %lu", b->hits);
 	if (s->kind == TTRACE_PROBE_LATENCY)
-		put(t, " unpaired %lu unit ns", b->unpaired);
+		seqbuf_printf(t, " unpaired %lu unit ns", b->unpaired);
 	if (b->tab.keys)
-		put(t, " overflow %lu", b->tab.overflow);
+		seqbuf_printf(t, " overflow %lu", b->tab.overflow);
 	if ((s->kind == TTRACE_PROBE_SNAPSHOT || s->kind == TTRACE_PROBE_STOP) &&
 	    b->hits)
-		put(t, " cpu %u ts %lu", b->first_cpu, b->first_ts);
+		seqbuf_printf(t, " cpu %u ts %lu", b->first_cpu, b->first_ts);
 	if (s->kind == TTRACE_PROBE_SNAPSHOT)
-		put(t, " failed %lu", b->failed);
-	put(t, "\n");
+		seqbuf_printf(t, " failed %lu", b->failed);
+	seqbuf_printf(t, "\n");
 	for (uint32_t i = 0; b->tab.keys && i <= b->tab.cap; i++) {
 		if (!ttrace_keytab_slot(&b->tab, i, &key, &v))
 			continue;
 		if (s->kind == TTRACE_PROBE_COUNT)
-			put(t, "  key %lu count %lu\n", key, v[0]);
+			seqbuf_printf(t, "  key %lu count %lu\n", key, v[0]);
 		else
 			hist_text(t, key, v);
 	}
@@ -385,21 +368,15 @@ static void probe_text(struct text *t, const struct builtin *b)
 
 /*
  * The probes and their results as text (docs/probes.md), each opening
- * with the command that made it. Returns the length of the whole text;
- * buf holds what fits of it. Takes the ctl mutex.
+ * with the command that made it, appended to s. Takes the ctl mutex.
  */
-size_t ttrace_probes_text(char *buf, size_t size)
+void ttrace_probes_text(struct seqbuf *s)
 {
-	struct text t = { buf, size, 0 };
-
 	ttrace_ctl_mutex_enter();
 	for (int i = 0; i < MAX_PROBES; i++)
 		if (probes[i])
-			probe_text(&t, probes[i]);
+			probe_text(s, probes[i]);
 	ttrace_ctl_mutex_exit();
-	if (size)
-		buf[MIN(t.len, size - 1)] = 0;
-	return t.len;
 }
 
 /* The snapshot a snapshot probe took, or NULL. ctl mutex held. */

@@ -12,14 +12,17 @@
  * record or inside a declared loss. A slot still being written is waited
  * for, briefly (trace_ring_wait(): the ring's rule, host-tested), then
  * declared lost as in flight; a stream waits across reads instead of
- * spinning. cpuN formats each run's events as text lines with the
- * decoder's line format, names resolved from an aux snapshot.
+ * spinning. cpuN formats events as text lines with the decoder's line
+ * format, names resolved from an aux snapshot, into a block (a seqbuf)
+ * while a whole line still fits: a run longer than the block goes on at
+ * the next refill, so no line is cut by the block nor lost. A line longer
+ * than LINE_MAX is cut, and ends with seqbuf's mark.
  */
 #include <kmalloc.h>
 #include <module.h>
 #include <ns.h>
 #include <pmem.h>
-#include <printfmt.h>
+#include <seqbuf.h>
 #include <spinlock.h>
 #include <string.h>
 #include <ttrace.h>
@@ -34,7 +37,8 @@
 
 #define PROBES_TEXT_ORDER 5	/* 128 KiB: 16 probes of 64 keys' bars */
 #define LINE_MAX	512	/* one text line, newline included */
-#define TEXT_EVENTS	16	/* events formatted per refill of cpuN text */
+#define TEXT_EVENTS	16	/* events read per run by cpuN */
+#define TEXT_BYTES	(TEXT_EVENTS * LINE_MAX)	/* cpuN's text block */
 #define SNAP_WAIT_NS	20000000	/* wait for a slot in flight: 20 ms */
 #define STREAM_WAIT_NS	200000000	/* ... in a stream, across reads */
 #define RUN_MIN		(sizeof(struct ttrace_file_run) + \
@@ -58,8 +62,11 @@ struct ttrace_reader {
 	struct snap *aux;		/* aux, probes: the snapshot; cpuN:
 					   the names */
 	struct ttrace_aux_view names;
-	struct snap *text;		/* cpuN: formatted, not yet read */
-	size_t text_pos;
+	struct snap *text;		/* cpuN: the block of lines */
+	struct seqbuf lines;		/* cpuN: over text, as formatted */
+	size_t text_pos;		/* ... the first not yet read */
+	bool in_run;			/* cpuN: it has events of ev left */
+	struct ttrace_pair_iter it;
 	struct ttrace_entry ev[TEXT_EVENTS * (1 + TTRACE_MAX_CONT)];
 };
 
@@ -137,17 +144,15 @@ static struct snap *probes_snapshot(void)
 {
 	size_t size = (size_t)PGSIZE << PROBES_TEXT_ORDER;
 	struct snap *s = snap_alloc(size);
-
-	static const char cut[] = "\n-- truncated: more than 128 KiB --\n";
-	size_t len;
+	struct seqbuf text;
 
 	if (!s)
 		return NULL;
-	len = ttrace_probes_text(s->data, size);
-	len += module_text(s->data + MIN(len, size), size - MIN(len, size));
-	s->len = MIN(len, size - 1);
-	if (len > s->len)	/* said, never silent */
-		memcpy(s->data + s->len - (sizeof(cut) - 1), cut, sizeof(cut) - 1);
+	seqbuf_init(&text, s->data, size);
+	ttrace_probes_text(&text);
+	module_text(&text);
+	seqbuf_mark_cut(&text);		/* said, never silent */
+	s->len = seqbuf_used(&text);
 	return s;
 }
 
@@ -171,9 +176,15 @@ static int reader_start(struct ttrace_reader *r)
 		return 0;
 	ttrace_aux_usage(&bytes, &size, &dropped);
 	r->aux = snap_alloc(size);
-	r->text = snap_alloc(TEXT_EVENTS * LINE_MAX);
-	if (!r->aux || !r->text || ttrace_aux_read(r->aux->data, size, &r->names))
+	r->text = snap_alloc(TEXT_BYTES);
+	if (!r->aux || !r->text ||
+	    ttrace_aux_read(r->aux->data, size, &r->names)) {
+		snap_free(r->aux);	/* the next read starts afresh */
+		snap_free(r->text);
+		r->aux = r->text = NULL;
 		return -ENOMEM;
+	}
+	seqbuf_init(&r->lines, r->text->data, TEXT_BYTES);
 	return 0;
 }
 
@@ -221,50 +232,78 @@ static long runs_read(struct ttrace_reader *r, uint8_t *buf, size_t n)
 	return (long)done;
 }
 
-/* Appends one line of len characters and a newline to s (room for
- * LINE_MAX bytes is left by the caller). */
-static void add_line(struct snap *s, const char *line, int len)
+/* Starts a line of at most LINE_MAX bytes, its newline included, at the
+ * end of out: line is a seqbuf over out's room (no larger). */
+static void line_begin(struct seqbuf *out, struct seqbuf *line)
 {
-	size_t n = (size_t)MIN(MAX(len, 0), LINE_MAX - 2);
+	char *dst;
+	size_t room = seqbuf_get_buf(out, &dst);
 
-	memcpy(s->data + s->len, line, n);
-	s->len += n;
-	s->data[s->len++] = '\n';
+	seqbuf_init(line, dst, MIN(room, (size_t)LINE_MAX + 1));
 }
 
-/* Formats the next run of r as text lines into r->text. Returns false at
- * the end of the snapshot. */
-static bool text_refill(struct ttrace_reader *r)
+/* Ends line with its newline (a line that did not fit ends with the cut
+ * mark instead) and adds it to out. */
+static void line_end(struct seqbuf *out, struct seqbuf *line)
+{
+	seqbuf_putc(line, '\n');
+	seqbuf_mark_cut(line);
+	seqbuf_commit(out, seqbuf_used(line));
+}
+
+/* The line of r's next event (r->in_run), or the next run's: a loss
+ * line, or nothing but r->it set up for its events. Returns false at the
+ * end of the snapshot. */
+static bool text_next(struct ttrace_reader *r)
 {
 	struct trace_ring_run run;
-	struct ttrace_pair_iter it;
 	struct ttrace_event_view ev;
-	char line[LINE_MAX];
-	uint32_t k = next_run(r, r->ev, ARRAY_SIZE(r->ev), &run);
+	struct seqbuf line;
+	char *dst;
+	size_t room;
+	uint32_t k;
 
-	r->text->len = 0;
-	r->text_pos = 0;
+	if (r->in_run && ttrace_pair_next(&r->it, &ev)) {
+		ev.timestamp -= (uint64_t)tsc_offset[r->cpu];	/* CPU 0's clock */
+		line_begin(&r->lines, &line);
+		room = seqbuf_get_buf(&line, &dst);
+		seqbuf_commit(&line, (size_t)ttrace_format_timed_line(dst, room,
+			      tsc_freq_hz, tsc_at_boot, &ttrace_meta_builtin,
+			      &ev, ttrace_aux_resolve, &r->names));
+		line_end(&r->lines, &line);
+		return true;
+	}
+	r->in_run = false;
+	k = next_run(r, r->ev, ARRAY_SIZE(r->ev), &run);
 	if (k == TRACE_RUN_NONE)
 		return false;
 	if (k == TRACE_RUN_LOST) {
-		add_line(r->text, line, fmt_snprintf(line, sizeof(line),
-			 "-- cpu%u: %lu records lost (%s), slots %lu-%lu --",
-			 r->cpu, run.count, ttrace_loss_name(run.reason), run.first,
-			 run.first + run.count - 1));
-		return true;
-	}
-	ttrace_pair_init(&it, r->ev, run.count);
-	while (ttrace_pair_next(&it, &ev)) {
-		ev.timestamp -= (uint64_t)tsc_offset[r->cpu];	/* CPU 0's clock */
-		add_line(r->text, line, ttrace_format_timed_line(line,
-			 sizeof(line), tsc_freq_hz, tsc_at_boot,
-			 &ttrace_meta_builtin, &ev, ttrace_aux_resolve,
-			 &r->names));
+		line_begin(&r->lines, &line);
+		seqbuf_printf(&line, "-- cpu%u: %lu records lost (%s), slots "
+			      "%lu-%lu --", r->cpu, run.count,
+			      ttrace_loss_name(run.reason), run.first,
+			      run.first + run.count - 1);
+		line_end(&r->lines, &line);
+	} else {
+		ttrace_pair_init(&r->it, r->ev, run.count);
+		r->in_run = true;
 	}
 	return true;
 }
 
-/* cpuN: text lines as they are formatted, a run at a time. */
+/* Formats the next lines of r into its block, emptied first, while a
+ * whole line fits. Returns false when there are none: the end of the
+ * snapshot. */
+static bool text_refill(struct ttrace_reader *r)
+{
+	seqbuf_init(&r->lines, r->text->data, TEXT_BYTES);
+	r->text_pos = 0;
+	while (seqbuf_room(&r->lines) >= LINE_MAX && text_next(r))
+		;
+	return seqbuf_used(&r->lines) > 0;
+}
+
+/* cpuN: text lines as they are formatted, a block at a time. */
 static long text_read(struct ttrace_reader *r, char *buf, size_t n)
 {
 	size_t done = 0;
@@ -272,10 +311,10 @@ static long text_read(struct ttrace_reader *r, char *buf, size_t n)
 	while (done < n) {
 		size_t k;
 
-		if (r->text_pos == r->text->len && !text_refill(r))
+		if (r->text_pos == seqbuf_used(&r->lines) && !text_refill(r))
 			break;
-		k = MIN(n - done, r->text->len - r->text_pos);
-		memcpy(buf + done, r->text->data + r->text_pos, k);
+		k = MIN(n - done, seqbuf_used(&r->lines) - r->text_pos);
+		memcpy(buf + done, r->lines.buf + r->text_pos, k);
 		r->text_pos += k;
 		done += k;
 	}

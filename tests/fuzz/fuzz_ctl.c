@@ -59,9 +59,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		p += len + 1;
 	}
 	/* the listing: its whole length, and what fits in a third of it */
-	size_t n = ttrace_ctl_list(&st, list, sizeof(list));
-	ttrace_ctl_list(&st, list, n / 3 + 1);
-	if (strlen(list) > n / 3)
+	struct seqbuf s;
+
+	seqbuf_init(&s, list, sizeof(list));
+	ttrace_ctl_list(&st, &s);
+	size_t n = s.len;
+
+	seqbuf_init(&s, list, n / 3 + 1);
+	ttrace_ctl_list(&st, &s);
+	if (strlen(list) > n / 3 || s.len != n)
 		abort();
 	return 0;
 }

@@ -224,7 +224,7 @@ static int test_list(void)
 {
 	struct ttrace_ctl_state st;
 	char buf[512], small[20];
-	size_t n;
+	struct seqbuf s;
 	const char *want =
 		"mask 0x92\n"
 		"group irq 1 on\n"
@@ -239,11 +239,14 @@ static int test_list(void)
 	fresh(&st);
 	HT_CHECK(ctl(&st, "enable mm") == NULL);
 	HT_CHECK(ctl(&st, "disable irq_exit") == NULL);
-	n = ttrace_ctl_list(&st, buf, sizeof(buf));
+	seqbuf_init(&s, buf, sizeof(buf));
+	ttrace_ctl_list(&st, &s);
 	if (strcmp(buf, want))
 		HT_FAIL("listing:\n%.400s", buf);
-	HT_CHECK(n == strlen(want));
-	HT_CHECK(ttrace_ctl_list(&st, small, sizeof(small)) == n);
+	HT_CHECK(s.len == strlen(want) && !seqbuf_overflowed(&s));
+	seqbuf_init(&s, small, sizeof(small));
+	ttrace_ctl_list(&st, &s);
+	HT_CHECK(s.len == strlen(want) && seqbuf_overflowed(&s));
 	HT_CHECK(strlen(small) == sizeof(small) - 1);
 	HT_CHECK(!strncmp(small, want, sizeof(small) - 1));
 	return 0;

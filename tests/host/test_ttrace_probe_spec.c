@@ -43,6 +43,7 @@ static const char *parse(const char *text)
 static int test_parse_kinds(void)
 {
 	char back[256];
+	struct seqbuf out;
 
 	HT_CHECK(!parse("probe c count syscall_enter by nr\n"));
 	HT_CHECK(cmd.op == TTRACE_PROBE_ADD && !strcmp(cmd.spec.name, "c"));
@@ -63,7 +64,8 @@ static int test_parse_kinds(void)
 	HT_CHECK(cmd.spec.ntests == 2 && cmd.spec.tests[0].op == TTRACE_OP_LT);
 	HT_CHECK(cmd.spec.tests[0].field.is_signed);
 	HT_CHECK(cmd.spec.tests[1].op == TTRACE_OP_NE);
-	ttrace_probe_spec_text(&cmd.spec, &meta, back, sizeof(back));
+	seqbuf_init(&out, back, sizeof(back));
+	ttrace_probe_spec_text(&cmd.spec, &meta, &out);
 	HT_CHECK(!strcmp(back, "probe f filter syscall_exit ret<0 nr!=0x3"));
 	HT_CHECK(!parse("probe s snapshot page_fault if addr&0xfff error>=2"));
 	HT_CHECK(cmd.spec.tests[0].op == TTRACE_OP_AND &&

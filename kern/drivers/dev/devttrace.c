@@ -24,6 +24,7 @@
 #include <ns.h>
 #include <kmalloc.h>
 #include <printfmt.h>
+#include <seqbuf.h>
 #include <smp.h>
 #include <ttrace.h>
 #include <ttrace_file.h>
@@ -55,7 +56,7 @@ static const struct dirtab tt_tab[] = {
 };
 
 /* The text files, made afresh for each read. */
-static size_t (*const tt_text[])(char *buf, size_t size) = {
+static void (*const tt_text[])(struct seqbuf *s) = {
 	[Qctl] = ttrace_state_text,
 	[Qevents] = ttrace_events_text,
 	[Qstats] = ttrace_stats_text,
@@ -124,17 +125,21 @@ static void tt_close(struct chan *c)
 	c->aux = NULL;
 }
 
-/* A text file: text() into a page, the part at off. */
-static long text_read(size_t (*text)(char *, size_t), void *buf, size_t n,
+/* A text file: text() into a page (cut with the mark if longer), the
+ * part at off. */
+static long text_read(void (*text)(struct seqbuf *), void *buf, size_t n,
 		      uint64_t off)
 {
 	char *page = kmalloc(PGSIZE);
+	struct seqbuf s;
 	long ret;
 
 	if (!page)
 		return -ENOMEM;
-	ret = devgen_readbytes(off, buf, n, page, MIN(text(page, PGSIZE),
-						      (size_t)PGSIZE));
+	seqbuf_init(&s, page, PGSIZE);
+	text(&s);
+	seqbuf_mark_cut(&s);
+	ret = devgen_readbytes(off, buf, n, page, seqbuf_used(&s));
 	kfree(page);
 	return ret;
 }
