@@ -45,7 +45,8 @@ struct seqbuf {
 	size_t len;	/* bytes appended, those that did not fit too */
 };
 
-/* Makes s an empty buffer over buf (size bytes; 0 is allowed). */
+/* Makes s an empty buffer over buf (size bytes; 0, with any buf, even
+ * NULL, is allowed). */
 static inline void seqbuf_init(struct seqbuf *s, char *buf, size_t size)
 {
 	s->buf = buf;
@@ -111,11 +112,20 @@ static __always_inline void seqbuf_copy_short(char *d, const char *p,
 static __always_inline void seqbuf_write(struct seqbuf *s, const char *p,
 					 size_t n)
 {
-	size_t k = MIN(n, seqbuf_room(s));
+	size_t k;
 
-	if (k <= 16)
-		seqbuf_copy_short(s->buf + seqbuf_used(s), p, k);
-	else
+	/* the usual case: all of it fits (no sum: len may be saturated) */
+	if (likely(s->len < s->size && n < s->size - s->len)) {
+		if (n <= 16)
+			seqbuf_copy_short(s->buf + s->len, p, n);
+		else
+			memcpy(s->buf + s->len, p, n);
+		s->len += n;
+		s->buf[s->len] = 0;
+		return;
+	}
+	k = MIN(n, seqbuf_room(s));
+	if (k)		/* buf may be NULL when size is 0 */
 		memcpy(s->buf + seqbuf_used(s), p, k);
 	seqbuf_commit(s, n);
 }

@@ -44,12 +44,9 @@ void seqbuf_printable(struct seqbuf *s, const char *p, size_t n)
 
 void seqbuf_mark_cut(struct seqbuf *s)
 {
-	size_t used = seqbuf_used(s), mark = sizeof(SEQBUF_CUT) - 1;
+	size_t used = seqbuf_used(s);
+	size_t k = MIN(used, sizeof(SEQBUF_CUT) - 1);
 
-	if (!seqbuf_overflowed(s))
-		return;
-	if (used >= mark)
-		memcpy(s->buf + used - mark, SEQBUF_CUT, mark);
-	else
-		memcpy(s->buf, SEQBUF_CUT, used);
+	if (seqbuf_overflowed(s) && k)	/* the mark's start if it is longer */
+		memcpy(s->buf + used - k, SEQBUF_CUT, k);
 }

@@ -222,6 +222,24 @@ static int test_random(void)
 	return 0;
 }
 
+/* A count that saturated (a printf longer than INT_MAX says -1) stays
+ * overflowed and never makes a later append write. */
+static int test_saturated(void)
+{
+	struct seqbuf s;
+
+	fresh(&s, CAP);
+	seqbuf_puts(&s, "ab");
+	seqbuf_commit(&s, SIZE_MAX);
+	HT_CHECK(s.len == SIZE_MAX && seqbuf_overflowed(&s));
+	seqbuf_putc(&s, 'x');
+	seqbuf_puts(&s, "yz");
+	seqbuf_printf(&s, "%d", 7);
+	HT_CHECK(s.len == SIZE_MAX && seqbuf_used(&s) == CAP - 1);
+	HT_CHECK(guard_intact(CAP));
+	return 0;
+}
+
 static const struct ht_test tests[] = {
 	{ test_exact_fit, "seqbuf_exact_fit" },
 	{ test_one_over, "seqbuf_one_over" },
@@ -230,6 +248,7 @@ static const struct ht_test tests[] = {
 	{ test_longer_than_buffer, "seqbuf_longer_than_buffer" },
 	{ test_prefix_kept, "seqbuf_prefix_kept" },
 	{ test_cut_mark, "seqbuf_cut_mark" },
+	{ test_saturated, "seqbuf_saturated" },
 	{ test_random, "seqbuf_random" },
 	{ 0 },
 };
