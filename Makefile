@@ -174,8 +174,15 @@ $(BUILD)/probes/bad/unknown_sym.o: tests/probes/unknown_sym.c $(GEN)/config.h | 
 	$(CC) $(KCFLAGS) -g0 -c -o $@ $<
 $(filter-out %/unknown_sym.o,$(BAD_PROBES)) &: $(BUILD)/probes/syscount.o scripts/mkbadprobes.py
 	$(PY) scripts/mkbadprobes.py $< $(BUILD)/probes/bad
+# Correct modules with a large .bss (tests/probes/bigbss.c): the module
+# address space and page counts under a load and unload loop.
+TEST_PROBES := $(BUILD)/probes/test/bss4m.o $(BUILD)/probes/test/bss12m.o
+$(BUILD)/probes/test/bss%m.o: tests/probes/bigbss.c $(GEN)/config.h | $(EVENTS_GEN)
+	@mkdir -p $(dir $@)
+	$(CC) $(KCFLAGS) -g0 -DBSS_MIB=$* -c -o $@ $<
 PROBE_FILES := $(foreach p,$(PROBE_OBJS),lib/probes/$(notdir $(p))=$(p)) \
-	       $(foreach p,$(BAD_PROBES),lib/probes/bad/$(notdir $(p))=$(p))
+	       $(foreach p,$(BAD_PROBES),lib/probes/bad/$(notdir $(p))=$(p)) \
+	       $(foreach p,$(TEST_PROBES),lib/probes/test/$(notdir $(p))=$(p))
 
 # --- user space and the initramfs (rules in mk/user.mk) -------------------
 -include mk/user.mk

@@ -23,7 +23,11 @@
  *	burst N	makes N getpid calls and exits (a workload of known size)
  *	share N	opens cpu0 and aux once and has N processes read each
  *		shared open file to its end at the same time
- * All but burst and share stop when /tmp/stress.done appears. In a
+ *	modules N PATH
+ *		loads the probe module at PATH and unloads it again, N times
+ *		(module load/unload through ctl), and prints "modules: N
+ *		rounds"; stops at the first refusal, printing it
+ * All but burst, share and modules stop when /tmp/stress.done appears. In a
  * pipeline only the last stage's stdout reaches the console, and the
  * console mixes the bytes of concurrent writers, so mix and fuzz append
  * their result, "mix: N rounds" or "fuzz: N runs, M failed", to
@@ -251,6 +255,30 @@ static int share(int n, const char *path)
 	return 0;
 }
 
+/* Loads and unloads the module at path n times; 0, or 1 at a refusal. */
+static int modules(long n, const char *path)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char load[160], unload[160];
+	int fd = open("/dev/ttrace/ctl", O_WRONLY);
+	long k;
+
+	if (fd < 0)
+		err(1, "/dev/ttrace/ctl");
+	snprintf(load, sizeof(load), "module load %s", path);
+	snprintf(unload, sizeof(unload), "module unload %.*s",
+		 (int)(strlen(base) - 2), base);	/* NAME.o */
+	for (k = 0; k < n; k++)
+		if (write(fd, load, strlen(load)) < 0 ||
+		    write(fd, unload, strlen(unload)) < 0)
+			break;
+	if (k < n)
+		warn("round %ld", k + 1);
+	close(fd);
+	printf("modules: %ld rounds\n", k);
+	return k < n;
+}
+
 /* Milliseconds since boot, from the tracer's clock: the version header's
  * TSC and its rate. */
 static uint64_t now_ms(void)
@@ -319,7 +347,10 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "share"))
 		return share(atoi(argv[2]), "/dev/ttrace/cpu0") ||
 		       share(atoi(argv[2]), "/dev/ttrace/aux");
+	if (argc == 4 && !strcmp(argv[1], "modules"))
+		return modules(strtol(argv[2], NULL, 10), argv[3]);
 	fprintf(stderr, "usage: tracestress load | toggle | resize | read | "
-		"mix | fuzz | save SECONDS [INTERVAL] | burst N | share N\n");
+		"mix | fuzz | save SECONDS [INTERVAL] | burst N | share N | "
+		"modules N PATH\n");
 	return 2;
 }
