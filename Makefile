@@ -165,7 +165,8 @@ $(BUILD)/kernel.bin: $(BUILD)/kernel.elf
 # the bad ones (tests) are made from a good one by scripts/mkbadprobes.py.
 PROBE_OBJS := $(patsubst probes/%.c,$(BUILD)/probes/%.o,$(wildcard probes/*.c))
 BAD_PROBES := $(addprefix $(BUILD)/probes/bad/,bad_machine.o bad_trunc.o \
-		bad_reloctype.o bad_relocoff.o unknown_sym.o)
+		bad_reloctype.o bad_relocoff.o bad_symvalue.o bad_strtab0.o \
+		unknown_sym.o)
 $(BUILD)/probes/%.o: probes/%.c $(GEN)/config.h | $(EVENTS_GEN)
 	@mkdir -p $(dir $@)
 	$(CC) $(KCFLAGS) -g0 -c -o $@ $<

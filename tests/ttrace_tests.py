@@ -946,6 +946,8 @@ BAD_MODULES = (
     ("bad_trunc.o", "truncated: section table at"),
     ("bad_reloctype.o", "bad relocation: unsupported type 99"),
     ("bad_relocoff.o", "bad relocation: offset"),
+    ("bad_symvalue.o", "symbol "),
+    ("bad_strtab0.o", "section 0 is not the null section (type 3)"),
     ("unknown_sym.o", "unknown symbol kthread_create"),
     ("../syscount.o", "syscount is loaded already"),
 )
@@ -998,16 +1000,65 @@ def modules():
         why = module_cycle(s)
         before = free_and_table_pages(s)
         why = why or module_cycle(s)
-        after = free_and_table_pages(s)
-        if not why and after != before:
-            why = "free + kernel page-table pages %d before the second " \
-                  "round, %d after" % (before, after)
+        why = why or pages_back(s, before, "the second round")
     except TimeoutError as e:
         why = str(e)
     return s.finish(why)
 
 
 MODULE_ROUNDS = 600
+
+
+def pages_back(s, before, what):
+    """Why free + kernel page-table pages differ from before (taken
+    before what), or ""."""
+    after = free_and_table_pages(s)
+    if after == before:
+        return ""
+    return "free + kernel page-table pages %d before %s, %d after" % (
+        before, what, after)
+
+
+def module_loop(s):
+    """MODULE_ROUNDS loads and unloads of bss4m; returns why they failed."""
+    # one round first: kmalloc's size classes keep their pages
+    s.say("tracestress modules 1 /lib/probes/test/bss4m.o",
+          r"modules: 1 rounds")
+    before = free_and_table_pages(s)
+    start = time.monotonic()
+    m = s.say("tracestress modules %d /lib/probes/test/bss4m.o" %
+              MODULE_ROUNDS, r"modules: (\d+) rounds", timeout=600)
+    print("    module_space: %s rounds of bss4m in %.1f s" %
+          (m.group(1).decode(), time.monotonic() - start))
+    if int(m.group(1)) != MODULE_ROUNDS:
+        return "bss4m: %s of %d rounds" % (m.group(1).decode(),
+                                            MODULE_ROUNDS)
+    why = pages_back(s, before, "%d rounds of bss4m" % MODULE_ROUNDS)
+    s.say("ttrace probe load /lib/probes/syscount.o; ls /bin > /dev/null; "
+          "ttrace probe list", r"total [1-9]\d* overflow 0")
+    s.say("ttrace probe unload syscount", r"syscount unloaded")
+    return why
+
+
+def module_big(s):
+    """bss12m: refused for its size, or loaded and every page its own;
+    returns why not."""
+    before = free_and_table_pages(s)
+    m = s.say("echo module load /lib/probes/test/bss12m.o > /dev/ttrace/ctl"
+              "; ttrace probe list",
+              r"(  bss 12 MiB pages 3072 marked \d+|echo: [^\r\n]*)\r?\n")
+    text = m.group(1).decode()
+    if text.startswith("  bss"):
+        s.say("usertests _null_write; ls -l /bin > /tmp/x; rm /tmp/x", r"\n")
+        m = s.say("ttrace probe list", r"  bss 12 MiB pages 3072 marked "
+                  r"(\d+)\r?\n")
+        s.say("ttrace probe unload bss12m", r"\n")
+        if m.group(1) != b"3072":
+            return "bss12m: %s of its 3072 pages kept its marks" % \
+                m.group(1).decode()
+    elif "module: too large: 3074 pages" not in text:
+        return "bss12m: %s" % text
+    return pages_back(s, before, "bss12m")
 
 
 def module_space():
@@ -1024,47 +1075,8 @@ def module_space():
     did not own."""
     s = Session(2, name="module_space")
     try:
-        why = ""
-        # one round first: kmalloc's size classes keep their pages
-        s.say("tracestress modules 1 /lib/probes/test/bss4m.o",
-              r"modules: 1 rounds")
-        before = free_and_table_pages(s)
-        start = time.monotonic()
-        m = s.say("tracestress modules %d /lib/probes/test/bss4m.o" %
-                  MODULE_ROUNDS, r"modules: (\d+) rounds", timeout=600)
-        took = time.monotonic() - start
-        print("    module_space: %s rounds of bss4m in %.1f s" %
-              (m.group(1).decode(), took))
-        if int(m.group(1)) != MODULE_ROUNDS:
-            why = "bss4m: %s of %d rounds" % (m.group(1).decode(),
-                                               MODULE_ROUNDS)
-        after = free_and_table_pages(s)
-        if not why and after != before:
-            why = "free + kernel page-table pages %d before %d rounds of " \
-                  "bss4m, %d after" % (before, MODULE_ROUNDS, after)
-        s.say("ttrace probe load /lib/probes/syscount.o; ls /bin > /dev/null; "
-              "ttrace probe list", r"total [1-9]\d* overflow 0")
-        s.say("ttrace probe unload syscount", r"syscount unloaded")
-        before = free_and_table_pages(s)
-        m = s.say("echo module load /lib/probes/test/bss12m.o > /dev/ttrace/ctl"
-                  "; ttrace probe list",
-                  r"(  bss 12 MiB pages 3072 marked \d+|echo: [^\r\n]*)"
-                  r"\r?\n")
-        text = m.group(1).decode()
-        if text.startswith("  bss"):
-            s.say("usertests _null_write; ls -l /bin > /tmp/x; rm /tmp/x", r"\n")
-            m = s.say("ttrace probe list", r"  bss 12 MiB pages 3072 marked "
-                      r"(\d+)\r?\n")
-            if not why and m.group(1) != b"3072":
-                why = "bss12m: %s of its 3072 pages kept its marks" % \
-                    m.group(1).decode()
-            s.say("ttrace probe unload bss12m", r"\n")
-        elif "module: too large: 3074 pages" not in text and not why:
-            why = "bss12m: %s" % text
-        after = free_and_table_pages(s)
-        if not why and after != before:
-            why = "free + kernel page-table pages %d before bss12m, %d " \
-                  "after" % (before, after)
+        why = module_loop(s)
+        why = why or module_big(s)
     except TimeoutError as e:
         why = str(e)
     return s.finish(why)
