@@ -165,7 +165,8 @@ $(BUILD)/kernel.bin: $(BUILD)/kernel.elf
 # the bad ones (tests) are made from a good one by scripts/mkbadprobes.py.
 PROBE_OBJS := $(patsubst probes/%.c,$(BUILD)/probes/%.o,$(wildcard probes/*.c))
 BAD_PROBES := $(addprefix $(BUILD)/probes/bad/,bad_machine.o bad_trunc.o \
-		bad_reloctype.o bad_relocoff.o unknown_sym.o)
+		bad_reloctype.o bad_relocoff.o bad_symvalue.o bad_strtab0.o \
+		unknown_sym.o)
 $(BUILD)/probes/%.o: probes/%.c $(GEN)/config.h | $(EVENTS_GEN)
 	@mkdir -p $(dir $@)
 	$(CC) $(KCFLAGS) -g0 -c -o $@ $<
@@ -174,8 +175,15 @@ $(BUILD)/probes/bad/unknown_sym.o: tests/probes/unknown_sym.c $(GEN)/config.h | 
 	$(CC) $(KCFLAGS) -g0 -c -o $@ $<
 $(filter-out %/unknown_sym.o,$(BAD_PROBES)) &: $(BUILD)/probes/syscount.o scripts/mkbadprobes.py
 	$(PY) scripts/mkbadprobes.py $< $(BUILD)/probes/bad
+# Correct modules with a large .bss (tests/probes/bigbss.c): the module
+# address space and page counts under a load and unload loop.
+TEST_PROBES := $(BUILD)/probes/test/bss4m.o $(BUILD)/probes/test/bss12m.o
+$(BUILD)/probes/test/bss%m.o: tests/probes/bigbss.c $(GEN)/config.h | $(EVENTS_GEN)
+	@mkdir -p $(dir $@)
+	$(CC) $(KCFLAGS) -g0 -DBSS_MIB=$* -c -o $@ $<
 PROBE_FILES := $(foreach p,$(PROBE_OBJS),lib/probes/$(notdir $(p))=$(p)) \
-	       $(foreach p,$(BAD_PROBES),lib/probes/bad/$(notdir $(p))=$(p))
+	       $(foreach p,$(BAD_PROBES),lib/probes/bad/$(notdir $(p))=$(p)) \
+	       $(foreach p,$(TEST_PROBES),lib/probes/test/$(notdir $(p))=$(p))
 
 # --- user space and the initramfs (rules in mk/user.mk) -------------------
 -include mk/user.mk

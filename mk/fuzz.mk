@@ -33,7 +33,8 @@ FUZZ_SRCS_cmdline	:= kern/lib/cmdline.c kern/lib/parse_num.c
 FUZZ_SRCS_elf		:= kern/lib/elf_check.c
 FUZZ_SRCS_cpio		:= kern/lib/cpio_newc.c
 FUZZ_SRCS_sh		:= user/sh_parse.c
-FUZZ_NAMES		:= ttload ctl cmdline elf cpio sh
+FUZZ_SRCS_module	:= kern/lib/module_elf.c kern/lib/printfmt.c
+FUZZ_NAMES		:= ttload ctl cmdline elf cpio sh module
 
 define FUZZ_RULES
 $(BUILD)/fuzz/$(1): tests/fuzz/fuzz_$(1).c tests/fuzz/fuzz.h \

@@ -51,7 +51,7 @@ $(UBUILD)/$(1): $(UCRT0_OBJ) $(call uobj,$(call uprog_srcs,$(1))) \
 endef
 $(foreach p,$(UPROGS),$(eval $(call UPROG_RULE,$(p))))
 
-$(INITRAMFS): $(UPROG_BINS) $(UETC_FILES) $(PROBE_OBJS) $(BAD_PROBES) \
+$(INITRAMFS): $(UPROG_BINS) $(UETC_FILES) $(PROBE_OBJS) $(BAD_PROBES) $(TEST_PROBES) \
 		scripts/mkinitramfs.py
 	$(PY) scripts/mkinitramfs.py $@ $(PROBE_FILES) \
 		$(foreach p,$(UPROG_BINS),bin/$(notdir $(p))=$(p)) \

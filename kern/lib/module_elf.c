@@ -13,6 +13,7 @@
 
 #define ET_REL		1
 #define EM_X86_64	62
+#define SHT_NULL	0
 #define SHT_SYMTAB	2
 #define SHT_STRTAB	3
 #define SHT_RELA	4
@@ -22,6 +23,7 @@
 #define SHN_UNDEF	0
 #define SHN_ABS		0xfff1
 #define STB_GLOBAL	1
+#define STT_FUNC	2
 #define R_X86_64_64	1
 #define R_X86_64_PC32	2
 #define R_X86_64_PLT32	4
@@ -132,10 +134,78 @@ static const char *place(struct module_layout *l, uint32_t i,
 	return NULL;
 }
 
+/* Checks symbol table entry si (an allocated section's symbol lies inside
+ * it; a function starts before its end). */
+static const char *check_symbol(const void *img, const struct module_layout *l,
+				uint64_t si)
+{
+	struct shdr symtab = section(img, l->symtab), sh;
+	struct sym s;
+
+	memcpy(&s, (const char *)img + symtab.offset + si * sizeof(s),
+	       sizeof(s));
+	if (s.shndx == SHN_UNDEF || s.shndx >= l->nsec || !l->region[s.shndx])
+		return NULL;	/* not in the module: sym_value() decides */
+	sh = section(img, s.shndx);
+	if (s.value > sh.size || s.size > sh.size - s.value ||
+	    ((s.info & 0xf) == STT_FUNC && s.value == sh.size))
+		return fail("symbol %lu (value %#lx size %lu) beyond section %u "
+			    "(%lu bytes)", si, s.value, s.size, s.shndx,
+			    sh.size);
+	return NULL;
+}
+
+/* Checks what the sections name (after every section was seen): each
+ * relocation section's symbol table and target, each symbol's place. */
+static const char *check_links(const void *img, const struct module_layout *l)
+{
+	struct shdr symtab = section(img, l->symtab);
+	const char *why = NULL;
+
+	for (uint32_t i = 1; i < l->nsec; i++) {
+		struct shdr sh = section(img, i);
+
+		if (sh.type == SHT_RELA && (sh.link != l->symtab || !sh.info ||
+					    sh.info >= l->nsec))
+			return fail("bad relocation section %u (symbol table %u, "
+				    "target %u)", i, sh.link, sh.info);
+	}
+	for (uint64_t si = 1; si < symtab.size / sizeof(struct sym) && !why;
+	     si++)
+		why = check_symbol(img, l, si);
+	return why;
+}
+
+/* Checks section i (not 0): within the image; a symbol table is the only
+ * one and names a string table; a relocation section's entries. */
+static const char *check_section(const void *img, size_t len,
+				 struct module_layout *l, uint32_t i)
+{
+	struct shdr sh = section(img, i);
+
+	if (sh.type != SHT_NOBITS && !inside(sh.offset, sh.size, len))
+		return fail("truncated: section %u beyond %zu bytes", i, len);
+	if (sh.type == SHT_SYMTAB) {
+		if (l->symtab || sh.entsize != sizeof(struct sym) ||
+		    sh.size % sizeof(struct sym) || !sh.link ||
+		    sh.link >= l->nsec ||
+		    section(img, sh.link).type != SHT_STRTAB)
+			return fail("bad symbol table (section %u)", i);
+		l->symtab = i;
+		l->strtab = sh.link;
+	}
+	if (sh.type == SHT_RELA && (sh.entsize != sizeof(struct rela) ||
+				    sh.size % sizeof(struct rela)))
+		return fail("bad relocation section %u", i);
+	return sh.flags & SHF_ALLOC ? place(l, i, &sh) : NULL;
+}
+
 /*
- * Checks the object (header, sections within the image, one symbol table
- * with its string table, relocation sections' links) and lays out its
- * allocated sections into *l. Returns NULL or why it is refused.
+ * Checks the object (header, section 0 the null section, every other
+ * section within the image, one symbol table with its string table,
+ * relocation sections' links, every symbol of an allocated section inside
+ * it) and lays out its allocated sections into *l. Returns NULL or why it
+ * is refused.
  */
 const char *module_elf_check(const void *img, size_t len,
 			     struct module_layout *l)
@@ -147,30 +217,14 @@ const char *module_elf_check(const void *img, size_t len,
 		return why;
 	memset(l, 0, sizeof(*l));
 	l->nsec = eh.shnum;
-	for (uint32_t i = 1; i < l->nsec && !why; i++) {
-		struct shdr sh = section(img, i);
-
-		if (sh.type != SHT_NOBITS && !inside(sh.offset, sh.size, len))
-			return fail("truncated: section %u beyond %zu bytes", i,
-				    len);
-		if (sh.type == SHT_SYMTAB) {
-			if (l->symtab || sh.entsize != sizeof(struct sym) ||
-			    sh.size % sizeof(struct sym) || sh.link >= l->nsec ||
-			    section(img, sh.link).type != SHT_STRTAB)
-				return fail("bad symbol table (section %u)", i);
-			l->symtab = i;
-			l->strtab = sh.link;
-		}
-		if (sh.type == SHT_RELA && (sh.entsize != sizeof(struct rela) ||
-					    sh.size % sizeof(struct rela) ||
-					    sh.info >= l->nsec))
-			return fail("bad relocation section %u", i);
-		if (sh.flags & SHF_ALLOC)
-			why = place(l, i, &sh);
-	}
+	if (section(img, 0).type != SHT_NULL)
+		return fail("section 0 is not the null section (type %u)",
+			    section(img, 0).type);
+	for (uint32_t i = 1; i < l->nsec && !why; i++)
+		why = check_section(img, len, l, i);
 	if (!why && !l->symtab)
 		return fail("no symbol table");
-	return why;
+	return why ? why : check_links(img, l);
 }
 
 /* Section i's address and its memory (allocated sections only). */
@@ -264,9 +318,6 @@ static const char *relocate_section(const void *img, const struct module_layout 
 	uint8_t *tmem = mem + (sec_addr(l, rs.info, va, data_start) - va);
 	const char *why = NULL;
 
-	if (rs.link != l->symtab)
-		return fail("relocation section %u: not linked to the symbol "
-			    "table", i);
 	for (uint64_t k = 0; k < rs.size / sizeof(struct rela) && !why; k++) {
 		struct rela r;
 		uint64_t s;
@@ -313,8 +364,8 @@ const char *module_elf_relocate(const void *img, size_t len,
 	return why;
 }
 
-/* Finds global symbol name defined in a code section; its address (the
- * module at va) in *addr. */
+/* Finds global function name defined in a code section; its address (the
+ * module at va) in *addr. module_elf_check() saw it start inside. */
 bool module_elf_symbol(const void *img, size_t len,
 		       const struct module_layout *l, uint64_t va,
 		       size_t data_start, const char *name, uint64_t *addr)
@@ -328,7 +379,8 @@ bool module_elf_symbol(const void *img, size_t len,
 
 		memcpy(&s, (const char *)img + symtab.offset + i * sizeof(s),
 		       sizeof(s));
-		if (s.info >> 4 != STB_GLOBAL || s.shndx >= l->nsec ||
+		if (s.info >> 4 != STB_GLOBAL || (s.info & 0xf) != STT_FUNC ||
+		    s.shndx >= l->nsec ||
 		    l->region[s.shndx] != MODULE_REGION_TEXT ||
 		    !(n = sym_name(img, l, &s)) || strcmp(n, name))
 			continue;

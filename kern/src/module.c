@@ -15,30 +15,39 @@
  * every relocation's type, symbol, offset and range are checked, and any
  * fault refuses the whole object with a message naming it, before the
  * module is mapped or any of its code runs; nothing changes. Its SHF_ALLOC
- * sections are laid out in two regions of fresh pages: code (mapped
- * read-only, executable) and the rest (writable, no-execute), placed in the
- * top 2 GiB with the kernel (-mcmodel=kernel code reaches its symbols with
- * 32-bit PC-relative and sign-extended relocations, whose range is
- * checked). Relocations are applied through the direct map before the
- * module's addresses are mapped. Module addresses are handed out once and
- * never reused, so unmapping needs no TLB shootdown.
+ * sections are laid out in two regions of fresh pages, one block of the
+ * page allocator (so at most 8 MiB; a larger module is refused): code
+ * (mapped read-only, executable) and the rest (writable, no-execute),
+ * placed in the top 2 GiB with the kernel (-mcmodel=kernel code reaches
+ * its symbols with 32-bit PC-relative and sign-extended relocations, whose
+ * range is checked). Relocations are applied through the direct map before
+ * the module's addresses are mapped. Addresses come first fit from the
+ * module area (module_space.c) and are reused, so giving a module's
+ * addresses back is a TLB shootdown: every CPU flushes its TLB (a kernel
+ * message, or in its wait for the module mutex) before the addresses and
+ * pages are freed.
  *
  * Unload: probe_fini(), then every probe whose callback lies in the
  * module's code is detached (one grace period: no CPU is left inside it),
- * then its pages are unmapped and freed. Loads and unloads are serialised
- * by the module mutex (module_lock + module_busy); the ctl mutex is never
- * held across a module's code, which attaches probes itself.
+ * then its pages are unmapped, shot down and freed. Loads and unloads are
+ * serialised by the module mutex (module_lock + module_busy); the ctl
+ * mutex is never held across a module's code, which attaches probes
+ * itself.
  */
 #include <module.h>
 #include <module_elf.h>
+#include <module_space.h>
 #include <ttrace.h>
 #include <ttrace_probe.h>
 #include <buddy.h>
+#include <atomic.h>
 #include <kmalloc.h>
+#include <kmsg.h>
 #include <ns.h>
 #include <pmem.h>
 #include <printk.h>
 #include <seqbuf.h>
+#include <smp.h>
 #include <stdarg.h>
 #include <spinlock.h>
 #include <string.h>
@@ -50,6 +59,8 @@
 
 #define MODULE_VA_BASE	0xffffffffc0000000ull	/* the top GiB */
 #define MODULE_VA_END	0xfffffffffff00000ull
+#define MODULE_VA_PAGES	((MODULE_VA_END - MODULE_VA_BASE) / PGSIZE)
+#define MODULE_MAX_PAGES (1u << BUDDY_MAX_ORDER)	/* one block */
 #define MAX_SECTIONS	256
 
 struct module {
@@ -67,8 +78,34 @@ struct module {
 static struct spinlock module_lock = SPINLOCK_INIT("module");
 static bool module_busy;			/* module_lock */
 static struct module *modules;			/* module mutex */
-static uintptr_t module_va_next = MODULE_VA_BASE;	/* module mutex */
 static char module_err[160];			/* module mutex */
+static uint64_t module_va_used[MODULE_SPACE_WORDS(MODULE_VA_PAGES)];
+static struct module_space module_va = {	/* module mutex */
+	MODULE_VA_PAGES, module_va_used
+};
+
+/* TLB shootdowns: tlb_gen counts them (written under the module mutex),
+ * tlb_seen[c] is the last one CPU c has flushed for. */
+static uint64_t tlb_gen;
+static uint64_t tlb_seen[CONFIG_MAX_NUM_CPUS];
+
+/* Flushes this CPU's TLB if a shootdown asked for it since its last flush.
+ * Kernel message or a wait for the module mutex: in no tracepoint. */
+static void tlb_catch_up(void)
+{
+	uint64_t gen = atomic_read(&tlb_gen);
+
+	if (atomic_read(&tlb_seen[core_id()]) >= gen)
+		return;
+	mmu_flush_tlb_all();
+	__atomic_store_n(&tlb_seen[core_id()], gen, __ATOMIC_RELEASE);
+}
+
+static void tlb_flush_fn(void *arg)
+{
+	(void)arg;
+	tlb_catch_up();
+}
 
 /* Takes the module mutex, spinning while another holder has it. Process
  * context, no spinlock held but a reader's own. */
@@ -80,6 +117,7 @@ static void module_enter(void)
 			break;
 		spin_unlock(&module_lock);
 		ttrace_quiet_turn();	/* the holder may be in a grace period */
+		tlb_catch_up();		/* ... or in a TLB shootdown */
 		arch_pause();
 	}
 	module_busy = true;
@@ -91,6 +129,30 @@ static void module_exit(void)
 	spin_lock(&module_lock);
 	module_busy = false;
 	spin_unlock(&module_lock);
+}
+
+/*
+ * Returns once every CPU has flushed its TLB since the call, so addresses
+ * unmapped before it may be mapped to other pages. Waiting, it counts as
+ * quiet for the tracer's grace period (a ctl mutex holder may wait for one
+ * before its CPU runs the message). Module mutex held, process context, no
+ * spinlock, interrupts on.
+ */
+static void tlb_shootdown(void)
+{
+	uint64_t gen = tlb_gen + 1;
+
+	__atomic_store_n(&tlb_gen, gen, __ATOMIC_RELEASE);
+	tlb_catch_up();
+	for (uint32_t c = 0; c < num_cpus; c++)
+		if (c != core_id())
+			while (send_kernel_message(c, tlb_flush_fn, NULL) < 0)
+				arch_pause();	/* -ENOMEM: memory comes back */
+	for (uint32_t c = 0; c < num_cpus; c++)
+		while (atomic_read(&tlb_seen[c]) < gen) {
+			ttrace_quiet_turn();
+			arch_pause();
+		}
 }
 
 /* Sets the error text (module mutex held) and returns it. */
@@ -133,33 +195,47 @@ static const char *name_of(const char *path, char *name)
 	return NULL;
 }
 
-/* Memory for l's two regions and an address range for them. */
+/* Memory for l's two regions (one block, zeroed) and a free run of the
+ * module area for them; all or nothing. Module mutex held. */
 static const char *place(struct module *m, const struct module_layout *l)
 {
 	size_t pages;
+	long first;
 
 	m->text_pages = (l->text_size + PGSIZE - 1) / PGSIZE;
 	m->data_pages = (l->data_size + PGSIZE - 1) / PGSIZE;
 	pages = m->text_pages + m->data_pages;
 	if (!pages)
 		return merr("nothing to load");
+	if (pages > MODULE_MAX_PAGES)
+		return merr("too large: %zu pages, at most %u (one block of the "
+			    "page allocator)", pages, MODULE_MAX_PAGES);
 	m->order = ttrace_order_for(pages * PGSIZE);
-	if (module_va_next + pages * PGSIZE > MODULE_VA_END)
-		return merr("the module area is used up");
-	if (!(m->mem = get_cont_pages(m->order, 0)))
+	if ((first = module_space_alloc(&module_va, pages)) < 0)
+		return merr("the module area has no %zu free pages", pages);
+	if (!(m->mem = get_cont_pages(m->order, 0))) {
+		module_space_free(&module_va, (size_t)first, pages);
 		return merr("out of memory");
-	memset(m->mem, 0, (size_t)PGSIZE << m->order);
-	m->va = module_va_next;
+	}
+	memset(m->mem, 0, pages * PGSIZE);
+	m->va = MODULE_VA_BASE + (uint64_t)first * PGSIZE;
 	return NULL;
 }
 
+/* Gives back what place() took: m's range is unmapped (where map() got
+ * to) and every CPU has forgotten it before the range and the pages are
+ * freed. Module mutex held, process context. */
 static void unplace(struct module *m)
 {
-	mmu_unmap_kernel(m->va, m->text_pages + m->data_pages);
+	size_t pages = m->text_pages + m->data_pages;
+
+	mmu_unmap_kernel(m->va, pages);
+	tlb_shootdown();
 	free_cont_pages(m->mem, m->order);
+	module_space_free(&module_va, (m->va - MODULE_VA_BASE) / PGSIZE, pages);
 }
 
-/* Maps m's regions at m->va; on failure unmaps what it mapped. */
+/* Maps m's regions at m->va (on failure unplace() unmaps what it did). */
 static const char *map(struct module *m)
 {
 	physaddr_t pa = PADDR(m->mem);
@@ -167,11 +243,8 @@ static const char *map(struct module *m)
 	if (mmu_map_kernel(m->va, pa, m->text_pages, MMU_MAP_EXEC) ||
 	    mmu_map_kernel(m->va + m->text_pages * PGSIZE,
 			   pa + m->text_pages * PGSIZE, m->data_pages,
-			   MMU_MAP_DATA)) {
-		mmu_unmap_kernel(m->va, m->text_pages + m->data_pages);
+			   MMU_MAP_DATA))
 		return merr("out of memory for page tables");
-	}
-	module_va_next = m->va + (m->text_pages + m->data_pages) * PGSIZE;
 	return NULL;
 }
 
@@ -195,7 +268,7 @@ static const char *module_link(struct module *m, const void *image,
 				       &addr))
 		why = "no probe_init function";
 	if (why) {
-		free_cont_pages(m->mem, m->order);
+		unplace(m);
 		return merr("%s", why);
 	}
 	m->init = (int (*)(void))addr;
@@ -236,10 +309,10 @@ static const char *load(const char *path)
 		kfree(image);
 		return merr("out of memory");
 	}
-	why = module_link(m, image, len);	/* on error it freed its memory */
+	why = module_link(m, image, len);	/* on error it gave all back */
 	kfree(image);
 	if (!why && (why = map(m)))
-		free_cont_pages(m->mem, m->order);
+		unplace(m);
 	if (why) {
 		kfree(m);
 		return why;

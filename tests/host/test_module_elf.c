@@ -4,7 +4,8 @@
  * a .text of 24 bytes with four relocations (64, PC32 and 32S against an
  * exported symbol, PC32 against .data), a .data, a symbol table with
  * probe_init. The good object links to the expected bytes; each fault
- * (header, truncation, relocation type, offset, range, unknown symbol) is
+ * (header, truncation, relocation type, offset, range, unknown symbol, a
+ * symbol outside its section, a table linked to the wrong section) is
  * refused with its message.
  */
 #include <string.h>
@@ -77,7 +78,8 @@ static void build(void)
 	memcpy(obj.str, strtab, sizeof(strtab));
 	/* symbols: 1 probe_init (.text+0, global), 2 exported (undefined),
 	 * 3 the .data section */
-	obj.syms[1] = (struct obj_sym){ .name = 1, .info = 0x12, .shndx = 1 };
+	obj.syms[1] = (struct obj_sym){ .name = 1, .info = 0x12, .shndx = 1,
+					.size = 8 };
 	obj.syms[2] = (struct obj_sym){ .name = 12, .info = 0x10 };
 	obj.syms[3] = (struct obj_sym){ .info = 3, .shndx = 2 };
 	obj.rela[0] = (struct obj_rela){ 0, 2ULL << 32 | 1, 0 };	/* 64 */
@@ -181,9 +183,72 @@ static int test_bad(void)
 	return 0;
 }
 
+/* A symbol the loader would call or relocate against must lie inside its
+ * section: before, probe_init at .text+0x30 (of 24 bytes) was "found" at
+ * VA + 0x30 and called. */
+static int test_sym_bounds(void)
+{
+	static const struct { uint64_t value, size; } bad[] = {
+		{ 0x30, 8 },	/* starts past the end */
+		{ 16, 16 },	/* runs past the end */
+		{ 24, 0 },	/* a function at the end: no code */
+		{ 8, ~0ULL },	/* value + size wraps */
+	};
+	struct module_layout l;
+	uint64_t addr;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		build();
+		obj.syms[1].value = bad[i].value;
+		obj.syms[1].size = bad[i].size;
+		if (!module_elf_check(&obj, sizeof(obj), &l) &&
+		    module_elf_symbol(&obj, sizeof(obj), &l, VA, DATA_START,
+				      "probe_init", &addr))
+			HT_FAIL("probe_init at %#lx size %#lx: linked, at %#lx",
+				(unsigned long)bad[i].value,
+				(unsigned long)bad[i].size, (unsigned long)addr);
+		HT_CHECK(refused(module_elf_check(&obj, sizeof(obj), &l),
+				 "beyond section 1"));
+	}
+	build();			/* relocated against, not called */
+	obj.syms[3].value = sizeof(obj.data) + 1;
+	HT_CHECK(refused(link_it(sizeof(obj)), "symbol 3"));
+	return 0;
+}
+
+/* Every sh_link and sh_info used names a section of the right type, and
+ * section 0 is the null section: before, a symbol table linked to a
+ * section 0 that claimed to be a string table far outside the image was
+ * read (SEGV in sym_name). */
+static int test_links(void)
+{
+	build();
+	obj.sh[0].type = 3;		/* SHT_STRTAB, at 1 TiB */
+	obj.sh[0].offset = 1ULL << 40;
+	obj.sh[0].size = 4096;
+	obj.sh[3].link = 0;
+	HT_CHECK(refused(link_it(sizeof(obj)), "section 0"));
+	build();
+	obj.sh[0].type = 3;		/* a string table at 0, not linked */
+	obj.sh[0].offset = 1ULL << 40;
+	HT_CHECK(refused(link_it(sizeof(obj)), "section 0"));
+	build();
+	obj.sh[3].link = 2;		/* .data as the string table */
+	HT_CHECK(refused(link_it(sizeof(obj)), "bad symbol table"));
+	build();
+	obj.sh[5].link = 4;		/* relocations against .strtab */
+	HT_CHECK(refused(link_it(sizeof(obj)), "relocation section 5"));
+	build();
+	obj.sh[5].info = 6;		/* no section 6 */
+	HT_CHECK(refused(link_it(sizeof(obj)), "relocation section 5"));
+	return 0;
+}
+
 static const struct ht_test tests[] = {
 	{ test_good, "module_elf_good" },
 	{ test_bad, "module_elf_bad" },
+	{ test_sym_bounds, "module_elf_sym_bounds" },
+	{ test_links, "module_elf_links" },
 	{ NULL, NULL },
 };
 

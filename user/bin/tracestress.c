@@ -31,8 +31,12 @@
  *		time, to their ends; prints "twin: N bytes, same" when they
  *		gave the same text (two readers of one snapshot must), else
  *		where they first differ
- * All but burst, share, marks and twin stop when /tmp/stress.done appears. In a
- * pipeline only the last stage's stdout reaches the console, and the
+ *	modules N PATH
+ *		loads the probe module at PATH and unloads it again, N times
+ *		(module load/unload through ctl), and prints "modules: N
+ *		rounds"; stops at the first refusal, printing it
+ * All but burst, share, marks, twin and modules stop when /tmp/stress.done
+ * appears. In a pipeline only the last stage's stdout reaches the console, and the
  * console mixes the bytes of concurrent writers, so mix and fuzz append
  * their result, "mix: N rounds" or "fuzz: N runs, M failed", to
  * /tmp/stress.log in one write each.
@@ -322,6 +326,30 @@ static int share(int n, const char *path)
 	return 0;
 }
 
+/* Loads and unloads the module at path n times; 0, or 1 at a refusal. */
+static int modules(long n, const char *path)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char load[160], unload[160];
+	int fd = open("/dev/ttrace/ctl", O_WRONLY);
+	long k;
+
+	if (fd < 0)
+		err(1, "/dev/ttrace/ctl");
+	snprintf(load, sizeof(load), "module load %s", path);
+	snprintf(unload, sizeof(unload), "module unload %.*s",
+		 (int)(strlen(base) - 2), base);	/* NAME.o */
+	for (k = 0; k < n; k++)
+		if (write(fd, load, strlen(load)) < 0 ||
+		    write(fd, unload, strlen(unload)) < 0)
+			break;
+	if (k < n)
+		warn("round %ld", k + 1);
+	close(fd);
+	printf("modules: %ld rounds\n", k);
+	return k < n;
+}
+
 /* Milliseconds since boot, from the tracer's clock: the version header's
  * TSC and its rate. */
 static uint64_t now_ms(void)
@@ -394,8 +422,10 @@ int main(int argc, char **argv)
 		return twin(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "marks"))
 		return marks(atoi(argv[2]), atoi(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "modules"))
+		return modules(strtol(argv[2], NULL, 10), argv[3]);
 	fprintf(stderr, "usage: tracestress load | toggle | resize | read | "
 		"mix | fuzz | save SECONDS [INTERVAL] | burst N | share N | "
-		"marks N LEN | twin PATH\n");
+		"marks N LEN | twin PATH | modules N PATH\n");
 	return 2;
 }

@@ -10,6 +10,7 @@
  *     no-execute.
  * The upper-half PML4 entries made here are shared by every address space.
  */
+#include <arch/arch.h>
 #include <arch/mmu.h>
 #include <arch/x86.h>
 #include <pmem.h>
@@ -55,8 +56,8 @@ static uint64_t *walk_to(uint64_t *table, uintptr_t va, int level, bool create)
 }
 
 /* Page-table pages the kernel's own tables have grown by since boot (they
- * are kept: module addresses are never reused, so a load may need a new
- * one, and the count tells it from a leak). */
+ * are kept: a module load may need a new one, and the count tells it from
+ * a leak). */
 uint64_t mmu_kernel_table_pages(void)
 {
 	return __atomic_load_n(&kern_tables, __ATOMIC_RELAXED);
@@ -96,8 +97,8 @@ int mmu_map_kernel(uintptr_t va, physaddr_t pa, uint64_t n, unsigned how)
 }
 
 /* Unmaps n pages at va mapped by mmu_map_kernel(). Only this CPU's TLB is
- * flushed: callers never map these addresses again, and nothing on any
- * CPU uses them any more. */
+ * flushed: a caller that maps these addresses again first has every other
+ * CPU run mmu_flush_tlb_all() (kern/src/module.c). */
 void mmu_unmap_kernel(uintptr_t va, uint64_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -107,6 +108,17 @@ void mmu_unmap_kernel(uintptr_t va, uint64_t n)
 			*pte = 0;
 		invlpg((void *)(va + i * PGSIZE));
 	}
+}
+
+/* Forgets every translation this CPU's TLB holds, the global ones (the
+ * kernel half's, module pages among them) too: CR4.PGE off and on. */
+void mmu_flush_tlb_all(void)
+{
+	uint64_t flags = arch_irq_save(), cr4 = rcr4();
+
+	lcr4(cr4 & ~(uint64_t)CR4_PGE);
+	lcr4(cr4);
+	arch_irq_restore(flags);
 }
 
 uint64_t *mmu_kernel_pml4(void)

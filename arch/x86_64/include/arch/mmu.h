@@ -75,6 +75,7 @@ uint64_t *mmu_kernel_pml4(void);
 enum { MMU_MAP_EXEC = 1, MMU_MAP_DATA = 2 };
 int mmu_map_kernel(uintptr_t va, physaddr_t pa, uint64_t n, unsigned how);
 void mmu_unmap_kernel(uintptr_t va, uint64_t n);
+void mmu_flush_tlb_all(void);
 void mmu_switch_to(uint64_t *pml4);
 int mmu_map_phys(uint64_t pa, uint64_t size);
 #endif

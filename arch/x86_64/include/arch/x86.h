@@ -122,6 +122,19 @@ static inline void lcr3(uint64_t v)
 	__asm__ __volatile__("mov %0, %%cr3" : : "r"(v) : "memory");
 }
 
+static inline uint64_t rcr4(void)
+{
+	uint64_t v;
+
+	__asm__ __volatile__("mov %%cr4, %0" : "=r"(v));
+	return v;
+}
+
+static inline void lcr4(uint64_t v)
+{
+	__asm__ __volatile__("mov %0, %%cr4" : : "r"(v) : "memory");
+}
+
 static inline uint64_t rcr0(void)
 {
 	uint64_t v;
