@@ -30,7 +30,7 @@ $(TOOLS_LIB): $(call toolobj,$(LIB_SRCS))
 # ttdecode's own files: the command table and one file per command family.
 TTDECODE_SRCS	:= tools/ttdecode.c tools/ttmerge.c tools/ttfilter.c \
 		   tools/tttext.c tools/ttunwrap.c tools/ttscale.c \
-		   tools/ttspan.c tools/ttjson.c tools/ttstats.c tools/ttsplit.c
+		   tools/ttmodel.c tools/ttjson.c tools/ttstats.c tools/ttsplit.c
 # the boot profile (docs/boot-profile.md)
 TTDECODE_SRCS	+= tools/ttboot.c tools/ttboot_svg.c
 # the exporters (docs/exports.md)
