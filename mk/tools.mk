@@ -72,7 +72,7 @@ $(BUILD)/host/test_ttrace_file: $(call hostobj,$(TTLOAD_SRCS))
 $(BUILD)/host/test_ttboot: $(call hostobj,$(TTLOAD_SRCS) tools/ttboot.c \
 		tools/ttboot_svg.c)
 $(BUILD)/host/test_ttexport: $(call hostobj,$(TTLOAD_SRCS) tools/ttexport.c \
-		tools/ttuftrace.c tools/ttctf.c)
+		tools/ttuftrace.c tools/ttctf.c tools/ttmodel.c tools/ttmerge.c)
 $(BUILD)/host/test_ttrace_pull: $(call hostobj,$(TTLOAD_SRCS))
 
 # The host half of `make bench`: the kernel's fast-path code timed on this
