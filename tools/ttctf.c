@@ -175,7 +175,8 @@ static void ctf_flush(struct ctf_export *x)
 	_Static_assert(sizeof(h) == 52, "CTF packet header and context");
 	h.content_size = h.packet_size = (sizeof(h) + p->len) * 8;
 	fwrite(&h, sizeof(h), 1, x->f);
-	fwrite(p->buf, 1, p->len, x->f);
+	if (p->len)
+		fwrite(p->buf, 1, p->len, x->f);
 	x->packets++;
 	p->len = 0;
 	p->begin = p->end;

@@ -198,8 +198,11 @@ static void do_switch(struct ttmodel *m, uint32_t c, uint32_t prev,
 	while (k->depth)	/* before thread(): it may move the tracks */
 		close_top(m, k, ts, top(k, k->depth - 1)->kind == TTMODEL_RUN ?
 			  TTMODEL_DONE : TTMODEL_CLIPPED);
-	if (prev && (p = thread(m, prev)) && p->running_on == (int32_t)c)
-		p->running_on = -1;
+	if (prev && (p = thread(m, prev))) {
+		p->last_ts = ts;	/* it ran until here */
+		if (p->running_on == (int32_t)c)
+			p->running_on = -1;
+	}
 	if (!next)
 		return;
 	if ((p = thread(m, next)))
