@@ -389,20 +389,37 @@ static void model_loss(struct ttmodel *m, uint32_t c,
 		 .reason = l->reason });
 }
 
-/* The loss before cpu c's first record: what its STATS say was
- * overwritten beyond the overwrites its LOSS runs declare. */
+/*
+ * At most how many records cpu c's ring overwrote before the first one t
+ * holds. Its STATS (read after the records) give the slots written since
+ * the last clear and those lapped; the slots the file's runs cover and
+ * the overwrites its LOSS runs declare are known. What was written but
+ * is not covered came before the first run or after the last (between
+ * the read and the STATS), and the lapped slots not declared were lost
+ * before the first run or read in time: the smaller of the two bounds
+ * (0 without STATS). Exact for a CPU nothing ran on after its read.
+ */
+uint64_t ttmodel_before_trace(const struct ttload *t, uint32_t c)
+{
+	const struct ttload_cpu *lc = &t->cpus[c];
+	uint64_t declared = lc->lost[TTRACE_LOSS_OVERWRITTEN] +
+			    lc->lost[TTRACE_LOSS_RACED];
+	uint64_t covered = lc->check.end_index - lc->check.first_index;
+
+	if (!lc->has_stats || lc->stats.overwritten <= declared ||
+	    lc->stats.written <= covered)
+		return 0;
+	return MIN(lc->stats.overwritten - declared,
+		   lc->stats.written - covered);
+}
+
+/* The loss before cpu c's first record, at its time, if any. */
 static void leading_loss(struct ttmodel *m, uint32_t c)
 {
 	const struct ttload_cpu *lc = &m->t->cpus[c];
-	uint64_t declared = lc->lost[TTRACE_LOSS_OVERWRITTEN] +
-			    lc->lost[TTRACE_LOSS_RACED], n;
+	uint64_t n = ttmodel_before_trace(m->t, c);
 	uint64_t ts = lc->nsorted ? lc->sorted[0].timestamp : 0;
 
-	if (!lc->has_stats || lc->stats.overwritten <= declared)
-		return;
-	n = lc->stats.overwritten - declared;
-	if (n > lc->check.first_index)
-		n = lc->check.first_index;
 	if (n)
 		add_loss(m, c, (struct ttmodel_loss){ .start = ts, .end = ts,
 			 .count = n, .reason = TTRACE_LOSS_OVERWRITTEN,

@@ -134,6 +134,7 @@ bool ttmodel_is_span_event(const struct ttmodel *m, uint32_t id);
 size_t ttmodel_span_name(const struct ttmodel *m, const struct ttmodel_span *s,
 			 const char **str);
 
+uint64_t ttmodel_before_trace(const struct ttload *t, uint32_t cpu);
 int64_t ttmodel_ns(const struct ttload *t, uint64_t ts);
 uint64_t ttmodel_span_ns(const struct ttload *t, uint64_t start, uint64_t end);
 
