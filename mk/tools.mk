@@ -70,7 +70,7 @@ $(call hostobj,tests/host/test_ttdecode.c): \
 # load what they write.
 $(BUILD)/host/test_ttrace_file: $(call hostobj,$(TTLOAD_SRCS))
 $(BUILD)/host/test_ttboot: $(call hostobj,$(TTLOAD_SRCS) tools/ttboot.c \
-		tools/ttboot_svg.c)
+		tools/ttboot_svg.c tools/ttmodel.c tools/ttmerge.c)
 $(BUILD)/host/test_ttexport: $(call hostobj,$(TTLOAD_SRCS) tools/ttexport.c \
 		tools/ttuftrace.c tools/ttctf.c tools/ttmodel.c tools/ttmerge.c)
 $(BUILD)/host/test_ttrace_pull: $(call hostobj,$(TTLOAD_SRCS))

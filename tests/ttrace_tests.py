@@ -742,6 +742,18 @@ def check_agreement(path, ud, cd, plain):
     return stats, text
 
 
+def check_boot_marks(json_path):
+    """The boot's end marks (shell_ready, ap_ready: one per AP) are on the
+    boot tracks with no length: no AP's idle time under ap_ready, no
+    process's time under shell_ready."""
+    with open(json_path) as f:
+        evs = json.load(f, parse_float=decimal.Decimal)["traceEvents"]
+    marks = [e for e in evs if e.get("name") in ("shell_ready", "ap_ready")
+             and e.get("ph") == "X"]
+    if len(marks) != 4 or any(e["dur"] != 0 or e["pid"] != 2 for e in marks):
+        raise AssertionError("boot end marks: %s" % marks)
+
+
 def check_known(path, stats, text):
     """The known program's truth in the plain trace: 1000 getpid, 3
     nanosleep of at least 50 ms, 10 writes of 64 bytes to its file (and
@@ -826,6 +838,7 @@ def exports():
             stats, text = check_agreement(path, ud, cd, i == 0)
             if i == 0:
                 check_known(path, stats, text)
+                check_boot_marks(path + ".agree.json")
     except AssertionError as e:
         return "trace %d: %s" % (i, e)
     return ""

@@ -214,35 +214,44 @@ static void do_switch(struct ttmodel *m, uint32_t c, uint32_t prev,
 		  .cpu = c });
 }
 
-/* A boot phase on c: the open one ends and this one begins on c's boot
- * track; one recorded outside the boot context (a phase a process marks,
- * such as the shell's prompt) has no length. */
+/*
+ * Where boot phase record ev of cpu c says its phase began, on CPU 0's
+ * clock: its timestamp, or for boot_phase_at the TSC it carries (read on
+ * c's clock: the TSC offset the loader applies to c's records is
+ * subtracted). The boot profile places phases the same way.
+ */
+uint64_t ttmodel_boot_start(const struct ttload *t, uint32_t c,
+			    const struct ttrace_event_view *ev, bool at)
+{
+	int64_t off = t->tsc ? t->tsc[c].offset : 0;
+
+	return at ? ev->args[1] - (uint64_t)off : ev->timestamp;
+}
+
+/* A boot phase record of c: a mark on c's boot track, made a phase when
+ * the trace ends (boot_lanes). */
 static void boot_phase(struct ttmodel *m, uint32_t c,
-		       const struct ttrace_event_view *ev)
+		       const struct ttrace_event_view *ev, bool at)
 {
 	struct ttmodel_track *k = &m->tracks[m->cpus[c].boot_track];
 
-	close_above(m, k, 0, ev->timestamp, TTMODEL_DONE);
+	if (ev->nwords < (at ? 3u : 2u))
+		return;
 	open_span(m, k, (struct ttmodel_span){ .kind = TTMODEL_BOOT,
-		  .start = ev->timestamp, .ident = ev->args[0], .cpu = c });
-	if (ev->ctx_kind != TTRACE_CTX_BOOT)
-		close_above(m, k, 0, ev->timestamp, TTMODEL_DONE);
+		  .start = ttmodel_boot_start(m->t, c, ev, at),
+		  .ident = ev->args[0], .cpu = c });
+	if (k->depth)
+		k->depth--;	/* a mark, never open: boot_lanes ends it */
 }
 
-/* Ends what ev shows is over on c: the open boot phase once the CPU runs
- * outside the boot and IRQ contexts (an AP's idle loop is not its boot),
- * and the open exception, at the last event inside it, once ev is not in
- * its trap context. */
-static void context_end(struct ttmodel *m, uint32_t c,
-			const struct ttrace_event_view *ev)
+/* Ends c's open exception, at the last event inside it, once ev is not
+ * in its trap context. */
+static void exception_end(struct ttmodel *m, uint32_t c,
+			  const struct ttrace_event_view *ev)
 {
-	struct ttmodel_track *b = &m->tracks[m->cpus[c].boot_track];
 	struct ttmodel_track *k = &m->tracks[m->cpus[c].track];
 	const struct ttmodel_span *s;
 
-	if (b->depth && ev->ctx_kind != TTRACE_CTX_BOOT &&
-	    ev->ctx_kind != TTRACE_CTX_IRQ)
-		close_above(m, b, 0, ev->timestamp, TTMODEL_DONE);
 	if (!k->depth)
 		return;
 	s = top(k, k->depth - 1);
@@ -298,7 +307,7 @@ static void model_event(struct ttmodel *m, uint32_t c,
 	struct ttmodel_track *cpu, *th = NULL;
 	uint32_t id = ev->id, pid;
 
-	context_end(m, c, ev);
+	exception_end(m, c, ev);
 	pid = ev_pid(m, c, ev);
 	if (pid) {
 		if (!(th = thread(m, pid))) {
@@ -329,7 +338,7 @@ static void model_event(struct ttmodel *m, uint32_t c,
 		do_switch(m, c, (uint32_t)ev->args[0], (uint32_t)ev->args[1],
 			  ev->timestamp);
 	else if (id == role[R_BOOT] || id == role[R_BOOT_AT])
-		boot_phase(m, c, ev);
+		boot_phase(m, c, ev, id == role[R_BOOT_AT]);
 	else if (id == role[R_PROC_EXIT])
 		proc_exit(m, (uint32_t)ev->args[0], ev->timestamp);
 	m->cpus[c].events++;
@@ -428,6 +437,65 @@ static void leading_loss(struct ttmodel *m, uint32_t c)
 
 /* ---- the model ----------------------------------------------------------- */
 
+/* Whether boot span s is the mark called name (an end, not a phase). */
+static bool boot_mark(const struct ttmodel *m, const struct ttmodel_span *s,
+		      const char *name)
+{
+	const char *str;
+	size_t n = ttmodel_span_name(m, s, &str);
+
+	return n == strlen(name) && !memcmp(str, name, n);
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct ttmodel_span *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * The boot phases, as the boot profile sees them (docs/boot-profile.md):
+ * each CPU's marks sorted by start, a phase lasting until the CPU's next
+ * mark; shell_ready (the prompt, the boot's end) and ap_ready (an AP's
+ * end) are marks of no length that end a lane; a CPU's last phase ends at
+ * its ap_ready, else at the prompt, else it is unfinished at the trace's
+ * end.
+ */
+static void boot_lanes(struct ttmodel *m, uint64_t end)
+{
+	uint64_t prompt = UINT64_MAX;
+
+	for (uint32_t c = 0; c < m->t->version.num_cpus; c++) {
+		struct ttmodel_track *k = &m->tracks[m->cpus[c].boot_track];
+
+		if (k->nspans)
+			qsort(k->spans, k->nspans, sizeof(*k->spans),
+			      by_start);
+		for (uint64_t i = 0; i < k->nspans; i++)
+			if (boot_mark(m, &k->spans[i], "shell_ready") &&
+			    k->spans[i].start < prompt)
+				prompt = k->spans[i].start;
+	}
+	for (uint32_t c = 0; c < m->t->version.num_cpus; c++) {
+		struct ttmodel_track *k = &m->tracks[m->cpus[c].boot_track];
+
+		for (uint64_t i = 0; i < k->nspans; i++) {
+			struct ttmodel_span *s = &k->spans[i];
+			bool mark = boot_mark(m, s, "shell_ready") ||
+				    boot_mark(m, s, "ap_ready");
+			uint64_t to = i + 1 < k->nspans ? k->spans[i + 1].start :
+				      prompt != UINT64_MAX ? prompt : end;
+
+			s->end = mark || to < s->start ? s->start : to;
+			s->how = !mark && i + 1 == k->nspans &&
+				 prompt == UINT64_MAX ? TTMODEL_UNFINISHED :
+				 TTMODEL_DONE;
+			m->counts.unfinished += s->how == TTMODEL_UNFINISHED;
+		}
+	}
+}
+
 /* Closes what is still open when the trace ends: a CPU's at its last
  * event, a thread's at the last event of the CPU it runs on, or of the
  * trace. */
@@ -442,12 +510,13 @@ static void finish(struct ttmodel *m)
 		struct ttmodel_track *k = &m->tracks[i];
 		uint64_t ts = end;
 
-		if (k->kind == TTMODEL_CPU || k->kind == TTMODEL_BOOTS)
+		if (k->kind == TTMODEL_CPU)
 			ts = m->cpus[k->id].last_ts;
 		else if (k->running_on >= 0)
 			ts = m->cpus[k->running_on].last_ts;
 		close_above(m, k, 0, ts, TTMODEL_UNFINISHED);
 	}
+	boot_lanes(m, end);
 }
 
 static int model_init(struct ttmodel *m, const struct ttload *t)

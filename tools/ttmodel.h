@@ -11,7 +11,8 @@
  *	a thread's track (one per pid) its syscalls, each ONE span from
  *			enter to exit across the context switches of a
  *			blocking call, and the kernel functions it ran
- *	a CPU's boot track	the boot phases recorded on that CPU
+ *	a CPU's boot track	the boot phases recorded on that CPU, placed
+ *			and ended as the boot profile does (ttboot.c)
  * Spans of one track nest properly and come in start order (parents
  * before their children). A span ends with its own end event (DONE), or
  * is closed without it: CLIPPED when an enclosing span ended first (an
@@ -134,6 +135,8 @@ bool ttmodel_is_span_event(const struct ttmodel *m, uint32_t id);
 size_t ttmodel_span_name(const struct ttmodel *m, const struct ttmodel_span *s,
 			 const char **str);
 
+uint64_t ttmodel_boot_start(const struct ttload *t, uint32_t cpu,
+			    const struct ttrace_event_view *ev, bool at);
 uint64_t ttmodel_before_trace(const struct ttload *t, uint32_t cpu);
 int64_t ttmodel_ns(const struct ttload *t, uint64_t ts);
 uint64_t ttmodel_span_ns(const struct ttload *t, uint64_t start, uint64_t end);

@@ -484,11 +484,13 @@ static int test_json(void)
 			"\"pid\":1,\"process\":\"sh\"}}"));
 	HT_CHECK(count_of(out, "\"name\":\"sh\",\"cat\":\"sched\"") == 2);
 	HT_CHECK(count_of(out, "\"name\":\"ls\",\"cat\":\"sched\"") == 1);
-	/* boot phases on the boot track of their CPU only */
+	/* boot phases on the boot track of their CPU only, each until the
+	 * next, the last unfinished at the trace's end (no prompt) */
 	HT_CHECK(strstr(out, "\"name\":\"kmain\",\"cat\":\"boot\",\"pid\":2,"
 			"\"tid\":1,\"ts\":0.010,\"dur\":0.010"));
 	HT_CHECK(strstr(out, "\"name\":\"memory\",\"cat\":\"boot\",\"pid\":2,"
-			"\"tid\":1,\"ts\":0.020,\"dur\":0.080"));
+			"\"tid\":1,\"ts\":0.020,\"dur\":0.290,\"args\":{\"cpu\":0,"
+			"\"unfinished\":true}}"));
 	/* the irq on cpu1 ends at its last timestamp before the loss, and
 	 * the loss covers the time from there to the event after it */
 	HT_CHECK(strstr(out, "\"cat\":\"irq\",\"pid\":1,\"tid\":2,"

@@ -454,8 +454,8 @@ static int check_dat(const char *name, const struct rec *want, size_t n)
 
 /* cpu0's task: the records overwritten before the trace as a loss at its
  * start, an irq, the run of sh after the switch (the boot phases are not
- * there); its boot track's task: the phases, the second ending where the
- * CPU leaves the boot context (the syscall at 500). */
+ * there); its boot track's task: the phases, each lasting until the
+ * next, the last (no shell_ready ends the boot) until the trace's end. */
 static int test_uftrace_cpu0(void)
 {
 	static const struct rec cpu0[] = {
@@ -466,7 +466,7 @@ static int test_uftrace_cpu0(void)
 	};
 	static const struct rec boot0[] = {
 		{ 100, ENT, 0, SYM(S_KMAIN) }, { 400, EXI, 0, SYM(S_KMAIN) },
-		{ 400, ENT, 0, SYM(S_MEMORY) }, { 500, EXI, 0, SYM(S_MEMORY) },
+		{ 400, ENT, 0, SYM(S_MEMORY) }, { 900, EXI, 0, SYM(S_MEMORY) },
 	};
 	int rc;
 
