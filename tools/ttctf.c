@@ -19,11 +19,14 @@
  *	events	u16 id, u64 timestamp, string context, the fields
  * Timestamps are TSC cycles on CPU 0's clock since the boot TSC (0 for
  * the rare record stamped before it), in a clock of the trace's TSC
- * frequency, so times read as since boot, as `ttdecode text` prints them. events_discarded counts the
- * CPU's declared losses up to the packet (CTF's running count), and a
- * packet ends where a loss sits, so a reader reports each loss between
- * the events it fell between. Packets are built in memory (at most
- * CTF_PACKET_MAX bytes of events) and written whole.
+ * frequency, so times read as since boot, as `ttdecode text` prints
+ * them. events_discarded counts the CPU's losses up to the packet (CTF's
+ * running count), from the trace's model (ttmodel.h): the records
+ * overwritten before the trace, then each declared loss. A packet ends at
+ * the last event before a loss and an empty packet from there to the
+ * first event after it carries the count, so a reader reports each loss
+ * between exactly the two events it fell between. Packets are built in
+ * memory (at most CTF_PACKET_MAX bytes of events) and written whole.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -49,7 +49,8 @@ static int64_t add_track(struct ttmodel *m, uint32_t kind, uint32_t id)
 static int grow_pids(struct ttmodel *m)
 {
 	uint32_t bits = m->pid_bits ? m->pid_bits + 1 : 6;
-	uint32_t *slots = calloc(1u << bits, sizeof(*slots)), mask = (1u << bits) - 1;
+	uint32_t mask = (1u << bits) - 1;
+	uint32_t *slots = calloc(mask + 1, sizeof(*slots));
 
 	if (!slots)
 		return -1;
@@ -91,14 +92,11 @@ static struct ttmodel_track *thread(struct ttmodel *m, uint32_t pid)
 
 /* ---- spans --------------------------------------------------------------- */
 
-/* Opens span s on track k at the next depth. */
-static void open_span(struct ttmodel *m, struct ttmodel_track *k,
-		      struct ttmodel_span s)
+/* Appends span s to track k at depth; returns its index + 1, or 0 when
+ * out of memory. */
+static uint32_t append_span(struct ttmodel *m, struct ttmodel_track *k,
+			    struct ttmodel_span s, uint32_t depth)
 {
-	if (k->depth == TTMODEL_MAX_DEPTH) {
-		m->counts.too_deep++;
-		return;
-	}
 	if (k->nspans == k->cap) {
 		uint64_t cap = k->cap ? 2 * k->cap : 64;
 		struct ttmodel_span *p = cap < UINT32_MAX ?
@@ -106,15 +104,27 @@ static void open_span(struct ttmodel *m, struct ttmodel_track *k,
 
 		if (!p) {
 			m->oom = true;
-			return;
+			return 0;
 		}
 		k->spans = p;
 		k->cap = cap;
 	}
-	s.depth = k->depth;
+	s.depth = depth;
 	s.end = s.start;
 	k->spans[k->nspans] = s;
-	k->stack[k->depth++] = (uint32_t)++k->nspans;
+	return (uint32_t)++k->nspans;
+}
+
+/* Opens span s on track k at the next depth. */
+static void open_span(struct ttmodel *m, struct ttmodel_track *k,
+		      struct ttmodel_span s)
+{
+	uint32_t i;
+
+	if (k->depth == TTMODEL_MAX_DEPTH)
+		m->counts.too_deep++;
+	else if ((i = append_span(m, k, s, k->depth)))
+		k->stack[k->depth++] = i;
 }
 
 static struct ttmodel_span *top(struct ttmodel_track *k, uint32_t level)
@@ -237,11 +247,9 @@ static void boot_phase(struct ttmodel *m, uint32_t c,
 
 	if (ev->nwords < (at ? 3u : 2u))
 		return;
-	open_span(m, k, (struct ttmodel_span){ .kind = TTMODEL_BOOT,
-		  .start = ttmodel_boot_start(m->t, c, ev, at),
-		  .ident = ev->args[0], .cpu = c });
-	if (k->depth)
-		k->depth--;	/* a mark, never open: boot_lanes ends it */
+	append_span(m, k, (struct ttmodel_span){ .kind = TTMODEL_BOOT,
+		    .start = ttmodel_boot_start(m->t, c, ev, at),
+		    .ident = ev->args[0], .cpu = c }, 0);
 }
 
 /* Ends c's open exception, at the last event inside it, once ev is not
@@ -351,15 +359,19 @@ static void model_event(struct ttmodel *m, uint32_t c,
 static void add_loss(struct ttmodel *m, uint32_t c, struct ttmodel_loss l)
 {
 	struct ttmodel_cpu *cpu = &m->cpus[c];
-	struct ttmodel_loss *p = realloc(cpu->losses, (cpu->nlosses + 1) *
-					 sizeof(*p));
 
-	if (!p) {
-		m->oom = true;
-		return;
+	if (cpu->nlosses == cpu->cap) {
+		uint64_t cap = cpu->cap ? 2 * cpu->cap : 16;
+		struct ttmodel_loss *p = realloc(cpu->losses, cap * sizeof(*p));
+
+		if (!p) {
+			m->oom = true;
+			return;
+		}
+		cpu->losses = p;
+		cpu->cap = cap;
 	}
-	cpu->losses = p;
-	p[cpu->nlosses++] = l;
+	cpu->losses[cpu->nlosses++] = l;
 }
 
 /* Cuts, at ts (or a later start), what a loss on cpu c may have ended:
@@ -598,10 +610,8 @@ bool ttmodel_is_span_event(const struct ttmodel *m, uint32_t id)
 	return false;
 }
 
-/* The aux name of span s (its boot phase, process, syscall, vector or
- * function at its start) in *str; returns its length, 0 if it has none. */
-size_t ttmodel_span_name(const struct ttmodel *m, const struct ttmodel_span *s,
-			 const char **str)
+/* The aux tag that names spans of kind. */
+unsigned ttmodel_kind_tag(uint32_t kind)
 {
 	static const unsigned tags[TTMODEL_NKINDS] = {
 		[TTMODEL_BOOT] = TTRACE_AUX_BOOT_PHASE,
@@ -612,8 +622,16 @@ size_t ttmodel_span_name(const struct ttmodel *m, const struct ttmodel_span *s,
 		[TTMODEL_FUNC] = TTRACE_AUX_FUNC_NAME,
 	};
 
-	return ttload_resolve((void *)m->t, tags[s->kind], s->ident, s->start,
-			      str);
+	return kind < TTMODEL_NKINDS ? tags[kind] : 0;
+}
+
+/* The aux name of span s (its boot phase, process, syscall, vector or
+ * function at its start) in *str; returns its length, 0 if it has none. */
+size_t ttmodel_span_name(const struct ttmodel *m, const struct ttmodel_span *s,
+			 const char **str)
+{
+	return ttload_resolve((void *)m->t, ttmodel_kind_tag(s->kind),
+			      s->ident, s->start, str);
 }
 
 /* ts as nanoseconds since boot (negative before boot). */

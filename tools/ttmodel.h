@@ -111,7 +111,7 @@ struct ttmodel_counts {
 struct ttmodel_cpu {
 	uint32_t track, boot_track;	/* indices into tracks */
 	struct ttmodel_loss *losses;	/* in time order */
-	uint64_t nlosses;
+	uint64_t nlosses, cap;
 	uint64_t events;
 	uint64_t last_ts;
 };
@@ -132,6 +132,7 @@ struct ttmodel {
 int ttmodel_build(struct ttmodel *m, const struct ttload *t);
 void ttmodel_free(struct ttmodel *m);
 bool ttmodel_is_span_event(const struct ttmodel *m, uint32_t id);
+unsigned ttmodel_kind_tag(uint32_t kind);
 size_t ttmodel_span_name(const struct ttmodel *m, const struct ttmodel_span *s,
 			 const char **str);
 

@@ -3,34 +3,23 @@
  * directory (docs/exports.md) that uftrace 0.13 replays, reports, graphs,
  * describes (info) and dumps (dump --chrome).
  *
- * uftrace shows function calls per task, so each CPU becomes a task named
- * cpuN (pid = tid = 100 * (N + 1), as QEMU's uftrace plugin numbers vCPUs)
- * whose functions are what that CPU ran: boot phases (a phase lasts until
- * the next one or until the CPU leaves the boot context; a boot_phase_at
- * phase starts at its record, since uftrace wants time order: `ttdecode
- * boot` places it at the TSC it carries), syscalls (enter
- * to exit), interrupts (irq_enter to irq_exit) and, with the function-graph
- * tracer on, kernel functions (func_entry to func_exit, named by their aux
- * records of tag func; an exit closes the innermost open call of its
- * function), nested as they happened.
- * The function names go through a symbol file: each distinct name
- * (sys_NAME, irq_NAME, boot_NAME, a kernel function's own) gets an address
- * 16 bytes after the previous one in a made-up module /ttrace mapped at
- * UF_MAP_START.
- *
- * Per CPU a stack of open frames keeps uftrace's depth consistent when the
- * ring lost one end: an exit whose entry is not open is dropped, an exit
- * below the top closes the frames above it, and every open frame is
- * closed at a declared loss and at the end. A loss is a LOST record (its
- * count as the address) inside a function lost_records, where replay
- * shows it ("LOST N records"); uftrace 0.13's dump --chrome writes a bare
- * "," for a LOST record, so its JSON is only valid for a trace without
- * losses (docs/exports.md). A context switch closes every frame (the CPU leaves them),
- * writes sched-out and sched-in events, and reopens the syscall the
- * incoming process sits in (the event's context names it), so a syscall
- * that blocked shows as two calls: up to the switch and after resuming.
- * Events are found by name in the trace's metadata; the rest (markers,
- * faults...) are not functions and are left to `ttdecode text`.
+ * It writes the trace's model (ttmodel.h: the pairing every export
+ * shares) as it is: each track is a task, so each traced process (tid =
+ * its pid) has its syscalls (syscall:NAME, one call from enter to exit)
+ * and the kernel functions it ran, each CPU (cpuN) the processes' runs
+ * (run:NAME), interrupts (irq:NAME), exceptions and kernel functions
+ * outside a process, and each CPU's boot track (bootN) its boot phases
+ * (boot:NAME). A track's spans are nested and in start order, so a task
+ * is written in one pass with a stack of open frames: a span closes the
+ * frames at or below its depth first, each at its span's end.
+ * The function names go through a symbol file: each distinct name gets
+ * an address 16 bytes after the previous one in a made-up module /ttrace
+ * mapped at UF_MAP_START. A declared loss is a LOST record (its count as
+ * the address) inside a function lost_records at the loss's start on its
+ * CPU's task, where replay shows it ("LOST N records"); uftrace 0.13's
+ * dump --chrome writes a bare "," for a LOST record, so its JSON is only
+ * valid for a trace without losses (docs/exports.md). Markers, faults and
+ * other events are not functions: `ttdecode text` and ctf show them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -159,7 +148,8 @@ static void uf_put(struct uf_export *x, uint64_t ns, enum uf_type type,
 /* The symbol address of span s's frame: "syscall:NAME", "irq:NAME",
  * "run:NAME" (a process's run), "exception:NAME", "boot:NAME", or a
  * kernel function's own name; 0 when out of memory. */
-static uint64_t uf_frame_addr(struct uf_export *x, const struct ttmodel_span *s)
+static uint64_t uf_frame_addr(struct uf_export *x,
+			      const struct ttmodel_span *s)
 {
 	static const char *const prefix[TTMODEL_NKINDS] = {
 		[TTMODEL_BOOT] = "boot:", [TTMODEL_RUN] = "run:",
@@ -167,23 +157,12 @@ static uint64_t uf_frame_addr(struct uf_export *x, const struct ttmodel_span *s)
 		[TTMODEL_EXCEPTION] = "exception:", [TTMODEL_FUNC] = "",
 	};
 	char name[UF_MAX_NAME];
-	size_t n = strlen(prefix[s->kind]), len, i;
-	const char *str;
+	size_t n = strlen(prefix[s->kind]);
 
 	memcpy(name, prefix[s->kind], n);
-	len = ttmodel_span_name(x->m, s, &str);
-	if (!len)
-		snprintf(name + n, sizeof(name) - n, "%llu",
-			 (unsigned long long)s->ident);
-	for (i = 0; i < len && n + i + 1 < sizeof(name); i++) {
-		char c = str[i];
-
-		name[n + i] = c == '_' || (c >= '0' && c <= '9') ||
-			      (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ?
-			      c : '_';
-	}
-	if (len)
-		name[n + i] = 0;
+	ttexport_name(name + n, sizeof(name) - n, x->t,
+		      ttmodel_kind_tag(s->kind), s->ident, s->start,
+		      TTEXPORT_IDENT);
 	return uf_sym(&x->syms, name);
 }
 
