@@ -30,7 +30,7 @@ $(TOOLS_LIB): $(call toolobj,$(LIB_SRCS))
 # ttdecode's own files: the command table and one file per command family.
 TTDECODE_SRCS	:= tools/ttdecode.c tools/ttmerge.c tools/ttfilter.c \
 		   tools/tttext.c tools/ttunwrap.c tools/ttscale.c \
-		   tools/ttspan.c tools/ttjson.c tools/ttstats.c tools/ttsplit.c
+		   tools/ttmodel.c tools/ttjson.c tools/ttstats.c tools/ttsplit.c
 # the boot profile (docs/boot-profile.md)
 TTDECODE_SRCS	+= tools/ttboot.c tools/ttboot_svg.c
 # the exporters (docs/exports.md)
@@ -70,9 +70,9 @@ $(call hostobj,tests/host/test_ttdecode.c): \
 # load what they write.
 $(BUILD)/host/test_ttrace_file: $(call hostobj,$(TTLOAD_SRCS))
 $(BUILD)/host/test_ttboot: $(call hostobj,$(TTLOAD_SRCS) tools/ttboot.c \
-		tools/ttboot_svg.c)
+		tools/ttboot_svg.c tools/ttmodel.c tools/ttmerge.c)
 $(BUILD)/host/test_ttexport: $(call hostobj,$(TTLOAD_SRCS) tools/ttexport.c \
-		tools/ttuftrace.c tools/ttctf.c)
+		tools/ttuftrace.c tools/ttctf.c tools/ttmodel.c tools/ttmerge.c)
 $(BUILD)/host/test_ttrace_pull: $(call hostobj,$(TTLOAD_SRCS))
 
 # The host half of `make bench`: the kernel's fast-path code timed on this

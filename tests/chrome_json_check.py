@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Checks a Chrome Trace Event JSON file as `ttdecode json` writes it:
 it parses (python json, times read exactly as decimals), every event has
-the fields its phase needs, the CPU tracks are named "CPU n" (tid n + 1),
-and on every track the X slices and instants come with rising start times
-and the X slices nest: a slice that starts inside another ends inside it.
+the fields its phase needs, the tracks are named as docs/exports.md says
+(process 1 "kernel": "CPU n", tid n + 1; process 2 "boot": "CPU n boot";
+process 1000 + pid: "NAME [pid]", tid = its pid, holding syscalls and
+kernel functions only), boot phases are only on boot tracks, and on every
+track the X slices and instants come with rising start times and the X
+slices nest: a slice that starts inside another ends inside it.
 
     chrome_json_check.py FILE [--syscalls]   exit 0 if it holds, else 1
 
@@ -55,7 +58,7 @@ def check(path, want_syscalls=False):
             return "bad event %r" % (e,)
         if ph == "M":
             if e["name"] == "thread_name":
-                names[e["tid"]] = e["args"]["name"]
+                names[(e["pid"], e["tid"])] = e["args"]["name"]
             continue
         if not isinstance(e.get("ts"), decimal.Decimal) or "tid" not in e:
             return "event without ts or tid: %r" % (e,)
@@ -74,10 +77,18 @@ def check(path, want_syscalls=False):
                 syscalls += 1
         elif e.get("s") != "t":
             return "instant without thread scope: %r" % (e,)
+        if (e.get("cat") == "boot") != (e["pid"] == 2):
+            return "boot phase off the boot tracks, or else on one: %r" % (e,)
+        if e["pid"] >= 1000 and e.get("cat") not in ("syscall", "func"):
+            return "a process's track holds %r" % (e,)
         tracks.setdefault((e["pid"], e["tid"]), []).append((e["ts"], dur, e["name"]))
-    for tid in {k[1] for k in tracks}:
-        if names.get(tid) != "CPU %d" % (tid - 1):
-            return "track tid %s is named %r, not CPU %d" % (tid, names.get(tid), tid - 1)
+    for pid, tid in tracks:
+        want = {1: "CPU %d" % (tid - 1), 2: "CPU %d boot" % (tid - 1)}.get(
+            pid, "[%d]" % (pid - 1000))
+        name = names.get((pid, tid)) or ""
+        if (pid < 1000 and name != want) or (pid >= 1000 and (
+                tid != pid or not name.endswith(want))):
+            return "track %s/%s is named %r, not %r" % (pid, tid, name, want)
     if want_syscalls and not syscalls:
         return "no syscall slices"
     return check_tracks(tracks)

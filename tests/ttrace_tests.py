@@ -1,6 +1,7 @@
 """QEMU scenarios for the #ttrace device, the ttrace tool and getting a
 trace to the host: typed into the shell as a person would, checked on the
 console, and, for saved traces, checked on the host with ttdecode."""
+import decimal
 import json
 import os
 import re
@@ -560,31 +561,31 @@ def export_dirs(path):
 
 def check_uftrace(d, declared, sysname):
     """The uftrace directory d read by uftrace: info, replay (syscall
-    sys_<sysname> among others; LOST records summing to the declared
+    syscall:<sysname> among others; LOST records summing to the declared
     losses), report, graph,
     dump --chrome (valid JSON; uftrace 0.13 writes a bare "," line for each
     LOST record, so with losses exactly those lines are taken out)."""
     info = run_tool("uftrace", "info", "-d", d)
-    if info.returncode or not re.search(r"task list\s*: 100\(cpu0\)",
+    if info.returncode or not re.search(r"task list\s*: 1000000\(cpu0\)",
                                         info.stdout):
         raise AssertionError("uftrace info: %s%s" % (info.stdout[-800:],
                                                      info.stderr[-800:]))
     rep = run_tool("uftrace", "replay", "-d", d)
-    if rep.returncode or not re.search(r"\| +sys_%s\(\)" % sysname,
+    if rep.returncode or not re.search(r"\| +syscall:%s\(\)" % sysname,
                                        rep.stdout):
-        raise AssertionError("uftrace replay: no sys_%s: %s%s" % (
+        raise AssertionError("uftrace replay: no syscall:%s: %s%s" % (
             sysname, rep.stdout[-800:], rep.stderr[-800:]))
     lost = sum(int(n) for n in re.findall(r"LOST (\d+) records", rep.stdout))
     if lost != declared:
         raise AssertionError("uftrace replay shows %d lost records, the "
                              "trace declares %d" % (lost, declared))
     report = run_tool("uftrace", "report", "-d", d)
-    if report.returncode or not re.search(r"\d+\s+sys_%s\n" % sysname,
+    if report.returncode or not re.search(r"\d+\s+syscall:%s\n" % sysname,
                                           report.stdout):
         raise AssertionError("uftrace report: %s%s" % (report.stdout[-800:],
                                                        report.stderr))
     graph = run_tool("uftrace", "graph", "-d", d)
-    if graph.returncode or "sys_" not in graph.stdout:
+    if graph.returncode or "syscall:" not in graph.stdout:
         raise AssertionError("uftrace graph: %s" % graph.stderr[-800:])
     chrome = run_tool("uftrace", "dump", "--chrome", "-d", d)
     text = chrome.stdout
@@ -599,8 +600,8 @@ def check_uftrace(d, declared, sysname):
         events = json.loads(text)["traceEvents"]
     except ValueError as e:
         raise AssertionError("uftrace dump --chrome: not JSON (%s)" % e)
-    if not any(e.get("name") == "sys_" + sysname for e in events):
-        raise AssertionError("uftrace dump --chrome: no sys_%s slice" %
+    if not any(e.get("name") == "syscall:" + sysname for e in events):
+        raise AssertionError("uftrace dump --chrome: no syscall:%s slice" %
                              sysname)
     return rep.stdout
 
@@ -630,13 +631,225 @@ def check_ctf(d, verify_out, declared, sysname):
                              "trace declares %d" % (discarded, declared))
 
 
+# ---- the exports agree (docs/exports.md, "One model") ----------------------
+
+TRACE_PROCESSOR = os.path.join(ROOT, "..", "shared", "tools",
+                               "trace_processor_shell")
+UNITS_NS = {"ns": 1, "us": 1000, "ms": 1000000, "s": 1000000000}
+
+
+def pair_calls(lines):
+    """Syscalls from (ns, pid, name, 'enter'|'exit'|'proc_exit') in time
+    order, paired per process (a process makes one syscall at a time; its
+    proc_exit ends the exit call, which never returns): enters per name,
+    and the completed calls' count and total ns per name. The oracle of a
+    trace without losses, independent of ttmodel.c."""
+    enters, done, open_ = {}, {}, {}
+    for ns, pid, name, what in lines:
+        if what == "proc_exit" and pid in open_:
+            name = open_[pid][0]
+        if what == "enter":
+            enters[name] = enters.get(name, 0) + 1
+            open_[pid] = (name, ns)
+        elif open_.get(pid, (None,))[0] == name:
+            c, t = done.get(name, (0, 0))
+            done[name] = (c + 1, t + ns - open_.pop(pid)[1])
+    return enters, done
+
+
+def text_syscalls(path):
+    """(ns, pid, name, what) of every syscall event of `ttdecode text`."""
+    out = []
+    for m in re.finditer(r"(?m)^(\d+)\.(\d{3}) us cpu\d+ sys:\S*?\[(\d+)\]"
+                         r"\S* (syscall_enter|syscall_exit|proc_exit): "
+                         r"(\w+)[(= ]", ttdecode("text", path).stdout):
+        out.append((int(m.group(1)) * 1000 + int(m.group(2)),
+                    int(m.group(3)), m.group(5),
+                    m.group(4).replace("syscall_", "")))
+    return out
+
+
+def babeltrace_syscalls(ctf):
+    """(ns, pid, name, what) of every syscall event babeltrace2 prints."""
+    bt = run_tool("babeltrace2", ctf)
+    out = []
+    for m in re.finditer(r"\[(\d+):(\d+):(\d+)\.(\d{9})\] \S+ ttrace "
+                         r"(syscall_enter|syscall_exit|proc_exit): .*?"
+                         r"context = \"sys:\S*?\[(\d+)\]\S*\" \}, \{ "
+                         r"(?:nr|pid) = \"(\w+)\"", bt.stdout):
+        h, mi, se, ns = (int(x) for x in m.groups()[:4])
+        out.append((((h * 60 + mi) * 60 + se) * 10**9 + ns, int(m.group(6)),
+                    m.group(7), m.group(5).replace("syscall_", "")))
+    return out
+
+
+def stats_syscalls(path):
+    """`ttdecode stats` rows: name -> (completed, their ns, unfinished,
+    their ns); each row's count x mean must be its total."""
+    rows = {}
+    for m in re.finditer(r"(?m)^(\w+) +(\d+) +(\d+\.\d{3}) +(\d+\.\d{3}) +"
+                         r"\S+ +\S+ +(\d+) +(\d+\.\d{3})$",
+                         ttdecode("stats", path).stdout):
+        n, total, mean = int(m.group(2)), float(m.group(3)), float(m.group(4))
+        if abs(n * mean - total) > 0.0005 * n + 0.001:
+            raise AssertionError("stats: %s: %d x %s != %s" % (
+                m.group(1), n, mean, total))
+        rows[m.group(1)] = (n, round(total * 1000), int(m.group(5)),
+                            round(float(m.group(6)) * 1000))
+    return rows
+
+
+def json_syscalls(path):
+    """The syscall slices of `ttdecode json`: name -> (slices, total ns),
+    and the same for those neither unfinished nor clipped."""
+    out = path + ".agree.json"
+    j = ttdecode("json", path, out)
+    if j.returncode:
+        raise AssertionError("ttdecode json: %s" % j.stderr)
+    with open(out) as f:
+        evs = json.load(f, parse_float=decimal.Decimal)["traceEvents"]
+    every, done = {}, {}
+    for e in evs:
+        if e.get("cat") != "syscall":
+            continue
+        ns = int(e["dur"] * 1000)
+        for table, take in ((every, True), (done, not (
+                e["args"].get("unfinished") or e["args"].get("clipped")))):
+            if take:
+                c, t = table.get(e["name"], (0, 0))
+                table[e["name"]] = (c + 1, t + ns)
+    return out, every, done
+
+
+def perfetto_syscalls(json_path):
+    """Perfetto's own importer reading the JSON: name -> (count, sum(dur)),
+    or None when trace_processor_shell is not there."""
+    if not os.path.exists(TRACE_PROCESSOR):
+        return None
+    q = json_path + ".sql"
+    with open(q, "w") as f:
+        f.write("select name, count(*), sum(dur) from slice where "
+                "category = 'syscall' group by name;\n")
+    p = subprocess.run([TRACE_PROCESSOR, "-q", q, json_path],
+                       capture_output=True, text=True, timeout=300)
+    if p.returncode:
+        raise AssertionError("trace_processor_shell: %s" % p.stderr[-800:])
+    return {m.group(1): (int(m.group(2)), int(m.group(3))) for m in
+            re.finditer(r'(?m)^"(\w+)",(\d+),(\d+)$', p.stdout)}
+
+
+def uftrace_syscalls(d):
+    """`uftrace report`: syscall:NAME -> (calls, total ns, its rounding)."""
+    rep = run_tool("uftrace", "report", "-d", d)
+    out = {}
+    for m in re.finditer(r"(?m)^ +([\d.]+) +(\w+) +[\d.]+ +\w+ +(\d+) +"
+                         r"syscall:(\w+)$", rep.stdout):
+        unit = UNITS_NS[m.group(2)]
+        out[m.group(4)] = (int(m.group(3)), float(m.group(1)) * unit,
+                           unit / 1000.0)
+    if not out:
+        raise AssertionError("uftrace report: no syscall: %s%s" % (
+            rep.stdout[-800:], rep.stderr[-400:]))
+    return out
+
+
+def check_agreement(path, ud, cd, plain):
+    """Per syscall name, the count and total duration agree across text,
+    stats, JSON, uftrace report, babeltrace2 and Perfetto's importer (one
+    model: docs/exports.md). With losses (plain False) the text and
+    babeltrace2 counts of enters are compared; without, also their
+    completed calls and durations, paired independently. Raises
+    AssertionError."""
+    stats = stats_syscalls(path)
+    jpath, jall, jdone = json_syscalls(path)
+    perf = perfetto_syscalls(jpath)
+    uf = uftrace_syscalls(ud)
+    text, bt = text_syscalls(path), babeltrace_syscalls(cd)
+    t_enters, t_done = pair_calls(text)
+    b_enters, b_done = pair_calls(bt)
+    if perf is None:
+        print("# exports agree: skipped Perfetto (no %s)" % TRACE_PROCESSOR)
+    names = set(stats) | set(jall) | set(uf) | set(t_enters)
+    for name in sorted(names):
+        done, dns, unf, uns = stats.get(name, (0, 0, 0, 0))
+        calls, total = done + unf, dns + uns
+        got = {"json": jall.get(name, (0, 0)),
+               "text enters": (t_enters.get(name, 0), total),
+               "babeltrace2 enters": (b_enters.get(name, 0), total)}
+        if perf is not None:
+            got["perfetto"] = perf.get(name, (0, 0))
+        for what, (n, ns) in got.items():
+            if (n, ns) != (calls, total):
+                raise AssertionError("%s: stats %d calls %d ns, %s %d %d" % (
+                    name, calls, total, what, n, ns))
+        un, uns_, tol = uf.get(name, (0, 0, 1))
+        if un != calls or abs(uns_ - total) > tol:
+            raise AssertionError("%s: stats %d calls %d ns, uftrace report "
+                                 "%d %d" % (name, calls, total, un, uns_))
+        if not plain:
+            continue
+        for what, n, ns, slack in (
+                ("json", *jdone.get(name, (0, 0)), 0),
+                ("text", *t_done.get(name, (0, 0)), 0),
+                ("babeltrace2", *b_done.get(name, (0, 0)), done)):
+            if n != done or abs(ns - dns) > slack:
+                raise AssertionError("%s: stats %d completed %d ns, %s %d "
+                                     "%d" % (name, done, dns, what, n, ns))
+    return stats, text
+
+
+def check_boot_marks(json_path):
+    """The boot's end marks (shell_ready, ap_ready: one per AP) are on the
+    boot tracks with no length: no AP's idle time under ap_ready, no
+    process's time under shell_ready."""
+    with open(json_path) as f:
+        evs = json.load(f, parse_float=decimal.Decimal)["traceEvents"]
+    marks = [e for e in evs if e.get("name") in ("shell_ready", "ap_ready")
+             and e.get("ph") == "X"]
+    if len(marks) != 4 or any(e["dur"] != 0 or e["pid"] != 2 for e in marks):
+        raise AssertionError("boot end marks: %s" % marks)
+
+
+def check_known(path, stats, text):
+    """The known program's truth in the plain trace: 1000 getpid, 3
+    nanosleep of at least 50 ms, 10 writes of 64 bytes to its file (and
+    its 2 marker writes), and stats counting at least those."""
+    pid = next((p for _, p, n, w in text if n == "nanosleep"), None)
+    writes = re.findall(r"sys:knowncalls\[%s\]:write syscall_enter: "
+                        r"write\(0x4, 0x[0-9a-f]+, 0x40\)" % pid,
+                        ttdecode("text", path).stdout)
+    if len(writes) != 10:
+        raise AssertionError("knowncalls: %d writes of 64 bytes to fd 4" %
+                             len(writes))
+    mine = [l for l in text if l[1] == pid]
+    enters, done = pair_calls(mine)
+    if enters.get("getpid") != 1000 or done.get("getpid", (0,))[0] != 1000:
+        raise AssertionError("knowncalls: %s getpid calls, want 1000" %
+                             (enters.get("getpid"),))
+    sleeps = [b[0] - a[0] for a, b in zip(mine, mine[1:]) if
+              a[2] == b[2] == "nanosleep" and (a[3], b[3]) == ("enter",
+                                                                "exit")]
+    if len(sleeps) != 3 or min(sleeps) < 50 * 10**6:
+        raise AssertionError("knowncalls: nanosleep took %s ns" % sleeps)
+    if enters.get("write", 0) != 12:    # 10 to the file, 2 markers
+        raise AssertionError("knowncalls: %s writes, want 10 and 2 "
+                             "markers" % enters.get("write"))
+    if stats.get("getpid", (0,))[0] < 1000 or \
+            stats.get("nanosleep", (0,))[0] < 3:
+        raise AssertionError("stats: %s" % stats)
+
+
 def exports():
-    """The exports of real traces read by their tools: boot, `ls -l /bin`
-    and `ttrace save` (no loss), then `ttrace stream` of 20,000 getpid
-    calls into 4 KiB rings, faster than the drain (declared losses); each
-    exported to uftrace and CTF and read
-    by uftrace (info, replay, report, graph, dump --chrome) and
-    babeltrace2. A missing reader fails (scripts/deps.sh installs it)."""
+    """The exports of real traces read by their tools: boot, `ls -l /bin`,
+    the known-behaviour program `knowncalls` and `ttrace save` (no loss),
+    then `ttrace stream` of 20,000 getpid calls into 4 KiB rings, faster
+    than the drain (declared losses); each exported to uftrace and CTF and
+    read by uftrace (info, replay, report, graph, dump --chrome) and
+    babeltrace2, and, per syscall name, the count and total duration
+    agreeing across text, stats, JSON, uftrace report, babeltrace2 and
+    Perfetto's importer (check_agreement), and with what knowncalls is
+    known to do. A missing reader fails (scripts/deps.sh installs it);
+    a missing trace_processor_shell is skipped, and said so."""
     for tool in ("uftrace", "babeltrace2"):
         if not shutil.which(tool):
             return "%s is not installed: run scripts/deps.sh" % tool
@@ -647,7 +860,7 @@ def exports():
     s = Session(4, hostout=out, timeout=400, cmdline=DEFAULT_EVENTS,
                 name="exports")
     try:
-        s.say("ls -l /bin; ttrace save /dev/host/out",
+        s.say("ls -l /bin; knowncalls; ttrace save /dev/host/out",
               r"ttrace: saved /dev/host/out: \d+ bytes", timeout=120)
         s.say("echo bufsize 4 > /dev/ttrace/ctl; ttrace stream -o "
               "/dev/host/out -- tracestress burst 20000",
@@ -670,11 +883,18 @@ def exports():
             ud, cd, usum, csum = export_dirs(path)
             if "%d records lost" % declared not in usum + csum:
                 return "trace %d: the exports say %s%s" % (i, usum, csum)
+            # the records overwritten before the trace: a loss too
+            before = int(re.search(r"(\d+) overwritten before the trace",
+                                   usum).group(1))
             sysname = ("open", "getpid")[i]
-            rep = check_uftrace(ud, declared, sysname)
-            if i == 0 and "boot_kmain" not in rep:
-                return "uftrace replay: no boot phase boot_kmain"
-            check_ctf(cd, v.stdout, declared, sysname)
+            rep = check_uftrace(ud, declared + before, sysname)
+            if i == 0 and "boot:kmain" not in rep:
+                return "uftrace replay: no boot phase boot:kmain"
+            check_ctf(cd, v.stdout, declared + before, sysname)
+            stats, text = check_agreement(path, ud, cd, i == 0)
+            if i == 0:
+                check_known(path, stats, text)
+                check_boot_marks(path + ".agree.json")
     except AssertionError as e:
         return "trace %d: %s" % (i, e)
     return ""

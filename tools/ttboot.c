@@ -21,6 +21,7 @@
 #include <ttrace_decode.h>
 
 #include "ttboot.h"
+#include "ttmodel.h"
 
 #define ull(x)	((unsigned long long)(x))
 
@@ -45,7 +46,6 @@ static bool as_mark(const struct ttload *t, const struct boot_ids *ids,
 		    struct ttboot_phase *m)
 {
 	bool at = ev->id == ids->at;
-	int64_t off = t->tsc ? t->tsc[cpu].offset : 0;
 	const char *s;
 	size_t n;
 
@@ -53,9 +53,7 @@ static bool as_mark(const struct ttload *t, const struct boot_ids *ids,
 		return false;
 	m->cpu = cpu;
 	m->arg = ev->args[at ? 2 : 1];
-	/* the at-TSC was read on this CPU's clock; the loader has already
-	 * moved the record's timestamp onto CPU 0's */
-	m->start = at ? ev->args[1] - (uint64_t)off : ev->timestamp;
+	m->start = ttmodel_boot_start(t, cpu, ev, at);	/* as every export */
 	n = ttload_resolve((void *)t, TTRACE_AUX_BOOT_PHASE, ev->args[0],
 			   ev->timestamp, &s);
 	if (n)

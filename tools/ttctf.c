@@ -19,16 +19,20 @@
  *	events	u16 id, u64 timestamp, string context, the fields
  * Timestamps are TSC cycles on CPU 0's clock since the boot TSC (0 for
  * the rare record stamped before it), in a clock of the trace's TSC
- * frequency, so times read as since boot, as `ttdecode text` prints them. events_discarded counts the
- * CPU's declared losses up to the packet (CTF's running count), and a
- * packet ends where a loss sits, so a reader reports each loss between
- * the events it fell between. Packets are built in memory (at most
- * CTF_PACKET_MAX bytes of events) and written whole.
+ * frequency, so times read as since boot, as `ttdecode text` prints
+ * them. events_discarded counts the CPU's losses up to the packet (CTF's
+ * running count), from the trace's model (ttmodel.h): the records
+ * overwritten before the trace, then each declared loss. A packet ends at
+ * the last event before a loss and an empty packet from there to the
+ * first event after it carries the count, so a reader reports each loss
+ * between exactly the two events it fell between. Packets are built in
+ * memory (at most CTF_PACKET_MAX bytes of events) and written whole.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ttexport.h"
+#include "ttmodel.h"
 
 #define CTF_MAGIC	0xC1FC1FC1u
 #define CTF_PACKET_MAX	(256 * 1024)	/* event bytes per packet, about */
@@ -48,7 +52,9 @@ struct ctf_export {
 	struct ttload *t;
 	FILE *f;
 	uint32_t cpu;
+	const struct ttmodel *m;
 	struct ctf_packet p;
+	uint64_t first_packet;		/* the current stream's first */
 	uint64_t events, packets, lost, unknown;
 };
 
@@ -172,7 +178,8 @@ static void ctf_flush(struct ctf_export *x)
 	_Static_assert(sizeof(h) == 52, "CTF packet header and context");
 	h.content_size = h.packet_size = (sizeof(h) + p->len) * 8;
 	fwrite(&h, sizeof(h), 1, x->f);
-	fwrite(p->buf, 1, p->len, x->f);
+	if (p->len)
+		fwrite(p->buf, 1, p->len, x->f);
 	x->packets++;
 	p->len = 0;
 	p->begin = p->end;
@@ -255,12 +262,41 @@ static int ctf_event(struct ctf_export *x, const struct ttrace_event_view *ev)
 	return 0;
 }
 
-/* Writes cpu's stream DIR/cpuN. Returns 0 or -1. */
+/*
+ * Declares the losses pending before the event at ts (or the stream's
+ * end): the packet so far ends at the last event before them, and an
+ * empty packet from it to ts carries their count, so a reader reports
+ * them between exactly those two events. A stream that starts with a
+ * loss first gets an empty packet with a count of 0 (readers count what
+ * the total grew by since the packet before).
+ */
+static void ctf_declare(struct ctf_export *x, uint64_t ts, uint64_t *pending)
+{
+	struct ctf_packet *p = &x->p;
+
+	if (!*pending)
+		return;
+	if (!p->empty || x->packets == x->first_packet) {
+		if (p->empty)
+			p->begin = p->end = ctf_cycles(x->t, ts);
+		ctf_flush(x);
+	}
+	p->end = ctf_cycles(x->t, ts);
+	p->discarded += *pending;
+	x->lost += *pending;
+	*pending = 0;
+	ctf_flush(x);
+}
+
+/* Writes cpu's stream DIR/cpuN: its events, with the losses of the model
+ * (the records overwritten before the trace first, then the declared
+ * ones in the walk's order, which is the model's). Returns 0 or -1. */
 static int ctf_cpu(struct ctf_export *x, const char *dir, uint32_t cpu)
 {
+	const struct ttmodel_cpu *mc = &x->m->cpus[cpu];
 	struct ttexport_walk w;
 	enum ttexport_item k;
-	uint64_t packets = x->packets;
+	uint64_t pending = 0, l = 0;
 	char name[32];
 	int rc = 0;
 
@@ -268,29 +304,25 @@ static int ctf_cpu(struct ctf_export *x, const char *dir, uint32_t cpu)
 	if (!(x->f = ttexport_create(dir, name)))
 		return -1;
 	x->cpu = cpu;
-	x->p.len = 0;
-	x->p.discarded = 0;
-	x->p.empty = true;
-	x->p.begin = x->p.end = 0;
+	x->first_packet = x->packets;
+	x->p = (struct ctf_packet){ .buf = x->p.buf, .cap = x->p.cap,
+				    .empty = true };
+	for (; l < mc->nlosses && mc->losses[l].before_trace; l++)
+		pending += mc->losses[l].count;
 	ttexport_walk_init(&w, x->t, cpu);
 	while (rc == 0 && (k = ttexport_walk_next(&w)) != TTEXPORT_END) {
 		if (k == TTEXPORT_EVENT) {
+			ctf_declare(x, w.ev->timestamp, &pending);
 			rc = ctf_event(x, w.ev);
-			continue;
+		} else if (l < mc->nlosses) {
+			pending += mc->losses[l++].count;
 		}
-		/* The loss goes between packets. A reader counts what the
-		 * running total grew by since the previous packet, so a
-		 * stream that starts with a loss first gets an empty packet
-		 * with a total of 0. */
-		if (x->p.empty)
-			x->p.begin = x->p.end = ctf_cycles(x->t, w.ts);
-		if (!x->p.empty || x->packets == packets)
-			ctf_flush(x);
-		x->p.discarded += w.loss->count;
-		x->lost += w.loss->count;
 	}
-	if (rc == 0 && (!x->p.empty || x->p.discarded || x->packets == packets))
-		ctf_flush(x);
+	if (rc == 0) {
+		ctf_declare(x, mc->last_ts, &pending);
+		if (!x->p.empty || x->packets == x->first_packet)
+			ctf_flush(x);
+	}
 	if (rc < 0)
 		fprintf(stderr, "ttdecode: out of memory\n");
 	return ttexport_close(x->f, dir, name) < 0 ? -1 : rc;
@@ -317,6 +349,7 @@ static int ctf_export(struct ctf_export *x, const char *dir)
 int ttctf_main(int argc, char **argv)
 {
 	struct ctf_export x = { 0 };
+	struct ttmodel m;
 	struct ttload t;
 	int rc;
 
@@ -324,8 +357,15 @@ int ttctf_main(int argc, char **argv)
 	if (ttload_open(&t, argv[0]))
 		return 1;
 	x.t = &t;
+	x.m = &m;
+	if (ttmodel_build(&m, &t) < 0) {
+		fprintf(stderr, "ttdecode: out of memory\n");
+		ttload_free(&t);
+		return 1;
+	}
 	rc = ttexport_mkdir(argv[1]) < 0 ? -1 : ctf_export(&x, argv[1]);
 	free(x.p.buf);
+	ttmodel_free(&m);
 	ttload_free(&t);
 	return rc < 0 ? 1 : 0;
 }

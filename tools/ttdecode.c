@@ -20,7 +20,8 @@
  * docs/ttdecode.md is the reference. This file holds the command table,
  * verify, and what the commands share (ttdecode.h); the commands that read
  * a trace as one stream use ttmerge.c (CPUs merged by a heap) and, for
- * slices, ttspan.c.
+ * spans and losses, the one model of a trace every export reads
+ * (ttmodel.c).
  *
  * The file is read whole into memory and loaded by tools/ttload.c, which
  * checks the framing, CRCs, END and every payload against the version

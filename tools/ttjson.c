@@ -7,18 +7,24 @@
  *	{"ph":"M","name":"process_name","pid":1,"tid":1,"args":{"name":"kernel"}},
  *	{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"CPU 0"}},
  *	{"ph":"X","name":"read","cat":"syscall","ts":12.345,"dur":1.500,
- *	 "pid":1,"tid":1,"args":{"pid":3,"process":"ls"}},
+ *	 "pid":1003,"tid":1003,"args":{"cpu":0,"pid":3,"process":"ls"}},
  *	...],"displayTimeUnit":"ns"}
  *
- * One process "kernel" (pid 1), one thread track per CPU (tid cpu + 1,
- * "CPU n"). The slices of ttspan.h become X events (a process's run named
- * by the process, syscalls by the syscall, interrupts and exceptions by
- * the aux irq name or vector, boot phases by phase), properly nested per
- * track and, per track, in rising start order; every other event is an
- * instant (a marker named by its text), and so is each declared loss;
- * lock waits and page allocations also feed counter tracks. Times are
- * microseconds since boot with three decimals (exact ns). --from/--to
- * keep a window, clipping the slices that cross its edges.
+ * The tracks are those of the trace's model (ttmodel.h, one for every
+ * export): the process "kernel" (pid 1) with a thread per CPU (tid cpu +
+ * 1, "CPU n") holding the processes' runs (named by the process),
+ * interrupts, exceptions, kernel functions outside a process, each
+ * declared loss as a slice over the time it fell in, and every other
+ * event as an instant (a marker named by its text); the process "boot"
+ * (pid 2) with a thread per CPU ("CPU n boot") holding its boot phases;
+ * and per traced process (pid 1000 + its pid, "NAME [pid]") its
+ * syscalls, each one slice from enter to exit, and its kernel functions.
+ * A span cut by a loss or the trace's end has "unfinished":true, one an
+ * enclosing span's end cut "clipped":true. Slices nest per track and
+ * come, per track, in rising start order; lock waits and page
+ * allocations also feed counter tracks. Times are microseconds since
+ * boot with three decimals (exact ns). --from/--to keep a window,
+ * clipping the slices that cross its edges.
  *
  * The file is written as a stream through one 1 MiB buffer (appends are
  * memcpy, not stdio calls); nothing holds the whole output.
@@ -30,10 +36,11 @@
 
 #include "ttdecode.h"
 #include "ttfilter.h"
-#include "ttmerge.h"
-#include "ttspan.h"
+#include "ttmodel.h"
 
-#define JSON_PID	1
+#define JSON_PID	1		/* "kernel": a thread per CPU */
+#define JSON_BOOT_PID	2		/* "boot": a thread per CPU */
+#define JSON_THREAD_BASE 1000		/* + pid: a traced process */
 
 /* Counter tracks: an event's argument as a value, or pages as a delta, or
  * (the counter event, docs/probes.md) a value on the track its first
@@ -56,6 +63,7 @@ static const struct counter_def {
 struct json {
 	const struct ttload *t;
 	const struct ttfilter *f;
+	const struct ttmodel *m;
 	struct ttout o;
 	bool first;			/* no event written yet */
 	uint32_t counter_id[NCOUNTERS];	/* event id per counter, or max */
@@ -106,16 +114,6 @@ static void put_str(struct json *j, const char *s, size_t len)
 	put_c(j, '"');
 }
 
-/* ts in nanoseconds since boot (negative before boot). */
-static int64_t ns_of(const struct json *j, uint64_t ts)
-{
-	uint64_t boot = j->t->version.tsc_boot, hz = j->t->version.tsc_hz;
-	uint64_t d = ts >= boot ? ts - boot : boot - ts;
-	int64_t ns = (int64_t)(hz ? ttrace_ticks_to_ns(d, hz) : d);
-
-	return ts >= boot ? ns : -ns;
-}
-
 /* ns as microseconds with 3 decimals (exact). */
 static void put_us(struct json *j, int64_t ns)
 {
@@ -133,18 +131,19 @@ static void put_us(struct json *j, int64_t ns)
  * ends' times, so that ts + dur is exactly the end's time. */
 static void put_time(struct json *j, uint64_t ts)
 {
-	put_us(j, ns_of(j, ts));
+	put_us(j, ttmodel_ns(j->t, ts));
 }
 
 static void put_dur(struct json *j, uint64_t start, uint64_t end)
 {
-	put_us(j, ns_of(j, end) - ns_of(j, start));
+	put_us(j, (int64_t)ttmodel_span_ns(j->t, start, end));
 }
 
-/* Starts an event: {"ph":PH,"name":NAME (len bytes),"cat":CAT,"pid":1,
- * "tid":cpu+1,"ts":TS; the caller adds the rest and the closing brace. */
+/* Starts an event: {"ph":PH,"name":NAME (len bytes),"cat":CAT,"pid":PID,
+ * "tid":TID,"ts":TS; the caller adds the rest and the closing brace. */
 static void begin(struct json *j, const char *ph, const char *name,
-		  size_t len, const char *cat, uint32_t cpu, uint64_t ts)
+		  size_t len, const char *cat, uint64_t pid, uint64_t tid,
+		  uint64_t ts)
 {
 	put(j, j->first ? "\n{\"ph\":\"" : ",\n{\"ph\":\"");
 	j->first = false;
@@ -153,8 +152,10 @@ static void begin(struct json *j, const char *ph, const char *name,
 	put_str(j, name, len);
 	put(j, ",\"cat\":\"");
 	put(j, cat);
-	put(j, "\",\"pid\":1,\"tid\":");
-	put_u64(j, (uint64_t)cpu + 1);
+	put(j, "\",\"pid\":");
+	put_u64(j, pid);
+	put(j, ",\"tid\":");
+	put_u64(j, tid);
 	put(j, ",\"ts\":");
 	put_time(j, ts);
 }
@@ -172,48 +173,42 @@ static size_t name_of(const struct json *j, unsigned tag, uint64_t ident,
 	return (size_t)snprintf(buf, n, "%s%llu", fallback, ull(ident));
 }
 
-/* ---- slices, points, losses ---------------------------------------------- */
+/* ---- spans, points, losses ---------------------------------------------- */
 
-static const char *const kind_cat[TTSPAN_NKINDS] = {
-	[TTSPAN_BOOT] = "boot", [TTSPAN_RUN] = "sched",
-	[TTSPAN_SYSCALL] = "syscall", [TTSPAN_IRQ] = "irq",
-	[TTSPAN_EXCEPTION] = "exception",
+static const char *const kind_cat[TTMODEL_NKINDS] = {
+	[TTMODEL_BOOT] = "boot", [TTMODEL_RUN] = "sched",
+	[TTMODEL_SYSCALL] = "syscall", [TTMODEL_IRQ] = "irq",
+	[TTMODEL_EXCEPTION] = "exception", [TTMODEL_FUNC] = "func",
 };
 
-/* The slice's name: its process, syscall, interrupt or boot phase. */
-static size_t slice_name(const struct json *j, const struct ttspan_slice *s,
-			 char *buf, size_t n, const char **name)
+static const char *const kind_fallback[TTMODEL_NKINDS] = {
+	[TTMODEL_BOOT] = "phase ", [TTMODEL_RUN] = "pid ",
+	[TTMODEL_SYSCALL] = "syscall ", [TTMODEL_IRQ] = "irq ",
+	[TTMODEL_EXCEPTION] = "exception ", [TTMODEL_FUNC] = "func ",
+};
+
+/* The JSON process and thread of a model track (docs/exports.md). */
+static void track_ids(const struct ttmodel_track *k, uint64_t *pid,
+		      uint64_t *tid)
 {
-	switch (s->kind) {
-	case TTSPAN_BOOT:
-		return name_of(j, TTRACE_AUX_BOOT_PHASE, s->ident, s->start,
-			       "phase ", buf, n, name);
-	case TTSPAN_RUN:
-		return name_of(j, TTRACE_AUX_PROC_NAME, s->ident, s->start,
-			       "pid ", buf, n, name);
-	case TTSPAN_SYSCALL:
-		return name_of(j, TTRACE_AUX_SYSCALL_NAME, s->ident, s->start,
-			       "syscall ", buf, n, name);
-	default:
-		return name_of(j, TTRACE_AUX_IRQ_NAME, s->ident, s->start,
-			       s->kind == TTSPAN_IRQ ? "irq " : "exception ",
-			       buf, n, name);
-	}
+	*pid = k->kind == TTMODEL_CPU ? JSON_PID : k->kind == TTMODEL_BOOTS ?
+	       JSON_BOOT_PID : JSON_THREAD_BASE + (uint64_t)k->id;
+	*tid = k->kind == TTMODEL_THREAD ? *pid : (uint64_t)k->id + 1;
 }
 
-static void slice_args(struct json *j, const struct ttspan_slice *s)
+static void span_args(struct json *j, const struct ttmodel_span *s)
 {
 	const char *proc;
 	size_t len;
 
-	put(j, ",\"args\":{");
-	if (s->kind == TTSPAN_IRQ || s->kind == TTSPAN_EXCEPTION) {
-		put(j, "\"vector\":");
+	put(j, ",\"args\":{\"cpu\":");
+	put_u64(j, s->cpu);
+	if (s->kind == TTMODEL_IRQ || s->kind == TTMODEL_EXCEPTION) {
+		put(j, ",\"vector\":");
 		put_u64(j, s->ident);
-		put(j, s->pid ? "," : "");
 	}
 	if (s->pid) {
-		put(j, "\"pid\":");
+		put(j, ",\"pid\":");
 		put_u64(j, s->pid);
 		len = ttload_resolve((void *)j->t, TTRACE_AUX_PROC_NAME, s->pid,
 				     s->start, &proc);
@@ -222,30 +217,34 @@ static void slice_args(struct json *j, const struct ttspan_slice *s)
 			put_str(j, proc, len);
 		}
 	}
-	if (s->flags & TTSPAN_CLIPPED)
-		put(j, s->pid || s->kind >= TTSPAN_IRQ ? ",\"clipped\":true" :
-		       "\"clipped\":true");
-	if (s->flags & TTSPAN_RESUMED)
-		put(j, ",\"resumed\":true");
+	if (s->how == TTMODEL_CLIPPED)
+		put(j, ",\"clipped\":true");
+	else if (s->how == TTMODEL_UNFINISHED)
+		put(j, ",\"unfinished\":true");
 	put(j, "}}");
 }
 
-static void on_slice(void *arg, const struct ttspan_slice *s)
+static void put_span(struct json *j, const struct ttmodel_track *k,
+		     const struct ttmodel_span *s)
 {
-	struct json *j = arg;
 	uint64_t start = MAX(s->start, j->f->from_ts);
-	uint64_t end = MIN(s->end, j->f->to_ts);
+	uint64_t end = MIN(s->end, j->f->to_ts), pid, tid;
 	const char *name;
 	char buf[48];
 	size_t len;
 
 	if (start > end)
 		return;
-	len = slice_name(j, s, buf, sizeof(buf), &name);
-	begin(j, "X", name, len, kind_cat[s->kind], s->cpu, start);
+	if (!(len = ttmodel_span_name(j->m, s, &name))) {
+		name = buf;
+		len = (size_t)snprintf(buf, sizeof(buf), "%s%llu",
+				       kind_fallback[s->kind], ull(s->ident));
+	}
+	track_ids(k, &pid, &tid);
+	begin(j, "X", name, len, kind_cat[s->kind], pid, tid, start);
 	put(j, ",\"dur\":");
 	put_dur(j, start, end);
-	slice_args(j, s);
+	span_args(j, s);
 	j->slices++;
 }
 
@@ -273,7 +272,7 @@ static void counter(struct json *j, uint32_t cpu,
 				      sizeof(buf), &track);
 		else
 			len = strlen(track);
-		begin(j, "C", track, len, "counter", cpu, ev->timestamp);
+		begin(j, "C", track, len, "counter", JSON_PID, cpu + 1, ev->timestamp);
 		put(j, ",\"args\":{\"");
 		put(j, d->series);
 		put(j, "\":");
@@ -285,9 +284,10 @@ static void counter(struct json *j, uint32_t cpu,
 	}
 }
 
-static void on_point(void *arg, uint32_t cpu, const struct ttrace_event_view *ev)
+/* An event that is no span's end: an instant on its CPU's track. */
+static void put_point(struct json *j, uint32_t cpu,
+		      const struct ttrace_event_view *ev)
 {
-	struct json *j = arg;
 	const struct ttrace_event_meta *m = &j->t->meta.events[ev->id];
 	char text[1024], ctx[512];
 	const char *name = m->name ? m->name : "event";
@@ -300,7 +300,7 @@ static void on_point(void *arg, uint32_t cpu, const struct ttrace_event_view *ev
 	    !(len = ttload_resolve((void *)j->t, TTRACE_AUX_USER_MARKER,
 				   ev->args[0], ev->timestamp, &name)))
 		name = "marker", len = 6;
-	begin(j, "i", name, len, "event", cpu, ev->timestamp);
+	begin(j, "i", name, len, "event", JSON_PID, cpu + 1, ev->timestamp);
 	ttrace_format_args(text, sizeof(text), m, ev, ttload_resolve,
 			   (void *)j->t);
 	ttrace_format_ctx(ctx, sizeof(ctx), ev, ttload_resolve, (void *)j->t);
@@ -315,41 +315,76 @@ static void on_point(void *arg, uint32_t cpu, const struct ttrace_event_view *ev
 	j->points++;
 }
 
-static void on_loss(void *arg, uint32_t cpu, uint64_t ts,
-		    const struct ttload_loss *l)
+/* A declared loss: a slice on its CPU's track over the time it fell in
+ * (from the CPU's last event before it to its first after). */
+static void put_loss(struct json *j, uint32_t cpu, const struct ttmodel_loss *l)
 {
-	struct json *j = arg;
+	uint64_t start = MAX(l->start, j->f->from_ts);
+	uint64_t end = MIN(l->end, j->f->to_ts);
 	char name[96];
 	int n;
 
-	if (!ttfilter_time(j->f, ts))
+	if (start > end)
 		return;
-	n = snprintf(name, sizeof(name), "%llu records lost (%s)",
-		     ull(l->count), ttrace_loss_name(l->reason));
-	begin(j, "i", name, (size_t)n, "loss", cpu, ts);
-	put(j, ",\"s\":\"t\",\"args\":{\"count\":");
+	n = snprintf(name, sizeof(name), "%llu records lost (%s%s)",
+		     ull(l->count), ttrace_loss_name(l->reason),
+		     l->before_trace ? " before the trace" : "");
+	begin(j, "X", name, (size_t)n, "loss", JSON_PID, cpu + 1, start);
+	put(j, ",\"dur\":");
+	put_dur(j, start, end);
+	put(j, ",\"args\":{\"count\":");
 	put_u64(j, l->count);
 	put(j, ",\"reason\":\"");
 	put(j, ttrace_loss_name(l->reason));
-	put(j, "\"}}");
+	put(j, l->before_trace ? "\",\"before_trace\":true}}" : "\"}}");
 	j->losses++;
 }
 
 /* ---- the command --------------------------------------------------------- */
 
+/* A process_name or thread_name record. */
+static void meta_name(struct json *j, const char *what, uint64_t pid,
+		      uint64_t tid, const char *name, size_t len)
+{
+	begin(j, "M", what, strlen(what), "meta", pid, tid,
+	      j->t->version.tsc_boot);
+	put(j, ",\"args\":{\"name\":");
+	put_str(j, name, len);
+	put(j, "}}");
+}
+
+/* The names of the processes and threads the tracks are: "kernel" with
+ * a thread "CPU n" per CPU, "boot" with "CPU n boot", and per traced
+ * process its name and pid. */
 static void metadata(struct json *j)
 {
-	char name[32];
+	char name[64];
+	int n;
 
-	begin(j, "M", "process_name", 12, "meta", 0, j->t->version.tsc_boot);
-	put(j, ",\"args\":{\"name\":\"kernel\"}}");
+	meta_name(j, "process_name", JSON_PID, 1, "kernel", 6);
+	meta_name(j, "process_name", JSON_BOOT_PID, 1, "boot", 4);
 	for (uint32_t c = 0; c < j->t->version.num_cpus; c++) {
-		int n = snprintf(name, sizeof(name), "CPU %u", c);
+		n = snprintf(name, sizeof(name), "CPU %u", c);
+		meta_name(j, "thread_name", JSON_PID, c + 1, name, (size_t)n);
+		n = snprintf(name, sizeof(name), "CPU %u boot", c);
+		meta_name(j, "thread_name", JSON_BOOT_PID, c + 1, name,
+			  (size_t)n);
+	}
+	for (uint32_t i = 0; i < j->m->ntracks; i++) {
+		const struct ttmodel_track *k = &j->m->tracks[i];
+		uint64_t pid, tid;
+		const char *proc;
+		size_t len;
 
-		begin(j, "M", "thread_name", 11, "meta", c, j->t->version.tsc_boot);
-		put(j, ",\"args\":{\"name\":");
-		put_str(j, name, (size_t)n);
-		put(j, "}}");
+		if (k->kind != TTMODEL_THREAD)
+			continue;
+		track_ids(k, &pid, &tid);
+		len = ttload_resolve((void *)j->t, TTRACE_AUX_PROC_NAME, k->id,
+				     k->nspans ? k->spans[0].start : 0, &proc);
+		n = snprintf(name, sizeof(name), "%.*s [%u]", (int)MIN(len, 40),
+			     len ? proc : "pid", k->id);
+		meta_name(j, "process_name", pid, tid, name, (size_t)n);
+		meta_name(j, "thread_name", pid, tid, name, (size_t)n);
 	}
 }
 
@@ -364,40 +399,62 @@ static void find_counters(struct json *j)
 	}
 }
 
+/* CPU c's track: its spans, events and losses merged by start time. */
+static void cpu_track(struct json *j, uint32_t c)
+{
+	const struct ttmodel_track *k = &j->m->tracks[j->m->cpus[c].track];
+	const struct ttmodel_cpu *mc = &j->m->cpus[c];
+	const struct ttload_cpu *lc = &j->t->cpus[c];
+	struct ttrace_pair_iter it;
+	struct ttrace_event_view ev;
+	uint64_t s = 0, l = 0;
+	bool have;
+
+	ttrace_pair_init(&it, lc->sorted, lc->nsorted);
+	do {
+		have = ttrace_pair_next(&it, &ev);
+		while (s < k->nspans || l < mc->nlosses) {
+			uint64_t ts = have ? ev.timestamp : UINT64_MAX;
+			bool span = s < k->nspans && (l == mc->nlosses ||
+				    k->spans[s].start <= mc->losses[l].start);
+
+			if ((span ? k->spans[s].start : mc->losses[l].start) > ts)
+				break;
+			if (span)
+				put_span(j, k, &k->spans[s++]);
+			else
+				put_loss(j, c, &mc->losses[l++]);
+		}
+		if (have && !ttmodel_is_span_event(j->m, ev.id))
+			put_point(j, c, &ev);
+	} while (have);
+}
+
 /* Writes the whole JSON file of t to j->o. Returns 0 or -1 (memory). */
 static int json_write(struct json *j)
 {
-	struct ttspan_out out = { on_slice, on_point, on_loss, j };
-	struct ttmerge m;
-	struct ttmerge_item it;
-	struct ttspan sp;
+	struct ttmodel m;
 
 	find_counters(j);
-	if (ttmerge_init(&m, j->t) < 0)
+	if (ttmodel_build(&m, j->t) < 0)
 		return -1;
-	if (ttspan_init(&sp, j->t, &out) < 0) {
-		ttmerge_free(&m);
-		return -1;
-	}
-	ttmerge_progress(&m, ttmerge_progress_wanted(j->t));
+	j->m = &m;
 	put(j, "{\"traceEvents\":[");
 	metadata(j);
-	while (ttmerge_next(&m, &it)) {
-		if (it.loss)
-			ttspan_loss(&sp, it.cpu, it.loss);
-		else
-			ttspan_event(&sp, it.cpu, it.ev, it.entry);
-	}
-	ttspan_finish(&sp);
+	for (uint32_t c = 0; c < j->t->version.num_cpus; c++)
+		cpu_track(j, c);
+	for (uint32_t i = 0; i < m.ntracks; i++)
+		if (m.tracks[i].kind != TTMODEL_CPU)
+			for (uint64_t k = 0; k < m.tracks[i].nspans; k++)
+				put_span(j, &m.tracks[i], &m.tracks[i].spans[k]);
 	put(j, "\n],\"displayTimeUnit\":\"ns\"}\n");
 	ttout_flush(&j->o);
-	printf("json: %llu slices, %llu instants, %llu losses; %llu slices "
-	       "clipped, %llu exits without enter dropped, %llu enters too "
-	       "deep\n", ull(j->slices), ull(j->points), ull(j->losses),
-	       ull(sp.counts.clipped), ull(sp.counts.unmatched_exits),
-	       ull(sp.counts.too_deep));
-	ttspan_free(&sp);
-	ttmerge_free(&m);
+	printf("json: %llu slices, %llu instants, %llu losses; %llu spans "
+	       "clipped, %llu unfinished, %llu exits without enter dropped, "
+	       "%llu enters too deep\n", ull(j->slices), ull(j->points),
+	       ull(j->losses), ull(m.counts.clipped), ull(m.counts.unfinished),
+	       ull(m.counts.unmatched_exits), ull(m.counts.too_deep));
+	ttmodel_free(&m);
 	return 0;
 }
 

@@ -1,15 +1,19 @@
 /*
  * ttstats.c: `ttdecode stats [--from NS] [--to NS] TRACE`, a summary of a
- * trace from the slices of ttspan.h:
+ * trace from its model (ttmodel.h):
  *
- *	per CPU: events, declared losses, time span;
- *	syscalls, the 20 most frequent: count, total, mean, p99 and max
- *	latency (enter to exit, across the context switches of a blocking
- *	syscall);
+ *	per CPU: events, declared losses (those before the trace's first
+ *	record apart), time span;
+ *	syscalls, the 20 most frequent: completed calls with their count,
+ *	total, mean, p99 and max latency (enter to exit, across the context
+ *	switches of a blocking syscall; count x mean = total), and apart the
+ *	unfinished ones (cut by a loss or the trace's end) with their time
+ *	up to the cut;
  *	per process: CPU time (its runs between context switches) and
  *	syscalls;
  *	per interrupt and exception vector: count and time;
- *	what could not be paired (clipped slices, exits without enter).
+ *	what could not be paired (clipped and unfinished spans, exits
+ *	without enter).
  *
  * Keys (syscall numbers, pids, vectors) are found through one small
  * open-addressing map each; latencies are kept per syscall and sorted once
@@ -22,8 +26,7 @@
 
 #include "ttdecode.h"
 #include "ttfilter.h"
-#include "ttmerge.h"
-#include "ttspan.h"
+#include "ttmodel.h"
 
 #define TOP_SYSCALLS	20
 
@@ -33,10 +36,13 @@ struct stat_rec {
 	uint64_t count;
 	uint64_t time;			/* ticks */
 	uint64_t syscalls;		/* processes */
-	uint64_t *lat;			/* syscalls: latencies in ticks */
+	uint64_t *lat;			/* syscalls: latencies in ns of the
+					   completed calls (ttmodel_span_ns) */
+	uint64_t unfinished;		/* syscalls cut by a loss or the end */
+	uint64_t unfinished_ns;
 	uint64_t nlat, cap;
 	uint64_t last_ts;		/* for the name */
-	uint32_t kind;			/* vectors: TTSPAN_IRQ or _EXCEPTION */
+	uint32_t kind;			/* vectors: TTMODEL_IRQ or _EXCEPTION */
 };
 
 /* A map from key to record: open addressing over recs' indices + 1. */
@@ -51,7 +57,6 @@ struct stats {
 	const struct ttload *t;
 	const struct ttfilter *f;
 	struct stat_map sys, procs, vecs;
-	uint64_t *cpu_events;
 	bool oom;
 };
 
@@ -121,65 +126,72 @@ static int add_latency(struct stat_rec *r, uint64_t ticks)
 
 /* ---- collecting ---------------------------------------------------------- */
 
-static void on_slice(void *arg, const struct ttspan_slice *s)
+/* A syscall: completed calls keep their latency (for the percentiles),
+ * unfinished ones only add up. Counted when it entered inside the
+ * window. */
+static void add_syscall(struct stats *st, const struct ttmodel_span *s)
 {
-	struct stats *st = arg;
+	struct stat_rec *r = map_get(&st->sys, s->ident), *p = NULL;
+
+	if (!r || (s->pid && !(p = map_get(&st->procs, s->pid)))) {
+		st->oom = true;
+		return;
+	}
+	r->last_ts = s->start;
+	r->count++;
+	if (p) {
+		p->syscalls++;
+		p->last_ts = s->start;
+	}
+	if (s->how != TTMODEL_DONE) {
+		r->unfinished++;
+		r->unfinished_ns += ttmodel_span_ns(st->t, s->start, s->end);
+	} else if (add_latency(r, ttmodel_span_ns(st->t, s->start, s->end)) <
+		   0) {
+		st->oom = true;
+	}
+}
+
+/* Adds span s (its part inside the window) to its table. */
+static void add_span(struct stats *st, const struct ttmodel_span *s)
+{
 	uint64_t start = MAX(s->start, st->f->from_ts);
 	uint64_t end = MIN(s->end, st->f->to_ts);
-	struct stat_rec *r = NULL, *p = NULL;
+	struct stat_rec *r;
 
 	if (start > end)
 		return;
 	switch (s->kind) {
-	case TTSPAN_RUN:
-		if ((r = map_get(&st->procs, s->ident))) {
-			r->time += end - start;
-			r->last_ts = s->start;
-		}
-		break;
-	case TTSPAN_SYSCALL:
-		if (!(r = map_get(&st->sys, s->ident)) ||
-		    (s->pid && !(p = map_get(&st->procs, s->pid)))) {
-			r = NULL;
+	case TTMODEL_RUN:
+		if (!(r = map_get(&st->procs, s->ident)))
 			break;
-		}
+		r->time += end - start;
 		r->last_ts = s->start;
-		if (!(s->flags & TTSPAN_RESUMED)) {
-			r->count++;
-			if (s->pid) {
-				p->syscalls++;
-				p->last_ts = s->start;
-			}
-		}
-		if ((s->flags & TTSPAN_DONE) &&
-		    add_latency(r, s->end - s->entered) < 0)
-			st->oom = true;
-		break;
-	case TTSPAN_IRQ:
-	case TTSPAN_EXCEPTION:
-		if ((r = map_get(&st->vecs, s->ident | (uint64_t)s->kind << 32))) {
-			r->count++;
-			r->time += end - start;
-			r->kind = s->kind;
-			r->last_ts = s->start;
-		}
-		break;
+		return;
+	case TTMODEL_SYSCALL:
+		if (ttfilter_time(st->f, s->start))
+			add_syscall(st, s);
+		return;
+	case TTMODEL_IRQ:
+	case TTMODEL_EXCEPTION:
+		if (!(r = map_get(&st->vecs, s->ident | (uint64_t)s->kind << 32)))
+			break;
+		r->count++;
+		r->time += end - start;
+		r->kind = s->kind;
+		r->last_ts = s->start;
+		return;
 	default:
 		return;
 	}
-	if (!r)
-		st->oom = true;
+	st->oom = true;
 }
 
-static void on_point(void *arg, uint32_t cpu, const struct ttrace_event_view *ev)
+static void collect(struct stats *st, const struct ttmodel *m)
 {
-	(void)arg, (void)cpu, (void)ev;
-}
-
-static void on_loss(void *arg, uint32_t cpu, uint64_t ts,
-		    const struct ttload_loss *l)
-{
-	(void)arg, (void)cpu, (void)ts, (void)l;
+	for (uint32_t i = 0; i < m->ntracks; i++)
+		for (uint64_t k = 0; k < m->tracks[i].nspans; k++)
+			add_span(st, &m->tracks[i].spans[k]);
 }
 
 /* ---- printing ------------------------------------------------------------ */
@@ -208,22 +220,33 @@ static const char *name(const struct ttload *t, unsigned tag, uint64_t key,
 	return buf;
 }
 
-static void print_cpus(const struct stats *st)
+/* Per CPU: events in the window, declared losses (the records
+ * overwritten before the trace's first one among them, apart), span. */
+static void print_cpus(const struct stats *st, const struct ttmodel *m)
 {
 	const struct ttload *t = st->t;
 
-	printf("%-6s %10s %10s %14s\n", "cpu", "events", "lost", "span_us");
+	printf("%-6s %10s %10s %10s %14s\n", "cpu", "events", "lost",
+	       "before", "span_us");
 	for (uint32_t c = 0; c < t->version.num_cpus; c++) {
 		const struct ttload_cpu *cpu = &t->cpus[c];
-		uint64_t lost = 0, span = 0;
+		uint64_t lost = 0, before = 0, span = 0, events = 0;
+		struct ttrace_pair_iter it;
+		struct ttrace_event_view ev;
 
-		for (uint32_t r = 0; r < TTRACE_LOSS_NREASONS; r++)
-			lost += cpu->lost[r];
+		for (uint64_t i = 0; i < m->cpus[c].nlosses; i++) {
+			lost += m->cpus[c].losses[i].count;
+			if (m->cpus[c].losses[i].before_trace)
+				before += m->cpus[c].losses[i].count;
+		}
+		ttrace_pair_init(&it, cpu->sorted, cpu->nsorted);
+		while (ttrace_pair_next(&it, &ev))
+			events += ttfilter_time(st->f, ev.timestamp);
 		if (cpu->nsorted)
 			span = cpu->sorted[cpu->nsorted - 1].timestamp -
 			       cpu->sorted[0].timestamp;
-		printf("cpu%-3u %10llu %10llu %14.3f\n", c,
-		       ull(st->cpu_events[c]), ull(lost), us(t, span));
+		printf("cpu%-3u %10llu %10llu %10llu %14.3f\n", c, ull(events),
+		       ull(lost), ull(before), us(t, span));
 	}
 }
 
@@ -243,15 +266,19 @@ static int by_count(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
+/* Completed calls (count x mean = total) and, apart, the calls a loss
+ * or the end of the trace cut (their time up to the cut). */
 static void print_syscalls(struct stats *st)
 {
 	struct stat_map *m = &st->sys;
 	char buf[64];
 
 	qsort(m->recs, m->n, sizeof(*m->recs), by_count);
-	printf("\nsyscalls (top %d by count; latency enter to exit, us)\n"
-	       "%-16s %8s %12s %10s %10s %10s\n", TOP_SYSCALLS, "syscall",
-	       "count", "total", "mean", "p99", "max");
+	printf("\nsyscalls (top %d by count; completed calls: latency enter to "
+	       "exit, us; unfinished: cut by a loss or the trace's end)\n"
+	       "%-16s %8s %12s %10s %10s %10s %10s %12s\n", TOP_SYSCALLS,
+	       "syscall", "count", "total", "mean", "p99", "max", "unfinished",
+	       "unfin_total");
 	for (uint64_t i = 0; i < m->n && i < TOP_SYSCALLS; i++) {
 		struct stat_rec *r = &m->recs[i];
 		uint64_t total = 0;
@@ -259,12 +286,13 @@ static void print_syscalls(struct stats *st)
 		qsort(r->lat, r->nlat, sizeof(*r->lat), cmp_u64);
 		for (uint64_t k = 0; k < r->nlat; k++)
 			total += r->lat[k];
-		printf("%-16s %8llu %12.3f %10.3f %10.3f %10.3f\n",
+		printf("%-16s %8llu %12.3f %10.3f %10.3f %10.3f %10llu %12.3f\n",
 		       name(st->t, TTRACE_AUX_SYSCALL_NAME, r->key, r->last_ts,
-			    buf, sizeof(buf)), ull(r->count), us(st->t, total),
-		       r->nlat ? us(st->t, total) / (double)r->nlat : 0.0,
-		       r->nlat ? us(st->t, r->lat[(r->nlat * 99 + 99) / 100 - 1]) :
-		       0.0, r->nlat ? us(st->t, r->lat[r->nlat - 1]) : 0.0);
+			    buf, sizeof(buf)), ull(r->nlat), total / 1e3,
+		       r->nlat ? total / 1e3 / (double)r->nlat : 0.0,
+		       r->nlat ? r->lat[(r->nlat * 99 + 99) / 100 - 1] / 1e3 :
+		       0.0, r->nlat ? r->lat[r->nlat - 1] / 1e3 : 0.0,
+		       ull(r->unfinished), r->unfinished_ns / 1e3);
 	}
 }
 
@@ -293,7 +321,7 @@ static void print_vectors(struct stats *st)
 		const struct stat_rec *r = &st->vecs.recs[i];
 		uint32_t vec = (uint32_t)r->key;
 
-		printf("%-10s %6u %-16s %8llu %12.3f\n", r->kind == TTSPAN_IRQ ?
+		printf("%-10s %6u %-16s %8llu %12.3f\n", r->kind == TTMODEL_IRQ ?
 		       "irq" : "exception", vec, name(st->t, TTRACE_AUX_IRQ_NAME,
 		       vec, r->last_ts, buf, sizeof(buf)), ull(r->count),
 		       us(st->t, r->time));
@@ -304,37 +332,21 @@ static void print_vectors(struct stats *st)
 
 static int stats_run(struct stats *st)
 {
-	struct ttspan_out out = { on_slice, on_point, on_loss, st };
-	struct ttmerge m;
-	struct ttmerge_item it;
-	struct ttspan sp;
+	struct ttmodel m;
 
-	if (ttmerge_init(&m, st->t) < 0)
+	if (ttmodel_build(&m, st->t) < 0)
 		return -1;
-	if (ttspan_init(&sp, st->t, &out) < 0) {
-		ttmerge_free(&m);
-		return -1;
-	}
-	ttmerge_progress(&m, ttmerge_progress_wanted(st->t));
-	while (ttmerge_next(&m, &it)) {
-		if (it.loss) {
-			ttspan_loss(&sp, it.cpu, it.loss);
-			continue;
-		}
-		st->cpu_events[it.cpu] += ttfilter_time(st->f, it.ev->timestamp);
-		ttspan_event(&sp, it.cpu, it.ev, it.entry);
-	}
-	ttspan_finish(&sp);
-	print_cpus(st);
+	collect(st, &m);
+	print_cpus(st, &m);
 	print_syscalls(st);
 	print_procs(st);
 	print_vectors(st);
-	printf("\npairing: %llu slices clipped (an end lost or cut), %llu "
-	       "exits without enter dropped, %llu enters too deep\n",
-	       ull(sp.counts.clipped), ull(sp.counts.unmatched_exits),
-	       ull(sp.counts.too_deep));
-	ttspan_free(&sp);
-	ttmerge_free(&m);
+	printf("\npairing: %llu spans clipped (an enclosing one ended first), "
+	       "%llu unfinished (cut by a loss or the end), %llu exits without "
+	       "enter dropped, %llu enters too deep\n", ull(m.counts.clipped),
+	       ull(m.counts.unfinished), ull(m.counts.unmatched_exits),
+	       ull(m.counts.too_deep));
+	ttmodel_free(&m);
 	return st->oom ? -1 : 0;
 }
 
@@ -350,14 +362,12 @@ int ttdecode_stats(int argc, char **argv)
 		return rc;
 	st.t = &t;
 	st.f = &f;
-	st.cpu_events = calloc(t.version.num_cpus, sizeof(*st.cpu_events));
-	rc = st.cpu_events ? stats_run(&st) : -1;
+	rc = stats_run(&st);
 	if (rc < 0)
 		fprintf(stderr, "ttdecode: out of memory\n");
 	map_free(&st.sys);
 	map_free(&st.procs);
 	map_free(&st.vecs);
-	free(st.cpu_events);
 	ttdecode_close(&f, &t);
 	return rc < 0 ? 1 : ttdecode_finish_output(stdout, "stdout");
 }

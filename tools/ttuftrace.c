@@ -3,34 +3,23 @@
  * directory (docs/exports.md) that uftrace 0.13 replays, reports, graphs,
  * describes (info) and dumps (dump --chrome).
  *
- * uftrace shows function calls per task, so each CPU becomes a task named
- * cpuN (pid = tid = 100 * (N + 1), as QEMU's uftrace plugin numbers vCPUs)
- * whose functions are what that CPU ran: boot phases (a phase lasts until
- * the next one or until the CPU leaves the boot context; a boot_phase_at
- * phase starts at its record, since uftrace wants time order: `ttdecode
- * boot` places it at the TSC it carries), syscalls (enter
- * to exit), interrupts (irq_enter to irq_exit) and, with the function-graph
- * tracer on, kernel functions (func_entry to func_exit, named by their aux
- * records of tag func; an exit closes the innermost open call of its
- * function), nested as they happened.
- * The function names go through a symbol file: each distinct name
- * (sys_NAME, irq_NAME, boot_NAME, a kernel function's own) gets an address
- * 16 bytes after the previous one in a made-up module /ttrace mapped at
- * UF_MAP_START.
- *
- * Per CPU a stack of open frames keeps uftrace's depth consistent when the
- * ring lost one end: an exit whose entry is not open is dropped, an exit
- * below the top closes the frames above it, and every open frame is
- * closed at a declared loss and at the end. A loss is a LOST record (its
- * count as the address) inside a function lost_records, where replay
- * shows it ("LOST N records"); uftrace 0.13's dump --chrome writes a bare
- * "," for a LOST record, so its JSON is only valid for a trace without
- * losses (docs/exports.md). A context switch closes every frame (the CPU leaves them),
- * writes sched-out and sched-in events, and reopens the syscall the
- * incoming process sits in (the event's context names it), so a syscall
- * that blocked shows as two calls: up to the switch and after resuming.
- * Events are found by name in the trace's metadata; the rest (markers,
- * faults...) are not functions and are left to `ttdecode text`.
+ * It writes the trace's model (ttmodel.h: the pairing every export
+ * shares) as it is: each track is a task, so each traced process (tid =
+ * its pid) has its syscalls (syscall:NAME, one call from enter to exit)
+ * and the kernel functions it ran, each CPU (cpuN) the processes' runs
+ * (run:NAME), interrupts (irq:NAME), exceptions and kernel functions
+ * outside a process, and each CPU's boot track (bootN) its boot phases
+ * (boot:NAME). A track's spans are nested and in start order, so a task
+ * is written in one pass with a stack of open frames: a span closes the
+ * frames at or below its depth first, each at its span's end.
+ * The function names go through a symbol file: each distinct name gets
+ * an address 16 bytes after the previous one in a made-up module /ttrace
+ * mapped at UF_MAP_START. A declared loss is a LOST record (its count as
+ * the address) inside a function lost_records at the loss's start on its
+ * CPU's task, where replay shows it ("LOST N records"); uftrace 0.13's
+ * dump --chrome writes a bare "," for a LOST record, so its JSON is only
+ * valid for a trace without losses (docs/exports.md). Markers, faults and
+ * other events are not functions: `ttdecode text` and ctf show them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -38,26 +27,29 @@
 #include <hash.h>
 
 #include "ttexport.h"
+#include "ttmodel.h"
 
-#define UF_MAX_DEPTH	64		/* open frames per CPU, at most */
 #define UF_MAP_START	0xffff80100000ULL	/* 48-bit, as uftrace keeps */
 #define UF_MAP_MIN	0x100000ULL
 #define UF_SYM_STEP	16
 #define UF_REC_MAGIC	0x5ULL
-#define UF_SCHED_IN	200001		/* uftrace's EVENT_ID_PERF_SCHED_IN */
-#define UF_SCHED_OUT	200002
-#define UF_PID(cpu)	(100 * ((cpu) + 1))
+#define UF_CPU_TID(cpu)	(1000000 + (cpu))
+#define UF_BOOT_TID(cpu) (2000000 + (cpu))
 #define UF_MODULE	"ttrace"
 #define UF_MAX_NAME	96
 
 enum uf_type { UF_ENTRY, UF_EXIT, UF_LOST, UF_EVENT };
-enum uf_kind { UF_BOOT, UF_SYSCALL, UF_IRQ, UF_FUNC };
 
+/* An open frame: its span and symbol address. */
 struct uf_frame {
+	const struct ttmodel_span *span;
 	uint64_t addr;
-	uint64_t key;			/* syscall nr, vector, phase id or
-					 * function address */
-	enum uf_kind kind;
+};
+
+/* A task: a track of the model with records (tid, shown name). */
+struct uf_task {
+	uint32_t tid;
+	char name[40];
 };
 
 /* The symbols: names[i] is at UF_MAP_START + i * UF_SYM_STEP; slots is
@@ -70,14 +62,15 @@ struct uf_syms {
 };
 
 struct uf_export {
-	struct ttload *t;
+	const struct ttload *t;
+	const struct ttmodel *m;
 	struct uf_syms syms;
-	int boot, boot_at, sys_in, sys_out, irq_in, irq_out, sched; /* event ids */
-	int func_in, func_out;
-	FILE *f;			/* the current CPU's .dat */
-	struct uf_frame stack[UF_MAX_DEPTH];
+	struct uf_task *tasks;
+	uint32_t ntasks;
+	FILE *f;			/* the current task's .dat */
+	struct uf_frame stack[TTMODEL_MAX_DEPTH]; /* open frames */
 	unsigned depth;
-	uint64_t records, dropped, closed, overflow, lost;
+	uint64_t records, lost, before;
 };
 
 /* ---- symbols ------------------------------------------------------------- */
@@ -152,158 +145,147 @@ static void uf_put(struct uf_export *x, uint64_t ns, enum uf_type type,
 	x->records++;
 }
 
-/* Closes the open frames down to depth keep (keep <= x->depth) at ns. */
-static void uf_close(struct uf_export *x, unsigned keep, uint64_t ns)
+/* The symbol address of span s's frame: "syscall:NAME", "irq:NAME",
+ * "run:NAME" (a process's run), "exception:NAME", "boot:NAME", or a
+ * kernel function's own name; 0 when out of memory. */
+static uint64_t uf_frame_addr(struct uf_export *x,
+			      const struct ttmodel_span *s)
 {
-	while (x->depth > keep) {
-		x->depth--;
-		uf_put(x, ns, UF_EXIT, x->depth, x->stack[x->depth].addr);
-	}
-}
-
-/* The symbol address of a frame of kind for key, named at time ts. */
-static uint64_t uf_frame_addr(struct uf_export *x, enum uf_kind kind,
-			      uint64_t key, uint64_t ts)
-{
-	static const char *const prefix[] = { "boot_", "sys_", "irq_", "" };
-	static const unsigned tag[] = { TTRACE_AUX_BOOT_PHASE,
-		TTRACE_AUX_SYSCALL_NAME, TTRACE_AUX_IRQ_NAME,
-		TTRACE_AUX_FUNC_NAME };
+	static const char *const prefix[TTMODEL_NKINDS] = {
+		[TTMODEL_BOOT] = "boot:", [TTMODEL_RUN] = "run:",
+		[TTMODEL_SYSCALL] = "syscall:", [TTMODEL_IRQ] = "irq:",
+		[TTMODEL_EXCEPTION] = "exception:", [TTMODEL_FUNC] = "",
+	};
 	char name[UF_MAX_NAME];
-	size_t n = strlen(prefix[kind]);
+	size_t n = strlen(prefix[s->kind]);
 
-	memcpy(name, prefix[kind], n);
-	ttexport_name(name + n, sizeof(name) - n, x->t, tag[kind], key, ts,
+	memcpy(name, prefix[s->kind], n);
+	ttexport_name(name + n, sizeof(name) - n, x->t,
+		      ttmodel_kind_tag(s->kind), s->ident, s->start,
 		      TTEXPORT_IDENT);
 	return uf_sym(&x->syms, name);
 }
 
-/* Opens a frame of kind for key at ns (event time ts). Returns 0, or -1
- * when out of memory. */
-static int uf_open(struct uf_export *x, enum uf_kind kind, uint64_t key,
-		   uint64_t ns, uint64_t ts)
+/* Closes the open frames above depth keep, each at its span's end. */
+static void uf_close(struct uf_export *x, unsigned keep)
 {
-	uint64_t addr;
-
-	if (x->depth == UF_MAX_DEPTH) {
-		x->overflow++;
-		return 0;
+	while (x->depth > keep) {
+		x->depth--;
+		uf_put(x, ttexport_ns(x->t, x->stack[x->depth].span->end),
+		       UF_EXIT, x->depth, x->stack[x->depth].addr);
 	}
-	if (!(addr = uf_frame_addr(x, kind, key, ts)))
-		return -1;
-	x->stack[x->depth] = (struct uf_frame){ addr, key, kind };
-	uf_put(x, ns, UF_ENTRY, x->depth++, addr);
-	return 0;
 }
 
-/* Closes the innermost open frame of kind for key, and those above it,
- * at ns; an exit with no such frame open is dropped. */
-static void uf_return(struct uf_export *x, enum uf_kind kind, uint64_t key,
-		      uint64_t ns)
+/* Span s as an entry at its depth (frames deeper closed first). Returns
+ * 0, or -1 when out of memory. */
+static int uf_span(struct uf_export *x, const struct ttmodel_span *s)
 {
-	for (unsigned d = x->depth; d-- > 0;)
-		if (x->stack[d].kind == kind && x->stack[d].key == key) {
-			x->closed += x->depth - d - 1;
-			uf_close(x, d, ns);
-			return;
-		}
-	x->dropped++;
-}
-
-/* Closes every frame at ns, counting them as cut short. */
-static void uf_close_all(struct uf_export *x, uint64_t ns)
-{
-	x->closed += x->depth;
-	uf_close(x, 0, ns);
-}
-
-/* A context switch at ns: frames closed, sched-out, sched-in, and the
- * syscall the incoming process is in reopened. Returns 0 or -1. */
-static int uf_switch(struct uf_export *x, const struct ttrace_event_view *ev,
-		     uint64_t ns)
-{
-	uf_close(x, 0, ns);
-	uf_put(x, ns, UF_EVENT, 0, UF_SCHED_OUT);
-	uf_put(x, ns, UF_EVENT, 0, UF_SCHED_IN);
-	if (ev->ctx_kind != TTRACE_CTX_SYSC)
-		return 0;
-	return uf_open(x, UF_SYSCALL, TTRACE_CTX_LOW(ev->context), ns,
-		       ev->timestamp);
-}
-
-/* A declared loss of count records at ns: every frame closed, then a
- * LOST record inside a function lost_records, since uftrace replay only
- * shows a LOST record within a function. Returns 0 or -1. */
-static int uf_lost(struct uf_export *x, uint64_t count, uint64_t ns)
-{
-	uint64_t addr = uf_sym(&x->syms, "lost_records");
+	uint64_t addr = uf_frame_addr(x, s);
 
 	if (!addr)
 		return -1;
-	uf_close_all(x, ns);
-	uf_put(x, ns, UF_ENTRY, 0, addr);
-	uf_put(x, ns, UF_LOST, 1, count);
-	uf_put(x, ns, UF_EXIT, 0, addr);
-	x->lost += count;
+	uf_close(x, s->depth);
+	x->stack[x->depth] = (struct uf_frame){ s, addr };
+	uf_put(x, ttexport_ns(x->t, s->start), UF_ENTRY, x->depth++, addr);
 	return 0;
 }
 
-/* Turns one event into records. Returns 0, or -1 when out of memory. */
-static int uf_event(struct uf_export *x, const struct ttrace_event_view *ev)
+/* A declared loss: the frames that ended by its start closed, then a
+ * LOST record (its count as the address) inside a zero-length function
+ * lost_records, since uftrace replay only shows a LOST record within a
+ * function. Returns 0 or -1. */
+static int uf_lost(struct uf_export *x, const struct ttmodel_loss *l)
 {
-	uint64_t ns = ttexport_ns(x->t, ev->timestamp), a0 = ev->args[0];
-	int id = (int)ev->id;
+	uint64_t addr = uf_sym(&x->syms, "lost_records");
+	uint64_t ns = ttexport_ns(x->t, l->start);
 
-	if (x->depth && x->stack[0].kind == UF_BOOT &&
-	    ev->ctx_kind != TTRACE_CTX_BOOT && ev->ctx_kind != TTRACE_CTX_IRQ)
-		uf_close(x, 0, ns);	/* the CPU has left the boot code */
-	if (id == x->boot || id == x->boot_at) {
-		uf_close(x, 0, ns);
-		return uf_open(x, UF_BOOT, a0, ns, ev->timestamp);
-	}
-	if (id == x->sys_in)
-		return uf_open(x, UF_SYSCALL, a0, ns, ev->timestamp);
-	if (id == x->irq_in)
-		return uf_open(x, UF_IRQ, a0, ns, ev->timestamp);
-	if (id == x->func_in)
-		return uf_open(x, UF_FUNC, a0, ns, ev->timestamp);
-	if (id == x->sys_out)
-		uf_return(x, UF_SYSCALL, a0, ns);
-	else if (id == x->irq_out)
-		uf_return(x, UF_IRQ, a0, ns);
-	else if (id == x->func_out)
-		uf_return(x, UF_FUNC, a0, ns);
-	else if (id == x->sched)
-		return uf_switch(x, ev, ns);
+	if (!addr)
+		return -1;
+	while (x->depth && x->stack[x->depth - 1].span->end <= l->start)
+		uf_close(x, x->depth - 1);
+	uf_put(x, ns, UF_ENTRY, x->depth, addr);
+	uf_put(x, ns, UF_LOST, x->depth + 1, l->count);
+	uf_put(x, ns, UF_EXIT, x->depth, addr);
+	x->lost += l->before_trace ? 0 : l->count;
+	x->before += l->before_trace ? l->count : 0;
 	return 0;
 }
 
-/* Writes cpu's records into DIR/<tid>.dat. Returns 0 or -1. */
-static int uf_cpu(struct uf_export *x, const char *dir, uint32_t cpu)
+/* Writes DIR/<tid>.dat: track k's spans as nested calls, with losses (a
+ * CPU's, nloss of them) in time order. Returns 0 or -1. */
+static int uf_task(struct uf_export *x, const char *dir, uint32_t tid,
+		   const struct ttmodel_track *k,
+		   const struct ttmodel_loss *losses, uint64_t nloss)
 {
-	struct ttexport_walk w;
-	enum ttexport_item k;
+	uint64_t s = 0, l = 0;
 	char name[32];
 	int rc = 0;
 
-	snprintf(name, sizeof(name), "%u.dat", UF_PID(cpu));
+	snprintf(name, sizeof(name), "%u.dat", tid);
 	if (!(x->f = ttexport_create(dir, name)))
 		return -1;
 	x->depth = 0;
-	ttexport_walk_init(&w, x->t, cpu);
-	while (rc == 0 && (k = ttexport_walk_next(&w)) != TTEXPORT_END) {
-		uint64_t ns = ttexport_ns(x->t, w.ts);
-
-		if (k == TTEXPORT_EVENT) {
-			rc = uf_event(x, w.ev);
-			continue;
-		}
-		rc = uf_lost(x, w.loss->count, ns);
-	}
-	uf_close_all(x, ttexport_ns(x->t, w.ts));
+	while (rc == 0 && (s < k->nspans || l < nloss))
+		if (s < k->nspans && (l == nloss ||
+				      k->spans[s].start <= losses[l].start))
+			rc = uf_span(x, &k->spans[s++]);
+		else
+			rc = uf_lost(x, &losses[l++]);
+	uf_close(x, 0);
 	if (rc < 0)
 		fprintf(stderr, "ttdecode: out of memory\n");
 	return ttexport_close(x->f, dir, name) < 0 ? -1 : rc;
+}
+
+/* Adds a task (tid, name) to the list info and task.txt describe. */
+static int uf_add_task(struct uf_export *x, uint32_t tid, const char *name)
+{
+	struct uf_task *p = realloc(x->tasks, (x->ntasks + 1) * sizeof(*p));
+
+	if (!p)
+		return -1;
+	x->tasks = p;
+	p[x->ntasks].tid = tid;
+	snprintf(p[x->ntasks].name, sizeof(p->name), "%s", name);
+	for (char *c = p[x->ntasks].name; *c; c++)
+		if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20 ||
+		    (unsigned char)*c > 0x7e)
+			*c = '_';
+	x->ntasks++;
+	return 0;
+}
+
+/* The task of model track k: a CPU's (with its losses) always, a boot
+ * track or a process only when it has spans. Returns 0 or -1. */
+static int uf_track(struct uf_export *x, const char *dir,
+		    const struct ttmodel_track *k)
+{
+	const struct ttmodel_cpu *mc = k->kind == TTMODEL_THREAD ? NULL :
+				       &x->m->cpus[k->id];
+	char name[40];
+	uint32_t tid;
+	const char *proc;
+	size_t len;
+
+	if (k->kind == TTMODEL_CPU) {
+		tid = UF_CPU_TID(k->id);
+		snprintf(name, sizeof(name), "cpu%u", k->id);
+	} else if (k->kind == TTMODEL_BOOTS) {
+		tid = UF_BOOT_TID(k->id);
+		snprintf(name, sizeof(name), "boot%u", k->id);
+	} else {
+		tid = k->id;
+		len = ttload_resolve((void *)x->t, TTRACE_AUX_PROC_NAME, k->id,
+				     k->nspans ? k->spans[0].start : 0, &proc);
+		snprintf(name, sizeof(name), "%.*s", (int)(len ? len : 3),
+			 len ? proc : "pid");
+	}
+	if (k->kind != TTMODEL_CPU && !k->nspans)
+		return 0;
+	if (uf_add_task(x, tid, name) < 0)
+		return -1;
+	return uf_task(x, dir, tid, k, k->kind == TTMODEL_CPU ? mc->losses :
+		       NULL, k->kind == TTMODEL_CPU ? mc->nlosses : 0);
 }
 
 /* ---- the other files ----------------------------------------------------- */
@@ -314,7 +296,8 @@ static int uf_cpu(struct uf_export *x, const char *dir, uint32_t cpu)
  * cmdline and taskinfo sections in bit order. cmd is copied into JSON by
  * `dump --chrome`, so it must hold no quote or backslash.
  */
-static int uf_info(const char *dir, uint32_t ncpus, const char *cmd)
+static int uf_info(const char *dir, const struct uf_export *x,
+		   const char *cmd)
 {
 	struct __attribute__((packed)) {
 		char magic[8];
@@ -332,24 +315,25 @@ static int uf_info(const char *dir, uint32_t ncpus, const char *cmd)
 		return -1;
 	fwrite(&h, sizeof(h), 1, f);
 	fprintf(f, "exename:/" UF_MODULE "\ncmdline:%s\ntaskinfo:lines=2\n"
-		"taskinfo:nr_tid=%u\ntaskinfo:tids=", cmd, ncpus);
-	for (uint32_t c = 0; c < ncpus; c++)
-		fprintf(f, "%s%u", c ? "," : "", UF_PID(c));
+		"taskinfo:nr_tid=%u\ntaskinfo:tids=", cmd, x->ntasks);
+	for (uint32_t i = 0; i < x->ntasks; i++)
+		fprintf(f, "%s%u", i ? "," : "", x->tasks[i].tid);
 	fprintf(f, "\n");
 	return ttexport_close(f, dir, "info");
 }
 
-/* task.txt: one session (named cpuN) and one task per CPU. */
-static int uf_tasks(const char *dir, uint32_t ncpus)
+/* task.txt: per task a session of its name (cpuN, bootN, the process's
+ * name) and the task. */
+static int uf_tasks(const char *dir, const struct uf_export *x)
 {
 	FILE *f = ttexport_create(dir, "task.txt");
 
 	if (!f)
 		return -1;
-	for (uint32_t c = 0; c < ncpus; c++)
-		fprintf(f, "SESS timestamp=0.0 pid=%u sid=0 exename=\"cpu%u\"\n"
-			"TASK timestamp=0.0 tid=%u pid=%u\n", UF_PID(c), c,
-			UF_PID(c), UF_PID(c));
+	for (uint32_t i = 0; i < x->ntasks; i++)
+		fprintf(f, "SESS timestamp=0.0 pid=%u sid=0 exename=\"%s\"\n"
+			"TASK timestamp=0.0 tid=%u pid=%u\n", x->tasks[i].tid,
+			x->tasks[i].name, x->tasks[i].tid, x->tasks[i].tid);
 	return ttexport_close(f, dir, "task.txt");
 }
 
@@ -390,32 +374,26 @@ static void uf_cmdline(char *buf, size_t size, const char *path)
 
 static int uf_export(struct uf_export *x, const char *path, const char *dir)
 {
-	uint32_t ncpus = x->t->version.num_cpus;
+	const struct ttmodel *m = x->m;
 	char cmd[512];
 
-	x->boot = ttexport_event_id(&x->t->meta, "boot_phase");
-	x->boot_at = ttexport_event_id(&x->t->meta, "boot_phase_at");
-	x->sys_in = ttexport_event_id(&x->t->meta, "syscall_enter");
-	x->sys_out = ttexport_event_id(&x->t->meta, "syscall_exit");
-	x->irq_in = ttexport_event_id(&x->t->meta, "irq_enter");
-	x->irq_out = ttexport_event_id(&x->t->meta, "irq_exit");
-	x->sched = ttexport_event_id(&x->t->meta, "sched_switch");
-	x->func_in = ttexport_event_id(&x->t->meta, "func_entry");
-	x->func_out = ttexport_event_id(&x->t->meta, "func_exit");
-	for (uint32_t c = 0; c < ncpus; c++)
-		if (uf_cpu(x, dir, c) < 0)
+	for (uint32_t i = 0; i < m->ntracks; i++)
+		if (uf_track(x, dir, &m->tracks[i]) < 0)
 			return -1;
 	uf_cmdline(cmd, sizeof(cmd), path);
-	if (uf_info(dir, ncpus, cmd) < 0 || uf_tasks(dir, ncpus) < 0 ||
+	if (uf_info(dir, x, cmd) < 0 || uf_tasks(dir, x) < 0 ||
 	    uf_symbols(dir, &x->syms) < 0)
 		return -1;
-	printf("uftrace: %s: %u tasks (cpu0-%u), %llu records, %u functions; "
-	       "%llu exits without an entry dropped, %llu entries closed "
-	       "without an exit, %llu too deep; %llu records lost (declared)\n",
-	       dir, ncpus, ncpus - 1, (unsigned long long)x->records,
-	       x->syms.n, (unsigned long long)x->dropped,
-	       (unsigned long long)x->closed, (unsigned long long)x->overflow,
-	       (unsigned long long)x->lost);
+	printf("uftrace: %s: %u tasks, %llu records, %u functions; %llu "
+	       "exits without an entry dropped, %llu calls clipped, %llu "
+	       "unfinished, %llu too deep; %llu records lost (declared), %llu "
+	       "overwritten before the trace\n", dir, x->ntasks,
+	       (unsigned long long)x->records, x->syms.n,
+	       (unsigned long long)m->counts.unmatched_exits,
+	       (unsigned long long)m->counts.clipped,
+	       (unsigned long long)m->counts.unfinished,
+	       (unsigned long long)m->counts.too_deep,
+	       (unsigned long long)x->lost, (unsigned long long)x->before);
 	return 0;
 }
 
@@ -423,6 +401,7 @@ static int uf_export(struct uf_export *x, const char *path, const char *dir)
 int ttuftrace_main(int argc, char **argv)
 {
 	struct uf_export x = { 0 };
+	struct ttmodel m;
 	struct ttload t;
 	int rc;
 
@@ -430,8 +409,16 @@ int ttuftrace_main(int argc, char **argv)
 	if (ttload_open(&t, argv[0]))
 		return 1;
 	x.t = &t;
+	x.m = &m;
+	if (ttmodel_build(&m, &t) < 0) {
+		fprintf(stderr, "ttdecode: out of memory\n");
+		ttload_free(&t);
+		return 1;
+	}
 	rc = ttexport_mkdir(argv[1]) < 0 ? -1 : uf_export(&x, argv[0], argv[1]);
 	uf_syms_free(&x.syms);
+	free(x.tasks);
+	ttmodel_free(&m);
 	ttload_free(&t);
 	return rc < 0 ? 1 : 0;
 }

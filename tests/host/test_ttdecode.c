@@ -470,30 +470,35 @@ static int test_json(void)
 	HT_CHECK(strstr(out, "2 exits without enter dropped"));
 	slurp(DIR "/sample.json", out, sizeof(out));
 	HT_CHECK(json_check(DIR "/sample.json") == 0);
-	/* read: on sh, on ls, and one never exited (closed at the end) */
+	/* read: on sh, on ls, and one never exited (unfinished at the end),
+	 * each on its process's track */
 	HT_CHECK(count_of(out, "\"name\":\"read\",\"cat\":\"syscall\"") == 3);
-	HT_CHECK(strstr(out, "\"name\":\"read\",\"cat\":\"syscall\",\"pid\":1,"
-			"\"tid\":1,\"ts\":0.110,\"dur\":0.030,\"args\":{\"pid\":1,"
-			"\"process\":\"sh\"}}"));
-	HT_CHECK(strstr(out, "\"ts\":0.230,\"dur\":0.010,\"args\":{\"pid\":1,"
-			"\"process\":\"sh\",\"clipped\":true}}"));
-	/* write blocked across the switch: two pieces, the second resumed */
-	HT_CHECK(count_of(out, "\"name\":\"write\",\"cat\":\"syscall\"") == 2);
-	HT_CHECK(strstr(out, "\"ts\":0.200,\"dur\":0.010,\"args\":{\"pid\":1,"
-			"\"process\":\"sh\",\"resumed\":true}}"));
+	HT_CHECK(strstr(out, "\"name\":\"read\",\"cat\":\"syscall\",\"pid\":"
+			"1001,\"tid\":1001,\"ts\":0.110,\"dur\":0.030,\"args\":"
+			"{\"cpu\":0,\"pid\":1,\"process\":\"sh\"}}"));
+	HT_CHECK(strstr(out, "\"ts\":0.230,\"dur\":0.010,\"args\":{\"cpu\":0,"
+			"\"pid\":1,\"process\":\"sh\",\"unfinished\":true}}"));
+	/* write blocked across the switch: one call, enter to exit */
+	HT_CHECK(count_of(out, "\"name\":\"write\",\"cat\":\"syscall\"") == 1);
+	HT_CHECK(strstr(out, "\"ts\":0.150,\"dur\":0.060,\"args\":{\"cpu\":0,"
+			"\"pid\":1,\"process\":\"sh\"}}"));
 	HT_CHECK(count_of(out, "\"name\":\"sh\",\"cat\":\"sched\"") == 2);
 	HT_CHECK(count_of(out, "\"name\":\"ls\",\"cat\":\"sched\"") == 1);
-	HT_CHECK(strstr(out, "\"name\":\"kmain\",\"cat\":\"boot\",\"pid\":1,"
+	/* boot phases on the boot track of their CPU only, each until the
+	 * next, the last unfinished at the trace's end (no prompt) */
+	HT_CHECK(strstr(out, "\"name\":\"kmain\",\"cat\":\"boot\",\"pid\":2,"
 			"\"tid\":1,\"ts\":0.010,\"dur\":0.010"));
-	HT_CHECK(strstr(out, "\"name\":\"memory\",\"cat\":\"boot\",\"pid\":1,"
-			"\"tid\":1,\"ts\":0.020,\"dur\":0.080"));
-	/* the irq on cpu1 ends at its last timestamp before the loss */
+	HT_CHECK(strstr(out, "\"name\":\"memory\",\"cat\":\"boot\",\"pid\":2,"
+			"\"tid\":1,\"ts\":0.020,\"dur\":0.290,\"args\":{\"cpu\":0,"
+			"\"unfinished\":true}}"));
+	/* the irq on cpu1 ends at its last timestamp before the loss, and
+	 * the loss covers the time from there to the event after it */
 	HT_CHECK(strstr(out, "\"cat\":\"irq\",\"pid\":1,\"tid\":2,"
 			"\"ts\":0.050,\"dur\":0.000"));
 	HT_CHECK(strstr(out, "\"ph\":\"i\",\"name\":\"hello-marker\""));
-	HT_CHECK(strstr(out, "\"ph\":\"i\",\"name\":\"5 records lost "
+	HT_CHECK(strstr(out, "\"ph\":\"X\",\"name\":\"5 records lost "
 			"(overwritten)\",\"cat\":\"loss\",\"pid\":1,\"tid\":2,"
-			"\"ts\":0.300"));
+			"\"ts\":0.050,\"dur\":0.250"));
 	HT_CHECK(strstr(out, "\"args\":{\"name\":\"CPU 2\"}"));
 	return 0;
 }
@@ -506,10 +511,13 @@ static int test_json_window(void)
 		  DIR "/window.json");
 	slurp(DIR "/window.json", out, sizeof(out));
 	HT_CHECK(json_check(DIR "/window.json") == 0);
-	HT_CHECK(!strstr(out, "kmain") && !strstr(out, "lost"));
-	/* write's first piece clipped to the window: 155-160 */
-	HT_CHECK(strstr(out, "\"name\":\"write\",\"cat\":\"syscall\",\"pid\":1,"
-			"\"tid\":1,\"ts\":0.155,\"dur\":0.005"));
+	HT_CHECK(!strstr(out, "kmain"));
+	/* write (150-210) clipped to the window: 155-205; so is cpu1's loss
+	 * (its records fell in 50-300) */
+	HT_CHECK(strstr(out, "\"name\":\"write\",\"cat\":\"syscall\",\"pid\":"
+			"1001,\"tid\":1001,\"ts\":0.155,\"dur\":0.050"));
+	HT_CHECK(strstr(out, "lost (overwritten)\",\"cat\":\"loss\",\"pid\":1,"
+			"\"tid\":2,\"ts\":0.155,\"dur\":0.050"));
 	HT_CHECK(strstr(out, "\"name\":\"sh\",\"cat\":\"sched\",\"pid\":1,"
 			"\"tid\":1,\"ts\":0.200,\"dur\":0.005"));
 	return 0;
@@ -538,17 +546,20 @@ static int stat_line(const char *word, const char *fmt, ...)
 static int test_stats(void)
 {
 	const char *path = sample();
-	unsigned long long count, sys, events, lost;
-	double total, mean, p99, max, cpu_us;
+	unsigned long long count, sys, events, lost, unfinished;
+	double total, mean, p99, max, cpu_us, unfinished_us;
 
 	CHECK_RUN(0, "stats", path);
 	HT_CHECK(stat_line("cpu1", "%llu %llu", &events, &lost) == 2 &&
 		 events == 3 && lost == 5);
-	/* read: 3 calls, latencies 30 and 10 ns (the third never ended) */
-	HT_CHECK(stat_line("read", "%llu %lf %lf %lf %lf", &count, &total,
-			   &mean, &p99, &max) == 5);
-	HT_CHECK(count == 3 && total == 0.040 && mean == 0.020 &&
-		 p99 == 0.030 && max == 0.030);
+	/* read: 2 completed calls, latencies 30 and 10 ns (count x mean =
+	 * total), and apart the third, unfinished at the end after 10 ns */
+	HT_CHECK(stat_line("read", "%llu %lf %lf %lf %lf %llu %lf", &count,
+			   &total, &mean, &p99, &max, &unfinished,
+			   &unfinished_us) == 7);
+	HT_CHECK(count == 2 && total == 0.040 && mean == 0.020 &&
+		 p99 == 0.030 && max == 0.030 && unfinished == 1 &&
+		 unfinished_us == 0.010);
 	/* write: entered at 150, blocked, exited at 210 */
 	HT_CHECK(stat_line("write", "%llu %lf %lf %lf %lf", &count, &total,
 			   &mean, &p99, &max) == 5 && count == 1 && max == 0.060);

@@ -37,6 +37,8 @@
 #define MAXENT		64
 #define LOST_N		5		/* cpu1's declared loss */
 #define LOSS_FIRST	3		/* its first index */
+#define BEFORE_N	7		/* cpu0's records overwritten before
+					   the trace: its first index */
 
 enum { EV_BOOT, EV_SYS_IN, EV_SYS_OUT, EV_IRQ_IN, EV_IRQ_OUT, EV_SCHED,
        EV_WIDE, EV_FUNC_IN, EV_FUNC_OUT, NEV };
@@ -174,13 +176,16 @@ static void gen_funcs(void)
 }
 
 /*
- * cpu0: boot kmain { irq 32 }, boot memory, (leaves boot) write(...)
- *	 switch to sh sitting in read, read returns, a wide event.
- * cpu1: a close exit without its entry, open entered, irq 40 entered,
- *	 LOST_N records lost, irq 33 entered and never left.
+ * cpu0: BEFORE_N records overwritten before its first (STATS), boot
+ *	 kmain { irq 32 }, boot memory, (leaves boot) init's write(...),
+ *	 switch from init to sh sitting in read (entered before the trace),
+ *	 read returns, a wide event.
+ * cpu1: pid 3's close exit without its entry, its open entered, irq 40
+ *	 entered, LOST_N records lost, irq 33 entered and never left.
  */
 static void gen_events(void)
 {
+	cpus[0].next = BEFORE_N;
 	put(0, 100, EV_BOOT, TTRACE_CTX_BOOT, 0, A(1, 0));
 	put(0, 200, EV_IRQ_IN, TTRACE_CTX_IRQ, 32, A(32));
 	put(0, 300, EV_IRQ_OUT, TTRACE_CTX_IRQ, 32, A(32));
@@ -190,8 +195,8 @@ static void gen_events(void)
 	put(0, 700, EV_SYS_OUT, TTRACE_CTX_SYSC, SYSC(2, 3), A(3, 9));
 	put(0, 800, EV_WIDE, TTRACE_CTX_KTASK, 5,
 	    A(0x1ff, 0xfffe, 1, 3, 4, 5, 0xabc, (uint64_t)-2));
-	put(1, 150, EV_SYS_OUT, TTRACE_CTX_SYSC, SYSC(1, 6), A(6, 0));
-	put(1, 250, EV_SYS_IN, TTRACE_CTX_SYSC, SYSC(1, 5), A(5, 0));
+	put(1, 150, EV_SYS_OUT, TTRACE_CTX_SYSC, SYSC(3, 6), A(6, 0));
+	put(1, 250, EV_SYS_IN, TTRACE_CTX_SYSC, SYSC(3, 5), A(5, 0));
 	put(1, 350, EV_IRQ_IN, TTRACE_CTX_IRQ, 40, A(40));
 	cpus[1].next += LOST_N;		/* [3, 8) lost */
 	put(1, 900, EV_IRQ_IN, TTRACE_CTX_IRQ, 33, A(33));
@@ -211,13 +216,15 @@ static void put_name(struct ttrace_aux *aux, unsigned tag, uint64_t ident,
 }
 
 /* Writes one CPU's records: RECORDS [0, 2), LOSS, RECORDS after it for
- * cpu1; everything in one RECORDS section for the others. */
+ * cpu1; everything in one RECORDS section for the others, from index
+ * BEFORE_N with a STATS section saying so for cpu0. */
 static void write_cpu(struct ttrace_file_writer *w, uint32_t c)
 {
 	struct cpu_build *b = &cpus[c];
 	unsigned split = c == 1 ? LOSS_FIRST : b->n;
-	struct ttrace_file_run h = { .first = 0, .count = split,
+	struct ttrace_file_run h = { .first = c ? 0 : BEFORE_N, .count = split,
 				     .type = TTRACE_FILE_SEC_RECORDS };
+	struct ttrace_file_stats st = { b->n + BEFORE_N, BEFORE_N, 0 };
 	struct ttrace_file_run l = { .first = LOSS_FIRST, .count = LOST_N,
 				     .type = TTRACE_FILE_SEC_LOSS,
 				     .reason = TTRACE_LOSS_OVERWRITTEN };
@@ -228,6 +235,9 @@ static void write_cpu(struct ttrace_file_writer *w, uint32_t c)
 	ttrace_file_section_data(w, &h, sizeof(h));
 	ttrace_file_section_data(w, b->e, split * 64ULL);
 	ttrace_file_section_end(w);
+	if (c == 0)
+		ttrace_file_write_section(w, TTRACE_FILE_SEC_STATS, c, &st,
+					  sizeof(st));
 	if (split == b->n)
 		return;
 	ttrace_file_write_section(w, l.type, c, &l, sizeof(l));
@@ -401,8 +411,10 @@ static void cleanup(void)
 
 #define UF_BASE		0xffff80100000ULL
 #define SYM(i)		(UF_BASE + 16 * (i))
-enum { S_KMAIN, S_IRQ32, S_MEMORY, S_WRITE, S_READ, S_OPEN, S_IRQ40, S_LOST,
-       S_IRQ33, NSYM };
+/* The symbols in order of first use: the tasks are written cpu0, boot0,
+ * cpu1, cpu2, then the processes 3 and 1 (in order of appearance). */
+enum { S_LOST, S_IRQ32, S_RUN_SH, S_KMAIN, S_MEMORY, S_IRQ40, S_IRQ33,
+       S_OPEN, S_WRITE, NSYM };
 enum { ENT, EXI, LOS, EVT };
 
 /* One expected .dat record: ns, type, depth, address. */
@@ -411,7 +423,7 @@ struct rec { uint64_t ns; unsigned type, depth; uint64_t addr; };
 /* Checks dir/name holds exactly the n records want. */
 static int check_dat(const char *name, const struct rec *want, size_t n)
 {
-	uint8_t *buf;
+	uint8_t *buf = NULL;
 	long len = slurp(name, &buf);
 
 	if (len != (long)(n * 16)) {
@@ -437,67 +449,106 @@ static int check_dat(const char *name, const struct rec *want, size_t n)
 	return 0;
 }
 
-/* Boot phases around an irq, the CPU leaving boot for a syscall, a switch
- * to a process sitting in read (reopened), the wide event ignored. */
+#define CHECK_DAT(name, want)	check_dat(name, want, sizeof(want) / \
+					  sizeof(want[0]))
+
+/* cpu0's task: the records overwritten before the trace as a loss at its
+ * start, an irq, the run of sh after the switch (the boot phases are not
+ * there); its boot track's task: the phases, each lasting until the
+ * next, the last (no shell_ready ends the boot) until the trace's end. */
 static int test_uftrace_cpu0(void)
 {
-	static const struct rec want[] = {
-		{ 100, ENT, 0, SYM(S_KMAIN) }, { 200, ENT, 1, SYM(S_IRQ32) },
-		{ 300, EXI, 1, SYM(S_IRQ32) }, { 400, EXI, 0, SYM(S_KMAIN) },
-		{ 400, ENT, 0, SYM(S_MEMORY) }, { 500, EXI, 0, SYM(S_MEMORY) },
-		{ 500, ENT, 0, SYM(S_WRITE) }, { 600, EXI, 0, SYM(S_WRITE) },
-		{ 600, EVT, 0, 200002 }, { 600, EVT, 0, 200001 },
-		{ 600, ENT, 0, SYM(S_READ) }, { 700, EXI, 0, SYM(S_READ) },
+	static const struct rec cpu0[] = {
+		{ 100, ENT, 0, SYM(S_LOST) }, { 100, LOS, 1, BEFORE_N },
+		{ 100, EXI, 0, SYM(S_LOST) },
+		{ 200, ENT, 0, SYM(S_IRQ32) }, { 300, EXI, 0, SYM(S_IRQ32) },
+		{ 600, ENT, 0, SYM(S_RUN_SH) }, { 800, EXI, 0, SYM(S_RUN_SH) },
+	};
+	static const struct rec boot0[] = {
+		{ 100, ENT, 0, SYM(S_KMAIN) }, { 400, EXI, 0, SYM(S_KMAIN) },
+		{ 400, ENT, 0, SYM(S_MEMORY) }, { 900, EXI, 0, SYM(S_MEMORY) },
 	};
 	int rc;
 
 	HT_CHECK(setup("uf0") == 0);
-	rc = run_export(ttuftrace_main) || check_dat("100.dat", want,
-				sizeof(want) / sizeof(want[0]));
+	rc = run_export(ttuftrace_main) || CHECK_DAT("1000000.dat", cpu0) ||
+	     CHECK_DAT("2000000.dat", boot0);
 	cleanup();
 	return rc;
 }
 
-/* The exit without entry dropped, the open frames closed at the loss, a
- * LOST record of the count inside lost_records, the irq left open closed
- * at the end; cpu2 without records has an empty file. */
+/* Each process is a task with its syscalls: pid 3's open, cut by cpu1's
+ * loss at the loss's start (350, cpu1's last event before it), never
+ * stretched to the event after it (900); its close exit without entry
+ * dropped; init's write ends where a loss elsewhere may have ended it:
+ * at its switch out (600), as init was not running anywhere; sh's read,
+ * entered before the trace, is not shown (no task). */
+static int test_uftrace_threads(void)
+{
+	static const struct rec pid3[] = {
+		{ 250, ENT, 0, SYM(S_OPEN) }, { 350, EXI, 0, SYM(S_OPEN) },
+	};
+	static const struct rec pid1[] = {
+		{ 500, ENT, 0, SYM(S_WRITE) }, { 600, EXI, 0, SYM(S_WRITE) },
+	};
+	uint8_t *b = NULL;
+	int rc;
+
+	HT_CHECK(setup("uft") == 0);
+	rc = run_export(ttuftrace_main) || CHECK_DAT("3.dat", pid3) ||
+	     CHECK_DAT("1.dat", pid1);
+	if (!rc && slurp("2.dat", &b) >= 0)
+		rc = 1, snprintf(ht_why, sizeof(ht_why), "2.dat: sh has a "
+				 "task for a call entered before the trace");
+	free(b);
+	cleanup();
+	return rc;
+}
+
+/* cpu1: irq 40, open at the loss, cut at its start; the LOST record of
+ * the count inside lost_records at the loss's start; the irq left open
+ * closed at the end; cpu2 without records has an empty file. */
 static int test_uftrace_cpu1(void)
 {
 	static const struct rec want[] = {
-		{ 250, ENT, 0, SYM(S_OPEN) }, { 350, ENT, 1, SYM(S_IRQ40) },
-		{ 900, EXI, 1, SYM(S_IRQ40) }, { 900, EXI, 0, SYM(S_OPEN) },
-		{ 900, ENT, 0, SYM(S_LOST) }, { 900, LOS, 1, LOST_N },
-		{ 900, EXI, 0, SYM(S_LOST) }, { 900, ENT, 0, SYM(S_IRQ33) },
+		{ 350, ENT, 0, SYM(S_IRQ40) }, { 350, EXI, 0, SYM(S_IRQ40) },
+		{ 350, ENT, 0, SYM(S_LOST) }, { 350, LOS, 1, LOST_N },
+		{ 350, EXI, 0, SYM(S_LOST) }, { 900, ENT, 0, SYM(S_IRQ33) },
 		{ 900, EXI, 0, SYM(S_IRQ33) },
 	};
 	int rc;
 
 	HT_CHECK(setup("uf1") == 0);
-	rc = run_export(ttuftrace_main) ||
-	     check_dat("200.dat", want, sizeof(want) / sizeof(want[0])) ||
-	     check_dat("300.dat", NULL, 0);
+	rc = run_export(ttuftrace_main) || CHECK_DAT("1000001.dat", want) ||
+	     check_dat("1000002.dat", NULL, 0);
 	cleanup();
 	return rc;
 }
 
-/* The graph tracer's calls on cpu2 (gen_funcs): entries and exits nested
- * with the syscall's frame at the uftrace depth of the moment, each
- * function under its own name in the symbol file; the exit without an
- * entry dropped, the entry without exit closed at the end. */
+/* The graph tracer's calls on cpu2 (gen_funcs), in process 1: on its
+ * task, nested with its syscall's frame, which is named syscall:open
+ * so that it is not counted with the kernel function of the same call;
+ * each function under its own name; the exit without an entry dropped;
+ * the entry outside a process (a kernel task) on cpu2's task, closed at
+ * the end. */
 static int test_uftrace_funcs(void)
 {
-	enum { S_TRAP = NSYM, S_DO_OPEN, S_WALK, S_LEFT };
-	static const struct rec want[] = {
-		{ 1000, ENT, 0, SYM(S_TRAP) }, { 1010, ENT, 1, SYM(S_OPEN) },
+	enum { S_LEFT = S_OPEN, S_OPEN2, S_WRITE2, S_TRAP, S_DO_OPEN, S_WALK };
+	static const struct rec pid1[] = {
+		{ 500, ENT, 0, SYM(S_WRITE2) }, { 600, EXI, 0, SYM(S_WRITE2) },
+		{ 1000, ENT, 0, SYM(S_TRAP) }, { 1010, ENT, 1, SYM(S_OPEN2) },
 		{ 1020, ENT, 2, SYM(S_DO_OPEN) }, { 1030, ENT, 3, SYM(S_WALK) },
 		{ 1040, EXI, 3, SYM(S_WALK) }, { 1050, EXI, 2, SYM(S_DO_OPEN) },
-		{ 1060, EXI, 1, SYM(S_OPEN) }, { 1070, EXI, 0, SYM(S_TRAP) },
+		{ 1060, EXI, 1, SYM(S_OPEN2) }, { 1070, EXI, 0, SYM(S_TRAP) },
+	};
+	static const struct rec cpu2[] = {
 		{ 1090, ENT, 0, SYM(S_LEFT) }, { 1090, EXI, 0, SYM(S_LEFT) },
 	};
 	static const char sym_tail[] =
-		"0000000000000090 T syscall_trap\n00000000000000a0 T do_open\n"
-		"00000000000000b0 T ns_walk\n00000000000000c0 T left_open\n"
-		"00000000000000d0 ? __sym_end\n";
+		"0000000000000070 T left_open\n0000000000000080 T syscall:open\n"
+		"0000000000000090 T syscall:write\n"
+		"00000000000000a0 T syscall_trap\n00000000000000b0 T do_open\n"
+		"00000000000000c0 T ns_walk\n00000000000000d0 ? __sym_end\n";
 	uint8_t *sym = NULL;
 	long n;
 	int rc;
@@ -506,8 +557,8 @@ static int test_uftrace_funcs(void)
 	rc = setup("uffn");
 	with_funcs = false;
 	HT_CHECK(rc == 0);
-	rc = run_export(ttuftrace_main) ||
-	     check_dat("300.dat", want, sizeof(want) / sizeof(want[0]));
+	rc = run_export(ttuftrace_main) || CHECK_DAT("1.dat", pid1) ||
+	     CHECK_DAT("1000002.dat", cpu2);
 	n = slurp("ttrace.sym", &sym);
 	if (!rc && (n < (long)strlen(sym_tail) ||
 		    strcmp((char *)sym + n - strlen(sym_tail), sym_tail)))
@@ -539,21 +590,28 @@ static int test_uftrace_files(void)
 		'F', 't', 'r', 'a', 'c', 'e', '!', 0, 4, 0, 0, 0, 40, 0, 1, 2,
 		2, 0, 0, 0, 0, 0, 0, 0, 0x89, 0, 0, 0, 0, 0, 0, 0, 0, 4 };
 	static const char sym[] =
-		"0000000000000000 T boot_kmain\n0000000000000010 T irq_32\n"
-		"0000000000000020 T boot_mem_ory\n0000000000000030 T sys_write\n"
-		"0000000000000040 T sys_read\n0000000000000050 T sys_open\n"
-		"0000000000000060 T irq_40\n0000000000000070 T lost_records\n"
-		"0000000000000080 T irq_33\n0000000000000090 ? __sym_end\n";
+		"0000000000000000 T lost_records\n0000000000000010 T irq:32\n"
+		"0000000000000020 T run:sh\n0000000000000030 T boot:kmain\n"
+		"0000000000000040 T boot:mem_ory\n0000000000000050 T irq:40\n"
+		"0000000000000060 T irq:33\n0000000000000070 T syscall:open\n"
+		"0000000000000080 T syscall:write\n"
+		"0000000000000090 ? __sym_end\n";
 	static const char map[] =
 		"ffff80100000-ffff80200000 r-xp 00000000 00:00 0 /ttrace\n"
 		"ffffffffffff-ffffffffffff rw-p 00000000 00:00 0 [stack]\n";
 	static const char task[] =
-		"SESS timestamp=0.0 pid=100 sid=0 exename=\"cpu0\"\n"
-		"TASK timestamp=0.0 tid=100 pid=100\n"
-		"SESS timestamp=0.0 pid=200 sid=0 exename=\"cpu1\"\n"
-		"TASK timestamp=0.0 tid=200 pid=200\n"
-		"SESS timestamp=0.0 pid=300 sid=0 exename=\"cpu2\"\n"
-		"TASK timestamp=0.0 tid=300 pid=300\n";
+		"SESS timestamp=0.0 pid=1000000 sid=0 exename=\"cpu0\"\n"
+		"TASK timestamp=0.0 tid=1000000 pid=1000000\n"
+		"SESS timestamp=0.0 pid=2000000 sid=0 exename=\"boot0\"\n"
+		"TASK timestamp=0.0 tid=2000000 pid=2000000\n"
+		"SESS timestamp=0.0 pid=1000001 sid=0 exename=\"cpu1\"\n"
+		"TASK timestamp=0.0 tid=1000001 pid=1000001\n"
+		"SESS timestamp=0.0 pid=1000002 sid=0 exename=\"cpu2\"\n"
+		"TASK timestamp=0.0 tid=1000002 pid=1000002\n"
+		"SESS timestamp=0.0 pid=3 sid=0 exename=\"pid\"\n"
+		"TASK timestamp=0.0 tid=3 pid=3\n"
+		"SESS timestamp=0.0 pid=1 sid=0 exename=\"init\"\n"
+		"TASK timestamp=0.0 tid=1 pid=1\n";
 	uint8_t info[1024];
 	int n, rc;
 
@@ -561,7 +619,8 @@ static int test_uftrace_files(void)
 	memcpy(info, head, sizeof(head));
 	n = snprintf((char *)info + 40, sizeof(info) - 40, "exename:/ttrace\n"
 		     "cmdline:ttdecode uftrace %s\ntaskinfo:lines=2\n"
-		     "taskinfo:nr_tid=3\ntaskinfo:tids=100,200,300\n",
+		     "taskinfo:nr_tid=6\ntaskinfo:tids=1000000,2000000,"
+		     "1000001,1000002,3,1\n",
 		     trace_path);
 	rc = run_export(ttuftrace_main) ||
 	     check_file("info", info, 40 + n) ||
@@ -605,8 +664,12 @@ static int check_pkt(const uint8_t *buf, long len, long *off, uint64_t begin,
 	return 0;
 }
 
-/* Every stream's packets: cpu1's split at the loss, the packet after it
- * counting the loss; cpu2's single empty packet. */
+/* Every stream's packets: cpu0's records overwritten before the trace
+ * counted by an empty packet at its first event (after one with a count
+ * of 0: readers count what the total grew by); cpu1's split at the loss
+ * (its last event before it, 350), an empty packet from there to its
+ * first event after it (900) counting it, so a reader names exactly
+ * those two events; cpu2's single empty packet. */
 static int test_ctf_packets(void)
 {
 	uint8_t *b0 = NULL, *b1 = NULL, *b2 = NULL;
@@ -618,8 +681,11 @@ static int test_ctf_packets(void)
 	n0 = slurp("cpu0", &b0);
 	n1 = slurp("cpu1", &b1);
 	n2 = slurp("cpu2", &b2);
-	rc = rc || check_pkt(b0, n0, &o0, 100, 800, 0, 0) || o0 != n0 ||
+	rc = rc || check_pkt(b0, n0, &o0, 100, 100, 0, 0) ||
+	     check_pkt(b0, n0, &o0, 100, 100, BEFORE_N, 0) ||
+	     check_pkt(b0, n0, &o0, 100, 800, BEFORE_N, 0) || o0 != n0 ||
 	     check_pkt(b1, n1, &o1, 150, 350, 0, 1) ||
+	     check_pkt(b1, n1, &o1, 350, 900, LOST_N, 1) ||
 	     check_pkt(b1, n1, &o1, 900, 900, LOST_N, 1) || o1 != n1 ||
 	     check_pkt(b2, n2, &o2, 0, 0, 0, 2) || o2 != n2 ||
 	     n2 != sizeof(struct pkt);
@@ -652,8 +718,8 @@ static int test_ctf_events(void)
 	HT_CHECK(setup("ctfe") == 0);
 	rc = run_export(ttctf_main);
 	n = slurp("cpu0", &b);
-	if (!rc && (n < (long)(sizeof(struct pkt) + sizeof(first)) ||
-		    memcmp(b + sizeof(struct pkt), first, sizeof(first))))
+	if (!rc && (n < (long)(3 * sizeof(struct pkt) + sizeof(first)) ||
+		    memcmp(b + 3 * sizeof(struct pkt), first, sizeof(first))))
 		rc = 1, snprintf(ht_why, sizeof(ht_why), "first event differs");
 	if (!rc && (n < (long)sizeof(wide) ||
 		    memcmp(b + n - sizeof(wide), wide, sizeof(wide))))
@@ -738,7 +804,8 @@ static int test_bad_trace(void)
 }
 
 static const struct ht_test tests[] = {
-	{ test_uftrace_cpu0, "ttexport_uftrace_cpu0_nesting_switch" },
+	{ test_uftrace_cpu0, "ttexport_uftrace_cpu0_boot_track_apart" },
+	{ test_uftrace_threads, "ttexport_uftrace_process_tasks_cut_at_loss" },
 	{ test_uftrace_cpu1, "ttexport_uftrace_cpu1_unpaired_and_loss" },
 	{ test_uftrace_files, "ttexport_uftrace_info_task_map_sym" },
 	{ test_uftrace_funcs, "ttexport_uftrace_func_graph" },
