@@ -177,21 +177,33 @@ def cut_runs_refused(path):
     return ""
 
 
+def idle_named(path):
+    """Every sched_switch in the text of path names both threads: a CPU's
+    idle thread is idle/N, none is #0. Returns why not, or ""."""
+    lines = [l for l in ttdecode("text", path).stdout.splitlines()
+             if " sched_switch: " in l]
+    if not any(re.search(r"(prev|next)=idle/\d+ ", l) for l in lines):
+        return "no sched_switch names an idle thread idle/N: %s" % lines[:4]
+    bad = [l for l in lines if "=#" in l]
+    return "sched_switch without a name: %s" % bad[:4] if bad else ""
+
+
 def roundtrip():
-    """make trace CMD='ls -l /bin': byte-identical on the host, verified,
-    records from every CPU, syscall names resolved; with a CPU's first or
-    last run cut out, refused."""
+    """make trace CMD='ls -l /bin; sleep 0.05' (the sleep idles its CPU):
+    byte-identical on the host, verified, records from every CPU, syscall
+    names resolved, idle threads named; with a CPU's first or last run cut
+    out, refused."""
     os.makedirs(OUT, exist_ok=True)
     out = os.path.join(OUT, "roundtrip.ttr")
     p = subprocess.run(["sh", os.path.join(ROOT, "scripts", "trace.sh"),
                         os.path.join(BUILD, "kernel.bin"),
                         os.path.join(BUILD, "initramfs.cpio"), out,
-                        "ls -l /bin"], capture_output=True, text=True,
-                       timeout=400, env=dict(os.environ, SMP="4"))
+                        "ls -l /bin; sleep 0.05"], capture_output=True,
+                       text=True, timeout=400, env=dict(os.environ, SMP="4"))
     if p.returncode != 0:
         return "trace.sh: %s %s" % (p.stdout[-1500:], p.stderr[-500:])
     return verify_trace(out, 1, r"sys:ls\[\d+\]:open syscall_enter: open\(") \
-        or cut_runs_refused(out)
+        or idle_named(out) or cut_runs_refused(out)
 
 
 def capture(out, cmd):
