@@ -218,6 +218,22 @@ def capture(out, cmd):
         p.stdout[-1500:], p.stderr[-500:])
 
 
+def two_saves():
+    """make trace of a command that saves a trace itself (as `ttrace graph`
+    does): both saves land whole, CMD's in OUT-0.ttr, trace.sh's in OUT;
+    both verify."""
+    os.makedirs(OUT, exist_ok=True)
+    out = os.path.join(OUT, "two_saves.ttr")
+    why = capture(out, "ttrace save /dev/host/out")
+    if why:
+        return why
+    for path in (out, os.path.join(OUT, "two_saves-0.ttr")):
+        why = verify_trace(path, 1)
+        if why:
+            return why
+    return ""
+
+
 def decode_exports():
     """ttdecode json of a real trace (the roundtrip's when it is newer than
     the kernel, else one captured here): it parses, its tracks are "CPU n",
@@ -1335,6 +1351,7 @@ def run_all(res, only):
             res.add(name, *(lambda w: (not w, w))(device_scenario(smp)))
     for name, fn in (("readme_tour", readme_tour),
                      ("ttrace_roundtrip", roundtrip),
+                     ("ttrace_two_saves", two_saves),
                      ("ttrace_decode_exports", decode_exports),
                      ("ttrace_panic_dump_host", lambda: panic_dump(True)),
                      ("ttrace_panic_dump_console", lambda: panic_dump(False)),
