@@ -41,6 +41,10 @@ static int load_version(struct ttload *t, const struct ttrace_file_sec *s,
 				      "%s", why);
 		return -1;
 	}
+	if (ttrace_file_zero_check(s->payload, s->payload_offset,
+				   offsetof(struct ttrace_version, reserved),
+				   sizeof(t->version), "section VERSION", err) < 0)
+		return -1;
 	t->cpus = calloc(t->version.num_cpus, sizeof(*t->cpus));
 	if (!t->cpus)
 		return fail(err, TTLOAD_NO_OFFSET, "out of memory");

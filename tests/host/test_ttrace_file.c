@@ -1712,9 +1712,9 @@ static int test_range(void)
 	return 0;
 }
 
-/* Reserved bytes: a non-zero byte in the file header (CRC made to match)
- * or in a run header is refused at its offset; so is a format 1 RING
- * section in a format 2 file. */
+/* Reserved bytes: a non-zero byte in the file header (CRC made to match),
+ * a run header or the version header is refused at its offset; so is a
+ * format 1 RING section in a format 2 file. */
 static int test_reserved(void)
 {
 	struct ttrace_file_run h = { .first = 80, .count = 20,
@@ -1753,6 +1753,15 @@ static int test_reserved(void)
 	at = fb_sec(&f, h.type, 1, &h, NULL, 0);
 	HT_TRY(fb_fails(&f, at + TTRACE_FILE_SEC_HDR_SIZE + 31, "LOSS: byte "
 			"0x1 is not zero (reserved)", NULL));
+	{
+		struct ttrace_version v = hm_v;
+
+		v.reserved[1] = 2;
+		fb_start(&f, &v);
+		HT_TRY(fb_fails(&f, TTRACE_FILE_HDR_SIZE +
+				TTRACE_FILE_SEC_HDR_SIZE + 120, "section VERSION: "
+				"byte 0x2 is not zero (reserved)", NULL));
+	}
 	fb_start(&f, &hm_v);
 	at = f.w.offset;
 	ttrace_file_write_section(&f.w, TTRACE_FILE_SEC_RING, 0, tmp, 64);
