@@ -164,6 +164,10 @@ static size_t run_bytes(const uint8_t *p, size_t len)
 			     (size_t)h->count * TTRACE_ENTRY_SIZE : 0);
 }
 
+/* Entries a RECORDS section may hold: the ring's size (a stream's
+ * adjacent runs can add up to more). Set by save_head(). */
+static uint64_t max_section;
+
 /* The indices each CPU's runs written so far cover (the RANGE section);
  * first == end until a CPU's first run. */
 static struct ttrace_file_range range[MAX_CPUS];
@@ -180,7 +184,7 @@ static void range_add(uint32_t cpu, const struct ttrace_file_run *h)
 /*
  * Writes the runs read from a rawN or streamN file (len bytes at buf) as
  * sections of cpu, one RECORDS section per stretch of adjacent record
- * runs. Returns the records written.
+ * runs of at most max_section entries. Returns the records written.
  */
 static uint64_t write_runs(struct ttrace_file_writer *w, uint32_t cpu,
 			   const uint8_t *buf, size_t len, const char *out)
@@ -204,7 +208,9 @@ static uint64_t write_runs(struct ttrace_file_writer *w, uint32_t cpu,
 		h.count = 0;		/* merge adjacent record runs */
 		while (end < len && (n = run_bytes(buf + end, len - end)) &&
 		       ((const struct ttrace_file_run *)(const void *)
-			(buf + end))->type == TTRACE_FILE_SEC_RECORDS) {
+			(buf + end))->type == TTRACE_FILE_SEC_RECORDS &&
+		       (end == pos || h.count + (n - sizeof(h)) /
+				      TTRACE_ENTRY_SIZE <= max_section)) {
 			h.count += (n - sizeof(h)) / TTRACE_ENTRY_SIZE;
 			end += n;
 		}
@@ -266,6 +272,7 @@ static void save_ring(struct ttrace_file_writer *w, uint32_t c,
 void save_head(struct ttrace_file_writer *w,
 		      const struct ttrace_version *v, const char *out)
 {
+	max_section = v->entries_per_cpu;
 	ttrace_file_write_header(w);
 	ttrace_file_write_section(w, TTRACE_FILE_SEC_VERSION, 0, v, sizeof(*v));
 	wcheck(w, out);
