@@ -21,7 +21,7 @@ FUZZ_CFLAGS	:= -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 # What each target links besides its own file: the parser under test.
 FUZZ_META_SRCS	:= kern/lib/ttrace_meta.c kern/lib/ttrace_meta_parse.c \
 		   kern/lib/ttrace_meta_write.c
-FUZZ_SRCS_ttload	:= kern/lib/ttrace_file.c $(FUZZ_META_SRCS) \
+FUZZ_SRCS_ttload	:= tests/fuzz/reseal.c kern/lib/ttrace_file.c $(FUZZ_META_SRCS) \
 			   kern/lib/ttrace_aux.c kern/lib/ttrace_decode.c \
 			   kern/lib/printfmt.c kern/lib/tsc_sync.c \
 			   kern/lib/cmdline.c kern/lib/parse_num.c \
@@ -29,20 +29,30 @@ FUZZ_SRCS_ttload	:= kern/lib/ttrace_file.c $(FUZZ_META_SRCS) \
 FUZZ_SRCS_ctl		:= kern/lib/ttrace_ctl.c kern/lib/parse_num.c $(FUZZ_META_SRCS) \
 			   kern/lib/printfmt.c kern/lib/seqbuf.c \
 			   $(GEN)/ttrace_events.c
+FUZZ_SRCS_probe		:= kern/lib/ttrace_probe_spec.c $(FUZZ_SRCS_ctl)
+# the exporters through ttdecode's own command table: fuzz_export.c
+# includes tools/ttdecode.c (its main renamed), so every ttdecode source
+# but that one, and kern/lib's host code
+FUZZ_SRCS_export	:= tests/fuzz/reseal.c \
+			   $(filter-out tools/ttdecode.c,$(TTDECODE_SRCS)) \
+			   $(LIB_SRCS)
+FUZZ_DEPS_export	:= tools/ttdecode.c
 FUZZ_SRCS_cmdline	:= kern/lib/cmdline.c kern/lib/parse_num.c
 FUZZ_SRCS_elf		:= kern/lib/elf_check.c
 FUZZ_SRCS_cpio		:= kern/lib/cpio_newc.c
 FUZZ_SRCS_sh		:= user/sh_parse.c
 FUZZ_SRCS_module	:= kern/lib/module_elf.c kern/lib/printfmt.c
-FUZZ_NAMES		:= ttload ctl cmdline elf cpio sh module
+FUZZ_NAMES		:= ttload export ctl probe cmdline elf cpio sh module
 
 define FUZZ_RULES
 $(BUILD)/fuzz/$(1): tests/fuzz/fuzz_$(1).c tests/fuzz/fuzz.h \
-		$(FUZZ_SRCS_$(1)) | $(EVENTS_GEN) $(GEN)/config.h $(DEPS_STAMP)
+		$(FUZZ_SRCS_$(1)) $(FUZZ_DEPS_$(1)) | $(EVENTS_GEN) $(GEN)/config.h \
+		$(DEPS_STAMP)
 	@mkdir -p $$(dir $$@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $$@ $$< $(FUZZ_SRCS_$(1))
 $(BUILD)/host/test_fuzz_$(1): tests/fuzz/replay.c tests/fuzz/fuzz_$(1).c \
-		tests/fuzz/fuzz.h $(FUZZ_SRCS_$(1)) | $(EVENTS_GEN) $(GEN)/config.h
+		tests/fuzz/fuzz.h $(FUZZ_SRCS_$(1)) $(FUZZ_DEPS_$(1)) | \
+		$(EVENTS_GEN) $(GEN)/config.h
 	@mkdir -p $$(dir $$@)
 	$(HOSTCC) $(HOSTCFLAGS) -Itests/fuzz -Itools -Iuser \
 		-DFUZZ_TARGET='"$(1)"' -o $$@ tests/fuzz/replay.c \

@@ -9,11 +9,13 @@
 #   boot (make bootprof): saves the trace as it is at the shell prompt,
 #        the boot's records included (COMMAND unused).
 # Prints the CRC-32 the guest computed and the one of the file that landed,
-# which must agree.
+# which must agree, for each trace the guest saved (COMMAND may save its
+# own, as `ttrace graph` does: those land in OUT-0.ttr, ...; OUT is the
+# last save).
 set -e
 kernel=$1 initramfs=$2 out=$3 cmd=$4 mode=${5:-save}
 [ -n "$cmd" ] || [ "$mode" = boot ] || { echo "usage: make $mode CMD='command'" >&2; exit 2; }
-rm -f "$out" "$out.log"
+rm -f "$out" "$out.log" "${out%.ttr}"-[0-9]*.ttr
 case $mode in
 save)	printf 'ttrace clear\r%s\rttrace save /dev/host/out\rpoweroff\r' "$cmd" ;;
 stream)	printf 'ttrace stream -o /dev/host/out -- %s\rpoweroff\r' "$cmd" ;;
@@ -22,10 +24,33 @@ boot)	printf 'ttrace save /dev/host/out\rpoweroff\r' ;;
 esac |
 	sh "$(dirname "$0")/qemu.sh" --kernel "$kernel" --initrd "$initramfs" \
 		--hostout "$out" --timeout 300 > "$out.log" 2>&1 || true
+# every save the guest made to the host channel, in order: CMD may save
+# its own (ttrace graph, ttrace record -o /dev/host/out) before ours
 guest=$(sed -n 's/.*ttrace: saved \/dev\/host\/out: \([0-9]*\) bytes, crc32 \(0x[0-9a-f]*\).*/\1 \2/p' "$out.log")
 [ -n "$guest" ] || { tail -20 "$out.log"; echo "trace: the guest did not save a trace (log: $out.log)" >&2; exit 1; }
-host=$(${PY:-python3} -c 'import sys, zlib; d = open(sys.argv[1], "rb").read(); print(len(d), "0x%08x" % zlib.crc32(d))' "$out")
-echo "trace: guest wrote $guest (bytes, crc32)"
-echo "trace: host  has   $host"
-[ "$guest" = "$host" ] || { echo "trace: MISMATCH" >&2; exit 1; }
+# The host file holds the saves back to back (docs/trace-file.md): each
+# must have landed whole. The last (ours, or stream's) stays in OUT, the
+# earlier ones CMD made go to OUT-0.ttr, OUT-1.ttr, ...
+echo "$guest" | ${PY:-python3} -c '
+import sys, zlib
+out = sys.argv[1]
+data = open(out, "rb").read()
+saves = [l.split() for l in sys.stdin.read().split("\n") if l.strip()]
+pos, pieces = 0, []
+for size, crc in saves:
+    piece = data[pos:pos + int(size)]
+    print("trace: guest wrote %s %s, host has %d 0x%08x (bytes, crc32)" % (
+        size, crc, len(piece), zlib.crc32(piece)))
+    if len(piece) != int(size) or zlib.crc32(piece) != int(crc, 16):
+        sys.exit("trace: MISMATCH")
+    pieces.append(piece)
+    pos += int(size)
+if pos != len(data):
+    sys.exit("trace: MISMATCH: %d bytes after the last save" % (len(data) - pos))
+for i, piece in enumerate(pieces[:-1]):
+    name = "%s-%d.ttr" % (out[:-4] if out.endswith(".ttr") else out, i)
+    open(name, "wb").write(piece)
+    print("trace: a trace COMMAND saved itself: %s" % name)
+open(out, "wb").write(pieces[-1])
+' "$out"
 echo "trace: $out"

@@ -6,9 +6,11 @@ import json
 import os
 import re
 import socket
+import struct
 import shutil
 import subprocess
 import time
+import zlib
 
 from qemu_run import QemuRun, QEMU_STATUS, verdict, ROOT, DEFAULT_EVENTS
 
@@ -132,19 +134,78 @@ def verify_trace(path, ncpus, want_text=None):
     return ""
 
 
+def cut_run(data, cpu, last):
+    """The trace file data with cpu's first (or last) RECORDS section cut
+    out and its END made to match (count, CRC-32, size), as a tool that
+    lost a run but framed the rest correctly would write it."""
+    frames, off = [], 48
+    while off + 16 <= len(data):
+        typ, c, length = struct.unpack_from("<IIQ", data, off)
+        end = off + 16 + length + 4
+        frames.append((typ, c, off, end + (48 - end) % 64))
+        if typ == 6:
+            break
+        off = frames[-1][3]
+    runs = [f for f in frames if f[0] == 7 and f[1] == cpu]
+    _, _, a, b = runs[-1 if last else 0]
+    d = data[:a] + data[b:frames[-1][2]]
+    end = len(d)
+    nsections = struct.unpack_from("<I", data, frames[-1][2] + 16)[0] - 1
+    body = struct.pack("<IIQIIQ", 6, 0, 16, nsections, zlib.crc32(d),
+                       end + 36)
+    return d + body + struct.pack("<I", zlib.crc32(body))
+
+
+def cut_runs_refused(path):
+    """verify refuses path with its busiest CPU's first or last RECORDS
+    section cut out (the RANGE section names the indices the runs must
+    cover), naming the missing indices. Returns why not, or ""."""
+    data = open(path, "rb").read()
+    v = ttdecode("verify", path)
+    counts = dict(re.findall(r"cpu(\d+): (\d+) events", v.stdout))
+    cpu = max(counts, key=lambda c: int(counts[c]))
+    for last in (False, True):
+        cut = path + (".cut-last" if last else ".cut-first")
+        with open(cut, "wb") as f:
+            f.write(cut_run(data, int(cpu), last))
+        v = ttdecode("verify", cut)
+        if v.returncode == 0 or not re.search(
+                r"cpu %s: logical indices \[\d+, \d+\) missing" % cpu,
+                v.stderr):
+            return "verify of %s (cpu %s's %s run cut out): %s%s" % (
+                cut, cpu, "last" if last else "first", v.stdout[-300:],
+                v.stderr)
+        os.remove(cut)
+    return ""
+
+
+def idle_named(path):
+    """Every sched_switch in the text of path names both threads: a CPU's
+    idle thread is idle/N, none is #0. Returns why not, or ""."""
+    lines = [l for l in ttdecode("text", path).stdout.splitlines()
+             if " sched_switch: " in l]
+    if not any(re.search(r"(prev|next)=idle/\d+ ", l) for l in lines):
+        return "no sched_switch names an idle thread idle/N: %s" % lines[:4]
+    bad = [l for l in lines if "=#" in l]
+    return "sched_switch without a name: %s" % bad[:4] if bad else ""
+
+
 def roundtrip():
-    """make trace CMD='ls -l /bin': byte-identical on the host, verified,
-    records from every CPU, syscall names resolved."""
+    """make trace CMD='ls -l /bin; sleep 0.05' (the sleep idles its CPU):
+    byte-identical on the host, verified, records from every CPU, syscall
+    names resolved, idle threads named; with a CPU's first or last run cut
+    out, refused."""
     os.makedirs(OUT, exist_ok=True)
     out = os.path.join(OUT, "roundtrip.ttr")
     p = subprocess.run(["sh", os.path.join(ROOT, "scripts", "trace.sh"),
                         os.path.join(BUILD, "kernel.bin"),
                         os.path.join(BUILD, "initramfs.cpio"), out,
-                        "ls -l /bin"], capture_output=True, text=True,
-                       timeout=400, env=dict(os.environ, SMP="4"))
+                        "ls -l /bin; sleep 0.05"], capture_output=True,
+                       text=True, timeout=400, env=dict(os.environ, SMP="4"))
     if p.returncode != 0:
         return "trace.sh: %s %s" % (p.stdout[-1500:], p.stderr[-500:])
-    return verify_trace(out, 1, r"sys:ls\[\d+\]:open syscall_enter: open\(")
+    return verify_trace(out, 1, r"sys:ls\[\d+\]:open syscall_enter: open\(") \
+        or idle_named(out) or cut_runs_refused(out)
 
 
 def capture(out, cmd):
@@ -157,6 +218,22 @@ def capture(out, cmd):
                        env=dict(os.environ, SMP="4"))
     return "" if p.returncode == 0 else "trace.sh: %s %s" % (
         p.stdout[-1500:], p.stderr[-500:])
+
+
+def two_saves():
+    """make trace of a command that saves a trace itself (as `ttrace graph`
+    does): both saves land whole, CMD's in OUT-0.ttr, trace.sh's in OUT;
+    both verify."""
+    os.makedirs(OUT, exist_ok=True)
+    out = os.path.join(OUT, "two_saves.ttr")
+    why = capture(out, "ttrace save /dev/host/out")
+    if why:
+        return why
+    for path in (out, os.path.join(OUT, "two_saves-0.ttr")):
+        why = verify_trace(path, 1)
+        if why:
+            return why
+    return ""
 
 
 def decode_exports():
@@ -1624,6 +1701,7 @@ def run_all(res, only):
             res.add(name, *(lambda w: (not w, w))(device_scenario(smp)))
     for name, fn in (("readme_tour", readme_tour),
                      ("ttrace_roundtrip", roundtrip),
+                     ("ttrace_two_saves", two_saves),
                      ("ttrace_decode_exports", decode_exports),
                      ("ttrace_panic_dump_host", lambda: panic_dump(True)),
                      ("ttrace_panic_dump_console", lambda: panic_dump(False)),

@@ -3,7 +3,8 @@
  * timeline a browser shows: one lane per CPU, each phase a rectangle
  * (labelled where the label fits, with a <title> tooltip giving its name,
  * duration and start), an axis in milliseconds since power-on, and the
- * first user process and the shell prompt as dashed lines. Written as a
+ * first user process and the shell prompt as dashed lines, their labels
+ * staggered in rows where they would overlap. Written as a
  * stream of plain SVG 1.1 elements; names are XML-escaped.
  */
 #include <string.h>
@@ -14,9 +15,13 @@
 
 #define SVG_W		1200.0		/* the time axis, pixels */
 #define SVG_LEFT	70.0		/* lane labels */
-#define SVG_TOP		40.0		/* the axis */
+#define SVG_MARKS	2		/* milestones: first process, prompt */
+#define SVG_ROW		12.0		/* a row of milestone labels */
+#define SVG_TOP		(28.0 + SVG_MARKS * SVG_ROW)	/* the axis */
 #define SVG_LANE	44.0
 #define SVG_BAR		30.0
+#define SVG_CHAR	6.0	/* a label character at font-size 10, at most */
+#define SVG_GAP		4.0	/* between two labels in a row */
 
 static double svg_x(const struct ttboot *p, uint64_t ticks)
 {
@@ -55,18 +60,75 @@ static void svg_phase(const struct ttboot *p, const struct ttboot_phase *ph,
 	fprintf(f, "</g>\n");
 }
 
-/* A vertical line across every lane at ticks, labelled. */
-static void svg_milestone(const struct ttboot *p, FILE *f, uint64_t ticks,
-			  const char *label, double height)
+/* A milestone: a vertical line across every lane at ticks, labelled. */
+struct svg_mark {
+	uint64_t ticks;
+	const char *label;
+	char text[64];		/* "LABEL N.N ms" */
+	double x, width;	/* the line; the text */
+	unsigned row;		/* 0: nearest the axis */
+};
+
+/*
+ * Gives each of the n marks (in time order) the row nearest the axis in
+ * which its label, drawn to the left of its line, clears every label
+ * already there: labels closer than their text's width are staggered, so
+ * none prints over another. n rows always suffice.
+ */
+static void svg_mark_rows(struct svg_mark *m, size_t n)
 {
-	double x = svg_x(p, ticks);
+	double right[SVG_MARKS];	/* per row: where its labels end */
+
+	for (size_t r = 0; r < n; r++)
+		right[r] = -1e9;
+	for (size_t i = 0; i < n; i++) {
+		double left = m[i].x - 2 - m[i].width;
+
+		m[i].row = 0;
+		while (m[i].row + 1 < n && right[m[i].row] + SVG_GAP > left)
+			m[i].row++;
+		right[m[i].row] = m[i].x - 2;
+	}
+}
+
+static void svg_milestone(FILE *f, const struct svg_mark *m, double height)
+{
+	double y = SVG_TOP - 8 - m->row * SVG_ROW;
 
 	fprintf(f, "<line x1=\"%.2f\" y1=\"%.0f\" x2=\"%.2f\" y2=\"%.2f\" "
-		"stroke=\"#c00\" stroke-dasharray=\"4 2\"/>\n", x, SVG_TOP - 6,
-		x, height);
+		"stroke=\"#c00\" stroke-dasharray=\"4 2\"/>\n", m->x, y + 2,
+		m->x, height);
 	fprintf(f, "<text x=\"%.2f\" y=\"%.0f\" font-size=\"10\" fill=\"#c00\" "
-		"text-anchor=\"end\">%s %.1f ms</text>\n", x - 2, SVG_TOP - 8,
-		label, ttboot_ms(p, ticks));
+		"text-anchor=\"end\">%s</text>\n", m->x - 2, y, m->text);
+}
+
+/* The first process and the prompt, those the profile has. */
+static void svg_milestones(const struct ttboot *p, FILE *f, double height)
+{
+	struct svg_mark m[SVG_MARKS];
+	size_t n = 0;
+
+	if (p->has_first_process)
+		m[n++] = (struct svg_mark){ .ticks = p->first_process,
+					    .label = "first process" };
+	if (p->has_prompt)
+		m[n++] = (struct svg_mark){ .ticks = p->prompt,
+					    .label = "prompt" };
+	if (n == 2 && m[1].ticks < m[0].ticks) {
+		struct svg_mark t = m[0];
+
+		m[0] = m[1];
+		m[1] = t;
+	}
+	for (size_t i = 0; i < n; i++) {
+		m[i].x = svg_x(p, m[i].ticks);
+		m[i].width = SVG_CHAR * snprintf(m[i].text, sizeof(m[i].text),
+						 "%s %.1f ms", m[i].label,
+						 ttboot_ms(p, m[i].ticks));
+	}
+	svg_mark_rows(m, n);
+	for (size_t i = 0; i < n; i++)
+		svg_milestone(f, &m[i], height);
 }
 
 static void svg_axis(const struct ttboot *p, FILE *f, double height)
@@ -106,9 +168,6 @@ void ttboot_print_svg(const struct ttboot *p, FILE *f)
 			"</text>\n", SVG_TOP + c * SVG_LANE + SVG_LANE / 2 + 4, c);
 	for (size_t i = 0; i < p->nphases; i++)
 		svg_phase(p, &p->phases[i], f);
-	if (p->has_first_process)
-		svg_milestone(p, f, p->first_process, "first process", height);
-	if (p->has_prompt)
-		svg_milestone(p, f, p->prompt, "prompt", height);
+	svg_milestones(p, f, height);
 	fprintf(f, "</svg>\n");
 }

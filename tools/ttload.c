@@ -7,6 +7,7 @@
  * ring entry against the metadata and its ring.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,10 @@ static int load_version(struct ttload *t, const struct ttrace_file_sec *s,
 				      "%s", why);
 		return -1;
 	}
+	if (ttrace_file_zero_check(s->payload, s->payload_offset,
+				   offsetof(struct ttrace_version, reserved),
+				   sizeof(t->version), "section VERSION", err) < 0)
+		return -1;
 	t->cpus = calloc(t->version.num_cpus, sizeof(*t->cpus));
 	if (!t->cpus)
 		return fail(err, TTLOAD_NO_OFFSET, "out of memory");
@@ -134,7 +139,9 @@ static int run_check(const struct ttload *t, const struct ttrace_file_sec *s,
 				      "bad count, reason or length", name);
 		return -1;
 	}
-	return 0;
+	return ttrace_file_zero_check(s->payload, s->payload_offset,
+				      offsetof(struct ttrace_file_run, reserved),
+				      sizeof(*h), name, err);
 }
 
 /* Appends a RECORDS or LOSS run to its cpu: it must start where the cpu's
@@ -209,6 +216,66 @@ static int load_tsc(struct ttload *t, const struct ttrace_file_sec *s,
 	return 0;
 }
 
+static int load_range(struct ttload *t, const struct ttrace_file_sec *s,
+		      struct ttrace_file_error *err)
+{
+	if (t->range)
+		return fail(err, s->offset, "second RANGE section");
+	if (s->cpu != 0 || s->length != (uint64_t)t->version.num_cpus *
+					 sizeof(*t->range))
+		return fail(err, s->offset, "section RANGE: length is not one "
+			    "range per cpu, or cpu not 0");
+	t->range = (const struct ttrace_file_range *)(const void *)s->payload;
+	t->range_offset = s->payload_offset;
+	return 0;
+}
+
+/* With a RANGE section: checks that each cpu's runs cover exactly the
+ * indices it names, so a run cut from either end of a cpu's shows. */
+static int range_check(const struct ttload *t, struct ttrace_file_error *err)
+{
+	for (uint32_t c = 0; t->range && c < t->version.num_cpus; c++) {
+		const struct ttload_cpu *cpu = &t->cpus[c];
+		const struct ttrace_file_range *want = &t->range[c];
+		uint64_t first = want->first, end = want->first;
+		uint64_t off = t->range_offset + c * sizeof(*want);
+
+		if (cpu->nruns) {
+			first = cpu->runs[0].first;
+			end = cpu->runs[cpu->nruns - 1].first +
+			      cpu->runs[cpu->nruns - 1].count;
+		}
+		if (want->end < want->first) {
+			ttrace_file_set_error(err, off, "section RANGE: cpu %u: "
+					      "end before first", c);
+			return -1;
+		}
+		if (first > want->first || end < want->end) {
+			bool head = first > want->first;
+
+			ttrace_file_set_error(err, off, "cpu %u: logical indices "
+				"[%llu, %llu) missing: the RANGE section covers "
+				"[%llu, %llu), the runs only [%llu, %llu)", c,
+				(unsigned long long)(head ? want->first : end),
+				(unsigned long long)(head ? first : want->end),
+				(unsigned long long)want->first,
+				(unsigned long long)want->end,
+				(unsigned long long)first, (unsigned long long)end);
+			return -1;
+		}
+		if (first != want->first || end != want->end) {
+			ttrace_file_set_error(err, off, "cpu %u: runs cover [%llu, "
+				"%llu), beyond the RANGE section's [%llu, %llu)",
+				c, (unsigned long long)first,
+				(unsigned long long)end,
+				(unsigned long long)want->first,
+				(unsigned long long)want->end);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int load_percpu(struct ttload *t, const struct ttrace_file_sec *s,
 		       uint32_t n, struct ttrace_file_error *err)
 {
@@ -240,6 +307,11 @@ static int load_section(struct ttload *t, const struct ttrace_file_sec *s,
 		return load_aux(t, s, err);
 	case TTRACE_FILE_SEC_TSC:
 		return load_tsc(t, s, err);
+	case TTRACE_FILE_SEC_RANGE:
+		return load_range(t, s, err);
+	case TTRACE_FILE_SEC_RING:
+		return fail(err, s->offset, "section RING (type 4) is format "
+			    "1's: not allowed in a format 2 file");
 	case TTRACE_FILE_SEC_RECORDS:
 	case TTRACE_FILE_SEC_LOSS:
 	case TTRACE_FILE_SEC_STATS:
@@ -527,6 +599,8 @@ static int load_walk(struct ttload *t, struct ttrace_file_error *err)
 		return fail(err, TTRACE_FILE_HDR_SIZE, "no VERSION section");
 	if (!t->meta_blob)
 		return fail(err, TTRACE_FILE_HDR_SIZE, "no META section");
+	if (range_check(t, err) < 0)
+		return -1;
 	if (index_aux(t, err) < 0)
 		return -1;
 	for (uint32_t c = 0; c < t->version.num_cpus; c++) {

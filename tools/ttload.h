@@ -147,6 +147,8 @@ struct ttload {
 					   one mutable part: ttload_resolve
 					   is not thread-safe) */
 	const struct ttrace_file_tsc *tsc; /* num_cpus offsets, or NULL */
+	const struct ttrace_file_range *range; /* num_cpus, or NULL */
+	uint64_t range_offset;		/* file offset of range[0] */
 	struct ttload_cpu *cpus;	/* version.num_cpus */
 	uint64_t nevents;		/* first entries of all cpus */
 };

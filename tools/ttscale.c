@@ -7,8 +7,8 @@
  * the copies follow each other on every CPU in the same order). Adjacent
  * RECORDS copies are written as one section, as `ttrace save` does, with
  * entries_per_cpu raised to hold them (up to 2^23); the names, metadata,
- * TSC offsets and STATS are the original's. `ttdecode verify` accepts the
- * result whenever it accepts the original.
+ * TSC offsets and STATS are the original's, the RANGE the copies'.
+ * `ttdecode verify` accepts the result whenever it accepts the original.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +135,23 @@ static void put_cpu(struct scale *s, uint32_t c)
 		}
 }
 
+/* RANGE: each CPU's n copies of its index span, back to back. */
+static void put_range(struct scale *s)
+{
+	uint32_t ncpus = s->t->version.num_cpus;
+
+	ttrace_file_section_begin(&s->w, TTRACE_FILE_SEC_RANGE, 0,
+				  ncpus * sizeof(struct ttrace_file_range));
+	for (uint32_t c = 0; c < ncpus; c++) {
+		const struct ttload_ring_check *rc = &s->t->cpus[c].check;
+		struct ttrace_file_range r = { rc->first_index, rc->first_index +
+			s->n * (rc->end_index - rc->first_index) };
+
+		ttrace_file_section_data(&s->w, &r, sizeof(r));
+	}
+	ttrace_file_section_end(&s->w);
+}
+
 /* The ring size that holds the biggest CPU's copies (at most 2^23). */
 static uint64_t scaled_ring(const struct ttload *t, uint64_t n)
 {
@@ -162,6 +179,7 @@ static int scale_write(const struct ttload *t, uint64_t n, FILE *out)
 				  t->meta_len);
 	for (uint32_t c = 0; c < v.num_cpus; c++)
 		put_cpu(&s, c);
+	put_range(&s);
 	if (t->has_aux) {
 		ttrace_file_section_begin(&s.w, TTRACE_FILE_SEC_AUX, 0,
 					  sizeof(a) + t->aux.len);

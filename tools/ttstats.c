@@ -273,7 +273,8 @@ static void print_syscalls(struct stats *st)
 	struct stat_map *m = &st->sys;
 	char buf[64];
 
-	qsort(m->recs, m->n, sizeof(*m->recs), by_count);
+	if (m->n)	/* qsort's base may not be NULL, even for 0 */
+		qsort(m->recs, m->n, sizeof(*m->recs), by_count);
 	printf("\nsyscalls (top %d by count; completed calls: latency enter to "
 	       "exit, us; unfinished: cut by a loss or the trace's end)\n"
 	       "%-16s %8s %12s %10s %10s %10s %10s %12s\n", TOP_SYSCALLS,
@@ -283,7 +284,8 @@ static void print_syscalls(struct stats *st)
 		struct stat_rec *r = &m->recs[i];
 		uint64_t total = 0;
 
-		qsort(r->lat, r->nlat, sizeof(*r->lat), cmp_u64);
+		if (r->nlat)
+			qsort(r->lat, r->nlat, sizeof(*r->lat), cmp_u64);
 		for (uint64_t k = 0; k < r->nlat; k++)
 			total += r->lat[k];
 		printf("%-16s %8llu %12.3f %10.3f %10.3f %10.3f %10llu %12.3f\n",

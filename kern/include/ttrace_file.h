@@ -128,22 +128,28 @@ TTRACE_OFFSET_ASSERT(struct ttrace_file_section, length, 8);
  *	STATS	struct ttrace_file_stats for cpu (optional, at most once per
  *		cpu); longer payloads carry later fields, ignored by this code
  *	TSC	num_cpus struct ttrace_file_tsc: each CPU's TSC offset from
- *		CPU 0's as measured at boot; decoders subtract it before
+ *		CPU 0's as applied at boot; decoders subtract it before
  *		merging CPUs (optional, at most once)
+ *	RANGE	num_cpus struct ttrace_file_range: the logical indices each
+ *		CPU's runs cover, as the writer read them, so a run cut
+ *		from either end of a CPU's shows (optional for readers,
+ *		written by every writer; at most once)
  *	END	struct ttrace_file_end; the last section
  * Type 4 (RING, a raw slot array without index ranges) was format
- * version 1's and is not written any more.
+ * version 1's: readers refuse it in a version 2 file.
  */
 enum ttrace_file_sec_type {
 	TTRACE_FILE_SEC_VERSION = 1,
 	TTRACE_FILE_SEC_META = 2,
 	TTRACE_FILE_SEC_AUX = 3,
+	TTRACE_FILE_SEC_RING = 4,	/* format 1 only: refused */
 	TTRACE_FILE_SEC_STATS = 5,
 	TTRACE_FILE_SEC_END = 6,
 	TTRACE_FILE_SEC_RECORDS = 7,
 	TTRACE_FILE_SEC_LOSS = 8,
 	TTRACE_FILE_SEC_TSC = 9,
-	TTRACE_FILE_SEC_NTYPES = 10,
+	TTRACE_FILE_SEC_RANGE = 10,
+	TTRACE_FILE_SEC_NTYPES = 11,
 };
 
 /* TSC payload, one per CPU: that CPU's TSC minus CPU 0's, in cycles, and
@@ -155,6 +161,14 @@ struct ttrace_file_tsc {
 };
 
 TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_tsc) == 16, "tsc entry");
+
+/* RANGE payload, one per CPU: the CPU's runs cover exactly the logical
+ * indices [first, end) (first == end: the file has no run of it). */
+struct ttrace_file_range {
+	uint64_t first;			/*  0 */
+	uint64_t end;			/*  8 */
+};
+TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_range) == 16, "range entry");
 
 /*
  * RECORDS and LOSS payload prefix: one entry's size, so the entries that
@@ -329,5 +343,10 @@ int ttrace_file_open_stream(struct ttrace_file_reader *r, const void *buf,
 void ttrace_file_set_error(struct ttrace_file_error *err, uint64_t offset,
 			   const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Reserved bytes: 0 if bytes [from, to) of p are zero, else -1 with err
+ * naming the first other one at file offset base + its index, and what. */
+int ttrace_file_zero_check(const uint8_t *p, uint64_t base, uint64_t from,
+			   uint64_t to, const char *what,
+			   struct ttrace_file_error *err);
 
 #endif /* TTRACE_FILE_H */

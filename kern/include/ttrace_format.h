@@ -259,7 +259,7 @@ TTRACE_OFFSET_ASSERT(struct ttrace_aux_hdr, ident, 16);
 /* Aux tags and what ident means for each. */
 enum ttrace_aux_tag {
 	TTRACE_AUX_SYSCALL_NAME = 1,	/* ident: syscall number */
-	TTRACE_AUX_PROC_NAME = 2,	/* ident: pid */
+	TTRACE_AUX_PROC_NAME = 2,	/* ident: pid (TTRACE_IDLE_PID) */
 	TTRACE_AUX_KTHREAD_NAME = 3,	/* ident: kthread id */
 	TTRACE_AUX_BOOT_PHASE = 4,	/* ident: boot phase id */
 	TTRACE_AUX_EVENT_META = 5,	/* ident: 0; payload: metadata blob */
@@ -271,6 +271,12 @@ enum ttrace_aux_tag {
 	TTRACE_AUX_COUNTER_NAME = 11,	/* ident: counter id (event counter) */
 	TTRACE_AUX_NTAGS = 12,
 };
+
+/* The pid a sched_switch record gives CPU n's idle thread (0 is a kernel
+ * thread without a process): above every real pid, named "idle/N" in
+ * aux (tag proc) as Linux names its swapper/N. */
+#define TTRACE_IDLE_PID(n)	(0x80000000u + (uint32_t)(n))
+
 
 /* ------------------------------------------------------------------------ */
 /* Version header                                                            */

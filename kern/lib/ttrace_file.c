@@ -171,9 +171,11 @@ const char *ttrace_file_sec_name(uint32_t type)
 		[TTRACE_FILE_SEC_VERSION] = "VERSION",
 		[TTRACE_FILE_SEC_META] = "META",
 		[TTRACE_FILE_SEC_AUX] = "AUX",
+		[TTRACE_FILE_SEC_RING] = "RING",
 		[TTRACE_FILE_SEC_RECORDS] = "RECORDS",
 		[TTRACE_FILE_SEC_LOSS] = "LOSS",
 		[TTRACE_FILE_SEC_TSC] = "TSC",
+		[TTRACE_FILE_SEC_RANGE] = "RANGE",
 		[TTRACE_FILE_SEC_STATS] = "STATS",
 		[TTRACE_FILE_SEC_END] = "END",
 	};
@@ -331,6 +333,20 @@ static uint32_t get_u32(const uint8_t *p)
 	return v;
 }
 
+/* See ttrace_file.h: bytes [from, to) of p (at file offset base + from)
+ * must be zero; what names them in the error. */
+int ttrace_file_zero_check(const uint8_t *p, uint64_t base, uint64_t from,
+			   uint64_t to, const char *what,
+			   struct ttrace_file_error *err)
+{
+	for (uint64_t i = from; i < to; i++)
+		if (p[i])
+			return ttrace_file_set_error(err, base + i, "%s: byte "
+						     "%#x is not zero (reserved)",
+						     what, p[i]), -1;
+	return 0;
+}
+
 static int header_check(const struct ttrace_file_header *h,
 			struct ttrace_file_error *err)
 {
@@ -358,7 +374,10 @@ static int header_check(const struct ttrace_file_header *h,
 	    h->payload_align != TTRACE_FILE_ALIGN)
 		return ttrace_file_set_error(err, 14, "bad header, section "
 					     "header or alignment size"), -1;
-	return 0;
+	return ttrace_file_zero_check((const uint8_t *)h, 0,
+				      offsetof(struct ttrace_file_header, flags),
+				      offsetof(struct ttrace_file_header, crc),
+				      "file header: flags or reserved", err);
 }
 
 /*

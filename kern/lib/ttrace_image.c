@@ -1,8 +1,8 @@
 /*
  * ttrace_image.c: writes a whole trace file (docs/trace-file.md) from the
  * tracer's structures in memory: header, VERSION, META, each CPU's RECORDS
- * and LOSS runs, AUX, TSC, each CPU's STATS, END: the order `ttrace save`
- * writes too (docs/trace-file.md). The rings are read with
+ * and LOSS runs, RANGE, AUX, TSC, each CPU's STATS, END: the order `ttrace
+ * save` writes too (docs/trace-file.md). The rings are read with
  * trace_ring_read() from the oldest live slot to the head as it was when
  * the CPU's turn came: every index is either in a RECORDS run or in a
  * declared LOSS run. Nobody is expected to write the rings meanwhile (a
@@ -60,6 +60,27 @@ void ttrace_image_write_ring(struct ttrace_file_writer *w,
 	}
 }
 
+/* RANGE: each ring's [oldest, head), the indices its runs cover (the
+ * rings stand still, so these are the bounds write_ring read). */
+static void write_range(struct ttrace_file_writer *w,
+			const struct ttrace_image *img)
+{
+	uint32_t n = img->version.num_cpus;
+
+	ttrace_file_section_begin(w, TTRACE_FILE_SEC_RANGE, 0,
+				  n * sizeof(struct ttrace_file_range));
+	for (uint32_t c = 0; c < n; c++) {
+		struct trace_ring_cursor cur;
+		struct ttrace_file_range range;
+
+		trace_ring_cursor_oldest(&img->rings[c], &cur);
+		range.first = cur.next;
+		range.end = trace_ring_head(&img->rings[c]);
+		ttrace_file_section_data(w, &range, sizeof(range));
+	}
+	ttrace_file_section_end(w);
+}
+
 /* Each CPU's STATS. */
 static void write_stats(struct ttrace_file_writer *w,
 			const struct ttrace_image *img)
@@ -95,6 +116,7 @@ int ttrace_image_write(struct ttrace_file_writer *w,
 				  v->meta_size);
 	for (uint32_t c = 0; c < v->num_cpus; c++)
 		ttrace_image_write_ring(w, &img->rings[c], c, buf, max);
+	write_range(w, img);
 	if (img->aux)
 		write_aux(w, img->aux);
 	if (img->tsc)

@@ -192,6 +192,15 @@ static bool is_idle(const struct kthread *kt)
 	return kt >= idle_threads && kt < idle_threads + CONFIG_MAX_NUM_CPUS;
 }
 
+/* kt's pid in sched_switch records: its process's, TTRACE_IDLE_PID for a
+ * CPU's idle thread, 0 for another kernel thread. */
+static uint64_t trace_pid(const struct kthread *kt)
+{
+	if (is_idle(kt))
+		return TTRACE_IDLE_PID(kt->cpu);
+	return kt->proc ? (uint64_t)kt->proc->pid : 0;
+}
+
 /* Loads next's address space and kernel stack and switches to it.
  * sched_lock held, interrupts off. */
 static void switch_to_locked(struct kthread *prev, struct kthread *next)
@@ -209,9 +218,7 @@ static void switch_to_locked(struct kthread *prev, struct kthread *next)
 		arch_set_kernel_stack(next->kstack + KSTACK_SIZE);
 	if (!next->proc && !is_idle(next))
 		ttrace_kthread_run(next->id);
-	ttrace_sched_switch(prev->proc ? (uint64_t)prev->proc->pid : 0,
-			    next->proc ? (uint64_t)next->proc->pid : 0,
-			    prev->state);
+	ttrace_sched_switch(trace_pid(prev), trace_pid(next), prev->state);
 	swtch(&prev->saved_rsp, next->saved_rsp);
 }
 

@@ -35,6 +35,7 @@
 #include <init.h>
 #include <kmsg.h>
 #include <pmem.h>
+#include <printfmt.h>
 #include <printk.h>
 #include <proc.h>
 #include <string.h>
@@ -202,6 +203,16 @@ static bool rings_init(struct ttrace *t)
 	return true;
 }
 
+/* Names cpu's idle thread "idle/N" (its sched_switch pid,
+ * TTRACE_IDLE_PID). */
+static void name_idle(uint32_t cpu)
+{
+	char name[16];
+
+	fmt_snprintf(name, sizeof(name), "idle/%u", cpu);
+	ttrace_aux_string(TTRACE_AUX_PROC_NAME, TTRACE_IDLE_PID(cpu), name);
+}
+
 static void record_names(void)
 {
 	ttrace_aux_blob(TTRACE_AUX_EVENT_META, 0, ttrace_meta_blob,
@@ -214,6 +225,7 @@ static void record_names(void)
 		ttrace_aux_string(TTRACE_AUX_BOOT_PHASE, i, ttrace_boot_phase_names[i]);
 	for (uint64_t i = 0; i < KT_NSTATES; i++)
 		ttrace_aux_string(TTRACE_AUX_STATE_NAME, i, kthread_state_names[i]);
+	name_idle(0);	/* the other CPUs' when they come up */
 }
 
 /* ttrace.mask=all|none|default on the command line: every group and event
@@ -274,6 +286,7 @@ void ttrace_cpu_up(uint32_t cpu)
 {
 	struct ttrace *t = &ttrace_main;
 
+	name_idle(cpu);
 	if (t->off_reason || !ttrace_ring_is_sink(t, cpu))
 		return;
 	if (!ring_alloc(t, cpu))

@@ -25,4 +25,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * the fuzzer's mutations stay where the parser looks). */
 #define FUZZ_MAX_INPUT	(1u << 20)
 
+/* Makes the size-byte trace file b (size >= its header) whole again:
+ * every CRC, and the END section's counts, recomputed over its bytes as
+ * the writer would have, for the sections whose frames fit (reseal.c). */
+void reseal(uint8_t *b, uint64_t size);
+
 #endif /* FUZZ_H */

@@ -7,10 +7,11 @@
  * does, names resolved through the aux records. A bad file must give an
  * error naming an offset inside the file (or the end), never a crash.
  *
- * Each input is loaded twice: as it is, and "resealed", its CRCs and END
- * section recomputed over the mutated bytes. A random change almost
- * always breaks a CRC, so without the second load the fuzzer would test
- * little but the CRC check; with it, the payload checks behind it too.
+ * Each input is loaded twice: as it is, and resealed (reseal.c), its CRCs
+ * and END section recomputed over the mutated bytes. A random change
+ * almost always breaks a CRC, so without the second load the fuzzer would
+ * test little but the CRC check; with it, the payload checks behind it
+ * too.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,61 +39,6 @@ static void format_cpu(struct ttload *t, uint32_t c)
 		ttrace_format_timed_line(line, sizeof(line), t->version.tsc_hz,
 					 t->version.tsc_boot, &t->meta, &ev,
 					 ttload_resolve, t);
-}
-
-static void put_u32(uint8_t *p, uint32_t v)
-{
-	memcpy(p, &v, sizeof(v));
-}
-
-/* Rewrites the END payload at pos (its frame in the file) for a file of
- * nsec sections whose bytes before pos have CRC-32 crc, and END's CRC. */
-static void reseal_end(uint8_t *b, uint64_t pos, uint32_t nsec, uint32_t crc)
-{
-	struct ttrace_file_end e = {
-		.nsections = nsec, .file_crc = crc,
-		.file_size = pos + TTRACE_FILE_END_SIZE,
-	};
-	uint64_t crc_off = pos + TTRACE_FILE_SEC_HDR_SIZE + sizeof(e);
-
-	memcpy(b + pos + TTRACE_FILE_SEC_HDR_SIZE, &e, sizeof(e));
-	put_u32(b + crc_off, ttrace_crc32(0, b + pos, crc_off - pos));
-}
-
-/*
- * Recomputes every CRC in the size-byte file b (size >= the header) as
- * the writer would have, for the sections whose frames fit, and the END
- * section's counts if one is reached with room for it.
- */
-static void reseal(uint8_t *b, uint64_t size)
-{
-	struct ttrace_file_section h;
-	uint64_t pos = TTRACE_FILE_HDR_SIZE, next;
-	uint32_t crc, nsec = 0;
-
-	put_u32(b + offsetof(struct ttrace_file_header, crc),
-		ttrace_crc32(0, b, offsetof(struct ttrace_file_header, crc)));
-	crc = ttrace_crc32(0, b, TTRACE_FILE_HDR_SIZE);
-	while (size - pos >= sizeof(h)) {
-		memcpy(&h, b + pos, sizeof(h));
-		if (h.type == TTRACE_FILE_SEC_END) {
-			if (size - pos >= TTRACE_FILE_END_SIZE)
-				reseal_end(b, pos, nsec, crc);
-			return;
-		}
-		if (h.length > size - pos - sizeof(h) ||
-		    size - pos - sizeof(h) - h.length < TTRACE_FILE_CRC_SIZE)
-			return;
-		next = pos + sizeof(h) + h.length;
-		put_u32(b + next, ttrace_crc32(0, b + pos, next - pos));
-		next += TTRACE_FILE_CRC_SIZE;
-		next += ttrace_file_pad(next);
-		if (next > size)
-			return;
-		crc = ttrace_crc32(crc, b + pos, next - pos);
-		pos = next;
-		nsec++;
-	}
 }
 
 /* Loads and checks the file, as `ttdecode verify` and `text` do. */

@@ -18,6 +18,7 @@
  *
  * and each test drops or moves parts of it.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -558,6 +559,57 @@ static int test_output(void)
 	return 0;
 }
 
+/* The milestone labels of svg (red text, right-aligned at x): their x, y
+ * and length in characters; returns how many (at most max). */
+static size_t mark_labels(const char *svg, double *x, double *y, size_t *len,
+			  size_t max)
+{
+	const char *tag = "fill=\"#c00\" text-anchor=\"end\">";
+	size_t n = 0;
+
+	for (const char *s = svg; n < max && (s = strstr(s, "<text x=\""));
+	     s++) {
+		const char *t = strstr(s, tag), *end;
+
+		if (!t || strchr(s, '>') < t ||
+		    sscanf(s, "<text x=\"%lf\" y=\"%lf\"", &x[n], &y[n]) != 2)
+			continue;
+		end = strstr(t, "</text>");
+		len[n++] = (size_t)(end - (t + strlen(tag)));
+	}
+	return n;
+}
+
+/* The first-process and prompt labels never print over each other (nor
+ * over the title): 2.7 ms apart at the end of a 300 ms boot they are
+ * staggered; far apart they share the row next to the axis. */
+static int test_svg_labels(void)
+{
+	static const uint64_t first[] = { 297300000, 100000000 };
+
+	for (size_t k = 0; k < ARRAY_SIZE(first); k++) {
+		struct ttboot p = { .tsc_hz = 1000000000, .ncpus = 1,
+				    .has_first_process = true,
+				    .first_process = first[k],
+				    .has_prompt = true, .prompt = 300000000,
+				    .end = 300000000 };
+		char *svg = print(ttboot_print_svg, &p);
+		double x[4], y[4];
+		size_t len[4], n = mark_labels(svg, x, y, len, 4);
+		/* 6 px a character bounds font-size 10's sans-serif */
+		bool apart = x[1] - 6.0 * (double)len[1] > x[0] ||
+			     x[0] - 6.0 * (double)len[0] > x[1];
+		int bad = n != 2 || (!apart && fabs(y[0] - y[1]) < 10) ||
+			  y[0] < 24 || y[1] < 24 || (k == 1 && y[0] != y[1]);
+
+		if (bad)
+			fprintf(stderr, "%s\n", svg);
+		free(svg);
+		HT_CHECK(!bad);
+	}
+	return 0;
+}
+
 static const struct ht_test tests[] = {
 	{ test_full, "ttboot_full" },
 	{ test_no_entry, "ttboot_no_entry" },
@@ -567,6 +619,7 @@ static const struct ht_test tests[] = {
 	{ test_no_phases, "ttboot_no_phases" },
 	{ test_no_tsc_hz, "ttboot_no_tsc_hz" },
 	{ test_output, "ttboot_output" },
+	{ test_svg_labels, "ttboot_svg_labels" },
 	{ NULL, NULL },
 };
 

@@ -856,7 +856,8 @@ static int test_layout(void)
 	HT_CHECK(!strcmp(ttrace_file_sec_name(TTRACE_FILE_SEC_RECORDS),
 			 "RECORDS") &&
 		 !strcmp(ttrace_file_sec_name(TTRACE_FILE_SEC_LOSS), "LOSS") &&
-		 !strcmp(ttrace_file_sec_name(4), "UNKNOWN"));
+		 !strcmp(ttrace_file_sec_name(4), "RING") &&
+		 !strcmp(ttrace_file_sec_name(77), "UNKNOWN"));
 	HT_CHECK(good_file() == 0);
 	HT_CHECK(!memcmp(good.p, "\x89TTR\r\n\x1a\n\x04\x03\x02\x01\x02\x00",
 			 14));
@@ -1641,6 +1642,133 @@ static int test_bad_runs(void)
 	return 0;
 }
 
+/* A RANGE section for hm_v's cpus: cpu 1 covers [first, end), the
+ * others nothing. Returns its section's file offset. */
+static uint64_t fb_range(struct fb *f, uint64_t first, uint64_t end)
+{
+	struct ttrace_file_range r[NCPU] = { [1] = { first, end } };
+	uint64_t off = f->w.offset;
+
+	ttrace_file_write_section(&f->w, TTRACE_FILE_SEC_RANGE, 0, r, sizeof(r));
+	return off;
+}
+
+/* The RANGE section: a run cut from either end of a cpu's (or every run
+ * of it) is refused, naming the missing indices at cpu 1's range. */
+static int test_range(void)
+{
+	uint64_t at = 0;
+	struct ttrace_file_error e;
+	struct ttload t;
+	struct fb f;
+
+	HT_TRY(hm_build());
+	/* the runs cover exactly the range: loads */
+	fb_start(&f, &hm_v);
+	fb_rec(&f, 1, 80, HMI(80), 20);
+	fb_loss(&f, 1, 100, 20, TTRACE_LOSS_RACED);
+	fb_rec(&f, 1, 120, HMI(120), 20);
+	fb_range(&f, 80, 140);
+	HT_CHECK(fb_load(&f, &t, &e) == 0);
+	HT_CHECK(t.range && t.range[1].end == 140);
+	ttload_free(&t);
+	/* the first run cut out */
+	fb_start(&f, &hm_v);
+	fb_loss(&f, 1, 100, 20, TTRACE_LOSS_RACED);
+	fb_rec(&f, 1, 120, HMI(120), 20);
+	at = fb_range(&f, 80, 140) + TTRACE_FILE_SEC_HDR_SIZE + 16;
+	HT_TRY(fb_fails(&f, at, "cpu 1: logical indices [80, 100) missing",
+			NULL));
+	/* the last run cut out */
+	fb_start(&f, &hm_v);
+	fb_rec(&f, 1, 80, HMI(80), 20);
+	fb_loss(&f, 1, 100, 20, TTRACE_LOSS_RACED);
+	at = fb_range(&f, 80, 140) + TTRACE_FILE_SEC_HDR_SIZE + 16;
+	HT_TRY(fb_fails(&f, at, "cpu 1: logical indices [120, 140) missing",
+			NULL));
+	/* every run cut out */
+	fb_start(&f, &hm_v);
+	at = fb_range(&f, 80, 140) + TTRACE_FILE_SEC_HDR_SIZE + 16;
+	HT_TRY(fb_fails(&f, at, "cpu 1: logical indices [80, 140) missing",
+			NULL));
+	/* runs beyond the range; a range that ends before it starts */
+	fb_start(&f, &hm_v);
+	fb_rec(&f, 1, 80, HMI(80), 20);
+	at = fb_range(&f, 80, 90) + TTRACE_FILE_SEC_HDR_SIZE + 16;
+	HT_TRY(fb_fails(&f, at, "beyond the RANGE section's [80, 90)", NULL));
+	fb_start(&f, &hm_v);
+	at = fb_range(&f, 90, 80) + TTRACE_FILE_SEC_HDR_SIZE + 16;
+	HT_TRY(fb_fails(&f, at, "end before first", NULL));
+	/* a second one; one of the wrong length */
+	fb_start(&f, &hm_v);
+	fb_range(&f, 0, 0);
+	at = fb_range(&f, 0, 0);
+	HT_TRY(fb_fails(&f, at, "second RANGE section", NULL));
+	fb_start(&f, &hm_v);
+	at = f.w.offset;
+	ttrace_file_write_section(&f.w, TTRACE_FILE_SEC_RANGE, 0, tmp, 16);
+	HT_TRY(fb_fails(&f, at, "RANGE: length is not one range per cpu",
+			NULL));
+	return 0;
+}
+
+/* Reserved bytes: a non-zero byte in the file header (CRC made to match),
+ * a run header or the version header is refused at its offset; so is a
+ * format 1 RING section in a format 2 file. */
+static int test_reserved(void)
+{
+	struct ttrace_file_run h = { .first = 80, .count = 20,
+				     .type = TTRACE_FILE_SEC_RECORDS };
+	struct ttrace_file_error e;
+	struct ttload t;
+	struct fb f;
+	uint64_t at;
+
+	HT_TRY(hm_build());
+	for (size_t i = 20; i < 44; i += 11) {	/* flags, reserved */
+		uint8_t *p = malloc(good.len);
+		uint32_t crc;
+
+		HT_CHECK(p != NULL);
+		memcpy(p, good.p, good.len);
+		p[i] = 0x40;
+		crc = ttrace_crc32(0, p, 44);
+		memcpy(p + 44, &crc, sizeof(crc));
+		HT_CHECK(ttload_buffer(&t, p, good.len, &e) < 0);
+		free(p);
+		HT_CHECK(e.offset == i && strstr(e.msg, "file header: flags or "
+						 "reserved: byte 0x40 is not "
+						 "zero"));
+	}
+	h.reserved[3] = 1;
+	fb_start(&f, &hm_v);
+	at = fb_sec(&f, h.type, 1, &h, HMI(80), 20);
+	HT_TRY(fb_fails(&f, at + TTRACE_FILE_SEC_HDR_SIZE + 48, "RECORDS: byte "
+			"0x1 is not zero (reserved)", NULL));
+	h = (struct ttrace_file_run){ .first = 80, .count = 20,
+				      .type = TTRACE_FILE_SEC_LOSS,
+				      .reason = TTRACE_LOSS_RACED };
+	h.reserved[0] = 1ULL << 56;
+	fb_start(&f, &hm_v);
+	at = fb_sec(&f, h.type, 1, &h, NULL, 0);
+	HT_TRY(fb_fails(&f, at + TTRACE_FILE_SEC_HDR_SIZE + 31, "LOSS: byte "
+			"0x1 is not zero (reserved)", NULL));
+	{
+		struct ttrace_version v = hm_v;
+
+		v.reserved[1] = 2;
+		fb_start(&f, &v);
+		HT_TRY(fb_fails(&f, TTRACE_FILE_HDR_SIZE +
+				TTRACE_FILE_SEC_HDR_SIZE + 120, "section VERSION: "
+				"byte 0x2 is not zero (reserved)", NULL));
+	}
+	fb_start(&f, &hm_v);
+	at = f.w.offset;
+	ttrace_file_write_section(&f.w, TTRACE_FILE_SEC_RING, 0, tmp, 64);
+	HT_TRY(fb_fails(&f, at, "section RING (type 4) is format 1's", NULL));
+	return 0;
+}
+
 /* aux malformed needs the iterator's walk; make sure a bad chain is seen. */
 /* Starts a file in o: the header, the sample's VERSION and META. */
 static void head_file(struct ttrace_file_writer *w, struct obuf *o)
@@ -1672,7 +1800,7 @@ static int test_structure(void)
 	HT_CHECK(strstr(e.msg, "first section is not VERSION") && e.offset == 48);
 	head_file(&w, &o);
 	ttrace_file_write_section(&w, 77, 3, big, sizeof(big));
-	ttrace_file_write_section(&w, 4, 0, big, sizeof(big)); /* old RING */
+	ttrace_file_write_section(&w, 78, 0, big, sizeof(big));
 	HT_CHECK(ttrace_file_write_end(&w) == 0);
 	HT_CHECK(ttload_buffer(&t, o.p, o.len, &e) == 0);
 	HT_CHECK(t.nunknown == 2 && !t.has_aux);
@@ -2492,6 +2620,8 @@ static const struct ht_test tests[] = {
 	{ test_losses_in_time, "ttrace_file_losses_in_time" },
 	{ test_seq_mismatch, "ttrace_file_seq_mismatch" },
 	{ test_bad_runs, "ttrace_file_bad_runs" },
+	{ test_range, "ttrace_file_range" },
+	{ test_reserved, "ttrace_file_reserved" },
 	{ test_interleaved, "ttrace_file_interleaved_cpus" },
 	{ test_dump_snapshot, "ttrace_file_dump_snapshot" },
 	{ test_live_stream, "ttrace_file_live_stream" },

@@ -1,7 +1,7 @@
 /*
  * save.c: `ttrace save [-s] FILE`, the whole trace as one file
  * (docs/trace-file.md): the header, VERSION and META, each CPU's records,
- * then AUX, TSC, STATS and END. record and stream (record.c) write the
+ * then RANGE, AUX, TSC, STATS and END. record and stream (record.c) write the
  * same file from the same pieces.
  *
  * save streams: each section goes out in chunks of CHUNK bytes through the
@@ -164,10 +164,27 @@ static size_t run_bytes(const uint8_t *p, size_t len)
 			     (size_t)h->count * TTRACE_ENTRY_SIZE : 0);
 }
 
+/* Entries a RECORDS section may hold: the ring's size (a stream's
+ * adjacent runs can add up to more). Set by save_head(). */
+static uint64_t max_section;
+
+/* The indices each CPU's runs written so far cover (the RANGE section);
+ * first == end until a CPU's first run. */
+static struct ttrace_file_range range[MAX_CPUS];
+static bool ranged[MAX_CPUS];
+
+static void range_add(uint32_t cpu, const struct ttrace_file_run *h)
+{
+	if (!ranged[cpu])
+		range[cpu].first = h->first;
+	ranged[cpu] = true;
+	range[cpu].end = h->first + h->count;
+}
+
 /*
  * Writes the runs read from a rawN or streamN file (len bytes at buf) as
  * sections of cpu, one RECORDS section per stretch of adjacent record
- * runs. Returns the records written.
+ * runs of at most max_section entries. Returns the records written.
  */
 static uint64_t write_runs(struct ttrace_file_writer *w, uint32_t cpu,
 			   const uint8_t *buf, size_t len, const char *out)
@@ -183,6 +200,7 @@ static uint64_t write_runs(struct ttrace_file_writer *w, uint32_t cpu,
 		if (!run_bytes(buf + pos, len - pos))
 			die("the device returned a malformed run");
 		if (h.type == TTRACE_FILE_SEC_LOSS) {
+			range_add(cpu, &h);
 			ttrace_file_write_section(w, h.type, cpu, &h, sizeof(h));
 			pos += sizeof(h);
 			continue;
@@ -190,7 +208,9 @@ static uint64_t write_runs(struct ttrace_file_writer *w, uint32_t cpu,
 		h.count = 0;		/* merge adjacent record runs */
 		while (end < len && (n = run_bytes(buf + end, len - end)) &&
 		       ((const struct ttrace_file_run *)(const void *)
-			(buf + end))->type == TTRACE_FILE_SEC_RECORDS) {
+			(buf + end))->type == TTRACE_FILE_SEC_RECORDS &&
+		       (end == pos || h.count + (n - sizeof(h)) /
+				      TTRACE_ENTRY_SIZE <= max_section)) {
 			h.count += (n - sizeof(h)) / TTRACE_ENTRY_SIZE;
 			end += n;
 		}
@@ -199,6 +219,7 @@ static uint64_t write_runs(struct ttrace_file_writer *w, uint32_t cpu,
 		ttrace_file_section_data(w, &h, sizeof(h));
 		for (; pos < end; pos += n) {
 			n = run_bytes(buf + pos, end - pos);
+			range_add(cpu, (const void *)(buf + pos));
 			ttrace_file_section_data(w, buf + pos + sizeof(h),
 						 n - sizeof(h));
 		}
@@ -209,16 +230,27 @@ static uint64_t write_runs(struct ttrace_file_writer *w, uint32_t cpu,
 	return records;
 }
 
-/* One read of a rawN/streamN file into sections; returns the bytes read. */
+/*
+ * Reads a rawN/streamN file into sections, as many whole runs as fill the
+ * chunk (a read returns at most a page of them: the kernel moves a page
+ * at a time, and a run never spans reads), so that adjacent record runs
+ * become one section. Returns the bytes read; 0 when the file has no more
+ * for now.
+ */
 size_t drain_once(struct ttrace_file_writer *w, int fd, uint32_t cpu,
 			 const char *path, const char *out)
 {
-	ssize_t n = read(fd, chunk, sizeof(chunk));
+	size_t len = 0;
+	ssize_t n = 1;
 
-	if (n < 0)
-		die_sys(path);
-	write_runs(w, cpu, chunk, (size_t)n, out);
-	return (size_t)n;
+	while (n > 0 && CHUNK - len >= READ_MIN) {
+		n = read(fd, chunk + len, CHUNK - len);
+		if (n < 0)
+			die_sys(path);
+		len += (size_t)n;
+	}
+	write_runs(w, cpu, chunk, len, out);
+	return len;
 }
 
 /* CPU c's records as of now (rawN to its end), or as the snapshot probe
@@ -240,16 +272,20 @@ static void save_ring(struct ttrace_file_writer *w, uint32_t c,
 void save_head(struct ttrace_file_writer *w,
 		      const struct ttrace_version *v, const char *out)
 {
+	max_section = v->entries_per_cpu;
 	ttrace_file_write_header(w);
 	ttrace_file_write_section(w, TTRACE_FILE_SEC_VERSION, 0, v, sizeof(*v));
 	wcheck(w, out);
 	stream_file(w, DEV "/meta", TTRACE_FILE_SEC_META, 0, v->meta_size, out);
 }
 
-/* AUX, TSC, STATS and END. */
+/* RANGE, AUX, TSC, STATS and END. */
 void save_tail(struct ttrace_file_writer *w, uint32_t ncpus,
 		      const char *out)
 {
+	ttrace_file_write_section(w, TTRACE_FILE_SEC_RANGE, 0, range,
+				  ncpus * sizeof(*range));
+	wcheck(w, out);
 	save_aux(w, out);
 	stream_file(w, DEV "/tsc", TTRACE_FILE_SEC_TSC, 0,
 		    ncpus * sizeof(struct ttrace_file_tsc), out);

@@ -1,0 +1,349 @@
+/*
+ * Fuzz target: every exporter of ttdecode fed fuzzed but valid traces.
+ * The input is resealed (reseal.c: CRCs and END recomputed) and loaded as
+ * ttdecode loads a file; when the loader accepts it, ttdecode's own
+ * command dispatcher (tools/ttdecode.c's main, included below under
+ * another name) runs verify, text, stats, json, uftrace, ctf and boot on
+ * it, as `ttdecode CMD ...` would, into a private temporary directory.
+ * Every command but boot (which needs boot phases) must succeed on a
+ * trace the loader accepted, and what they write must be valid: the JSON
+ * of `json` and of `boot --json` is parsed by a strict checker (RFC 8259,
+ * UTF-8 strings); the SVG must be whole. Traces of more than MAX_CPUS
+ * CPUs are skipped: uftrace and CTF write a file per CPU.
+ */
+#define _GNU_SOURCE	/* nftw's FTW_DEPTH */
+#include <ctype.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "fuzz.h"
+
+int ttdecode_main(int argc, char **argv);
+#define main ttdecode_main
+#include "ttdecode.c"	/* tools/: the real command table, as the CLI */
+#undef main
+
+#define MAX_CPUS	16
+#define JSON_DEPTH	64
+
+static char dir[64];		/* the private directory: mkdtemp */
+static int saved_stdout;	/* the real one, while a command's is a file */
+
+/* ---- a strict JSON checker ----------------------------------------------- */
+
+struct js {
+	const unsigned char *p, *end;
+	int depth;
+};
+
+static void js_ws(struct js *j)
+{
+	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' ||
+				 *j->p == '\n' || *j->p == '\r'))
+		j->p++;
+}
+
+static bool js_lit(struct js *j, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	if ((size_t)(j->end - j->p) < n || memcmp(j->p, lit, n))
+		return false;
+	j->p += n;
+	return true;
+}
+
+static bool js_digits(struct js *j)
+{
+	const unsigned char *s = j->p;
+
+	while (j->p < j->end && *j->p >= '0' && *j->p <= '9')
+		j->p++;
+	return j->p > s;
+}
+
+/* -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static bool js_number(struct js *j)
+{
+	if (j->p < j->end && *j->p == '-')
+		j->p++;
+	if (j->p < j->end && *j->p == '0')
+		j->p++;
+	else if (!js_digits(j))
+		return false;
+	if (j->p < j->end && *j->p == '.' && (j->p++, !js_digits(j)))
+		return false;
+	if (j->p < j->end && (*j->p == 'e' || *j->p == 'E')) {
+		j->p++;
+		if (j->p < j->end && (*j->p == '+' || *j->p == '-'))
+			j->p++;
+		return js_digits(j);
+	}
+	return true;
+}
+
+/* One UTF-8 sequence at j->p (not ASCII): well formed, shortest form, no
+ * surrogate. */
+static bool js_utf8(struct js *j)
+{
+	unsigned c = *j->p, n = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : 1;
+	uint32_t cp = c & (0x3f >> n);
+
+	if (c < 0xc2 || c > 0xf4 || (size_t)(j->end - j->p) <= n)
+		return false;
+	for (unsigned i = 1; i <= n; i++) {
+		if ((j->p[i] & 0xc0) != 0x80)
+			return false;
+		cp = cp << 6 | (j->p[i] & 0x3f);
+	}
+	if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp < 0xe000) || cp > 0x10ffff)
+		return false;
+	j->p += n + 1;
+	return true;
+}
+
+static bool js_string(struct js *j)
+{
+	if (j->p >= j->end || *j->p++ != '"')
+		return false;
+	while (j->p < j->end && *j->p != '"') {
+		if (*j->p < 0x20)
+			return false;
+		if (*j->p >= 0x80) {
+			if (!js_utf8(j))
+				return false;
+			continue;
+		}
+		if (*j->p++ != '\\')
+			continue;
+		if (j->p >= j->end)
+			return false;
+		if (*j->p == 'u') {
+			for (int i = 1; i <= 4; i++)
+				if (j->p + i >= j->end || !isxdigit(j->p[i]))
+					return false;
+			j->p += 5;
+		} else if (!strchr("\"\\/bfnrt", *j->p++)) {
+			return false;
+		}
+	}
+	return j->p++ < j->end;
+}
+
+static bool js_value(struct js *j);
+
+/* An object or array at j->p ('{' or '['). */
+static bool js_container(struct js *j)
+{
+	bool object = *j->p++ == '{';
+	char close = object ? '}' : ']';
+
+	if (++j->depth > JSON_DEPTH)
+		return false;
+	js_ws(j);
+	if (j->p < j->end && *j->p == close) {
+		j->p++;
+		j->depth--;
+		return true;
+	}
+	for (;;) {
+		if (object) {
+			js_ws(j);
+			if (!js_string(j))
+				return false;
+			js_ws(j);
+			if (j->p >= j->end || *j->p++ != ':')
+				return false;
+		}
+		if (!js_value(j))
+			return false;
+		js_ws(j);
+		if (j->p >= j->end)
+			return false;
+		if (*j->p == close)
+			break;
+		if (*j->p++ != ',')
+			return false;
+	}
+	j->p++;
+	j->depth--;
+	return true;
+}
+
+static bool js_value(struct js *j)
+{
+	js_ws(j);
+	if (j->p >= j->end)
+		return false;
+	switch (*j->p) {
+	case '{':
+	case '[':
+		return js_container(j);
+	case '"':
+		return js_string(j);
+	case 't':
+		return js_lit(j, "true");
+	case 'f':
+		return js_lit(j, "false");
+	case 'n':
+		return js_lit(j, "null");
+	default:
+		return js_number(j);
+	}
+}
+
+/* Whether the len bytes at s are one JSON text. */
+static bool json_valid(const char *s, size_t len)
+{
+	struct js j = { (const unsigned char *)s,
+			(const unsigned char *)s + len, 0 };
+
+	if (!js_value(&j))
+		return false;
+	js_ws(&j);
+	return j.p == j.end;
+}
+
+/* ---- running the commands ------------------------------------------------ */
+
+/* The files of one run, in dir. */
+static char in[96], out[96], json[96], svg[96], uf[96], ctf[96];
+
+static int rm_one(const char *p, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(p);
+}
+
+static void rm_dir(void)
+{
+	nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Makes the private directory (removed at exit) and names its files. */
+static void paths_init(void)
+{
+	if (!mkdtemp(strcpy(dir, "/tmp/fuzz_export.XXXXXX")) ||
+	    (saved_stdout = dup(1)) < 0)
+		abort();
+	atexit(rm_dir);
+	snprintf(in, sizeof(in), "%s/in.ttr", dir);
+	snprintf(out, sizeof(out), "%s/stdout", dir);
+	snprintf(json, sizeof(json), "%s/out.json", dir);
+	snprintf(svg, sizeof(svg), "%s/boot.svg", dir);
+	snprintf(uf, sizeof(uf), "%s/uftrace", dir);
+	snprintf(ctf, sizeof(ctf), "%s/ctf", dir);
+}
+
+/* The whole file at path (NUL-terminated; free it), its size in *len. */
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (!f)
+		abort();
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n)
+		abort();
+	fclose(f);
+	buf[n] = 0;
+	*len = (size_t)n;
+	return buf;
+}
+
+/* `ttdecode ARGS...` with stdout into the file out; returns its status. */
+static int run(const char *const *args)
+{
+	char *argv[8];
+	int argc = 0, rc, fd;
+
+	argv[argc++] = "ttdecode";
+	while (*args)
+		argv[argc++] = (char *)*args++;
+	argv[argc] = NULL;
+	fflush(stdout);
+	if ((fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0 ||
+	    dup2(fd, 1) < 0)
+		abort();
+	close(fd);
+	rc = ttdecode_main(argc, argv);
+	fflush(stdout);
+	dup2(saved_stdout, 1);
+	return rc;
+}
+
+/* Aborts unless the file at path is one valid JSON text. */
+static void check_json(const char *path)
+{
+	size_t len;
+	char *s = slurp(path, &len);
+
+	if (!json_valid(s, len)) {
+		fprintf(stderr, "fuzz_export: %s is not valid JSON\n", path);
+		abort();
+	}
+	free(s);
+}
+
+/* Every exporter on the trace in in, which the loader accepted. */
+static void export_all(void)
+{
+	size_t len;
+	char *s;
+
+	if (run((const char *[]){ "verify", in, NULL }) ||
+	    run((const char *[]){ "text", in, NULL }) ||
+	    run((const char *[]){ "stats", in, NULL }) ||
+	    run((const char *[]){ "json", in, json, NULL }))
+		abort();
+	check_json(json);
+	if (run((const char *[]){ "uftrace", in, uf, NULL }) ||
+	    run((const char *[]){ "ctf", in, ctf, NULL }))
+		abort();
+	nftw(uf, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+	nftw(ctf, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+	if (run((const char *[]){ "boot", in, "--json", "--svg", svg, NULL }))
+		return;
+	check_json(out);
+	s = slurp(svg, &len);
+	if (len < 7 || strcmp(s + len - 7, "</svg>\n"))
+		abort();
+	free(s);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ttrace_file_error err;
+	struct ttload t;
+	uint8_t *copy;
+	FILE *f;
+	bool ok;
+
+	if (!dir[0])
+		paths_init();
+	if (size < TTRACE_FILE_HDR_SIZE || !(copy = malloc(size)))
+		return 0;
+	memcpy(copy, data, size);
+	reseal(copy, size);
+	ok = ttload_buffer(&t, copy, size, &err) == 0;
+	if (ok) {
+		ok = t.version.num_cpus <= MAX_CPUS;
+		ttload_free(&t);
+	}
+	if (ok && (!(f = fopen(in, "wb")) || fwrite(copy, 1, size, f) != size ||
+		   fclose(f)))
+		abort();
+	free(copy);
+	if (ok)
+		export_all();
+	return 0;
+}
