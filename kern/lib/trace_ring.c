@@ -487,6 +487,41 @@ void trace_ring_each_event(const struct trace_ring *r, struct ttrace_entry *buf,
 	}
 }
 
+/*
+ * Copies src, which its owner (and interrupts on it) may be writing
+ * meanwhile, into dst over mem (bytes, 64-byte aligned): a ring nobody
+ * writes that reads (trace_ring_read()) as src read at the end of the
+ * copy. Each slot is copied as a reader copies it, its timestamp the same
+ * before and after (ring_copy_slot()); one that changed is stored invalid,
+ * so it reads as a slot in flight, never as a record. start and head are
+ * read after the slots: a slot reserved during the copy holds its new
+ * record whole or reads as in flight, and one lapped during the copy lies
+ * below head - nentries, declared overwritten. Returns 0, or -1 if mem is
+ * smaller than src's ring.
+ */
+int trace_ring_copy(struct trace_ring *dst, void *mem, size_t bytes,
+		    const struct trace_ring *src)
+{
+	uint64_t n = src->mask + 1;
+
+	if (bytes < n * sizeof(struct ttrace_entry))
+		return -1;
+	dst->entries = mem;
+	dst->mask = src->mask;
+	dst->shift = src->shift;
+	dst->mode = READ_ONCE(src->mode);
+	for (uint64_t i = 0; i < n; i++)
+		if (ring_copy_slot(src, i, &dst->entries[i]) ==
+		    TTRACE_TS_INVALID)
+			dst->entries[i].timestamp = TTRACE_TS_INVALID;
+	rmb();
+	dst->start = __atomic_load_n(&src->start, __ATOMIC_ACQUIRE);
+	dst->head = trace_ring_head(src);
+	dst->dropped_at_clear = READ_ONCE(src->dropped_at_clear);
+	dst->dropped = READ_ONCE(src->dropped);
+	return 0;
+}
+
 struct replay {
 	struct trace_ring *dst;
 	size_t events;		/* written */
