@@ -432,6 +432,32 @@ def oom_boot():
     return s.finish("")
 
 
+def oom_boot_cpu0():
+    """CPU 0's ring cannot be allocated at boot: CPU 0 writes the early
+    ring until then. A bufsize that fits must give CPU 0 its real ring
+    with the early records in it (and any it refused counted), not leave
+    it writing the early ring nobody reads."""
+    # 16M: no free 8 MiB block at all (the kernel is in the low one, the
+    # firmware tables at the top of the high one), so CPU 0's ring fails
+    s = Session(2, cmdline="ttrace.bufsize=8192 " + DEFAULT_EVENTS,
+                mem="16M", name="oom-cpu0")
+    try:
+        s.run.expect(r"ttrace: out of memory for the rings "
+                     r"\(ttrace.bufsize\); tracing is off", timeout=120)
+        s.say("echo bufsize 256 > /dev/ttrace/ctl; echo status=$?",
+              r"status=0")
+        s.say("ls /bin > /tmp/x; ls /bin > /tmp/x; echo done", r"done")
+        s.say("cat /dev/ttrace/stats",
+              r"cpu0 written [1-9]\d* overwritten 0 dropped 0 ")
+        s.say("cat /dev/ttrace/cpu0 | grep -c 'boot_phase: memory '",
+              r"\n1\r?\n")
+        s.say("cat /dev/ttrace/cpu0 | grep -c sched_switch",
+              r"\n\s*[1-9]\d*\r?\n")
+    except TimeoutError as e:
+        return s.finish(str(e))
+    return s.finish("")
+
+
 STREAM_RING_KB = 256            # 4096 entries per CPU
 
 
@@ -1279,6 +1305,7 @@ def run_all(res, only):
                      ("ttrace_panic_dump_console", lambda: panic_dump(False)),
                      ("ttrace_lifecycle", lifecycle),
                      ("ttrace_oom_boot", oom_boot),
+                     ("ttrace_oom_boot_cpu0", oom_boot_cpu0),
                      ("ttrace_stream", stream),
                      ("ttrace_pull_hung", pull_hung),
                      ("ttrace_boot_profile", boot_profile),

@@ -218,6 +218,7 @@ static const char *resize_rings(struct ttrace *t, uint64_t kb)
 				(enum trace_ring_mode)r->mode);
 		trace_ring_restart(r, head);
 	}
+	ttrace_early_adopt(t);	/* CPU 0 on the early ring since boot */
 	ttrace_root_end();
 	t->ring_order = order;
 	t->off_reason = NULL;
