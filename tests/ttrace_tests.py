@@ -458,6 +458,63 @@ def oom_boot_cpu0():
     return s.finish("")
 
 
+FILTER_CALLS = 1000             # getpid calls of `tracestress burst`
+
+
+def filtered_counts(text):
+    """{cpu: (dropped, filtered)} from the stats text."""
+    return {int(c): (int(d), int(f)) for c, d, f in re.findall(
+        r"cpu(\d+) written \d+ overwritten \d+ dropped (\d+) "
+        r"filtered (\d+) ", text)}
+
+
+def filtered():
+    """A filter probe that suppresses every getpid syscall_enter (nr 4):
+    tracestress burst's calls are counted per CPU as filtered, exactly, in
+    stats and in the saved trace's STATS, and dropped stays 0; the trace
+    holds their exits, not their enters."""
+    os.makedirs(OUT, exist_ok=True)
+    out = os.path.join(OUT, "filtered.ttr")
+    if os.path.exists(out):
+        os.remove(out)
+    s = Session(2, hostout=out, cmdline=DEFAULT_EVENTS, name="filtered")
+    try:
+        s.say("echo probe f filter syscall_enter nr!=4 > /dev/ttrace/ctl; "
+              "echo status=$?", r"status=0")
+        s.say("ttrace clear", r"\n")
+        s.say("tracestress burst %d" % FILTER_CALLS, r"\n")
+        m = s.say("cat /dev/ttrace/stats", r"((?:cpu\d+ [^\n]*\n)+)aux")
+        s.say("ttrace save /dev/host/out", r"saved /dev/host/out")
+    except TimeoutError as e:
+        return s.finish(str(e))
+    why = s.finish("")
+    if why:
+        return why
+    counts = filtered_counts(m.group(1).decode())
+    if len(counts) != 2 or any(d for d, f in counts.values()):
+        return "stats: %r" % m.group(1)
+    total = sum(f for d, f in counts.values())
+    if total != FILTER_CALLS:
+        return "stats: %d filtered, %d getpid calls: %r" % (
+            total, FILTER_CALLS, m.group(1))
+    v = ttdecode("verify", out)
+    if v.returncode != 0 or "verify: OK" not in v.stdout:
+        return "ttdecode verify: %s%s" % (v.stdout[-800:], v.stderr)
+    saved = [int(f) for f in re.findall(r"dropped 0, filtered (\d+)",
+                                        v.stdout)]
+    if len(saved) != 2 or sum(saved) < FILTER_CALLS:
+        return "verify: STATS filtered %s: %s" % (saved, v.stdout[-800:])
+    t = ttdecode("text", out).stdout
+    enters = len(re.findall(r"syscall_enter: getpid\(", t))
+    exits = len(re.findall(r"tracestress\[\d+\]:getpid syscall_exit: "
+                           r"getpid", t))
+    if enters or exits != FILTER_CALLS:
+        return "trace: %d getpid enters, %d tracestress getpid exits" % (
+            enters, exits)
+    print("# filtered: stats %s, saved STATS %s" % (counts, saved))
+    return ""
+
+
 STREAM_RING_KB = 256            # 4096 entries per CPU
 
 
@@ -1306,6 +1363,7 @@ def run_all(res, only):
                      ("ttrace_lifecycle", lifecycle),
                      ("ttrace_oom_boot", oom_boot),
                      ("ttrace_oom_boot_cpu0", oom_boot_cpu0),
+                     ("ttrace_filtered", filtered),
                      ("ttrace_stream", stream),
                      ("ttrace_pull_hung", pull_hung),
                      ("ttrace_boot_profile", boot_profile),

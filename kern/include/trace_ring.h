@@ -43,6 +43,9 @@
  *		counted in dropped. Every slot below head is then really
  *		written, and overwritten = 0.
  * Counts are of slots; an event with continuations uses several.
+ * filtered counts events its writer chose not to write (a probe or filter
+ * suppressed them, trace_ring_count_filtered()): never written, so no
+ * slot of the ring is missing for them; they are not a loss.
  *
  * Usage:
  *	struct trace_ring r;
@@ -85,6 +88,8 @@ struct trace_ring {
 	uint64_t head;		/* next logical index; owner CPU only (xadd) */
 	uint64_t dropped;	/* saturate: slots refused; owner CPU only */
 	uint64_t dropped_at_clear; /* dropped when start last moved */
+	uint64_t filtered;	/* events a probe kept out; owner CPU only */
+	uint64_t filtered_at_clear; /* filtered when start last moved */
 };
 
 /* What trace_ring_stats() reports; see the file comment for the formulas. */
@@ -95,6 +100,7 @@ struct trace_ring_stats {
 	uint64_t written;	/* slots holding (or about to hold) records */
 	uint64_t overwritten;	/* overwrite mode: records lost to wrapping */
 	uint64_t dropped;	/* saturate mode: slots refused */
+	uint64_t filtered;	/* events a probe kept out (not a loss) */
 	uint64_t live;		/* slots a reader may find: min(written, n) */
 	uint32_t mode;
 };
@@ -206,6 +212,13 @@ bool trace_ring_write_saturate(struct trace_ring *r, uint64_t ts,
 			       uint64_t type, uint64_t ctx, uint64_t d0,
 			       uint64_t d1, uint64_t d2, uint64_t d3,
 			       uint64_t d4);
+
+/* Counts an event not written because a probe suppressed it. Owner CPU
+ * only, as a write. */
+static inline void trace_ring_count_filtered(struct trace_ring *r)
+{
+	ring_local_fetch_add(&r->filtered, 1);
+}
 
 /* Fills the reserved slot idx and publishes it (steps 3 to 5 above);
  * the type word is type + id, with the seq. */

@@ -150,6 +150,8 @@ void trace_ring_restart(struct trace_ring *r, uint64_t head)
 	r->start = head;
 	r->dropped = 0;
 	r->dropped_at_clear = 0;
+	r->filtered = 0;
+	r->filtered_at_clear = 0;
 }
 
 /*
@@ -161,6 +163,8 @@ void trace_ring_restart(struct trace_ring *r, uint64_t head)
 void trace_ring_clear(struct trace_ring *r)
 {
 	__atomic_store_n(&r->dropped_at_clear, READ_ONCE(r->dropped),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&r->filtered_at_clear, READ_ONCE(r->filtered),
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&r->start, trace_ring_head(r), __ATOMIC_RELEASE);
 }
@@ -201,6 +205,8 @@ void trace_ring_stats(const struct trace_ring *r, struct trace_ring_stats *st)
 	st->nentries = n;
 	st->written = st->head - st->start;
 	st->dropped = READ_ONCE(r->dropped) - READ_ONCE(r->dropped_at_clear);
+	st->filtered = READ_ONCE(r->filtered) -
+		       READ_ONCE(r->filtered_at_clear);
 	st->overwritten = st->written > n ? st->written - n : 0;
 	st->live = MIN(st->written, n);
 }
@@ -519,6 +525,8 @@ int trace_ring_copy(struct trace_ring *dst, void *mem, size_t bytes,
 	dst->head = trace_ring_head(src);
 	dst->dropped_at_clear = READ_ONCE(src->dropped_at_clear);
 	dst->dropped = READ_ONCE(src->dropped);
+	dst->filtered_at_clear = READ_ONCE(src->filtered_at_clear);
+	dst->filtered = READ_ONCE(src->filtered);
 	return 0;
 }
 

@@ -505,9 +505,10 @@ size_t ttrace_stats_text(char *buf, size_t size)
 		ttrace_ring_get_stats(c, &st);
 		edge_ts(c, &oldest, &newest);
 		n += (size_t)fmt_snprintf(buf + n, size - n,
-			"cpu%u written %lu overwritten %lu dropped %lu entries %lu "
-			"oldest %lu newest %lu\n", c, st.written, st.overwritten,
-			st.dropped, st.nentries, oldest, newest);
+			"cpu%u written %lu overwritten %lu dropped %lu filtered %lu "
+			"entries %lu oldest %lu newest %lu\n", c, st.written,
+			st.overwritten, st.dropped, st.filtered, st.nentries,
+			oldest, newest);
 	}
 	if (n < size)
 		n += (size_t)fmt_snprintf(buf + n, size - n,
