@@ -566,6 +566,89 @@ def long_lines():
     return s.finish("")
 
 
+def oom_boot_cpu0():
+    """CPU 0's ring cannot be allocated at boot: CPU 0 writes the early
+    ring until then. A bufsize that fits must give CPU 0 its real ring
+    with the early records in it (and any it refused counted), not leave
+    it writing the early ring nobody reads."""
+    # 16M: no free 8 MiB block at all (the kernel is in the low one, the
+    # firmware tables at the top of the high one), so CPU 0's ring fails
+    s = Session(2, cmdline="ttrace.bufsize=8192 " + DEFAULT_EVENTS,
+                mem="16M", name="oom-cpu0")
+    try:
+        s.run.expect(r"ttrace: out of memory for the rings "
+                     r"\(ttrace.bufsize\); tracing is off", timeout=120)
+        s.say("echo bufsize 256 > /dev/ttrace/ctl; echo status=$?",
+              r"status=0")
+        s.say("ls /bin > /tmp/x; ls /bin > /tmp/x; echo done", r"done")
+        s.say("cat /dev/ttrace/stats",
+              r"cpu0 written [1-9]\d* overwritten 0 dropped 0 ")
+        s.say("cat /dev/ttrace/cpu0 | grep -c 'boot_phase: memory '",
+              r"\n1\r?\n")
+        s.say("cat /dev/ttrace/cpu0 | grep -c sched_switch",
+              r"\n\s*[1-9]\d*\r?\n")
+    except TimeoutError as e:
+        return s.finish(str(e))
+    return s.finish("")
+
+
+FILTER_CALLS = 1000             # getpid calls of `tracestress burst`
+
+
+def filtered_counts(text):
+    """{cpu: (dropped, filtered)} from the stats text."""
+    return {int(c): (int(d), int(f)) for c, d, f in re.findall(
+        r"cpu(\d+) written \d+ overwritten \d+ dropped (\d+) "
+        r"filtered (\d+) ", text)}
+
+
+def filtered():
+    """A filter probe that suppresses every getpid syscall_enter (nr 4):
+    tracestress burst's calls are counted per CPU as filtered, exactly, in
+    stats and in the saved trace's STATS, and dropped stays 0; the trace
+    holds their exits, not their enters."""
+    os.makedirs(OUT, exist_ok=True)
+    out = os.path.join(OUT, "filtered.ttr")
+    if os.path.exists(out):
+        os.remove(out)
+    s = Session(2, hostout=out, cmdline=DEFAULT_EVENTS, name="filtered")
+    try:
+        s.say("echo probe f filter syscall_enter nr!=4 > /dev/ttrace/ctl; "
+              "echo status=$?", r"status=0")
+        s.say("ttrace clear", r"\n")
+        s.say("tracestress burst %d" % FILTER_CALLS, r"\n")
+        m = s.say("cat /dev/ttrace/stats", r"((?:cpu\d+ [^\n]*\n)+)aux")
+        s.say("ttrace save /dev/host/out", r"saved /dev/host/out")
+    except TimeoutError as e:
+        return s.finish(str(e))
+    why = s.finish("")
+    if why:
+        return why
+    counts = filtered_counts(m.group(1).decode())
+    if len(counts) != 2 or any(d for d, f in counts.values()):
+        return "stats: %r" % m.group(1)
+    total = sum(f for d, f in counts.values())
+    if total != FILTER_CALLS:
+        return "stats: %d filtered, %d getpid calls: %r" % (
+            total, FILTER_CALLS, m.group(1))
+    v = ttdecode("verify", out)
+    if v.returncode != 0 or "verify: OK" not in v.stdout:
+        return "ttdecode verify: %s%s" % (v.stdout[-800:], v.stderr)
+    saved = [int(f) for f in re.findall(r"dropped 0, filtered (\d+)",
+                                        v.stdout)]
+    if len(saved) != 2 or sum(saved) < FILTER_CALLS:
+        return "verify: STATS filtered %s: %s" % (saved, v.stdout[-800:])
+    t = ttdecode("text", out).stdout
+    enters = len(re.findall(r"syscall_enter: getpid\(", t))
+    exits = len(re.findall(r"tracestress\[\d+\]:getpid syscall_exit: "
+                           r"getpid", t))
+    if enters or exits != FILTER_CALLS:
+        return "trace: %d getpid enters, %d tracestress getpid exits" % (
+            enters, exits)
+    print("# filtered: stats %s, saved STATS %s" % (counts, saved))
+    return ""
+
+
 STREAM_RING_KB = 256            # 4096 entries per CPU
 
 
@@ -1708,6 +1791,8 @@ def run_all(res, only):
                      ("ttrace_lifecycle", lifecycle),
                      ("ttrace_oom_boot", oom_boot),
                      ("ttrace_long_lines", long_lines),
+                     ("ttrace_oom_boot_cpu0", oom_boot_cpu0),
+                     ("ttrace_filtered", filtered),
                      ("ttrace_stream", stream),
                      ("ttrace_pull_hung", pull_hung),
                      ("ttrace_boot_profile", boot_profile),

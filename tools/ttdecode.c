@@ -175,6 +175,8 @@ static void print_ring(const struct ttload *t, uint32_t c)
 		printf("; written %llu, overwritten %llu, dropped %llu",
 		       ull(cpu->stats.written), ull(cpu->stats.overwritten),
 		       ull(cpu->stats.dropped));
+	if (cpu->has_filtered)
+		printf(", filtered %llu", ull(cpu->stats.filtered));
 	printf("\n");
 	for (uint64_t i = 0; i < cpu->nlosses; i++)
 		printf("cpu%u: lost %llu records [%llu, %llu): %s\n", c,

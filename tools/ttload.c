@@ -108,11 +108,14 @@ static int load_aux(struct ttload *t, const struct ttrace_file_sec *s,
 static int load_stats(struct ttload_cpu *c, const struct ttrace_file_sec *s,
 		      struct ttrace_file_error *err)
 {
-	if (c->has_stats || s->length < sizeof(c->stats) || s->length % 8)
+	if (c->has_stats || s->length < TTRACE_FILE_STATS_MIN ||
+	    s->length % 8)
 		return fail(err, s->offset, "section STATS: duplicate or bad "
 			    "length");
-	memcpy(&c->stats, s->payload, sizeof(c->stats));
+	memset(&c->stats, 0, sizeof(c->stats));
+	memcpy(&c->stats, s->payload, MIN(s->length, sizeof(c->stats)));
 	c->has_stats = true;
+	c->has_filtered = s->length >= sizeof(c->stats);
 	return 0;
 }
 

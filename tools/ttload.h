@@ -87,6 +87,7 @@ struct ttload_cpu {
 	struct ttload_loss *losses;	/* the LOSS runs, placed in time */
 	uint64_t nlosses;
 	bool has_stats;
+	bool has_filtered;		/* the STATS has filtered (newer) */
 	struct ttrace_file_stats stats;
 	struct ttload_ring_check check;	/* made at load: the file is valid */
 };

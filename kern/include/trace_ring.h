@@ -30,6 +30,8 @@
  * reader never returns a stale, torn or duplicated record, and never skips
  * one silently. A slot still being written stops the read (TRACE_RUN_BUSY)
  * so the caller can wait for it or give it up as a declared loss.
+ * trace_ring_copy() copies a ring being written into a ring nobody writes
+ * by the same rule (each slot whole or invalid), for snapshots.
  *
  * Modes and counters. start is the logical index of the first slot since the
  * last clear; written = head - start.
@@ -41,6 +43,9 @@
  *		counted in dropped. Every slot below head is then really
  *		written, and overwritten = 0.
  * Counts are of slots; an event with continuations uses several.
+ * filtered counts events its writer chose not to write (a probe or filter
+ * suppressed them, trace_ring_count_filtered()): never written, so no
+ * slot of the ring is missing for them; they are not a loss.
  *
  * Usage:
  *	struct trace_ring r;
@@ -83,6 +88,8 @@ struct trace_ring {
 	uint64_t head;		/* next logical index; owner CPU only (xadd) */
 	uint64_t dropped;	/* saturate: slots refused; owner CPU only */
 	uint64_t dropped_at_clear; /* dropped when start last moved */
+	uint64_t filtered;	/* events a probe kept out; owner CPU only */
+	uint64_t filtered_at_clear; /* filtered when start last moved */
 };
 
 /* What trace_ring_stats() reports; see the file comment for the formulas. */
@@ -93,6 +100,7 @@ struct trace_ring_stats {
 	uint64_t written;	/* slots holding (or about to hold) records */
 	uint64_t overwritten;	/* overwrite mode: records lost to wrapping */
 	uint64_t dropped;	/* saturate mode: slots refused */
+	uint64_t filtered;	/* events a probe kept out (not a loss) */
 	uint64_t live;		/* slots a reader may find: min(written, n) */
 	uint32_t mode;
 };
@@ -205,6 +213,13 @@ bool trace_ring_write_saturate(struct trace_ring *r, uint64_t ts,
 			       uint64_t d1, uint64_t d2, uint64_t d3,
 			       uint64_t d4);
 
+/* Counts an event not written because a probe suppressed it. Owner CPU
+ * only, as a write. */
+static inline void trace_ring_count_filtered(struct trace_ring *r)
+{
+	ring_local_fetch_add(&r->filtered, 1);
+}
+
 /* Fills the reserved slot idx and publishes it (steps 3 to 5 above);
  * the type word is type + id, with the seq. */
 static __always_inline void trace_ring_fill(struct trace_ring *r,
@@ -297,6 +312,8 @@ uint32_t trace_ring_wait(struct trace_ring_patience *p,
 size_t trace_ring_collect(const struct trace_ring *r, uint64_t from,
 			  struct ttrace_entry *out, size_t max,
 			  struct trace_ring_tally *tally);
+int trace_ring_copy(struct trace_ring *dst, void *mem, size_t bytes,
+		    const struct trace_ring *src);
 typedef bool (*trace_event_fn)(const struct ttrace_entry *e, void *arg);
 
 void trace_ring_each_event(const struct trace_ring *r, struct ttrace_entry *buf,

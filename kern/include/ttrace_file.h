@@ -207,14 +207,19 @@ struct ttrace_file_aux {
 
 TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_aux) == 16, "aux prefix");
 
-/* STATS payload: one CPU's ring counters (trace_ring.h defines them). */
+/* STATS payload: one CPU's ring counters (trace_ring.h defines them).
+ * Files written before filtered existed have the first
+ * TTRACE_FILE_STATS_MIN bytes only. */
 struct ttrace_file_stats {
 	uint64_t written;		/*  0: records written */
 	uint64_t overwritten;		/*  8: lost to wrapping (overwrite) */
 	uint64_t dropped;		/* 16: refused when full (saturate) */
+	uint64_t filtered;		/* 24: kept out by a probe (no loss) */
 };
 
-TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_stats) == 24, "stats");
+#define TTRACE_FILE_STATS_MIN	24	/* written, overwritten, dropped */
+
+TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_stats) == 32, "stats");
 
 /* END payload. */
 struct ttrace_file_end {

@@ -18,6 +18,9 @@
 #define VM_WRITE	(1u << 0)
 #define VM_EXEC		(1u << 1)
 
+void *vm_pages_get(unsigned order, unsigned flags);
+void vm_pages_put(void *p, unsigned order);
+uint64_t vm_pages_held(void);
 uint64_t *vm_create(void);
 void vm_free(uint64_t *pml4);
 int vm_map_zero(uint64_t *pml4, uintptr_t va, unsigned perm, void **kva);

@@ -150,6 +150,8 @@ void trace_ring_restart(struct trace_ring *r, uint64_t head)
 	r->start = head;
 	r->dropped = 0;
 	r->dropped_at_clear = 0;
+	r->filtered = 0;
+	r->filtered_at_clear = 0;
 }
 
 /*
@@ -161,6 +163,8 @@ void trace_ring_restart(struct trace_ring *r, uint64_t head)
 void trace_ring_clear(struct trace_ring *r)
 {
 	__atomic_store_n(&r->dropped_at_clear, READ_ONCE(r->dropped),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&r->filtered_at_clear, READ_ONCE(r->filtered),
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&r->start, trace_ring_head(r), __ATOMIC_RELEASE);
 }
@@ -201,6 +205,8 @@ void trace_ring_stats(const struct trace_ring *r, struct trace_ring_stats *st)
 	st->nentries = n;
 	st->written = st->head - st->start;
 	st->dropped = READ_ONCE(r->dropped) - READ_ONCE(r->dropped_at_clear);
+	st->filtered = READ_ONCE(r->filtered) -
+		       READ_ONCE(r->filtered_at_clear);
 	st->overwritten = st->written > n ? st->written - n : 0;
 	st->live = MIN(st->written, n);
 }
@@ -485,6 +491,43 @@ void trace_ring_each_event(const struct trace_ring *r, struct ttrace_entry *buf,
 			if (!fn(&buf[i], arg))
 				return;
 	}
+}
+
+/*
+ * Copies src, which its owner (and interrupts on it) may be writing
+ * meanwhile, into dst over mem (bytes, 64-byte aligned): a ring nobody
+ * writes that reads (trace_ring_read()) as src read at the end of the
+ * copy. Each slot is copied as a reader copies it, its timestamp the same
+ * before and after (ring_copy_slot()); one that changed is stored invalid,
+ * so it reads as a slot in flight, never as a record. start and head are
+ * read after the slots: a slot reserved during the copy holds its new
+ * record whole or reads as in flight, and one lapped during the copy lies
+ * below head - nentries, declared overwritten. Returns 0, or -1 if mem is
+ * smaller than src's ring.
+ */
+int trace_ring_copy(struct trace_ring *dst, void *mem, size_t bytes,
+		    const struct trace_ring *src)
+{
+	uint64_t n = src->mask + 1;
+
+	if (bytes < n * sizeof(struct ttrace_entry))
+		return -1;
+	dst->entries = mem;
+	dst->mask = src->mask;
+	dst->shift = src->shift;
+	dst->mode = READ_ONCE(src->mode);
+	for (uint64_t i = 0; i < n; i++)
+		if (ring_copy_slot(src, i, &dst->entries[i]) ==
+		    TTRACE_TS_INVALID)
+			dst->entries[i].timestamp = TTRACE_TS_INVALID;
+	rmb();
+	dst->start = __atomic_load_n(&src->start, __ATOMIC_ACQUIRE);
+	dst->head = trace_ring_head(src);
+	dst->dropped_at_clear = READ_ONCE(src->dropped_at_clear);
+	dst->dropped = READ_ONCE(src->dropped);
+	dst->filtered_at_clear = READ_ONCE(src->filtered_at_clear);
+	dst->filtered = READ_ONCE(src->filtered);
+	return 0;
 }
 
 struct replay {

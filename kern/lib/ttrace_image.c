@@ -93,6 +93,7 @@ static void write_stats(struct ttrace_file_writer *w,
 		fs.written = st.written;
 		fs.overwritten = st.overwritten;
 		fs.dropped = st.dropped;
+		fs.filtered = st.filtered;
 		ttrace_file_write_section(w, TTRACE_FILE_SEC_STATS, c, &fs,
 					  sizeof(fs));
 	}

@@ -64,7 +64,7 @@ int elf_load(uint64_t *pml4, struct chan *c, uint64_t size, uintptr_t *entry,
 	     uintptr_t *end)
 {
 	size_t avail = (size_t)MIN(size, (uint64_t)PGSIZE);
-	void *head = kpage_alloc();
+	void *head = vm_pages_get(0, 0);
 	struct elf_info info;
 	struct elf64_phdr ph;
 	long err;
@@ -78,7 +78,7 @@ int elf_load(uint64_t *pml4, struct chan *c, uint64_t size, uintptr_t *entry,
 	for (uint16_t i = 0; !err && i < info.phnum; i++)
 		if (elf_phdr(head, &info, i, &ph))
 			err = load_segment(pml4, &ph, c);
-	kpage_free(head);
+	vm_pages_put(head, 0);
 	if (err)
 		return (int)err;
 	*entry = info.entry;

@@ -21,6 +21,7 @@
 #include <kmalloc.h>
 #include <kmsg.h>
 #include <pmem.h>
+#include <vm.h>
 #include <printk.h>
 #include <string.h>
 #include <atomic.h>
@@ -79,7 +80,7 @@ struct kthread *kthread_alloc(void)
 
 	if (!kt)
 		return NULL;
-	kt->kstack = (uintptr_t)get_cont_pages(2, 0);
+	kt->kstack = (uintptr_t)vm_pages_get(2, 0);
 	if (!kt->kstack) {
 		kfree(kt);
 		return NULL;
@@ -92,7 +93,7 @@ struct kthread *kthread_alloc(void)
 /* Frees a thread that never ran or is dead (see sched_wait_dead). */
 void kthread_free(struct kthread *kt)
 {
-	free_cont_pages((void *)kt->kstack, 2);
+	vm_pages_put((void *)kt->kstack, 2);
 	kfree(kt);
 }
 

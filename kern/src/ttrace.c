@@ -11,6 +11,8 @@
  * runs right after the page allocator: it allocates CPU 0's ring, replays
  * the early records into it (whole events, continuations included), and
  * writes the event metadata, syscall names and boot phase names to aux.
+ * If CPU 0's ring cannot be had, CPU 0 stays on the early ring until a
+ * bufsize gives it one (ttrace_early_adopt()).
  * Each other CPU gets its ring from ttrace_cpu_up() just before it is
  * started, so only CPUs that exist cost memory and boot time (make bench
  * counts it). If memory is short it disarms every event and says so; the
@@ -189,6 +191,25 @@ static bool ring_alloc(struct ttrace *t, uint32_t cpu)
 	return true;
 }
 
+/*
+ * Moves CPU 0 onto its own ring if it still writes the early ring (its
+ * ring could not be had at boot) and its ring has memory now: the early
+ * records are replayed into it (whole events, their own timestamps), the
+ * slots the early ring refused are added to its dropped, and CPU 0 writes
+ * it from then on. Nobody writes either ring meanwhile: the boot CPU at
+ * init, or between ttrace_suspend() and ttrace_resume().
+ */
+void ttrace_early_adopt(struct ttrace *t)
+{
+	if (per_cpu_info[0].ttrace_ring != &early_ring ||
+	    ttrace_ring_is_sink(t, 0))
+		return;
+	trace_ring_replay(&t->rings[0], &early_ring, early_copy, EARLY_ENTRIES);
+	t->rings[0].dropped += early_ring.dropped;
+	__atomic_store_n(&per_cpu_info[0].ttrace_ring, &t->rings[0],
+			 __ATOMIC_RELEASE);
+}
+
 static bool rings_init(struct ttrace *t)
 {
 	uint64_t kb = CONFIG_TTRACE_PER_CPU_BUFFER_KB;
@@ -198,8 +219,7 @@ static bool rings_init(struct ttrace *t)
 	t->rings[0].mode = TRACE_RING_OVERWRITE;
 	if (!ring_alloc(t, 0))
 		return false;
-	trace_ring_replay(&t->rings[0], &early_ring, early_copy, EARLY_ENTRIES);
-	per_cpu_info[0].ttrace_ring = &t->rings[0];
+	ttrace_early_adopt(t);
 	return true;
 }
 
@@ -265,11 +285,11 @@ void ttrace_init(void)
 	}
 	t->aux_order = aux_order;
 	ttrace_aux_init(&t->aux, t->aux_mem, (size_t)PGSIZE << aux_order);
+	record_names();		/* for the records of a later bufsize too */
 	if (!rings_init(t)) {
 		ttrace_off(t, "out of memory for the rings (ttrace.bufsize)");
 		return;
 	}
-	record_names();
 	boot_mask();
 	printk(KERN_INFO "ttrace: CPU rings of %lu KiB (%lu entries), each "
 	       "allocated as its CPU comes up; aux %lu KiB\n",

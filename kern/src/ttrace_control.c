@@ -218,6 +218,7 @@ static const char *resize_rings(struct ttrace *t, uint64_t kb)
 				(enum trace_ring_mode)r->mode);
 		trace_ring_restart(r, head);
 	}
+	ttrace_early_adopt(t);	/* CPU 0 on the early ring since boot */
 	ttrace_root_end();
 	t->ring_order = order;
 	t->off_reason = NULL;
@@ -496,8 +497,9 @@ void ttrace_stats_text(struct seqbuf *s)
 		ttrace_ring_get_stats(c, &st);
 		edge_ts(c, &oldest, &newest);
 		seqbuf_printf(s, "cpu%u written %lu overwritten %lu dropped %lu "
-			"entries %lu oldest %lu newest %lu\n", c, st.written,
-			st.overwritten, st.dropped, st.nentries, oldest, newest);
+			"filtered %lu entries %lu oldest %lu newest %lu\n", c,
+			st.written, st.overwritten, st.dropped, st.filtered,
+			st.nentries, oldest, newest);
 	}
 	seqbuf_printf(s, "aux bytes %lu size %lu dropped %lu\n", bytes,
 		      aux_size, dropped);

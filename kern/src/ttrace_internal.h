@@ -52,6 +52,7 @@ bool ttrace_armed_consistent(void);
 bool ttrace_ring_is_sink(const struct ttrace *t, uint32_t cpu);
 void ttrace_freeze(void);
 void ttrace_thaw(struct ttrace *t);
+void ttrace_early_adopt(struct ttrace *t);
 
 /* The aux buffer and the rings (ttrace.c). */
 void ttrace_aux_blob(unsigned tag, uint64_t ident, const void *p, size_t n);

@@ -66,8 +66,9 @@ static void record(struct trace_ring *r, uint32_t id, uint64_t ts,
 
 /*
  * Runs event id's probes, then writes its record unless one of them said
- * no or the event was not enabled when it fired. Called by the tracepoint of an armed
- * event whose ttrace_probes[id] is set; any context.
+ * no (counted in the ring's filtered) or the event was not enabled when it
+ * fired. Called by the tracepoint of an armed event whose
+ * ttrace_probes[id] is set; any context.
  */
 void ttrace_probe_fire(uint32_t id, const uint64_t *args, uint32_t nargs)
 {
@@ -82,15 +83,18 @@ void ttrace_probe_fire(uint32_t id, const uint64_t *args, uint32_t nargs)
 	struct ttrace_ctl_state *st = &ttrace_main.ctl;
 	/* decided before the probes run: a probe that stops tracing keeps
 	 * the record of the event that stopped it */
-	bool keep = ttrace_ctl_records(st, __atomic_load_n(&st->mask,
-					__ATOMIC_RELAXED), id);
+	bool enabled = ttrace_ctl_records(st, __atomic_load_n(&st->mask,
+					  __ATOMIC_RELAXED), id);
+	bool keep = true;
 
 	for (struct ttrace_probe *p = __atomic_load_n(&ttrace_probes[id],
 						      __ATOMIC_ACQUIRE);
 	     p; p = __atomic_load_n(&p->next, __ATOMIC_ACQUIRE))
 		keep &= p->fn(p->arg, &h);
-	if (keep)
+	if (enabled && keep)
 		record(r, id, h.ts, base, ctx, args, nargs);
+	else if (enabled)
+		trace_ring_count_filtered(r);
 }
 
 /* Sets event id's probed byte from its list and re-arms. ctl mutex held. */

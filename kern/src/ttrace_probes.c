@@ -53,6 +53,7 @@ struct builtin {
 	uint64_t first_ts;		/* snapshot, stop: the first hit */
 	uint32_t first_cpu;
 	uint64_t failed;		/* snapshot: rings resized meanwhile */
+	uint32_t snapped;		/* snapshot: the copies are made */
 	struct {			/* latency: per CPU, the open START */
 		uint64_t ts;		/* 0: none */
 		uint64_t key;
@@ -176,26 +177,21 @@ static bool first_hit(struct builtin *b, const struct ttrace_probe_hit *h)
 	return true;
 }
 
-/* Copies every CPU's ring into b's snapshot rings. Records being written
- * meanwhile on other CPUs come out as declared losses when read. */
+/* Copies every CPU's ring into b's snapshot rings (trace_ring_copy()):
+ * records being written meanwhile come out as declared losses when read,
+ * never torn. */
 static bool on_snapshot(void *arg, const struct ttrace_probe_hit *h)
 {
 	struct builtin *b = arg;
 
 	if (!first_hit(b, h))
 		return true;
-	for (uint32_t c = 0; c < num_cpus; c++) {
-		const struct trace_ring *r = &ttrace_main.rings[c];
-		size_t bytes = (r->mask + 1) * sizeof(struct ttrace_entry);
-
-		if (bytes > ((size_t)PGSIZE << b->snap_mem[c].order)) {
+	for (uint32_t c = 0; c < num_cpus; c++)
+		if (trace_ring_copy(&b->snap[c], b->snap_mem[c].mem,
+				    (size_t)PGSIZE << b->snap_mem[c].order,
+				    &ttrace_main.rings[c]))
 			b->failed++;
-			continue;
-		}
-		b->snap[c] = *r;
-		b->snap[c].entries = b->snap_mem[c].mem;
-		memcpy(b->snap_mem[c].mem, r->entries, bytes);
-	}
+	__atomic_store_n(&b->snapped, 1, __ATOMIC_RELEASE);
 	return true;
 }
 
@@ -384,7 +380,7 @@ static struct builtin *the_snapshot(void)
 {
 	for (int i = 0; i < MAX_PROBES; i++)
 		if (probes[i] && probes[i]->spec.kind == TTRACE_PROBE_SNAPSHOT &&
-		    __atomic_load_n(&probes[i]->hits, __ATOMIC_ACQUIRE) &&
+		    __atomic_load_n(&probes[i]->snapped, __ATOMIC_ACQUIRE) &&
 		    probes[i]->snap[0].entries)
 			return probes[i];
 	return NULL;
@@ -393,7 +389,8 @@ static struct builtin *the_snapshot(void)
 /*
  * The snapshot's copy of cpu's ring, read as ttrace_ring_read() reads the
  * live one (snapN). With cur->next == 0 and cur->after_loss == 0 it starts
- * at the oldest record, and *end is set to the copy's head. Returns
+ * at the oldest record, and *end is set to the copy's head. A slot that
+ * was in flight when copied is declared lost at once. Returns
  * TRACE_RUN_NONE when there is no snapshot (yet, or any more). Takes the
  * ctl mutex.
  */
@@ -412,6 +409,10 @@ uint32_t ttrace_snap_read(uint32_t cpu, struct trace_ring_cursor *cur,
 			*end = trace_ring_head(&b->snap[cpu]);
 		}
 		kind = trace_ring_read(&b->snap[cpu], cur, *end, out, max, run);
+		if (kind == TRACE_RUN_BUSY) {	/* a copy: nothing completes it */
+			trace_ring_give_up(cur, run);
+			kind = TRACE_RUN_LOST;
+		}
 	}
 	ttrace_ctl_mutex_exit();
 	return kind;

@@ -14,10 +14,52 @@
 #include <abi/errno.h>
 #include <arch/mmu.h>
 
+/*
+ * Pages held for processes: their address spaces (PML4s, page tables,
+ * user pages), their threads' kernel stacks and the ELF loader's page
+ * are taken and given back only through vm_pages_get() and vm_pages_put(),
+ * which count them. That count (vm_pages_held(), /dev/memstat proc_pages)
+ * is what a leak check of process creation and exit compares: unlike the
+ * free page count, no other user of the page allocator moves it (another
+ * process's syscall holding its bounce page, kmalloc keeping a page for a
+ * size class, the tracer's buffers).
+ */
+static uint64_t held;
+
+/* 2^order contiguous pages (get_cont_pages() flags), counted; NULL when
+ * out of memory. Any context. */
+void *vm_pages_get(unsigned order, unsigned flags)
+{
+	void *p = get_cont_pages(order, flags);
+
+	if (p)
+		__atomic_fetch_add(&held, 1ull << order, __ATOMIC_RELAXED);
+	return p;
+}
+
+/* Gives back pages of vm_pages_get() with the same order. */
+void vm_pages_put(void *p, unsigned order)
+{
+	free_cont_pages(p, order);
+	__atomic_fetch_sub(&held, 1ull << order, __ATOMIC_RELAXED);
+}
+
+/* Pages taken by vm_pages_get() and not given back. */
+uint64_t vm_pages_held(void)
+{
+	return __atomic_load_n(&held, __ATOMIC_RELAXED);
+}
+
+/* A zeroed page of an address space: a table or a user page. */
+static void *vm_page(void)
+{
+	return vm_pages_get(0, MEM_ZERO);
+}
+
 /* A new address space with the kernel half mapped; NULL when out of memory. */
 uint64_t *vm_create(void)
 {
-	uint64_t *pml4 = kpage_alloc();
+	uint64_t *pml4 = vm_page();
 	uint64_t *kern = mmu_kernel_pml4();
 
 	if (!pml4)
@@ -36,9 +78,9 @@ static void free_level(uint64_t *table, int level)
 		if (level > 0)
 			free_level(next, level - 1);
 		else
-			kpage_free(next);
+			vm_pages_put(next, 0);
 	}
-	kpage_free(table);
+	vm_pages_put(table, 0);
 }
 
 /* Frees every user page and page table of pml4, and pml4 itself. The
@@ -48,7 +90,7 @@ void vm_free(uint64_t *pml4)
 	for (int i = 0; i < 256; i++)
 		if (pml4[i] & PTE_P)
 			free_level(KADDR(pml4[i] & PTE_ADDR_MASK), 2);
-	kpage_free(pml4);
+	vm_pages_put(pml4, 0);
 }
 
 /* Maps a zeroed page at user address va with perm (VM_*); returns 0 and its
@@ -61,12 +103,12 @@ int vm_map_zero(uint64_t *pml4, uintptr_t va, unsigned perm, void **kva)
 
 	if (va >= ULIM || (va & (PGSIZE - 1)))
 		return -EINVAL;
-	slot = mmu_walk(pml4, va, true);
+	slot = mmu_walk_alloc(pml4, va, vm_page);
 	if (!slot)
 		return -ENOMEM;
 	if (*slot & PTE_P)
 		return -EINVAL;
-	page = kpage_alloc();
+	page = vm_page();
 	if (!page)
 		return -ENOMEM;
 	if (perm & VM_WRITE)

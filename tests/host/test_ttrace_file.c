@@ -498,7 +498,8 @@ static void sample_build(struct sample *s)
 		trace_ring_stats(&g.ring[c], &st);
 		s->stats[c] = (struct ttrace_file_stats){ st.written,
 							  st.overwritten,
-							  st.dropped };
+							  st.dropped,
+							  st.filtered };
 		s->head[c] = st.head;
 	}
 	ttrace_aux_snapshot(&g.aux, NULL, s->aux_snap, sizeof(s->aux_snap),
@@ -1882,6 +1883,49 @@ static void il_put(uint32_t c, uint64_t ts, uint64_t tag, bool wide)
 }
 
 /*
+ * STATS with and without filtered (added after the first 24 bytes): a
+ * reader takes both, and knows which one it has; shorter or unaligned
+ * ones are refused.
+ */
+static int test_stats_filtered(void)
+{
+	static const struct ttrace_file_stats st = { 10, 2, 3, 77 };
+	struct obuf o = { 0 };
+	struct ttrace_file_writer w;
+	struct ttrace_file_error e;
+	struct ttload t;
+
+	HT_CHECK(good_file() == 0);		/* makes sample */
+	head_file(&w, &o);
+	ttrace_file_write_section(&w, TTRACE_FILE_SEC_STATS, 0, &st,
+				  TTRACE_FILE_STATS_MIN);
+	ttrace_file_write_section(&w, TTRACE_FILE_SEC_STATS, 1, &st,
+				  sizeof(st));
+	HT_CHECK(ttrace_file_write_end(&w) == 0);
+	if (ttload_buffer(&t, o.p, o.len, &e))
+		HT_FAIL("%s at %llu", e.msg, (unsigned long long)e.offset);
+	HT_CHECK(t.cpus[0].has_stats && !t.cpus[0].has_filtered &&
+		 t.cpus[0].stats.written == 10 && t.cpus[0].stats.dropped == 3 &&
+		 t.cpus[0].stats.filtered == 0);
+	HT_CHECK(t.cpus[1].has_stats && t.cpus[1].has_filtered &&
+		 t.cpus[1].stats.overwritten == 2 &&
+		 t.cpus[1].stats.filtered == 77);
+	ttload_free(&t);
+	for (size_t len = 16; len < sizeof(st); len += 4) {
+		if (len == TTRACE_FILE_STATS_MIN)
+			continue;
+		head_file(&w, &o);
+		ttrace_file_write_section(&w, TTRACE_FILE_SEC_STATS, 0, &st,
+					  len);
+		HT_CHECK(ttrace_file_write_end(&w) == 0);
+		HT_CHECK(ttload_buffer(&t, o.p, o.len, &e) < 0);
+		HT_CHECK(strstr(e.msg, "STATS: duplicate or bad length"));
+	}
+	free(o.p);
+	return 0;
+}
+
+/*
  * Three CPUs whose rings start at different indices (cpu2's seq wraps)
  * are streamed as `ttrace stream` does, one read per CPU in turn, so their
  * runs interleave in the file; some events are interrupted between their
@@ -2086,7 +2130,7 @@ static int test_dump_snapshot(void)
 		ttrace_image_write_ring(&w, &rings[i], i, buf, ARRAY_SIZE(buf));
 		trace_ring_stats(&rings[i], &st);
 		fs = (struct ttrace_file_stats){ st.written, st.overwritten,
-						 st.dropped };
+						 st.dropped, st.filtered };
 		ttrace_file_write_section(&w, TTRACE_FILE_SEC_STATS, i, &fs,
 					  sizeof(fs));
 	}
@@ -2615,6 +2659,7 @@ static const struct ht_test tests[] = {
 	{ test_every_truncation, "ttrace_file_every_truncation" },
 	{ test_hostile, "ttrace_file_hostile_payloads" },
 	{ test_structure, "ttrace_file_structure" },
+	{ test_stats_filtered, "ttrace_file_stats_filtered" },
 	{ test_hole, "ttrace_file_undeclared_hole" },
 	{ test_declared_hole, "ttrace_file_declared_hole" },
 	{ test_losses_in_time, "ttrace_file_losses_in_time" },

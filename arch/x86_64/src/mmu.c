@@ -29,9 +29,10 @@ static unsigned pt_index(uintptr_t va, int level)
 }
 
 /* Returns the entry for va in the table of the given level (3 = PML4) below
- * table, allocating intermediate tables when create is set; NULL if absent
- * or out of memory. */
-static uint64_t *walk_to(uint64_t *table, uintptr_t va, int level, bool create)
+ * table, allocating intermediate tables (zeroed pages) with alloc_table
+ * when it is not NULL; NULL if absent or out of memory. */
+static uint64_t *walk_to(uint64_t *table, uintptr_t va, int level,
+			 void *(*alloc_table)(void))
 {
 	const bool kernel = table == kern_pml4;
 
@@ -39,9 +40,9 @@ static uint64_t *walk_to(uint64_t *table, uintptr_t va, int level, bool create)
 		uint64_t *e = &table[pt_index(va, l)];
 
 		if (!(*e & PTE_P)) {
-			if (!create)
+			if (!alloc_table)
 				return NULL;
-			void *page = kpage_alloc();
+			void *page = alloc_table();
 			if (!page)
 				return NULL;
 			if (kernel)
@@ -66,7 +67,15 @@ uint64_t mmu_kernel_table_pages(void)
 /* The 4 KiB page-table entry for va in pml4 (see walk_to). */
 uint64_t *mmu_walk(uint64_t *pml4, uintptr_t va, bool create)
 {
-	return walk_to(pml4, va, 0, create);
+	return walk_to(pml4, va, 0, create ? kpage_alloc : NULL);
+}
+
+/* mmu_walk() making missing tables with alloc_table (zeroed pages), for a
+ * caller that counts the pages it holds (vm.c). */
+uint64_t *mmu_walk_alloc(uint64_t *pml4, uintptr_t va,
+			 void *(*alloc_table)(void))
+{
+	return walk_to(pml4, va, 0, alloc_table);
 }
 
 /* Maps one 4 KiB page; returns 0 or -1 when out of memory. */
@@ -132,7 +141,7 @@ uint64_t *mmu_kernel_pml4(void)
 int mmu_map_phys(uint64_t pa, uint64_t size)
 {
 	for (uint64_t p = ROUNDDOWN(pa, LPGSIZE); p < pa + size; p += LPGSIZE) {
-		uint64_t *pde = walk_to(kern_pml4, KERNBASE + p, 1, true);
+		uint64_t *pde = walk_to(kern_pml4, KERNBASE + p, 1, kpage_alloc);
 
 		if (!pde)
 			return -1;
@@ -167,7 +176,7 @@ static void map_direct(void)
 	uint64_t end = ROUNDUP(MAX(pmem_max_phys(), 0x100000000ull), LPGSIZE);
 
 	for (uint64_t pa = 0; pa < end; pa += LPGSIZE) {
-		uint64_t *pde = walk_to(kern_pml4, KERNBASE + pa, 1, true);
+		uint64_t *pde = walk_to(kern_pml4, KERNBASE + pa, 1, kpage_alloc);
 		uint64_t attr = PTE_P | PTE_W | PTE_PS | PTE_G | PTE_NX;
 
 		if (pa < PADDR(__text_end) && pa + LPGSIZE > PADDR(__text_start)) {

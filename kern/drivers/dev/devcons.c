@@ -8,7 +8,8 @@
  *	zero	reads give zeros; writes are swallowed
  *	kmsg	the kernel log ring (printk's), from its oldest byte
  *	sysname	"ttrace\n"
- *	memstat	"free_pages N\ntotal_pages N\n" from the page allocator
+ *	memstat	"free_pages N\ntotal_pages N\n..." from the page allocator, and
+ *		proc_pages, the pages held for processes (vm.c)
  *
  * All files are a static table (DEV_TAB) that the channel layer walks,
  * stats and lists; this file only routes reads and writes to the console,
@@ -17,6 +18,7 @@
 #include <ns.h>
 #include <console.h>
 #include <pmem.h>
+#include <vm.h>
 #include <printfmt.h>
 #include <printk.h>
 #include <string.h>
@@ -38,11 +40,12 @@ static const struct dirtab cons_tab[] = {
 /* Reads the memstat text at off. */
 static long memstat_read(void *buf, size_t n, uint64_t off)
 {
-	char text[96];
+	char text[128];
 
 	fmt_snprintf(text, sizeof(text), "free_pages %zu\ntotal_pages %zu\n"
-		     "kernel_table_pages %lu\n", pmem_nr_free_pages(),
-		     pmem_nr_total_pages(), mmu_kernel_table_pages());
+		     "kernel_table_pages %lu\nproc_pages %lu\n",
+		     pmem_nr_free_pages(), pmem_nr_total_pages(),
+		     mmu_kernel_table_pages(), vm_pages_held());
 	return devgen_readstr(off, buf, n, text);
 }
 

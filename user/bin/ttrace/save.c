@@ -113,7 +113,8 @@ static bool stat_value(const char *line, const char *key, uint64_t *v)
 
 /*
  * STATS sections from the stats text: each line that starts with "cpuN"
- * and names written, overwritten and dropped counts ("written 5",
+ * and names written, overwritten and dropped counts, and filtered if it
+ * is there (a STATS without it is the older, shorter one) ("written 5",
  * "written=5" or "written: 5"). Optional: a stats file in another shape
  * just gives no sections.
  */
@@ -144,7 +145,9 @@ static void save_stats(struct ttrace_file_writer *w, uint32_t ncpus,
 		    stat_value(end, "overwritten", &st.overwritten) &&
 		    stat_value(end, "dropped", &st.dropped))
 			ttrace_file_write_section(w, TTRACE_FILE_SEC_STATS,
-						  (uint32_t)cpu, &st, sizeof(st));
+				(uint32_t)cpu, &st,
+				stat_value(end, "filtered", &st.filtered) ?
+				sizeof(st) : TTRACE_FILE_STATS_MIN);
 	}
 	wcheck(w, out);
 }

@@ -69,6 +69,8 @@ static inline physaddr_t PADDR(const void *va)
 #include <stdbool.h>
 void mmu_init(void);
 uint64_t *mmu_walk(uint64_t *pml4, uintptr_t va, bool create);
+uint64_t *mmu_walk_alloc(uint64_t *pml4, uintptr_t va,
+			 void *(*alloc_table)(void));
 uint64_t mmu_kernel_table_pages(void);
 int mmu_map(uint64_t *pml4, uintptr_t va, physaddr_t pa, uint64_t perm);
 uint64_t *mmu_kernel_pml4(void);
