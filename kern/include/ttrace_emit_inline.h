@@ -17,6 +17,37 @@
 
 extern uint8_t ttrace_armed[];
 
+/* Writes event id, stamped ts (read first), into r with the context this
+ * CPU is in: the body of every tracepoint, with r this CPU's ring; and how
+ * a test writes a private tracer's ring (ttrace_new()). */
+static __always_inline void ttrace_record_to(struct trace_ring *r,
+					     uint64_t ts, uint32_t id,
+					     uint64_t d0, uint64_t d1,
+					     uint64_t d2, uint64_t d3,
+					     uint64_t d4)
+{
+	uint64_t base = arch_pcpu_read_u64(
+		offsetof(struct per_cpu_info, ttrace_type_base));
+	uint64_t ctx = arch_pcpu_read_u64(
+		offsetof(struct per_cpu_info, ttrace_ctx));
+
+	trace_ring_write_id(r, ts, base, id, ctx, d0, d1, d2, d3, d4);
+}
+
+/* The same for an event of more than 5 words, with continuations. */
+static __always_inline void ttrace_record_ext_to(struct trace_ring *r,
+						 uint64_t ts, uint32_t id,
+						 const uint64_t *args,
+						 uint32_t nargs)
+{
+	uint64_t base = arch_pcpu_read_u64(
+		offsetof(struct per_cpu_info, ttrace_type_base));
+	uint64_t ctx = arch_pcpu_read_u64(
+		offsetof(struct per_cpu_info, ttrace_ctx));
+
+	trace_ring_write_ext(r, ts, base | id, ctx, args, nargs);
+}
+
 static __always_inline void ttrace_record(uint32_t id, uint64_t d0,
 					  uint64_t d1, uint64_t d2,
 					  uint64_t d3, uint64_t d4)
@@ -24,12 +55,8 @@ static __always_inline void ttrace_record(uint32_t id, uint64_t d0,
 	uint64_t ts = arch_trace_clock();
 	struct trace_ring *r = (struct trace_ring *)arch_pcpu_read_u64(
 		offsetof(struct per_cpu_info, ttrace_ring));
-	uint64_t base = arch_pcpu_read_u64(
-		offsetof(struct per_cpu_info, ttrace_type_base));
-	uint64_t ctx = arch_pcpu_read_u64(
-		offsetof(struct per_cpu_info, ttrace_ctx));
 
-	trace_ring_write_id(r, ts, base, id, ctx, d0, d1, d2, d3, d4);
+	ttrace_record_to(r, ts, id, d0, d1, d2, d3, d4);
 }
 
 static __always_inline void ttrace_emit_0(uint32_t id)

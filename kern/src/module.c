@@ -116,7 +116,7 @@ static void module_enter(void)
 		if (!module_busy)
 			break;
 		spin_unlock(&module_lock);
-		ttrace_quiet_turn();	/* the holder may be in a grace period */
+		ttrace_quiet_turn(&ttrace_main);	/* the holder may be in a grace period */
 		tlb_catch_up();		/* ... or in a TLB shootdown */
 		arch_pause();
 	}
@@ -150,7 +150,7 @@ static void tlb_shootdown(void)
 				arch_pause();	/* -ENOMEM: memory comes back */
 	for (uint32_t c = 0; c < num_cpus; c++)
 		while (atomic_read(&tlb_seen[c]) < gen) {
-			ttrace_quiet_turn();
+			ttrace_quiet_turn(&ttrace_main);
 			arch_pause();
 		}
 }

@@ -48,25 +48,9 @@
 
 #include "ttrace_internal.h"
 
-#define EARLY_ENTRIES	128
-#define SINK_ENTRIES	2
-
 uint8_t ttrace_armed[TTRACE_NUM_EVENTS];
 uint8_t ttrace_ctx_live;
-static uint8_t ttrace_enabled[TTRACE_NUM_EVENTS];
-static uint8_t ttrace_probed[TTRACE_NUM_EVENTS];	/* ttrace_probe.c */
-struct ttrace ttrace_main = {
-	.rings_lock = RWLOCK_INIT("ttrace_rings"),
-	.aux_lock = RWLOCK_INIT("ttrace_aux"),
-	.ctl_lock = SPINLOCK_INIT("ttrace_ctl"),
-};
-
-static struct ttrace_entry early_entries[EARLY_ENTRIES];
-static struct ttrace_entry early_copy[EARLY_ENTRIES];	/* for the replay */
-static struct ttrace_entry sink_entries[CONFIG_MAX_NUM_CPUS][SINK_ENTRIES];
-static struct trace_ring early_ring;
-static struct ttrace_entry frozen_entries[CONFIG_MAX_NUM_CPUS][SINK_ENTRIES];
-static struct trace_ring frozen_rings[CONFIG_MAX_NUM_CPUS];
+struct ttrace ttrace_main;
 
 const char *const ttrace_boot_phase_names[BOOT_PHASE_COUNT] = {
 	[BOOT_PHASE_KMAIN] = "kmain",
@@ -90,6 +74,24 @@ const char *const ttrace_boot_phase_names[BOOT_PHASE_COUNT] = {
 	[BOOT_PHASE_INIT_SPAWN] = "init_spawn",
 };
 
+/* Sets up t (zeroed) without memory: its locks, the early ring, and
+ * every CPU's sink and frozen ring as its ring. */
+static void ttrace_setup(struct ttrace *t)
+{
+	t->rings_lock = (struct rwlock)RWLOCK_INIT("ttrace_rings");
+	t->aux_lock = (struct rwlock)RWLOCK_INIT("ttrace_aux");
+	spinlock_init(&t->ctl_lock, "ttrace_ctl");
+	trace_ring_init(&t->early_ring, t->early_entries,
+			sizeof(t->early_entries), TRACE_RING_SATURATE);
+	for (int i = 0; i < CONFIG_MAX_NUM_CPUS; i++) {
+		trace_ring_init(&t->rings[i], t->sink_entries[i],
+				sizeof(t->sink_entries[i]), TRACE_RING_OVERWRITE);
+		trace_ring_init(&t->frozen_rings[i], t->frozen_entries[i],
+				sizeof(t->frozen_entries[i]),
+				TRACE_RING_OVERWRITE);
+	}
+}
+
 /* Arms the default events, points CPU 0 at the early ring and the others
  * at their sinks. BSP, with its per-CPU data installed, before anything is
  * traced. */
@@ -98,23 +100,17 @@ void ttrace_early_init(void)
 	struct ttrace *t = &ttrace_main;
 	struct per_cpu_info *pcpui = this_cpu();
 
-	trace_ring_init(&early_ring, early_entries, sizeof(early_entries),
-			TRACE_RING_SATURATE);
-	for (int i = 0; i < CONFIG_MAX_NUM_CPUS; i++) {
-		trace_ring_init(&t->rings[i], sink_entries[i],
-				sizeof(sink_entries[i]), TRACE_RING_OVERWRITE);
-		trace_ring_init(&frozen_rings[i], frozen_entries[i],
-				sizeof(frozen_entries[i]), TRACE_RING_OVERWRITE);
+	ttrace_setup(t);
+	for (int i = 0; i < CONFIG_MAX_NUM_CPUS; i++)
 		per_cpu_info[i].ttrace_ring = &t->rings[i];
-	}
-	pcpui->ttrace_ring = &early_ring;
+	pcpui->ttrace_ring = &t->early_ring;
 	ttrace_ctx_set(pcpui, TTRACE_CTX_BOOT, 0);
-	ttrace_ctl_init(&t->ctl, &ttrace_meta_builtin, ttrace_enabled,
+	ttrace_ctl_init(&t->ctl, &ttrace_meta_builtin, t->enabled,
 			ttrace_armed);
-	t->ctl.probed = ttrace_probed;
+	t->ctl.probed = t->probed;
 	ttrace_ctx_live = ttrace_ctl_any_on(&t->ctl);	/* no syscall yet */
 	ttrace_patch_sync(TEXT_PATCH_ALONE);	/* no other CPU is up */
-	ttrace_root_update();
+	ttrace_root_update(t);
 }
 
 /* The buddy order of a power-of-two size in bytes (at least a page). */
@@ -125,6 +121,14 @@ unsigned ttrace_order_for(size_t bytes)
 	while (((size_t)PGSIZE << order) < bytes && order < BUDDY_MAX_ORDER)
 		order++;
 	return order;
+}
+
+/* Names a thing in t's aux (ttrace_aux_blob()). */
+static void aux_string(struct ttrace *t, unsigned tag, uint64_t ident,
+		       const char *str)
+{
+	ttrace_aux_blob(t, tag, ident, str,
+			strnlen(str, TTRACE_AUX_MAX_STRLEN));
 }
 
 /* Disarms every event for good (until rings exist): tracing is off. */
@@ -145,17 +149,15 @@ static void ttrace_off(struct ttrace *t, const char *why)
  * ctl mutex) records nothing more. A writer already inside a ring finishes
  * there. The next rearm under the ctl mutex thaws it (ttrace_thaw).
  */
-void ttrace_freeze(void)
+void ttrace_freeze(struct ttrace *t)
 {
-	struct ttrace *t = &ttrace_main;
-
 	ttrace_mask_setmask(&t->ctl.mask, 0, ~0ULL);
 	for (uint32_t id = 0; id < TTRACE_NUM_EVENTS; id++)
 		if (!__atomic_load_n(&ttrace_probes[id], __ATOMIC_RELAXED))
 			__atomic_store_n(&ttrace_armed[id], 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->frozen, true, __ATOMIC_RELEASE);
 	for (uint32_t c = 0; c < num_cpus; c++)
-		__atomic_store_n(&per_cpu_info[c].ttrace_ring, &frozen_rings[c],
+		__atomic_store_n(&per_cpu_info[c].ttrace_ring, &t->frozen_rings[c],
 				 __ATOMIC_RELEASE);
 }
 
@@ -174,7 +176,7 @@ void ttrace_thaw(struct ttrace *t)
 /* Whether cpu's ring is still its sink (no memory of its own). */
 bool ttrace_ring_is_sink(const struct ttrace *t, uint32_t cpu)
 {
-	return t->rings[cpu].entries == sink_entries[cpu];
+	return t->rings[cpu].entries == t->sink_entries[cpu];
 }
 
 /* Gives cpu a ring of 2^t->ring_order pages in place of its sink; returns
@@ -187,7 +189,6 @@ static bool ring_alloc(struct ttrace *t, uint32_t cpu)
 		return false;
 	trace_ring_init(&t->rings[cpu], mem, (size_t)PGSIZE << t->ring_order,
 			(enum trace_ring_mode)t->rings[0].mode);
-	ttrace_root_update();
 	return true;
 }
 
@@ -201,11 +202,12 @@ static bool ring_alloc(struct ttrace *t, uint32_t cpu)
  */
 void ttrace_early_adopt(struct ttrace *t)
 {
-	if (per_cpu_info[0].ttrace_ring != &early_ring ||
+	if (per_cpu_info[0].ttrace_ring != &t->early_ring ||
 	    ttrace_ring_is_sink(t, 0))
 		return;
-	trace_ring_replay(&t->rings[0], &early_ring, early_copy, EARLY_ENTRIES);
-	t->rings[0].dropped += early_ring.dropped;
+	trace_ring_replay(&t->rings[0], &t->early_ring, t->early_copy,
+			  TTRACE_EARLY_ENTRIES);
+	t->rings[0].dropped += t->early_ring.dropped;
 	__atomic_store_n(&per_cpu_info[0].ttrace_ring, &t->rings[0],
 			 __ATOMIC_RELEASE);
 }
@@ -219,33 +221,35 @@ static bool rings_init(struct ttrace *t)
 	t->rings[0].mode = TRACE_RING_OVERWRITE;
 	if (!ring_alloc(t, 0))
 		return false;
+	ttrace_root_update(t);
 	ttrace_early_adopt(t);
 	return true;
 }
 
 /* Names cpu's idle thread "idle/N" (its sched_switch pid,
  * TTRACE_IDLE_PID). */
-static void name_idle(uint32_t cpu)
+static void name_idle(struct ttrace *t, uint32_t cpu)
 {
 	char name[16];
 
 	fmt_snprintf(name, sizeof(name), "idle/%u", cpu);
-	ttrace_aux_string(TTRACE_AUX_PROC_NAME, TTRACE_IDLE_PID(cpu), name);
+	aux_string(t, TTRACE_AUX_PROC_NAME, TTRACE_IDLE_PID(cpu), name);
 }
 
-static void record_names(void)
+static void record_names(struct ttrace *t)
 {
-	ttrace_aux_blob(TTRACE_AUX_EVENT_META, 0, ttrace_meta_blob,
+	ttrace_aux_blob(t, TTRACE_AUX_EVENT_META, 0, ttrace_meta_blob,
 			ttrace_meta_blob_size);
 	for (uint64_t i = 0; i < NR_SYSCALLS; i++)
 		if (syscall_table[i].name)
-			ttrace_aux_string(TTRACE_AUX_SYSCALL_NAME, i,
+			aux_string(t, TTRACE_AUX_SYSCALL_NAME, i,
 					  syscall_table[i].name);
 	for (uint64_t i = 0; i < BOOT_PHASE_COUNT; i++)
-		ttrace_aux_string(TTRACE_AUX_BOOT_PHASE, i, ttrace_boot_phase_names[i]);
+		aux_string(t, TTRACE_AUX_BOOT_PHASE, i,
+			   ttrace_boot_phase_names[i]);
 	for (uint64_t i = 0; i < KT_NSTATES; i++)
-		ttrace_aux_string(TTRACE_AUX_STATE_NAME, i, kthread_state_names[i]);
-	name_idle(0);	/* the other CPUs' when they come up */
+		aux_string(t, TTRACE_AUX_STATE_NAME, i, kthread_state_names[i]);
+	name_idle(t, 0);	/* the other CPUs' when they come up */
 }
 
 /* ttrace.mask=all|none|default on the command line: every group and event
@@ -271,6 +275,17 @@ static void boot_mask(void)
 		printk(KERN_ERR "ttrace: ttrace.mask=%s: %s\n", what, why);
 }
 
+/* Gives t an aux buffer of 2^order pages; false when memory is short. */
+static bool aux_alloc(struct ttrace *t, unsigned order)
+{
+	t->aux_mem = get_cont_pages(order, 0);
+	if (!t->aux_mem)
+		return false;
+	t->aux_order = order;
+	ttrace_aux_init(&t->aux, t->aux_mem, (size_t)PGSIZE << order);
+	return true;
+}
+
 /* Allocates CPU 0's ring and the aux buffer. Boot CPU, right after
  * pmem_init, interrupts off. On failure tracing is off. */
 void ttrace_init(void)
@@ -278,14 +293,11 @@ void ttrace_init(void)
 	struct ttrace *t = &ttrace_main;
 	unsigned aux_order = ttrace_order_for(CONFIG_TTRACE_AUX_BUFFER_KB * 1024);
 
-	t->aux_mem = get_cont_pages(aux_order, 0);
-	if (!t->aux_mem) {
+	if (!aux_alloc(t, aux_order)) {
 		ttrace_off(t, "out of memory for the aux buffer");
 		return;
 	}
-	t->aux_order = aux_order;
-	ttrace_aux_init(&t->aux, t->aux_mem, (size_t)PGSIZE << aux_order);
-	record_names();		/* for the records of a later bufsize too */
+	record_names(t);		/* for the records of a later bufsize too */
 	if (!rings_init(t)) {
 		ttrace_off(t, "out of memory for the rings (ttrace.bufsize)");
 		return;
@@ -306,29 +318,72 @@ void ttrace_cpu_up(uint32_t cpu)
 {
 	struct ttrace *t = &ttrace_main;
 
-	name_idle(cpu);
+	name_idle(t, cpu);
 	if (t->off_reason || !ttrace_ring_is_sink(t, cpu))
 		return;
-	if (!ring_alloc(t, cpu))
+	if (ring_alloc(t, cpu))
+		ttrace_root_update(t);
+	else
 		ttrace_off(t, "out of memory for the rings (ttrace.bufsize)");
+}
+
+/*
+ * A private tracer, as Zircon's tests build one: rings of 2^ring_order
+ * pages for every online CPU and aux of 2^aux_order pages, from pages
+ * only, so that ttrace_delete() gives every page back. No tracepoint
+ * writes it and nothing is armed for it (its ctl state is empty); its
+ * owner writes its rings with ttrace_record_to() and its aux with
+ * ttrace_aux_blob(), and reads it with ttrace_reader_open(). Returns
+ * NULL when memory is short. Process context.
+ */
+struct ttrace *ttrace_new(unsigned ring_order, unsigned aux_order)
+{
+	struct ttrace *t = get_cont_pages(ttrace_order_for(sizeof(*t)), 0);
+
+	if (!t)
+		return NULL;
+	memset(t, 0, sizeof(*t));
+	ttrace_setup(t);
+	t->ring_order = ring_order;
+	if (!aux_alloc(t, aux_order)) {
+		ttrace_delete(t);
+		return NULL;
+	}
+	for (uint32_t c = 0; c < num_cpus; c++)
+		if (!ring_alloc(t, c)) {
+			ttrace_delete(t);
+			return NULL;
+		}
+	return t;
+}
+
+/* Frees a tracer from ttrace_new() (NULL is fine), its rings and aux. */
+void ttrace_delete(struct ttrace *t)
+{
+	if (!t)
+		return;
+	for (uint32_t c = 0; c < CONFIG_MAX_NUM_CPUS; c++)
+		if (!ttrace_ring_is_sink(t, c))
+			free_cont_pages(t->rings[c].entries, t->ring_order);
+	if (t->aux_mem)
+		free_cont_pages(t->aux_mem, t->aux_order);
+	free_cont_pages(t, ttrace_order_for(sizeof(*t)));
 }
 
 void ttrace_emit_ext(uint32_t id, const uint64_t *args, uint32_t nargs)
 {
 	uint64_t ts = arch_trace_clock();
-	struct per_cpu_info *pcpui = this_cpu();
 
-	trace_ring_write_ext(pcpui->ttrace_ring, ts, pcpui->ttrace_type_base | id,
-			     pcpui->ttrace_ctx, args, nargs);
+	ttrace_record_ext_to(this_cpu()->ttrace_ring, ts, id, args, nargs);
 }
 
 /* Appends a record of n payload bytes to aux. Any context: the write lock
  * is held with interrupts off only to reserve the space. A record that
  * cannot be placed (too big, or it would overwrite one in flight) is
  * counted in aux.dropped by the reserve. */
-void ttrace_aux_blob(unsigned tag, uint64_t ident, const void *p, size_t n)
+void ttrace_aux_blob(struct ttrace *t, unsigned tag, uint64_t ident,
+		     const void *p, size_t n)
 {
-	struct ttrace *t = &ttrace_main;
 	uint64_t flags, pos;
 	int err;
 
@@ -347,7 +402,7 @@ void ttrace_aux_blob(unsigned tag, uint64_t ident, const void *p, size_t n)
 
 void ttrace_aux_string(unsigned tag, uint64_t ident, const char *str)
 {
-	ttrace_aux_blob(tag, ident, str, strnlen(str, TTRACE_AUX_MAX_STRLEN));
+	aux_string(&ttrace_main, tag, ident, str);
 }
 
 /* Sets the context for the thread about to run on pcpui's CPU. sched_lock
@@ -366,76 +421,97 @@ void ttrace_ctx_switch(struct per_cpu_info *pcpui, const struct kthread *kt)
 
 /* The aux read lock, taken with interrupts off: a writer interrupting a
  * reader on the same CPU would otherwise wait for it forever. */
+struct aux_rlocked {
+	struct ttrace *t;
+	uint64_t flags;
+};
+
 static void aux_rlock(void *arg)
 {
-	*(uint64_t *)arg = arch_irq_save();
-	rlock(&ttrace_main.aux_lock);
+	struct aux_rlocked *l = arg;
+
+	l->flags = arch_irq_save();
+	rlock(&l->t->aux_lock);
 }
 
 static void aux_runlock(void *arg)
 {
-	runlock(&ttrace_main.aux_lock);
-	arch_irq_restore(*(uint64_t *)arg);
+	struct aux_rlocked *l = arg;
+
+	runlock(&l->t->aux_lock);
+	arch_irq_restore(l->flags);
 }
 
-/* Copies a consistent snapshot of aux to out (view.data == out); returns
- * 0 or -1 (no aux, or out too small). */
-int ttrace_aux_read(void *out, size_t size, struct ttrace_aux_view *view)
+/* Copies a consistent snapshot of t's aux to out (view.data == out);
+ * returns 0 or -1 (no aux, or out too small). */
+int ttrace_aux_read(struct ttrace *t, void *out, size_t size,
+		    struct ttrace_aux_view *view)
 {
-	uint64_t flags;
-	const struct ttrace_aux_lock lock = { aux_rlock, aux_runlock, &flags };
+	struct aux_rlocked l = { .t = t };
+	const struct ttrace_aux_lock lock = { aux_rlock, aux_runlock, &l };
 
-	if (!ttrace_main.aux_mem)
+	if (!t->aux_mem)
 		return -1;
-	return ttrace_aux_snapshot(&ttrace_main.aux, &lock, out, size, view);
+	return ttrace_aux_snapshot(&t->aux, &lock, out, size, view);
+}
+
+/* t's aux bounds now (ttrace_aux_bounds()), under its read lock. */
+static void aux_bounds(struct ttrace *t, uint64_t *first, uint64_t *last)
+{
+	struct aux_rlocked l = { .t = t };
+
+	aux_rlock(&l);
+	ttrace_aux_bounds(&t->aux, first, last);
+	aux_runlock(&l);
 }
 
 /* Aux bytes in use, its size, and records it refused. */
-void ttrace_aux_usage(uint64_t *bytes, uint64_t *size, uint64_t *dropped)
+void ttrace_aux_usage(struct ttrace *t, uint64_t *bytes, uint64_t *size,
+		      uint64_t *dropped)
 {
-	uint64_t flags, first, last;
+	uint64_t first, last;
 
-	aux_rlock(&flags);
-	ttrace_aux_bounds(&ttrace_main.aux, &first, &last);
-	aux_runlock(&flags);
+	aux_bounds(t, &first, &last);
 	*bytes = last - first;
-	*size = ttrace_main.aux.size;
-	*dropped = ttrace_main.aux.dropped;
+	*size = t->aux.size;
+	*dropped = t->aux.dropped;
 }
 
 /* The aux buffer itself, for the panic dump, which reads it without locks
  * once every other CPU has stopped. */
-const struct ttrace_aux *ttrace_aux_unlocked(void)
+const struct ttrace_aux *ttrace_aux_unlocked(struct ttrace *t)
 {
-	return ttrace_main.aux_mem ? &ttrace_main.aux : NULL;
+	return t->aux_mem ? &t->aux : NULL;
 }
 
 /* The ring of core, or NULL when that CPU is absent. For the panic dump
  * and tests on a quiet tracer; readers use ttrace_ring_read(). */
-struct trace_ring *ttrace_ring_of(uint32_t core)
+struct trace_ring *ttrace_ring_of(struct ttrace *t, uint32_t core)
 {
-	return core < num_cpus ? &ttrace_main.rings[core] : NULL;
+	return core < num_cpus ? &t->rings[core] : NULL;
 }
 
-/* Fills the version header describing the live trace. */
+/* Fills the version header describing t's trace now. */
+void ttrace_version_of(struct ttrace *t, struct ttrace_version *v)
+{
+	uint64_t first, last;
+
+	aux_bounds(t, &first, &last);
+	rlock(&t->rings_lock);
+	ttrace_fill_version_bounds(t, v, first, last);
+	runlock(&t->rings_lock);
+}
+
 void ttrace_fill_version(struct ttrace_version *v)
 {
-	uint64_t flags, first, last;
-
-	aux_rlock(&flags);
-	ttrace_aux_bounds(&ttrace_main.aux, &first, &last);
-	aux_runlock(&flags);
-	rlock(&ttrace_main.rings_lock);
-	ttrace_fill_version_bounds(v, first, last);
-	runlock(&ttrace_main.rings_lock);
+	ttrace_version_of(&ttrace_main, v);
 }
 
 /* The same, with the aux bounds given (the panic dump takes no locks). */
-void ttrace_fill_version_bounds(struct ttrace_version *v, uint64_t aux_first,
+void ttrace_fill_version_bounds(const struct ttrace *t,
+				struct ttrace_version *v, uint64_t aux_first,
 				uint64_t aux_last)
 {
-	const struct ttrace *t = &ttrace_main;
-
 	ttrace_version_init(v);
 	v->num_cpus = num_cpus;
 	v->entries_per_cpu = t->rings[0].mask + 1;

@@ -50,13 +50,13 @@ static bool keep_phase(const struct ttrace_entry *e, void *arg)
 	return p->n < p->max;
 }
 
-/* Collects CPU 0's boot phases; returns how many. */
-static size_t collect(struct phase *out, size_t max)
+/* Collects CPU 0's boot phases from t; returns how many. */
+static size_t collect(struct ttrace *t, struct phase *out, size_t max)
 {
 	static struct ttrace_entry e[64];
 	struct phases p = { out, 0, max };
 
-	trace_ring_each_event(ttrace_ring_of(0), e, ARRAY_SIZE(e), keep_phase,
+	trace_ring_each_event(ttrace_ring_of(t, 0), e, ARRAY_SIZE(e), keep_phase,
 			      &p);
 	return p.n;
 }
@@ -65,7 +65,7 @@ static size_t collect(struct phase *out, size_t max)
 void ttrace_print_boot_profile(void)
 {
 	static struct phase ph[MAX_PHASES];
-	size_t n = collect(ph, MAX_PHASES);
+	size_t n = collect(&ttrace_main, ph, MAX_PHASES);
 
 	printk("boot profile: %zu phases\n", n);
 	for (size_t i = 0; i < n; i++) {

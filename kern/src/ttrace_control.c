@@ -30,23 +30,11 @@
 
 static struct ttrace_ctl_cmd ctl_cmd;		/* ctl mutex */
 static char ctl_err[sizeof(ctl_cmd.err)];	/* ctl mutex */
-static uint64_t marker_seq;
 
 static const char *mode_name(uint32_t mode)
 {
 	return mode == TTRACE_MODE_SATURATE ? "saturate" : "overwrite";
 }
-
-/*
- * Quiescent states for the grace period, per CPU: grace_seen[c] is the last
- * grace period whose kernel message CPU c has run; ctl_spins[c] counts the
- * turns of CPU c's wait for the ctl mutex (a CPU there is in no
- * tracepoint, and it does not run kernel messages until it gets the
- * mutex, so the grace period must count it as quiet).
- */
-static uint64_t grace_gen;			/* ctl mutex */
-static uint64_t grace_seen[CONFIG_MAX_NUM_CPUS];
-static uint64_t ctl_spins[CONFIG_MAX_NUM_CPUS];
 
 /* Takes the ctl mutex, spinning (interrupts on) while another holder has
  * it: holders may be routine kernel messages, which cannot sleep. Any
@@ -58,7 +46,7 @@ static void ctl_enter(struct ttrace *t)
 		if (!t->ctl_busy)
 			break;
 		spin_unlock(&t->ctl_lock);
-		__atomic_fetch_add(&ctl_spins[core_id()], 1, __ATOMIC_RELEASE);
+		ttrace_quiet_turn(t);
 		arch_pause();
 	}
 	t->ctl_busy = true;
@@ -72,9 +60,15 @@ static void ctl_exit(struct ttrace *t)
 	spin_unlock(&t->ctl_lock);
 }
 
+/* A grace period's kernel message: this CPU, in no tracepoint, has seen
+ * every store made before the grace period it reads began (the message
+ * of an earlier period that runs late counts for the current one). */
 static void grace_fn(void *arg)
 {
-	__atomic_store_n(&grace_seen[core_id()], (uint64_t)(uintptr_t)arg,
+	struct ttrace *t = arg;
+
+	__atomic_store_n(&t->grace_seen[core_id()],
+			 __atomic_load_n(&t->grace_gen, __ATOMIC_ACQUIRE),
 			 __ATOMIC_RELEASE);
 }
 
@@ -86,21 +80,21 @@ static void grace_fn(void *arg)
  * or has taken a turn waiting for the ctl mutex. The calling CPU is in
  * no tracepoint. ctl mutex held, no spinlock, interrupts on.
  */
-static void grace_period(void)
+void ttrace_grace_period(struct ttrace *t)
 {
-	uint64_t gen = ++grace_gen, spins[CONFIG_MAX_NUM_CPUS];
+	uint64_t gen = t->grace_gen + 1, spins[CONFIG_MAX_NUM_CPUS];
 
+	__atomic_store_n(&t->grace_gen, gen, __ATOMIC_RELEASE);
 	mb();				/* the disarm before any of this */
 	for (uint32_t c = 0; c < num_cpus; c++) {
-		spins[c] = atomic_read(&ctl_spins[c]);
+		spins[c] = atomic_read(&t->ctl_spins[c]);
 		if (c != core_id())
-			while (send_kernel_message(c, grace_fn,
-						   (void *)(uintptr_t)gen) < 0)
+			while (send_kernel_message(c, grace_fn, t) < 0)
 				arch_pause();	/* -ENOMEM: memory comes back */
 	}
 	for (uint32_t c = 0; c < num_cpus; c++)
-		while (c != core_id() && atomic_read(&grace_seen[c]) < gen &&
-		       atomic_read(&ctl_spins[c]) == spins[c])
+		while (c != core_id() && atomic_read(&t->grace_seen[c]) < gen &&
+		       atomic_read(&t->ctl_spins[c]) == spins[c])
 			arch_pause();
 }
 
@@ -112,7 +106,7 @@ static void grace_period(void)
  * The caller's own syscall, if any, gets its context here. ctl mutex
  * held, interrupts on.
  */
-static void live_on(void)
+static void live_on(struct ttrace *t)
 {
 	struct kthread *kt = current_kthread();
 	uint64_t flags;
@@ -121,7 +115,7 @@ static void live_on(void)
 		return;
 	WRITE_ONCE(ttrace_ctx_live, 1);
 	ttrace_patch_sync(TEXT_PATCH_LIVE);
-	grace_period();
+	ttrace_grace_period(t);
 	flags = arch_irq_save();
 	if (kt && kt->proc)
 		ttrace_ctx_switch(this_cpu(), kt);
@@ -144,7 +138,7 @@ static void rearm(struct ttrace *t)
 {
 	if (t->off_reason)
 		return;
-	live_on();
+	live_on(t);
 	ttrace_thaw(t);
 	ttrace_ctl_rearm(&t->ctl);
 	ttrace_patch_sync(TEXT_PATCH_LIVE);
@@ -157,7 +151,7 @@ static void ttrace_suspend(struct ttrace *t)
 {
 	memset(ttrace_armed, 0, TTRACE_NUM_EVENTS);
 	ttrace_patch_sync(TEXT_PATCH_LIVE);
-	grace_period();
+	ttrace_grace_period(t);
 	wlock(&t->rings_lock);
 }
 
@@ -219,7 +213,7 @@ static const char *resize_rings(struct ttrace *t, uint64_t kb)
 		trace_ring_restart(r, head);
 	}
 	ttrace_early_adopt(t);	/* CPU 0 on the early ring since boot */
-	ttrace_root_end();
+	ttrace_root_end(t);
 	t->ring_order = order;
 	t->off_reason = NULL;
 	ttrace_resume(t);
@@ -229,36 +223,31 @@ static const char *resize_rings(struct ttrace *t, uint64_t kb)
 	return NULL;
 }
 
-/* The ctl mutex, the grace period and re-arming, for the other parts of
- * the tracer that change what is armed (ttrace_probe.c): the same rules
- * as the static functions they wrap. */
-void ttrace_ctl_mutex_enter(void)
+/* The ctl mutex and re-arming, for the other parts of the tracer that
+ * change what is armed (ttrace_probe.c): the same rules as the static
+ * functions they wrap. */
+void ttrace_ctl_mutex_enter(struct ttrace *t)
 {
-	ctl_enter(&ttrace_main);
+	ctl_enter(t);
 }
 
-void ttrace_ctl_mutex_exit(void)
+void ttrace_ctl_mutex_exit(struct ttrace *t)
 {
-	ctl_exit(&ttrace_main);
+	ctl_exit(t);
 }
 
-void ttrace_grace_period(void)
+/* Counts a turn of this CPU's wait for a mutex of the tracer's (the ctl
+ * mutex, the module mutex) as quiet for the grace period: the CPU is in
+ * no tracepoint, and does not run kernel messages until it gets the
+ * mutex, whose holder may be waiting for a grace period. */
+void ttrace_quiet_turn(struct ttrace *t)
 {
-	grace_period();
+	__atomic_fetch_add(&t->ctl_spins[core_id()], 1, __ATOMIC_RELEASE);
 }
 
-/* Counts a turn of this CPU's wait for another mutex of the tracer's (the
- * module mutex) as quiet for the grace period, as ctl_enter's turns are:
- * the CPU is in no tracepoint, and does not run kernel messages until it
- * gets the mutex, whose holder may be waiting for a grace period. */
-void ttrace_quiet_turn(void)
+void ttrace_rearm_locked(struct ttrace *t)
 {
-	__atomic_fetch_add(&ctl_spins[core_id()], 1, __ATOMIC_RELEASE);
-}
-
-void ttrace_rearm_locked(void)
-{
-	rearm(&ttrace_main);
+	rearm(t);
 }
 
 /* Sets the group mask bits under bits to value and re-arms, under the ctl
@@ -277,9 +266,8 @@ uint64_t ttrace_set_mask(uint64_t value, uint64_t bits)
 
 /* Whether every armed byte is what the mask and the enable flags say
  * (tracing not off), and every site's text what the armed bytes say. Takes the ctl mutex. For tests. */
-bool ttrace_armed_consistent(void)
+bool ttrace_armed_consistent(struct ttrace *t)
 {
-	struct ttrace *t = &ttrace_main;
 	bool ok = true;
 
 	ctl_enter(t);
@@ -290,39 +278,42 @@ bool ttrace_armed_consistent(void)
 	return ok;
 }
 
-/* Reads the next run of cpu's ring (trace_ring_read()) under the rings'
- * read lock. Process context. */
-uint32_t ttrace_ring_read(uint32_t cpu, struct trace_ring_cursor *cur,
-			  uint64_t end, struct ttrace_entry *out, size_t max,
+/* Reads the next run of t's cpu's ring (trace_ring_read()) under the
+ * rings' read lock. Process context. */
+uint32_t ttrace_ring_read(struct ttrace *t, uint32_t cpu,
+			  struct trace_ring_cursor *cur, uint64_t end,
+			  struct ttrace_entry *out, size_t max,
 			  struct trace_ring_run *run)
 {
 	uint32_t kind;
 
-	rlock(&ttrace_main.rings_lock);
-	kind = trace_ring_read(&ttrace_main.rings[cpu], cur, end, out, max, run);
-	runlock(&ttrace_main.rings_lock);
+	rlock(&t->rings_lock);
+	kind = trace_ring_read(&t->rings[cpu], cur, end, out, max, run);
+	runlock(&t->rings_lock);
 	return kind;
 }
 
 /* cpu's head now: the end of a snapshot taken now. */
-uint64_t ttrace_ring_end(uint32_t cpu)
+uint64_t ttrace_ring_end(struct ttrace *t, uint32_t cpu)
 {
-	return trace_ring_head(&ttrace_main.rings[cpu]);
+	return trace_ring_head(&t->rings[cpu]);
 }
 
 /* Puts cur at cpu's oldest live record. */
-void ttrace_ring_oldest(uint32_t cpu, struct trace_ring_cursor *cur)
+void ttrace_ring_oldest(struct ttrace *t, uint32_t cpu,
+			struct trace_ring_cursor *cur)
 {
-	rlock(&ttrace_main.rings_lock);
-	trace_ring_cursor_oldest(&ttrace_main.rings[cpu], cur);
-	runlock(&ttrace_main.rings_lock);
+	rlock(&t->rings_lock);
+	trace_ring_cursor_oldest(&t->rings[cpu], cur);
+	runlock(&t->rings_lock);
 }
 
-void ttrace_ring_get_stats(uint32_t cpu, struct trace_ring_stats *st)
+void ttrace_ring_get_stats(struct ttrace *t, uint32_t cpu,
+			   struct trace_ring_stats *st)
 {
-	rlock(&ttrace_main.rings_lock);
-	trace_ring_stats(&ttrace_main.rings[cpu], st);
-	runlock(&ttrace_main.rings_lock);
+	rlock(&t->rings_lock);
+	trace_ring_stats(&t->rings[cpu], st);
+	runlock(&t->rings_lock);
 }
 
 /* Bytes of one CPU's ring now. */
@@ -347,11 +338,11 @@ static const char *apply(struct ttrace *t, const struct ttrace_ctl_cmd *cmd)
 	case TTRACE_CTL_HANG:
 		ttrace_hang();
 	case TTRACE_CTL_COUNTERS:
-		return ttrace_counters_set((uint32_t)cmd->value, cmd->mode);
+		return ttrace_counters_set(t, (uint32_t)cmd->value, cmd->mode);
 	default:
 		if (t->off_reason)
 			return t->off_reason;
-		live_on();	/* the command may arm something */
+		live_on(t);	/* the command may arm something */
 		ttrace_ctl_apply(&t->ctl, cmd);
 		ttrace_patch_sync(TEXT_PATCH_LIVE);
 		live_update(t);
@@ -451,14 +442,14 @@ void ttrace_state_text(struct seqbuf *s)
  * read (the reader's own CPU's, whose rlock and runlock the function-graph
  * tracer records), the oldest slot is overwritten before each copy of it
  * and an unbounded reader chases it for ever. */
-static uint64_t first_ts(uint32_t cpu, struct trace_ring_cursor *cur,
-			 uint64_t end)
+static uint64_t first_ts(struct ttrace *t, uint32_t cpu,
+			 struct trace_ring_cursor *cur, uint64_t end)
 {
 	struct ttrace_entry e[1 + TTRACE_MAX_CONT];
 	struct trace_ring_run run;
 	uint32_t k;
 
-	while ((k = ttrace_ring_read(cpu, cur, end, e, ARRAY_SIZE(e),
+	while ((k = ttrace_ring_read(t, cpu, cur, end, e, ARRAY_SIZE(e),
 				     &run)) == TRACE_RUN_LOST)
 		;
 	return k == TRACE_RUN_RECORDS ? e[0].timestamp : 0;
@@ -466,18 +457,19 @@ static uint64_t first_ts(uint32_t cpu, struct trace_ring_cursor *cur,
 
 /* Timestamps of cpu's oldest and newest intact records (0 if none), below
  * its head when called. */
-static void edge_ts(uint32_t cpu, uint64_t *oldest, uint64_t *newest)
+static void edge_ts(struct ttrace *t, uint32_t cpu, uint64_t *oldest,
+		    uint64_t *newest)
 {
 	struct trace_ring_cursor cur;
-	uint64_t head = ttrace_ring_end(cpu);
+	uint64_t head = ttrace_ring_end(t, cpu);
 
-	ttrace_ring_oldest(cpu, &cur);
-	*oldest = first_ts(cpu, &cur, head);
+	ttrace_ring_oldest(t, cpu, &cur);
+	*oldest = first_ts(t, cpu, &cur, head);
 	cur.next = head > 1 + TTRACE_MAX_CONT ? head - 1 - TTRACE_MAX_CONT : 0;
 	cur.after_loss = 1;
 	*newest = 0;
 	for (int i = 0; i <= TTRACE_MAX_CONT; i++) {
-		uint64_t ts = first_ts(cpu, &cur, head);
+		uint64_t ts = first_ts(t, cpu, &cur, head);
 
 		if (!ts)
 			break;
@@ -488,14 +480,15 @@ static void edge_ts(uint32_t cpu, uint64_t *oldest, uint64_t *newest)
 /* Per-CPU counters and aux usage as text (the mask is the ctl file's). */
 void ttrace_stats_text(struct seqbuf *s)
 {
+	struct ttrace *t = &ttrace_main;
 	uint64_t bytes, aux_size, dropped, oldest, newest;
 
-	ttrace_aux_usage(&bytes, &aux_size, &dropped);
+	ttrace_aux_usage(t, &bytes, &aux_size, &dropped);
 	for (uint32_t c = 0; c < num_cpus && !seqbuf_overflowed(s); c++) {
 		struct trace_ring_stats st;
 
-		ttrace_ring_get_stats(c, &st);
-		edge_ts(c, &oldest, &newest);
+		ttrace_ring_get_stats(t, c, &st);
+		edge_ts(t, c, &oldest, &newest);
 		seqbuf_printf(s, "cpu%u written %lu overwritten %lu dropped %lu "
 			"filtered %lu entries %lu oldest %lu newest %lu\n", c,
 			st.written, st.overwritten, st.dropped, st.filtered,
@@ -509,11 +502,12 @@ void ttrace_stats_text(struct seqbuf *s)
  * user_marker event naming it on this CPU, in the writer's context. */
 void ttrace_mark(const char *text, size_t len)
 {
-	uint64_t id = __atomic_fetch_add(&marker_seq, 1, __ATOMIC_RELAXED);
+	struct ttrace *t = &ttrace_main;
+	uint64_t id = __atomic_fetch_add(&t->marker_seq, 1, __ATOMIC_RELAXED);
 
 	if (len && text[len - 1] == '\n')
 		len--;
-	ttrace_aux_blob(TTRACE_AUX_USER_MARKER, id, text,
+	ttrace_aux_blob(t, TTRACE_AUX_USER_MARKER, id, text,
 			MIN(len, (size_t)TTRACE_AUX_MAX_STRLEN));
 	ttrace_user_marker(id);
 }

@@ -66,7 +66,7 @@ static void ctr_name(uint32_t i, char *buf, size_t size)
 
 /* Counter i's value now. Process context (takes the locks its source
  * takes). */
-static uint64_t ctr_read(uint32_t i)
+static uint64_t ctr_read(struct ttrace *t, uint32_t i)
 {
 	struct trace_ring_stats st;
 	uint64_t bytes, size, dropped;
@@ -79,22 +79,22 @@ static uint64_t ctr_read(uint32_t i)
 	case CTR_PROCS:
 		return proc_count();
 	case CTR_AUX_BYTES:
-		ttrace_aux_usage(&bytes, &size, &dropped);
+		ttrace_aux_usage(t, &bytes, &size, &dropped);
 		return bytes;
 	case CTR_SYSCALL_ERRORS:
 		return __atomic_load_n(&ttrace_sp_syscall_errors_count,
 				       __ATOMIC_RELAXED);
 	}
-	ttrace_ring_get_stats(i - CTR_RING_FILL, &st);
+	ttrace_ring_get_stats(t, i - CTR_RING_FILL, &st);
 	return st.live;
 }
 
 /* Records the counters that changed since they were last recorded (all of
  * them with record_all); the first record of each has prev == value. */
-static void sample(void)
+static void sample(struct ttrace *t)
 {
 	for (uint32_t i = 0; i < ncounters(); i++) {
-		uint64_t v = ctr_read(i);
+		uint64_t v = ctr_read(t, i);
 
 		if (recorded[i] && v == last[i] && !READ_ONCE(record_all))
 			continue;
@@ -104,14 +104,14 @@ static void sample(void)
 	}
 }
 
+/* The sampling thread of t (arg). */
 static void sampler_main(void *arg)
 {
-	(void)arg;
 	for (;;) {
 		uint32_t ms = READ_ONCE(period_ms);
 
 		if (ms)
-			sample();
+			sample(arg);
 		ksleep_ticks(ms ? MAX(1u, ms * TIMER_HZ / 1000) : TIMER_HZ);
 	}
 }
@@ -121,18 +121,19 @@ static void sampler_main(void *arg)
  * or, with all, every one; names them in aux. Returns NULL or why not (no
  * memory for the thread). ctl mutex held, process context.
  */
-const char *ttrace_counters_set(uint32_t ms, bool all)
+const char *ttrace_counters_set(struct ttrace *t, uint32_t ms, bool all)
 {
 	char name[32];
 
 	for (uint32_t i = 0; i < ncounters(); i++) {
 		ctr_name(i, name, sizeof(name));
-		ttrace_aux_string(TTRACE_AUX_COUNTER_NAME, i, name);
+		ttrace_aux_blob(t, TTRACE_AUX_COUNTER_NAME, i, name,
+				strnlen(name, sizeof(name)));
 	}
 	WRITE_ONCE(record_all, all);
 	WRITE_ONCE(period_ms, ms);
 	if (ms && !sampler) {
-		sampler = kthread_create("counters", sampler_main, NULL);
+		sampler = kthread_create("counters", sampler_main, t);
 		if (!sampler) {
 			WRITE_ONCE(period_ms, 0);
 			return "counters: out of memory for the sampling thread";
@@ -150,7 +151,7 @@ void ttrace_counters_text(struct seqbuf *s)
 
 	for (uint32_t i = 0; i < ncounters(); i++) {
 		ctr_name(i, name, sizeof(name));
-		seqbuf_printf(s, "%s %lu\n", name, ctr_read(i));
+		seqbuf_printf(s, "%s %lu\n", name, ctr_read(&ttrace_main, i));
 	}
 	seqbuf_printf(s, "period %u%s\n", READ_ONCE(period_ms),
 		      READ_ONCE(record_all) ? " all" : "");

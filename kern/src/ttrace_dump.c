@@ -60,18 +60,19 @@ static int to_console(void *arg, const void *buf, uint64_t len)
 
 /* The whole trace, straight from the rings and aux (the writers are
  * stopped, so a slot in flight stays so: declared lost). */
-static void write_trace(struct ttrace_file_writer *w, const struct ttrace_aux *a)
+static void write_trace(struct ttrace *t, struct ttrace_file_writer *w,
+			const struct ttrace_aux *a)
 {
 	static struct ttrace_entry buf[DUMP_ENTRIES];
 	struct ttrace_file_tsc tsc[CONFIG_MAX_NUM_CPUS];
 	struct ttrace_image img = {
 		.meta = ttrace_meta_blob,
-		.rings = ttrace_ring_of(0),
+		.rings = ttrace_ring_of(t, 0),
 		.aux = a,
 		.tsc = tsc,
 	};
 
-	ttrace_fill_version_bounds(&img.version, a->first, a->last);
+	ttrace_fill_version_bounds(t, &img.version, a->first, a->last);
 	ttrace_tsc_offsets(tsc);
 	ttrace_image_write(w, &img, buf, DUMP_ENTRIES);
 }
@@ -79,7 +80,8 @@ static void write_trace(struct ttrace_file_writer *w, const struct ttrace_aux *a
 /* Called by panic() once the other CPUs are stopped. */
 void ttrace_panic_dump(void)
 {
-	const struct ttrace_aux *a = ttrace_aux_unlocked();
+	struct ttrace *t = &ttrace_main;
+	const struct ttrace_aux *a = ttrace_aux_unlocked(t);
 	struct ttrace_file_writer w;
 	struct serial_out so = { 0 };
 	uint64_t on = 0;
@@ -95,7 +97,7 @@ void ttrace_panic_dump(void)
 	if (!host)
 		console_write("TTRACE-DUMP-BEGIN\n", 18);
 	ttrace_file_writer_init(&w, host ? to_host : to_console, &so);
-	write_trace(&w, a);
+	write_trace(t, &w, a);
 	if (!host)
 		console_write("\nTTRACE-DUMP-END\n", 17);
 	printk(KERN_EMERG "ttrace: dump %s: %lu bytes, crc32 0x%08x\n",

@@ -29,6 +29,17 @@
 
 #include "ttrace_dev.h"
 
+#define TTRACE_EARLY_ENTRIES	128	/* CPU 0's ring until ttrace_init() */
+#define TTRACE_SINK_ENTRIES	2	/* a CPU's ring until it has memory */
+
+/*
+ * The tracer: every piece of its state, so that a test can build a
+ * private one (ttrace_new()) beside the kernel's, ttrace_main. Only the
+ * kernel's is written by tracepoints: they reach its rings through each
+ * CPU's per_cpu_info.ttrace_ring and test the global ttrace_armed[] and
+ * ttrace_probes[] that its ctl state and probes set (the hot path pays no
+ * pointer to this object). Everything else takes the object.
+ */
 struct ttrace {
 	struct trace_ring rings[CONFIG_MAX_NUM_CPUS];
 	unsigned ring_order;		/* pages per ring: 2^order */
@@ -39,42 +50,76 @@ struct ttrace {
 	unsigned aux_order;
 	struct rwlock aux_lock;
 	struct ttrace_ctl_state ctl;
+	uint8_t enabled[TTRACE_NUM_EVENTS];	/* ctl.enabled */
+	uint8_t probed[TTRACE_NUM_EVENTS];	/* ctl.probed (ttrace_probe.c) */
 	struct spinlock ctl_lock;	/* guards ctl_busy */
 	bool ctl_busy;			/* the ctl mutex is held */
 	bool frozen;			/* ttrace_freeze(): CPUs write to
 					   frozen_rings until a rearm */
+	uint64_t marker_seq;		/* the next user marker's id */
+	/*
+	 * Quiescent states for the grace period, per CPU: grace_seen[c] is
+	 * the last grace period whose kernel message CPU c has run;
+	 * ctl_spins[c] counts the turns of CPU c's wait for the ctl mutex
+	 * (a CPU there is in no tracepoint, and it does not run kernel
+	 * messages until it gets the mutex, so the grace period must count
+	 * it as quiet).
+	 */
+	uint64_t grace_gen;		/* ctl mutex */
+	uint64_t grace_seen[CONFIG_MAX_NUM_CPUS];
+	uint64_t ctl_spins[CONFIG_MAX_NUM_CPUS];
+	/* Rings without memory of their own: CPU 0's early ring (and the
+	 * copy its replay needs), every CPU's sink, and the rings a freeze
+	 * sends the CPUs to, which nobody reads. */
+	struct trace_ring early_ring;
+	struct ttrace_entry early_entries[TTRACE_EARLY_ENTRIES];
+	struct ttrace_entry early_copy[TTRACE_EARLY_ENTRIES];
+	struct ttrace_entry sink_entries[CONFIG_MAX_NUM_CPUS][TTRACE_SINK_ENTRIES];
+	struct trace_ring frozen_rings[CONFIG_MAX_NUM_CPUS];
+	struct ttrace_entry frozen_entries[CONFIG_MAX_NUM_CPUS][TTRACE_SINK_ENTRIES];
 };
 
+/* The kernel's tracer: the one tracepoints write (ttrace.c). */
 extern struct ttrace ttrace_main;
 
+/* A private tracer for tests, and its end (ttrace.c). */
+struct ttrace *ttrace_new(unsigned ring_order, unsigned aux_order);
+void ttrace_delete(struct ttrace *t);
+
 unsigned ttrace_order_for(size_t bytes);
-bool ttrace_armed_consistent(void);
+bool ttrace_armed_consistent(struct ttrace *t);
 bool ttrace_ring_is_sink(const struct ttrace *t, uint32_t cpu);
-void ttrace_freeze(void);
+void ttrace_freeze(struct ttrace *t);
 void ttrace_thaw(struct ttrace *t);
 void ttrace_early_adopt(struct ttrace *t);
 
 /* The aux buffer and the rings (ttrace.c). */
-void ttrace_aux_blob(unsigned tag, uint64_t ident, const void *p, size_t n);
-const struct ttrace_aux *ttrace_aux_unlocked(void);
-int ttrace_aux_read(void *out, size_t size, struct ttrace_aux_view *view);
-void ttrace_aux_usage(uint64_t *bytes, uint64_t *size, uint64_t *dropped);
-void ttrace_fill_version_bounds(struct ttrace_version *v, uint64_t aux_first,
+void ttrace_aux_blob(struct ttrace *t, unsigned tag, uint64_t ident,
+		     const void *p, size_t n);
+const struct ttrace_aux *ttrace_aux_unlocked(struct ttrace *t);
+int ttrace_aux_read(struct ttrace *t, void *out, size_t size,
+		    struct ttrace_aux_view *view);
+void ttrace_aux_usage(struct ttrace *t, uint64_t *bytes, uint64_t *size,
+		      uint64_t *dropped);
+void ttrace_version_of(struct ttrace *t, struct ttrace_version *v);
+void ttrace_fill_version_bounds(const struct ttrace *t,
+				struct ttrace_version *v, uint64_t aux_first,
 				uint64_t aux_last);
-struct trace_ring *ttrace_ring_of(uint32_t core);
+struct trace_ring *ttrace_ring_of(struct ttrace *t, uint32_t core);
 extern const char *const ttrace_boot_phase_names[BOOT_PHASE_COUNT];
 
 /* Control: the ctl mutex (ttrace_control.c), a grace period over every
  * CPU and re-arming from the ctl state, both with the mutex held. */
-void ttrace_ctl_mutex_enter(void);
-void ttrace_ctl_mutex_exit(void);
-void ttrace_grace_period(void);
-void ttrace_quiet_turn(void);
-void ttrace_rearm_locked(void);
+void ttrace_ctl_mutex_enter(struct ttrace *t);
+void ttrace_ctl_mutex_exit(struct ttrace *t);
+void ttrace_grace_period(struct ttrace *t);
+void ttrace_quiet_turn(struct ttrace *t);
+void ttrace_rearm_locked(struct ttrace *t);
 
 /* The probe API for callers that hold the ctl mutex (ttrace_probe.c). */
-int ttrace_probe_attach_locked(uint32_t id, ttrace_probe_fn fn, void *arg);
-unsigned ttrace_probe_detach_arg_locked(void *arg);
+int ttrace_probe_attach_locked(struct ttrace *t, uint32_t id,
+			       ttrace_probe_fn fn, void *arg);
+unsigned ttrace_probe_detach_arg_locked(struct ttrace *t, void *arg);
 
 /* The built-in probes (ttrace_probes.c): ctl commands with the ctl mutex
  * held, results as text, the snapshot's rings. */
@@ -86,20 +131,30 @@ uint32_t ttrace_snap_read(uint32_t cpu, struct trace_ring_cursor *cur,
 
 /* Counters (ttrace_counters.c): ctl `counters`, with the ctl mutex held,
  * and the current values as text. */
-const char *ttrace_counters_set(uint32_t ms, bool all);
+const char *ttrace_counters_set(struct ttrace *t, uint32_t ms, bool all);
 
 /* Ring access for readers (the device): each takes rings_lock for reading. */
-uint32_t ttrace_ring_read(uint32_t cpu, struct trace_ring_cursor *cur,
-			  uint64_t end, struct ttrace_entry *out, size_t max,
+uint32_t ttrace_ring_read(struct ttrace *t, uint32_t cpu,
+			  struct trace_ring_cursor *cur, uint64_t end,
+			  struct ttrace_entry *out, size_t max,
 			  struct trace_ring_run *run);
-uint64_t ttrace_ring_end(uint32_t cpu);
-void ttrace_ring_oldest(uint32_t cpu, struct trace_ring_cursor *cur);
-void ttrace_ring_get_stats(uint32_t cpu, struct trace_ring_stats *st);
+uint64_t ttrace_ring_end(struct ttrace *t, uint32_t cpu);
+void ttrace_ring_oldest(struct ttrace *t, uint32_t cpu,
+			struct trace_ring_cursor *cur);
+void ttrace_ring_get_stats(struct ttrace *t, uint32_t cpu,
+			   struct trace_ring_stats *st);
 
-/* The root record for pulls from outside (ttrace_root.c). */
+/* A reader of t (ttrace_reader_new() reads ttrace_main's): the same
+ * reader the device's files use, on any tracer (ttrace_reader.c). */
+struct ttrace_reader *ttrace_reader_open(struct ttrace *t,
+					 enum ttrace_read_kind kind,
+					 uint32_t cpu);
+
+/* The root record for pulls from outside (ttrace_root.c): it describes
+ * ttrace_main. */
 void ttrace_root_begin(void);
-void ttrace_root_end(void);
-void ttrace_root_update(void);
+void ttrace_root_end(struct ttrace *t);
+void ttrace_root_update(struct ttrace *t);
 __noreturn void ttrace_hang(void);
 /* Static keys and function sites (ttrace_patch.c, ttrace_fgraph.c). */
 void ttrace_patch_sync(enum text_patch_mode mode);

@@ -98,22 +98,23 @@ void ttrace_probe_fire(uint32_t id, const uint64_t *args, uint32_t nargs)
 }
 
 /* Sets event id's probed byte from its list and re-arms. ctl mutex held. */
-static void update_probed(uint32_t id)
+static void update_probed(struct ttrace *t, uint32_t id)
 {
-	ttrace_main.ctl.probed[id] = ttrace_probes[id] != NULL;
-	ttrace_rearm_locked();
+	t->ctl.probed[id] = ttrace_probes[id] != NULL;
+	ttrace_rearm_locked(t);
 }
 
 /* Attaches p (filled) to event id unless its fn and arg are there
  * already (-EEXIST). ctl mutex held. */
-static int attach_locked(uint32_t id, struct ttrace_probe *p)
+static int attach_locked(struct ttrace *t, uint32_t id,
+			 struct ttrace_probe *p)
 {
 	for (struct ttrace_probe *q = ttrace_probes[id]; q; q = q->next)
 		if (q->fn == p->fn && q->arg == p->arg)
 			return -EEXIST;
 	p->next = ttrace_probes[id];
 	__atomic_store_n(&ttrace_probes[id], p, __ATOMIC_RELEASE);
-	update_probed(id);
+	update_probed(t, id);
 	return 0;
 }
 
@@ -137,6 +138,7 @@ static struct ttrace_probe *probe_new(uint32_t id, ttrace_probe_fn fn,
  */
 int ttrace_probe_attach(uint32_t id, ttrace_probe_fn fn, void *arg)
 {
+	struct ttrace *t = &ttrace_main;
 	struct ttrace_probe *p;
 	int err;
 
@@ -144,23 +146,24 @@ int ttrace_probe_attach(uint32_t id, ttrace_probe_fn fn, void *arg)
 		return -EINVAL;
 	if (!(p = probe_new(id, fn, arg)))
 		return -ENOMEM;
-	ttrace_ctl_mutex_enter();
-	err = attach_locked(id, p);
-	ttrace_ctl_mutex_exit();
+	ttrace_ctl_mutex_enter(t);
+	err = attach_locked(t, id, p);
+	ttrace_ctl_mutex_exit(t);
 	if (err)
 		kfree(p);
 	return err;
 }
 
 /* ttrace_probe_attach() for callers that hold the ctl mutex. */
-int ttrace_probe_attach_locked(uint32_t id, ttrace_probe_fn fn, void *arg)
+int ttrace_probe_attach_locked(struct ttrace *t, uint32_t id,
+			       ttrace_probe_fn fn, void *arg)
 {
 	struct ttrace_probe *p = probe_new(id, fn, arg);
 	int err;
 
 	if (!p)
 		return id >= TTRACE_NUM_EVENTS || !fn ? -EINVAL : -ENOMEM;
-	err = attach_locked(id, p);
+	err = attach_locked(t, id, p);
 	if (err)
 		kfree(p);
 	return err;
@@ -179,26 +182,28 @@ static bool probe_matches(const struct ttrace_probe *p, ttrace_probe_fn fn,
  * decide, so a CPU that took the site before the patch cannot find the
  * list empty and write a record its group did not ask for. ctl mutex held.
  */
-static void unprobe_first(uint32_t id, ttrace_probe_fn fn, void *arg)
+static void unprobe_first(struct ttrace *t, uint32_t id, ttrace_probe_fn fn,
+			  void *arg)
 {
 	for (struct ttrace_probe *p = ttrace_probes[id]; p; p = p->next)
 		if (!probe_matches(p, fn, arg))
 			return;
-	ttrace_main.ctl.probed[id] = 0;
-	ttrace_rearm_locked();
-	ttrace_grace_period();
+	t->ctl.probed[id] = 0;
+	ttrace_rearm_locked(t);
+	ttrace_grace_period(t);
 }
 
 /* Unlinks event id's probes that match fn (NULL: any) and arg onto *dead;
  * returns how many. ctl mutex held. */
-static unsigned unlink_matching(uint32_t id, ttrace_probe_fn fn, void *arg,
+static unsigned unlink_matching(struct ttrace *t, uint32_t id,
+				ttrace_probe_fn fn, void *arg,
 				struct ttrace_probe **dead)
 {
 	struct ttrace_probe **link = &ttrace_probes[id], *p;
 	unsigned n = 0;
 
 	if (ttrace_probes[id])
-		unprobe_first(id, fn, arg);
+		unprobe_first(t, id, fn, arg);
 	while ((p = *link)) {
 		if (probe_matches(p, fn, arg)) {
 			__atomic_store_n(link, p->next, __ATOMIC_RELEASE);
@@ -210,16 +215,16 @@ static unsigned unlink_matching(uint32_t id, ttrace_probe_fn fn, void *arg,
 		}
 	}
 	if (n)
-		update_probed(id);
+		update_probed(t, id);
 	return n;
 }
 
 /* Waits until no CPU can be in a probe on dead, then frees them. ctl
  * mutex held. */
-static void bury(struct ttrace_probe *dead)
+static void bury(struct ttrace *t, struct ttrace_probe *dead)
 {
 	if (dead)
-		ttrace_grace_period();
+		ttrace_grace_period(t);
 	while (dead) {
 		struct ttrace_probe *next = dead->dead;
 
@@ -235,15 +240,16 @@ static void bury(struct ttrace_probe *dead)
  */
 int ttrace_probe_detach(uint32_t id, ttrace_probe_fn fn, void *arg)
 {
+	struct ttrace *t = &ttrace_main;
 	struct ttrace_probe *dead = NULL;
 	unsigned n;
 
 	if (id >= TTRACE_NUM_EVENTS || !fn)
 		return -ENOENT;
-	ttrace_ctl_mutex_enter();
-	n = unlink_matching(id, fn, arg, &dead);
-	bury(dead);
-	ttrace_ctl_mutex_exit();
+	ttrace_ctl_mutex_enter(t);
+	n = unlink_matching(t, id, fn, arg, &dead);
+	bury(t, dead);
+	ttrace_ctl_mutex_exit(t);
 	return n ? 0 : -ENOENT;
 }
 
@@ -254,29 +260,30 @@ int ttrace_probe_detach(uint32_t id, ttrace_probe_fn fn, void *arg)
  */
 unsigned ttrace_probe_detach_arg(void *arg)
 {
+	struct ttrace *t = &ttrace_main;
 	unsigned n;
 
-	ttrace_ctl_mutex_enter();
-	n = ttrace_probe_detach_arg_locked(arg);
-	ttrace_ctl_mutex_exit();
+	ttrace_ctl_mutex_enter(t);
+	n = ttrace_probe_detach_arg_locked(t, arg);
+	ttrace_ctl_mutex_exit(t);
 	return n;
 }
 
 /* ttrace_probe_detach_arg() for callers that hold the ctl mutex. */
-unsigned ttrace_probe_detach_arg_locked(void *arg)
+unsigned ttrace_probe_detach_arg_locked(struct ttrace *t, void *arg)
 {
 	struct ttrace_probe *dead = NULL;
 	unsigned n = 0;
 
 	for (uint32_t id = 0; id < TTRACE_NUM_EVENTS; id++)
-		n += unlink_matching(id, NULL, arg, &dead);
-	bury(dead);
+		n += unlink_matching(t, id, NULL, arg, &dead);
+	bury(t, dead);
 	return n;
 }
 
 /* Unlinks, from every event, the probes whose callback lies in [lo, hi)
  * onto *dead; returns how many. ctl mutex held. */
-static unsigned unlink_range(uintptr_t lo, uintptr_t hi,
+static unsigned unlink_range(struct ttrace *t, uintptr_t lo, uintptr_t hi,
 			     struct ttrace_probe **dead)
 {
 	unsigned n = 0;
@@ -284,7 +291,8 @@ static unsigned unlink_range(uintptr_t lo, uintptr_t hi,
 	for (uint32_t id = 0; id < TTRACE_NUM_EVENTS; id++)
 		for (struct ttrace_probe *p = ttrace_probes[id]; p; p = p->next)
 			if ((uintptr_t)p->fn >= lo && (uintptr_t)p->fn < hi)
-				n += unlink_matching(id, p->fn, p->arg, dead);
+				n += unlink_matching(t, id, p->fn, p->arg,
+						     dead);
 	return n;
 }
 
@@ -295,13 +303,14 @@ static unsigned unlink_range(uintptr_t lo, uintptr_t hi,
  */
 unsigned ttrace_probe_detach_range(uintptr_t lo, uintptr_t hi)
 {
+	struct ttrace *t = &ttrace_main;
 	struct ttrace_probe *dead = NULL;
 	unsigned n;
 
-	ttrace_ctl_mutex_enter();
-	n = unlink_range(lo, hi, &dead);
-	bury(dead);
-	ttrace_ctl_mutex_exit();
+	ttrace_ctl_mutex_enter(t);
+	n = unlink_range(t, lo, hi, &dead);
+	bury(t, dead);
+	ttrace_ctl_mutex_exit(t);
 	return n;
 }
 
@@ -338,9 +347,9 @@ unsigned ttrace_probe_count(uint32_t id)
 {
 	unsigned n = 0;
 
-	ttrace_ctl_mutex_enter();
+	ttrace_ctl_mutex_enter(&ttrace_main);
 	for (struct ttrace_probe *p = ttrace_probes[id]; p; p = p->next)
 		n++;
-	ttrace_ctl_mutex_exit();
+	ttrace_ctl_mutex_exit(&ttrace_main);
 	return n;
 }

@@ -202,7 +202,7 @@ static bool on_stop(void *arg, const struct ttrace_probe_hit *h)
 	struct builtin *b = arg;
 
 	if (first_hit(b, h))
-		ttrace_freeze();
+		ttrace_freeze(&ttrace_main);
 	return true;
 }
 
@@ -270,11 +270,13 @@ static const char *probe_add(const struct ttrace_probe_spec *spec)
 		return "probe: 16 probes already";
 	if (!(b = builtin_new(spec)))
 		return "probe: out of memory";
-	err = ttrace_probe_attach_locked(spec->event, kind_fn[spec->kind], b);
+	err = ttrace_probe_attach_locked(&ttrace_main, spec->event,
+					 kind_fn[spec->kind], b);
 	if (!err && spec->kind == TTRACE_PROBE_LATENCY)
-		err = ttrace_probe_attach_locked(spec->end_event, on_lat_end, b);
+		err = ttrace_probe_attach_locked(&ttrace_main, spec->end_event,
+						 on_lat_end, b);
 	if (err) {
-		ttrace_probe_detach_arg_locked(b);
+		ttrace_probe_detach_arg_locked(&ttrace_main, b);
 		builtin_free(b);
 		return "probe: out of memory";
 	}
@@ -288,7 +290,8 @@ static void probe_remove(int i)
 	struct builtin *b = probes[i];
 
 	probes[i] = NULL;
-	ttrace_probe_detach_arg_locked(b);	/* waits the grace period */
+	/* waits the grace period */
+	ttrace_probe_detach_arg_locked(&ttrace_main, b);
 	builtin_free(b);
 }
 
@@ -368,11 +371,11 @@ static void probe_text(struct seqbuf *t, const struct builtin *b)
  */
 void ttrace_probes_text(struct seqbuf *s)
 {
-	ttrace_ctl_mutex_enter();
+	ttrace_ctl_mutex_enter(&ttrace_main);
 	for (int i = 0; i < MAX_PROBES; i++)
 		if (probes[i])
 			probe_text(s, probes[i]);
-	ttrace_ctl_mutex_exit();
+	ttrace_ctl_mutex_exit(&ttrace_main);
 }
 
 /* The snapshot a snapshot probe took, or NULL. ctl mutex held. */
@@ -401,7 +404,7 @@ uint32_t ttrace_snap_read(uint32_t cpu, struct trace_ring_cursor *cur,
 	uint32_t kind = TRACE_RUN_NONE;
 	struct builtin *b;
 
-	ttrace_ctl_mutex_enter();
+	ttrace_ctl_mutex_enter(&ttrace_main);
 	b = the_snapshot();
 	if (b && b->snap[cpu].entries) {
 		if (!*end) {
@@ -414,6 +417,6 @@ uint32_t ttrace_snap_read(uint32_t cpu, struct trace_ring_cursor *cur,
 			kind = TRACE_RUN_LOST;
 		}
 	}
-	ttrace_ctl_mutex_exit();
+	ttrace_ctl_mutex_exit(&ttrace_main);
 	return kind;
 }

@@ -53,6 +53,7 @@ struct snap {
 
 struct ttrace_reader {
 	struct spinlock lock;
+	struct ttrace *t;		/* the tracer read */
 	enum ttrace_read_kind kind;
 	bool started;
 	uint32_t cpu;
@@ -92,17 +93,26 @@ static void snap_free(struct snap *s)
 	}
 }
 
-struct ttrace_reader *ttrace_reader_new(enum ttrace_read_kind kind,
-					uint32_t cpu)
+/* snapN and probes read the kernel's built-in probes, whatever t is. */
+struct ttrace_reader *ttrace_reader_open(struct ttrace *t,
+					 enum ttrace_read_kind kind,
+					 uint32_t cpu)
 {
 	struct ttrace_reader *r = kzmalloc(sizeof(*r));
 
 	if (r) {
 		spinlock_init(&r->lock, "ttrace_reader");
+		r->t = t;
 		r->kind = kind;
 		r->cpu = cpu;
 	}
 	return r;
+}
+
+struct ttrace_reader *ttrace_reader_new(enum ttrace_read_kind kind,
+					uint32_t cpu)
+{
+	return ttrace_reader_open(&ttrace_main, kind, cpu);
 }
 
 void ttrace_reader_free(struct ttrace_reader *r)
@@ -115,22 +125,22 @@ void ttrace_reader_free(struct ttrace_reader *r)
 }
 
 /* The aux file: the version header, then the linear aux snapshot. */
-static struct snap *aux_snapshot(void)
+static struct snap *aux_snapshot(struct ttrace *t)
 {
 	struct ttrace_version v;
 	struct ttrace_aux_view view;
 	uint64_t bytes, size, dropped;
 	struct snap *s;
 
-	ttrace_aux_usage(&bytes, &size, &dropped);
+	ttrace_aux_usage(t, &bytes, &size, &dropped);
 	s = snap_alloc(sizeof(v) + size);
 	if (!s)
 		return NULL;
-	if (ttrace_aux_read(s->data + sizeof(v), size, &view)) {
+	if (ttrace_aux_read(t, s->data + sizeof(v), size, &view)) {
 		snap_free(s);
 		return NULL;
 	}
-	ttrace_fill_version(&v);
+	ttrace_version_of(t, &v);
 	v.aux_first = view.first;
 	v.aux_last = view.last;
 	memcpy(s->data, &v, sizeof(v));
@@ -162,23 +172,23 @@ static int reader_start(struct ttrace_reader *r)
 	uint64_t size, bytes, dropped, wait_ns;
 
 	if (r->kind == TTRACE_READ_AUX)
-		return (r->aux = aux_snapshot()) ? 0 : -ENOMEM;
+		return (r->aux = aux_snapshot(r->t)) ? 0 : -ENOMEM;
 	if (r->kind == TTRACE_READ_PROBES)
 		return (r->aux = probes_snapshot()) ? 0 : -ENOMEM;
 	wait_ns = r->kind == TTRACE_READ_STREAM ? STREAM_WAIT_NS : SNAP_WAIT_NS;
 	r->wait.limit = wait_ns / 1000 * (tsc_freq_hz / 1000000);
 	if (r->kind == TTRACE_READ_SNAP)
 		return 0;	/* cursor and end set by the first read */
-	ttrace_ring_oldest(r->cpu, &r->cur);
+	ttrace_ring_oldest(r->t, r->cpu, &r->cur);
 	r->end = r->kind == TTRACE_READ_STREAM ? UINT64_MAX :
-						  ttrace_ring_end(r->cpu);
+						  ttrace_ring_end(r->t, r->cpu);
 	if (r->kind != TTRACE_READ_TEXT)
 		return 0;
-	ttrace_aux_usage(&bytes, &size, &dropped);
+	ttrace_aux_usage(r->t, &bytes, &size, &dropped);
 	r->aux = snap_alloc(size);
 	r->text = snap_alloc(TEXT_BYTES);
 	if (!r->aux || !r->text ||
-	    ttrace_aux_read(r->aux->data, size, &r->names)) {
+	    ttrace_aux_read(r->t, r->aux->data, size, &r->names)) {
 		snap_free(r->aux);	/* the next read starts afresh */
 		snap_free(r->text);
 		r->aux = r->text = NULL;
@@ -199,7 +209,8 @@ static uint32_t next_run(struct ttrace_reader *r, struct ttrace_entry *out,
 	for (;;) {
 		k = r->kind == TTRACE_READ_SNAP ?
 		    ttrace_snap_read(r->cpu, &r->cur, &r->end, out, max, run) :
-		    ttrace_ring_read(r->cpu, &r->cur, r->end, out, max, run);
+		    ttrace_ring_read(r->t, r->cpu, &r->cur, r->end, out, max,
+				     run);
 		k = trace_ring_wait(&r->wait, &r->cur, run, k, arch_read_tsc());
 		if (k != TRACE_RUN_BUSY)
 			return k;

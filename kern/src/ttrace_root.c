@@ -78,12 +78,11 @@ void ttrace_root_begin(void)
 	wmb();
 }
 
-/* Rewrites the table from the tracer's state, then publishes it: CRC,
- * generation even. Rings of CPUs up to the one being started. Same
+/* Rewrites the table from t's state (ttrace_main's), then publishes it:
+ * CRC, generation even. Rings of CPUs up to the one being started. Same
  * serialisation as ttrace_root_begin(). */
-void ttrace_root_end(void)
+void ttrace_root_end(struct ttrace *t)
 {
-	struct ttrace *t = &ttrace_main;
 	struct ttrace_root *h = &ttrace_root.hdr;
 	uint32_t ncpus = MIN(num_cpus + 1, (uint32_t)CONFIG_MAX_NUM_CPUS);
 
@@ -113,10 +112,10 @@ void ttrace_root_end(void)
 }
 
 /* ttrace_root_begin() and _end() around nothing: after memory moved. */
-void ttrace_root_update(void)
+void ttrace_root_update(struct ttrace *t)
 {
 	ttrace_root_begin();
-	ttrace_root_end();
+	ttrace_root_end(t);
 }
 
 /* The ctl command `hang`: stops every CPU for good with interrupts off

@@ -195,7 +195,7 @@ static bool test_ttrace_patch_loop(void)
 	       tsc_to_ns(arch_read_tsc() - start) / 1000000, crc,
 	       (uint64_t)(__text_end - __text_start), (uint64_t)__text_start);
 	KT_ASSERT(restore(enabled, mask), "state not restored");
-	KT_ASSERT(ttrace_armed_consistent(), "text disagrees with the armed "
+	KT_ASSERT(ttrace_armed_consistent(&ttrace_main), "text disagrees with the armed "
 		  "bytes after the state was restored");
 	return true;
 }

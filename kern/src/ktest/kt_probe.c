@@ -57,10 +57,10 @@ static size_t fire_alone(uint64_t n, struct ttrace_entry *e)
 	uint64_t flags = arch_irq_save();
 	size_t got;
 
-	trace_ring_clear(ttrace_ring_of(core_id()));
+	trace_ring_clear(ttrace_ring_of(&ttrace_main, core_id()));
 	for (uint64_t i = 0; i < n; i++)
 		ttrace_test_seq(i, 0, i * 2, 0, 0);
-	got = trace_ring_collect(ttrace_ring_of(core_id()), 0, e, RING_COPY,
+	got = trace_ring_collect(ttrace_ring_of(&ttrace_main, core_id()), 0, e, RING_COPY,
 				 NULL);
 	arch_irq_restore(flags);
 	return got;
@@ -86,7 +86,7 @@ static bool test_probe_decides(void)
 		KT_ASSERT(e[i].data[0] == 2 * i + 1, "record %zu is seq %lu", i,
 			  e[i].data[0]);
 	ttrace_set_mask(0, ~0ull);	/* group off: armed for the probe only */
-	KT_ASSERT(ttrace_armed[TTRACE_EV_TEST_SEQ] && ttrace_armed_consistent(),
+	KT_ASSERT(ttrace_armed[TTRACE_EV_TEST_SEQ] && ttrace_armed_consistent(&ttrace_main),
 		  "a probed event is not armed");
 	n = fire_alone(10, e);
 	KT_ASSERT(s.calls == 110 && n == 0, "group off: %lu calls, %zu records",
@@ -101,7 +101,7 @@ static bool test_probe_decides(void)
 	KT_ASSERT(s.calls == 110 && n == 10, "after detach: %lu calls, %zu "
 		  "records", s.calls, n);
 	ttrace_set_mask(old, ~0ull);
-	trace_ring_clear(ttrace_ring_of(core_id()));	/* no test_seq left */
+	trace_ring_clear(ttrace_ring_of(&ttrace_main, core_id()));	/* no test_seq left */
 	return true;
 }
 KTEST_REG(probe_decides, test_probe_decides);

@@ -60,7 +60,7 @@ static uint32_t count_events(uint32_t id, uint64_t kt)
 	struct event_count ec = { id, kt, 0 };
 
 	for (uint32_t c = 0; c < num_cpus; c++)
-		trace_ring_each_event(ttrace_ring_of(c), buf, ARRAY_SIZE(buf),
+		trace_ring_each_event(ttrace_ring_of(&ttrace_main, c), buf, ARRAY_SIZE(buf),
 				      count_one, &ec);
 	return ec.n;
 }
@@ -74,7 +74,7 @@ static bool rings_lost_records(void)
 	struct trace_ring_stats st;
 
 	for (uint32_t c = 0; c < num_cpus; c++) {
-		trace_ring_stats(ttrace_ring_of(c), &st);
+		trace_ring_stats(ttrace_ring_of(&ttrace_main, c), &st);
 		if (st.overwritten || st.dropped)
 			return true;
 	}

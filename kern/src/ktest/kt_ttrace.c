@@ -12,6 +12,7 @@
 #include <ttrace.h>
 #include <ttrace_aux.h>
 #include <ttrace_decode.h>
+#include <ttrace_file.h>
 #include <trace_ring.h>
 #include <pmem.h>
 #include <printfmt.h>
@@ -55,7 +56,7 @@ static void write_events(struct stress *s)
 	uint64_t flags = arch_irq_save();
 	char str[48];
 
-	trace_ring_clear(ttrace_ring_of(core_id()));
+	trace_ring_clear(ttrace_ring_of(&ttrace_main, core_id()));
 	for (uint64_t seq = 0; seq < EVENTS_PER_CPU; seq++) {
 		ttrace_test_seq(seq, checksum(seq, cpu, seq * 3), cpu, seq * 3, 0);
 		if (seq % AUX_EVERY == 0) {
@@ -99,7 +100,7 @@ static void check_aux(struct stress *s)
 	struct ttrace_aux_rec rec;
 	char want[48];
 
-	if (ttrace_aux_read(s->aux_copy, s->aux_size, &view))
+	if (ttrace_aux_read(&ttrace_main, s->aux_copy, s->aux_size, &view))
 		return;
 	ttrace_aux_iter_init(&it, &view);
 	while (ttrace_aux_next(&it, &rec)) {	/* valid records only */
@@ -120,7 +121,7 @@ static void reader(struct stress *s, uint32_t writers)
 {
 	do {
 		for (uint32_t c = writers ? 1 : 0; c < num_cpus; c++) {
-			size_t n = trace_ring_collect(ttrace_ring_of(c), 0,
+			size_t n = trace_ring_collect(ttrace_ring_of(&ttrace_main, c), 0,
 						      s->snap, s->snap_max,
 						      NULL);
 			check_snapshot(s, n);
@@ -146,10 +147,10 @@ static void stress_cpu(void *arg)
 static bool check_final(struct stress *s, uint32_t c)
 {
 	struct trace_ring_stats st;
-	size_t n = trace_ring_collect(ttrace_ring_of(c), 0, s->snap,
+	size_t n = trace_ring_collect(ttrace_ring_of(&ttrace_main, c), 0, s->snap,
 				      s->snap_max, NULL);
 
-	trace_ring_stats(ttrace_ring_of(c), &st);
+	trace_ring_stats(ttrace_ring_of(&ttrace_main, c), &st);
 	KT_ASSERT(n == st.live, "cpu %u: %zu records read, %lu live", c, n,
 		  st.live);
 	KT_ASSERT(n > 0, "cpu %u: empty ring", c);
@@ -220,13 +221,13 @@ static bool test_ttrace_continuation(void)
 	int found = 0;
 
 	arch_irq_disable();
-	from = trace_ring_head(ttrace_ring_of(core_id()));
+	from = trace_ring_head(ttrace_ring_of(&ttrace_main, core_id()));
 	for (uint64_t i = 0; i < 10; i++) {
 		ttrace_test_wide(i, 0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, i + 12);
 		ttrace_test_seq(i, 0, 0, 0, 0);
 	}
 	arch_irq_enable();
-	size_t n = trace_ring_collect(ttrace_ring_of(core_id()), from, buf,
+	size_t n = trace_ring_collect(ttrace_ring_of(&ttrace_main, core_id()), from, buf,
 				      ARRAY_SIZE(buf), NULL);
 	restore_mask(old);
 	ttrace_pair_init(&it, buf, n);
@@ -285,10 +286,201 @@ static bool test_ttrace_mask_concurrent(void)
 	bool ok;
 
 	smp_run_on_all(flip_masks, NULL);
-	ok = ttrace_armed_consistent();
+	ok = ttrace_armed_consistent(&ttrace_main);
 	ttrace_set_mask(old, ~0ull);
 	ttrace_control(restore, strlen(restore), &why);
 	KT_ASSERT(ok, "armed bytes disagree with the mask and enable flags");
 	return true;
 }
 KTEST_REG(ttrace_mask_concurrent, test_ttrace_mask_concurrent);
+
+/* ---- a private tracer ---------------------------------------------------- */
+
+#define PRIV_SEQ	100	/* test_seq records: more than a page's 64 */
+#define PRIV_SLOTS	64	/* a ring of one page */
+#define PRIV_MAGIC	0x7072697661746521ull	/* their checksum word */
+#define PRIV_MARKER	"a private tracer's marker"
+
+/* Reads r to its end into buf (size bytes); returns the bytes read. */
+static size_t read_all(struct ttrace_reader *r, void *buf, size_t size)
+{
+	size_t done = 0;
+	long n;
+
+	while (done < size &&
+	       (n = ttrace_reader_read(r, (char *)buf + done, size - done,
+				       done)) > 0)
+		done += (size_t)n;
+	return done;
+}
+
+/* Whether aux view holds a USER_MARKER record of ident 7 saying
+ * PRIV_MARKER. */
+static bool has_marker(const struct ttrace_aux_view *view)
+{
+	struct ttrace_aux_iter it;
+	struct ttrace_aux_rec rec;
+
+	ttrace_aux_iter_init(&it, view);
+	while (ttrace_aux_next(&it, &rec))
+		if (rec.tag == TTRACE_AUX_USER_MARKER && rec.ident == 7 &&
+		    rec.len == sizeof(PRIV_MARKER) - 1 &&
+		    !memcmp(rec.payload, PRIV_MARKER, rec.len))
+			return true;
+	return false;
+}
+
+/* Writes t's CPU 0 ring through the tracepoints' write path: PRIV_SEQ
+ * test_seq records, then one test_wide (3 slots); and a marker to its
+ * aux. */
+static void priv_write(struct ttrace *t)
+{
+	uint64_t wide[13] = { PRIV_SEQ, PRIV_MAGIC };
+
+	for (uint64_t w = 2; w < 13; w++)
+		wide[w] = w;
+	for (uint64_t i = 0; i < PRIV_SEQ; i++)
+		ttrace_record_to(&t->rings[0], arch_trace_clock(),
+				 TTRACE_EV_TEST_SEQ, i, PRIV_MAGIC, i * 3, 0, 0);
+	ttrace_record_ext_to(&t->rings[0], arch_trace_clock(),
+			     TTRACE_EV_TEST_WIDE, wide, 13);
+	ttrace_aux_blob(t, TTRACE_AUX_USER_MARKER, 7, PRIV_MARKER,
+			sizeof(PRIV_MARKER) - 1);
+}
+
+/* rawN of t's CPU 0: one run of the ring's last PRIV_SLOTS slots, from
+ * the oldest kept test_seq to the wide record, each whole. */
+static bool priv_check_raw(struct ttrace *t, uint8_t *buf, size_t size)
+{
+	struct ttrace_reader *r = ttrace_reader_open(t, TTRACE_READ_RAW, 0);
+	const struct ttrace_file_run *h = (const void *)buf;
+	const struct ttrace_entry *e = (const void *)(h + 1);
+	uint64_t first = PRIV_SEQ + 3 - PRIV_SLOTS;
+	size_t n;
+
+	KT_ASSERT(r, "no memory for a reader");
+	n = read_all(r, buf, size);
+	ttrace_reader_free(r);
+	KT_ASSERT(n == sizeof(*h) * (1 + PRIV_SLOTS), "raw read %zu bytes", n);
+	KT_ASSERT(h->type == TTRACE_FILE_SEC_RECORDS && h->first == first &&
+		  h->count == PRIV_SLOTS, "run type %u first %lu count %lu",
+		  h->type, h->first, h->count);
+	for (uint64_t i = 0; i < PRIV_SEQ - first; i++)
+		KT_ASSERT(TTRACE_TYPE_ID(e[i].type) == TTRACE_EV_TEST_SEQ &&
+			  e[i].data[0] == first + i &&
+			  e[i].data[1] == PRIV_MAGIC &&
+			  e[i].data[2] == (first + i) * 3,
+			  "slot %lu is not test_seq %lu", first + i, first + i);
+	KT_ASSERT(TTRACE_TYPE_ID(e[PRIV_SEQ - first].type) ==
+		  TTRACE_EV_TEST_WIDE, "the wide record is not last");
+	return true;
+}
+
+/* cpuN of t's CPU 0: a line per kept record. */
+static bool priv_check_text(struct ttrace *t, char *buf, size_t size)
+{
+	struct ttrace_reader *r = ttrace_reader_open(t, TTRACE_READ_TEXT, 0);
+	size_t n, seq = 0, wide = 0;
+
+	KT_ASSERT(r, "no memory for a reader");
+	n = read_all(r, buf, size - 1);
+	ttrace_reader_free(r);
+	buf[n] = 0;
+	for (char *p = buf; (p = strstr(p, "test_")); p++) {
+		seq += !strncmp(p, "test_seq ", 9);
+		wide += !strncmp(p, "test_wide ", 10);
+	}
+	KT_ASSERT(seq == PRIV_SEQ + 3 - PRIV_SLOTS && wide == 1,
+		  "text: %zu test_seq lines, %zu test_wide in %zu bytes", seq,
+		  wide, n);
+	return true;
+}
+
+/* aux of t: the version header of t's rings and aux, then its marker. */
+static bool priv_check_aux(struct ttrace *t, uint8_t *buf, size_t size)
+{
+	struct ttrace_reader *r = ttrace_reader_open(t, TTRACE_READ_AUX, 0);
+	struct ttrace_version v;
+	struct ttrace_aux_view view;
+	size_t n;
+
+	KT_ASSERT(r, "no memory for a reader");
+	n = read_all(r, buf, size);
+	ttrace_reader_free(r);
+	KT_ASSERT(n >= sizeof(v), "aux read %zu bytes", n);
+	memcpy(&v, buf, sizeof(v));
+	KT_ASSERT(v.entries_per_cpu == PRIV_SLOTS && v.aux_size == PGSIZE,
+		  "version: %lu entries a CPU, aux %lu bytes",
+		  (uint64_t)v.entries_per_cpu, (uint64_t)v.aux_size);
+	view = (struct ttrace_aux_view){ buf + sizeof(v), n - sizeof(v),
+					 v.aux_first, v.aux_last };
+	KT_ASSERT(has_marker(&view), "the marker is not in the private aux");
+	return true;
+}
+
+/* The kernel's tracer kept none of it: no record with PRIV_MAGIC since
+ * from on this CPU's ring, no marker in its aux. */
+static bool priv_check_global(uint64_t from, uint8_t *buf, size_t size)
+{
+	struct ttrace_entry *e = (void *)buf;
+	struct ttrace_aux_view view;
+	size_t n = trace_ring_collect(ttrace_ring_of(&ttrace_main, core_id()),
+				      from, e, size / sizeof(*e), NULL);
+
+	for (size_t i = 0; i < n; i++)
+		KT_ASSERT(e[i].data[1] != PRIV_MAGIC,
+			  "a private record in the kernel's ring");
+	if (!ttrace_aux_read(&ttrace_main, buf, size, &view))
+		KT_ASSERT(!has_marker(&view),
+			  "the private marker in the kernel's aux");
+	return true;
+}
+
+/* One round: build, write, read back through each reader, tear down. */
+static bool priv_round(uint8_t *buf, size_t size)
+{
+	uint64_t from, flags;
+	struct ttrace *t = ttrace_new(0, 0);
+	bool ok;
+
+	KT_ASSERT(t, "no memory for a private tracer");
+	flags = arch_irq_save();	/* stay on this CPU for from */
+	from = trace_ring_head(ttrace_ring_of(&ttrace_main, core_id()));
+	priv_write(t);
+	ok = priv_check_global(from, buf, size);
+	arch_irq_restore(flags);
+	ok = ok && priv_check_raw(t, buf, size) &&
+	     priv_check_text(t, (char *)buf, size) &&
+	     priv_check_aux(t, buf, size);
+	ttrace_delete(t);
+	return ok;
+}
+
+/*
+ * A private tracer (ttrace_new()), as Zircon's tests build one: small
+ * rings and aux of its own, written through the tracepoints' write path
+ * (ttrace_record_to()) and aux's, read back through the device's readers
+ * (raw, text, aux), then freed with every page returned; the kernel's
+ * tracer, written meanwhile by everything else, never sees its records.
+ * The first round warms kmalloc's size classes; the second counts pages.
+ */
+static bool test_ttrace_private(void)
+{
+	unsigned order = ttrace_order_for(ttrace_ring_bytes());
+	uint8_t *buf = get_cont_pages(order, 0);
+	size_t before = 0, after = 0;
+	bool ok = true;
+
+	KT_ASSERT(buf, "no memory for the read buffer");
+	for (int round = 0; round < 2 && ok; round++) {
+		before = pmem_nr_free_pages();
+		ok = priv_round(buf, (size_t)PGSIZE << order);
+		after = pmem_nr_free_pages();
+	}
+	free_cont_pages(buf, order);
+	KT_ASSERT(ok, "a private tracer's round failed");
+	KT_ASSERT(after == before, "free pages %zu before a private tracer, "
+		  "%zu after", before, after);
+	return true;
+}
+KTEST_REG(ttrace_private, test_ttrace_private);
