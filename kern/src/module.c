@@ -353,37 +353,29 @@ static const char *unload(const char *name)
 }
 
 /*
- * Carries out "module load PATH" or "module unload NAME" (len bytes of
- * text). Returns NULL or why nothing changed (valid until the next call).
- * Process context, no lock held (not the ctl mutex: a module's init and
- * fini attach and detach probes).
+ * ctl's "module load PATH" and "module unload NAME": load or unload under
+ * the module mutex. Return NULL or why nothing changed (valid until the
+ * next call). Process context, no lock held (not the ctl mutex: a
+ * module's init and fini attach and detach probes).
  */
-const char *module_control(const char *text, size_t len)
+const char *module_load(const char *path)
 {
-	char line[TTRACE_CTL_MAX_LEN + 1], *tok[TTRACE_CTL_MAX_TOKENS];
 	const char *why;
-	size_t ntok;
 
 	module_enter();
-	why = ttrace_ctl_split(text, len, line, tok, &ntok);
-	if (why)
-		why = merr("%s", why);
-	else if (ntok == 3 && !strcmp(tok[1], "load"))
-		why = load(tok[2]);
-	else if (ntok == 3 && !strcmp(tok[1], "unload"))
-		why = unload(tok[2]);
-	else
-		why = merr("usage: module load PATH | module unload NAME");
+	why = load(path);
 	module_exit();
 	return why;
 }
 
-/* Whether text is a module command (its first word is "module"). */
-bool module_is_cmd(const char *text, size_t len)
+const char *module_unload(const char *name)
 {
-	return len >= 6 && !strncmp(text, "module", 6) &&
-	       (len == 6 || text[6] == ' ' || text[6] == '\t' ||
-		text[6] == '\n');
+	const char *why;
+
+	module_enter();
+	why = unload(name);
+	module_exit();
+	return why;
 }
 
 /* The loaded modules as text, appended to s: "module NAME at ADDR" and

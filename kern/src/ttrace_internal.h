@@ -43,6 +43,11 @@ struct ttrace {
 	bool ctl_busy;			/* the ctl mutex is held */
 	bool frozen;			/* ttrace_freeze(): CPUs write to
 					   frozen_rings until a rearm */
+
+	/* ctl commands (ttrace_control.c), under the ctl mutex */
+	struct ttrace_ctl_cmd ctl_cmd;	/* the command being carried out */
+	char ctl_err[sizeof(((struct ttrace_ctl_cmd *)0)->err)];
+					/* the last refusal's text */
 };
 
 extern struct ttrace ttrace_main;
@@ -76,9 +81,9 @@ void ttrace_rearm_locked(void);
 int ttrace_probe_attach_locked(uint32_t id, ttrace_probe_fn fn, void *arg);
 unsigned ttrace_probe_detach_arg_locked(void *arg);
 
-/* The built-in probes (ttrace_probes.c): ctl commands with the ctl mutex
- * held, results as text, the snapshot's rings. */
-const char *ttrace_probes_control(const char *text, size_t len);
+/* The built-in probes (ttrace_probes.c): ctl probe and unprobe commands
+ * with the ctl mutex held, results as text, the snapshot's rings. */
+const char *ttrace_probes_control(const struct ttrace_ctl_cmd *cmd);
 void ttrace_probes_text(struct seqbuf *s);
 uint32_t ttrace_snap_read(uint32_t cpu, struct trace_ring_cursor *cur,
 			  uint64_t *end, struct ttrace_entry *out, size_t max,
