@@ -15,8 +15,7 @@
 
 #define MODULE_NAME_MAX	23
 
-const char *module_load(const char *path);
-const char *module_unload(const char *name);
+const char *module_control(bool remove, const char *word);
 struct seqbuf;
 void module_text(struct seqbuf *s);
 uint64_t module_export(const char *name);

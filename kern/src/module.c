@@ -353,27 +353,17 @@ static const char *unload(const char *name)
 }
 
 /*
- * ctl's "module load PATH" and "module unload NAME": load or unload under
- * the module mutex. Return NULL or why nothing changed (valid until the
- * next call). Process context, no lock held (not the ctl mutex: a
- * module's init and fini attach and detach probes).
+ * ctl's "module load PATH" (remove false: word is the PATH) and "module
+ * unload NAME", under the module mutex. Returns NULL or why nothing
+ * changed (valid until the next call). Process context, no lock held (not
+ * the ctl mutex: a module's init and fini attach and detach probes).
  */
-const char *module_load(const char *path)
+const char *module_control(bool remove, const char *word)
 {
 	const char *why;
 
 	module_enter();
-	why = load(path);
-	module_exit();
-	return why;
-}
-
-const char *module_unload(const char *name)
-{
-	const char *why;
-
-	module_enter();
-	why = unload(name);
+	why = remove ? unload(word) : load(word);
 	module_exit();
 	return why;
 }

@@ -343,7 +343,7 @@ static const char *module_cmd(struct ttrace *t)
 
 	memcpy(word, t->ctl_cmd.word, sizeof(word));
 	ctl_exit(t);
-	err = unload ? module_unload(word) : module_load(word);
+	err = module_control(unload, word);
 	ctl_enter(t);
 	return err;
 }
