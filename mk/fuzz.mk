@@ -26,10 +26,13 @@ FUZZ_SRCS_ttload	:= tests/fuzz/reseal.c kern/lib/ttrace_file.c $(FUZZ_META_SRCS)
 			   kern/lib/printfmt.c kern/lib/tsc_sync.c \
 			   kern/lib/cmdline.c kern/lib/parse_num.c \
 			   kern/lib/seqbuf.c $(TTLOAD_SRCS)
-FUZZ_SRCS_ctl		:= kern/lib/ttrace_ctl.c kern/lib/parse_num.c $(FUZZ_META_SRCS) \
+# ctl and probe: the one ctl table, whose probe rows parse in
+# ttrace_probe_spec.c
+FUZZ_SRCS_ctl		:= kern/lib/ttrace_ctl.c kern/lib/ttrace_probe_spec.c \
+			   kern/lib/parse_num.c $(FUZZ_META_SRCS) \
 			   kern/lib/printfmt.c kern/lib/seqbuf.c \
 			   $(GEN)/ttrace_events.c
-FUZZ_SRCS_probe		:= kern/lib/ttrace_probe_spec.c $(FUZZ_SRCS_ctl)
+FUZZ_SRCS_probe		:= $(FUZZ_SRCS_ctl)
 # the exporters through ttdecode's own command table: fuzz_export.c
 # includes tools/ttdecode.c (its main renamed), so every ttdecode source
 # but that one, and kern/lib's host code

@@ -15,8 +15,7 @@
 
 #define MODULE_NAME_MAX	23
 
-bool module_is_cmd(const char *text, size_t len);
-const char *module_control(const char *text, size_t len);
+const char *module_control(bool remove, const char *word);
 struct seqbuf;
 void module_text(struct seqbuf *s);
 uint64_t module_export(const char *name);

@@ -40,15 +40,21 @@
  *	counters MS [all]	sample the counters every MS ms (0: stop),
  *				MS <= 60000; recording those that changed,
  *				or with "all" every one of them
- * (probe and unprobe are named in the usage but parsed by
- * ttrace_probe_spec.h, to which the kernel hands them first.) The commands
- * are one table in ttrace_ctl.c, {name, op, words, parse, apply, usage},
- * which also builds the usage text.
+ *	probe NAME KIND ...	attach or remove a built-in probe (the rest
+ *	unprobe NAME|*		of the grammar: ttrace_probe_spec.h)
+ *	module load PATH	link and start a probe module, or stop and
+ *	module unload NAME	remove one (module.h)
+ * The commands are one table in ttrace_ctl.c (Plan 9's Cmdtab): {name, op,
+ * min/max words, parse, apply, usage}. Each row's parse fills the one
+ * struct ttrace_ctl_cmd; the probe rows' parsers are ttrace_probe_spec.c's.
+ * The table builds the usage text of every error: an error of a probe
+ * command starts "ttrace probe:" and lists the probe commands in full,
+ * any other "ttrace ctl:" and lists every command.
  * Numbers are decimal or 0x hex. ttrace_ctl_parse() parses the whole
  * command before anything changes; on error it returns a message (with the
  * usage) and nothing changes. ttrace_ctl_apply() then does the mask and
- * enable changes; clear, mode, bufsize and counters are the kernel's to
- * carry out.
+ * enable changes; the other commands (clear, mode, bufsize, hang,
+ * counters, probe, unprobe, module) are the kernel's to carry out.
  *
  * Usage:
  *	struct ttrace_ctl_cmd cmd;
@@ -66,8 +72,8 @@
 #include <seqbuf.h>
 #include <ttrace_format.h>
 #include <ttrace_meta.h>
-
-#define TTRACE_CTL_MAX_LEN	256	/* longest command accepted */
+#include <ttrace_probe_spec.h>
+#include <abi/ttrace_ctl.h>	/* TTRACE_CTL_MAX_LEN */
 /* bufsize's range in KiB. A ring is one contiguous block of pages, and
  * the page allocator's largest is 4 KiB << BUDDY_MAX_ORDER (8 MiB). */
 #define TTRACE_CTL_MIN_KB	4
@@ -86,16 +92,22 @@ enum ttrace_ctl_op {
 	TTRACE_CTL_BUFSIZE,
 	TTRACE_CTL_HANG,
 	TTRACE_CTL_COUNTERS,
+	TTRACE_CTL_PROBE,
+	TTRACE_CTL_UNPROBE,
+	TTRACE_CTL_MODULE,
 };
 
 /* A parsed command. */
 struct ttrace_ctl_cmd {
 	uint32_t op;		/* enum ttrace_ctl_op */
 	uint32_t mode;		/* MODE: enum ttrace_ring_mode_word;
-				 * COUNTERS: 1 for "all" */
+				 * COUNTERS: 1 for "all"; MODULE: 1 unload */
 	uint64_t value;		/* SETMASK: value; BUFSIZE: KB; COUNTERS: ms */
 	uint64_t mask;		/* SETMASK/SETBITS/CLRBITS bits; ENABLE/DISABLE groups */
 	uint8_t events[TTRACE_META_MAX_EVENTS / 8];	/* ENABLE/DISABLE */
+	struct ttrace_probe_spec probe;	/* PROBE; UNPROBE: only its name
+					 * (or "*") */
+	char word[TTRACE_CTL_MAX_LEN + 1];	/* MODULE: the PATH or NAME */
 	char err[512];		/* the message ttrace_ctl_parse returned */
 };
 
@@ -124,10 +136,21 @@ bool ttrace_ctl_wants(const struct ttrace_ctl_state *st, uint64_t m,
 bool ttrace_ctl_any_on(const struct ttrace_ctl_state *st);
 
 bool ttrace_glob_match(const char *pat, const char *s);
-const char *ttrace_ctl_split(const char *text, size_t len, char *line,
-			     char **tok, size_t *ntok);
 const char *ttrace_ctl_parse(struct ttrace_ctl_cmd *cmd, const char *text,
 			     size_t len, const struct ttrace_meta_table *meta);
+const char *ttrace_ctl_err(struct ttrace_ctl_cmd *cmd, const char *a,
+			   const char *b, const char *c);
+
+/* The probe rows' parsers (ttrace_probe_spec.c): tok[0] is the command's
+ * name, the word count checked against the row; each fills cmd->probe
+ * and returns NULL or ttrace_ctl_err()'s message. */
+const char *ttrace_probe_parse_add(struct ttrace_ctl_cmd *cmd, char **tok,
+				   size_t ntok,
+				   const struct ttrace_meta_table *meta);
+const char *ttrace_probe_parse_remove(struct ttrace_ctl_cmd *cmd, char **tok,
+				      size_t ntok,
+				      const struct ttrace_meta_table *meta);
+void ttrace_probe_usage(struct seqbuf *s);
 void ttrace_ctl_apply(struct ttrace_ctl_state *st,
 		      const struct ttrace_ctl_cmd *cmd);
 void ttrace_ctl_list(const struct ttrace_ctl_state *st, struct seqbuf *s);

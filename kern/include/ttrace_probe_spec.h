@@ -1,7 +1,7 @@
 /*
  * ttrace_probe_spec.h: the pure parts of the built-in probes (kern/lib/
  * ttrace_probe_spec.c): the grammar of the ctl commands that attach and
- * remove them, the fields and tests a probe reads from an event, the keyed
+ * remove them (parsers of the ctl table's probe rows, ttrace_ctl.h), the fields and tests a probe reads from an event, the keyed
  * table that counts per key, and the log2 histogram math. Host-tested; the
  * kernel side (kern/src/ttrace_probes.c) carries the parsed commands out.
  *
@@ -19,9 +19,9 @@
  * (a leading - allowed) or 0x hex; fields of signed type compare signed.
  *
  * Usage:
- *	struct ttrace_probe_cmd cmd;
- *	const char *err = ttrace_probe_parse(&cmd, text, len, &meta);
- *	if (!err && cmd.op == TTRACE_PROBE_ADD) ...attach cmd.spec...
+ *	struct ttrace_ctl_cmd cmd;
+ *	const char *err = ttrace_ctl_parse(&cmd, text, len, &meta);
+ *	if (!err && cmd.op == TTRACE_CTL_PROBE) ...attach cmd.probe...
  *	...
  *	if (ttrace_probe_test(&spec, &hit))
  *		ttrace_keytab_add(&tab, key, 1);
@@ -87,17 +87,6 @@ struct ttrace_probe_spec {
 	struct ttrace_test tests[TTRACE_PROBE_MAX_TESTS];
 };
 
-enum ttrace_probe_op { TTRACE_PROBE_ADD = 1, TTRACE_PROBE_REMOVE };
-
-struct ttrace_probe_cmd {
-	uint32_t op;		/* enum ttrace_probe_op */
-	struct ttrace_probe_spec spec;	/* ADD; REMOVE: only name (or "*") */
-	char err[256];
-};
-
-bool ttrace_probe_is_cmd(const char *text, size_t len);
-const char *ttrace_probe_parse(struct ttrace_probe_cmd *cmd, const char *text,
-			       size_t len, const struct ttrace_meta_table *meta);
 const char *ttrace_probe_kind_name(uint32_t kind);
 uint64_t ttrace_field_get(const struct ttrace_field *f,
 			  const struct ttrace_probe_hit *h);

@@ -5,13 +5,14 @@
  * success, so a bad command changes nothing.
  *
  * The commands are one table (Plan 9's Cmdtab, with each command's parser
- * and state change beside its name): how many words follow the name, the
- * parser that fills a struct ttrace_ctl_cmd from them, the change it makes
- * to the ctl state, and its arguments for the usage text, which is built
- * from the table. A command whose apply is NULL is the kernel's to carry
- * out (ttrace_control.c: clear, mode, bufsize, hang, counters); one whose
- * parse is NULL is only named in the usage: the kernel hands it to another
- * parser first (probe, unprobe: ttrace_probe_spec.h).
+ * and state change beside its name), every command of the ctl file: how
+ * many words follow the name, the parser that fills a struct
+ * ttrace_ctl_cmd from them, the change it makes to the ctl state, and its
+ * arguments for the usage text, which is built from the table. A command
+ * whose apply is NULL is the kernel's to carry out (ttrace_control.c:
+ * clear, mode, bufsize, hang, counters, probe, unprobe, module). The probe
+ * rows' parsers live with the rest of the probes' grammar
+ * (ttrace_probe_spec.c) and report through ttrace_ctl_err().
  */
 #include <parse_num.h>
 #include <printfmt.h>
@@ -140,32 +141,66 @@ struct ctl_cmdtab {
 	uint32_t op;			/* enum ttrace_ctl_op */
 	uint8_t min_args, max_args;	/* words after the name */
 	/* Fills cmd from tok[0..ntok) (tok[0] the name, the word count
-	 * checked); returns NULL or an error (ctl_err()). */
+	 * checked); returns NULL or an error (ttrace_ctl_err()). */
 	const char *(*parse)(struct ttrace_ctl_cmd *cmd, char **tok,
 			     size_t ntok, const struct ttrace_meta_table *meta);
 	/* Makes the change in st (rearming follows); NULL: the kernel's. */
 	void (*apply)(struct ttrace_ctl_state *st,
 		      const struct ttrace_ctl_cmd *cmd);
 	const char *usage;		/* the arguments, for the usage */
+	bool probe;			/* a probe command: its errors are
+					   "ttrace probe:" with their usage */
 };
 
 static const struct ctl_cmdtab ctl_cmds[];
 static const size_t ctl_ncmds;
 
-/* Sets cmd->err to "ttrace ctl: a b c; usage: ..." (the usage from the
- * table; a message too long for err is cut with the mark) and returns
- * it. */
-static const char *ctl_err(struct ttrace_ctl_cmd *cmd, const char *a,
+/* The row of op, or NULL (op 0: not parsed so far). */
+static const struct ctl_cmdtab *row_of(uint32_t op)
+{
+	for (size_t i = 0; i < ctl_ncmds; i++)
+		if (ctl_cmds[i].op == op)
+			return &ctl_cmds[i];
+	return NULL;
+}
+
+/* Appends the usage of the probe commands (probe_only) or of every
+ * command, from the table, to s. */
+static void usage(struct seqbuf *s, bool probe_only)
+{
+	const char *sep = "";
+
+	for (const struct ctl_cmdtab *ct = ctl_cmds; ct < ctl_cmds + ctl_ncmds;
+	     ct++) {
+		if (probe_only && !ct->probe)
+			continue;
+		seqbuf_puts(s, sep);
+		sep = " | ";
+		if (probe_only && ct->op == TTRACE_CTL_PROBE)
+			ttrace_probe_usage(s);	/* each kind's form */
+		else
+			seqbuf_printf(s, "%s%s%s", ct->name,
+				      ct->usage[0] ? " " : "", ct->usage);
+	}
+}
+
+/*
+ * Sets cmd->err to "ttrace ctl: a b c; usage: ..." listing every command,
+ * or for a probe command (cmd->op) "ttrace probe: a b c; usage: ..."
+ * listing the probe commands in full; the usage comes from the table, and
+ * a message too long for err is cut with the mark. Returns cmd->err.
+ */
+const char *ttrace_ctl_err(struct ttrace_ctl_cmd *cmd, const char *a,
 			   const char *b, const char *c)
 {
+	const struct ctl_cmdtab *ct = row_of(cmd->op);
+	bool probe = ct && ct->probe;
 	struct seqbuf s;
 
 	seqbuf_init(&s, cmd->err, sizeof(cmd->err));
-	seqbuf_printf(&s, "ttrace ctl: %s%s%s; usage: ", a, b, c);
-	for (size_t i = 0; i < ctl_ncmds; i++)
-		seqbuf_printf(&s, "%s%s%s%s", i ? " | " : "", ctl_cmds[i].name,
-			      ctl_cmds[i].usage[0] ? " " : "",
-			      ctl_cmds[i].usage);
+	seqbuf_printf(&s, "ttrace %s: %s%s%s; usage: ", probe ? "probe" : "ctl",
+		      a, b, c);
+	usage(&s, probe);
 	seqbuf_mark_cut(&s);
 	return cmd->err;
 }
@@ -198,7 +233,7 @@ static size_t tokenize(char *line, char **tok, size_t max)
  * *ntok, or why the text is no command (too long, a bad character, no
  * word, too many words).
  */
-const char *ttrace_ctl_split(const char *text, size_t len, char *line,
+static const char *split(const char *text, size_t len, char *line,
 			     char **tok, size_t *ntok)
 {
 	if (len && text[len - 1] == '\n')
@@ -225,7 +260,7 @@ static const char *parse_names(struct ttrace_ctl_cmd *cmd, char **tok,
 			       size_t ntok, const struct ttrace_meta_table *meta)
 {
 	if (meta->nevents > TTRACE_META_MAX_EVENTS)
-		return ctl_err(cmd, "too many events", "", "");
+		return ttrace_ctl_err(cmd, "too many events", "", "");
 	for (size_t t = 1; t < ntok; t++) {
 		bool hit = false;
 
@@ -242,7 +277,8 @@ static const char *parse_names(struct ttrace_ctl_cmd *cmd, char **tok,
 			}
 		}
 		if (!hit)
-			return ctl_err(cmd, "no group or event matches '", tok[t], "'");
+			return ttrace_ctl_err(cmd, "no group or event matches '",
+					      tok[t], "'");
 	}
 	return NULL;
 }
@@ -251,7 +287,8 @@ static const char *parse_names(struct ttrace_ctl_cmd *cmd, char **tok,
 static const char *number(struct ttrace_ctl_cmd *cmd, const char *w,
 			  uint64_t *v)
 {
-	return parse_u64_whole(w, v) ? NULL : ctl_err(cmd, "bad number '", w, "'");
+	return parse_u64_whole(w, v) ? NULL :
+	       ttrace_ctl_err(cmd, "bad number '", w, "'");
 }
 
 /* setmask VALUE MASK. */
@@ -285,7 +322,8 @@ static const char *parse_bufsize(struct ttrace_ctl_cmd *cmd, char **tok,
 		return err;
 	fmt_snprintf(range, sizeof(range), "%u..%u", TTRACE_CTL_MIN_KB,
 		     TTRACE_CTL_MAX_KB);
-	return ctl_err(cmd, "bufsize must be a power of two KB, ", range, "");
+	return ttrace_ctl_err(cmd, "bufsize must be a power of two KB, ", range,
+			      "");
 }
 
 /* mode overwrite|saturate. */
@@ -298,7 +336,7 @@ static const char *parse_mode(struct ttrace_ctl_cmd *cmd, char **tok,
 	else if (!strcmp(tok[1], "saturate"))
 		cmd->mode = TTRACE_MODE_SATURATE;
 	else
-		return ctl_err(cmd, "unknown mode '", tok[1], "'");
+		return ttrace_ctl_err(cmd, "unknown mode '", tok[1], "'");
 	return NULL;
 }
 
@@ -308,12 +346,26 @@ static const char *parse_counters(struct ttrace_ctl_cmd *cmd, char **tok,
 {
 	(void)meta;
 	if (ntok == 3 && strcmp(tok[2], "all"))
-		return ctl_err(cmd, "counters: MS [all]", "", "");
+		return ttrace_ctl_err(cmd, "counters: MS [all]", "", "");
 	if (!parse_u64_whole(tok[1], &cmd->value) ||
 	    cmd->value > TTRACE_CTL_MAX_COUNTER_MS)
-		return ctl_err(cmd, "counters: bad period '", tok[1],
-			       "' (0 to 60000 ms)");
+		return ttrace_ctl_err(cmd, "counters: bad period '", tok[1],
+				      "' (0 to 60000 ms)");
 	cmd->mode = ntok == 3;
+	return NULL;
+}
+
+/* module load PATH, module unload NAME: the word, checked by the module
+ * loader when it runs. */
+static const char *parse_module(struct ttrace_ctl_cmd *cmd, char **tok,
+				size_t ntok, const struct ttrace_meta_table *meta)
+{
+	(void)ntok, (void)meta;
+	if (strcmp(tok[1], "load") && strcmp(tok[1], "unload"))
+		return ttrace_ctl_err(cmd, "module: load PATH|unload NAME, not '",
+				      tok[1], "'");
+	cmd->mode = !strcmp(tok[1], "unload");
+	memcpy(cmd->word, tok[2], strlen(tok[2]) + 1);	/* split: it fits */
 	return NULL;
 }
 
@@ -362,24 +414,30 @@ static void apply_clrbits(struct ttrace_ctl_state *st,
 
 static const struct ctl_cmdtab ctl_cmds[] = {
 	{ "enable", TTRACE_CTL_ENABLE, 1, MANY, parse_names, apply_names,
-	  "NAME..." },
+	  "NAME...", false },
 	{ "disable", TTRACE_CTL_DISABLE, 1, MANY, parse_names, apply_names,
-	  "NAME..." },
+	  "NAME...", false },
 	{ "setmask", TTRACE_CTL_SETMASK, 2, 2, parse_setmask, apply_setmask,
-	  "VALUE MASK" },
+	  "VALUE MASK", false },
 	{ "setbits", TTRACE_CTL_SETBITS, 1, 1, parse_bits, apply_setbits,
-	  "BITS" },
+	  "BITS", false },
 	{ "clrbits", TTRACE_CTL_CLRBITS, 1, 1, parse_bits, apply_clrbits,
-	  "BITS" },
-	{ "clear", TTRACE_CTL_CLEAR, 0, 0, parse_none, NULL, "" },
+	  "BITS", false },
+	{ "clear", TTRACE_CTL_CLEAR, 0, 0, parse_none, NULL, "", false },
 	{ "mode", TTRACE_CTL_MODE, 1, 1, parse_mode, NULL,
-	  "overwrite|saturate" },
-	{ "bufsize", TTRACE_CTL_BUFSIZE, 1, 1, parse_bufsize, NULL, "KB" },
-	{ "hang", TTRACE_CTL_HANG, 0, 0, parse_none, NULL, "" },
+	  "overwrite|saturate", false },
+	{ "bufsize", TTRACE_CTL_BUFSIZE, 1, 1, parse_bufsize, NULL, "KB",
+	  false },
+	{ "hang", TTRACE_CTL_HANG, 0, 0, parse_none, NULL, "", false },
 	{ "counters", TTRACE_CTL_COUNTERS, 1, 2, parse_counters, NULL,
-	  "MS [all]" },
-	{ "probe", 0, 0, MANY, NULL, NULL, "..." },
-	{ "unprobe", 0, 1, 1, NULL, NULL, "NAME" },
+	  "MS [all]", false },
+	/* the word counts of a probe depend on its kind: its parser's */
+	{ "probe", TTRACE_CTL_PROBE, 0, MANY, ttrace_probe_parse_add, NULL,
+	  "NAME KIND ...", true },
+	{ "unprobe", TTRACE_CTL_UNPROBE, 0, MANY, ttrace_probe_parse_remove,
+	  NULL, "NAME|*", true },
+	{ "module", TTRACE_CTL_MODULE, 2, 2, parse_module, NULL,
+	  "load PATH|unload NAME", false },
 };
 
 static const size_t ctl_ncmds = ARRAY_SIZE(ctl_cmds);
@@ -399,18 +457,18 @@ const char *ttrace_ctl_parse(struct ttrace_ctl_cmd *cmd, const char *text,
 	const char *why;
 
 	memset(cmd, 0, sizeof(*cmd));
-	why = ttrace_ctl_split(text, len, line, tok, &ntok);
+	why = split(text, len, line, tok, &ntok);
 	if (why)
-		return ctl_err(cmd, why, "", "");
+		return ttrace_ctl_err(cmd, why, "", "");
 	for (ct = ctl_cmds; ct < ctl_cmds + ctl_ncmds; ct++)
-		if (ct->parse && !strcmp(tok[0], ct->name))
+		if (!strcmp(tok[0], ct->name))
 			break;
 	if (ct == ctl_cmds + ctl_ncmds)
-		return ctl_err(cmd, "unknown command '", tok[0], "'");
-	if (ntok - 1 < ct->min_args || ntok - 1 > ct->max_args)
-		return ctl_err(cmd, ct->name, ct->usage[0] ? ": " : " takes no "
-			       "arguments", ct->usage);
+		return ttrace_ctl_err(cmd, "unknown command '", tok[0], "'");
 	cmd->op = ct->op;
+	if (ntok - 1 < ct->min_args || ntok - 1 > ct->max_args)
+		return ttrace_ctl_err(cmd, ct->name, ct->usage[0] ? ": " :
+				      " takes no arguments", ct->usage);
 	return ct->parse(cmd, tok, ntok, meta);
 }
 
@@ -423,13 +481,11 @@ const char *ttrace_ctl_parse(struct ttrace_ctl_cmd *cmd, const char *text,
 void ttrace_ctl_apply(struct ttrace_ctl_state *st,
 		      const struct ttrace_ctl_cmd *cmd)
 {
-	for (size_t i = 0; i < ctl_ncmds; i++) {
-		if (ctl_cmds[i].parse && ctl_cmds[i].op == cmd->op &&
-		    ctl_cmds[i].apply) {
-			ctl_cmds[i].apply(st, cmd);
-			ttrace_ctl_rearm(st);
-			return;
-		}
+	const struct ctl_cmdtab *ct = row_of(cmd->op);
+
+	if (ct && ct->apply) {
+		ct->apply(st, cmd);
+		ttrace_ctl_rearm(st);
 	}
 }
 

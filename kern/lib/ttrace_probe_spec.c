@@ -1,10 +1,12 @@
 /*
  * ttrace_probe_spec.c: the built-in probes' ctl grammar, their field tests,
  * a lock-free keyed counter table and log2 histogram math; the rules are
- * in ttrace_probe_spec.h. As for the ctl parser, a command is parsed whole,
- * every name resolved against the event metadata, before it is reported
- * good, so a bad one changes nothing. Pure: the kernel and the host tests
- * share it.
+ * in ttrace_probe_spec.h. The grammar is the probe and unprobe rows'
+ * parsers of the ctl table (ttrace_ctl.c), which splits the command and
+ * builds every error's usage; like every row's, a command is parsed
+ * whole, every name resolved against the event metadata, before it is
+ * reported good, so a bad one changes nothing. Pure: the kernel and the
+ * host tests share it.
  */
 #include <parse_num.h>
 #include <printfmt.h>
@@ -15,16 +17,21 @@
 
 #define KEY_EMPTY	0x8000000000000001ULL	/* has its own extra slot */
 
-static const char probe_usage[] =
-	"usage: probe NAME filter EVENT TEST... | probe NAME count EVENT "
-	"[by FIELD] [if TEST...] | probe NAME hist EVENT FIELD [by FIELD] "
-	"[if TEST...] | probe NAME latency START END [by FIELD] [if TEST...] | "
-	"probe NAME snapshot|stop EVENT [if TEST...] | unprobe NAME|*";
-
-static const char *const kind_names[] = {
-	[TTRACE_PROBE_FILTER] = "filter", [TTRACE_PROBE_COUNT] = "count",
-	[TTRACE_PROBE_HIST] = "hist", [TTRACE_PROBE_LATENCY] = "latency",
-	[TTRACE_PROBE_SNAPSHOT] = "snapshot", [TTRACE_PROBE_STOP] = "stop",
+/* The kinds: each one's name, the words that must follow it (EVENT, or
+ * EVENT FIELD / START END) and its form for the usage. */
+static const struct probe_kind {
+	const char *name;
+	uint8_t words;
+	const char *usage;
+} kinds[] = {
+	[TTRACE_PROBE_FILTER] = { "filter", 1, "EVENT TEST..." },
+	[TTRACE_PROBE_COUNT] = { "count", 1, "EVENT [by FIELD] [if TEST...]" },
+	[TTRACE_PROBE_HIST] = { "hist", 2,
+				"EVENT FIELD [by FIELD] [if TEST...]" },
+	[TTRACE_PROBE_LATENCY] = { "latency", 2,
+				   "START END [by FIELD] [if TEST...]" },
+	[TTRACE_PROBE_SNAPSHOT] = { "snapshot", 1, "EVENT [if TEST...]" },
+	[TTRACE_PROBE_STOP] = { "stop", 1, "EVENT [if TEST...]" },
 };
 
 static const char *const op_names[] = {
@@ -36,36 +43,18 @@ static const char *const op_names[] = {
 /* The name of a probe kind, or "?". */
 const char *ttrace_probe_kind_name(uint32_t kind)
 {
-	return kind < ARRAY_SIZE(kind_names) && kind_names[kind] ?
-	       kind_names[kind] : "?";
+	return kind < ARRAY_SIZE(kinds) && kinds[kind].name ?
+	       kinds[kind].name : "?";
 }
 
-/* Whether text is a probe command (its first word is probe or unprobe),
- * for the ctl file to choose its parser. */
-bool ttrace_probe_is_cmd(const char *text, size_t len)
+/* Appends each kind's form of the probe command, for the ctl table's
+ * usage, to s. */
+void ttrace_probe_usage(struct seqbuf *s)
 {
-	while (len && (*text == ' ' || *text == '\t'))
-		text++, len--;
-	if (len >= 7 && !strncmp(text, "unprobe", 7))
-		text += 7, len -= 7;
-	else if (len >= 5 && !strncmp(text, "probe", 5))
-		text += 5, len -= 5;
-	else
-		return false;
-	return !len || *text == ' ' || *text == '\t' || *text == '\n';
-}
-
-/* Sets cmd->err to "ttrace probe: a b c; usage" (cut with the mark when
- * too long) and returns it. */
-static const char *perr(struct ttrace_probe_cmd *cmd, const char *a,
-			const char *b, const char *c)
-{
-	struct seqbuf s;
-
-	seqbuf_init(&s, cmd->err, sizeof(cmd->err));
-	seqbuf_printf(&s, "ttrace probe: %s%s%s; %s", a, b, c, probe_usage);
-	seqbuf_mark_cut(&s);
-	return cmd->err;
+	for (uint32_t k = TTRACE_PROBE_FILTER; k <= TTRACE_PROBE_STOP; k++)
+		seqbuf_printf(s, "%sprobe NAME %s %s",
+			      k == TTRACE_PROBE_FILTER ? "" : " | ",
+			      kinds[k].name, kinds[k].usage);
 }
 
 /* Resolves an event name (no glob: one event per probe). */
@@ -123,7 +112,7 @@ static bool parse_value(const char *s, uint64_t *v)
 }
 
 /* Parses one TEST word ("FIELD OP VALUE") of event ev into *t. */
-static const char *parse_test(struct ttrace_probe_cmd *cmd,
+static const char *parse_test(struct ttrace_ctl_cmd *cmd,
 			      const struct ttrace_meta_table *meta, uint32_t ev,
 			      const char *word, struct ttrace_test *t)
 {
@@ -141,39 +130,43 @@ static const char *parse_test(struct ttrace_probe_cmd *cmd,
 			     strlen(op_names[order[k]])))
 			op = order[k];
 	if (!i || op > TTRACE_OP_AND)
-		return perr(cmd, "bad test '", word, "' (FIELD==VALUE ...)");
+		return ttrace_ctl_err(cmd, "bad test '", word,
+				      "' (FIELD==VALUE ...)");
 	if (!find_field(meta, ev, word, i, &t->field))
-		return perr(cmd, "no field '", word, "' (an argument, pid or cpu)");
+		return ttrace_ctl_err(cmd, "no field '", word,
+				      "' (an argument, pid or cpu)");
 	t->op = (uint8_t)op;
 	if (!parse_value(word + i + strlen(op_names[op]), &t->value))
-		return perr(cmd, "bad number in '", word, "'");
+		return ttrace_ctl_err(cmd, "bad number in '", word, "'");
 	return NULL;
 }
 
 /* Parses the optional "[by FIELD] [if TEST...]" of tok[0..ntok); `by` only
  * where keyed is set; bare TESTs (no "if") where tests_only is set. */
-static const char *parse_tail(struct ttrace_probe_cmd *cmd,
+static const char *parse_tail(struct ttrace_ctl_cmd *cmd,
 			      const struct ttrace_meta_table *meta, char **tok,
 			      size_t ntok, bool keyed, bool tests_only)
 {
-	struct ttrace_probe_spec *s = &cmd->spec;
+	struct ttrace_probe_spec *s = &cmd->probe;
 	size_t i = 0;
 
 	if (keyed && i + 1 < ntok && !strcmp(tok[i], "by")) {
 		if (!find_field(meta, s->event, tok[i + 1], strlen(tok[i + 1]),
 				&s->key))
-			return perr(cmd, "no field '", tok[i + 1], "' to key by");
+			return ttrace_ctl_err(cmd, "no field '", tok[i + 1],
+					      "' to key by");
 		i += 2;
 	}
 	if (!tests_only && i < ntok) {
 		if (strcmp(tok[i], "if") || i + 1 == ntok)
-			return perr(cmd, "unexpected '", tok[i], "'");
+			return ttrace_ctl_err(cmd, "unexpected '", tok[i], "'");
 		i++;
 	}
 	if (tests_only && i == ntok)
-		return perr(cmd, "filter needs at least one test", "", "");
+		return ttrace_ctl_err(cmd, "filter needs at least one test", "",
+				      "");
 	if (ntok - i > TTRACE_PROBE_MAX_TESTS)
-		return perr(cmd, "more than 4 tests", "", "");
+		return ttrace_ctl_err(cmd, "more than 4 tests", "", "");
 	for (; i < ntok; i++) {
 		const char *e = parse_test(cmd, meta, s->event, tok[i],
 					   &s->tests[s->ntests++]);
@@ -200,41 +193,40 @@ static bool good_name(const char *n)
 static const char *field_name(uint32_t ev, const struct ttrace_field *f,
 			      const struct ttrace_meta_table *meta);
 
-/* Parses "probe NAME KIND ..." (tok[0] is "probe"). */
-static const char *parse_add(struct ttrace_probe_cmd *cmd, char **tok,
-			     size_t ntok, const struct ttrace_meta_table *meta)
+/* probe NAME KIND ...: the row's parser (tok[0] is "probe"). */
+const char *ttrace_probe_parse_add(struct ttrace_ctl_cmd *cmd, char **tok,
+				   size_t ntok,
+				   const struct ttrace_meta_table *meta)
 {
-	struct ttrace_probe_spec *s = &cmd->spec;
-	size_t next = 4;
+	struct ttrace_probe_spec *s = &cmd->probe;
+	size_t next;
 	const char *why;
 
-	cmd->op = TTRACE_PROBE_ADD;
 	if (ntok < 4)
-		return perr(cmd, "probe: too few words", "", "");
+		return ttrace_ctl_err(cmd, "probe: too few words", "", "");
 	if (!good_name(tok[1]))
-		return perr(cmd, "bad probe name '", tok[1],
-			    "' (1-23 of A-Z a-z 0-9 _ . -)");
+		return ttrace_ctl_err(cmd, "bad probe name '", tok[1],
+				      "' (1-23 of A-Z a-z 0-9 _ . -)");
 	memcpy(s->name, tok[1], strlen(tok[1]) + 1);	/* good_name: it fits */
 	for (s->kind = TTRACE_PROBE_FILTER; s->kind <= TTRACE_PROBE_STOP; s->kind++)
-		if (!strcmp(tok[2], kind_names[s->kind]))
+		if (!strcmp(tok[2], kinds[s->kind].name))
 			break;
 	if (s->kind > TTRACE_PROBE_STOP)
-		return perr(cmd, "unknown probe kind '", tok[2], "'");
+		return ttrace_ctl_err(cmd, "unknown probe kind '", tok[2], "'");
 	if (!find_event(meta, tok[3], &s->event))
-		return perr(cmd, "no event '", tok[3], "'");
-	if (s->kind == TTRACE_PROBE_HIST || s->kind == TTRACE_PROBE_LATENCY) {
-		if (ntok < 5)
-			return perr(cmd, tok[2], ": too few words", "");
-		next = 5;
-	}
+		return ttrace_ctl_err(cmd, "no event '", tok[3], "'");
+	next = 3 + kinds[s->kind].words;
+	if (ntok < next)
+		return ttrace_ctl_err(cmd, tok[2], ": too few words", "");
 	if (s->kind == TTRACE_PROBE_HIST &&
 	    !find_field(meta, s->event, tok[4], strlen(tok[4]), &s->value))
-		return perr(cmd, "no field '", tok[4], "' to count");
+		return ttrace_ctl_err(cmd, "no field '", tok[4], "' to count");
 	if (s->kind == TTRACE_PROBE_LATENCY &&
 	    !find_event(meta, tok[4], &s->end_event))
-		return perr(cmd, "no event '", tok[4], "'");
+		return ttrace_ctl_err(cmd, "no event '", tok[4], "'");
 	if (s->kind == TTRACE_PROBE_LATENCY && s->end_event == s->event)
-		return perr(cmd, "latency needs two different events", "", "");
+		return ttrace_ctl_err(cmd, "latency needs two different events",
+				      "", "");
 	why = parse_tail(cmd, meta, tok + next, ntok - next,
 			 s->kind == TTRACE_PROBE_COUNT ||
 			 s->kind == TTRACE_PROBE_HIST ||
@@ -251,31 +243,16 @@ static const char *parse_add(struct ttrace_probe_cmd *cmd, char **tok,
 	return why;
 }
 
-/*
- * Parses one probe or unprobe command of len bytes against meta's names
- * into *cmd. Returns NULL on success, else a message with the usage (kept
- * in cmd->err). Touches nothing but *cmd.
- */
-const char *ttrace_probe_parse(struct ttrace_probe_cmd *cmd, const char *text,
-			       size_t len, const struct ttrace_meta_table *meta)
+/* unprobe NAME|*: the row's parser. */
+const char *ttrace_probe_parse_remove(struct ttrace_ctl_cmd *cmd, char **tok,
+				      size_t ntok,
+				      const struct ttrace_meta_table *meta)
 {
-	char line[TTRACE_CTL_MAX_LEN + 1];
-	char *tok[TTRACE_CTL_MAX_TOKENS];
-	size_t ntok;
-	const char *why;
-
-	memset(cmd, 0, sizeof(*cmd));
-	why = ttrace_ctl_split(text, len, line, tok, &ntok);
-	if (why)
-		return perr(cmd, why, "", "");
-	if (!strcmp(tok[0], "probe"))
-		return parse_add(cmd, tok, ntok, meta);
-	if (strcmp(tok[0], "unprobe"))
-		return perr(cmd, "unknown command '", tok[0], "'");
-	cmd->op = TTRACE_PROBE_REMOVE;
+	(void)meta;
 	if (ntok != 2 || (strcmp(tok[1], "*") && !good_name(tok[1])))
-		return perr(cmd, "unprobe takes one probe name, or *", "", "");
-	memcpy(cmd->spec.name, tok[1], strlen(tok[1]) + 1);
+		return ttrace_ctl_err(cmd, "unprobe takes one probe name, or *",
+				      "", "");
+	memcpy(cmd->probe.name, tok[1], strlen(tok[1]) + 1);
 	return NULL;
 }
 

@@ -353,37 +353,19 @@ static const char *unload(const char *name)
 }
 
 /*
- * Carries out "module load PATH" or "module unload NAME" (len bytes of
- * text). Returns NULL or why nothing changed (valid until the next call).
- * Process context, no lock held (not the ctl mutex: a module's init and
- * fini attach and detach probes).
+ * ctl's "module load PATH" (remove false: word is the PATH) and "module
+ * unload NAME", under the module mutex. Returns NULL or why nothing
+ * changed (valid until the next call). Process context, no lock held (not
+ * the ctl mutex: a module's init and fini attach and detach probes).
  */
-const char *module_control(const char *text, size_t len)
+const char *module_control(bool remove, const char *word)
 {
-	char line[TTRACE_CTL_MAX_LEN + 1], *tok[TTRACE_CTL_MAX_TOKENS];
 	const char *why;
-	size_t ntok;
 
 	module_enter();
-	why = ttrace_ctl_split(text, len, line, tok, &ntok);
-	if (why)
-		why = merr("%s", why);
-	else if (ntok == 3 && !strcmp(tok[1], "load"))
-		why = load(tok[2]);
-	else if (ntok == 3 && !strcmp(tok[1], "unload"))
-		why = unload(tok[2]);
-	else
-		why = merr("usage: module load PATH | module unload NAME");
+	why = remove ? unload(word) : load(word);
 	module_exit();
 	return why;
-}
-
-/* Whether text is a module command (its first word is "module"). */
-bool module_is_cmd(const char *text, size_t len)
-{
-	return len >= 6 && !strncmp(text, "module", 6) &&
-	       (len == 6 || text[6] == ' ' || text[6] == '\t' ||
-		text[6] == '\n');
 }
 
 /* The loaded modules as text, appended to s: "module NAME at ADDR" and

@@ -1,8 +1,9 @@
 /*
  * ttrace control and reporting: what the #ttrace device's ctl, stats and
  * marker files do, as calls on the tracer core. Parsing is kern/lib's
- * (ttrace_ctl.c); this file carries commands out and writes the state as
- * text.
+ * (ttrace_ctl.c: one table of every ctl command, probes and modules
+ * included); this file carries parsed commands out and writes the state
+ * as text.
  *
  * Who may change state: the kernel has no users or permissions yet, so
  * every process may write ctl (docs/ttrace-device.md says so). Writers are
@@ -11,7 +12,6 @@
 #include <ttrace.h>
 #include <ttrace_aux.h>
 #include <ttrace_ctl.h>
-#include <ttrace_probe_spec.h>
 #include <module.h>
 #include <trace_ring.h>
 #include <atomic.h>
@@ -28,8 +28,6 @@
 
 #include "ttrace_internal.h"
 
-static struct ttrace_ctl_cmd ctl_cmd;		/* ctl mutex */
-static char ctl_err[sizeof(ctl_cmd.err)];	/* ctl mutex */
 
 static const char *mode_name(uint32_t mode)
 {
@@ -322,6 +320,25 @@ uint64_t ttrace_ring_bytes(void)
 	return (ttrace_main.rings[0].mask + 1) * sizeof(struct ttrace_entry);
 }
 
+/*
+ * module load PATH, module unload NAME (t->ctl_cmd): carried out without
+ * the ctl mutex, which a module's init and fini take to attach and detach
+ * probes; the mutex is left and taken again. Returns NULL or why nothing
+ * changed. ctl mutex held.
+ */
+static const char *module_cmd(struct ttrace *t)
+{
+	char word[sizeof(t->ctl_cmd.word)];
+	bool unload = t->ctl_cmd.mode;
+	const char *err;
+
+	memcpy(word, t->ctl_cmd.word, sizeof(word));
+	ctl_exit(t);
+	err = module_control(unload, word);
+	ctl_enter(t);
+	return err;
+}
+
 /* Carries out a parsed command; returns NULL or an error message. ctl
  * mutex held. */
 static const char *apply(struct ttrace *t, const struct ttrace_ctl_cmd *cmd)
@@ -339,6 +356,11 @@ static const char *apply(struct ttrace *t, const struct ttrace_ctl_cmd *cmd)
 		ttrace_hang();
 	case TTRACE_CTL_COUNTERS:
 		return ttrace_counters_set(t, (uint32_t)cmd->value, cmd->mode);
+	case TTRACE_CTL_PROBE:
+	case TTRACE_CTL_UNPROBE:
+		return ttrace_probes_control(cmd);
+	case TTRACE_CTL_MODULE:
+		return module_cmd(t);
 	default:
 		if (t->off_reason)
 			return t->off_reason;
@@ -350,31 +372,23 @@ static const char *apply(struct ttrace *t, const struct ttrace_ctl_cmd *cmd)
 	}
 }
 
-/* Parses and carries out one ctl command (len bytes of text). Returns 0,
- * or -EINVAL with *why set to a message (with the usage) valid until the
- * next call; nothing changes on error. Process context. */
+/* Parses and carries out one ctl command (len bytes of text), any of the
+ * table's. Returns 0, or -EINVAL with *why set to a message (with the
+ * usage) valid until the next call; nothing changes on error. Process
+ * context. */
 int ttrace_control(const char *text, size_t len, const char **why)
 {
 	struct ttrace *t = &ttrace_main;
 	const char *err;
 
-	if (module_is_cmd(text, len)) {	/* its code attaches: no ctl mutex */
-		err = module_control(text, len);
-		*why = err;
-		return err ? -EINVAL : 0;
-	}
 	ctl_enter(t);
-	if (ttrace_probe_is_cmd(text, len)) {
-		err = ttrace_probes_control(text, len);
-	} else {
-		err = ttrace_ctl_parse(&ctl_cmd, text, len, &ttrace_meta_builtin);
-		if (!err)
-			err = apply(t, &ctl_cmd);
-	}
+	err = ttrace_ctl_parse(&t->ctl_cmd, text, len, &ttrace_meta_builtin);
+	if (!err)
+		err = apply(t, &t->ctl_cmd);
 	if (err)
-		strlcpy(ctl_err, err, sizeof(ctl_err));
+		strlcpy(t->ctl_err, err, sizeof(t->ctl_err));
 	ctl_exit(t);
-	*why = ctl_err;
+	*why = t->ctl_err;
 	return err ? -EINVAL : 0;
 }
 
@@ -391,9 +405,9 @@ int ttrace_funcs_control(const char *text, size_t len, const char **why)
 	if (!err)
 		ttrace_patch_sync(TEXT_PATCH_LIVE);
 	else
-		strlcpy(ctl_err, err, sizeof(ctl_err));
+		strlcpy(t->ctl_err, err, sizeof(t->ctl_err));
 	ctl_exit(t);
-	*why = ctl_err;
+	*why = t->ctl_err;
 	return err ? -EINVAL : 0;
 }
 

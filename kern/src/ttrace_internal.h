@@ -77,6 +77,11 @@ struct ttrace {
 	struct ttrace_entry sink_entries[CONFIG_MAX_NUM_CPUS][TTRACE_SINK_ENTRIES];
 	struct trace_ring frozen_rings[CONFIG_MAX_NUM_CPUS];
 	struct ttrace_entry frozen_entries[CONFIG_MAX_NUM_CPUS][TTRACE_SINK_ENTRIES];
+
+	/* ctl commands (ttrace_control.c), under the ctl mutex */
+	struct ttrace_ctl_cmd ctl_cmd;	/* the command being carried out */
+	char ctl_err[sizeof(((struct ttrace_ctl_cmd *)0)->err)];
+					/* the last refusal's text */
 };
 
 /* The kernel's tracer: the one tracepoints write (ttrace.c). */
@@ -121,9 +126,9 @@ int ttrace_probe_attach_locked(struct ttrace *t, uint32_t id,
 			       ttrace_probe_fn fn, void *arg);
 unsigned ttrace_probe_detach_arg_locked(struct ttrace *t, void *arg);
 
-/* The built-in probes (ttrace_probes.c): ctl commands with the ctl mutex
- * held, results as text, the snapshot's rings. */
-const char *ttrace_probes_control(const char *text, size_t len);
+/* The built-in probes (ttrace_probes.c): ctl probe and unprobe commands
+ * with the ctl mutex held, results as text, the snapshot's rings. */
+const char *ttrace_probes_control(const struct ttrace_ctl_cmd *cmd);
 void ttrace_probes_text(struct seqbuf *s);
 uint32_t ttrace_snap_read(uint32_t cpu, struct trace_ring_cursor *cur,
 			  uint64_t *end, struct ttrace_entry *out, size_t max,

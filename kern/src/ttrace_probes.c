@@ -64,7 +64,6 @@ struct builtin {
 };
 
 static struct builtin *probes[MAX_PROBES];	/* ctl mutex */
-static struct ttrace_probe_cmd probe_cmd;	/* ctl mutex */
 
 static bool pages_get(struct pages *p, size_t bytes)
 {
@@ -295,27 +294,23 @@ static void probe_remove(int i)
 	builtin_free(b);
 }
 
-/* Carries out a probe/unprobe command. ctl mutex held. Returns NULL or
- * why nothing changed. */
-const char *ttrace_probes_control(const char *text, size_t len)
+/* Carries out a parsed probe or unprobe command. ctl mutex held. Returns
+ * NULL or why nothing changed. */
+const char *ttrace_probes_control(const struct ttrace_ctl_cmd *cmd)
 {
-	const char *err = ttrace_probe_parse(&probe_cmd, text, len,
-					     &ttrace_meta_builtin);
 	int i;
 
-	if (err)
-		return err;
 	if (ttrace_main.off_reason)
 		return ttrace_main.off_reason;
-	if (probe_cmd.op == TTRACE_PROBE_ADD)
-		return probe_add(&probe_cmd.spec);
-	if (!strcmp(probe_cmd.spec.name, "*")) {
+	if (cmd->op == TTRACE_CTL_PROBE)
+		return probe_add(&cmd->probe);
+	if (!strcmp(cmd->probe.name, "*")) {
 		for (i = 0; i < MAX_PROBES; i++)
 			if (probes[i])
 				probe_remove(i);
 		return NULL;
 	}
-	if ((i = find_slot(probe_cmd.spec.name)) < 0)
+	if ((i = find_slot(cmd->probe.name)) < 0)
 		return "unprobe: no such probe";
 	probe_remove(i);
 	return NULL;

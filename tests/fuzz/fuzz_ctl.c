@@ -2,8 +2,10 @@
  * Fuzz target: writes to /dev/ttrace/ctl, parsed against the kernel's own
  * event table (build/gen/ttrace_events.c). The input is cut at newlines
  * into commands applied in turn to one state, as successive writes would
- * be. After each: a failed parse left the state as it was, and every
- * armed byte is what the group mask and enable byte say it must be. The
+ * be. After each: a failed parse left the state as it was, so did a
+ * command the kernel carries out (clear ... module: the table holds every
+ * command), and every armed byte is what the group mask and enable byte
+ * say it must be. The
  * events listing is made at the end, into a buffer that may be too small.
  */
 #include <stdlib.h>
@@ -24,8 +26,8 @@ static void check_armed(const struct ttrace_ctl_state *st)
 			abort();
 }
 
-/* Parses and applies one command of len bytes; aborts if a failed parse
- * changed the state. */
+/* Parses and applies one command of len bytes; aborts if a failed parse,
+ * or the apply of a command that is the kernel's, changed the state. */
 static void one_command(struct ttrace_ctl_state *st, const char *text,
 			size_t len)
 {
@@ -40,6 +42,9 @@ static void one_command(struct ttrace_ctl_state *st, const char *text,
 		return;
 	}
 	ttrace_ctl_apply(st, &cmd);
+	if (cmd.op >= TTRACE_CTL_CLEAR &&
+	    (mask != st->mask || memcmp(before, enabled, sizeof(before))))
+		abort();
 	check_armed(st);
 }
 

@@ -1,8 +1,10 @@
 /*
- * Fuzz target: the built-in probes' ctl grammar (kern/lib/ttrace_probe_spec.c),
- * parsed against the kernel's own event table. The input is cut at
- * newlines into commands. A refused one gives "ttrace probe: ..." in the
- * command's own buffer; an accepted `probe` is written back as text
+ * Fuzz target: the built-in probes' ctl grammar (kern/lib/ttrace_probe_spec.c,
+ * through the ctl table's ttrace_ctl_parse), parsed against the kernel's
+ * own event table. The input is cut at newlines into commands. A refused
+ * one gives "ttrace probe: ..." in the command's own buffer when its
+ * first word is probe or unprobe, else "ttrace ctl: ..."; an accepted
+ * `probe` is written back as text
  * (ttrace_probe_spec_text, also into a buffer too small for it), which
  * must parse again to the same text, and its tests are run against a hit
  * made of the command's bytes. Every command's bytes are then counted in
@@ -14,7 +16,7 @@
 
 #include <ttrace_events.h>
 #include <seqbuf.h>
-#include <ttrace_probe_spec.h>
+#include <ttrace_ctl.h>
 
 #include "fuzz.h"
 
@@ -24,7 +26,7 @@
  * a buffer too small for it holds its prefix and counts all of it. */
 static void roundtrip(const struct ttrace_probe_spec *s)
 {
-	static struct ttrace_probe_cmd again;
+	static struct ttrace_ctl_cmd again;
 	static char text[512], text2[512], small[512];
 	struct seqbuf sb;
 	size_t n;
@@ -38,11 +40,11 @@ static void roundtrip(const struct ttrace_probe_spec *s)
 	ttrace_probe_spec_text(s, &ttrace_meta_builtin, &sb);
 	if (sb.len != n || strlen(small) != n / 2)
 		abort();
-	if (ttrace_probe_parse(&again, text, n, &ttrace_meta_builtin) ||
-	    again.op != TTRACE_PROBE_ADD)
+	if (ttrace_ctl_parse(&again, text, n, &ttrace_meta_builtin) ||
+	    again.op != TTRACE_CTL_PROBE)
 		abort();
 	seqbuf_init(&sb, text2, sizeof(text2));
-	ttrace_probe_spec_text(&again.spec, &ttrace_meta_builtin, &sb);
+	ttrace_probe_spec_text(&again.probe, &ttrace_meta_builtin, &sb);
 	if (strcmp(text, text2))
 		abort();
 }
@@ -65,23 +67,24 @@ static void run_tests(const struct ttrace_probe_spec *s, const char *p,
 
 static void one_command(const char *p, size_t len)
 {
-	static struct ttrace_probe_cmd cmd;
-	const char *why;
+	static struct ttrace_ctl_cmd cmd;
+	const char *why, *who;
 
-	ttrace_probe_is_cmd(p, len);
-	why = ttrace_probe_parse(&cmd, p, len, &ttrace_meta_builtin);
+	why = ttrace_ctl_parse(&cmd, p, len, &ttrace_meta_builtin);
 	if (why) {
+		who = cmd.op == TTRACE_CTL_PROBE || cmd.op == TTRACE_CTL_UNPROBE ?
+		      "ttrace probe: " : "ttrace ctl: ";
 		if (why != cmd.err || !memchr(cmd.err, 0, sizeof(cmd.err)) ||
-		    strncmp(why, "ttrace probe: ", 14))
+		    strncmp(why, who, strlen(who)))
 			abort();
 		return;
 	}
-	if (cmd.op == TTRACE_PROBE_ADD) {
-		if (cmd.spec.event >= ttrace_meta_builtin.nevents ||
-		    cmd.spec.ntests > TTRACE_PROBE_MAX_TESTS)
+	if (cmd.op == TTRACE_CTL_PROBE) {
+		if (cmd.probe.event >= ttrace_meta_builtin.nevents ||
+		    cmd.probe.ntests > TTRACE_PROBE_MAX_TESTS)
 			abort();
-		roundtrip(&cmd.spec);
-		run_tests(&cmd.spec, p, len);
+		roundtrip(&cmd.probe);
+		run_tests(&cmd.probe, p, len);
 	}
 }
 

@@ -272,7 +272,52 @@ static int test_counters_cmd(void)
 	return 0;
 }
 
+/* One table holds every command: probe, unprobe and module parse here
+ * (applying them is the kernel's: the state stays), and every error's
+ * usage names every command of the table. */
+static int test_one_table(void)
+{
+	static const char *const names[] = {
+		"enable NAME...", "disable NAME...", "setmask VALUE MASK",
+		"setbits BITS", "clrbits BITS", "clear", "mode overwrite|saturate",
+		"bufsize KB", "hang", "counters MS [all]", "probe NAME KIND ...",
+		"unprobe NAME|*", "module load PATH|unload NAME",
+	};
+	static struct ttrace_ctl_cmd cmd;
+	struct ttrace_ctl_state st;
+	uint64_t mask0;
+	const char *err;
+
+	fresh(&st);
+	mask0 = st.mask;
+	HT_CHECK(!ctl(&st, "module load /lib/probes/syscount.o\n"));
+	HT_CHECK(!ctl(&st, " probe c count irq_enter by v"));
+	HT_CHECK(!ctl(&st, "unprobe *"));
+	HT_CHECK(st.mask == mask0 && armed_is("11001"));
+	HT_CHECK(!ttrace_ctl_parse(&cmd, "module load /a/b.o", 18, &meta));
+	HT_CHECK(cmd.op == TTRACE_CTL_MODULE && !cmd.mode &&
+		 !strcmp(cmd.word, "/a/b.o"));
+	HT_CHECK(!ttrace_ctl_parse(&cmd, "module\tunload  syscount", 23, &meta));
+	HT_CHECK(cmd.op == TTRACE_CTL_MODULE && cmd.mode &&
+		 !strcmp(cmd.word, "syscount"));
+	err = ctl(&st, "module frob x");
+	HT_CHECK(err && strstr(err, "ttrace ctl: module: load PATH|unload "
+			       "NAME, not 'frob'; usage: enable NAME..."));
+	err = ctl(&st, "module load");
+	HT_CHECK(err && strstr(err, "ttrace ctl: module: load PATH|unload "
+			       "NAME; usage: "));
+	err = ctl(&st, "bogus");
+	HT_CHECK(err && !strncmp(err, "ttrace ctl: unknown command 'bogus'; "
+				 "usage: enable NAME... | ", 55));
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strstr(err, names[i]))
+			HT_FAIL("'%s' not in the usage '%s'", names[i], err);
+	HT_CHECK(st.mask == mask0 && armed_is("11001"));
+	return 0;
+}
+
 static const struct ht_test tests[] = {
+	{ test_one_table, "ctl_one_table" },
 	{ test_counters_cmd, "ctl_counters_cmd" },
 	{ test_mask_ops, "ctl_mask_ops" },
 	{ test_mask_atomic, "ctl_mask_atomic" },

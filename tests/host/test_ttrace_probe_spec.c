@@ -33,11 +33,11 @@ static const struct ttrace_event_meta events[] = {
 
 static const struct ttrace_meta_table meta = { events, groups, 3, 2 };
 
-static struct ttrace_probe_cmd cmd;
+static struct ttrace_ctl_cmd cmd;
 
 static const char *parse(const char *text)
 {
-	return ttrace_probe_parse(&cmd, text, strlen(text), &meta);
+	return ttrace_ctl_parse(&cmd, text, strlen(text), &meta);
 }
 
 static int test_parse_kinds(void)
@@ -46,43 +46,52 @@ static int test_parse_kinds(void)
 	struct seqbuf out;
 
 	HT_CHECK(!parse("probe c count syscall_enter by nr\n"));
-	HT_CHECK(cmd.op == TTRACE_PROBE_ADD && !strcmp(cmd.spec.name, "c"));
-	HT_CHECK(cmd.spec.kind == TTRACE_PROBE_COUNT && cmd.spec.event == 0);
-	HT_CHECK(cmd.spec.key.src == TTRACE_FIELD_ARG && cmd.spec.key.arg == 0);
+	HT_CHECK(cmd.op == TTRACE_CTL_PROBE && !strcmp(cmd.probe.name, "c"));
+	HT_CHECK(cmd.probe.kind == TTRACE_PROBE_COUNT && cmd.probe.event == 0);
+	HT_CHECK(cmd.probe.key.src == TTRACE_FIELD_ARG && cmd.probe.key.arg == 0);
 	HT_CHECK(!parse("probe lat latency syscall_enter syscall_exit by nr if pid==3"));
-	HT_CHECK(cmd.spec.kind == TTRACE_PROBE_LATENCY && cmd.spec.end_event == 1);
-	HT_CHECK(cmd.spec.ntests == 1 && cmd.spec.tests[0].value == 3);
-	HT_CHECK(cmd.spec.tests[0].field.src == TTRACE_FIELD_PID);
+	HT_CHECK(cmd.probe.kind == TTRACE_PROBE_LATENCY && cmd.probe.end_event == 1);
+	HT_CHECK(cmd.probe.ntests == 1 && cmd.probe.tests[0].value == 3);
+	HT_CHECK(cmd.probe.tests[0].field.src == TTRACE_FIELD_PID);
 	/* syscall_exit has an nr too: the pair must match on it */
-	HT_CHECK(cmd.spec.end_key.src == TTRACE_FIELD_ARG &&
-		 cmd.spec.end_key.arg == 0);
+	HT_CHECK(cmd.probe.end_key.src == TTRACE_FIELD_ARG &&
+		 cmd.probe.end_key.arg == 0);
 	HT_CHECK(!parse("probe lat latency syscall_enter page_fault by nr"));
-	HT_CHECK(cmd.spec.end_key.src == TTRACE_FIELD_NONE);
+	HT_CHECK(cmd.probe.end_key.src == TTRACE_FIELD_NONE);
 	HT_CHECK(!parse("probe h hist page_fault addr by cpu"));
-	HT_CHECK(cmd.spec.value.arg == 0 && cmd.spec.key.src == TTRACE_FIELD_CPU);
+	HT_CHECK(cmd.probe.value.arg == 0 && cmd.probe.key.src == TTRACE_FIELD_CPU);
 	HT_CHECK(!parse("probe f filter syscall_exit ret<0 nr!=0x3"));
-	HT_CHECK(cmd.spec.ntests == 2 && cmd.spec.tests[0].op == TTRACE_OP_LT);
-	HT_CHECK(cmd.spec.tests[0].field.is_signed);
-	HT_CHECK(cmd.spec.tests[1].op == TTRACE_OP_NE);
+	HT_CHECK(cmd.probe.ntests == 2 && cmd.probe.tests[0].op == TTRACE_OP_LT);
+	HT_CHECK(cmd.probe.tests[0].field.is_signed);
+	HT_CHECK(cmd.probe.tests[1].op == TTRACE_OP_NE);
 	seqbuf_init(&out, back, sizeof(back));
-	ttrace_probe_spec_text(&cmd.spec, &meta, &out);
+	ttrace_probe_spec_text(&cmd.probe, &meta, &out);
 	HT_CHECK(!strcmp(back, "probe f filter syscall_exit ret<0 nr!=0x3"));
 	HT_CHECK(!parse("probe s snapshot page_fault if addr&0xfff error>=2"));
-	HT_CHECK(cmd.spec.tests[0].op == TTRACE_OP_AND &&
-		 cmd.spec.tests[1].op == TTRACE_OP_GE);
+	HT_CHECK(cmd.probe.tests[0].op == TTRACE_OP_AND &&
+		 cmd.probe.tests[1].op == TTRACE_OP_GE);
 	HT_CHECK(!parse("probe x.y-z stop syscall_exit"));
-	HT_CHECK(!parse("unprobe *") && cmd.op == TTRACE_PROBE_REMOVE);
-	HT_CHECK(!parse("unprobe c") && !strcmp(cmd.spec.name, "c"));
-	HT_CHECK(ttrace_probe_is_cmd("probe a", 7));
-	HT_CHECK(ttrace_probe_is_cmd(" unprobe *\n", 11));
-	HT_CHECK(!ttrace_probe_is_cmd("prober", 6));
-	HT_CHECK(!ttrace_probe_is_cmd("enable syscall", 14));
+	HT_CHECK(!parse("unprobe *") && cmd.op == TTRACE_CTL_UNPROBE);
+	HT_CHECK(!parse("unprobe c") && !strcmp(cmd.probe.name, "c"));
+	/* one table: the first word picks the row, whatever the blanks */
+	HT_CHECK(!parse(" unprobe *\n") && cmd.op == TTRACE_CTL_UNPROBE);
+	HT_CHECK(!parse("enable syscall") && cmd.op == TTRACE_CTL_ENABLE);
+	HT_CHECK(parse("prober") && strstr(cmd.err, "unknown command 'prober'"));
 	return 0;
 }
 
-/* Every bad command is refused with a message naming what is wrong. */
+/* Every bad command is refused with a message naming what is wrong, and
+ * the probe commands' usage from the ctl table (every command's when the
+ * text is no command at all: its first word is not read). */
 static int test_parse_errors(void)
 {
+	static const char usage[] =
+		"; usage: probe NAME filter EVENT TEST... | "
+		"probe NAME count EVENT [by FIELD] [if TEST...] | "
+		"probe NAME hist EVENT FIELD [by FIELD] [if TEST...] | "
+		"probe NAME latency START END [by FIELD] [if TEST...] | "
+		"probe NAME snapshot EVENT [if TEST...] | "
+		"probe NAME stop EVENT [if TEST...] | unprobe NAME|*";
 	static const struct { const char *text, *want; } bad[] = {
 		{ "probe c count", "too few" },
 		{ "probe c bogus syscall_enter", "unknown probe kind 'bogus'" },
@@ -105,18 +114,25 @@ static int test_parse_errors(void)
 		{ "probe a/b count page_fault", "bad probe name" },
 		{ "unprobe", "one probe name" },
 		{ "unprobe a b", "one probe name" },
-		{ "probe c count page_fault\x01", "bad character" },
 	};
+	const char *err;
 
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
-		const char *err = parse(bad[i].text);
-
+		err = parse(bad[i].text);
 		if (!err || !strstr(err, bad[i].want))
 			HT_FAIL("'%s': got '%s', want '%s'", bad[i].text,
 				err ? err : "(accepted)", bad[i].want);
-		if (!strstr(err, "usage: probe NAME"))
-			HT_FAIL("'%s': no usage in '%s'", bad[i].text, err);
+		if (strncmp(err, "ttrace probe: ", 14) ||
+		    strlen(err) < strlen(usage) ||
+		    strcmp(err + strlen(err) - strlen(usage), usage))
+			HT_FAIL("'%s': not 'ttrace probe: ...%s' in '%s'",
+				bad[i].text, usage, err);
 	}
+	err = parse("probe c count page_fault\x01");
+	HT_CHECK(err && strstr(err, "ttrace ctl: bad character in command; "
+			       "usage: enable NAME... | ") &&
+		 strstr(err, " | probe NAME KIND ... | unprobe NAME|* | "
+			"module load PATH|unload NAME"));
 	return 0;
 }
 
@@ -127,21 +143,21 @@ static int test_field_tests(void)
 				      .args = args };
 
 	HT_CHECK(!parse("probe f filter syscall_exit ret<0 nr==3 pid==7 cpu==2"));
-	HT_CHECK(ttrace_probe_test(&cmd.spec, &h));
+	HT_CHECK(ttrace_probe_test(&cmd.probe, &h));
 	HT_CHECK(!parse("probe f filter syscall_exit ret>-5"));
-	HT_CHECK(!ttrace_probe_test(&cmd.spec, &h));
+	HT_CHECK(!ttrace_probe_test(&cmd.probe, &h));
 	HT_CHECK(!parse("probe f filter syscall_exit ret>=-5 ret<=-5"));
-	HT_CHECK(ttrace_probe_test(&cmd.spec, &h));
+	HT_CHECK(ttrace_probe_test(&cmd.probe, &h));
 	/* nr is unsigned: -1 is the largest value */
 	HT_CHECK(!parse("probe f filter syscall_exit nr<-1"));
-	HT_CHECK(ttrace_probe_test(&cmd.spec, &h));
+	HT_CHECK(ttrace_probe_test(&cmd.probe, &h));
 	HT_CHECK(!parse("probe f filter syscall_exit nr&4"));
-	HT_CHECK(!ttrace_probe_test(&cmd.spec, &h));
+	HT_CHECK(!ttrace_probe_test(&cmd.probe, &h));
 	HT_CHECK(!parse("probe f filter syscall_exit pid!=7"));
-	HT_CHECK(!ttrace_probe_test(&cmd.spec, &h));
+	HT_CHECK(!ttrace_probe_test(&cmd.probe, &h));
 	h.pid = -1;	/* not a process's context: pid compares as -1 */
 	HT_CHECK(!parse("probe f filter syscall_exit pid<0"));
-	HT_CHECK(ttrace_probe_test(&cmd.spec, &h));
+	HT_CHECK(ttrace_probe_test(&cmd.probe, &h));
 	return 0;
 }
 

@@ -167,7 +167,7 @@ static const char *first_arg(const struct ttrace_meta_table *t,
  * if it exists, else starts it. */
 int cmd_hist(int argc, char **argv)
 {
-	char name[24], cmd[CTL_MAX + 1], *text, *field;
+	char name[24], cmd[TTRACE_CTL_MAX_LEN + 1], *text, *field;
 	const char *l;
 	bool lat = argc >= 3 && !strcmp(argv[0], "latency");
 	int rest = lat ? 3 : 1;
@@ -216,7 +216,7 @@ int cmd_hist(int argc, char **argv)
 void probe_load(const char *path)
 {
 	struct linereader lr;
-	char line[CTL_MAX + 2];
+	char line[TTRACE_CTL_MAX_LEN + 2];
 	int fd = open_or_die(path, O_RDONLY);
 	ssize_t n = read(fd, line, 4);
 
@@ -246,7 +246,7 @@ void probe_load(const char *path)
 /* Unloads module name, or else removes built-in probe name. */
 void probe_unload(const char *name)
 {
-	char cmd[CTL_MAX + 1];
+	char cmd[TTRACE_CTL_MAX_LEN + 1];
 	int fd = open_or_die(DEV "/ctl", O_WRONLY);
 
 	snprintf(cmd, sizeof(cmd), "module unload %s", name);

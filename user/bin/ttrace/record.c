@@ -138,7 +138,7 @@ static void default_groups(char *cmd, size_t size)
 int cmd_record(int argc, char **argv)
 {
 	const char *out = DEFAULT_OUT;
-	char cmd[CTL_MAX + 1], path[128];
+	char cmd[TTRACE_CTL_MAX_LEN + 1], path[128];
 	struct ttrace_version v;
 	int c, pid, status;
 

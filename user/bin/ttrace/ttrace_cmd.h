@@ -5,7 +5,8 @@
  * failed command left behind, the trace-file writer's pieces that save
  * and stream both use, and each subcommand family's entry point.
  *
- *	main.c		usage and dispatch; status, enable, clear, mark
+ *	main.c		the subcommands' table, usage and dispatch;
+ *			status, enable, clear, mark, save, probe
  *	util.c		errors, ctl writes, reading device files, metadata
  *	cat.c		ttrace cat: the cpuN texts merged by time
  *	save.c		ttrace save: the trace file (docs/trace-file.md)
@@ -25,12 +26,12 @@
 #include <stdint.h>
 
 #include <compiler.h>
+#include <abi/ttrace_ctl.h>	/* TTRACE_CTL_MAX_LEN: longest ctl command */
 #include <ttrace_file.h>
 #include <ttrace_meta.h>
 
 #define DEV		"/dev/ttrace"
 #define CHUNK		(64 * 1024)
-#define CTL_MAX		256	/* TTRACE_CTL_MAX_LEN: longest ctl command */
 #define MAX_CPUS	256
 #define READ_MIN	4096	/* room for a read of runs: a page */
 
