@@ -370,20 +370,8 @@ static uint64_t event_keys(const struct ttload_cpu *c, struct sort_key *k)
 	return n;
 }
 
-/* ts on CPU 0's clock: the CPU's offset subtracted, rounded to even so
- * that a continuation stays its parent's timestamp | 1; 0 if it would go
- * below zero (which keeps the order of timestamps). */
-static uint64_t ts_adjust(uint64_t ts, int64_t offset)
-{
-	uint64_t off = (uint64_t)offset & ~(uint64_t)1;
-
-	if (offset > 0 && ts < off)
-		return ts & 1;
-	return ts - off;
-}
-
 /* Moves every timestamp of c's RECORDS runs (which live in the loader's
- * own buffer) to CPU 0's clock, in place. */
+ * own buffer) to CPU 0's clock, in place (ttrace_ts_on_cpu0()). */
 static void adjust_runs(struct ttload_cpu *c, int64_t offset)
 {
 	if (!((uint64_t)offset & ~(uint64_t)1))
@@ -393,7 +381,8 @@ static void adjust_runs(struct ttload_cpu *c, int64_t offset)
 
 		for (uint64_t i = 0; c->runs[r].type == TTRACE_FILE_SEC_RECORDS &&
 		     i < c->runs[r].count; i++)
-			e[i].timestamp = ts_adjust(e[i].timestamp, offset);
+			e[i].timestamp = ttrace_ts_on_cpu0(e[i].timestamp,
+							   offset);
 	}
 }
 

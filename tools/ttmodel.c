@@ -227,15 +227,16 @@ static void do_switch(struct ttmodel *m, uint32_t c, uint32_t prev,
 /*
  * Where boot phase record ev of cpu c says its phase began, on CPU 0's
  * clock: its timestamp, or for boot_phase_at the TSC it carries (read on
- * c's clock: the TSC offset the loader applies to c's records is
- * subtracted). The boot profile places phases the same way.
+ * c's clock: put on CPU 0's by the rule the loader applies to c's
+ * records, ttrace_ts_on_cpu0()). The boot profile places phases the same
+ * way.
  */
 uint64_t ttmodel_boot_start(const struct ttload *t, uint32_t c,
 			    const struct ttrace_event_view *ev, bool at)
 {
 	int64_t off = t->tsc ? t->tsc[c].offset : 0;
 
-	return at ? ev->args[1] - (uint64_t)off : ev->timestamp;
+	return at ? ttrace_ts_on_cpu0(ev->args[1], off) : ev->timestamp;
 }
 
 /* A boot phase record of c: a mark on c's boot track, made a phase when

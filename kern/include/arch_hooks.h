@@ -5,7 +5,11 @@
  * else does it call kernel logic. Besides these it uses the kernel's
  * services downward, like any code: printk/panic, the page allocator
  * (pmem.h), the per-CPU table (smp.h), ksyms for backtraces, the boot
- * command line (init.h), and the tracepoints of ttrace_events.h.
+ * command line (init.h), the tracepoints of ttrace_events.h, and the
+ * tracer's trap hooks (ttrace_trap_enter/exit, ttrace.h), which keep the
+ * context words records carry. The generic kernel reads and sets a trap
+ * frame only through arch/trap.h's accessors (arch_syscall_args(),
+ * arch_user_start(), ...), so it names no register.
  *
  * Each hook is defined in kern/src (the file is named beside it) and
  * declared only here; docs/architecture.md draws the layers.

@@ -25,6 +25,7 @@
 
 #include <compiler.h>
 #include <ttrace_format.h>
+#include <proc.h>
 #include <smp.h>
 #define TTRACE_EMIT_INLINE	/* ttrace_emit_inline.h: no call per event */
 #define TTRACE_STATIC_KEYS	/* sites are patched NOPs (ttrace_emit.h) */
@@ -60,6 +61,11 @@ enum boot_phase {
 };
 
 struct kthread;
+
+/* A CPU's context words as a trap found them (ttrace_trap_enter()). */
+struct ttrace_trap_saved {
+	uint64_t type_base, ctx;
+};
 
 #ifdef CONFIG_TTRACE
 
@@ -106,6 +112,36 @@ live: __attribute__((cold));
 	return true;
 }
 
+/*
+ * The trap hooks, called by the arch's trap dispatch on pcpui's CPU with
+ * interrupts off, once it has raised irq_depth: the trap's records carry
+ * its context, an exception from user mode the process's (trap kind, pid
+ * word (pid, vector)), anything else an interrupt's (the vector). Returns
+ * the words ttrace_trap_exit() puts back as the trap returns, before
+ * irq_depth is lowered. Inline: every interrupt runs them.
+ */
+static __always_inline struct ttrace_trap_saved ttrace_trap_enter(
+	struct per_cpu_info *pcpui, uint64_t vector, bool user_exception)
+{
+	struct ttrace_trap_saved saved = { pcpui->ttrace_type_base,
+					   pcpui->ttrace_ctx };
+	const struct proc *p = user_exception ? current_proc() : NULL;
+
+	if (p)
+		ttrace_ctx_set(pcpui, TTRACE_CTX_TRAP,
+			       TTRACE_CTX_PIDWORD(p->pid, vector));
+	else
+		ttrace_ctx_set(pcpui, TTRACE_CTX_IRQ, vector);
+	return saved;
+}
+
+static __always_inline void ttrace_trap_exit(struct per_cpu_info *pcpui,
+					     struct ttrace_trap_saved saved)
+{
+	pcpui->ttrace_type_base = saved.type_base;
+	pcpui->ttrace_ctx = saved.ctx;
+}
+
 #else /* !CONFIG_TTRACE */
 
 static inline void ttrace_early_init(void) {}
@@ -133,6 +169,17 @@ static inline void ttrace_ctx_switch(struct per_cpu_info *pcpui,
 static inline bool ttrace_syscall_live(void)
 {
 	return false;
+}
+static inline struct ttrace_trap_saved ttrace_trap_enter(
+	struct per_cpu_info *pcpui, uint64_t vector, bool user_exception)
+{
+	(void)pcpui, (void)vector, (void)user_exception;
+	return (struct ttrace_trap_saved){ 0, 0 };
+}
+static inline void ttrace_trap_exit(struct per_cpu_info *pcpui,
+				    struct ttrace_trap_saved saved)
+{
+	(void)pcpui, (void)saved;
 }
 
 #endif /* CONFIG_TTRACE */

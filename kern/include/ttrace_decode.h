@@ -24,6 +24,11 @@
  * hands the plans to ttrace_format_timed_line_plans(); the text is the
  * same as without them.
  *
+ * CPU 0's clock. ttrace_ts_on_cpu0() puts a record's timestamp from its
+ * CPU's TSC onto CPU 0's by the TSC section's rule (docs/trace-file.md):
+ * the kernel's text reader and the host loader both use it, so the cpuN
+ * text and ttdecode's text of a save agree.
+ *
  * Version header. ttrace_version_check() vets a header read from a file
  * before any of its numbers are used to size or index anything.
  *
@@ -114,6 +119,7 @@ typedef size_t (*ttrace_resolve_fn)(void *arg, unsigned tag, uint64_t ident,
 int ttrace_version_check(const struct ttrace_version *v, const char **why);
 void ttrace_version_init(struct ttrace_version *v);
 const char *ttrace_loss_name(uint32_t reason);
+uint64_t ttrace_ts_on_cpu0(uint64_t ts, int64_t offset);
 
 void ttrace_pair_init(struct ttrace_pair_iter *it, const struct ttrace_entry *v,
 		      size_t n);

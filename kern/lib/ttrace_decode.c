@@ -13,6 +13,25 @@
 
 #include <ttrace_decode.h>
 
+/* ---- timestamps ----------------------------------------------------------- */
+
+/*
+ * ts, a valid timestamp of a record made on a CPU whose TSC is offset
+ * cycles ahead of CPU 0's (the TSC section's value), on CPU 0's clock: the
+ * offset rounded down to even (3 becomes 2, -3 becomes -4) subtracted, so
+ * a continuation stays its parent's timestamp | 1; a timestamp that would
+ * go below 0 becomes 0 (1 for a continuation), which keeps the records'
+ * order. docs/trace-file.md (section TSC) states the rule.
+ */
+uint64_t ttrace_ts_on_cpu0(uint64_t ts, int64_t offset)
+{
+	uint64_t off = (uint64_t)offset & ~(uint64_t)1;
+
+	if (offset > 0 && ts < off)
+		return ts & TTRACE_TS_CONT;
+	return ts - off;
+}
+
 /* ---- version header ------------------------------------------------------ */
 
 /* Zeroes v and fills the fields this code's format fixes: magic, the three

@@ -41,7 +41,6 @@
 #include <arch/trap.h>
 
 #define MAX_ARGS	64
-#define RFLAGS_USER	0x202		/* IF, and the always-one bit */
 
 #define PID_HASH_BITS	10
 
@@ -138,9 +137,9 @@ void proc_dump_here(const struct trapframe *tf)
 	const struct kthread *kt = current_kthread();
 	const struct proc *p = current_proc();
 	uintptr_t off = 0;
-	const char *name = ksym_lookup(tf->rip, &off);
+	const char *name = ksym_lookup(arch_trap_pc(tf), &off);
 
-	if (tf->cs & 3) {
+	if (arch_trap_from_user(tf)) {
 		printk(KERN_EMERG "cpu%u: pid %d in user mode\n", core_id(),
 		       p ? p->pid : 0);
 		return;
@@ -149,8 +148,9 @@ void proc_dump_here(const struct trapframe *tf)
 	       p ? "pid" : "kernel thread", p ? p->pid : 0,
 	       name ? name : "?", off);
 	if (kt && kt->kstack)
-		backtrace_print_within(tf->rbp, kt->kstack,
-				       kt->kstack + KSTACK_SIZE, &kt->fgraph);
+		backtrace_print_within(arch_trap_frame_pointer(tf),
+				       kt->kstack, kt->kstack + KSTACK_SIZE,
+				       &kt->fgraph);
 }
 
 /* ^T on the console: every CPU and every process, with where each sleeper
@@ -282,14 +282,7 @@ static int load_image(struct proc *p, struct chan *c, uint64_t size,
 	if (!uargv)
 		return -E2BIG;
 	p->heap_end = end;
-	memset(tf, 0, sizeof(*tf));
-	tf->rip = entry;
-	tf->cs = GD_UT | 3;
-	tf->ss = GD_UD | 3;
-	tf->rflags = RFLAGS_USER;
-	tf->rsp = uargv - 8;	/* as if called: rsp+8 is 16-byte aligned */
-	tf->rdi = (uint64_t)argc;
-	tf->rsi = uargv;
+	arch_user_start(tf, entry, uargv, (uint64_t)argc, uargv);
 	return 0;
 }
 
@@ -487,7 +480,7 @@ bool user_trap(struct trapframe *tf)
 	if (!p)
 		return false;
 	printk(KERN_WARN "pid %d (%s): %s at rip 0x%lx", p->pid, p->name,
-	       trap_name(tf->trapno), tf->rip);
+	       trap_name(tf->trapno), arch_trap_pc(tf));
 	if (tf->trapno == T_PGFLT)
 		printk(KERN_WARN ", address 0x%lx", arch_fault_address());
 	printk(KERN_WARN ": killed\n");

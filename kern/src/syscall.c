@@ -59,12 +59,12 @@ static __attribute__((noinline, cold)) long syscall_traced(
  * while something can record (ttrace.h). */
 void syscall_trap(struct trapframe *tf)
 {
-	const uint64_t args[6] = { tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8,
-				   tf->r9 };
 	struct kthread *kt = current_kthread();
-	uint64_t nr = tf->rax;
+	uint64_t nr = arch_syscall_nr(tf);
+	uint64_t args[6];
 	long ret;
 
+	arch_syscall_args(tf, args);
 	kt->syscall_nr = (uint32_t)nr + 1;
 	if (unlikely(ttrace_syscall_live())) {
 		ret = syscall_traced(kt, nr, args);
@@ -73,7 +73,7 @@ void syscall_trap(struct trapframe *tf)
 		ret = syscall_dispatch(nr, args);
 		arch_irq_disable();
 	}
-	tf->rax = (uint64_t)ret;
+	arch_syscall_set_return(tf, ret);
 	kt->syscall_nr = 0;
 	user_trap_return(tf);
 }

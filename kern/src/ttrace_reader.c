@@ -275,7 +275,8 @@ static bool text_next(struct ttrace_reader *r)
 	uint32_t k;
 
 	if (r->in_run && ttrace_pair_next(&r->it, &ev)) {
-		ev.timestamp -= (uint64_t)tsc_offset[r->cpu];	/* CPU 0's clock */
+		ev.timestamp = ttrace_ts_on_cpu0(ev.timestamp,
+						 tsc_offset[r->cpu]);
 		line_begin(&r->lines, &line);
 		room = seqbuf_get_buf(&line, &dst);
 		seqbuf_commit(&line, (size_t)ttrace_format_timed_line(dst, room,

@@ -949,6 +949,59 @@ static int test_plans(void)
 	return 0;
 }
 
+/*
+ * A record's timestamp on CPU 0's clock (ttrace_ts_on_cpu0(), the TSC
+ * section's rule): the offset rounded down to even, so a continuation stays
+ * its parent's | 1; nothing goes below 0 (1 for a continuation); and the
+ * order of timestamps is kept, parents and continuations alike.
+ */
+static int test_ts_on_cpu0(void)
+{
+	static const struct {
+		uint64_t ts;
+		int64_t off;
+		uint64_t want;
+	} cases[] = {
+		{ 1000, 0, 1000 }, { 1001, 0, 1001 }, { 1000, 1, 1000 },
+		{ 1001, 1, 1001 }, { 1000, 2, 998 }, { 1000, 3, 998 },
+		{ 1001, 3, 999 }, { 1000, -1, 1002 }, { 1000, -3, 1004 },
+		{ 1001, -3, 1005 }, { 1000, -2, 1002 },
+		{ 1000, 1000, 0 }, { 1001, 1000, 1 }, { 1000, 1001, 0 },
+		{ 1001, 1001, 1 }, { 1000, 1002, 0 }, { 1001, 1003, 1 },
+		{ 0, 5, 0 }, { 1, 5, 1 }, { 2, 3, 0 }, { 4, 3, 2 },
+		{ 1000, INT64_MAX, 0 }, { 1001, INT64_MAX, 1 },
+		{ 1ULL << 63, INT64_MAX, 2 },
+		{ 1000, INT64_MIN, 1000 + (1ULL << 63) },
+		{ 1001, INT64_MIN + 1, 1001 + (1ULL << 63) },
+	};
+	uint64_t x = 88172645463325252ULL;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t got = ttrace_ts_on_cpu0(cases[i].ts, cases[i].off);
+
+		if (got != cases[i].want)
+			HT_FAIL("ts %llu offset %lld: %llu, want %llu",
+				(unsigned long long)cases[i].ts,
+				(long long)cases[i].off,
+				(unsigned long long)got,
+				(unsigned long long)cases[i].want);
+	}
+	for (int i = 0; i < 100000; i++) {
+		uint64_t a, b, lo, hi;
+		int64_t off;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		a = (x >> 24) & ~1ULL;
+		b = a + (x & 0xfff);
+		off = (int64_t)((x >> 12) & 0x3ffffff) - 0x1000000;
+		lo = ttrace_ts_on_cpu0(a, off);
+		hi = ttrace_ts_on_cpu0(b, off);
+		HT_CHECK(ttrace_ts_on_cpu0(a | 1, off) == (lo | 1));
+		HT_CHECK(!(lo & 1) && lo <= hi);
+	}
+	return 0;
+}
+
 /* The time stamp of a text line: microseconds since tsc_boot with three
  * decimals (zero padded), '-' before boot, raw TSC without a clock rate. */
 static int test_timestamps(void)
@@ -1014,6 +1067,7 @@ static int test_plans_depth(void)
 }
 
 static const struct ht_test tests[] = {
+	{ test_ts_on_cpu0, "ttdecode_ts_on_cpu0" },
 	{ test_conversions, "ttdecode_conversions_match_printf" },
 	{ test_plans, "ttdecode_compiled_formats_match_parsed" },
 	{ test_plans_depth, "ttdecode_compiled_formats_indent" },

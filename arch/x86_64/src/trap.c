@@ -109,23 +109,18 @@ static void handle_irq(struct trapframe *tf)
 notrace void trap(struct trapframe *tf)
 {
 	struct per_cpu_info *pcpui = this_cpu();
-	uint64_t saved_base = pcpui->ttrace_type_base;
-	uint64_t saved_ctx = pcpui->ttrace_ctx;
+	struct ttrace_trap_saved saved;
 
 	if (tf->trapno == T_BRKPT && text_patch_bp_fixup(tf))
 		return;
 	pcpui->irq_depth++;
-	if ((tf->cs & 3) && tf->trapno < IRQ_BASE && current_proc())
-		ttrace_ctx_set(pcpui, TTRACE_CTX_TRAP,
-			       TTRACE_CTX_PIDWORD(current_proc()->pid, tf->trapno));
-	else
-		ttrace_ctx_set(pcpui, TTRACE_CTX_IRQ, tf->trapno);
+	saved = ttrace_trap_enter(pcpui, tf->trapno, (tf->cs & 3) &&
+				  tf->trapno < IRQ_BASE);
 	if (tf->trapno < IRQ_BASE)
 		handle_exception(tf);
 	else
 		handle_irq(tf);
-	pcpui->ttrace_type_base = saved_base;
-	pcpui->ttrace_ctx = saved_ctx;
+	ttrace_trap_exit(pcpui, saved);
 	pcpui->irq_depth--;
 	if (tf->cs & 3)
 		user_trap_return(tf);
