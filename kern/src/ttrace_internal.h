@@ -96,6 +96,17 @@ uint64_t ttrace_ring_end(uint32_t cpu);
 void ttrace_ring_oldest(uint32_t cpu, struct trace_ring_cursor *cur);
 void ttrace_ring_get_stats(uint32_t cpu, struct trace_ring_stats *st);
 
+/* A ring's runs as the per-CPU files read them (ttrace_reader.c), for
+ * the trace files too (ttrace_tracefile.c). */
+void ttrace_run_start(enum ttrace_read_kind kind, uint32_t cpu,
+		      struct trace_ring_cursor *cur, uint64_t *end,
+		      struct trace_ring_patience *wait);
+uint32_t ttrace_run_next(enum ttrace_read_kind kind, uint32_t cpu,
+			 struct trace_ring_cursor *cur, uint64_t *end,
+			 struct trace_ring_patience *wait,
+			 struct ttrace_entry *out, size_t max,
+			 struct trace_ring_run *run);
+
 /* The root record for pulls from outside (ttrace_root.c). */
 void ttrace_root_begin(void);
 void ttrace_root_end(void);
