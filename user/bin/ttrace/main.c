@@ -81,9 +81,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(c, "cat")) {
 		return cmd_cat(argc - 1, argv + 1);
 	} else if (!strcmp(c, "save") && argc == 3) {
-		save(argv[2], "raw");
+		save(argv[2], "trace");
 	} else if (!strcmp(c, "save") && argc == 4 && !strcmp(argv[2], "-s")) {
-		save(argv[3], "snap");
+		save(argv[3], "snaptrace");
 	} else if (!strcmp(c, "counters") && argc == 2) {
 		cat_file(DEV "/counters");
 	} else if (!strcmp(c, "hist")) {
