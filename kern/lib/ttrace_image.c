@@ -360,8 +360,7 @@ static void mem_stats(void *arg, uint32_t cpu, struct ttrace_file_stats *fs)
 	struct trace_ring_stats st;
 
 	trace_ring_stats(&m->img->rings[cpu], &st);
-	*fs = (struct ttrace_file_stats){ st.written, st.overwritten,
-					  st.dropped, st.filtered };
+	ttrace_image_stats(fs, &st);
 }
 
 static const struct ttrace_image_ops mem_ops = {

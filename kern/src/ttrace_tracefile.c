@@ -104,8 +104,7 @@ static void tf_stats(void *arg, uint32_t cpu, struct ttrace_file_stats *fs)
 
 	(void)arg;
 	ttrace_ring_get_stats(cpu, &st);
-	*fs = (struct ttrace_file_stats){ st.written, st.overwritten,
-					  st.dropped, st.filtered };
+	ttrace_image_stats(fs, &st);
 }
 
 static const struct ttrace_image_ops tf_ops = {
