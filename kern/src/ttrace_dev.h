@@ -98,8 +98,9 @@ struct ttrace_tracefile *ttrace_tracefile_new(enum ttrace_read_kind kind);
  * count, 0 at the end (a stream: or nothing for now), or -errno. */
 long ttrace_tracefile_read(struct ttrace_tracefile *f, void *buf, size_t n,
 			   uint64_t off);
-/* A stream: the records up to every head now, then the file's end. */
-void ttrace_tracefile_end(struct ttrace_tracefile *f);
+/* A stream: the records up to every head now, then the file's end; the
+ * write saying so moved the file offset by written bytes. */
+void ttrace_tracefile_end(struct ttrace_tracefile *f, size_t written);
 void ttrace_tracefile_free(struct ttrace_tracefile *f);
 
 #endif /* TTRACE_DEV_H */

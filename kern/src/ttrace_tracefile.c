@@ -174,8 +174,9 @@ long ttrace_tracefile_read(struct ttrace_tracefile *f, void *buf, size_t n,
 
 /* A stream's end: every CPU bounded at its head now, read as rawN reads
  * (waiting for a slot in flight, then declaring it lost), then the rest
- * of the file. */
-void ttrace_tracefile_end(struct ttrace_tracefile *f)
+ * of the file. The write that says so moves the file offset by written
+ * bytes: the next read continues there. */
+void ttrace_tracefile_end(struct ttrace_tracefile *f, size_t written)
 {
 	spin_lock(&f->lock);
 	if (!f->started)
@@ -186,5 +187,6 @@ void ttrace_tracefile_end(struct ttrace_tracefile *f)
 			f->cpu[c].end = ttrace_ring_end(c);
 		ttrace_image_end(&f->pipe.gen);
 	}
+	f->pipe.off += written;
 	spin_unlock(&f->lock);
 }

@@ -205,13 +205,13 @@ static long tt_read(struct chan *c, void *buf, size_t n, uint64_t off)
 static int stream_control(struct ttrace_tracefile *f, const char *buf,
 			  size_t n, const char **why)
 {
-	if (n && buf[n - 1] == '\n')
-		n--;
-	if (n != 3 || memcmp(buf, "end", 3)) {
+	size_t len = n && buf[n - 1] == '\n' ? n - 1 : n;
+
+	if (len != 3 || memcmp(buf, "end", 3)) {
 		*why = "usage: end";
 		return -EINVAL;
 	}
-	ttrace_tracefile_end(f);
+	ttrace_tracefile_end(f, n);
 	return 0;
 }
 
