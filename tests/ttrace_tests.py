@@ -1128,6 +1128,74 @@ def pull_hung():
     return verdict(s.run.text, why)
 
 
+SEC_NAMES = {1: "VERSION", 2: "META", 3: "AUX", 5: "STATS", 6: "END",
+             7: "RUNS", 8: "RUNS", 9: "TSC", 10: "RANGE"}
+
+
+def section_layout(path):
+    """The sections of the trace file at path as names, each CPU's
+    RECORDS and LOSS runs as one "RUNS cpuN", STATS with its CPU: (names,
+    "") or ([], why the file is not one whole trace)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    names = []
+    for typ, off, length in file_sections(data):
+        name = SEC_NAMES.get(typ, "type%d" % typ)
+        cpu = int.from_bytes(data[off - 12:off - 8], "little")
+        if name in ("RUNS", "STATS"):
+            name += " cpu%d" % cpu
+        if not names or names[-1] != name:
+            names.append(name)
+    if not names or names[-1] != "END":
+        return [], "%s: no END section: %s" % (path, names)
+    return names, ""
+
+
+def one_writer():
+    """A save (the device's trace file), a pull (scripts/pull) and a
+    panic dump of 2-CPU guests lay out their sections the same way, the
+    one writer's: VERSION, META, each CPU's runs in CPU order, RANGE,
+    AUX, TSC, each CPU's STATS, END (a CPU that recorded nothing has no
+    runs: at a boot-time panic CPU 1 may not have)."""
+    os.makedirs(OUT, exist_ok=True)
+    sock = os.path.join(OUT, "writer-qmp.sock")
+    saved = os.path.join(OUT, "writer-save.ttr")
+    pulled = os.path.join(OUT, "writer-pull.ttr")
+    dumped = os.path.join(OUT, "writer-dump.ttr")
+    for p in (saved, dumped):
+        if os.path.exists(p):
+            os.remove(p)
+    s = Session(2, hostout=saved, cmdline=DEFAULT_EVENTS, name="writer",
+                qmp=sock)
+    try:
+        s.say("ls /bin > /tmp/x; ttrace save /dev/host/out",
+              r"ttrace: saved /dev/host/out: \d+ bytes")
+        why = pull_trace(sock, pulled)
+    except TimeoutError as e:
+        why = str(e)
+    why = s.finish(why)
+    if why:
+        return why
+    run = QemuRun(cmdline="ttrace.dump_on_panic=1 fault=panic " +
+                  DEFAULT_EVENTS, smp=2, timeout=300, hostout=dumped)
+    code = run.wait()
+    run.close()
+    if code != QEMU_STATUS["PANIC"] or "ttrace: dump done" not in run.text:
+        return "panic dump: QEMU exit status %s: %s" % (
+            code, "\n".join(run.text.splitlines()[-10:]))
+    want = ["VERSION", "META", "RUNS cpu0", "RUNS cpu1", "RANGE", "AUX",
+            "TSC", "STATS cpu0", "STATS cpu1", "END"]
+    for path in (saved, pulled, dumped):
+        names, why = section_layout(path)
+        if why:
+            return why
+        if path == dumped and "RUNS cpu1" not in names:
+            names.insert(names.index("RANGE"), "RUNS cpu1")
+        if names != want:
+            return "%s: sections %s, want %s" % (path, names, want)
+    return ""
+
+
 # ---- probes (docs/probes.md) ----------------------------------------------
 
 def event_ids():
@@ -1795,6 +1863,7 @@ def run_all(res, only):
                      ("ttrace_filtered", filtered),
                      ("ttrace_stream", stream),
                      ("ttrace_pull_hung", pull_hung),
+                     ("ttrace_one_writer", one_writer),
                      ("ttrace_boot_profile", boot_profile),
                      ("ttrace_exports", exports),
                      ("ttrace_probes", probes),

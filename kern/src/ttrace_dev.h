@@ -82,4 +82,25 @@ long ttrace_reader_read(struct ttrace_reader *r, void *buf, size_t n,
 /* Frees r (NULL is fine). */
 void ttrace_reader_free(struct ttrace_reader *r);
 
+/*
+ * The trace files: a whole trace file (docs/trace-file.md) read from
+ * offset 0 to its end, made by the one writer (ttrace_image.h) as it is
+ * read (ttrace_tracefile.c). Of kind TTRACE_READ_RAW (trace: each CPU's
+ * ring up to its head when its turn comes), TTRACE_READ_SNAP (snaptrace:
+ * the snapshot probe's copy) or TTRACE_READ_STREAM (stream: every CPU's
+ * records as they come, until ttrace_tracefile_end(); a read returns 0
+ * while there is nothing new).
+ */
+struct ttrace_tracefile;
+
+struct ttrace_tracefile *ttrace_tracefile_new(enum ttrace_read_kind kind);
+/* Reads up to n bytes at off, where the last read ended. Returns the
+ * count, 0 at the end (a stream: or nothing for now), or -errno. */
+long ttrace_tracefile_read(struct ttrace_tracefile *f, void *buf, size_t n,
+			   uint64_t off);
+/* A stream: the records up to every head now, then the file's end; the
+ * write saying so moved the file offset by written bytes. */
+void ttrace_tracefile_end(struct ttrace_tracefile *f, size_t written);
+void ttrace_tracefile_free(struct ttrace_tracefile *f);
+
 #endif /* TTRACE_DEV_H */

@@ -155,6 +155,17 @@ struct ttrace_reader *ttrace_reader_open(struct ttrace *t,
 					 enum ttrace_read_kind kind,
 					 uint32_t cpu);
 
+/* A ring's runs as the per-CPU files read them (ttrace_reader.c), for
+ * the trace files too (ttrace_tracefile.c). */
+void ttrace_run_start(struct ttrace *t, enum ttrace_read_kind kind,
+		      uint32_t cpu, struct trace_ring_cursor *cur,
+		      uint64_t *end, struct trace_ring_patience *wait);
+uint32_t ttrace_run_next(struct ttrace *t, enum ttrace_read_kind kind,
+			 uint32_t cpu, struct trace_ring_cursor *cur,
+			 uint64_t *end, struct trace_ring_patience *wait,
+			 struct ttrace_entry *out, size_t max,
+			 struct trace_ring_run *run);
+
 /* The root record for pulls from outside (ttrace_root.c): it describes
  * ttrace_main. */
 void ttrace_root_begin(void);

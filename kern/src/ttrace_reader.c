@@ -166,22 +166,34 @@ static struct snap *probes_snapshot(void)
 	return s;
 }
 
+/* Starts reading t's cpu's runs of kind (rawN, streamN, snapN: the
+ * TTRACE_READ_* of a ring): wait's patience, and for a ring the cursor at
+ * its oldest slot and the end (a snapshot's head, or none: a stream). */
+void ttrace_run_start(struct ttrace *t, enum ttrace_read_kind kind,
+		      uint32_t cpu, struct trace_ring_cursor *cur,
+		      uint64_t *end, struct trace_ring_patience *wait)
+{
+	uint64_t wait_ns = kind == TTRACE_READ_STREAM ? STREAM_WAIT_NS :
+							SNAP_WAIT_NS;
+
+	wait->limit = wait_ns / 1000 * (tsc_freq_hz / 1000000);
+	if (kind == TTRACE_READ_SNAP)
+		return;		/* cursor and end set by the first read */
+	ttrace_ring_oldest(t, cpu, cur);
+	*end = kind == TTRACE_READ_STREAM ? UINT64_MAX :
+					    ttrace_ring_end(t, cpu);
+}
+
 /* First read: fix the snapshot bound, take the snapshots. */
 static int reader_start(struct ttrace_reader *r)
 {
-	uint64_t size, bytes, dropped, wait_ns;
+	uint64_t size, bytes, dropped;
 
 	if (r->kind == TTRACE_READ_AUX)
 		return (r->aux = aux_snapshot(r->t)) ? 0 : -ENOMEM;
 	if (r->kind == TTRACE_READ_PROBES)
 		return (r->aux = probes_snapshot()) ? 0 : -ENOMEM;
-	wait_ns = r->kind == TTRACE_READ_STREAM ? STREAM_WAIT_NS : SNAP_WAIT_NS;
-	r->wait.limit = wait_ns / 1000 * (tsc_freq_hz / 1000000);
-	if (r->kind == TTRACE_READ_SNAP)
-		return 0;	/* cursor and end set by the first read */
-	ttrace_ring_oldest(r->t, r->cpu, &r->cur);
-	r->end = r->kind == TTRACE_READ_STREAM ? UINT64_MAX :
-						  ttrace_ring_end(r->t, r->cpu);
+	ttrace_run_start(r->t, r->kind, r->cpu, &r->cur, &r->end, &r->wait);
 	if (r->kind != TTRACE_READ_TEXT)
 		return 0;
 	ttrace_aux_usage(r->t, &bytes, &size, &dropped);
@@ -198,26 +210,37 @@ static int reader_start(struct ttrace_reader *r)
 	return 0;
 }
 
-/* Reads the next run for r into out (max entries), waiting for a slot in
- * flight as trace_ring_wait() says: a stream returns TRACE_RUN_NONE
- * meanwhile, the others spin. */
-static uint32_t next_run(struct ttrace_reader *r, struct ttrace_entry *out,
-			 size_t max, struct trace_ring_run *run)
+/* Reads cpu's next run of kind (as ttrace_run_start() began it) into
+ * out (max entries), waiting for a slot in flight as trace_ring_wait()
+ * says: a stream returns TRACE_RUN_NONE meanwhile, the others spin. */
+uint32_t ttrace_run_next(struct ttrace *t, enum ttrace_read_kind kind,
+			 uint32_t cpu, struct trace_ring_cursor *cur,
+			 uint64_t *end,
+			 struct trace_ring_patience *wait,
+			 struct ttrace_entry *out, size_t max,
+			 struct trace_ring_run *run)
 {
 	uint32_t k;
 
 	for (;;) {
-		k = r->kind == TTRACE_READ_SNAP ?
-		    ttrace_snap_read(r->cpu, &r->cur, &r->end, out, max, run) :
-		    ttrace_ring_read(r->t, r->cpu, &r->cur, r->end, out, max,
-				     run);
-		k = trace_ring_wait(&r->wait, &r->cur, run, k, arch_read_tsc());
+		k = kind == TTRACE_READ_SNAP ?
+		    ttrace_snap_read(cpu, cur, end, out, max, run) :
+		    ttrace_ring_read(t, cpu, cur, *end, out, max, run);
+		k = trace_ring_wait(wait, cur, run, k, arch_read_tsc());
 		if (k != TRACE_RUN_BUSY)
 			return k;
-		if (r->kind == TTRACE_READ_STREAM)
+		if (kind == TTRACE_READ_STREAM)
 			return TRACE_RUN_NONE;
 		arch_pause();
 	}
+}
+
+/* r's next run (ttrace_run_next()). */
+static uint32_t next_run(struct ttrace_reader *r, struct ttrace_entry *out,
+			 size_t max, struct trace_ring_run *run)
+{
+	return ttrace_run_next(r->t, r->kind, r->cpu, &r->cur, &r->end, &r->wait,
+			       out, max, run);
 }
 
 /* rawN, streamN, snapN: whole runs into buf while one more fits. */

@@ -16,16 +16,22 @@
  *	cpuN	CPU N's records as text	rawN	CPU N's records, binary
  *	streamN	... consumed as they come
  *	snapN	CPU N's ring as a snapshot probe copied it, as rawN
+ *	trace	the whole trace as a trace file (docs/trace-file.md)
+ *	snaptrace the snapshot probe's copy as a trace file
+ *	stream	a trace file of the records as they come; "end" written
+ *		to it ends it
  *
  * Each open of a per-CPU file, aux or probes gets its own reader
  * (ttrace_reader.c: cursor, snapshot, waiting for slots in flight),
- * shared by the processes that share the open file.
+ * shared by the processes that share the open file; each open of a
+ * trace file gets its own writer (ttrace_tracefile.c).
  */
 #include <ns.h>
 #include <kmalloc.h>
 #include <printfmt.h>
 #include <seqbuf.h>
 #include <smp.h>
+#include <string.h>
 #include <ttrace.h>
 #include <ttrace_file.h>
 #include <abi/errno.h>
@@ -34,7 +40,7 @@
 #include "../../src/ttrace_dev.h"
 
 enum { Qdir, Qctl, Qevents, Qstats, Qmarker, Qversion, Qmeta, Qaux, Qtsc,
-       Qfuncs, Qprobes, Qcounters,
+       Qfuncs, Qprobes, Qcounters, Qtrace, Qsnaptrace, Qstream,
        Qcpu = 0x100 };	/* + 0x100 * enum ttrace_read_kind + cpu */
 
 #define NPERCPU		4	/* cpuN rawN streamN snapN */
@@ -53,7 +59,22 @@ static const struct dirtab tt_tab[] = {
 	{ "funcs", { Qfuncs, 0, QTFILE }, 0, S_IFREG | 0644 },
 	{ "probes", { Qprobes, 0, QTFILE }, 0, S_IFREG | 0444 },
 	{ "counters", { Qcounters, 0, QTFILE }, 0, S_IFREG | 0444 },
+	{ "trace", { Qtrace, 0, QTFILE }, 0, S_IFREG | 0444 },
+	{ "snaptrace", { Qsnaptrace, 0, QTFILE }, 0, S_IFREG | 0444 },
+	{ "stream", { Qstream, 0, QTFILE }, 0, S_IFREG | 0644 },
 };
+
+/* The trace files and the runs their writer reads. */
+static bool is_tracefile(uint64_t q)
+{
+	return q == Qtrace || q == Qsnaptrace || q == Qstream;
+}
+
+static enum ttrace_read_kind tracefile_kind(uint64_t q)
+{
+	return q == Qtrace ? TTRACE_READ_RAW : q == Qsnaptrace ?
+	       TTRACE_READ_SNAP : TTRACE_READ_STREAM;
+}
 
 /* The text files, made afresh for each read. */
 static void (*const tt_text[])(struct seqbuf *s) = {
@@ -103,13 +124,15 @@ static int ttgen(struct chan *c, const char *name, uint64_t i,
 	return 1;
 }
 
-/* The files read through a reader get one per open. */
+/* The files read through a reader or a writer get one per open. */
 static int tt_open(struct chan *c, int omode)
 {
 	uint64_t q = c->qid.path;
 
 	(void)omode;
-	if (q >= Qcpu)
+	if (is_tracefile(q))
+		c->aux = ttrace_tracefile_new(tracefile_kind(q));
+	else if (q >= Qcpu)
 		c->aux = ttrace_reader_new((q >> 8) - 1, q & 0xff);
 	else if (q == Qaux || q == Qprobes)
 		c->aux = ttrace_reader_new(q == Qaux ? TTRACE_READ_AUX :
@@ -121,7 +144,10 @@ static int tt_open(struct chan *c, int omode)
 
 static void tt_close(struct chan *c)
 {
-	ttrace_reader_free(c->aux);
+	if (is_tracefile(c->qid.path))
+		ttrace_tracefile_free(c->aux);
+	else
+		ttrace_reader_free(c->aux);
 	c->aux = NULL;
 }
 
@@ -157,6 +183,8 @@ static long tt_read(struct chan *c, void *buf, size_t n, uint64_t off)
 	uint64_t q = c->qid.path;
 	struct ttrace_version v;
 
+	if (is_tracefile(q))
+		return ttrace_tracefile_read(c->aux, buf, n, off);
 	if (c->aux)
 		return ttrace_reader_read(c->aux, buf, n, off);
 	if (q == Qversion) {
@@ -171,6 +199,20 @@ static long tt_read(struct chan *c, void *buf, size_t n, uint64_t off)
 	if (q < ARRAY_SIZE(tt_text) && tt_text[q])
 		return text_read(tt_text[q], buf, n, off);
 	return -EBADF;
+}
+
+/* The stream file's one command: "end". */
+static int stream_control(struct ttrace_tracefile *f, const char *buf,
+			  size_t n, const char **why)
+{
+	size_t len = n && buf[n - 1] == '\n' ? n - 1 : n;
+
+	if (len != 3 || memcmp(buf, "end", 3)) {
+		*why = "usage: end";
+		return -EINVAL;
+	}
+	ttrace_tracefile_end(f, n);
+	return 0;
 }
 
 static long tt_write(struct chan *c, const void *buf, size_t n, uint64_t off)
@@ -188,6 +230,9 @@ static long tt_write(struct chan *c, const void *buf, size_t n, uint64_t off)
 		break;
 	case Qfuncs:
 		r = ttrace_funcs_control(buf, n, &why);
+		break;
+	case Qstream:
+		r = stream_control(c->aux, buf, n, &why);
 		break;
 	default:
 		return -EBADF;

@@ -64,9 +64,9 @@ static int do_mark(int argc, char **argv)
 static int do_save(int argc, char **argv)
 {
 	if (argc == 2)
-		save(argv[1], "raw");
+		save(argv[1], "trace");
 	else if (!strcmp(argv[1], "-s"))
-		save(argv[2], "snap");
+		save(argv[2], "snaptrace");
 	else
 		return 2;
 	return 0;

@@ -10,11 +10,14 @@
  * not trace itself, saves to FILE (default /tmp/trace.ttr) and finally
  * puts back the group mask it found.
  *
- * stream drains streamN of every CPU into one trace file as it runs (a
- * consuming reader: each record once, losses declared in place), until CMD
- * exits or SECONDS pass (default: CMD, or 10 s without one), then adds the
- * aux snapshot and the counters; the default FILE is /dev/host/out. Both
- * write the file with save.c's pieces and print its size and CRC-32.
+ * stream copies the device's stream file as it runs (a trace file whose
+ * runs the kernel drains from every CPU's ring as they come: each record
+ * once, losses declared in place), until CMD exits or SECONDS pass
+ * (default: CMD, or 10 s without one); then it writes "end" to it, and
+ * the kernel adds the records up to every head, the aux snapshot, the
+ * counters and the file's END. The default FILE is /dev/host/out. Both
+ * copy the kernel's file with save.c's copy and print its size and
+ * CRC-32.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -25,7 +28,6 @@
 #include "ttrace_cmd.h"
 
 #define DEFAULT_OUT	"/tmp/trace.ttr"
-#define FINAL_PASSES	64	/* stream: reads after the end, at most */
 
 /* Whether process pid has exited (its /proc status says Z, or it is gone). */
 static bool exited(int pid)
@@ -56,13 +58,13 @@ static uint64_t tsc_now(void)
 /* ttrace stream (above): the trace drained as it is made. */
 int cmd_stream(int argc, char **argv)
 {
-	static int fds[MAX_CPUS];
 	const char *out = "/dev/host/out";
-	struct ttrace_file_writer w;
 	struct ttrace_version v;
+	struct copy o;
 	char path[128];
-	uint64_t secs = 0, t0, bytes = 0;
+	uint64_t secs = 0, t0;
 	int c, fd, pid = 0, status = 0;
+	bool ending = false;
 
 	while ((c = getopt(argc, argv, "o:t:")) != -1) {
 		if (c == 'o')
@@ -77,38 +79,34 @@ int cmd_stream(int argc, char **argv)
 		secs = 10;
 	read_version(&v);
 	t0 = v.tsc_now;
-	for (uint32_t i = 0; i < v.num_cpus; i++) {
-		snprintf(path, sizeof(path), DEV "/stream%u", i);
-		fds[i] = open_or_die(path, O_RDONLY);
-	}
-	out_open(&w, out, &fd);
-	save_head(&w, &v, out);
+	fd = open_or_die(DEV "/stream", O_RDWR);
+	out_open(&o, out);
+	copy_some(&o, fd, DEV "/stream");	/* the file's head: now */
 	if (optind < argc) {
 		if ((pid = spawn_cmd(argv + optind, path, sizeof(path))) < 0)
 			die_sys(path);
 	}
-	for (int ending = 0; ending < FINAL_PASSES;) {
-		size_t got = 0;
+	for (;;) {
+		size_t got = copy_some(&o, fd, DEV "/stream");
 
-		for (uint32_t i = 0; i < v.num_cpus; i++)
-			got += drain_once(&w, fds[i], i, "stream", out);
-		bytes += got;
-		if (ending)
-			ending = got ? ending + 1 : FINAL_PASSES;
-		else if ((pid && exited(pid)) ||
-			 (secs && tsc_now() - t0 >= secs * v.tsc_hz))
-			ending = 1;	/* drain what is there, then stop */
-		if (!got && !ending)
+		if (ending) {
+			if (!got)
+				break;		/* the file's END */
+		} else if ((pid && exited(pid)) ||
+			   (secs && tsc_now() - t0 >= secs * v.tsc_hz)) {
+			if (write(fd, "end", 3) != 3)	/* drain what is */
+				die_sys(DEV "/stream");	/* there, then the tail */
+			ending = true;
+		} else if (!got) {
 			nanosleep(10000000);
+		}
 	}
 	if (pid && waitpid(pid, &status) < 0)
 		die_sys("wait");
-	for (uint32_t i = 0; i < v.num_cpus; i++)
-		close(fds[i]);
-	save_tail(&w, v.num_cpus, out);
-	out_close(&w, out, fd);
+	close(fd);
+	out_close(&o);
 	printf("ttrace: streamed %llu bytes of records in %llu ms",
-	       (unsigned long long)bytes,
+	       (unsigned long long)o.bytes,
 	       (unsigned long long)((tsc_now() - t0) / (v.tsc_hz / 1000)));
 	if (pid)
 		printf("; %s exited with status %d", argv[optind], status);
@@ -161,7 +159,7 @@ int cmd_record(int argc, char **argv)
 	if (waitpid(pid, &status) < 0)
 		die_sys("wait");
 	ctl_write("setmask 0 0xffffffffffffffff");	/* don't trace the save */
-	save(out, "raw");
+	save(out, "trace");
 	ctl_write(restore);
 	restore[0] = 0;
 	printf("ttrace: %s exited with status %d\n", argv[optind], status);

@@ -33,7 +33,6 @@
 #define DEV		"/dev/ttrace"
 #define CHUNK		(64 * 1024)
 #define MAX_CPUS	256
-#define READ_MIN	4096	/* room for a read of runs: a page */
 
 extern uint8_t chunk[CHUNK];	/* the one I/O buffer: save, stream, cat_file */
 extern const char *partial;	/* file being saved: removed on error */
@@ -52,15 +51,19 @@ void read_version(struct ttrace_version *v);
 void meta_load(struct ttrace_meta_table *t, void **mem);
 int spawn_cmd(char **argv, char *path, size_t size);
 
-/* save.c */
-void save(const char *path, const char *kind);
-int out_open(struct ttrace_file_writer *w, const char *path, int *fd);
-void out_close(const struct ttrace_file_writer *w, const char *path, int fd);
-void save_head(struct ttrace_file_writer *w, const struct ttrace_version *v,
-	       const char *out);
-void save_tail(struct ttrace_file_writer *w, uint32_t ncpus, const char *out);
-size_t drain_once(struct ttrace_file_writer *w, int fd, uint32_t cpu,
-		  const char *path, const char *out);
+/* save.c: a trace file of the device copied out, its size and CRC-32
+ * kept as it goes */
+struct copy {
+	int fd;
+	const char *path;
+	uint64_t bytes;
+	uint32_t crc;
+};
+
+void save(const char *path, const char *file);
+void out_open(struct copy *o, const char *path);
+size_t copy_some(struct copy *o, int fd, const char *path);
+void out_close(struct copy *o);
 
 /* the subcommands: argv[0] is the subcommand's name (getopt's argv) */
 int cmd_cat(int argc, char **argv);		/* cat.c */
