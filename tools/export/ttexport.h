@@ -58,8 +58,8 @@ size_t ttexport_name(char *buf, size_t size, const struct ttload *t,
 		     enum ttexport_charset cs);
 uint64_t ttexport_ns(const struct ttload *t, uint64_t ts);
 
-/* The commands, as ttdecode's command table calls them: argv[0] TRACE,
- * argv[1] DIR. Return the exit status. */
+/* The commands, which register themselves with ttdecode and which the
+ * tests run directly: argv[0] TRACE, argv[1] DIR. Return the exit status. */
 int ttuftrace_main(int argc, char **argv);
 int ttctf_main(int argc, char **argv);
 

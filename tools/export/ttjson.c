@@ -458,7 +458,7 @@ static int json_write(struct json *j)
 	return 0;
 }
 
-int ttdecode_json(int argc, char **argv)
+static int ttdecode_json(int argc, char **argv)
 {
 	static char obuf[TTOUT_SIZE];
 	struct json j = { .first = true, .o.buf = obuf };
@@ -487,3 +487,7 @@ int ttdecode_json(int argc, char **argv)
 	ttdecode_close(&f, &t);
 	return rc;
 }
+
+static const struct ttdecode_command cmd_json = {
+	"json", 2, ttdecode_json, "json [--from NS] [--to NS] TRACE OUT.json" };
+TTDECODE_COMMAND(cmd_json);

@@ -352,7 +352,7 @@ static int stats_run(struct stats *st)
 	return st->oom ? -1 : 0;
 }
 
-int ttdecode_stats(int argc, char **argv)
+static int ttdecode_stats(int argc, char **argv)
 {
 	struct stats st = { 0 };
 	struct ttfilter f;
@@ -373,3 +373,7 @@ int ttdecode_stats(int argc, char **argv)
 	ttdecode_close(&f, &t);
 	return rc < 0 ? 1 : ttdecode_finish_output(stdout, "stdout");
 }
+
+static const struct ttdecode_command cmd_stats = {
+	"stats", 1, ttdecode_stats, "stats [--from NS] [--to NS] TRACE" };
+TTDECODE_COMMAND(cmd_stats);

@@ -26,6 +26,7 @@
 
 #include <hash.h>
 
+#include "ttdecode.h"
 #include "ttexport.h"
 #include "ttmodel.h"
 
@@ -422,3 +423,7 @@ int ttuftrace_main(int argc, char **argv)
 	ttload_free(&t);
 	return rc < 0 ? 1 : 0;
 }
+
+static const struct ttdecode_command cmd_uftrace = {
+	"uftrace", 2, ttuftrace_main, "uftrace TRACE DIR" };
+TTDECODE_COMMAND(cmd_uftrace);

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ttdecode.h"
 #include "ttexport.h"
 #include "ttmodel.h"
 
@@ -369,3 +370,7 @@ int ttctf_main(int argc, char **argv)
 	ttload_free(&t);
 	return rc < 0 ? 1 : 0;
 }
+
+static const struct ttdecode_command cmd_ctf = {
+	"ctf", 2, ttctf_main, "ctf TRACE DIR" };
+TTDECODE_COMMAND(cmd_ctf);

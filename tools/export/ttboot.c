@@ -21,6 +21,7 @@
 #include <ttrace_decode.h>
 
 #include "ttboot.h"
+#include "ttdecode.h"
 #include "ttmodel.h"
 
 #define ull(x)	((unsigned long long)(x))
@@ -398,7 +399,7 @@ static int write_svg(const struct ttboot *p, const char *path)
 }
 
 /* ttdecode boot TRACE [--json] [--svg OUT.svg]; returns the exit status. */
-int ttboot_run(int argc, char **argv)
+static int ttboot_run(int argc, char **argv)
 {
 	const char *svg = NULL, *why;
 	bool json = false;
@@ -438,3 +439,7 @@ int ttboot_run(int argc, char **argv)
 	}
 	return rc;
 }
+
+static const struct ttdecode_command cmd_boot = {
+	"boot", 1, ttboot_run, "boot TRACE [--json] [--svg OUT.svg]" };
+TTDECODE_COMMAND(cmd_boot);
