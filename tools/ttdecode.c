@@ -46,20 +46,6 @@
 
 static int usage(void);
 
-static const char *aux_tag_names[TTRACE_AUX_NTAGS] = {
-	[TTRACE_AUX_SYSCALL_NAME] = "syscall",
-	[TTRACE_AUX_PROC_NAME] = "proc",
-	[TTRACE_AUX_KTHREAD_NAME] = "kthread",
-	[TTRACE_AUX_BOOT_PHASE] = "boot",
-	[TTRACE_AUX_EVENT_META] = "meta",
-	[TTRACE_AUX_USER_MARKER] = "marker",
-	[TTRACE_AUX_IRQ_NAME] = "irq",
-	[TTRACE_AUX_KMSG_NAME] = "kmsg",
-	[TTRACE_AUX_STATE_NAME] = "state",
-	[TTRACE_AUX_FUNC_NAME] = "func",
-	[TTRACE_AUX_COUNTER_NAME] = "counter",
-};
-
 /* "ttdecode CMD: why" and the usage. Returns the exit status (2). */
 int ttdecode_usage_error(const char *cmd, const char *why)
 {
@@ -149,7 +135,7 @@ static void verify_aux(const struct ttload *t)
 	printf("aux: %llu bytes, %llu records (", ull(t->aux.len),
 	       ull(ac.records));
 	for (unsigned g = 1; g < TTRACE_AUX_NTAGS; g++)
-		printf("%s%s %llu", g > 1 ? ", " : "", aux_tag_names[g],
+		printf("%s%s %llu", g > 1 ? ", " : "", ttrace_aux_tag_name(g),
 		       ull(ac.bytag[g]));
 	printf("), %llu invalid, %llu unknown tag\n", ull(ac.invalid),
 	       ull(ac.unknown_tag));
