@@ -31,7 +31,7 @@
 #define DEV		"/dev/ttrace"
 #define CHUNK		(64 * 1024)
 #define CTL_MAX		256	/* TTRACE_CTL_MAX_LEN: longest ctl command */
-#define MAX_CPUS	256
+#define MAX_CPUS	CONFIG_MAX_NUM_CPUS	/* the kernel's (config.h) */
 #define READ_MIN	4096	/* room for a read of runs: a page */
 
 extern uint8_t chunk[CHUNK];	/* the one I/O buffer: save, stream, cat_file */
