@@ -152,17 +152,14 @@ static void uf_put(struct uf_export *x, uint64_t ns, enum uf_type type,
 static uint64_t uf_frame_addr(struct uf_export *x,
 			      const struct ttmodel_span *s)
 {
-	static const char *const prefix[TTMODEL_NKINDS] = {
-		[TTMODEL_BOOT] = "boot:", [TTMODEL_RUN] = "run:",
-		[TTMODEL_SYSCALL] = "syscall:", [TTMODEL_IRQ] = "irq:",
-		[TTMODEL_EXCEPTION] = "exception:", [TTMODEL_FUNC] = "",
-	};
 	char name[UF_MAX_NAME];
-	size_t n = strlen(prefix[s->kind]);
+	size_t n = 0;
 
-	memcpy(name, prefix[s->kind], n);
+	if (s->kind != TTMODEL_FUNC)
+		n = (size_t)snprintf(name, sizeof(name), "%s:",
+				     ttmodel_kinds[s->kind].name);
 	ttexport_name(name + n, sizeof(name) - n, x->t,
-		      ttmodel_kind_tag(s->kind), s->ident, s->start,
+		      ttmodel_kinds[s->kind].tag, s->ident, s->start,
 		      TTEXPORT_IDENT);
 	return uf_sym(&x->syms, name);
 }
