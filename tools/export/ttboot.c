@@ -1,11 +1,11 @@
 /*
- * ttdecode boot: the boot profile of a trace (tools/ttboot.h explains the
- * model, docs/boot-profile.md the phases and where each is measured).
+ * ttdecode boot: the boot profile of a trace (ttboot.h explains the model,
+ * docs/boot-profile.md the phases and where each is measured).
  *
  *	ttdecode boot TRACE			the table
  *	ttdecode boot TRACE --json		the same as JSON
  *	ttdecode boot TRACE --svg OUT.svg	and a timeline, a lane per CPU
- *						(tools/ttboot_svg.c)
+ *						(tools/export/ttboot_svg.c)
  *
  * The profile is computed in three steps: every boot phase record of every
  * CPU becomes a mark (its name from the aux buffer, its start the record's

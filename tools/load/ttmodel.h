@@ -1,6 +1,6 @@
 /*
  * ttmodel: one host model of what a trace means, computed once from a
- * loaded trace (tools/ttload.h) and read by every decoder and exporter
+ * loaded trace (tools/load/ttload.h) and read by every decoder and exporter
  * (stats, json, uftrace, ctf), so they cannot tell different stories
  * about the same records. The rules are docs/exports.md's "One model".
  *
