@@ -43,7 +43,11 @@ void ttexport_walk_init(struct ttexport_walk *w, const struct ttload *t,
 			uint32_t cpu);
 enum ttexport_item ttexport_walk_next(struct ttexport_walk *w);
 
-int ttexport_mkdir(const char *dir);
+struct ttmodel;
+
+int ttexport_begin(struct ttload *t, struct ttmodel *m, const char *path,
+		   const char *dir);
+void ttexport_end(struct ttload *t, struct ttmodel *m);
 FILE *ttexport_create(const char *dir, const char *name);
 int ttexport_close(FILE *f, const char *dir, const char *name);
 int ttexport_event_id(const struct ttrace_meta_table *m, const char *name);

@@ -404,20 +404,14 @@ int ttuftrace_main(int argc, char **argv)
 	int rc;
 
 	(void)argc;
-	if (ttload_open(&t, argv[0]))
+	if (ttexport_begin(&t, &m, argv[0], argv[1]))
 		return 1;
 	x.t = &t;
 	x.m = &m;
-	if (ttmodel_build(&m, &t) < 0) {
-		fprintf(stderr, "ttdecode: out of memory\n");
-		ttload_free(&t);
-		return 1;
-	}
-	rc = ttexport_mkdir(argv[1]) < 0 ? -1 : uf_export(&x, argv[0], argv[1]);
+	rc = uf_export(&x, argv[0], argv[1]);
 	uf_syms_free(&x.syms);
 	free(x.tasks);
-	ttmodel_free(&m);
-	ttload_free(&t);
+	ttexport_end(&t, &m);
 	return rc < 0 ? 1 : 0;
 }
 
