@@ -213,7 +213,7 @@ HOSTAR		?= ar
 hostobj		= $(patsubst %.c,$(BUILD)/host/obj/%.o,$(1))
 $(BUILD)/host/obj/%.o: %.c | $(EVENTS_GEN) $(GEN)/config.h
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(HOSTCFLAGS) -Itools -c -o $@ $<
+	$(HOSTCC) $(HOSTCFLAGS) $(TOOLS_INC) -c -o $@ $<
 $(BUILD)/host/libklib.a: $(call hostobj,$(LIB_SRCS))
 	@rm -f $@
 	$(HOSTAR) rcs $@ $^

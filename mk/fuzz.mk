@@ -16,7 +16,7 @@ FUZZ_TARGETS	?=
 FUZZ_CC		:= clang-14
 FUZZ_CFLAGS	:= -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=all -fno-omit-frame-pointer $(WARN) \
-		   -idirafter kern/include -I$(GEN) -Itests/fuzz -Itools -Iuser
+		   -idirafter kern/include -I$(GEN) -Itests/fuzz $(TOOLS_INC) -Iuser
 
 # What each target links besides its own file: the parser under test.
 FUZZ_META_SRCS	:= kern/lib/ttrace_meta.c kern/lib/ttrace_meta_parse.c \
@@ -57,7 +57,7 @@ $(BUILD)/host/test_fuzz_$(1): tests/fuzz/replay.c tests/fuzz/fuzz_$(1).c \
 		tests/fuzz/fuzz.h $(FUZZ_SRCS_$(1)) $(FUZZ_DEPS_$(1)) | \
 		$(EVENTS_GEN) $(GEN)/config.h
 	@mkdir -p $$(dir $$@)
-	$(HOSTCC) $(HOSTCFLAGS) -Itests/fuzz -Itools -Iuser \
+	$(HOSTCC) $(HOSTCFLAGS) -Itests/fuzz $(TOOLS_INC) -Iuser \
 		-DFUZZ_TARGET='"$(1)"' -o $$@ tests/fuzz/replay.c \
 		tests/fuzz/fuzz_$(1).c $(FUZZ_SRCS_$(1))
 endef

@@ -1,7 +1,16 @@
-# Host tools (tools/*.c): decoders of ttrace trace files. Included by the
-# top Makefile after the kern/lib lists (it uses WARN, BUILD, LIB_SRCS,
-# HOSTAR and hostobj); each tool adds itself to TOOLS, which `make tools`
-# builds.
+# Host tools: decoders of ttrace trace files. Included by the top Makefile
+# after the kern/lib lists (it uses WARN, BUILD, LIB_SRCS, HOSTAR and
+# hostobj); each tool adds itself to TOOLS, which `make tools` builds.
+# The folders by role:
+#
+#	tools/		the commands' fronts (ttdecode's table and verify,
+#			unwrap, scale, split; ttpull, ttbench, ttmetablob)
+#	tools/load/	the loader, its CRC-32 folding, the filters, the
+#			merge of CPUs and the one model of a trace
+#	tools/export/	one file per ttdecode export (text, json, stats,
+#			boot, uftrace, ctf), each registering its command
+#			(TTDECODE_COMMAND, tools/ttdecode.h), and what they
+#			share (ttexport.c)
 #
 # They read only the documented file format: the shared headers come from
 # kern/include through -idirafter (so the host's own <string.h> wins over
@@ -12,6 +21,7 @@
 #	make tools			build/tools/ttdecode
 #	build/tools/ttdecode verify build/trace.ttr
 
+TOOLS_INC	:= -Itools -Itools/load -Itools/export
 TOOLS_CFLAGS	:= -std=gnu11 -O2 -g $(WARN) -idirafter kern/include
 ifeq ($(TOOLS_SAN),1)
 TOOLS_CFLAGS	+= -fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -21,24 +31,24 @@ endif
 toolobj		= $(patsubst %.c,$(BUILD)/tools/obj/%.o,$(1))
 $(BUILD)/tools/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(TOOLS_CFLAGS) -MD -MP -Itools -c -o $@ $<	# -MD: see HOSTCFLAGS
+	$(HOSTCC) $(TOOLS_CFLAGS) -MD -MP $(TOOLS_INC) -c -o $@ $<	# -MD: see HOSTCFLAGS
 TOOLS_LIB	:= $(BUILD)/tools/libklib.a
 $(TOOLS_LIB): $(call toolobj,$(LIB_SRCS))
 	@rm -f $@
 	$(HOSTAR) rcs $@ $^
 
-# ttdecode's own files: the command table and one file per command family.
-TTDECODE_SRCS	:= tools/ttdecode.c tools/ttmerge.c tools/ttfilter.c \
-		   tools/tttext.c tools/ttunwrap.c tools/ttscale.c \
-		   tools/ttmodel.c tools/ttjson.c tools/ttstats.c tools/ttsplit.c
-# the boot profile (docs/boot-profile.md)
-TTDECODE_SRCS	+= tools/ttboot.c tools/ttboot_svg.c
-# the exporters (docs/exports.md)
-TTDECODE_SRCS	+= tools/ttexport.c tools/ttuftrace.c tools/ttctf.c
-
 # the loader every decoder shares, with its CRC-32 folding
-TTLOAD_SRCS	:= tools/ttload.c tools/ttcrc32.c
-TTDECODE_SRCS	+= $(TTLOAD_SRCS)
+TTLOAD_SRCS	:= tools/load/ttload.c tools/load/ttcrc32.c
+# the trace as one stream (CPUs merged) and its model: spans, losses
+TTMODEL_SRCS	:= tools/load/ttmerge.c tools/load/ttmodel.c
+
+# ttdecode: the command table and the commands that are not exports, the
+# loader's folder, and every file of tools/export/ (an export is one file
+# there: its command registers itself, docs/ttdecode.md)
+TTDECODE_SRCS	:= tools/ttdecode.c tools/ttunwrap.c tools/ttscale.c \
+		   tools/ttsplit.c
+TTDECODE_SRCS	+= $(TTLOAD_SRCS) $(TTMODEL_SRCS) tools/load/ttfilter.c
+TTDECODE_SRCS	+= $(sort $(wildcard tools/export/*.c))
 
 $(BUILD)/tools/ttdecode: $(call toolobj,$(TTDECODE_SRCS)) $(TOOLS_LIB)
 	$(HOSTCC) $(TOOLS_CFLAGS) -o $@ $^
@@ -69,10 +79,11 @@ $(call hostobj,tests/host/test_ttdecode.c): \
 # computes their profiles, the exporters' (docs/exports.md) and the pull's
 # load what they write.
 $(BUILD)/host/test_ttrace_file: $(call hostobj,$(TTLOAD_SRCS))
-$(BUILD)/host/test_ttboot: $(call hostobj,$(TTLOAD_SRCS) tools/ttboot.c \
-		tools/ttboot_svg.c tools/ttmodel.c tools/ttmerge.c)
-$(BUILD)/host/test_ttexport: $(call hostobj,$(TTLOAD_SRCS) tools/ttexport.c \
-		tools/ttuftrace.c tools/ttctf.c tools/ttmodel.c tools/ttmerge.c)
+$(BUILD)/host/test_ttboot: $(call hostobj,$(TTLOAD_SRCS) $(TTMODEL_SRCS) \
+		tools/export/ttboot.c tools/export/ttboot_svg.c)
+$(BUILD)/host/test_ttexport: $(call hostobj,$(TTLOAD_SRCS) $(TTMODEL_SRCS) \
+		tools/export/ttexport.c tools/export/ttuftrace.c \
+		tools/export/ttctf.c)
 $(BUILD)/host/test_ttrace_pull: $(call hostobj,$(TTLOAD_SRCS))
 
 # The host half of `make bench`: the kernel's fast-path code timed on this

@@ -42,6 +42,10 @@ $(UBUILD)/libc.a: $(ULIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
+# ttrace sizes its tables of CPUs by the kernel's CONFIG_MAX_NUM_CPUS.
+$(call uobj,$(ttrace-srcs)): UCFLAGS += -include $(GEN)/config.h
+$(call uobj,$(ttrace-srcs)): $(GEN)/config.h
+
 # One link rule per program: NAME's objects depend on where its sources are.
 define UPROG_RULE
 $(UBUILD)/$(1): $(UCRT0_OBJ) $(call uobj,$(call uprog_srcs,$(1))) \

@@ -8,6 +8,7 @@ import os
 import time
 import re
 import subprocess
+from functools import partial
 
 from qemu_run import QemuRun, QEMU_STATUS, verdict, accel, ROOT, \
     DEFAULT_EVENTS
@@ -203,101 +204,6 @@ def usertest_names():
     return re.findall(r'\{\s*\w+,\s*"([a-z0-9]\w*)"\s*\}', text)
 
 
-def run_all(res, only):
-    def want(name):
-        return not only or only in name
-
-    cpu_counts = [1, 2, 4] + ([8] if accel() == "tcg" else [])
-    for smp in cpu_counts:
-        name = "boot_smp%d" % smp
-        if want(name):
-            # 8 vCPUs on 2 busy host cores, every site live under
-            # TTRACE_MASK=all: the patching ktests took minutes
-            log = boot_and_check(res, name, "ktests", smp,
-                                 [r"END KTESTS: \d+ passed, 0 failed"],
-                                 ktests=True, timeout=480)
-            check_boot_log(res, name, log, smp)
-            check_text_crc(res, name, log)
-    if want("boot_profile"):
-        log = boot_and_check(res, "boot_profile", "ttrace.bootprof "
-                             "ktests=ttrace_continuation " + DEFAULT_EVENTS,
-                             4,
-                             [r"boot profile: \d+ phases",
-                              r"END KTESTS: 1 passed, 0 failed"])
-        check_boot_profile(res, log, 4)
-    if want("boot_fault"):
-        log = boot_and_check(res, "boot_fault", "fault=null", 2,
-                             [r"page fault", r"fault address 0x0+8",
-                              r"at deliberate_fault\+0x", r"backtrace:",
-                              r"kmain\+0x"],
-                             status=QEMU_STATUS["PANIC"], want_panic=True)
-    if want("boot_iso"):
-        # GRUB, the ISO's menu entry, the initramfs module, the shell
-        boot_and_check(res, "boot_iso", None, 4,
-                       [(r"\$ ", "ls /bin\r"), r"usertests",
-                        (r"\$ ", "poweroff\r")],
-                       iso=os.path.join(ROOT, "build", "ttrace.iso"),
-                       timeout=60)
-    if want("boot_typeahead"):
-        # typed before the kernel reads the console: nothing may be lost.
-        # The echo of the typing lands between boot messages, prompts and
-        # the commands' output in any order (CI saw "poweroone" / "ff"), so
-        # the commands print what no typed text contains: /dev/sysname's
-        # "ttrace" on a line of its own, once per command, then the clean
-        # poweroff
-        boot_and_check(res, "boot_typeahead", "", 2,
-                       [r"ttrace\r?\n", r"ttrace\r?\n"],
-                       typeahead="cat /dev/sysname\rcat /dev/sysname\r"
-                       "poweroff\r", timeout=60)
-    if want("tsc_sync_smp4"):
-        log = boot_and_check(res, "tsc_sync_smp4", "init=/bin/poweroff", 4,
-                             [r"boot: 4 CPUs online"], timeout=120)
-        why = check_tsc_agree(log, 4)
-        res.add("tsc_sync_smp4:offsets", not why, why)
-    if want("tsc_skew_smp4"):
-        log = boot_and_check(res, "tsc_skew_smp4",
-                             "init=/bin/poweroff tsc.skew=2:500000000", 4,
-                             [r"boot: 4 CPUs online"], timeout=120)
-        why = check_tsc_skew(log, 2, 500000000)
-        res.add("tsc_skew_smp4:measured", not why, why)
-    if want("config_ttrace_off"):
-        res.add("config_ttrace_off", *(lambda w: (not w, w))(ttrace_off()))
-    for smp in (1, 4):
-        name = "shell_smp%d" % smp
-        if want(name):
-            shell_session(res, name, smp)
-    if want("scaling"):
-        # /bin/scaletest: guest-time ratios in one boot (see its header)
-        log = boot_and_check(res, "scaling", "init=/bin/scaletest", 4,
-                             [r"init exited with status 0"], ktests=True,
-                             timeout=300)
-        print("\n".join(l for l in log.splitlines()
-                        if l.startswith("scale_") or "tsc: " in l))
-    if only and any(n.startswith(only) for n in ktest_names()):
-        log = boot_and_check(res, "ktests", "ktests=" + only, 4,
-                             [r"END KTESTS: \d+ passed, 0 failed"],
-                             ktests=True)
-        check_text_crc(res, "ktests", log)
-    if only and any(only in n for n in usertest_names()):
-        boot_and_check(res, "usertests", 'init="/bin/usertests %s"' % only, 2,
-                       [r"usertests: \d+ passed, 0 failed"], ktests=True,
-                       timeout=600)
-    for smp in (1, 4):
-        name = "usertests_smp%d" % smp
-        if want(name):
-            boot_and_check(res, name, "init=/bin/usertests", smp,
-                           [r"usertests: \d+ passed, 0 failed"],
-                           ktests=True, timeout=600)
-    # every event on (every tracepoint and function site live: ~18 s under
-    # TCG) and every event off
-    for mask in ("all", "none"):
-        name = "usertests_mask_%s_smp2" % mask
-        if want(name):
-            boot_and_check(res, name, "init=/bin/usertests ttrace.mask=" +
-                           mask, 2, [r"usertests: \d+ passed, 0 failed"],
-                           ktests=True, timeout=600)
-
-
 # A person at the shell: each step waits for the prompt, types a line and
 # checks what comes back.
 def nprograms():
@@ -438,3 +344,133 @@ def ttrace_off():
         return "ktests without ttrace: exit %s\n%s" % (
             code, "\n".join(run.text.splitlines()[-15:]))
     return ""
+
+
+# ---- the scenarios: each is fn(res, name), registered in scenarios() ----
+
+def ktests_boot(res, name, smp):
+    """boot_smpN: every ktest on N vCPUs, the boot log, and the kernel
+    text after the patching ktest."""
+    # 8 vCPUs on 2 busy host cores, every site live under
+    # TTRACE_MASK=all: the patching ktests took minutes
+    log = boot_and_check(res, name, "ktests", smp,
+                         [r"END KTESTS: \d+ passed, 0 failed"],
+                         ktests=True, timeout=480)
+    check_boot_log(res, name, log, smp)
+    check_text_crc(res, name, log)
+
+
+def boot_profile(res, name):
+    log = boot_and_check(res, name, "ttrace.bootprof "
+                         "ktests=ttrace_continuation " + DEFAULT_EVENTS, 4,
+                         [r"boot profile: \d+ phases",
+                          r"END KTESTS: 1 passed, 0 failed"])
+    check_boot_profile(res, log, 4)
+
+
+def boot_fault(res, name):
+    boot_and_check(res, name, "fault=null", 2,
+                   [r"page fault", r"fault address 0x0+8",
+                    r"at deliberate_fault\+0x", r"backtrace:",
+                    r"kmain\+0x"],
+                   status=QEMU_STATUS["PANIC"], want_panic=True)
+
+
+def boot_iso(res, name):
+    """GRUB, the ISO's menu entry, the initramfs module, the shell."""
+    boot_and_check(res, name, None, 4,
+                   [(r"\$ ", "ls /bin\r"), r"usertests",
+                    (r"\$ ", "poweroff\r")],
+                   iso=os.path.join(ROOT, "build", "ttrace.iso"),
+                   timeout=60)
+
+
+def boot_typeahead(res, name):
+    """Typed before the kernel reads the console: nothing may be lost."""
+    # The echo of the typing lands between boot messages, prompts and the
+    # commands' output in any order (CI saw "poweroone" / "ff"), so the
+    # commands print what no typed text contains: /dev/sysname's "ttrace"
+    # on a line of its own, once per command, then the clean poweroff
+    boot_and_check(res, name, "", 2, [r"ttrace\r?\n", r"ttrace\r?\n"],
+                   typeahead="cat /dev/sysname\rcat /dev/sysname\r"
+                   "poweroff\r", timeout=60)
+
+
+def tsc_sync(res, name):
+    log = boot_and_check(res, name, "init=/bin/poweroff", 4,
+                         [r"boot: 4 CPUs online"], timeout=120)
+    why = check_tsc_agree(log, 4)
+    res.add(name + ":offsets", not why, why)
+
+
+def tsc_skew(res, name):
+    log = boot_and_check(res, name, "init=/bin/poweroff tsc.skew=2:500000000",
+                         4, [r"boot: 4 CPUs online"], timeout=120)
+    why = check_tsc_skew(log, 2, 500000000)
+    res.add(name + ":measured", not why, why)
+
+
+def config_ttrace_off(res, name):
+    why = ttrace_off()
+    res.add(name, not why, why)
+
+
+def scaling(res, name):
+    """/bin/scaletest: guest-time ratios in one boot (see its header)."""
+    log = boot_and_check(res, name, "init=/bin/scaletest", 4,
+                         [r"init exited with status 0"], ktests=True,
+                         timeout=300)
+    print("\n".join(l for l in log.splitlines()
+                    if l.startswith("scale_") or "tsc: " in l))
+
+
+def usertests(res, name, smp, cmdline=""):
+    boot_and_check(res, name, "init=/bin/usertests" + cmdline, smp,
+                   [r"usertests: \d+ passed, 0 failed"], ktests=True,
+                   timeout=600)
+
+
+def scenarios():
+    """Every boot scenario as (name, fn), in the order they run; fn(res,
+    name) boots and adds the results. 8 vCPUs only under TCG, whose vCPUs
+    are threads (KVM's would need 8 host CPUs)."""
+    cpu_counts = [1, 2, 4] + ([8] if accel() == "tcg" else [])
+    table = [("boot_smp%d" % n, partial(ktests_boot, smp=n))
+             for n in cpu_counts]
+    table += [("boot_profile", boot_profile),
+              ("boot_fault", boot_fault),
+              ("boot_iso", boot_iso),
+              ("boot_typeahead", boot_typeahead),
+              ("tsc_sync_smp4", tsc_sync),
+              ("tsc_skew_smp4", tsc_skew),
+              ("config_ttrace_off", config_ttrace_off),
+              ("shell_smp1", partial(shell_session, smp=1)),
+              ("shell_smp4", partial(shell_session, smp=4)),
+              ("scaling", scaling),
+              ("usertests_smp1", partial(usertests, smp=1)),
+              ("usertests_smp4", partial(usertests, smp=4)),
+              # every event on (every tracepoint and function site live:
+              # ~18 s under TCG) and every event off
+              ("usertests_mask_all_smp2",
+               partial(usertests, smp=2, cmdline=" ttrace.mask=all")),
+              ("usertests_mask_none_smp2",
+               partial(usertests, smp=2, cmdline=" ttrace.mask=none"))]
+    return table
+
+
+def run_all(res, only):
+    """The scenarios whose name contains only (all when it is empty), then,
+    when only names ktests or usertests, one boot running just those:
+    ktests whose name starts with it, usertests whose name contains it."""
+    for name, fn in scenarios():
+        if not only or only in name:
+            fn(res, name)
+    if only and any(n.startswith(only) for n in ktest_names()):
+        log = boot_and_check(res, "ktests", "ktests=" + only, 4,
+                             [r"END KTESTS: \d+ passed, 0 failed"],
+                             ktests=True)
+        check_text_crc(res, "ktests", log)
+    if only and any(only in n for n in usertest_names()):
+        boot_and_check(res, "usertests", 'init="/bin/usertests %s"' % only, 2,
+                       [r"usertests: \d+ passed, 0 failed"], ktests=True,
+                       timeout=600)

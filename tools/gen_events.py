@@ -52,18 +52,6 @@ TYPES = {
     "bool": ("bool", "(uint64_t)%s"),
 }
 STR_TYPE = "TTRACE_ARG_STR"
-# str:TAG in the events file: the aux tag of enum ttrace_aux_tag it names
-AUX_TAGS = {"syscall": "TTRACE_AUX_SYSCALL_NAME",
-            "proc": "TTRACE_AUX_PROC_NAME",
-            "kthread": "TTRACE_AUX_KTHREAD_NAME",
-            "boot": "TTRACE_AUX_BOOT_PHASE",
-            "meta": "TTRACE_AUX_EVENT_META",
-            "marker": "TTRACE_AUX_USER_MARKER",
-            "irq": "TTRACE_AUX_IRQ_NAME",
-            "kmsg": "TTRACE_AUX_KMSG_NAME",
-            "state": "TTRACE_AUX_STATE_NAME",
-            "func": "TTRACE_AUX_FUNC_NAME",
-            "counter": "TTRACE_AUX_COUNTER_NAME"}
 
 
 def read_format_h(path):
@@ -87,14 +75,27 @@ def read_format_h(path):
     return names
 
 
+def read_aux_tags(path):
+    """str:TAG in the events file: {short name: enum member}, from the one
+    list of aux tags, ttrace_format.h's TTRACE_AUX_TAGS(X) lines
+    X(NAME, value, short name)."""
+    with open(path, encoding="ascii") as f:
+        text = f.read().replace("\\\n", " ")
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    m = re.search(r"^#define\s+TTRACE_AUX_TAGS\(X\)(.*)$", text, re.M)
+    tags = re.findall(r"X\((\w+),\s*\d+,\s*(\w+)\)", m.group(1) if m else "")
+    assert tags, "%s: no TTRACE_AUX_TAGS(X) list" % path
+    return {short: "TTRACE_AUX_" + name for name, short in tags}
+
+
 FORMAT = read_format_h(FORMAT_H)
 MAX_ARGS = FORMAT["TTRACE_MAX_ARGS"]
 MAX_EVENTS = FORMAT["TTRACE_META_MAX_EVENTS"]
 MAX_GROUPS = FORMAT["TTRACE_META_MAX_GROUPS"]
 MAX_NAME = FORMAT["TTRACE_META_MAX_NAME"]
 MAX_FORMAT = FORMAT["TTRACE_META_MAX_FORMAT"]
-for _name in [STR_TYPE] + list(AUX_TAGS.values()) + \
-        ["TTRACE_ARG_" + t.upper() for t in TYPES]:
+AUX_TAGS = read_aux_tags(FORMAT_H)
+for _name in [STR_TYPE] + ["TTRACE_ARG_" + t.upper() for t in TYPES]:
     assert _name in FORMAT, "%s: no %s" % (FORMAT_H, _name)
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")

@@ -3,11 +3,6 @@
  * the files `ttrace save` and `ttrace record` write in the guest.
  *
  *	ttdecode verify TRACE	check everything, print counts, "verify: OK"
- *	ttdecode text TRACE	every event of every CPU in time order, one
- *				line each, as the device's cpuN files print
- *				(tttext.c; filters in ttfilter.c)
- *	ttdecode json TRACE OUT	Chrome Trace Event JSON (ttjson.c)
- *	ttdecode stats TRACE	counts, latencies, CPU time (ttstats.c)
  *	ttdecode unwrap LOG OUT	recover the trace a panic dumped to the serial
  *				console (hex "TTD" lines between
  *				TTRACE-DUMP-BEGIN and TTRACE-DUMP-END) into OUT
@@ -16,14 +11,16 @@
  *				(ttscale.c)
  *	ttdecode split STREAM PREFIX  the traces saved back to back in
  *				STREAM into PREFIX-0.ttr, ... (ttsplit.c)
+ *	ttdecode EXPORT ...	one file each in tools/export/: text, json,
+ *				stats, boot, uftrace, ctf (docs/exports.md)
  *
- * docs/ttdecode.md is the reference. This file holds the command table,
- * verify, and what the commands share (ttdecode.h); the commands that read
- * a trace as one stream use ttmerge.c (CPUs merged by a heap) and, for
- * spans and losses, the one model of a trace every export reads
- * (ttmodel.c).
+ * docs/ttdecode.md is the reference. This file holds the dispatch over
+ * the commands registered with TTDECODE_COMMAND (ttdecode.h), verify, and
+ * what the commands share; the loader, the merge of CPUs by a heap and
+ * the one model of a trace every export reads (spans and losses) are in
+ * tools/load/.
  *
- * The file is read whole into memory and loaded by tools/ttload.c, which
+ * The file is read whole into memory and loaded by tools/load/ttload.c, which
  * checks the framing, CRCs, END and every payload against the version
  * header before anything is used; a bad file ends the program with
  *
@@ -44,26 +41,10 @@
 #include <tsc_sync.h>
 #include <ttrace_decode.h>
 
-#include "ttboot.h"
-#include "ttexport.h"
-#include "ttload.h"
 #include "ttdecode.h"
+#include "ttload.h"
 
 static int usage(void);
-
-static const char *aux_tag_names[TTRACE_AUX_NTAGS] = {
-	[TTRACE_AUX_SYSCALL_NAME] = "syscall",
-	[TTRACE_AUX_PROC_NAME] = "proc",
-	[TTRACE_AUX_KTHREAD_NAME] = "kthread",
-	[TTRACE_AUX_BOOT_PHASE] = "boot",
-	[TTRACE_AUX_EVENT_META] = "meta",
-	[TTRACE_AUX_USER_MARKER] = "marker",
-	[TTRACE_AUX_IRQ_NAME] = "irq",
-	[TTRACE_AUX_KMSG_NAME] = "kmsg",
-	[TTRACE_AUX_STATE_NAME] = "state",
-	[TTRACE_AUX_FUNC_NAME] = "func",
-	[TTRACE_AUX_COUNTER_NAME] = "counter",
-};
 
 /* "ttdecode CMD: why" and the usage. Returns the exit status (2). */
 int ttdecode_usage_error(const char *cmd, const char *why)
@@ -154,7 +135,7 @@ static void verify_aux(const struct ttload *t)
 	printf("aux: %llu bytes, %llu records (", ull(t->aux.len),
 	       ull(ac.records));
 	for (unsigned g = 1; g < TTRACE_AUX_NTAGS; g++)
-		printf("%s%s %llu", g > 1 ? ", " : "", aux_tag_names[g],
+		printf("%s%s %llu", g > 1 ? ", " : "", ttrace_aux_tag_name(g),
 		       ull(ac.bytag[g]));
 	printf("), %llu invalid, %llu unknown tag\n", ull(ac.invalid),
 	       ull(ac.unknown_tag));
@@ -210,7 +191,7 @@ static void print_tsc(const struct ttload *t)
 	}
 }
 
-static int cmd_verify(const char *path)
+static int verify(const char *path)
 {
 	struct ttload t;
 	uint64_t lost = 0, events = 0;
@@ -240,34 +221,27 @@ static int cmd_verify(const char *path)
 static int run_verify(int argc, char **argv)
 {
 	(void)argc;
-	return cmd_verify(argv[0]);
+	return verify(argv[0]);
 }
 
-/* The commands: argv[0] is the command's first operand. One line each. */
-static const struct command {
-	const char *name;
-	int nargs;			/* operands required */
-	int (*run)(int argc, char **argv);
-	const char *usage;
-} commands[] = {
-	{ "verify", 1, run_verify, "verify TRACE" },
-	{ "text", 1, ttdecode_text, "text [--cpu N] [--event GLOB] [--pid N] "
-	  "[--from NS] [--to NS] TRACE" },
-	{ "json", 2, ttdecode_json, "json [--from NS] [--to NS] TRACE OUT.json" },
-	{ "stats", 1, ttdecode_stats, "stats [--from NS] [--to NS] TRACE" },
-	{ "unwrap", 2, ttdecode_unwrap, "unwrap CONSOLE-LOG OUT" },
-	{ "scale", 3, ttdecode_scale, "scale N TRACE OUT" },
-	{ "split", 2, ttdecode_split, "split STREAM OUTPREFIX" },
-	{ "boot", 1, ttboot_run, "boot TRACE [--json] [--svg OUT.svg]" },
-	{ "uftrace", 2, ttuftrace_main, "uftrace TRACE DIR" },
-	{ "ctf", 2, ttctf_main, "ctf TRACE DIR" },
-};
+static const struct ttdecode_command cmd_verify = {
+	"verify", 1, run_verify, "verify TRACE" };
+TTDECODE_COMMAND(cmd_verify);
+
+/* The registered commands (TTDECODE_COMMAND), in link order. */
+extern const struct ttdecode_command *const __start_ttdecode_commands[];
+extern const struct ttdecode_command *const __stop_ttdecode_commands[];
+
+#define for_each_command(c)						\
+	for (const struct ttdecode_command *const *c =			\
+	     __start_ttdecode_commands; c < __stop_ttdecode_commands; c++)
 
 static int usage(void)
 {
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(stderr, "%s ttdecode %s\n", i ? "      " : "usage:",
-			commands[i].usage);
+	for_each_command(c)
+		fprintf(stderr, "%s ttdecode %s\n",
+			c == __start_ttdecode_commands ? "usage:" : "      ",
+			(*c)->usage);
 	return 2;
 }
 
@@ -275,11 +249,11 @@ int main(int argc, char **argv)
 {
 	if (argc < 2)
 		return usage();
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name)) {
-			if (argc - 2 < commands[i].nargs)
+	for_each_command(c)
+		if (!strcmp(argv[1], (*c)->name)) {
+			if (argc - 2 < (*c)->nargs)
 				return usage();
-			return commands[i].run(argc - 2, argv + 2);
+			return (*c)->run(argc - 2, argv + 2);
 		}
 	return usage();
 }

@@ -1,8 +1,17 @@
 /*
- * ttdecode.h: what the files of ttdecode's command families share: the
- * command entry points the table in ttdecode.c calls (argv[0] is the
- * command's first operand, options included), and the loading and error
+ * ttdecode.h: what the files of ttdecode's commands share: the command
+ * table every command registers itself in, and the loading and error
  * reporting every command does the same way.
+ *
+ * A command is one file: it defines its struct ttdecode_command and
+ * registers it with TTDECODE_COMMAND(); ttdecode.c's dispatch and usage
+ * walk the registered commands in link order (mk/tools.mk lists them).
+ * An export is one file of tools/export/:
+ *
+ *	static int run(int argc, char **argv) { ... return 0; }
+ *	static const struct ttdecode_command cmd_foo = {
+ *		"foo", 2, run, "foo TRACE OUT" };
+ *	TTDECODE_COMMAND(cmd_foo);
  */
 #ifndef TTDECODE_H
 #define TTDECODE_H
@@ -15,6 +24,25 @@
 #include "ttload.h"
 
 #define ull(x)	((unsigned long long)(x))
+
+/* `ttdecode NAME OPERANDS...`: run gets the operands (argv[0] is the
+ * first, options included; argc >= nargs) and returns the exit status. */
+struct ttdecode_command {
+	const char *name;
+	int nargs;			/* operands required */
+	int (*run)(int argc, char **argv);
+	const char *usage;		/* "NAME OPERANDS", for the usage */
+};
+
+/*
+ * Registers the struct ttdecode_command c: a pointer to it in the section
+ * ttdecode_commands, which the linker brackets with __start_ and __stop_
+ * symbols (a pointer, not the struct, so that no alignment the compiler
+ * picks for a struct can leave a gap in the array).
+ */
+#define TTDECODE_COMMAND(c)						\
+	static const struct ttdecode_command *const c##_reg		\
+	__attribute__((section("ttdecode_commands"), used)) = &(c)
 
 /* Output through one big buffer: appends are memcpy, not stdio calls. */
 #define TTOUT_SIZE	(1 << 20)
@@ -50,12 +78,5 @@ int ttdecode_open(const char *cmd, int *argc, char **argv,
 		  struct ttfilter *f, struct ttload *t);
 void ttdecode_close(struct ttfilter *f, struct ttload *t);
 int ttdecode_finish_output(FILE *f, const char *what);
-
-int ttdecode_text(int argc, char **argv);	/* tttext.c */
-int ttdecode_unwrap(int argc, char **argv);	/* ttunwrap.c */
-int ttdecode_json(int argc, char **argv);	/* ttjson.c */
-int ttdecode_stats(int argc, char **argv);	/* ttstats.c */
-int ttdecode_scale(int argc, char **argv);	/* ttscale.c */
-int ttdecode_split(int argc, char **argv);	/* ttsplit.c */
 
 #endif /* TTDECODE_H */

@@ -200,7 +200,7 @@ static int scale_write(const struct ttload *t, uint64_t n, FILE *out)
 	return ttrace_file_write_end(&s.w);
 }
 
-int ttdecode_scale(int argc, char **argv)
+static int ttdecode_scale(int argc, char **argv)
 {
 	char *end;
 	unsigned long long n = strtoull(argv[0], &end, 10);
@@ -227,3 +227,7 @@ int ttdecode_scale(int argc, char **argv)
 	}
 	return 0;
 }
+
+static const struct ttdecode_command cmd_scale = {
+	"scale", 3, ttdecode_scale, "scale N TRACE OUT" };
+TTDECODE_COMMAND(cmd_scale);

@@ -90,7 +90,7 @@ static const uint8_t *map_stream(const char *path, uint64_t *size)
 }
 
 /* ttdecode split STREAM OUTPREFIX (above). Returns the exit status. */
-int ttdecode_split(int argc, char **argv)
+static int ttdecode_split(int argc, char **argv)
 {
 	struct ttrace_file_error err;
 	const uint8_t *buf;
@@ -125,3 +125,7 @@ int ttdecode_split(int argc, char **argv)
 		printf("split: %u traces\n", count);
 	return rc;
 }
+
+static const struct ttdecode_command cmd_split = {
+	"split", 2, ttdecode_split, "split STREAM OUTPREFIX" };
+TTDECODE_COMMAND(cmd_split);

@@ -67,7 +67,7 @@ static int unwrap_stream(FILE *in, FILE *out, long *lineno)
 	return state;
 }
 
-int ttdecode_unwrap(int argc, char **argv)
+static int ttdecode_unwrap(int argc, char **argv)
 {
 	const char *log = argv[0], *outpath = argv[1];
 	FILE *in = fopen(log, "r"), *out = NULL;
@@ -93,3 +93,7 @@ int ttdecode_unwrap(int argc, char **argv)
 	}
 	return 0;
 }
+
+static const struct ttdecode_command cmd_unwrap = {
+	"unwrap", 2, ttdecode_unwrap, "unwrap CONSOLE-LOG OUT" };
+TTDECODE_COMMAND(cmd_unwrap);

@@ -247,7 +247,7 @@ TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_end) == 16, "end payload");
 uint32_t ttrace_crc32(uint32_t crc, const void *buf, uint64_t len);
 
 /*
- * A faster CRC-32 step a host program may install (tools/ttcrc32.c): it
+ * A faster CRC-32 step a host program may install (tools/load/ttcrc32.c): it
  * takes the running state (the CRC before its final xor, i.e. ~crc) and
  * len bytes at p, len a multiple of 16 and at least TTRACE_CRC32_FOLD_MIN,
  * and returns the state after them. ttrace_crc32() then hands it the long

@@ -26,6 +26,7 @@
 #ifndef TTRACE_FORMAT_H
 #define TTRACE_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -256,21 +257,47 @@ TTRACE_OFFSET_ASSERT(struct ttrace_aux_hdr, ident, 16);
 #define TTRACE_AUX_ALIGN_UP(n)	(((n) + TTRACE_AUX_ALIGN - 1) & \
 				 ~(uint64_t)(TTRACE_AUX_ALIGN - 1))
 
-/* Aux tags and what ident means for each. */
+/*
+ * Aux tags, the one list: X(NAME, value, short name) makes the enum
+ * member TTRACE_AUX_NAME; the short name is how kern/ttrace.events spells
+ * the tag (str:syscall, read by tools/gen_events.py) and how the tools
+ * print it (ttrace_aux_tag_name). What ident means is said beside each.
+ */
+#define TTRACE_AUX_TAGS(X)						\
+	X(SYSCALL_NAME, 1, syscall)	/* ident: syscall number */	\
+	X(PROC_NAME, 2, proc)		/* ident: pid (TTRACE_IDLE_PID) */ \
+	X(KTHREAD_NAME, 3, kthread)	/* ident: kthread id */		\
+	X(BOOT_PHASE, 4, boot)		/* ident: boot phase id */	\
+	X(EVENT_META, 5, meta)		/* ident: 0; payload: metadata */ \
+	X(USER_MARKER, 6, marker)	/* ident: marker id (user_marker) */ \
+	X(IRQ_NAME, 7, irq)		/* ident: vector */		\
+	X(KMSG_NAME, 8, kmsg)		/* ident: function address */	\
+	X(STATE_NAME, 9, state)		/* ident: enum kthread_state */	\
+	X(FUNC_NAME, 10, func)		/* ident: function address (graph) */ \
+	X(COUNTER_NAME, 11, counter)	/* ident: counter id (counter) */
+
+#define TTRACE_AUX_TAG_ENUM(name, value, str)	TTRACE_AUX_##name = value,
 enum ttrace_aux_tag {
-	TTRACE_AUX_SYSCALL_NAME = 1,	/* ident: syscall number */
-	TTRACE_AUX_PROC_NAME = 2,	/* ident: pid (TTRACE_IDLE_PID) */
-	TTRACE_AUX_KTHREAD_NAME = 3,	/* ident: kthread id */
-	TTRACE_AUX_BOOT_PHASE = 4,	/* ident: boot phase id */
-	TTRACE_AUX_EVENT_META = 5,	/* ident: 0; payload: metadata blob */
-	TTRACE_AUX_USER_MARKER = 6,	/* ident: marker id (user_marker) */
-	TTRACE_AUX_IRQ_NAME = 7,	/* ident: vector */
-	TTRACE_AUX_KMSG_NAME = 8,	/* ident: function address */
-	TTRACE_AUX_STATE_NAME = 9,	/* ident: enum kthread_state */
-	TTRACE_AUX_FUNC_NAME = 10,	/* ident: function address (graph) */
-	TTRACE_AUX_COUNTER_NAME = 11,	/* ident: counter id (event counter) */
-	TTRACE_AUX_NTAGS = 12,
+	TTRACE_AUX_TAGS(TTRACE_AUX_TAG_ENUM)
+	TTRACE_AUX_NTAGS = 12,		/* one more than the last tag */
 };
+#undef TTRACE_AUX_TAG_ENUM
+#define TTRACE_AUX_TAG_ONE(name, value, str)	+ 1
+TTRACE_STATIC_ASSERT(TTRACE_AUX_NTAGS == 1 TTRACE_AUX_TAGS(TTRACE_AUX_TAG_ONE),
+		     "aux tags are 1 .. TTRACE_AUX_NTAGS - 1");
+#undef TTRACE_AUX_TAG_ONE
+
+/* Tag tag's short name ("syscall"), or NULL for a tag no list names. */
+static inline const char *ttrace_aux_tag_name(unsigned tag)
+{
+#define TTRACE_AUX_TAG_NAME(name, value, str)	[value] = #str,
+	static const char *const names[TTRACE_AUX_NTAGS] = {
+		TTRACE_AUX_TAGS(TTRACE_AUX_TAG_NAME)
+	};
+#undef TTRACE_AUX_TAG_NAME
+
+	return tag < TTRACE_AUX_NTAGS ? names[tag] : NULL;
+}
 
 /* The pid a sched_switch record gives CPU n's idle thread (0 is a kernel
  * thread without a process): above every real pid, named "idle/N" in

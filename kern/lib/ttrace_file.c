@@ -9,7 +9,7 @@
  * every length is checked against the bytes that remain before it is used,
  * in an order that cannot overflow, and every failure names the file offset
  * where the problem is. It checks framing only; what a payload means is the
- * loader's business (tools/ttload.c).
+ * loader's business (tools/load/ttload.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,7 +26,7 @@
  * first caller that wins the state word, and until they are ready (and on
  * big-endian hosts) every caller uses the 64-byte nibble table. A host
  * program may hand in a faster routine for the long middle part of a
- * buffer (ttrace_crc32_set_fold: tools/ttcrc32.c folds with PCLMUL); this
+ * buffer (ttrace_crc32_set_fold: tools/load/ttcrc32.c folds with PCLMUL); this
  * file stays pure C and the tables stay the fallback.
  */
 #define CRC_POLY	0xedb88320u

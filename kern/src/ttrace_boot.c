@@ -4,7 +4,7 @@
  * from reset) and how long it lasted (until the next phase began).
  * `ttrace.bootprof` on the command line prints it once the kernel is up.
  * The full profile, every CPU's phases, the firmware's share and each AP's
- * bring-up latency, is `ttdecode boot` on a saved trace (tools/ttboot.c,
+ * bring-up latency, is `ttdecode boot` on a saved trace (tools/export/ttboot.c,
  * docs/boot-profile.md).
  */
 #include <ttrace.h>

@@ -1,7 +1,7 @@
 /*
  * Fuzz target: a trace file as ttdecode reads it. ttload_buffer() frames
  * the file (kern/lib/ttrace_file.c: header, CRC-framed sections, END) and
- * checks every payload against the VERSION section (tools/ttload.c); on
+ * checks every payload against the VERSION section (tools/load/ttload.c); on
  * success the aux snapshot and every CPU's records are checked as
  * `ttdecode verify` does, and events are formatted as `ttdecode text`
  * does, names resolved through the aux records. A bad file must give an

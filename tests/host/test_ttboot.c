@@ -1,11 +1,11 @@
 /*
- * Host tests of the boot profile (tools/ttboot.c) on hand-built traces.
+ * Host tests of the boot profile (tools/export/ttboot.c) on hand-built traces.
  *
  * Each trace is made as the kernel makes one: boot_phase and boot_phase_at
  * records written into per-CPU rings through kern/lib/trace_ring, phase
  * names into an aux ring, metadata serialised by kern/lib, the whole
  * written as a trace file (one RECORDS section per CPU, optionally a TSC
- * section) and loaded back by tools/ttload.c. The clock is 1 GHz, so one
+ * section) and loaded back by tools/load/ttload.c. The clock is 1 GHz, so one
  * tick is one nanosecond. The boot of full_boot() is:
  *
  *	cpu0: entry@100 kmain@120 memory@200 smp@300

@@ -572,6 +572,38 @@ static int test_stats(void)
 	return 0;
 }
 
+/* ---- the command table ------------------------------------------------- */
+
+/*
+ * Every command registers itself (TTDECODE_COMMAND in its own file): the
+ * usage lists each once, a bare or unknown command or too few operands
+ * give it with status 2, and a registered command runs.
+ */
+static int test_commands(void)
+{
+	static const char *const names[] = { "verify", "text", "json",
+		"stats", "unwrap", "scale", "split", "boot", "uftrace", "ctf" };
+	char line[32];
+
+	CHECK_RUN(2, "nosuchcommand");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(line, sizeof(line), " ttdecode %s ", names[i]);
+		if (count_of(err, line) != 1)
+			HT_FAIL("'%s' %d times in the usage: %.300s", line,
+				count_of(err, line), err);
+	}
+	HT_CHECK(count_of(err, "\n") == sizeof(names) / sizeof(names[0]));
+	HT_CHECK(!strncmp(err, "usage: ttdecode ", 16));
+	HT_CHECK(run(NULL, NULL) == 2);
+	HT_CHECK(count_of(err, " ttdecode ") == 10);
+	CHECK_RUN(2, "scale", "2", "only-two");
+	HT_CHECK(!strncmp(err, "usage: ", 7));
+	sample();
+	CHECK_RUN(0, "verify", tb_write("commands.ttr"));
+	HT_CHECK(strstr(out, "verify: OK"));
+	return 0;
+}
+
 /* ---- what verify refuses, every command refuses ---------------------------- */
 
 static int all_refuse(const char *path, const char *want)
@@ -1078,6 +1110,7 @@ static const struct ht_test tests[] = {
 	{ test_json, "ttdecode_json" },
 	{ test_json_window, "ttdecode_json_window" },
 	{ test_stats, "ttdecode_stats" },
+	{ test_commands, "ttdecode_command_table" },
 	{ test_refuse, "ttdecode_refuses_what_verify_refuses" },
 	{ test_damaged, "ttdecode_damaged_files" },
 	{ test_unwrap, "ttdecode_unwrap" },

@@ -1,8 +1,8 @@
 /*
- * Host tests of the exporters (tools/ttuftrace.c, tools/ttctf.c): a trace
+ * Host tests of the exporters (tools/export/ttuftrace.c and ttctf.c): a trace
  * built by hand (entries with their seq, names through kern/lib's aux
  * ring, a LOSS section, a wide event with continuations, one CPU without
- * records) is loaded with tools/ttload.c, exported into a fresh directory,
+ * records) is loaded with tools/load/ttload.c, exported into a fresh directory,
  * and the bytes checked: every uftrace .dat word (depths kept consistent
  * when the ring lost an end: an exit without entry dropped, an entry
  * without exit closed at the loss and at the end, a blocked syscall

@@ -581,6 +581,26 @@ static int test_snapshot_while_wrapping(void)
 	return 0;
 }
 
+/* The one list of tags (TTRACE_AUX_TAGS) names each tag 1..NTAGS-1 once,
+ * as kern/ttrace.events spells it, and nothing else. */
+static int test_tag_names(void)
+{
+	HT_CHECK(!ttrace_aux_tag_name(0));
+	HT_CHECK(!ttrace_aux_tag_name(TTRACE_AUX_NTAGS));
+	HT_CHECK(!ttrace_aux_tag_name(~0u));
+	HT_CHECK(!strcmp(ttrace_aux_tag_name(TTRACE_AUX_SYSCALL_NAME),
+			 "syscall"));
+	HT_CHECK(!strcmp(ttrace_aux_tag_name(TTRACE_AUX_COUNTER_NAME),
+			 "counter"));
+	for (unsigned a = 1; a < TTRACE_AUX_NTAGS; a++) {
+		HT_CHECK(ttrace_aux_tag_name(a) && *ttrace_aux_tag_name(a));
+		for (unsigned b = 1; b < a; b++)
+			HT_CHECK(strcmp(ttrace_aux_tag_name(a),
+					ttrace_aux_tag_name(b)));
+	}
+	return 0;
+}
+
 static const struct ht_test tests[] = {
 	{ test_init_rejects, "aux_init_rejects" },
 	{ test_basic, "aux_basic" },
@@ -595,6 +615,7 @@ static const struct ht_test tests[] = {
 	{ test_race, "aux_race_writers_reader" },
 	{ test_hostile, "aux_hostile_snapshots" },
 	{ test_snapshot_while_wrapping, "aux_snapshot_while_wrapping" },
+	{ test_tag_names, "aux_tag_names" },
 	{ 0, 0 },
 };
 

@@ -1,6 +1,6 @@
 /*
  * Host tests of the trace file (kern/lib/ttrace_file.c) and its loader
- * (tools/ttload.c), file format version 2: per-CPU RECORDS and LOSS
+ * (tools/load/ttload.c), file format version 2: per-CPU RECORDS and LOSS
  * sections, each a struct ttrace_file_run and (RECORDS) its entries.
  *
  * The sample trace is made the way the kernel and `ttrace stream` make one:
@@ -766,7 +766,7 @@ static int test_crc32(void)
 	return 0;
 }
 
-/* The PCLMUL folding (tools/ttcrc32.c) gives the tables' CRC for every
+/* The PCLMUL folding (tools/load/ttcrc32.c) gives the tables' CRC for every
  * length and alignment, chained or not; without PCLMUL it is the tables. */
 static int test_crc32_fold(void)
 {

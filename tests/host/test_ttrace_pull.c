@@ -3,7 +3,7 @@
  * "guest" (two CPUs' rings, aux, metadata, TSC offsets) lives in this
  * process; a root record names its pieces as the kernel's would; each
  * region is copied out as QEMU's pmemsave would; the copies are rebuilt,
- * written as a trace file and loaded back with tools/ttload.c, which must
+ * written as a trace file and loaded back with tools/load/ttload.c, which must
  * accept it with every index a record or a declared loss. Then the torn
  * and damaged cases: an odd generation, a flipped byte, a descriptor from
  * the other side of a resize, a short dump, a missing ring.

@@ -5,12 +5,14 @@
  * 16 MiB trace crosses at memcpy speed, where a UART or debugcon would make
  * one host write() per byte.
  *
- * Layout of the window: a header { magic, length } in the first page, the
- * data from offset 4096. The length is published after the bytes it covers
+ * Layout of the window (arch/hostout.h, which scripts/hostout.py reads
+ * too): a header { magic, length } in the first page, the data from
+ * HOSTOUT_DATA_OFFSET. The length is published after the bytes it covers
  * (release), so the host never reads a half-written tail;
  * scripts/hostout.py cuts the data out into the file the user asked for.
  */
 #include <arch/arch.h>
+#include <arch/hostout.h>
 #include <arch/mmu.h>
 #include <arch/x86.h>
 #include <compiler.h>
@@ -20,14 +22,6 @@
 #define PCI_DATA	0xcfc
 #define IVSHMEM_VENDOR	0x1af4
 #define IVSHMEM_DEVICE	0x1110
-#define HOSTOUT_MAGIC	0x54554f54534f4854ull	/* "THOSTOUT" */
-#define DATA_OFFSET	4096
-
-struct hostout_header {
-	uint64_t magic;
-	uint64_t length;	/* data bytes written */
-};
-
 static struct hostout_header *window;	/* NULL: no channel */
 static uint64_t window_size;
 
@@ -55,7 +49,8 @@ void arch_hostout_init(void)
 		size = ~(uint64_t)(inl(PCI_DATA) & ~0xfu) + 1;
 		outl(PCI_DATA, (uint32_t)bar);
 		size &= 0xffffffff;
-		if (!bar || size <= DATA_OFFSET || mmu_map_phys(bar, size))
+		if (!bar || size <= HOSTOUT_DATA_OFFSET ||
+		    mmu_map_phys(bar, size))
 			return;
 		window = KADDR(bar);
 		window_size = size;
@@ -76,9 +71,9 @@ bool arch_hostout_write(const void *buf, size_t n)
 {
 	uint64_t len = window->length;
 
-	if (n > window_size - DATA_OFFSET - len)
+	if (n > window_size - HOSTOUT_DATA_OFFSET - len)
 		return false;
-	memcpy((char *)window + DATA_OFFSET + len, buf, n);
+	memcpy((char *)window + HOSTOUT_DATA_OFFSET + len, buf, n);
 	__atomic_store_n(&window->length, len + n, __ATOMIC_RELEASE);
 	return true;
 }

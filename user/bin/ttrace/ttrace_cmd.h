@@ -32,7 +32,7 @@
 
 #define DEV		"/dev/ttrace"
 #define CHUNK		(64 * 1024)
-#define MAX_CPUS	256
+#define MAX_CPUS	CONFIG_MAX_NUM_CPUS	/* the kernel's (config.h) */
 
 extern uint8_t chunk[CHUNK];	/* the one I/O buffer: save, stream, cat_file */
 extern const char *partial;	/* file being saved: removed on error */

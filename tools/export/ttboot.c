@@ -1,11 +1,11 @@
 /*
- * ttdecode boot: the boot profile of a trace (tools/ttboot.h explains the
- * model, docs/boot-profile.md the phases and where each is measured).
+ * ttdecode boot: the boot profile of a trace (ttboot.h explains the model,
+ * docs/boot-profile.md the phases and where each is measured).
  *
  *	ttdecode boot TRACE			the table
  *	ttdecode boot TRACE --json		the same as JSON
  *	ttdecode boot TRACE --svg OUT.svg	and a timeline, a lane per CPU
- *						(tools/ttboot_svg.c)
+ *						(tools/export/ttboot_svg.c)
  *
  * The profile is computed in three steps: every boot phase record of every
  * CPU becomes a mark (its name from the aux buffer, its start the record's
@@ -21,6 +21,7 @@
 #include <ttrace_decode.h>
 
 #include "ttboot.h"
+#include "ttdecode.h"
 #include "ttmodel.h"
 
 #define ull(x)	((unsigned long long)(x))
@@ -398,7 +399,7 @@ static int write_svg(const struct ttboot *p, const char *path)
 }
 
 /* ttdecode boot TRACE [--json] [--svg OUT.svg]; returns the exit status. */
-int ttboot_run(int argc, char **argv)
+static int ttboot_run(int argc, char **argv)
 {
 	const char *svg = NULL, *why;
 	bool json = false;
@@ -438,3 +439,7 @@ int ttboot_run(int argc, char **argv)
 	}
 	return rc;
 }
+
+static const struct ttdecode_command cmd_boot = {
+	"boot", 1, ttboot_run, "boot TRACE [--json] [--svg OUT.svg]" };
+TTDECODE_COMMAND(cmd_boot);

@@ -129,7 +129,7 @@ static int text_run(const struct ttload *t, const struct ttfilter *f)
 	return ttdecode_finish_output(stdout, "stdout") || o.failed;
 }
 
-int ttdecode_text(int argc, char **argv)
+static int ttdecode_text(int argc, char **argv)
 {
 	struct ttfilter f;
 	struct ttload t;
@@ -142,3 +142,9 @@ int ttdecode_text(int argc, char **argv)
 	ttdecode_close(&f, &t);
 	return rc;
 }
+
+static const struct ttdecode_command cmd_text = {
+	"text", 1, ttdecode_text,
+	"text [--cpu N] [--event GLOB] [--pid N] "
+	"[--from NS] [--to NS] TRACE" };
+TTDECODE_COMMAND(cmd_text);

@@ -175,17 +175,12 @@ static size_t name_of(const struct json *j, unsigned tag, uint64_t ident,
 
 /* ---- spans, points, losses ---------------------------------------------- */
 
-static const char *const kind_cat[TTMODEL_NKINDS] = {
-	[TTMODEL_BOOT] = "boot", [TTMODEL_RUN] = "sched",
-	[TTMODEL_SYSCALL] = "syscall", [TTMODEL_IRQ] = "irq",
-	[TTMODEL_EXCEPTION] = "exception", [TTMODEL_FUNC] = "func",
-};
-
-static const char *const kind_fallback[TTMODEL_NKINDS] = {
-	[TTMODEL_BOOT] = "phase ", [TTMODEL_RUN] = "pid ",
-	[TTMODEL_SYSCALL] = "syscall ", [TTMODEL_IRQ] = "irq ",
-	[TTMODEL_EXCEPTION] = "exception ", [TTMODEL_FUNC] = "func ",
-};
+/* The JSON category of span s: its kind's name, but a process's run is
+ * in the sched category, where Perfetto and Chrome look for it. */
+static const char *span_cat(const struct ttmodel_span *s)
+{
+	return s->kind == TTMODEL_RUN ? "sched" : ttmodel_kinds[s->kind].name;
+}
 
 /* The JSON process and thread of a model track (docs/exports.md). */
 static void track_ids(const struct ttmodel_track *k, uint64_t *pid,
@@ -237,11 +232,12 @@ static void put_span(struct json *j, const struct ttmodel_track *k,
 		return;
 	if (!(len = ttmodel_span_name(j->m, s, &name))) {
 		name = buf;
-		len = (size_t)snprintf(buf, sizeof(buf), "%s%llu",
-				       kind_fallback[s->kind], ull(s->ident));
+		len = (size_t)snprintf(buf, sizeof(buf), "%s %llu",
+				       ttmodel_kinds[s->kind].ident,
+				       ull(s->ident));
 	}
 	track_ids(k, &pid, &tid);
-	begin(j, "X", name, len, kind_cat[s->kind], pid, tid, start);
+	begin(j, "X", name, len, span_cat(s), pid, tid, start);
 	put(j, ",\"dur\":");
 	put_dur(j, start, end);
 	span_args(j, s);
@@ -458,7 +454,7 @@ static int json_write(struct json *j)
 	return 0;
 }
 
-int ttdecode_json(int argc, char **argv)
+static int ttdecode_json(int argc, char **argv)
 {
 	static char obuf[TTOUT_SIZE];
 	struct json j = { .first = true, .o.buf = obuf };
@@ -487,3 +483,7 @@ int ttdecode_json(int argc, char **argv)
 	ttdecode_close(&f, &t);
 	return rc;
 }
+
+static const struct ttdecode_command cmd_json = {
+	"json", 2, ttdecode_json, "json [--from NS] [--to NS] TRACE OUT.json" };
+TTDECODE_COMMAND(cmd_json);

@@ -1,6 +1,6 @@
 /*
  * ttmodel: one host model of what a trace means, computed once from a
- * loaded trace (tools/ttload.h) and read by every decoder and exporter
+ * loaded trace (tools/load/ttload.h) and read by every decoder and exporter
  * (stats, json, uftrace, ctf), so they cannot tell different stories
  * about the same records. The rules are docs/exports.md's "One model".
  *
@@ -56,6 +56,18 @@ enum ttmodel_kind {
 	TTMODEL_FUNC,			/* ident: function address */
 	TTMODEL_NKINDS,
 };
+
+/* What each kind of span is called, the one table of it every export
+ * reads: ttmodel_kinds[kind]. */
+struct ttmodel_kind_info {
+	const char *name;		/* "syscall": uftrace's "syscall:NAME",
+					   JSON's category, stats' kind */
+	const char *ident;		/* what ident is, for a span no aux
+					   record names: JSON's "pid 3" */
+	unsigned tag;			/* the aux tag that names its spans */
+};
+
+extern const struct ttmodel_kind_info ttmodel_kinds[TTMODEL_NKINDS];
 
 /* How a span ended. */
 enum ttmodel_end {
@@ -132,7 +144,6 @@ struct ttmodel {
 int ttmodel_build(struct ttmodel *m, const struct ttload *t);
 void ttmodel_free(struct ttmodel *m);
 bool ttmodel_is_span_event(const struct ttmodel *m, uint32_t id);
-unsigned ttmodel_kind_tag(uint32_t kind);
 size_t ttmodel_span_name(const struct ttmodel *m, const struct ttmodel_span *s,
 			 const char **str);
 

@@ -1,5 +1,5 @@
 /*
- * ttdecode boot --svg: the boot profile (tools/ttboot.h) as an SVG
+ * ttdecode boot --svg: the boot profile (tools/export/ttboot.h) as an SVG
  * timeline a browser shows: one lane per CPU, each phase a rectangle
  * (labelled where the label fits, with a <title> tooltip giving its name,
  * duration and start), an axis in milliseconds since power-on, and the

@@ -11,10 +11,11 @@
 #include <sys/stat.h>
 
 #include "ttexport.h"
+#include "ttmodel.h"
 
 /* Creates dir, or accepts it if it exists and is empty. Returns 0, or -1
  * after printing why. */
-int ttexport_mkdir(const char *dir)
+static int ttexport_mkdir(const char *dir)
 {
 	struct dirent *d;
 	DIR *dp;
@@ -64,6 +65,35 @@ int ttexport_close(FILE *f, const char *dir, const char *name)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The start of every directory export: the trace at path loaded into *t,
+ * its model built into *m, dir made. Returns 0, or the exit status (1)
+ * after saying why, with nothing left to free.
+ */
+int ttexport_begin(struct ttload *t, struct ttmodel *m, const char *path,
+		   const char *dir)
+{
+	if (ttload_open(t, path))
+		return 1;
+	if (ttmodel_build(m, t) < 0) {
+		fprintf(stderr, "ttdecode: out of memory\n");
+		ttload_free(t);
+		return 1;
+	}
+	if (ttexport_mkdir(dir) < 0) {
+		ttexport_end(t, m);
+		return 1;
+	}
+	return 0;
+}
+
+/* Undoes ttexport_begin(). */
+void ttexport_end(struct ttload *t, struct ttmodel *m)
+{
+	ttmodel_free(m);
+	ttload_free(t);
 }
 
 /* The id of the event called name in m, or -1 if m has none. */

@@ -1,6 +1,6 @@
 /*
  * ttmerge: the events and declared losses of every CPU of a loaded trace
- * (tools/ttload.h) in one time order, for the decoders and exporters that
+ * (tools/load/ttload.h) in one time order, for the decoders and exporters that
  * read a trace as one stream (text, json, stats).
  *
  * Each CPU's sorted view is already in time order, so the merge is a

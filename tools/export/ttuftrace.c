@@ -26,6 +26,7 @@
 
 #include <hash.h>
 
+#include "ttdecode.h"
 #include "ttexport.h"
 #include "ttmodel.h"
 
@@ -151,17 +152,14 @@ static void uf_put(struct uf_export *x, uint64_t ns, enum uf_type type,
 static uint64_t uf_frame_addr(struct uf_export *x,
 			      const struct ttmodel_span *s)
 {
-	static const char *const prefix[TTMODEL_NKINDS] = {
-		[TTMODEL_BOOT] = "boot:", [TTMODEL_RUN] = "run:",
-		[TTMODEL_SYSCALL] = "syscall:", [TTMODEL_IRQ] = "irq:",
-		[TTMODEL_EXCEPTION] = "exception:", [TTMODEL_FUNC] = "",
-	};
 	char name[UF_MAX_NAME];
-	size_t n = strlen(prefix[s->kind]);
+	size_t n = 0;
 
-	memcpy(name, prefix[s->kind], n);
+	if (s->kind != TTMODEL_FUNC)
+		n = (size_t)snprintf(name, sizeof(name), "%s:",
+				     ttmodel_kinds[s->kind].name);
 	ttexport_name(name + n, sizeof(name) - n, x->t,
-		      ttmodel_kind_tag(s->kind), s->ident, s->start,
+		      ttmodel_kinds[s->kind].tag, s->ident, s->start,
 		      TTEXPORT_IDENT);
 	return uf_sym(&x->syms, name);
 }
@@ -406,19 +404,17 @@ int ttuftrace_main(int argc, char **argv)
 	int rc;
 
 	(void)argc;
-	if (ttload_open(&t, argv[0]))
+	if (ttexport_begin(&t, &m, argv[0], argv[1]))
 		return 1;
 	x.t = &t;
 	x.m = &m;
-	if (ttmodel_build(&m, &t) < 0) {
-		fprintf(stderr, "ttdecode: out of memory\n");
-		ttload_free(&t);
-		return 1;
-	}
-	rc = ttexport_mkdir(argv[1]) < 0 ? -1 : uf_export(&x, argv[0], argv[1]);
+	rc = uf_export(&x, argv[0], argv[1]);
 	uf_syms_free(&x.syms);
 	free(x.tasks);
-	ttmodel_free(&m);
-	ttload_free(&t);
+	ttexport_end(&t, &m);
 	return rc < 0 ? 1 : 0;
 }
+
+static const struct ttdecode_command cmd_uftrace = {
+	"uftrace", 2, ttuftrace_main, "uftrace TRACE DIR" };
+TTDECODE_COMMAND(cmd_uftrace);

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ttdecode.h"
 #include "ttexport.h"
 #include "ttmodel.h"
 
@@ -354,18 +355,16 @@ int ttctf_main(int argc, char **argv)
 	int rc;
 
 	(void)argc;
-	if (ttload_open(&t, argv[0]))
+	if (ttexport_begin(&t, &m, argv[0], argv[1]))
 		return 1;
 	x.t = &t;
 	x.m = &m;
-	if (ttmodel_build(&m, &t) < 0) {
-		fprintf(stderr, "ttdecode: out of memory\n");
-		ttload_free(&t);
-		return 1;
-	}
-	rc = ttexport_mkdir(argv[1]) < 0 ? -1 : ctf_export(&x, argv[1]);
+	rc = ctf_export(&x, argv[1]);
 	free(x.p.buf);
-	ttmodel_free(&m);
-	ttload_free(&t);
+	ttexport_end(&t, &m);
 	return rc < 0 ? 1 : 0;
 }
+
+static const struct ttdecode_command cmd_ctf = {
+	"ctf", 2, ttctf_main, "ctf TRACE DIR" };
+TTDECODE_COMMAND(cmd_ctf);

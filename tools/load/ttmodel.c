@@ -611,27 +611,21 @@ bool ttmodel_is_span_event(const struct ttmodel *m, uint32_t id)
 	return false;
 }
 
-/* The aux tag that names spans of kind. */
-unsigned ttmodel_kind_tag(uint32_t kind)
-{
-	static const unsigned tags[TTMODEL_NKINDS] = {
-		[TTMODEL_BOOT] = TTRACE_AUX_BOOT_PHASE,
-		[TTMODEL_RUN] = TTRACE_AUX_PROC_NAME,
-		[TTMODEL_SYSCALL] = TTRACE_AUX_SYSCALL_NAME,
-		[TTMODEL_IRQ] = TTRACE_AUX_IRQ_NAME,
-		[TTMODEL_EXCEPTION] = TTRACE_AUX_IRQ_NAME,
-		[TTMODEL_FUNC] = TTRACE_AUX_FUNC_NAME,
-	};
-
-	return kind < TTMODEL_NKINDS ? tags[kind] : 0;
-}
+const struct ttmodel_kind_info ttmodel_kinds[TTMODEL_NKINDS] = {
+	[TTMODEL_BOOT] = { "boot", "phase", TTRACE_AUX_BOOT_PHASE },
+	[TTMODEL_RUN] = { "run", "pid", TTRACE_AUX_PROC_NAME },
+	[TTMODEL_SYSCALL] = { "syscall", "syscall", TTRACE_AUX_SYSCALL_NAME },
+	[TTMODEL_IRQ] = { "irq", "irq", TTRACE_AUX_IRQ_NAME },
+	[TTMODEL_EXCEPTION] = { "exception", "exception", TTRACE_AUX_IRQ_NAME },
+	[TTMODEL_FUNC] = { "func", "func", TTRACE_AUX_FUNC_NAME },
+};
 
 /* The aux name of span s (its boot phase, process, syscall, vector or
  * function at its start) in *str; returns its length, 0 if it has none. */
 size_t ttmodel_span_name(const struct ttmodel *m, const struct ttmodel_span *s,
 			 const char **str)
 {
-	return ttload_resolve((void *)m->t, ttmodel_kind_tag(s->kind),
+	return ttload_resolve((void *)m->t, ttmodel_kinds[s->kind].tag,
 			      s->ident, s->start, str);
 }
 

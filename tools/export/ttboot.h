@@ -65,7 +65,6 @@ void ttboot_free(struct ttboot *p);
 void ttboot_print_text(const struct ttboot *p, FILE *f);
 void ttboot_print_json(const struct ttboot *p, FILE *f);
 void ttboot_print_svg(const struct ttboot *p, FILE *f);
-int ttboot_run(int argc, char **argv);
 double ttboot_ms(const struct ttboot *p, uint64_t ticks);
 void ttboot_put_escaped(FILE *f, const char *s, enum ttboot_escape how);
 

@@ -323,10 +323,11 @@ static void print_vectors(struct stats *st)
 		const struct stat_rec *r = &st->vecs.recs[i];
 		uint32_t vec = (uint32_t)r->key;
 
-		printf("%-10s %6u %-16s %8llu %12.3f\n", r->kind == TTMODEL_IRQ ?
-		       "irq" : "exception", vec, name(st->t, TTRACE_AUX_IRQ_NAME,
-		       vec, r->last_ts, buf, sizeof(buf)), ull(r->count),
-		       us(st->t, r->time));
+		printf("%-10s %6u %-16s %8llu %12.3f\n",
+		       ttmodel_kinds[r->kind].name, vec,
+		       name(st->t, ttmodel_kinds[r->kind].tag, vec, r->last_ts,
+			    buf, sizeof(buf)),
+		       ull(r->count), us(st->t, r->time));
 	}
 }
 
@@ -352,7 +353,7 @@ static int stats_run(struct stats *st)
 	return st->oom ? -1 : 0;
 }
 
-int ttdecode_stats(int argc, char **argv)
+static int ttdecode_stats(int argc, char **argv)
 {
 	struct stats st = { 0 };
 	struct ttfilter f;
@@ -373,3 +374,7 @@ int ttdecode_stats(int argc, char **argv)
 	ttdecode_close(&f, &t);
 	return rc < 0 ? 1 : ttdecode_finish_output(stdout, "stdout");
 }
+
+static const struct ttdecode_command cmd_stats = {
+	"stats", 1, ttdecode_stats, "stats [--from NS] [--to NS] TRACE" };
+TTDECODE_COMMAND(cmd_stats);

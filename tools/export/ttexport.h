@@ -43,7 +43,11 @@ void ttexport_walk_init(struct ttexport_walk *w, const struct ttload *t,
 			uint32_t cpu);
 enum ttexport_item ttexport_walk_next(struct ttexport_walk *w);
 
-int ttexport_mkdir(const char *dir);
+struct ttmodel;
+
+int ttexport_begin(struct ttload *t, struct ttmodel *m, const char *path,
+		   const char *dir);
+void ttexport_end(struct ttload *t, struct ttmodel *m);
 FILE *ttexport_create(const char *dir, const char *name);
 int ttexport_close(FILE *f, const char *dir, const char *name);
 int ttexport_event_id(const struct ttrace_meta_table *m, const char *name);
@@ -58,8 +62,8 @@ size_t ttexport_name(char *buf, size_t size, const struct ttload *t,
 		     enum ttexport_charset cs);
 uint64_t ttexport_ns(const struct ttload *t, uint64_t ts);
 
-/* The commands, as ttdecode's command table calls them: argv[0] TRACE,
- * argv[1] DIR. Return the exit status. */
+/* The commands, which register themselves with ttdecode and which the
+ * tests run directly: argv[0] TRACE, argv[1] DIR. Return the exit status. */
 int ttuftrace_main(int argc, char **argv);
 int ttctf_main(int argc, char **argv);
 
