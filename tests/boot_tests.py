@@ -10,7 +10,7 @@ import re
 import subprocess
 
 from qemu_run import QemuRun, QEMU_STATUS, verdict, accel, ROOT, \
-    DEFAULT_EVENTS
+    DEFAULT_EVENTS, KERNEL_ELF, ISO
 
 
 def boot_and_check(res, name, cmdline, smp, expect, status=0, accel=None,
@@ -53,11 +53,11 @@ TEXT_CRC = re.compile(r"ttrace_patch_loop: .* text crc32 0x([0-9a-f]+) over "
 
 def image_text_crc(start, size):
     """CRC-32 (zlib's, as the kernel's ttrace_crc32) of size bytes of the
-    kernel image from address start, read from build/kernel.elf's section
+    kernel image from address start, read from the booted kernel's ELF section
     headers and contents (.text, then zeros up to the page-aligned end the
     linker leaves). None when the range is not all .text and padding."""
     import zlib
-    elf = os.path.join(ROOT, "build", "kernel.elf")
+    elf = KERNEL_ELF
     hdr = subprocess.run(["readelf", "-SW", elf], capture_output=True,
                          text=True).stdout
     m = re.search(r"\]\s+\.text\s+PROGBITS\s+([0-9a-f]+)\s+([0-9a-f]+)\s+"
@@ -236,7 +236,7 @@ def run_all(res, only):
         boot_and_check(res, "boot_iso", None, 4,
                        [(r"\$ ", "ls /bin\r"), r"usertests",
                         (r"\$ ", "poweroff\r")],
-                       iso=os.path.join(ROOT, "build", "ttrace.iso"),
+                       iso=ISO,
                        timeout=60)
     if want("boot_typeahead"):
         # typed before the kernel reads the console: nothing may be lost.
@@ -410,12 +410,15 @@ def status_key(run, smp):
 
 def ttrace_off():
     """CONFIG_TTRACE=n: the kernel builds with every tracepoint compiled
-    out (not one ttrace symbol left) and still passes its ktests."""
+    out (not one ttrace symbol left) and still passes its ktests (with
+    the debug options on, as every kernel a test boots)."""
     build = os.path.join(ROOT, "build", "notrace")
     config = build + ".config"
     os.makedirs(build, exist_ok=True)
     with open(os.path.join(ROOT, "configs", "defconfig")) as f:
         text = f.read().replace("CONFIG_TTRACE=y", "# CONFIG_TTRACE is not set")
+    with open(os.path.join(ROOT, "configs", "debug.config")) as f:
+        text += f.read()
     with open(config, "w") as f:
         f.write(text)
     env = dict(os.environ, KCONFIG_CONFIG=config)
