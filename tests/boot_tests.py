@@ -203,6 +203,36 @@ def usertest_names():
     return re.findall(r'\{\s*\w+,\s*"([a-z0-9]\w*)"\s*\}', text)
 
 
+# The debug kernel's checks (docs/debug.md), each made to fire by a
+# fault= word (kern/src/init.c's memory_fault) and expected to name the
+# kind, the block and its allocating caller, or the source line.
+KMEM_PANIC = (r"panic on cpu \d+ at kern/src/kmalloc\.c:\d+: kmem: %s in a "
+              r"100-byte block allocated by memory_fault\S*\+0x[0-9a-f]+, "
+              r"found by %s")
+MEMORY_FAULTS = [
+    ("kmem_redzone", "redzone",
+     [r"kmem: redzone overwritten: 100-byte block at 0x[0-9a-f]+, found by "
+      r"kfree", r"byte at offset 100 is 0x1", r"allocated by memory_fault",
+      KMEM_PANIC % ("redzone overwritten", "kfree")]),
+    ("kmem_scan", "redzone_scan",
+     [r"kmem: redzone overwritten: 100-byte block at 0x[0-9a-f]+, found by "
+      r"the scan", r"byte at offset 100 is 0x1",
+      KMEM_PANIC % ("redzone overwritten", "the scan")]),
+    ("kmem_uaf", "uaf",
+     [r"kmem: write after free: 100-byte block at 0x[0-9a-f]+, found by "
+      r"kmalloc", r"byte at offset 8 is 0x1", r"allocated by memory_fault",
+      r"freed by memory_fault", KMEM_PANIC % ("write after free", "kmalloc")]),
+    ("kmem_guard", "guard",
+     [r"page fault", r"fault address 0xffff804[0-9a-f]{6}000",
+      r"at memory_fault\S*\+0x"]),
+    ("ubsan_shift", "shift",
+     [r"UBSAN: shift-out-of-bounds in kern/src/init\.c:\d+:\d+",
+      r"value 1 of type 'int'", r"shift 40 of type 'int'",
+      r"panic on cpu 0 at kern/src/ubsan\.c:\d+: UBSAN: shift-out-of-bounds "
+      r"in kern/src/init\.c:\d+"]),
+]
+
+
 def run_all(res, only):
     def want(name):
         return not only or only in name
@@ -231,6 +261,11 @@ def run_all(res, only):
                               r"at deliberate_fault\+0x", r"backtrace:",
                               r"kmain\+0x"],
                              status=QEMU_STATUS["PANIC"], want_panic=True)
+    for name, fault, expect in MEMORY_FAULTS:
+        if want(name):
+            boot_and_check(res, name, "fault=" + fault, 2, expect,
+                           status=QEMU_STATUS["PANIC"], want_panic=True,
+                           timeout=90)
     if want("boot_iso"):
         # GRUB, the ISO's menu entry, the initramfs module, the shell
         boot_and_check(res, "boot_iso", None, 4,

@@ -92,3 +92,40 @@ static bool test_kmalloc(void)
 	return true;
 }
 KTEST_REG(kmalloc, test_kmalloc);
+
+#ifdef CONFIG_KMEM_DEBUG
+static bool kernel_mapped(const void *va)
+{
+	uint64_t *pte = mmu_walk(mmu_kernel_pml4(), (uintptr_t)va, false);
+
+	return pte && (*pte & PTE_P);
+}
+
+/* The guard window (pmem.c): a multi-page block and a page-size kmalloc
+ * block have unmapped pages on both sides, the block's own pages are
+ * mapped to its physical pages (the direct map sees what it writes), and
+ * a freed block is unmapped. The overrun itself is boot_tests' kmem_guard. */
+static bool test_kmem_guard_pages(void)
+{
+	char *p = get_cont_pages(1, 0);
+	char *q = kmalloc(5000);
+
+	KT_ASSERT(p && q, "no memory");
+	KT_ASSERT(kernel_mapped(p) && kernel_mapped(p + PGSIZE),
+		  "block %p not mapped", p);
+	KT_ASSERT(!kernel_mapped(p - PGSIZE) && !kernel_mapped(p + 2 * PGSIZE),
+		  "block %p has a mapped neighbour", p);
+	p[PGSIZE + 7] = 0x5a;
+	KT_ASSERT(*(char *)KADDR(PADDR(p + PGSIZE + 7)) == 0x5a,
+		  "PADDR(%p) is not its page", p + PGSIZE + 7);
+	KT_ASSERT(!kernel_mapped((void *)ROUNDUP((uintptr_t)q + 5000, PGSIZE)),
+		  "kmalloc(5000) at %p: the page after it is mapped", q);
+	KT_ASSERT(ROUNDUP((uintptr_t)q + 5000, PGSIZE) - ((uintptr_t)q + 5000)
+		  < 16, "kmalloc(5000) at %p does not end its last page", q);
+	kfree(q);
+	free_cont_pages(p, 1);
+	KT_ASSERT(!kernel_mapped(p), "freed block %p still mapped", p);
+	return true;
+}
+KTEST_REG(kmem_guard_pages, test_kmem_guard_pages);
+#endif
