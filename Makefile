@@ -315,7 +315,8 @@ clean:
 
 help:
 	@echo "make run        build and boot in QEMU (SMP=$(SMP) MEM=$(MEM), ACCEL=tcg to force TCG)"
-	@echo "make test       build and run every test"
+	@echo "make test       build and run every test (on the debug kernel, $(DEBUG_BUILD)/kernel.bin: docs/debug.md)"
+	@echo "make debug-kernel  build only that kernel"
 	@echo "make menuconfig configure (also defconfig, olddefconfig)"
 	@echo "make gdb        boot halted under QEMU's gdbstub and attach gdb"
 	@echo "make bench      tracer costs: exact guest instructions, host cycles, LTTng and ftrace beside; $(BUILD)/bench.json"
