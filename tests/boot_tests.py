@@ -222,6 +222,10 @@ MEMORY_FAULTS = [
      [r"kmem: write after free: 100-byte block at 0x[0-9a-f]+, found by "
       r"kmalloc", r"byte at offset 8 is 0x1", r"allocated by memory_fault",
       r"freed by memory_fault", KMEM_PANIC % ("write after free", "kmalloc")]),
+    ("kmem_page_uaf", "page_uaf",
+     [r"panic on cpu 0 at kern/src/pmem\.c:\d+: kmem: write after free in "
+      r"page 0x[0-9a-f]+ freed by page_uaf\+0x[0-9a-f]+: byte at offset "
+      r"100 is 0x1, found by get_cont_pages"]),
     ("kmem_guard", "guard",
      [r"page fault", r"fault address 0xffff804[0-9a-f]{6}000",
       r"at memory_fault\S*\+0x"]),

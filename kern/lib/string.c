@@ -146,6 +146,25 @@ void *memchr(const void *s, int c, size_t n)
 	return NULL;
 }
 
+/* Returns the first of the n bytes at s that is not (unsigned char)c, or
+ * NULL (Linux's memchr_inv): checks poison and redzones a word at a time. */
+void *memchr_inv(const void *s, int c, size_t n)
+{
+	typedef uint64_t __attribute__((may_alias)) word_t;
+	const unsigned char *p = s, b = (unsigned char)c;
+	const word_t w = 0x0101010101010101ull * b;
+
+	for (; n && ((uintptr_t)p & 7); n--, p++)
+		if (*p != b)
+			return (void *)p;
+	for (; n >= 8 && *(const word_t *)p == w; n -= 8, p += 8)
+		;
+	for (; n; n--, p++)
+		if (*p != b)
+			return (void *)p;
+	return NULL;
+}
+
 /* Returns the length of s. */
 size_t strlen(const char *s)
 {

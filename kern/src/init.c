@@ -128,7 +128,7 @@ static void cmdline_settings(void)
 
 /* Deliberate faults for testing the panic path: fault=null|ud|panic, and
  * the debug kernel's checks (docs/debug.md): fault=redzone|redzone_scan|
- * uaf|guard|shift. */
+ * uaf|page_uaf|guard|shift. */
 static uintptr_t bad_pointer = 8;
 static size_t bad_index = 100;		/* one past a 100-byte block */
 static int bad_shift = 40;
@@ -143,6 +143,25 @@ static void wait_for_scan(void)
 	printk(KERN_WARN "fault=redzone_scan: the scan found nothing\n");
 }
 
+/* Writes to a freed page, then takes pages until the allocator hands
+ * that one out again (it panics then), and gives them back. */
+static __attribute__((noinline)) void page_uaf(void)
+{
+	char *p = get_cont_pages(0, 0), *q, *taken = NULL;
+
+	free_cont_pages(p, 0);
+	p[READ_ONCE(bad_index)] = 1;
+	for (int n = 0; n < 4096 && (q = get_cont_pages(0, 0)); n++) {
+		*(char **)q = taken;
+		taken = q;
+	}
+	while ((q = taken)) {
+		taken = *(char **)q;
+		free_cont_pages(q, 0);
+	}
+	printk(KERN_WARN "fault=page_uaf: the page was not handed out again\n");
+}
+
 /* The memory and UB faults; false when what is none of them. */
 static __attribute__((noinline)) bool memory_fault(const char *what)
 {
@@ -151,6 +170,10 @@ static __attribute__((noinline)) bool memory_fault(const char *what)
 	if (!strcmp(what, "shift")) {
 		printk(KERN_INFO "1 << %d = %d\n", READ_ONCE(bad_shift),
 		       1 << READ_ONCE(bad_shift));
+		return true;
+	}
+	if (!strcmp(what, "page_uaf")) {
+		page_uaf();
 		return true;
 	}
 	if (!strcmp(what, "guard")) {

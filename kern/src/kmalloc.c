@@ -99,25 +99,6 @@ static struct slab_index *slab_first, *slab_last;	/* kmalloc_lock */
 static struct slab_index *scan_chunk;			/* kmalloc_lock */
 static uint64_t scan_next;
 
-typedef uint64_t __attribute__((may_alias)) word_t;
-
-/* The first byte of [p, p+n) that is not b, or NULL. */
-static const uint8_t *find_not(const void *p, uint8_t b, size_t n)
-{
-	const uint8_t *s = p;
-	const word_t w = 0x0101010101010101ull * b;
-
-	for (; n && ((uintptr_t)s & 7); s++, n--)
-		if (*s != b)
-			return s;
-	for (; n >= 8 && *(const word_t *)s == w; s += 8, n -= 8)
-		;
-	for (; n; s++, n--)
-		if (*s != b)
-			return s;
-	return NULL;
-}
-
 static uint8_t *block_obj(struct kmalloc_hdr *h)
 {
 	return (uint8_t *)(h + 1);
@@ -174,14 +155,14 @@ static __noreturn void report(struct kmalloc_hdr *h, const char *what,
 /* Checks a live block's redzones; panics on a written one. */
 static void check_live(struct kmalloc_hdr *h, const char *found_by)
 {
-	const uint8_t *bad = find_not(h->redzone, REDZONE_BYTE,
+	const uint8_t *bad = memchr_inv(h->redzone, REDZONE_BYTE,
 				      sizeof(h->redzone));
 
 	if (!bad && (h->order & PAGE_CLASS))
-		bad = find_not(page_base(h), REDZONE_BYTE,
+		bad = memchr_inv(page_base(h), REDZONE_BYTE,
 			       (uint8_t *)h - page_base(h));
 	if (!bad)
-		bad = find_not(block_obj(h) + h->size, REDZONE_BYTE,
+		bad = memchr_inv(block_obj(h) + h->size, REDZONE_BYTE,
 			       block_end(h) - block_obj(h) - h->size);
 	if (bad)
 		report(h, bad < block_obj(h) ? "redzone before the block "
@@ -191,7 +172,7 @@ static void check_live(struct kmalloc_hdr *h, const char *found_by)
 /* Checks a free block's poison; panics on a written one. */
 static void check_free(struct kmalloc_hdr *h, const char *found_by)
 {
-	const uint8_t *bad = find_not(block_obj(h), POISON_BYTE,
+	const uint8_t *bad = memchr_inv(block_obj(h), POISON_BYTE,
 				      block_end(h) - block_obj(h));
 
 	if (bad)
