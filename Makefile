@@ -65,9 +65,11 @@ deps: $(DEPS_STAMP)
 # --- configuration (Kconfig, via Debian's python3-kconfiglib) ------------
 $(KCONFIG_CONFIG): | $(DEPS_STAMP)
 	$(PY) -m defconfig --kconfig Kconfig configs/defconfig
+# genconfig leaves an unchanged header alone; the touch records that it ran
 $(GEN)/config.h: $(KCONFIG_CONFIG) Kconfig | $(DEPS_STAMP)
 	@mkdir -p $(GEN)
 	$(PY) -m genconfig --header-path $@ Kconfig
+	@touch $@
 defconfig: | $(DEPS_STAMP)
 	$(PY) -m defconfig --kconfig Kconfig configs/defconfig
 olddefconfig: | $(DEPS_STAMP)

@@ -9,7 +9,8 @@
  * Pages are returned as kernel (direct-map) addresses; with
  * CONFIG_KMEM_DEBUG, blocks of more than a page as addresses in a window
  * with unmapped guard pages around them (pmem.c, docs/debug.md), which
- * PADDR() translates all the same. All functions take an irqsave lock and
+ * PADDR() translates all the same; those are only page-aligned (the
+ * physical block keeps the buddy's 2^order alignment). All functions take an irqsave lock and
  * may be called from any context.
  */
 #ifndef PMEM_H

@@ -160,20 +160,6 @@ static void poison_init(size_t npages)
 	memset(poisoned, 0, bytes);
 }
 
-/* 2^order contiguous pages between guard pages, order 0 too (kmalloc's
- * page-size blocks); NULL when none are left. Any context. */
-void *pmem_get_guarded(unsigned order)
-{
-	uint64_t irq = spin_lock_irqsave(&pmem_lock);
-	int64_t pfn = buddy_alloc(&phys_buddy, order);
-
-	spin_unlock_irqrestore(&pmem_lock, irq);
-	ttrace_page_alloc(order, pfn);
-	if (pfn < 0)
-		return NULL;
-	check_block((uint64_t)pfn, order);
-	return block_addr((uint64_t)pfn, order);
-}
 #else
 static void poison_block(uint64_t pfn, unsigned order, uintptr_t caller)
 {
@@ -261,19 +247,40 @@ void pmem_init(const struct multiboot_info *mbi)
 	       total_pages * PGSIZE >> 20, pmem_nr_free_pages());
 }
 
-/* Returns 2^order physically contiguous pages, or NULL when none are left.
- * With CONFIG_KMEM_DEBUG a block of more than a page is mapped between
- * guard pages (pmem_window_init). */
-void *get_cont_pages(unsigned order, unsigned flags)
+/* The first pfn of a free block of 2^order pages, now the caller's, or
+ * -1 when none is left. */
+static int64_t take_block(unsigned order)
 {
 	uint64_t irq = spin_lock_irqsave(&pmem_lock);
 	int64_t pfn = buddy_alloc(&phys_buddy, order);
 
 	spin_unlock_irqrestore(&pmem_lock, irq);
 	ttrace_page_alloc(order, pfn);
+	if (pfn >= 0)
+		check_block((uint64_t)pfn, order);
+	return pfn;
+}
+
+#ifdef CONFIG_KMEM_DEBUG
+/* 2^order contiguous pages between guard pages, order 0 too (kmalloc's
+ * page-size blocks); NULL when none are left. Any context. */
+void *pmem_get_guarded(unsigned order)
+{
+	int64_t pfn = take_block(order);
+
+	return pfn < 0 ? NULL : block_addr((uint64_t)pfn, order);
+}
+#endif
+
+/* Returns 2^order physically contiguous pages, or NULL when none are left.
+ * With CONFIG_KMEM_DEBUG a block of more than a page is mapped between
+ * guard pages (pmem_window_init). */
+void *get_cont_pages(unsigned order, unsigned flags)
+{
+	int64_t pfn = take_block(order);
+
 	if (pfn < 0)
 		return NULL;
-	check_block((uint64_t)pfn, order);
 #ifdef CONFIG_KMEM_DEBUG
 	void *p = order ? block_addr((uint64_t)pfn, order) :
 		KADDR((uint64_t)pfn * PGSIZE);

@@ -136,11 +136,20 @@ UBSAN_HANDLER(divrem_overflow, struct ubsan_overflow *d, uintptr_t a,
 	overflow(d, b ? "integer overflow in / or %" : "division by zero", a, b);
 }
 
+/* The handlers whose report is one operand. */
+static __noreturn void one_operand(struct ubsan_loc *loc, const char *kind,
+				   const char *what,
+				   const struct ubsan_type *type, uintptr_t v)
+{
+	ubsan_begin(loc, kind);
+	print_operand(what, type, v);
+	ubsan_end(loc, kind);
+}
+
 UBSAN_HANDLER(negate_overflow, struct ubsan_overflow *d, uintptr_t a)
 {
-	ubsan_begin(&d->loc, "integer overflow in unary -");
-	print_operand("operand", d->type, a);
-	ubsan_end(&d->loc, "integer overflow in unary -");
+	one_operand(&d->loc, "integer overflow in unary -", "operand",
+		    d->type, a);
 }
 
 UBSAN_HANDLER(shift_out_of_bounds, struct ubsan_shift *d, uintptr_t a,
@@ -182,9 +191,8 @@ UBSAN_HANDLER(load_invalid_value, struct ubsan_typed *d, uintptr_t v)
 
 UBSAN_HANDLER(vla_bound_not_positive, struct ubsan_typed *d, uintptr_t bound)
 {
-	ubsan_begin(&d->loc, "variable-length array bound not positive");
-	print_operand("bound", d->type, bound);
-	ubsan_end(&d->loc, "variable-length array bound not positive");
+	one_operand(&d->loc, "variable-length array bound not positive",
+		    "bound", d->type, bound);
 }
 
 UBSAN_HANDLER(pointer_overflow, struct ubsan_loc_only *d, uintptr_t base,

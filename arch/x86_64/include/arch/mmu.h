@@ -5,7 +5,7 @@
  *   0xffff800000000000 - ...                 KERNBASE: all of physical memory,
  *                                            mapped 1:1 (2 MiB pages, NX)
  *   0xffff804000000000 - 0xffff807fffffffff  KMEM_WINDOW: CONFIG_KMEM_DEBUG's
- *                                            guard-page window (pmem.c)
+ *                                            guard-page windows (pmem.c)
  *   0xffffffff80000000 - ...                 KERN_LOAD: the kernel image,
  *                                            linked here (-mcmodel=kernel),
  *                                            loaded at physical 1 MiB
@@ -20,7 +20,7 @@
 #define KERN_LOAD	0xffffffff80000000
 #define KERN_PHYS	0x100000
 #define ULIM		0x0000800000000000
-/* CONFIG_KMEM_DEBUG's guard window (kern/src/pmem.c): the upper half of
+/* CONFIG_KMEM_DEBUG's guard windows (kern/src/pmem.c): the upper half of
  * the direct map's PML4 slot, above any direct map this kernel makes. */
 #define KMEM_WINDOW	0xffff804000000000
 #define KMEM_WINDOW_END	0xffff808000000000
