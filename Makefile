@@ -32,6 +32,14 @@ KCFLAGS		:= -std=gnu11 -O2 -g -ffreestanding -mno-red-zone -mcmodel=kernel \
 		   -Ikern/include -Iarch/x86_64/include -I$(GEN) \
 		   -include $(GEN)/config.h
 KLDFLAGS	:= -n -z max-page-size=4096 -z noexecstack -T linker.ld
+# CONFIG_UBSAN (docs/debug.md): the compiler's undefined-behaviour checks,
+# reported by kern/src/ubsan.c. Left out: object-size (it needs the
+# optimiser's view of every object and reports nothing -O2 does not already
+# warn of) and null (a null dereference faults, with a better report).
+ifeq ($(CONFIG_UBSAN),y)
+UBSAN_FLAGS	:= -fsanitize=undefined -fno-sanitize=object-size,null
+KCFLAGS		+= $(UBSAN_FLAGS)
+endif
 # -MD, not -MMD: kern/include comes in through -idirafter (so the host's
 # libc headers win), which makes its headers system headers that -MMD
 # leaves out of the dependencies.
@@ -57,9 +65,11 @@ deps: $(DEPS_STAMP)
 # --- configuration (Kconfig, via Debian's python3-kconfiglib) ------------
 $(KCONFIG_CONFIG): | $(DEPS_STAMP)
 	$(PY) -m defconfig --kconfig Kconfig configs/defconfig
+# genconfig leaves an unchanged header alone; the touch records that it ran
 $(GEN)/config.h: $(KCONFIG_CONFIG) Kconfig | $(DEPS_STAMP)
 	@mkdir -p $(GEN)
 	$(PY) -m genconfig --header-path $@ Kconfig
+	@touch $@
 defconfig: | $(DEPS_STAMP)
 	$(PY) -m defconfig --kconfig Kconfig configs/defconfig
 olddefconfig: | $(DEPS_STAMP)
@@ -280,13 +290,32 @@ bench: $(BUILD)/kernel.bin $(INITRAMFS) $(BUILD)/tools/ttbench \
 
 # --- soak: every load at once for SOAK seconds (tests/abuse_tests.py) -----
 SOAK		?= 600
-soak: $(BUILD)/kernel.bin $(INITRAMFS) tools
+soak: $(DEBUG_BUILD)/kernel.bin $(INITRAMFS) tools
 	$(PY) tests/abuse_tests.py soak $(SOAK)
 .PHONY: soak
 
+# --- the debug kernel: what every test boots (docs/debug.md) ------------
+# configs/defconfig with configs/debug.config on top (CONFIG_KMEM_DEBUG,
+# CONFIG_UBSAN), built by a second make in build/debug/: only the kernel
+# and its ISO; the initramfs, probes and tools are the release build's.
+# `make run` and `make bench` boot build/kernel.bin, the release kernel.
+DEBUG_BUILD	:= $(BUILD)/debug
+$(DEBUG_BUILD).config: configs/defconfig configs/debug.config Kconfig \
+		scripts/mergeconfig.py | $(DEPS_STAMP)
+	@mkdir -p $(BUILD)
+	$(PY) scripts/mergeconfig.py $@ configs/defconfig configs/debug.config
+$(DEBUG_BUILD)/kernel.bin: $(DEBUG_BUILD).config FORCE
+	+$(MAKE) BUILD=$(DEBUG_BUILD) KCONFIG_CONFIG=$(DEBUG_BUILD).config \
+		DEPS_STAMP=$(DEPS_STAMP) $@
+$(DEBUG_BUILD)/ttrace.iso: $(DEBUG_BUILD)/kernel.bin $(INITRAMFS) scripts/mkiso.sh
+	sh scripts/mkiso.sh $@ $(DEBUG_BUILD)/kernel.bin "$(CMDLINE)" $(INITRAMFS)
+debug-kernel: $(DEBUG_BUILD)/kernel.bin
+FORCE:
+.PHONY: debug-kernel FORCE
+
 # --- tests ---------------------------------------------------------------
-test: $(BUILD)/kernel.bin $(BUILD)/ttrace.iso $(INITRAMFS) host-tests-build tools \
-		fuzz-build
+test: $(BUILD)/kernel.bin $(DEBUG_BUILD)/ttrace.iso $(INITRAMFS) \
+		host-tests-build tools fuzz-build
 	$(PY) tests/run_tests.py
 .PHONY: test
 
@@ -296,7 +325,8 @@ clean:
 
 help:
 	@echo "make run        build and boot in QEMU (SMP=$(SMP) MEM=$(MEM), ACCEL=tcg to force TCG)"
-	@echo "make test       build and run every test"
+	@echo "make test       build and run every test (on the debug kernel, $(DEBUG_BUILD)/kernel.bin: docs/debug.md)"
+	@echo "make debug-kernel  build only that kernel"
 	@echo "make menuconfig configure (also defconfig, olddefconfig)"
 	@echo "make gdb        boot halted under QEMU's gdbstub and attach gdb"
 	@echo "make bench      tracer costs: exact guest instructions, host cycles, LTTng and ftrace beside; $(BUILD)/bench.json"

@@ -11,7 +11,7 @@ import subprocess
 from functools import partial
 
 from qemu_run import QemuRun, QEMU_STATUS, verdict, accel, ROOT, \
-    DEFAULT_EVENTS
+    DEFAULT_EVENTS, KERNEL_ELF, ISO
 
 
 def boot_and_check(res, name, cmdline, smp, expect, status=0, accel=None,
@@ -54,11 +54,11 @@ TEXT_CRC = re.compile(r"ttrace_patch_loop: .* text crc32 0x([0-9a-f]+) over "
 
 def image_text_crc(start, size):
     """CRC-32 (zlib's, as the kernel's ttrace_crc32) of size bytes of the
-    kernel image from address start, read from build/kernel.elf's section
+    kernel image from address start, read from the booted kernel's ELF section
     headers and contents (.text, then zeros up to the page-aligned end the
     linker leaves). None when the range is not all .text and padding."""
     import zlib
-    elf = os.path.join(ROOT, "build", "kernel.elf")
+    elf = KERNEL_ELF
     hdr = subprocess.run(["readelf", "-SW", elf], capture_output=True,
                          text=True).stdout
     m = re.search(r"\]\s+\.text\s+PROGBITS\s+([0-9a-f]+)\s+([0-9a-f]+)\s+"
@@ -204,6 +204,40 @@ def usertest_names():
     return re.findall(r'\{\s*\w+,\s*"([a-z0-9]\w*)"\s*\}', text)
 
 
+# The debug kernel's checks (docs/debug.md), each made to fire by a
+# fault= word (kern/src/init.c's memory_fault) and expected to name the
+# kind, the block and its allocating caller, or the source line.
+KMEM_PANIC = (r"panic on cpu \d+ at kern/src/kmalloc\.c:\d+: kmem: %s in a "
+              r"100-byte block allocated by memory_fault\S*\+0x[0-9a-f]+, "
+              r"found by %s")
+MEMORY_FAULTS = [
+    ("kmem_redzone", "redzone",
+     [r"kmem: redzone overwritten: 100-byte block at 0x[0-9a-f]+, found by "
+      r"kfree", r"byte at offset 100 is 0x1", r"allocated by memory_fault",
+      KMEM_PANIC % ("redzone overwritten", "kfree")]),
+    ("kmem_scan", "redzone_scan",
+     [r"kmem: redzone overwritten: 100-byte block at 0x[0-9a-f]+, found by "
+      r"the scan", r"byte at offset 100 is 0x1",
+      KMEM_PANIC % ("redzone overwritten", "the scan")]),
+    ("kmem_uaf", "uaf",
+     [r"kmem: write after free: 100-byte block at 0x[0-9a-f]+, found by "
+      r"kmalloc", r"byte at offset 8 is 0x1", r"allocated by memory_fault",
+      r"freed by memory_fault", KMEM_PANIC % ("write after free", "kmalloc")]),
+    ("kmem_page_uaf", "page_uaf",
+     [r"panic on cpu 0 at kern/src/pmem\.c:\d+: kmem: write after free in "
+      r"page 0x[0-9a-f]+ freed by page_uaf\+0x[0-9a-f]+: byte at offset "
+      r"100 is 0x1, found by get_cont_pages"]),
+    ("kmem_guard", "guard",
+     [r"page fault", r"fault address 0xffff804[0-9a-f]{6}000",
+      r"at memory_fault\S*\+0x"]),
+    ("ubsan_shift", "shift",
+     [r"UBSAN: shift-out-of-bounds in kern/src/init\.c:\d+:\d+",
+      r"value 1 of type 'int'", r"shift 40 of type 'int'",
+      r"panic on cpu 0 at kern/src/ubsan\.c:\d+: UBSAN: shift-out-of-bounds "
+      r"in kern/src/init\.c:\d+"]),
+]
+
+
 # A person at the shell: each step waits for the prompt, types a line and
 # checks what comes back.
 def nprograms():
@@ -316,12 +350,15 @@ def status_key(run, smp):
 
 def ttrace_off():
     """CONFIG_TTRACE=n: the kernel builds with every tracepoint compiled
-    out (not one ttrace symbol left) and still passes its ktests."""
+    out (not one ttrace symbol left) and still passes its ktests (with
+    the debug options on, as every kernel a test boots)."""
     build = os.path.join(ROOT, "build", "notrace")
     config = build + ".config"
     os.makedirs(build, exist_ok=True)
     with open(os.path.join(ROOT, "configs", "defconfig")) as f:
         text = f.read().replace("CONFIG_TTRACE=y", "# CONFIG_TTRACE is not set")
+    with open(os.path.join(ROOT, "configs", "debug.config")) as f:
+        text += f.read()
     with open(config, "w") as f:
         f.write(text)
     env = dict(os.environ, KCONFIG_CONFIG=config)
@@ -376,13 +413,18 @@ def boot_fault(res, name):
                    status=QEMU_STATUS["PANIC"], want_panic=True)
 
 
+def memory_fault(res, name, fault, expect):
+    """A debug-kernel check made to fire (MEMORY_FAULTS)."""
+    boot_and_check(res, name, "fault=" + fault, 2, expect,
+                   status=QEMU_STATUS["PANIC"], want_panic=True, timeout=90)
+
+
 def boot_iso(res, name):
     """GRUB, the ISO's menu entry, the initramfs module, the shell."""
     boot_and_check(res, name, None, 4,
                    [(r"\$ ", "ls /bin\r"), r"usertests",
                     (r"\$ ", "poweroff\r")],
-                   iso=os.path.join(ROOT, "build", "ttrace.iso"),
-                   timeout=60)
+                   iso=ISO, timeout=60)
 
 
 def boot_typeahead(res, name):
@@ -438,8 +480,10 @@ def scenarios():
     table = [("boot_smp%d" % n, partial(ktests_boot, smp=n))
              for n in cpu_counts]
     table += [("boot_profile", boot_profile),
-              ("boot_fault", boot_fault),
-              ("boot_iso", boot_iso),
+              ("boot_fault", boot_fault)]
+    table += [(name, partial(memory_fault, fault=fault, expect=expect))
+              for name, fault, expect in MEMORY_FAULTS]
+    table += [("boot_iso", boot_iso),
               ("boot_typeahead", boot_typeahead),
               ("tsc_sync_smp4", tsc_sync),
               ("tsc_skew_smp4", tsc_skew),

@@ -13,7 +13,13 @@ import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-KERNEL = os.path.join(ROOT, "build", "kernel.bin")
+# The kernel every test boots: the debug build (docs/debug.md; the
+# Makefile's DEBUG_BUILD), with the allocators' checks and UBSAN on.
+# TEST_KBUILD=build boots the release kernel instead, to compare.
+KBUILD = os.path.join(ROOT, os.environ.get("TEST_KBUILD", "build/debug"))
+KERNEL = os.path.join(KBUILD, "kernel.bin")
+KERNEL_ELF = os.path.join(KBUILD, "kernel.elf")
+ISO = os.path.join(KBUILD, "ttrace.iso")
 INITRAMFS = os.path.join(ROOT, "build", "initramfs.cpio")
 
 

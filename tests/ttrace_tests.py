@@ -12,7 +12,8 @@ import subprocess
 import time
 import zlib
 
-from qemu_run import QemuRun, QEMU_STATUS, verdict, ROOT, DEFAULT_EVENTS
+from qemu_run import QemuRun, QEMU_STATUS, verdict, ROOT, DEFAULT_EVENTS, \
+    KERNEL, KERNEL_ELF
 
 BUILD = os.path.join(ROOT, "build")
 TTDECODE = os.path.join(BUILD, "tools", "ttdecode")
@@ -198,7 +199,7 @@ def roundtrip():
     os.makedirs(OUT, exist_ok=True)
     out = os.path.join(OUT, "roundtrip.ttr")
     p = subprocess.run(["sh", os.path.join(ROOT, "scripts", "trace.sh"),
-                        os.path.join(BUILD, "kernel.bin"),
+                        KERNEL,
                         os.path.join(BUILD, "initramfs.cpio"), out,
                         "ls -l /bin; sleep 0.05"], capture_output=True,
                        text=True, timeout=400, env=dict(os.environ, SMP="4"))
@@ -212,7 +213,7 @@ def capture(out, cmd):
     """trace.sh: boots, runs cmd, saves the trace to out. Returns why it
     failed, or ""."""
     p = subprocess.run(["sh", os.path.join(ROOT, "scripts", "trace.sh"),
-                        os.path.join(BUILD, "kernel.bin"),
+                        KERNEL,
                         os.path.join(BUILD, "initramfs.cpio"), out, cmd],
                        capture_output=True, text=True, timeout=400,
                        env=dict(os.environ, SMP="4"))
@@ -242,7 +243,7 @@ def decode_exports():
     its slices nest, syscalls are named by syscall; stats lists them."""
     import chrome_json_check
     path = os.path.join(OUT, "roundtrip.ttr")
-    kernel = os.path.join(BUILD, "kernel.bin")
+    kernel = KERNEL
     if not os.path.exists(path) or \
             os.path.getmtime(path) < os.path.getmtime(kernel):
         os.makedirs(OUT, exist_ok=True)
@@ -307,7 +308,7 @@ def boot_profile():
     out = os.path.join(OUT, "bootprof.ttr")
     svg = os.path.join(OUT, "bootprof.svg")
     p = subprocess.run(["sh", os.path.join(ROOT, "scripts", "trace.sh"),
-                        os.path.join(BUILD, "kernel.bin"),
+                        KERNEL,
                         os.path.join(BUILD, "initramfs.cpio"), out, "",
                         "boot"], capture_output=True, text=True,
                        timeout=400, env=dict(os.environ, SMP="4"))
@@ -1066,7 +1067,8 @@ def pull_trace(sock, out):
     if os.path.exists(out):
         os.remove(out)
     p = subprocess.run([os.path.join(ROOT, "scripts", "pull"), "-m", sock,
-                        "-o", out], capture_output=True, text=True,
+                        "-k", KERNEL_ELF, "-o", out], capture_output=True,
+                       text=True,
                        timeout=300)
     if p.returncode != 0:
         return "scripts/pull: %s%s" % (p.stdout[-800:], p.stderr[-800:])

@@ -703,6 +703,30 @@ static void test_rw_seek(void)
 	CHECK(remove("/tmp/ut_seek") == 0);
 }
 
+/* An offset pushed past INT64_MAX by a write (the debug kernel's UBSAN
+ * found seek_to() then computed INT64_MAX - offset, a signed overflow):
+ * every seek from there is refused, none moves the offset, no crash. */
+static void test_seek_past_int64_max(void)
+{
+	const off_t max = 0x7fffffffffffffff;
+	int fd = open("/dev/null", O_WRONLY);
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	if (lseek(fd, max, SEEK_SET) != max) {	/* a stream: nothing to test */
+		close(fd);
+		return;
+	}
+	CHECK(write(fd, "xy", 2) == 2);
+	EXPECT_ERR(lseek(fd, 1, SEEK_CUR), EINVAL);
+	EXPECT_ERR(lseek(fd, -1, SEEK_CUR), EINVAL);
+	EXPECT_ERR(lseek(fd, max, SEEK_CUR), EINVAL);
+	EXPECT_ERR(lseek(fd, 0, SEEK_CUR), EINVAL);
+	CHECK(lseek(fd, 5, SEEK_SET) == 5);
+	close(fd);
+}
+
 /* Files bigger than a page, read back at odd offsets and sizes. */
 static void test_big_file(void)
 {
@@ -1556,6 +1580,7 @@ static const struct test tests[] = {
 	{ test_badptr_out, "badptr_out" },
 	{ test_open_create, "open_create" },
 	{ test_rw_seek, "rw_seek" },
+	{ test_seek_past_int64_max, "seek_past_int64_max" },
 	{ test_big_file, "big_file" },
 	{ test_pread_pwrite, "pread_pwrite" },
 	{ test_ftruncate, "ftruncate" },

@@ -2,6 +2,8 @@
  * kmalloc: small kernel allocations in power-of-two size classes (16 bytes
  * to 2 KiB) carved from pages, larger ones straight from the page allocator.
  * Every block is 16-byte aligned. Safe from any context (irqsave lock).
+ * CONFIG_KMEM_DEBUG adds redzones, poison and guard pages (kmalloc.c,
+ * docs/debug.md); kmem_debug_tick() is its periodic check.
  */
 #ifndef KMALLOC_H
 #define KMALLOC_H
@@ -11,5 +13,12 @@
 void *kmalloc(size_t size);
 void *kzmalloc(size_t size);
 void kfree(void *p);
+#ifdef CONFIG_KMEM_DEBUG
+void kmem_debug_tick(void);
+#else
+static inline void kmem_debug_tick(void)
+{
+}
+#endif
 
 #endif /* KMALLOC_H */

@@ -6,8 +6,12 @@
  *	void *p = get_cont_pages(2, 0);		// 4 contiguous pages
  *	free_cont_pages(p, 2);
  *
- * Pages are returned as kernel (direct-map) addresses. All functions take an
- * irqsave lock and may be called from any context.
+ * Pages are returned as kernel (direct-map) addresses; with
+ * CONFIG_KMEM_DEBUG, blocks of more than a page as addresses in a window
+ * with unmapped guard pages around them (pmem.c, docs/debug.md), which
+ * PADDR() translates all the same; those are only page-aligned (the
+ * physical block keeps the buddy's 2^order alignment). All functions take an irqsave lock and
+ * may be called from any context.
  */
 #ifndef PMEM_H
 #define PMEM_H
@@ -27,5 +31,13 @@ size_t pmem_nr_free_pages(void);
 size_t pmem_nr_total_pages(void);
 uint64_t pmem_max_phys(void);
 void *boot_alloc(size_t size, size_t align);
+#ifdef CONFIG_KMEM_DEBUG
+void pmem_window_init(void);
+void *pmem_get_guarded(unsigned order);
+#else
+static inline void pmem_window_init(void)
+{
+}
+#endif
 
 #endif /* PMEM_H */

@@ -146,6 +146,34 @@ void *memchr(const void *s, int c, size_t n)
 	return NULL;
 }
 
+/* Returns the first of the n bytes at s that is not (unsigned char)c, or
+ * NULL (Linux's memchr_inv): checks poison and redzones a word at a time. */
+void *memchr_inv(const void *s, int c, size_t n)
+{
+	const unsigned char *p = s, b = (unsigned char)c;
+	const unsigned long pat = b * (~0UL / 0xff);
+
+	for (; n && !word_aligned(p); n--, p++)
+		if (*p != b)
+			return (void *)p;
+	/* a cache line a turn, as memset: the debug kernel checks every
+	 * freed page this way */
+	for (; n >= 8 * WORD_SIZE; n -= 8 * WORD_SIZE, p += 8 * WORD_SIZE) {
+		const str_word *w = (const str_word *)p;
+
+		if ((w[0] ^ pat) | (w[1] ^ pat) | (w[2] ^ pat) | (w[3] ^ pat) |
+		    (w[4] ^ pat) | (w[5] ^ pat) | (w[6] ^ pat) | (w[7] ^ pat))
+			break;
+	}
+	for (; n >= WORD_SIZE && *(const str_word *)p == pat;
+	     n -= WORD_SIZE, p += WORD_SIZE)
+		;
+	for (; n; n--, p++)
+		if (*p != b)
+			return (void *)p;
+	return NULL;
+}
+
 /* Returns the length of s. */
 size_t strlen(const char *s)
 {

@@ -24,6 +24,7 @@
 #include <ktest.h>
 #include <multiboot.h>
 #include <pmem.h>
+#include <kmalloc.h>
 #include <printk.h>
 #include <smp.h>
 #include <string.h>
@@ -72,6 +73,7 @@ static void timer_irq(struct trapframe *tf, void *arg)
 	(void)arg;
 	this_cpu()->ticks++;
 	ttrace_timer_tick(this_cpu()->ticks);
+	kmem_debug_tick();
 	sched_tick();
 }
 
@@ -124,8 +126,78 @@ static void cmdline_settings(void)
 		printk_set_level((int)level);
 }
 
-/* Deliberate faults for testing the panic path: fault=null|ud|panic. */
+/* Deliberate faults for testing the panic path: fault=null|ud|panic, and
+ * the debug kernel's checks (docs/debug.md): fault=redzone|redzone_scan|
+ * uaf|page_uaf|guard|shift. */
 static uintptr_t bad_pointer = 8;
+static size_t bad_index = 100;		/* one past a 100-byte block */
+static int bad_shift = 40;
+
+/* Waits up to 30 s for the slab scan (timer interrupts) to panic. */
+static void wait_for_scan(void)
+{
+	uint64_t start = arch_read_tsc();
+
+	while (tsc_to_ns(arch_read_tsc() - start) < 30000000000ull)
+		arch_pause();
+	printk(KERN_WARN "fault=redzone_scan: the scan found nothing\n");
+}
+
+/* Writes to a freed page, then takes pages until the allocator hands
+ * that one out again (it panics then), and gives them back. */
+static __attribute__((noinline)) void page_uaf(void)
+{
+	char *p = get_cont_pages(0, 0), *q, *taken = NULL;
+
+	free_cont_pages(p, 0);
+	p[READ_ONCE(bad_index)] = 1;
+	for (int n = 0; n < 4096 && (q = get_cont_pages(0, 0)); n++) {
+		*(char **)q = taken;
+		taken = q;
+	}
+	while ((q = taken)) {
+		taken = *(char **)q;
+		free_cont_pages(q, 0);
+	}
+	printk(KERN_WARN "fault=page_uaf: the page was not handed out again\n");
+}
+
+/* The memory and UB faults; false when what is none of them. */
+static __attribute__((noinline)) bool memory_fault(const char *what)
+{
+	char *p;
+
+	if (!strcmp(what, "shift")) {
+		printk(KERN_INFO "1 << %d = %d\n", READ_ONCE(bad_shift),
+		       1 << READ_ONCE(bad_shift));
+		return true;
+	}
+	if (!strcmp(what, "page_uaf")) {
+		page_uaf();
+		return true;
+	}
+	if (!strcmp(what, "guard")) {
+		p = get_cont_pages(1, 0);	/* the text buffer's size */
+		p[2 * PGSIZE + READ_ONCE(bad_index) - 100] = 1;
+		return true;
+	}
+	if (strcmp(what, "redzone") && strcmp(what, "redzone_scan") &&
+	    strcmp(what, "uaf"))
+		return false;
+	p = kmalloc(100);
+	if (!strcmp(what, "uaf")) {
+		kfree(p);
+		p[8] = 1;
+		kfree(kmalloc(100));	/* the same block again */
+		return true;
+	}
+	p[READ_ONCE(bad_index)] = 1;
+	if (!strcmp(what, "redzone"))
+		kfree(p);
+	else
+		wait_for_scan();
+	return true;
+}
 
 static __attribute__((noinline)) void deliberate_fault(void)
 {
@@ -140,6 +212,8 @@ static __attribute__((noinline)) void deliberate_fault(void)
 		__asm__ __volatile__("ud2");
 	else if (!strcmp(what, "panic"))
 		panic("panic requested on the command line");
+	else
+		memory_fault(what);
 }
 
 /* Starts the first process: init=PROGRAM ARGS... (default /bin/sh), with
@@ -197,6 +271,7 @@ __noreturn void kmain(uint32_t magic, uint32_t mbi_pa)
 	ttrace_boot_phase(BOOT_PHASE_MEMORY, 0);
 	pmem_init(boot_mbi);
 	mmu_init();
+	pmem_window_init();
 	ttrace_boot_phase(BOOT_PHASE_TTRACE, 0);
 	ttrace_init();
 	ttrace_boot_phase(BOOT_PHASE_TSC, 0);

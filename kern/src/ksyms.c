@@ -7,6 +7,7 @@
 #include <ksyms.h>
 #include <printk.h>
 #include <proc.h>
+#include <smp.h>
 #include <arch/mmu.h>
 
 extern const uint64_t ksym_addrs[] __attribute__((weak));
@@ -83,14 +84,35 @@ void backtrace_print_within(uintptr_t rbp, uintptr_t lo, uintptr_t hi,
 	}
 }
 
-/* backtrace_print_within() anywhere in kernel memory, after a heading:
- * for the stack the caller runs on (a panic's), with its thread's shadow
- * stack. */
+/* The stack rbp is on as [*lo, *hi): the current thread's or this CPU's
+ * boot stack; all kernel memory when it is on neither (the boot CPU's
+ * stack in the image, a #DF stack). The walk must not read past a stack's
+ * top: the page above may be unmapped (CONFIG_KMEM_DEBUG's guard pages). */
+static void stack_bounds(const struct kthread *kt, uintptr_t rbp,
+			 uintptr_t *lo, uintptr_t *hi)
+{
+	uintptr_t top = this_cpu()->stack_top;
+
+	*lo = KERNBASE;
+	*hi = UINTPTR_MAX;
+	if (kt && kt->kstack && rbp >= kt->kstack &&
+	    rbp < kt->kstack + KSTACK_SIZE) {
+		*lo = kt->kstack;
+		*hi = kt->kstack + KSTACK_SIZE;
+	} else if (top && rbp < top && rbp >= top - KSTACK_SIZE) {
+		*lo = top - KSTACK_SIZE;
+		*hi = top;
+	}
+}
+
+/* backtrace_print_within() for the stack the caller runs on (a panic's),
+ * with its thread's shadow stack, after a heading. */
 void backtrace_print(uintptr_t rbp)
 {
 	const struct kthread *kt = current_kthread();
+	uintptr_t lo, hi;
 
+	stack_bounds(kt, rbp, &lo, &hi);
 	printk(KERN_EMERG "backtrace:\n");
-	backtrace_print_within(rbp, KERNBASE, UINTPTR_MAX,
-			       kt ? &kt->fgraph : NULL);
+	backtrace_print_within(rbp, lo, hi, kt ? &kt->fgraph : NULL);
 }

@@ -190,7 +190,7 @@ long sys_pwrite(const uint64_t *a)
 static int64_t seek_to(struct chan *c, int64_t off, int whence)
 {
 	struct stat st;
-	int64_t base;
+	int64_t base, pos;
 	int r;
 
 	if (c->qid.type & QTSTREAM)
@@ -206,9 +206,10 @@ static int64_t seek_to(struct chan *c, int64_t off, int whence)
 	} else {
 		return -EINVAL;
 	}
-	if (off > 0 ? off > INT64_MAX - base : base + off < 0)
+	/* base < 0: an offset a write pushed past INT64_MAX */
+	if (base < 0 || __builtin_add_overflow(base, off, &pos) || pos < 0)
 		return -EINVAL;
-	return base + off;
+	return pos;
 }
 
 /* lseek(fd, off, whence) -> the new offset; ESPIPE on a stream. */

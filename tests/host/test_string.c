@@ -179,6 +179,31 @@ static int test_memchr(void)
 	return 0;
 }
 
+/* memchr_inv (the debug kernel's poison and redzone check): every length
+ * up to 3 cache lines at every alignment, the odd byte at every place or
+ * nowhere, in exact-size buffers (ASan: no read past the range). */
+static int test_memchr_inv(void)
+{
+	for (size_t align = 0; align < 8; align++) {
+		for (size_t n = 0; n <= 192; n++) {
+			unsigned char *mem = malloc(align + n ? align + n : 1);
+			unsigned char *buf = mem + align;
+
+			memset(buf, 0x6b, n);
+			HT_CHECK(memchr_inv(buf, 0x6b, n) == NULL);
+			HT_CHECK(memchr_inv(buf, 0x6b + 0x100, n) == NULL);
+			for (size_t k = 0; k < n; k++) {
+				buf[k] = 0x6a;
+				HT_CHECK(memchr_inv(buf, 0x6b, n) == buf + k);
+				HT_CHECK(k == 0 || memchr_inv(buf, 0x6b, k) == NULL);
+				buf[k] = 0x6b;
+			}
+			free(mem);
+		}
+	}
+	return 0;
+}
+
 /* Strings of every length at every alignment, in exact-size buffers. */
 static int test_strlen_strnlen(void)
 {
@@ -371,6 +396,7 @@ static const struct ht_test tests[] = {
 	{ test_memset, "string_memset" },
 	{ test_memcmp, "string_memcmp" },
 	{ test_memchr, "string_memchr" },
+	{ test_memchr_inv, "string_memchr_inv" },
 	{ test_strlen_strnlen, "string_strlen_strnlen" },
 	{ test_strcmp_strncmp, "string_strcmp_strncmp" },
 	{ test_strchr_strrchr, "string_strchr_strrchr" },

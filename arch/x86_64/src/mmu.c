@@ -93,7 +93,8 @@ int mmu_map(uint64_t *pml4, uintptr_t va, physaddr_t pa, uint64_t perm)
  * Maps n pages of physical memory from pa at va in the shared kernel half
  * (the module area): executable and read-only (MMU_MAP_EXEC) or writable
  * and no-execute. Returns 0, or -1 when a page table cannot be had (what
- * was mapped stays; mmu_unmap_kernel() it). Process context.
+ * was mapped stays; mmu_unmap_kernel() it). Process context, or any
+ * where the page tables exist already (the guard window's).
  */
 int mmu_map_kernel(uintptr_t va, physaddr_t pa, uint64_t n, unsigned how)
 {
@@ -106,8 +107,9 @@ int mmu_map_kernel(uintptr_t va, physaddr_t pa, uint64_t n, unsigned how)
 }
 
 /* Unmaps n pages at va mapped by mmu_map_kernel(). Only this CPU's TLB is
- * flushed: a caller that maps these addresses again first has every other
- * CPU run mmu_flush_tlb_all() (kern/src/module.c). */
+ * flushed: a caller that maps these addresses again to other pages first
+ * has every other CPU run mmu_flush_tlb_all() (kern/src/module.c); the
+ * guard window maps an address again only to the same physical page. */
 void mmu_unmap_kernel(uintptr_t va, uint64_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -128,6 +130,17 @@ void mmu_flush_tlb_all(void)
 	lcr4(cr4 & ~(uint64_t)CR4_PGE);
 	lcr4(cr4);
 	arch_irq_restore(flags);
+}
+
+/* The physical address behind va, a mapped page of the kernel's tables
+ * (the guard window's, for PADDR). */
+physaddr_t mmu_window_paddr(uintptr_t va)
+{
+	uint64_t *pte = mmu_walk(kern_pml4, va, false);
+
+	if (!pte || !(*pte & PTE_P))
+		panic("PADDR(%#lx): not mapped", va);
+	return (*pte & PTE_ADDR_MASK) | (va & (PGSIZE - 1));
 }
 
 uint64_t *mmu_kernel_pml4(void)

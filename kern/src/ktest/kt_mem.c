@@ -50,7 +50,9 @@ static bool test_pmem_contiguous(void)
 	char *p = get_cont_pages(3, MEM_ZERO);
 
 	KT_ASSERT(p, "no order-3 block");
-	KT_ASSERT(((uintptr_t)p & (8 * PGSIZE - 1)) == 0, "block %p misaligned", p);
+	/* the buddy aligns physical addresses; a guard window address
+	 * (CONFIG_KMEM_DEBUG) is only page-aligned */
+	KT_ASSERT((PADDR(p) & (8 * PGSIZE - 1)) == 0, "block %p misaligned", p);
 	for (size_t i = 0; i < 8 * PGSIZE; i++)
 		KT_ASSERT(p[i] == 0, "MEM_ZERO left byte %zu = %d", i, p[i]);
 	memset(p, 0xa5, 8 * PGSIZE);
@@ -92,3 +94,40 @@ static bool test_kmalloc(void)
 	return true;
 }
 KTEST_REG(kmalloc, test_kmalloc);
+
+#ifdef CONFIG_KMEM_DEBUG
+static bool kernel_mapped(const void *va)
+{
+	uint64_t *pte = mmu_walk(mmu_kernel_pml4(), (uintptr_t)va, false);
+
+	return pte && (*pte & PTE_P);
+}
+
+/* The guard window (pmem.c): a multi-page block and a page-size kmalloc
+ * block have unmapped pages on both sides, the block's own pages are
+ * mapped to its physical pages (the direct map sees what it writes), and
+ * a freed block is unmapped. The overrun itself is boot_tests' kmem_guard. */
+static bool test_kmem_guard_pages(void)
+{
+	char *p = get_cont_pages(1, 0);
+	char *q = kmalloc(5000);
+
+	KT_ASSERT(p && q, "no memory");
+	KT_ASSERT(kernel_mapped(p) && kernel_mapped(p + PGSIZE),
+		  "block %p not mapped", p);
+	KT_ASSERT(!kernel_mapped(p - PGSIZE) && !kernel_mapped(p + 2 * PGSIZE),
+		  "block %p has a mapped neighbour", p);
+	p[PGSIZE + 7] = 0x5a;
+	KT_ASSERT(*(char *)KADDR(PADDR(p + PGSIZE + 7)) == 0x5a,
+		  "PADDR(%p) is not its page", p + PGSIZE + 7);
+	KT_ASSERT(!kernel_mapped((void *)ROUNDUP((uintptr_t)q + 5000, PGSIZE)),
+		  "kmalloc(5000) at %p: the page after it is mapped", q);
+	KT_ASSERT(ROUNDUP((uintptr_t)q + 5000, PGSIZE) - ((uintptr_t)q + 5000)
+		  < 16, "kmalloc(5000) at %p does not end its last page", q);
+	kfree(q);
+	free_cont_pages(p, 1);
+	KT_ASSERT(!kernel_mapped(p), "freed block %p still mapped", p);
+	return true;
+}
+KTEST_REG(kmem_guard_pages, test_kmem_guard_pages);
+#endif

@@ -4,6 +4,8 @@
  *   0x0000000000000000 - 0x00007fffffffffff  user space (lower half)
  *   0xffff800000000000 - ...                 KERNBASE: all of physical memory,
  *                                            mapped 1:1 (2 MiB pages, NX)
+ *   0xffff804000000000 - 0xffff807fffffffff  KMEM_WINDOW: CONFIG_KMEM_DEBUG's
+ *                                            guard-page windows (pmem.c)
  *   0xffffffff80000000 - ...                 KERN_LOAD: the kernel image,
  *                                            linked here (-mcmodel=kernel),
  *                                            loaded at physical 1 MiB
@@ -18,6 +20,10 @@
 #define KERN_LOAD	0xffffffff80000000
 #define KERN_PHYS	0x100000
 #define ULIM		0x0000800000000000
+/* CONFIG_KMEM_DEBUG's guard windows (kern/src/pmem.c): the upper half of
+ * the direct map's PML4 slot, above any direct map this kernel makes. */
+#define KMEM_WINDOW	0xffff804000000000
+#define KMEM_WINDOW_END	0xffff808000000000
 
 #define PTE_P		(1ull << 0)
 #define PTE_W		(1ull << 1)
@@ -54,11 +60,18 @@ typedef uint64_t physaddr_t;
 
 /* Kernel virtual address of physical address pa (direct map). */
 #define KADDR(pa)	((void *)((uintptr_t)(pa) + KERNBASE))
-/* Physical address of a direct-map or kernel-image address. */
+physaddr_t mmu_window_paddr(uintptr_t va);
+
+/* Physical address of a direct-map or kernel-image address (or, with
+ * CONFIG_KMEM_DEBUG, a mapped guard-window one). */
 static inline physaddr_t PADDR(const void *va)
 {
 	uintptr_t v = (uintptr_t)va;
 
+#ifdef CONFIG_KMEM_DEBUG
+	if (v >= KMEM_WINDOW && v < KMEM_WINDOW_END)
+		return mmu_window_paddr(v);
+#endif
 	return v >= KERN_LOAD ? v - KERN_LOAD : v - KERNBASE;
 }
 #endif
