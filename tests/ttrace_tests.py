@@ -1133,7 +1133,7 @@ def pull_hung():
 def event_ids():
     """Event name -> id: ids follow the order of kern/ttrace.events."""
     ids = {}
-    with open(os.path.join(ROOT, "kern", "ttrace.events")) as f:
+    with open(os.path.join(ROOT, "kern", "trace", "ttrace.events")) as f:
         for line in f:
             line = line.strip()
             if not line or line.startswith("#") or line.startswith("group "):

@@ -35,7 +35,7 @@ import re
 import sys
 
 FORMAT_H = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                        "kern", "include", "ttrace_format.h")
+                        "kern", "trace", "lib", "ttrace_format.h")
 
 # The events file's type names: C parameter type, widening to uint64_t. The
 # enum member is TTRACE_ARG_ + the name in capitals (ttrace_format.h).

@@ -34,7 +34,7 @@
  * mutex is never held across a module's code, which attaches probes
  * itself.
  */
-#include <module.h>
+#include "module.h"
 #include <module_elf.h>
 #include <module_space.h>
 #include <ttrace.h>
@@ -55,7 +55,7 @@
 #include <arch/arch.h>
 #include <arch/mmu.h>
 
-#include "ttrace_internal.h"
+#include "internal.h"
 
 #define MODULE_VA_BASE	0xffffffffc0000000ull	/* the top GiB */
 #define MODULE_VA_END	0xfffffffffff00000ull

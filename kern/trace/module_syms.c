@@ -6,7 +6,7 @@
  * emit calls to. A probe allocates in probe_init (process context) if it
  * must; its callbacks must not.
  */
-#include <module.h>
+#include "module.h"
 #include <ttrace_probe.h>
 #include <kmalloc.h>
 #include <printfmt.h>

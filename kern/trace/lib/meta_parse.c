@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include <ttrace_meta.h>
-#include "ttrace_meta_internal.h"
+#include "meta_internal.h"
 
 /* Input cursor: every read is bounds checked; a failed one sets bad. */
 struct meta_in {

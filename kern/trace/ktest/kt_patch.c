@@ -20,7 +20,7 @@
  */
 #include <ktest.h>
 #include <atomic.h>
-#include "../ttrace_internal.h"
+#include "../internal.h"
 #include <ttrace.h>
 #include <ttrace_file.h>
 #include <printk.h>

@@ -31,7 +31,7 @@
 #include <smp.h>
 #include <timer.h>
 
-#include "ttrace_internal.h"
+#include "internal.h"
 
 enum { CTR_FREE_PAGES, CTR_RUNQ, CTR_PROCS, CTR_AUX_BYTES,
        CTR_SYSCALL_ERRORS, CTR_RING_FILL };

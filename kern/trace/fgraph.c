@@ -34,7 +34,7 @@
 #include <text_patch.h>
 #include <ttrace_ctl.h>
 
-#include "ttrace_internal.h"
+#include "internal.h"
 
 extern const uint64_t __fentry_sites_start[], __fentry_sites_end[];
 void fgraph_trampoline(void);

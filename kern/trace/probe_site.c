@@ -26,7 +26,7 @@
 #include <abi/errno.h>
 #include <arch/arch.h>
 
-#include "ttrace_internal.h"
+#include "internal.h"
 
 struct ttrace_probe {
 	ttrace_probe_fn fn;

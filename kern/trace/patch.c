@@ -19,7 +19,7 @@
 #include <text_patch.h>
 #include <ttrace_ctl.h>
 
-#include "ttrace_internal.h"
+#include "internal.h"
 
 #define BATCH	256
 

@@ -19,7 +19,7 @@
  * than LINE_MAX is cut, and ends with seqbuf's mark.
  */
 #include <kmalloc.h>
-#include <module.h>
+#include "module.h"
 #include <ns.h>
 #include <pmem.h>
 #include <seqbuf.h>
@@ -33,7 +33,7 @@
 #include <arch/mmu.h>
 #include <arch/tsc.h>
 
-#include "ttrace_internal.h"
+#include "internal.h"
 
 #define PROBES_TEXT_ORDER 5	/* 128 KiB: 16 probes of 64 keys' bars */
 #define LINE_MAX	512	/* one text line, newline included */

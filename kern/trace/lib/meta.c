@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include <ttrace_meta.h>
-#include "ttrace_meta_internal.h"
+#include "meta_internal.h"
 
 static bool conv_flag(char c)
 {

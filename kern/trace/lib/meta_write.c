@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include <ttrace_meta.h>
-#include "ttrace_meta_internal.h"
+#include "meta_internal.h"
 
 /* Output cursor: writes only inside the buffer, counts everything. */
 struct meta_out {

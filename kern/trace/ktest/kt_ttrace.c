@@ -8,7 +8,7 @@
  * at its overwrite count.
  */
 #include <ktest.h>
-#include "../ttrace_internal.h"
+#include "../internal.h"
 #include <ttrace.h>
 #include <ttrace_aux.h>
 #include <ttrace_decode.h>

@@ -10,7 +10,7 @@
  * returning to user mode would, so the grace period can complete.
  */
 #include <ktest.h>
-#include "../ttrace_internal.h"
+#include "../internal.h"
 #include <ttrace.h>
 #include <ttrace_probe.h>
 #include <trace_ring.h>

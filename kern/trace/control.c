@@ -12,7 +12,7 @@
 #include <ttrace_aux.h>
 #include <ttrace_ctl.h>
 #include <ttrace_probe_spec.h>
-#include <module.h>
+#include "module.h"
 #include <trace_ring.h>
 #include <atomic.h>
 #include <kmsg.h>
@@ -26,7 +26,7 @@
 #include <arch/arch.h>
 #include <arch/mmu.h>
 
-#include "ttrace_internal.h"
+#include "internal.h"
 
 static struct ttrace_ctl_cmd ctl_cmd;		/* ctl mutex */
 static char ctl_err[sizeof(ctl_cmd.err)];	/* ctl mutex */

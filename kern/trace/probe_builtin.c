@@ -33,7 +33,7 @@
 #include <arch/mmu.h>
 #include <arch/tsc.h>
 
-#include "ttrace_internal.h"
+#include "internal.h"
 
 #define MAX_PROBES	16
 #define COUNT_KEYS	256

@@ -14,7 +14,7 @@
 #include <arch/mmu.h>
 #include <arch/tsc.h>
 
-#include "ttrace_internal.h"
+#include "internal.h"
 
 /* CPU 0 records 3 phases per AP (start, SIPI, online) */
 #define MAX_PHASES	(BOOT_PHASE_COUNT + 3 * CONFIG_MAX_NUM_CPUS)

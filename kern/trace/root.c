@@ -24,7 +24,7 @@
 #include <arch/mmu.h>
 #include <arch/tsc.h>
 
-#include "ttrace_internal.h"
+#include "internal.h"
 
 /* How long `hang` waits for the other CPUs to stop: long, because a test
  * reads the trace only once they have, on a host that may be busy. */

@@ -31,7 +31,7 @@
 #include <abi/errno.h>
 #include <arch/mmu.h>
 
-#include "../../src/ttrace_dev.h"
+#include "ttrace_dev.h"
 
 enum { Qdir, Qctl, Qevents, Qstats, Qmarker, Qversion, Qmeta, Qaux, Qtsc,
        Qfuncs, Qprobes, Qcounters,

@@ -46,7 +46,7 @@
 #include <arch/mmu.h>
 #include <arch/tsc.h>
 
-#include "ttrace_internal.h"
+#include "internal.h"
 
 #define EARLY_ENTRIES	128
 #define SINK_ENTRIES	2

@@ -21,7 +21,7 @@
 #include <arch/arch.h>
 #include <abi/insn_mark.h>
 
-#include "ttrace_internal.h"
+#include "internal.h"
 
 #define BATCH	1000
 #define BATCHES	1000		/* 1M operations per figure */

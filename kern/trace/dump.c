@@ -24,7 +24,7 @@
 #include <string.h>
 #include <arch/arch.h>
 
-#include "ttrace_internal.h"
+#include "internal.h"
 
 #define HEX_LINE	48		/* bytes per console line */
 #define DUMP_ENTRIES	1024		/* entries per RECORDS section */
