@@ -3,7 +3,7 @@
  * /dev/ttrace. A Plan 9 device: a table of the fixed files and a generator
  * that adds four files per online CPU with their lengths as they are now;
  * the channel layer walks, stats and lists with it. Reads and writes are
- * calls on the tracer's device side (kern/src/ttrace_dev.h); this file
+ * calls on the tracer's device side (internal.h); this file
  * holds no ring or aux logic.
  *
  *	ctl	commands in, state out	events	event list
@@ -12,13 +12,13 @@
  *	aux	header + aux snapshot	funcs	function-graph filter
  *	tsc	each CPU's TSC offset from CPU 0's (struct ttrace_file_tsc)
  *	probes	the built-in probes and their results (docs/probes.md)
- *	counters the counters' current values (ttrace_counters.c)
+ *	counters the counters' current values (counters.c)
  *	cpuN	CPU N's records as text	rawN	CPU N's records, binary
  *	streamN	... consumed as they come
  *	snapN	CPU N's ring as a snapshot probe copied it, as rawN
  *
  * Each open of a per-CPU file, aux or probes gets its own reader
- * (ttrace_reader.c: cursor, snapshot, waiting for slots in flight),
+ * (reader.c: cursor, snapshot, waiting for slots in flight),
  * shared by the processes that share the open file.
  */
 #include <ns.h>
@@ -31,7 +31,7 @@
 #include <abi/errno.h>
 #include <arch/mmu.h>
 
-#include "ttrace_dev.h"
+#include "internal.h"
 
 enum { Qdir, Qctl, Qevents, Qstats, Qmarker, Qversion, Qmeta, Qaux, Qtsc,
        Qfuncs, Qprobes, Qcounters,

@@ -1,8 +1,23 @@
 /*
- * ttrace_internal.h: the tracer object, for the files that implement the
- * tracer (ttrace*.c) and the in-kernel tests that look inside it. The
- * #ttrace device uses only ttrace_dev.h (included here), the rest of the
- * kernel only ttrace.h.
+ * internal.h: the tracer's own header, for the files of kern/trace (and
+ * their ktests) only; the rest of the kernel includes kern/include/ttrace.h
+ * (tracepoints, context words, aux names, boot hooks), and probe modules
+ * kern/include/ttrace_probe.h. Two parts:
+ *
+ *	control and readers	what the #ttrace device (devttrace.c) and
+ *				in-kernel users of ctl (ktests, the benchmark)
+ *				call, without the tracer object: commands in,
+ *				texts and readers out. Process context, no
+ *				lock held.
+ *	the tracer object	struct ttrace and its locks, for the files
+ *				that implement the tracer.
+ *
+ * A read of cpuN, rawN, streamN, snapN, aux or probes goes through a
+ * reader (reader.c), made at open and freed at close:
+ *
+ *	struct ttrace_reader *r = ttrace_reader_new(TTRACE_READ_RAW, cpu);
+ *	long n = ttrace_reader_read(r, buf, size, off);
+ *	ttrace_reader_free(r);
  *
  * Locks, outermost first:
  *	ctl_lock + ctl_busy	the ctl mutex: one control operation at a
@@ -27,7 +42,60 @@
 #include <text_patch.h>
 #include <ttrace_probe.h>
 
-#include "ttrace_dev.h"
+struct seqbuf;
+struct ttrace_version;
+struct ttrace_file_tsc;
+
+/* Carries out one ctl command of len bytes (control.c). Returns 0,
+ * or -EINVAL with *why set to a message (with the usage), valid until the
+ * next call; nothing changes on error. */
+int ttrace_control(const char *text, size_t len, const char **why);
+/* Sets the function-graph filter (the funcs file), as ttrace_control(). */
+int ttrace_funcs_control(const char *text, size_t len, const char **why);
+/* Records a user annotation (the marker file). */
+void ttrace_mark(const char *text, size_t len);
+/* Sets the group mask bits under bits to value and re-arms; returns the
+ * old mask. For in-kernel users (tests, the benchmark). */
+uint64_t ttrace_set_mask(uint64_t value, uint64_t bits);
+
+/* The small text files, made afresh for each read: each appends its text
+ * to s (seqbuf.h: what fits, the rest counted). */
+void ttrace_state_text(struct seqbuf *s);	/* ctl */
+void ttrace_events_text(struct seqbuf *s);	/* events */
+void ttrace_stats_text(struct seqbuf *s);	/* stats */
+void ttrace_funcs_text(struct seqbuf *s);	/* funcs */
+void ttrace_counters_text(struct seqbuf *s);	/* counters */
+
+/* The fixed binary files: version, tsc (returns the bytes filled, one
+ * struct per online CPU), and rawN's size (one CPU's ring, now). */
+void ttrace_fill_version(struct ttrace_version *v);
+size_t ttrace_tsc_offsets(struct ttrace_file_tsc *t);
+uint64_t ttrace_ring_bytes(void);
+
+/* What a reader reads; the order of the per-CPU kinds is the device's. */
+enum ttrace_read_kind {
+	TTRACE_READ_TEXT,	/* cpuN: the records as text, to a snapshot */
+	TTRACE_READ_RAW,	/* rawN: runs, to the head at the first read */
+	TTRACE_READ_STREAM,	/* streamN: runs, never ending */
+	TTRACE_READ_SNAP,	/* snapN: runs of the snapshot probe's copy */
+	TTRACE_READ_AUX,	/* aux: version header + aux snapshot */
+	TTRACE_READ_PROBES,	/* probes: the probes' results as text */
+};
+
+struct ttrace_reader;
+
+/* Returns a reader of kind for CPU cpu (ignored by aux and probes), or
+ * NULL when memory is short. */
+struct ttrace_reader *ttrace_reader_new(enum ttrace_read_kind kind,
+					uint32_t cpu);
+/* Reads up to n bytes at off (used by aux and probes only: the others
+ * are streams of their own). Returns the count, 0 at the end, or -errno.
+ * Readers sharing r are serialised. */
+long ttrace_reader_read(struct ttrace_reader *r, void *buf, size_t n,
+			uint64_t off);
+/* Frees r (NULL is fine). */
+void ttrace_reader_free(struct ttrace_reader *r);
+
 
 struct ttrace {
 	struct trace_ring rings[CONFIG_MAX_NUM_CPUS];
@@ -54,7 +122,7 @@ void ttrace_freeze(void);
 void ttrace_thaw(struct ttrace *t);
 void ttrace_early_adopt(struct ttrace *t);
 
-/* The aux buffer and the rings (ttrace.c). */
+/* The aux buffer and the rings (core.c). */
 void ttrace_aux_blob(unsigned tag, uint64_t ident, const void *p, size_t n);
 const struct ttrace_aux *ttrace_aux_unlocked(void);
 int ttrace_aux_read(void *out, size_t size, struct ttrace_aux_view *view);
@@ -64,7 +132,7 @@ void ttrace_fill_version_bounds(struct ttrace_version *v, uint64_t aux_first,
 struct trace_ring *ttrace_ring_of(uint32_t core);
 extern const char *const ttrace_boot_phase_names[BOOT_PHASE_COUNT];
 
-/* Control: the ctl mutex (ttrace_control.c), a grace period over every
+/* Control: the ctl mutex (control.c), a grace period over every
  * CPU and re-arming from the ctl state, both with the mutex held. */
 void ttrace_ctl_mutex_enter(void);
 void ttrace_ctl_mutex_exit(void);
@@ -72,11 +140,11 @@ void ttrace_grace_period(void);
 void ttrace_quiet_turn(void);
 void ttrace_rearm_locked(void);
 
-/* The probe API for callers that hold the ctl mutex (ttrace_probe.c). */
+/* The probe API for callers that hold the ctl mutex (probe_site.c). */
 int ttrace_probe_attach_locked(uint32_t id, ttrace_probe_fn fn, void *arg);
 unsigned ttrace_probe_detach_arg_locked(void *arg);
 
-/* The built-in probes (ttrace_probes.c): ctl commands with the ctl mutex
+/* The built-in probes (probe_builtin.c): ctl commands with the ctl mutex
  * held, results as text, the snapshot's rings. */
 const char *ttrace_probes_control(const char *text, size_t len);
 void ttrace_probes_text(struct seqbuf *s);
@@ -84,7 +152,7 @@ uint32_t ttrace_snap_read(uint32_t cpu, struct trace_ring_cursor *cur,
 			  uint64_t *end, struct ttrace_entry *out, size_t max,
 			  struct trace_ring_run *run);
 
-/* Counters (ttrace_counters.c): ctl `counters`, with the ctl mutex held,
+/* Counters (counters.c): ctl `counters`, with the ctl mutex held,
  * and the current values as text. */
 const char *ttrace_counters_set(uint32_t ms, bool all);
 
@@ -96,12 +164,12 @@ uint64_t ttrace_ring_end(uint32_t cpu);
 void ttrace_ring_oldest(uint32_t cpu, struct trace_ring_cursor *cur);
 void ttrace_ring_get_stats(uint32_t cpu, struct trace_ring_stats *st);
 
-/* The root record for pulls from outside (ttrace_root.c). */
+/* The root record for pulls from outside (root.c). */
 void ttrace_root_begin(void);
 void ttrace_root_end(void);
 void ttrace_root_update(void);
 __noreturn void ttrace_hang(void);
-/* Static keys and function sites (ttrace_patch.c, ttrace_fgraph.c). */
+/* Static keys and function sites (patch.c, fgraph.c). */
 void ttrace_patch_sync(enum text_patch_mode mode);
 bool ttrace_patch_consistent(void);
 void ttrace_patch_counts(uint64_t *sites, uint64_t *live);

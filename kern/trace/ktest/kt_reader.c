@@ -1,5 +1,5 @@
 /*
- * In-kernel tests of the #ttrace readers (ttrace_reader.c) where only the
+ * In-kernel tests of the #ttrace readers (../reader.c) where only the
  * kernel can make the case: a reader whose start fails for want of
  * memory, read again and again.
  */
@@ -9,7 +9,7 @@
 #include <abi/errno.h>
 #include <arch/mmu.h>
 
-#include "../ttrace_dev.h"
+#include "../internal.h"
 
 /* Takes every free block of order 1 or more, as order-1 blocks chained
  * through their first word; returns the chain. */

@@ -13,7 +13,7 @@
 #include <arch/arch.h>
 #include <arch/tsc.h>
 
-#include "../../trace/internal.h"
+#include "../internal.h"
 
 #define NTASKS	4
 #define ROUNDS	200
