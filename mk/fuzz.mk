@@ -33,7 +33,7 @@ FUZZ_SRCS_ctl		:= kern/trace/lib/ctl_parse.c kern/lib/parse_num.c $(FUZZ_META_SR
 FUZZ_SRCS_probe		:= kern/trace/lib/probe_parse.c $(FUZZ_SRCS_ctl)
 # the exporters through ttdecode's own command table: fuzz_export.c
 # includes tools/ttdecode.c (its main renamed), so every ttdecode source
-# but that one, and kern/lib's host code
+# but that one, and the host library's code (LIB_SRCS)
 FUZZ_SRCS_export	:= tests/fuzz/reseal.c \
 			   $(filter-out tools/ttdecode.c,$(TTDECODE_SRCS)) \
 			   $(LIB_SRCS)

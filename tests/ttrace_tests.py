@@ -1131,7 +1131,7 @@ def pull_hung():
 # ---- probes (docs/probes.md) ----------------------------------------------
 
 def event_ids():
-    """Event name -> id: ids follow the order of kern/ttrace.events."""
+    """Event name -> id: ids follow the order of kern/trace/ttrace.events."""
     ids = {}
     with open(os.path.join(ROOT, "kern", "trace", "ttrace.events")) as f:
         for line in f:

@@ -1,7 +1,7 @@
 /*
  * ttrace_emit.h: the small fixed interface between the generated
  * tracepoints (build/gen/ttrace_events.h) and the kernel. The generator
- * writes, for every event in kern/ttrace.events,
+ * writes, for every event in kern/trace/ttrace.events,
  *
  *	static __always_inline void ttrace_irq_enter(uint32_t vector)
  *	{
@@ -9,7 +9,7 @@
  *			ttrace_emit_1(TTRACE_EV_IRQ_ENTER, (uint64_t)vector);
  *	}
  *
- * and the kernel (kern/src/ttrace.c) implements what is declared here:
+ * and the kernel (kern/trace/core.c) implements what is declared here:
  *  - ttrace_armed[]: one byte per event id, 1 when the event is recorded;
  *    kept up to date by ttrace_ctl_rearm() (ttrace_ctl.h).
  *  - ttrace_emit_0 .. ttrace_emit_5: record an event with that many
@@ -74,7 +74,7 @@ void ttrace_probe_fire(uint32_t id, const uint64_t *args, uint32_t nargs);
  * In the kernel (TTRACE_STATIC_KEYS) it is a static key: a 5-byte NOP, one
  * instruction and no memory access when the event is disarmed, recorded in
  * the .ttrace_sites table (struct ttrace_site) with the addresses of the
- * recording code and of the probe call; kern/src/ttrace_patch.c turns it
+ * recording code and of the probe call; kern/trace/patch.c turns it
  * into a jmp to one of them whenever the event is armed (ttrace_armed[]),
  * to the probe call when a probe is attached (ctl state probed[]), and
  * back (through the text patcher, text_patch.h). So an armed event with no

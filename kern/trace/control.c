@@ -1,7 +1,7 @@
 /*
  * ttrace control and reporting: what the #ttrace device's ctl, stats and
- * marker files do, as calls on the tracer core. Parsing is kern/lib's
- * (ttrace_ctl.c); this file carries commands out and writes the state as
+ * marker files do, as calls on the tracer core. Parsing is the pure
+ * lib/ctl_parse.c's; this file carries commands out and writes the state as
  * text.
  *
  * Who may change state: the kernel has no users or permissions yet, so
@@ -230,7 +230,7 @@ static const char *resize_rings(struct ttrace *t, uint64_t kb)
 }
 
 /* The ctl mutex, the grace period and re-arming, for the other parts of
- * the tracer that change what is armed (ttrace_probe.c): the same rules
+ * the tracer that change what is armed (probe_site.c): the same rules
  * as the static functions they wrap. */
 void ttrace_ctl_mutex_enter(void)
 {

@@ -1,8 +1,8 @@
 /*
  * ttrace, kernel side: the tracer object and its lifecycle. The ring and
- * aux logic itself is pure code in kern/lib (trace_ring.c, ttrace_aux.c);
+ * aux logic itself is pure code in lib/ (ring.c, aux.c);
  * this file owns their memory and locks and wires them to CPUs, pages and
- * the TSC. All of it lives in one struct ttrace (ttrace_internal.h), as
+ * the TSC. All of it lives in one struct ttrace (internal.h), as
  * Zircon's ktrace state: rings, aux, control state and their locks.
  *
  * Boot: ttrace_early_init() runs a few instructions into kmain, with a
@@ -24,7 +24,7 @@
  * is not preemptible and tracepoints do not run kernel messages, so no CPU
  * is still inside a tracepoint that started before), then change things
  * under the rings' write lock, which every reader takes for reading, then
- * re-arm. Callers hold the ctl mutex (ttrace_control.c).
+ * re-arm. Callers hold the ctl mutex (control.c).
  */
 #include <ttrace.h>
 #include <ttrace_aux.h>
@@ -54,7 +54,7 @@
 uint8_t ttrace_armed[TTRACE_NUM_EVENTS];
 uint8_t ttrace_ctx_live;
 static uint8_t ttrace_enabled[TTRACE_NUM_EVENTS];
-static uint8_t ttrace_probed[TTRACE_NUM_EVENTS];	/* ttrace_probe.c */
+static uint8_t ttrace_probed[TTRACE_NUM_EVENTS];	/* probe_site.c */
 struct ttrace ttrace_main = {
 	.rings_lock = RWLOCK_INIT("ttrace_rings"),
 	.aux_lock = RWLOCK_INIT("ttrace_aux"),

@@ -1,5 +1,5 @@
 /*
- * module.h: loadable probe modules (kern/src/module.c, docs/probes.md).
+ * module.h: loadable probe modules (kern/trace/module.c, docs/probes.md).
  * A module is a relocatable object that defines
  *
  *	int probe_init(void);		// attach probes; 0 or an error

@@ -1,5 +1,5 @@
 /*
- * The symbols a probe module may call (kern/src/module.c links its
+ * The symbols a probe module may call (kern/trace/module.c links its
  * undefined symbols against this table and nothing else): the probe API,
  * the pure helpers built-in probes use (field access, keyed tables, log2
  * histograms), formatting, and the few string functions the compiler may

@@ -1,12 +1,12 @@
 /*
  * Static keys: every tracepoint site is a 5-byte NOP (ttrace_emit.h, table
  * .ttrace_sites), and every function a 5-byte NOP at its entry (table
- * __patchable_function_entries, ttrace_fgraph.c). ttrace_patch_sync() makes the text agree
+ * __patchable_function_entries, fgraph.c). ttrace_patch_sync() makes the text agree
  * with the one notion of "armed" the tracer has, ttrace_armed[] (set by
  * ttrace_ctl_rearm() from the mask and the enable flags): a site of an
  * armed event is a jmp to its recording code, any other site the NOP it
  * was compiled as. Every path that changes ttrace_armed[] calls it before
- * it returns (ttrace.c, ttrace_control.c, ttrace_dump.c), under the ctl
+ * it returns (core.c, control.c, dump.c), under the ctl
  * mutex, at boot, or in panic with the other CPUs stopped.
  *
  * It compares each site's text with what it must be and patches only the

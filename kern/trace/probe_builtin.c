@@ -1,7 +1,7 @@
 /*
  * The built-in probes: what the ctl commands `probe NAME KIND ...` and
- * `unprobe NAME` attach (grammar: kern/lib/ttrace_probe_spec.c,
- * docs/probes.md), on the probe API (ttrace_probe.c).
+ * `unprobe NAME` attach (grammar: kern/trace/lib/probe_parse.c,
+ * docs/probes.md), on the probe API (probe_site.c).
  *
  *	filter		suppress the records whose tests fail
  *	count		count hits, per key

@@ -1,5 +1,5 @@
 /*
- * ttrace_probe.c: the probe API (kern/include/ttrace_probe.h): callbacks
+ * probe_site.c: the probe API (kern/include/ttrace_probe.h): callbacks
  * attached to events at run time.
  *
  * Each event has a singly linked list of probes, its head in

@@ -1,6 +1,6 @@
 /*
- * ttrace_reader.c: the readers behind the #ttrace files that keep state
- * between reads (ttrace_dev.h): cpuN, rawN, streamN and snapN with a
+ * reader.c: the readers behind the #ttrace files that keep state
+ * between reads (internal.h): cpuN, rawN, streamN and snapN with a
  * cursor in a ring, aux and probes with a snapshot taken at the first read.
  * The device makes one per open, so processes sharing the open file share
  * it, under its lock.

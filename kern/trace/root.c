@@ -1,5 +1,5 @@
 /*
- * The root record (kern/include/ttrace_root.h): where a host finds the
+ * The root record (kern/trace/lib/ttrace_root.h): where a host finds the
  * trace in this machine's physical memory when the machine cannot help,
  * hung with interrupts off on every CPU (scripts/pull, docs/pull.md).
  *

@@ -1,6 +1,6 @@
 /*
  * Host tests of the exporters (tools/ttuftrace.c, tools/ttctf.c): a trace
- * built by hand (entries with their seq, names through kern/lib's aux
+ * built by hand (entries with their seq, names through kern/trace/lib's aux
  * ring, a LOSS section, a wide event with continuations, one CPU without
  * records) is loaded with tools/ttload.c, exported into a fresh directory,
  * and the bytes checked: every uftrace .dat word (depths kept consistent

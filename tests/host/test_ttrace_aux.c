@@ -1,5 +1,5 @@
 /*
- * Host tests of the aux record ring (kern/lib/ttrace_aux.c): wrapping,
+ * Host tests of the aux record ring (kern/trace/lib/aux.c): wrapping,
  * overwriting, records in flight, snapshot trimming, name lookup, writers
  * racing a reader, and the reader's walk on hostile bytes.
  */

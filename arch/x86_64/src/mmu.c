@@ -107,7 +107,7 @@ int mmu_map_kernel(uintptr_t va, physaddr_t pa, uint64_t n, unsigned how)
 
 /* Unmaps n pages at va mapped by mmu_map_kernel(). Only this CPU's TLB is
  * flushed: a caller that maps these addresses again first has every other
- * CPU run mmu_flush_tlb_all() (kern/src/module.c). */
+ * CPU run mmu_flush_tlb_all() (kern/trace/module.c). */
 void mmu_unmap_kernel(uintptr_t va, uint64_t n)
 {
 	for (size_t i = 0; i < n; i++) {

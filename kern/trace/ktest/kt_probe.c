@@ -1,5 +1,5 @@
 /*
- * In-kernel tests of the probe API (kern/src/ttrace_probe.c):
+ * In-kernel tests of the probe API (kern/trace/probe_site.c):
  *  - a probe sees every hit of its event with the right arguments, and its
  *    answer decides the record; an event whose group is off stays armed
  *    for its probe, and records nothing;

@@ -1,5 +1,5 @@
 /*
- * ttrace_aux.c: the aux record ring. ttrace_aux.h describes the offsets, the
+ * aux.c: the aux record ring. ttrace_aux.h describes the offsets, the
  * locking split and why a reader's copy can be trusted; this file keeps to
  * that plan. Everything that reads a snapshot (ttrace_aux_trim, the
  * iterator, lookups) treats the bytes as hostile: lengths are checked

@@ -1,5 +1,5 @@
 /*
- * ttrace_ctl.c: the group mask, the per-event armed bytes and the ctl
+ * ctl_parse.c: the group mask, the per-event armed bytes and the ctl
  * commands. ttrace_ctl.h gives the rules; the parser's one promise is
  * that it reads the whole command, resolving every name, before it reports
  * success, so a bad command changes nothing.
@@ -9,7 +9,7 @@
  * parser that fills a struct ttrace_ctl_cmd from them, the change it makes
  * to the ctl state, and its arguments for the usage text, which is built
  * from the table. A command whose apply is NULL is the kernel's to carry
- * out (ttrace_control.c: clear, mode, bufsize, hang, counters); one whose
+ * out (../control.c: clear, mode, bufsize, hang, counters); one whose
  * parse is NULL is only named in the usage: the kernel hands it to another
  * parser first (probe, unprobe: ttrace_probe_spec.h).
  */

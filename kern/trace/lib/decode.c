@@ -1,5 +1,5 @@
 /*
- * ttrace_decode.c: pairing entries into events, and formatting events as
+ * decode.c: pairing entries into events, and formatting events as
  * text lines. See ttrace_decode.h for the rules; the point of this file is
  * that nothing it reads (entries, metadata, names) is trusted: formats are
  * re-checked, each conversion is printed on its own with the exact C type

@@ -1,5 +1,5 @@
 /*
- * ttrace_file.c: writing and walking ttrace trace files (ttrace_file.h,
+ * file.c: writing and walking ttrace trace files (ttrace_file.h,
  * docs/trace-file.md). Pure code shared by the kernel, the user `ttrace`
  * tool and the host tools: no allocation, no system calls.
  *

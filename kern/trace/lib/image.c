@@ -1,5 +1,5 @@
 /*
- * ttrace_image.c: writes a whole trace file (docs/trace-file.md) from the
+ * image.c: writes a whole trace file (docs/trace-file.md) from the
  * tracer's structures in memory: header, VERSION, META, each CPU's RECORDS
  * and LOSS runs, RANGE, AUX, TSC, each CPU's STATS, END: the order `ttrace
  * save` writes too (docs/trace-file.md). The rings are read with

@@ -1,8 +1,8 @@
 /*
- * ttrace_meta.c: event metadata: format-string checking and the table's
+ * meta.c: event metadata: format-string checking and the table's
  * small queries (a group by bit, the default mask, the blob checksum).
- * The blob form lives beside it: ttrace_meta_write.c serialises a table,
- * ttrace_meta_parse.c parses a blob back into one. The blob layout is in
+ * The blob form lives beside it: meta_write.c serialises a table,
+ * meta_parse.c parses a blob back into one. The blob layout is in
  * ttrace_format.h.
  */
 #include <string.h>

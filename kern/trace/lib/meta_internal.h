@@ -1,6 +1,6 @@
 /*
- * ttrace_meta_internal.h: what the three metadata files (ttrace_meta.c,
- * ttrace_meta_write.c, ttrace_meta_parse.c) share and nobody else needs.
+ * meta_internal.h: what the three metadata files (meta.c,
+ * meta_write.c, meta_parse.c) share and nobody else needs.
  */
 #ifndef TTRACE_META_INTERNAL_H
 #define TTRACE_META_INTERNAL_H

@@ -1,10 +1,10 @@
 /*
- * ttrace_meta_parse.c: a metadata blob parsed back into a table
+ * meta_parse.c: a metadata blob parsed back into a table
  * (ttrace_meta_arena_size, ttrace_meta_parse). The blob comes from a file,
  * so the parser assumes it is hostile: every read is bounds checked, and it
- * rejects anything that is not exactly what ttrace_meta_write.c writes
+ * rejects anything that is not exactly what meta_write.c writes
  * (names, ids, groups, types, the checksum, every format against its
- * arguments, with ttrace_meta.c's checker).
+ * arguments, with meta.c's checker).
  */
 #include <string.h>
 

@@ -1,8 +1,8 @@
 /*
- * ttrace_meta_write.c: the metadata blob written from a table
+ * meta_write.c: the metadata blob written from a table
  * (ttrace_meta_serialise), in the layout of ttrace_format.h. It is the one
  * serialiser: the kernel's blob is made with it at build time
- * (tools/ttmetablob.c), and ttrace_meta_parse.c accepts exactly what it
+ * (tools/ttmetablob.c), and meta_parse.c accepts exactly what it
  * writes. Writes stay inside the caller's buffer and the size is counted
  * regardless, so a first call with a short buffer says how much to give.
  */

@@ -1,6 +1,6 @@
 /*
- * module_elf.h: the pure part of the probe module loader (kern/lib/
- * module_elf.c): checking an ELF64 x86-64 relocatable object, laying out
+ * module_elf.h: the pure part of the probe module loader
+ * (module_elf.c): checking an ELF64 x86-64 relocatable object, laying out
  * its allocated sections in two regions (code, then the rest), applying its
  * RELA relocations (R_X86_64_64, PC32, PLT32, 32, 32S, each range-checked)
  * and finding its global functions. Every error is a message naming the

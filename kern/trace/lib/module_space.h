@@ -1,8 +1,8 @@
 /*
- * module_space.h: the probe modules' address space (kern/lib/
- * module_space.c), a fixed run of pages handed out first fit and given
+ * module_space.h: the probe modules' address space
+ * (module_space.c), a fixed run of pages handed out first fit and given
  * back, one bit per page in a bitmap the caller provides. It deals in page
- * numbers only; kern/src/module.c turns them into addresses, and makes
+ * numbers only; kern/trace/module.c turns them into addresses, and makes
  * every CPU forget a run's old translations before it frees it for reuse.
  * Pure: host-tested.
  *

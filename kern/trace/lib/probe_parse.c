@@ -1,5 +1,5 @@
 /*
- * ttrace_probe_spec.c: the built-in probes' ctl grammar, their field tests,
+ * probe_parse.c: the built-in probes' ctl grammar, their field tests,
  * a lock-free keyed counter table and log2 histogram math; the rules are
  * in ttrace_probe_spec.h. As for the ctl parser, a command is parsed whole,
  * every name resolved against the event metadata, before it is reported

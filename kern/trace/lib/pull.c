@@ -1,5 +1,5 @@
 /*
- * ttrace_pull.c: the root record's checks and the host's rebuilding of the
+ * pull.c: the root record's checks and the host's rebuilding of the
  * tracer from memory dumps (ttrace_root.h, ttrace_pull.h, docs/pull.md).
  *
  * The root record is the only thing the host finds by itself; everything

@@ -1,5 +1,5 @@
 /*
- * trace_ring.c: the slow parts of the per-CPU trace ring: set-up, mode and
+ * ring.c: the slow parts of the per-CPU trace ring: set-up, mode and
  * clear, counters, the saturate-mode and multi-entry writers and the
  * reader. The writer fast path is inline in trace_ring.h, which also
  * explains the protocol.

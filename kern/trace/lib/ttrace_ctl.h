@@ -42,7 +42,7 @@
  *				or with "all" every one of them
  * (probe and unprobe are named in the usage but parsed by
  * ttrace_probe_spec.h, to which the kernel hands them first.) The commands
- * are one table in ttrace_ctl.c, {name, op, words, parse, apply, usage},
+ * are one table in ctl_parse.c, {name, op, words, parse, apply, usage},
  * which also builds the usage text.
  * Numbers are decimal or 0x hex. ttrace_ctl_parse() parses the whole
  * command before anything changes; on error it returns a message (with the

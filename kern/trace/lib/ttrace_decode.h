@@ -89,7 +89,7 @@ struct ttrace_fmt_step {
 	const char *conv;	/* the conversion (its '%') in the format */
 	uint16_t litlen;
 	uint8_t kind;		/* enum ttrace_fmt_kind */
-	uint8_t flags;		/* TTRACE_FMT_INT: how (ttrace_decode.c) */
+	uint8_t flags;		/* TTRACE_FMT_INT: how (decode.c) */
 };
 
 #define TTRACE_PLAN_MAX		16	/* longer formats: parsed at each use */

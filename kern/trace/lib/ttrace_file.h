@@ -18,7 +18,7 @@
  *
  * Like ttrace_format.h this header uses only fixed-width types, so the
  * kernel, the user tool and the host tools all read it as is. The code
- * (kern/lib/ttrace_file.c) is pure: no allocation, no I/O; the writer hands
+ * (kern/trace/lib/file.c) is pure: no allocation, no I/O; the writer hands
  * bytes to a callback and the reader walks a caller's buffer, checking every
  * bound, so hostile files cannot make it read out of bounds.
  *
@@ -236,7 +236,7 @@ TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_end) == 16, "end payload");
 				 TTRACE_FILE_CRC_SIZE)
 
 /* ------------------------------------------------------------------------ */
-/* Code (kern/lib/ttrace_file.c)                                             */
+/* Code (kern/trace/lib/file.c)                                             */
 /* ------------------------------------------------------------------------ */
 
 /*

@@ -2,10 +2,10 @@
  * ttrace_image.h: a trace file written straight from the tracer's memory:
  * the rings, the aux buffer, the metadata and the TSC offsets, as they lie
  * in memory, with no device file in between. Two writers use it: the
- * kernel's panic flight recorder (kern/src/ttrace_dump.c), over its own
+ * kernel's panic flight recorder (kern/trace/dump.c), over its own
  * live structures once every other CPU has stopped, and the host's pull
  * (tools/ttpull.c), over copies of them taken out of a hung guest's
- * memory (kern/lib/ttrace_pull.c rebuilds the structures around them).
+ * memory (kern/trace/lib/pull.c rebuilds the structures around them).
  * So the ring-reading rules (runs, seq checks, declared losses) exist
  * once, in trace_ring_read(), for both.
  *

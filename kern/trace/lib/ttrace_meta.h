@@ -5,7 +5,7 @@
  *
  * There are two forms of the same thing:
  *  - a table (struct ttrace_meta_table): compiled into the kernel by
- *    tools/gen_events.py from kern/ttrace.events (ttrace_meta_builtin), or
+ *    tools/gen_events.py from kern/trace/ttrace.events (ttrace_meta_builtin), or
  *    rebuilt by ttrace_meta_parse() from a blob;
  *  - a blob: the byte serialisation documented in ttrace_format.h and
  *    docs/trace-format.md. The kernel stores it as an aux record with tag

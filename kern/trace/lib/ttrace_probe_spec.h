@@ -1,9 +1,9 @@
 /*
- * ttrace_probe_spec.h: the pure parts of the built-in probes (kern/lib/
- * ttrace_probe_spec.c): the grammar of the ctl commands that attach and
+ * ttrace_probe_spec.h: the pure parts of the built-in probes
+ * (probe_parse.c): the grammar of the ctl commands that attach and
  * remove them, the fields and tests a probe reads from an event, the keyed
  * table that counts per key, and the log2 histogram math. Host-tested; the
- * kernel side (kern/src/ttrace_probes.c) carries the parsed commands out.
+ * kernel side (kern/trace/probe_builtin.c) carries the parsed commands out.
  *
  * ctl commands (docs/probes.md has the full grammar and examples):
  *	probe NAME filter EVENT TEST...

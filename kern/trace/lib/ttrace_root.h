@@ -3,8 +3,8 @@
  * tells a host where the trace lives in the guest's PHYSICAL memory, so the
  * trace can be pulled out of a hung guest by the hypervisor with no guest
  * code running (scripts/pull, docs/pull.md). Shared by the kernel, which
- * keeps it current (kern/src/ttrace_root.c), and the host, which reads it
- * from a memory dump (kern/lib/ttrace_pull.c, tools/ttpull.c).
+ * keeps it current (kern/trace/root.c), and the host, which reads it
+ * from a memory dump (kern/trace/lib/pull.c, tools/ttpull.c).
  *
  * Finding it: the kernel symbol `ttrace_root` (nm build/kernel.elf); its
  * physical address is the ELF segment's load address for that symbol

@@ -5,7 +5,7 @@
  * same file from the same pieces.
  *
  * save streams: each section goes out in chunks of CHUNK bytes through the
- * ttrace_file writer (kern/lib/ttrace_file.c), so a trace of any size needs
+ * ttrace_file writer (kern/trace/lib/file.c), so a trace of any size needs
  * CHUNK bytes of memory. Records come from rawN as runs (each a RECORDS or
  * LOSS section's payload): one consistent picture of each ring as of the
  * first read, every missing index declared. The file's size and CRC-32
