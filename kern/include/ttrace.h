@@ -1,9 +1,13 @@
 /*
  * ttrace: the kernel's tracer, as the rest of the kernel sees it.
  *
- * Tracepoints are the generated emitters, one per line of kern/trace/ttrace.events:
+ * Tracepoints are the generated emitters, one per line of
+ * kern/trace/ttrace.events:
  *
- *	ttrace_irq_enter(vector);	// one byte load + branch when off
+ *	ttrace_irq_enter(vector);	// a 5-byte NOP when off
+ *
+ * A disarmed site is a static key (ttrace_emit.h): one NOP, no load and no
+ * branch; arming the event patches it into a jmp to the recording code.
  *
  * Each CPU records into its own ring of 64-byte entries (kern/trace/
  * lib/ring.c) stamped with rdtsc; names (syscalls, processes, kthreads,

@@ -7,8 +7,9 @@
  * byte per event:
  *	armed[id] = (mask >> group(id) & 1) && enabled[id] || probed[id]
  * (probed[]: a probe is attached, ttrace_probe.h; the probe then decides
- * whether the record is written) and each tracepoint costs one byte load and a well-predicted branch when
- * off (see the generated ttrace_events.h).
+ * whether the record is written). In the kernel the armed bytes decide
+ * only which sites are patched: a tracepoint is a static key, a 5-byte NOP
+ * when off (ttrace_emit.h, kern/trace/patch.c); host code reads the byte.
  *
  * The mask is changed only with atomic read-modify-writes, so any CPU may
  * flip bits at any time (the seed's setbits stored the new bits over the
