@@ -29,7 +29,7 @@ KCFLAGS		:= -std=gnu11 -O2 -g -ffreestanding -mno-red-zone -mcmodel=kernel \
 		   -fno-pic -fno-pie -fno-omit-frame-pointer -mgeneral-regs-only \
 		   -fno-stack-protector -fno-asynchronous-unwind-tables \
 		   -fno-common $(WARN) -MMD -MP \
-		   -Ikern/include -Iarch/x86_64/include -I$(GEN) \
+		   -Ikern/include -Ikern/trace/lib -Iarch/x86_64/include -I$(GEN) \
 		   -include $(GEN)/config.h
 KLDFLAGS	:= -n -z max-page-size=4096 -z noexecstack -T linker.ld
 # CONFIG_UBSAN (docs/debug.md): the compiler's undefined-behaviour checks,
@@ -45,7 +45,8 @@ endif
 # leaves out of the dependencies.
 HOSTCFLAGS	:= -std=gnu11 -g -O1 -fsanitize=address,undefined \
 		   -fno-sanitize-recover=all -fno-omit-frame-pointer $(WARN) \
-		   -idirafter kern/include -I$(GEN) -Itests/host -pthread -MD -MP
+		   -idirafter kern/include -idirafter kern/trace/lib -I$(GEN) \
+		   -Itests/host -pthread -MD -MP
 
 all: $(BUILD)/kernel.bin host-tests-build tools
 .PHONY: all
@@ -80,18 +81,18 @@ savedefconfig: | $(DEPS_STAMP)
 	$(PY) -m savedefconfig --kconfig Kconfig --out configs/defconfig
 .PHONY: defconfig olddefconfig menuconfig savedefconfig
 
-# --- generated tracepoints (kern/ttrace.events) -----------------------------
+# --- generated tracepoints (kern/trace/ttrace.events) -----------------------------
 EVENTS_GEN := $(GEN)/ttrace_events.h $(GEN)/ttrace_events.c
 # The generator rewrites only files whose text changed; the stamp records
 # that it ran, so make does not run it again and again.
-$(GEN)/ttrace_events.stamp: kern/ttrace.events tools/gen_events.py \
-		kern/include/ttrace_format.h | $(DEPS_STAMP)
+$(GEN)/ttrace_events.stamp: kern/trace/ttrace.events tools/gen_events.py \
+		kern/trace/lib/ttrace_format.h | $(DEPS_STAMP)
 	@mkdir -p $(GEN)
-	$(PY) tools/gen_events.py kern/ttrace.events $(GEN)
+	$(PY) tools/gen_events.py kern/trace/ttrace.events $(GEN)
 	@touch $@
 $(EVENTS_GEN): $(GEN)/ttrace_events.stamp
 	@:
-# The metadata blob: that table serialised by kern/lib's own serialiser, run
+# The metadata blob: that table serialised by kern/trace/lib's serialiser, run
 # on the host (tools/ttmetablob.c; its rule is in mk/tools.mk).
 $(GEN)/ttrace_meta_blob.c: $(BUILD)/tools/ttmetablob
 	$< > $@.tmp
@@ -102,10 +103,13 @@ $(GEN)/ttrace_meta_blob.c: $(BUILD)/tools/ttmetablob
 # explains): obj-y always, obj-$(CONFIG_FOO) with an option (an unset option
 # makes that `obj-`, which nothing reads), subdir-y the folders below,
 # notrace-y those built without fentry NOPs, CFLAGS_foo.o one object's flags.
+# notrace-dir := y says the folder and every folder below it are built
+# without fentry NOPs, but for its trace-y (kern/trace/Makefrag).
 # kbuild_dir reads one folder's lists into KERN_OBJS and NOTRACE_OBJS, and
-# its host-y (kern/lib/Makefrag) into LIB_SRCS, the pure sources the host
-# tests build.
-KDIRS		:= kern/src arch/x86_64/src kern/drivers/dev kern/lib
+# its host-y (kern/lib/Makefrag, kern/trace/lib/Makefrag) into LIB_SRCS, the
+# pure sources the host tests build. $(2) is the notrace-dir of the folder
+# above.
+KDIRS		:= kern/src arch/x86_64/src kern/drivers/dev kern/trace kern/lib
 KERN_OBJS	:=
 NOTRACE_OBJS	:=
 LIB_SRCS	:=
@@ -113,17 +117,22 @@ define kbuild_dir
 obj-y :=
 obj- :=
 notrace-y :=
+notrace-dir := $(2)
+trace-y :=
 subdir-y :=
 subdir- :=
 host-y :=
 include $(1)/Makefrag
+notrace-dir.$(1) := $$(notrace-dir)
 KERN_OBJS += $$(addprefix $$(BUILD)/kern/$(1)/,$$(obj-y))
-NOTRACE_OBJS += $$(addprefix $$(BUILD)/kern/$(1)/,$$(notrace-y))
+NOTRACE_OBJS += $$(addprefix $$(BUILD)/kern/$(1)/,$$(if $$(notrace-dir),\
+	$$(filter-out $$(trace-y),$$(obj-y)),$$(notrace-y)))
 LIB_SRCS += $$(addprefix $(1)/,$$(host-y:.o=.c))
 $$(foreach o,$$(obj-y),$$(if $$(CFLAGS_$$(o)),$$(eval \
 	$$(BUILD)/kern/$(1)/$$(o): KCFLAGS += $$(CFLAGS_$$(o)))))
 $$(foreach o,$$(obj-y) $$(obj-),$$(eval CFLAGS_$$(o) :=))
-$$(foreach d,$$(subdir-y),$$(eval $$(call kbuild_dir,$(1)/$$(d))))
+$$(foreach d,$$(subdir-y),$$(eval $$(call kbuild_dir,$(1)/$$(d),\
+	$$(notrace-dir.$(1)))))
 endef
 $(foreach d,$(KDIRS),$(eval $(call kbuild_dir,$(d))))
 ifeq ($(CONFIG_TTRACE),y)
@@ -134,7 +143,8 @@ endif
 # The function-graph tracer (docs/function-graph.md): every function starts
 # with a patchable entry listed in __patchable_function_entries, except in
 # the notrace-y objects; scripts/fentry_nops.py makes each one 5-byte NOP in
-# the linked kernel. Single functions elsewhere say `notrace` (compiler.h).
+# the linked kernel (the tracer's folder, kern/trace, is all notrace).
+# Single functions elsewhere say `notrace` (compiler.h).
 # FENTRY=y gives the sites without CONFIG_TTRACE (scripts/bench.py's
 # baseline, which tells their cost from the tracer's).
 ifneq ($(filter y,$(CONFIG_TTRACE) $(FENTRY)),)
@@ -213,10 +223,11 @@ gdb: $(BUILD)/kernel.bin $(INITRAMFS)
 .PHONY: iso run gdb
 
 # --- the host library and host tests ------------------------------------
-# kern/lib's pure files (host-y in kern/lib/Makefrag) are compiled once per
-# host flag set into a library: build/host/libklib.a with HOSTCFLAGS (ASan,
-# UBSan) for the host tests, build/tools/libklib.a with TOOLS_CFLAGS
-# (mk/tools.mk) for the tools. A host test is tests/host/test_NAME.c linked
+# The pure files (host-y in kern/lib/Makefrag and kern/trace/lib/Makefrag)
+# are compiled once per host flag set into a library: build/host/libklib.a
+# with HOSTCFLAGS (ASan, UBSan) for the host tests, build/tools/libklib.a
+# with TOOLS_CFLAGS (mk/tools.mk) for the tools; their names differ, as ar
+# keeps one member per name. A host test is tests/host/test_NAME.c linked
 # with the library, plus the tools/ objects mk/tools.mk names for it; every
 # object is compiled once, under build/host/obj/ (mirroring the tree).
 HOSTAR		?= ar

@@ -16,26 +16,27 @@ FUZZ_TARGETS	?=
 FUZZ_CC		:= clang-14
 FUZZ_CFLAGS	:= -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=all -fno-omit-frame-pointer $(WARN) \
-		   -idirafter kern/include -I$(GEN) -Itests/fuzz $(TOOLS_INC) -Iuser
+		   -idirafter kern/include -idirafter kern/trace/lib -I$(GEN) \
+		   -Itests/fuzz $(TOOLS_INC) -Iuser
 
 # What each target links besides its own file: the parser under test.
-FUZZ_META_SRCS	:= kern/lib/ttrace_meta.c kern/lib/ttrace_meta_parse.c \
-		   kern/lib/ttrace_meta_write.c
-FUZZ_SRCS_ttload	:= tests/fuzz/reseal.c kern/lib/ttrace_file.c $(FUZZ_META_SRCS) \
-			   kern/lib/ttrace_aux.c kern/lib/ttrace_decode.c \
+FUZZ_META_SRCS	:= kern/trace/lib/meta.c kern/trace/lib/meta_parse.c \
+		   kern/trace/lib/meta_write.c
+FUZZ_SRCS_ttload	:= tests/fuzz/reseal.c kern/trace/lib/file.c $(FUZZ_META_SRCS) \
+			   kern/trace/lib/aux.c kern/trace/lib/decode.c \
 			   kern/lib/printfmt.c kern/lib/tsc_sync.c \
 			   kern/lib/cmdline.c kern/lib/parse_num.c \
 			   kern/lib/seqbuf.c $(TTLOAD_SRCS)
 # ctl and probe: the one ctl table, whose probe rows parse in
 # ttrace_probe_spec.c
-FUZZ_SRCS_ctl		:= kern/lib/ttrace_ctl.c kern/lib/ttrace_probe_spec.c \
+FUZZ_SRCS_ctl		:= kern/trace/lib/ctl_parse.c kern/trace/lib/probe_parse.c \
 			   kern/lib/parse_num.c $(FUZZ_META_SRCS) \
 			   kern/lib/printfmt.c kern/lib/seqbuf.c \
 			   $(GEN)/ttrace_events.c
 FUZZ_SRCS_probe		:= $(FUZZ_SRCS_ctl)
 # the exporters through ttdecode's own command table: fuzz_export.c
 # includes tools/ttdecode.c (its main renamed), so every ttdecode source
-# but that one, and kern/lib's host code
+# but that one, and the host library's code (LIB_SRCS)
 FUZZ_SRCS_export	:= tests/fuzz/reseal.c \
 			   $(filter-out tools/ttdecode.c,$(TTDECODE_SRCS)) \
 			   $(LIB_SRCS)
@@ -44,7 +45,7 @@ FUZZ_SRCS_cmdline	:= kern/lib/cmdline.c kern/lib/parse_num.c
 FUZZ_SRCS_elf		:= kern/lib/elf_check.c
 FUZZ_SRCS_cpio		:= kern/lib/cpio_newc.c
 FUZZ_SRCS_sh		:= user/sh_parse.c
-FUZZ_SRCS_module	:= kern/lib/module_elf.c kern/lib/printfmt.c
+FUZZ_SRCS_module	:= kern/trace/lib/module_elf.c kern/lib/printfmt.c
 FUZZ_NAMES		:= ttload export ctl probe cmdline elf cpio sh module
 
 define FUZZ_RULES

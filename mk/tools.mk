@@ -13,8 +13,8 @@
 #			share (ttexport.c)
 #
 # They read only the documented file format: the shared headers come from
-# kern/include through -idirafter (so the host's own <string.h> wins over
-# the kernel's), and the pure kern/lib code they need comes from
+# kern/include and kern/trace/lib through -idirafter (so the host's own
+# <string.h> wins over the kernel's), and the pure code they need comes from
 # build/tools/libklib.a, compiled once, not copied. Objects go under
 # build/tools/obj/. TOOLS_SAN=1 adds AddressSanitizer/UBSan.
 #
@@ -22,7 +22,8 @@
 #	build/tools/ttdecode verify build/trace.ttr
 
 TOOLS_INC	:= -Itools -Itools/load -Itools/export
-TOOLS_CFLAGS	:= -std=gnu11 -O2 -g $(WARN) -idirafter kern/include
+TOOLS_CFLAGS	:= -std=gnu11 -O2 -g $(WARN) -idirafter kern/include \
+		   -idirafter kern/trace/lib
 ifeq ($(TOOLS_SAN),1)
 TOOLS_CFLAGS	+= -fsanitize=address,undefined -fno-sanitize-recover=all \
 		   -fno-omit-frame-pointer
@@ -56,7 +57,7 @@ $(BUILD)/tools/ttdecode: $(call toolobj,$(TTDECODE_SRCS)) $(TOOLS_LIB)
 TOOLS += $(BUILD)/tools/ttdecode
 
 # The build's metadata blob writer (tools/ttmetablob.c): the generated event
-# table, serialised and checked by kern/lib's metadata code.
+# table, serialised and checked by kern/trace/lib's metadata code.
 $(call toolobj,tools/ttmetablob.c $(GEN)/ttrace_events.c): \
 	TOOLS_CFLAGS += -I$(GEN)
 $(call toolobj,tools/ttmetablob.c $(GEN)/ttrace_events.c): | $(EVENTS_GEN)
@@ -89,12 +90,13 @@ $(BUILD)/host/test_ttrace_pull: $(call hostobj,$(TTLOAD_SRCS))
 # The host half of `make bench`: the kernel's fast-path code timed on this
 # CPU (tools/ttbench.c explains why). Its own copies of the two files it
 # times, with fixed flags: its figures must not depend on TOOLS_SAN.
-$(BUILD)/tools/ttbench: tools/ttbench.c kern/lib/trace_ring.c \
-		kern/lib/ttrace_aux.c kern/include/trace_ring.h \
-		kern/include/ttrace_aux.h
+$(BUILD)/tools/ttbench: tools/ttbench.c kern/trace/lib/ring.c \
+		kern/trace/lib/aux.c kern/trace/lib/trace_ring.h \
+		kern/trace/lib/ttrace_aux.h
 	@mkdir -p $(dir $@)
-	$(HOSTCC) -std=gnu11 -O2 $(WARN) -idirafter kern/include -o $@ \
-		tools/ttbench.c kern/lib/trace_ring.c kern/lib/ttrace_aux.c
+	$(HOSTCC) -std=gnu11 -O2 $(WARN) -idirafter kern/include \
+		-idirafter kern/trace/lib -o $@ \
+		tools/ttbench.c kern/trace/lib/ring.c kern/trace/lib/aux.c
 
 TOOLS += $(BUILD)/tools/ttbench
 

@@ -21,7 +21,7 @@ UCFLAGS		:= -std=gnu11 -O2 -g -ffreestanding -fno-pic -fno-pie \
 		   -fno-stack-protector -fno-omit-frame-pointer \
 		   -fno-asynchronous-unwind-tables -mgeneral-regs-only \
 		   $(WARN) -MMD -MP \
-		   -Iuser/include -Ikern/include
+		   -Iuser/include -Ikern/include -Ikern/trace/lib
 ULDFLAGS	:= -static -z noexecstack -T user/user.ld
 
 uobj		= $(patsubst %.c,$(UBUILD)/obj/%.o,$(1))

@@ -20,7 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = os.path.join(ROOT, "build")
 PLUGIN = os.path.join(B, "plugins", "ttinsn.so")
 INITRD = os.path.join(B, "initramfs.cpio")
-N_OPS = 1000            # kernel regions (kern/src/bench.c BATCH)
+N_OPS = 1000            # kernel regions (kern/trace/bench.c BATCH)
 N_GETPID = 100000       # user regions (user/bin/insnbench.c)
 
 

@@ -24,7 +24,7 @@ INITRAMFS = os.path.join(ROOT, "build", "initramfs.cpio")
 
 
 # On the command line of a test that checks the records of the events on
-# by default (kern/ttrace.events): `TTRACE_MASK=all|none make test` leaves
+# by default (kern/trace/ttrace.events): `TTRACE_MASK=all|none make test` leaves
 # its boot at the defaults, since with every function traced the rings wrap
 # many times a second, and with nothing on there is nothing to check.
 DEFAULT_EVENTS = "ttrace.mask=default"

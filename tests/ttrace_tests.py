@@ -1201,9 +1201,9 @@ def one_writer():
 # ---- probes (docs/probes.md) ----------------------------------------------
 
 def event_ids():
-    """Event name -> id: ids follow the order of kern/ttrace.events."""
+    """Event name -> id: ids follow the order of kern/trace/ttrace.events."""
     ids = {}
-    with open(os.path.join(ROOT, "kern", "ttrace.events")) as f:
+    with open(os.path.join(ROOT, "kern", "trace", "ttrace.events")) as f:
         for line in f:
             line = line.strip()
             if not line or line.startswith("#") or line.startswith("group "):

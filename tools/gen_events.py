@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""gen_events.py: generate ttrace's event code from kern/ttrace.events.
+"""gen_events.py: generate ttrace's event code from kern/trace/ttrace.events.
 
-    python3 tools/gen_events.py kern/ttrace.events build/gen
+    python3 tools/gen_events.py kern/trace/ttrace.events build/gen
 
 writes (only when their contents change, so make does not rebuild for
 nothing) into the output directory:
@@ -22,10 +22,10 @@ The metadata blob (ttrace_meta_blob) is not made here: build/tools/ttmetablob
 (tools/ttmetablob.c) serialises the table with the kernel's own
 ttrace_meta_serialise(), so there is one serialiser. The numbers and limits
 this script checks against (argument types, aux tags, TTRACE_MAX_ARGS,
-TTRACE_META_MAX_*) are read from kern/include/ttrace_format.h, the one place
+TTRACE_META_MAX_*) are read from kern/trace/lib/ttrace_format.h, the one place
 that says them; this file keeps only the events file's spelling of them.
 
-The syntax is described at the top of kern/ttrace.events and in
+The syntax is described at the top of kern/trace/ttrace.events and in
 docs/trace-format.md. Errors name file:line and exit with status 1.
 Python 3 standard library only.
 """
@@ -35,7 +35,7 @@ import re
 import sys
 
 FORMAT_H = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                        "kern", "include", "ttrace_format.h")
+                        "kern", "trace", "lib", "ttrace_format.h")
 
 # The events file's type names: C parameter type, widening to uint64_t. The
 # enum member is TTRACE_ARG_ + the name in capitals (ttrace_format.h).

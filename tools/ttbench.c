@@ -1,7 +1,7 @@
 /*
  * ttbench: the tracer's fast paths measured on the host CPU, in user space,
- * with the very code the kernel inlines (kern/include/trace_ring.h and the
- * aux writer of kern/lib/ttrace_aux.c). `make bench` runs it beside the
+ * with the very code the kernel inlines (kern/trace/lib/trace_ring.h and the
+ * aux writer of kern/trace/lib/aux.c). `make bench` runs it beside the
  * in-guest benchmark because cycle counts inside a guest are only real
  * under hardware virtualisation, which some hosts (PVM, TCG) do not give.
  *

@@ -29,8 +29,8 @@
  * and status 1. CPUs are merged on CPU 0's clock: the loader subtracts the
  * TSC offsets the file carries (TSC section), and verify warns when one is
  * beyond TSC_SYNC_BOUND_NS. Decoding reuses kern/lib: pairing of continuations and
- * formatting (ttrace_decode.c), metadata (ttrace_meta.c), names from the
- * aux snapshot (ttrace_aux.c), so the host prints exactly what the kernel
+ * formatting (kern/trace/lib/decode.c), metadata (kern/trace/lib/meta.c), names from the
+ * aux snapshot (kern/trace/lib/aux.c), so the host prints exactly what the kernel
  * would.
  */
 #include <stdbool.h>

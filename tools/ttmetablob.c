@@ -4,9 +4,9 @@
  *
  *	build/tools/ttmetablob > build/gen/ttrace_meta_blob.c
  *
- * tools/gen_events.py turns kern/ttrace.events into the metadata table
+ * tools/gen_events.py turns kern/trace/ttrace.events into the metadata table
  * (ttrace_meta_builtin in build/gen/ttrace_events.c). This program is linked
- * with that table and kern/lib's metadata code: it serialises the table with
+ * with that table and kern/trace/lib's metadata code: it serialises the table with
  * ttrace_meta_serialise(), parses the blob back with ttrace_meta_parse()
  * (which checks every name, type and format string), and prints it as C:
  * ttrace_meta_blob[] and ttrace_meta_blob_size, which the kernel stores in

@@ -12,7 +12,7 @@
  *				dumped again after the regions, must be
  *				identical to ROOT
  *
- * The work is kern/lib's: ttrace_root_check() and ttrace_pull_image()
+ * The work is kern/trace/lib's: ttrace_root_check() and ttrace_pull_image()
  * rebuild the ring and aux descriptors around the dumps, and
  * ttrace_image_write() writes the file exactly as the kernel's panic dump
  * does, reading the rings with trace_ring_read(): every index lands in a

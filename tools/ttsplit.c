@@ -4,7 +4,7 @@
  * several `ttrace save /dev/host/out`) cut into OUTPREFIX-0.ttr,
  * OUTPREFIX-1.ttr, ... It prints how many.
  *
- * Where each file ends is found by kern/lib's reader in stream mode
+ * Where each file ends is found by kern/trace/lib's reader in stream mode
  * (ttrace_file_open_stream): the header, every section's frame, CRC and
  * padding, and the END section (section count, whole-file CRC, size) are
  * checked, so only whole files are written; what sections hold is left to

@@ -1,6 +1,6 @@
 /*
  * fgraph.h: the function-graph tracer's per-thread shadow stack and its
- * interface to the tracer (kern/src/ttrace_fgraph.c; docs/function-graph.md).
+ * interface to the tracer (kern/trace/fgraph.c; docs/function-graph.md).
  *
  * Every kernel function outside the tracer starts with a 5-byte NOP
  * (-fpatchable-function-entry=5 made one NOP by scripts/fentry_nops.py;

@@ -1,24 +1,27 @@
 /*
  * ttrace: the kernel's tracer, as the rest of the kernel sees it.
  *
- * Tracepoints are the generated emitters, one per line of kern/ttrace.events:
+ * Tracepoints are the generated emitters, one per line of
+ * kern/trace/ttrace.events:
  *
- *	ttrace_irq_enter(vector);	// one byte load + branch when off
+ *	ttrace_irq_enter(vector);	// a 5-byte NOP when off
  *
- * Each CPU records into its own ring of 64-byte entries (kern/lib/
- * trace_ring.c) stamped with rdtsc; names (syscalls, processes, kthreads,
+ * A disarmed site is a static key (ttrace_emit.h): one NOP, no load and no
+ * branch; arming the event patches it into a jmp to the recording code.
+ *
+ * Each CPU records into its own ring of 64-byte entries (kern/trace/
+ * lib/ring.c) stamped with rdtsc; names (syscalls, processes, kthreads,
  * boot phases, event metadata, user markers) go to the aux string buffer
- * (kern/lib/ttrace_aux.c) under an rwlock. Every record carries the context
+ * (kern/trace/lib/aux.c) under an rwlock. Every record carries the context
  * it was made in (ttrace_format.h): the per-CPU type base and context word
  * below are set when the context changes, so the fast path only copies
  * them.
  *
  * This is the tracer's public face: what a kernel file that records
  * events, names things or drives the boot includes. The device and
- * control side (ctl, the files' texts and readers) is private to the
- * tracer, in kern/src/ttrace_dev.h; the tracer object in
- * kern/src/ttrace_internal.h. The device that exposes the trace is
- * kern/drivers/dev/devttrace.c.
+ * control side (ctl, the files' texts and readers) and the tracer object
+ * are private to the tracer, in kern/trace/internal.h; the device that
+ * exposes the trace is kern/trace/devttrace.c.
  */
 #ifndef TTRACE_H
 #define TTRACE_H
@@ -96,8 +99,8 @@ void ttrace_ctx_switch(struct per_cpu_info *pcpui, const struct kthread *kt);
  * Whether syscalls must keep this CPU's context words (ttrace_ctx_syscall()
  * on entry, ttrace_ctx_user() on exit): while any event is on. A static
  * key, as an event's site is: a 5-byte NOP, patched to a jmp to `live`
- * while ttrace_ctx_live is set (ttrace_patch.c), so with nothing on a
- * syscall pays one instruction. ttrace_control.c sets it, patches, and
+ * while ttrace_ctx_live is set (kern/trace/patch.c), so with nothing on a
+ * syscall pays one instruction. kern/trace/control.c sets it, patches, and
  * waits a grace period before arming anything, so no record carries a
  * context a syscall did not set.
  */

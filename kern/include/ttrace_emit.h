@@ -1,38 +1,47 @@
 /*
  * ttrace_emit.h: the small fixed interface between the generated
  * tracepoints (build/gen/ttrace_events.h) and the kernel. The generator
- * writes, for every event in kern/ttrace.events,
+ * (tools/gen_events.py) writes, for every event in kern/trace/ttrace.events,
  *
  *	static __always_inline void ttrace_irq_enter(uint32_t vector)
  *	{
- *		if (unlikely(ttrace_is_armed(TTRACE_EV_IRQ_ENTER)))
- *			ttrace_emit_1(TTRACE_EV_IRQ_ENTER, (uint64_t)vector);
+ *		int ttrace_site_ = ttrace_site_state(TTRACE_EV_IRQ_ENTER);
+ *
+ *		if (unlikely(ttrace_site_ != TTRACE_SITE_OFF)) {
+ *			if (likely(ttrace_site_ == TTRACE_SITE_RECORD)) {
+ *				ttrace_emit_1(TTRACE_EV_IRQ_ENTER,
+ *					      (uint64_t)vector);
+ *			} else {
+ *				const uint64_t ttrace_args_[1] = {
+ *					(uint64_t)vector,
+ *				};
+ *				ttrace_probe_fire(TTRACE_EV_IRQ_ENTER,
+ *						  ttrace_args_, 1);
+ *			}
+ *		}
  *	}
  *
- * and the kernel (kern/src/ttrace.c) implements what is declared here:
- *  - ttrace_armed[]: one byte per event id, 1 when the event is recorded;
- *    kept up to date by ttrace_ctl_rearm() (ttrace_ctl.h).
+ * ttrace_site_state() (below) is, in the kernel, a static key: a 5-byte
+ * NOP patched into a jmp to the recording code or to the probe call. What
+ * the generated code uses, and who provides it:
+ *  - ttrace_armed[]: one byte per event id, 1 when the event is recorded
+ *    (kern/trace/core.c); kept up to date by ttrace_ctl_rearm()
+ *    (ttrace_ctl.h). The kernel's sites follow it through
+ *    kern/trace/patch.c; elsewhere ttrace_site_state() reads it.
  *  - ttrace_emit_0 .. ttrace_emit_5: record an event with that many
  *    argument words (each already widened to uint64_t: signed types sign
  *    extended, pointers as addresses, aux references as their ident).
  *    Expected body: ts = rdtscp; build the type word from the id and this
  *    CPU's context; trace_ring_write() on this CPU's ring; all with
- *    preemption off (interrupts may stay on).
+ *    preemption off (interrupts may stay on). The kernel inlines them
+ *    (ttrace_emit_inline.h, below).
  *  - ttrace_emit_ext: the same for 6..TTRACE_MAX_ARGS words, written with
- *    continuation entries (trace_ring_write_ext()).
- *  - ttrace_probes[]: one pointer per event id, NULL unless a probe is
- *    attached (kern/include/ttrace_probe.h); an armed event whose pointer
- *    is set calls ttrace_probe_fire() (out of line) instead of its
- *    emitter, and the probes decide whether the record is written. The
- *    check costs an armed event two instructions and a disarmed one
- *    nothing:
- *
- *	if (unlikely(ttrace_is_armed(ID))) {
- *		if (likely(!ttrace_is_probed(ID)))
- *			ttrace_emit_1(ID, (uint64_t)vector);
- *		else
- *			ttrace_probe_fire(ID, words, 1);
- *	}
+ *    continuation entries (trace_ring_write_ext(); kern/trace/core.c).
+ *  - ttrace_probes[] and ttrace_probe_fire(): one pointer per event id,
+ *    NULL unless a probe is attached (kern/include/ttrace_probe.h,
+ *    kern/trace/probe_site.c); an event with a probe runs
+ *    ttrace_probe_fire() (out of line) instead of its emitter, and the
+ *    probes decide whether the record is written.
  * With CONFIG_TTRACE unset the generated emitters are empty and none of
  * these symbols is referenced.
  *
@@ -74,7 +83,7 @@ void ttrace_probe_fire(uint32_t id, const uint64_t *args, uint32_t nargs);
  * In the kernel (TTRACE_STATIC_KEYS) it is a static key: a 5-byte NOP, one
  * instruction and no memory access when the event is disarmed, recorded in
  * the .ttrace_sites table (struct ttrace_site) with the addresses of the
- * recording code and of the probe call; kern/src/ttrace_patch.c turns it
+ * recording code and of the probe call; kern/trace/patch.c turns it
  * into a jmp to one of them whenever the event is armed (ttrace_armed[]),
  * to the probe call when a probe is attached (ctl state probed[]), and
  * back (through the text patcher, text_patch.h). So an armed event with no

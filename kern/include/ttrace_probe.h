@@ -27,7 +27,7 @@
  * Attaching and detaching take the ctl mutex (process context, no
  * spinlock held) and are safe while every CPU traces: a probe is
  * published with one pointer store; detach unlinks it and waits a grace
- * period over every CPU (the one resize uses, ttrace_control.c) before it
+ * period over every CPU (the one resize uses, kern/trace/control.c) before it
  * returns, so once detach has returned the callback is not running and
  * never runs again, and its arg may be freed. An event with no probe costs
  * what it always did: armed, one more compare of its ttrace_probes[]

@@ -1,7 +1,7 @@
 /*
  * ttrace_static_probes.h: static probes (docs/probes.md, "Static
  * probes"): callbacks compiled into an event's sites. An event marked
- * `probe=ttrace_sp_NAME` in kern/ttrace.events gets, in its generated
+ * `probe=ttrace_sp_NAME` in kern/trace/ttrace.events gets, in its generated
  * emitter, right after the armed test,
  *
  *	if (!ttrace_sp_NAME(arg, ...))

@@ -1,6 +1,6 @@
 /*
- * Fuzz target: the probe module linker's pure part (kern/lib/module_elf.c)
- * as kern/src/module.c drives it. An object that passes module_elf_check()
+ * Fuzz target: the probe module linker's pure part (kern/trace/lib/module_elf.c)
+ * as kern/trace/module.c drives it. An object that passes module_elf_check()
  * and is no larger than the kernel takes (one 8 MiB block) is relocated
  * into memory of exactly its pages, so ASan sees any write outside, with
  * undefined symbols resolved to kernel addresses; then probe_init,

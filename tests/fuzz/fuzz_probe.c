@@ -1,5 +1,5 @@
 /*
- * Fuzz target: the built-in probes' ctl grammar (kern/lib/ttrace_probe_spec.c,
+ * Fuzz target: the built-in probes' ctl grammar (kern/trace/lib/probe_parse.c,
  * through the ctl table's ttrace_ctl_parse), parsed against the kernel's
  * own event table. The input is cut at newlines into commands. A refused
  * one gives "ttrace probe: ..." in the command's own buffer when its

@@ -1,6 +1,6 @@
 /*
  * Fuzz target: a trace file as ttdecode reads it. ttload_buffer() frames
- * the file (kern/lib/ttrace_file.c: header, CRC-framed sections, END) and
+ * the file (kern/trace/lib/file.c: header, CRC-framed sections, END) and
  * checks every payload against the VERSION section (tools/load/ttload.c); on
  * success the aux snapshot and every CPU's records are checked as
  * `ttdecode verify` does, and events are formatted as `ttdecode text`

@@ -1,6 +1,6 @@
 /*
- * Host tests of the probe module linker's pure part (kern/lib/
- * module_elf.c) over a small relocatable object built here byte by byte:
+ * Host tests of the probe module linker's pure part (kern/trace/
+ * lib/module_elf.c) over a small relocatable object built here byte by byte:
  * a .text of 24 bytes with four relocations (64, PC32 and 32S against an
  * exported symbol, PC32 against .data), a .data, a symbol table with
  * probe_init. The good object links to the expected bytes; each fault

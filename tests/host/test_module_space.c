@@ -1,5 +1,5 @@
 /*
- * Host tests of the probe modules' address space (kern/lib/module_space.c):
+ * Host tests of the probe modules' address space (kern/trace/lib/module_space.c):
  * a load and unload loop gets the same run every time, the space fills
  * exactly and then refuses without wrapping, freed holes are reused first
  * fit, and random allocations and frees match a page-by-page model.

@@ -1,8 +1,8 @@
 /*
- * Host tests of the per-CPU trace ring (kern/lib/trace_ring.c): the reader
+ * Host tests of the per-CPU trace ring (kern/trace/lib/ring.c): the reader
  * (trace_ring_read() and its runs, give_up, cursor_oldest, collect), the
  * overwrite and saturate modes, clear and restart, the counters, and the
- * decoder's pairing of what the reader returns (kern/lib/ttrace_decode.c).
+ * decoder's pairing of what the reader returns (kern/trace/lib/decode.c).
  *
  * Every test event is a function of its logical index. A test writer is its
  * ring's only writer, so the index an event will get is the head it reads

@@ -2,7 +2,7 @@
  * Host tests of the boot profile (tools/export/ttboot.c) on hand-built traces.
  *
  * Each trace is made as the kernel makes one: boot_phase and boot_phase_at
- * records written into per-CPU rings through kern/lib/trace_ring, phase
+ * records written into per-CPU rings through kern/trace/lib/ring.c, phase
  * names into an aux ring, metadata serialised by kern/lib, the whole
  * written as a trace file (one RECORDS section per CPU, optionally a TSC
  * section) and loaded back by tools/load/ttload.c. The clock is 1 GHz, so one

@@ -1,5 +1,5 @@
 /*
- * Host tests of the aux record ring (kern/lib/ttrace_aux.c): wrapping,
+ * Host tests of the aux record ring (kern/trace/lib/aux.c): wrapping,
  * overwriting, records in flight, snapshot trimming, name lookup, writers
  * racing a reader, and the reader's walk on hostile bytes.
  */
@@ -582,7 +582,7 @@ static int test_snapshot_while_wrapping(void)
 }
 
 /* The one list of tags (TTRACE_AUX_TAGS) names each tag 1..NTAGS-1 once,
- * as kern/ttrace.events spells it, and nothing else. */
+ * as kern/trace/ttrace.events spells it, and nothing else. */
 static int test_tag_names(void)
 {
 	HT_CHECK(!ttrace_aux_tag_name(0));

@@ -1,6 +1,6 @@
 /*
  * Host tests of the group mask, the armed bytes and the ctl command parser
- * (kern/lib/ttrace_ctl.c), over a small hand-written event table.
+ * (kern/trace/lib/ctl_parse.c), over a small hand-written event table.
  */
 #include <pthread.h>
 #include <string.h>

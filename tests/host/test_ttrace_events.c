@@ -1,7 +1,7 @@
 /*
  * Host tests of the generated events (build/gen/ttrace_events.[ch] from
- * kern/ttrace.events), the metadata blob (kern/lib/ttrace_meta.c) and the
- * formatter (kern/lib/ttrace_decode.c).
+ * kern/trace/ttrace.events), the metadata blob (kern/trace/lib/meta.c) and the
+ * formatter (kern/trace/lib/decode.c).
  *
  * The generated header is included with CONFIG_TTRACE defined; this file
  * plays the kernel, providing ttrace_armed[], ttrace_probes[] and

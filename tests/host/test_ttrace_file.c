@@ -1,5 +1,5 @@
 /*
- * Host tests of the trace file (kern/lib/ttrace_file.c) and its loader
+ * Host tests of the trace file (kern/trace/lib/file.c) and its loader
  * (tools/load/ttload.c), file format version 2: per-CPU RECORDS and LOSS
  * sections, each a struct ttrace_file_run and (RECORDS) its entries.
  *

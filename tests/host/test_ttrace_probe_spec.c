@@ -1,6 +1,6 @@
 /*
- * Host tests of the built-in probes' pure parts (kern/lib/
- * ttrace_probe_spec.c): the probe/unprobe grammar over a small event
+ * Host tests of the built-in probes' pure parts
+ * (kern/trace/lib/probe_parse.c): the probe/unprobe grammar over a small event
  * table, the field tests (signed and unsigned), the keyed counter table
  * (racing writers included), the log2 histogram math, and the ctl state's
  * probed bytes (a probed event is armed but not recorded).

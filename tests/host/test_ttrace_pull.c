@@ -1,5 +1,5 @@
 /*
- * Host tests of the pull (kern/lib/ttrace_pull.c, ttrace_image.c): a small
+ * Host tests of the pull (kern/trace/lib/pull.c, kern/trace/lib/image.c): a small
  * "guest" (two CPUs' rings, aux, metadata, TSC offsets) lives in this
  * process; a root record names its pieces as the kernel's would; each
  * region is copied out as QEMU's pmemsave would; the copies are rebuilt,
@@ -75,7 +75,7 @@ static void add(uint32_t kind, uint32_t cpu, const void *p, uint64_t size)
 	r->size = size;
 }
 
-/* Fills the root record as kern/src/ttrace_root.c does. */
+/* Fills the root record as kern/trace/root.c does. */
 static void make_root(void)
 {
 	struct ttrace_root *h = &g.root.hdr;

@@ -4,7 +4,7 @@
  * file (TSDL text) and one binary stream file per CPU, cpuN.
  *
  * The metadata is generated from the trace's own event metadata, so an
- * event added to kern/ttrace.events exports without a change here: event
+ * event added to kern/trace/ttrace.events exports without a change here: event
  * id = ttrace event id, one field per argument, named after it (with the
  * leading underscore CTF readers strip, so no name clashes with a TSDL
  * keyword), typed by its argument type; a name argument (str:TAG) becomes

@@ -1,7 +1,8 @@
 /*
  * ttjson.c: `ttdecode json [--from NS] [--to NS] TRACE OUT.json`, the
  * trace as Chrome Trace Event JSON for Perfetto UI and chrome://tracing
- * (facts in ../shared/reference/export-formats.md):
+ * (what it writes: docs/ttdecode.md, "json"; the format: Chromium's "Trace
+ * Event Format" document, phases M, X, i and C):
  *
  *	{"traceEvents":[
  *	{"ph":"M","name":"process_name","pid":1,"tid":1,"args":{"name":"kernel"}},

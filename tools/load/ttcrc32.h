@@ -1,6 +1,6 @@
 /*
  * ttcrc32: CRC-32 (zlib's) folded with carry-less multiplication (x86-64
- * PCLMULQDQ) for the host tools, installed into kern/lib's ttrace_crc32()
+ * PCLMULQDQ) for the host tools, installed into kern/trace/lib's ttrace_crc32()
  * through ttrace_crc32_set_fold(): the loader checks every byte of a trace
  * file, and the tables (slicing-by-16) were 8% of `ttdecode text`.
  *

@@ -1,6 +1,6 @@
 /*
  * ttload.c: loading a trace file into views (see ttload.h). The walk over
- * sections is kern/lib/ttrace_file.c's; this file gives each payload its
+ * sections is kern/trace/lib/file.c's; this file gives each payload its
  * meaning and checks it against the VERSION section, which must come
  * first, so that nothing later sizes or indexes anything with an unchecked
  * number. ttload_check_ring() goes further for `ttdecode verify`: every

@@ -6,7 +6,7 @@
  * time, and its losses placed in time. A gap between runs that no LOSS
  * section declares makes the file invalid.
  *
- * Host code (it allocates); the framing is checked by kern/lib/ttrace_file.c
+ * Host code (it allocates); the framing is checked by kern/trace/lib/file.c
  * and the payloads here, against the VERSION section that must come first,
  * so every view is safe to index by the sizes it carries. Any problem is
  * reported as "offset N: what" in a struct ttrace_file_error (offset

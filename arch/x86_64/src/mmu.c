@@ -108,7 +108,7 @@ int mmu_map_kernel(uintptr_t va, physaddr_t pa, uint64_t n, unsigned how)
 
 /* Unmaps n pages at va mapped by mmu_map_kernel(). Only this CPU's TLB is
  * flushed: a caller that maps these addresses again to other pages first
- * has every other CPU run mmu_flush_tlb_all() (kern/src/module.c); the
+ * has every other CPU run mmu_flush_tlb_all() (kern/trace/module.c); the
  * guard window maps an address again only to the same physical page. */
 void mmu_unmap_kernel(uintptr_t va, uint64_t n)
 {

@@ -1,5 +1,5 @@
 /*
- * The function-graph tracer's two trampolines (kern/src/ttrace_fgraph.c).
+ * The function-graph tracer's two trampolines (kern/trace/fgraph.c).
  *
  * fgraph_trampoline is what a live function site calls: at its entry
  * (%rsp) is the site's return address (the function + 5) and 8(%rsp) the

@@ -2,7 +2,7 @@
  * save.c: `ttrace save [-s] FILE`, the whole trace as one file
  * (docs/trace-file.md), copied from the #ttrace device's trace file (or
  * snaptrace: the snapshot a snapshot probe took), which the kernel's one
- * writer makes as it is read (kern/lib/ttrace_image.c). record, graph
+ * writer makes as it is read (kern/trace/lib/image.c). record, graph
  * and stream (record.c, graph.c) copy the same way; nothing here knows
  * the file's sections.
  *

@@ -1,0 +1,259 @@
+/*
+ * The tracer benchmark, run by `bench` on the command line (make bench).
+ *
+ * Instruction counts, under any accelerator: each operation runs BATCH
+ * times between two marker instructions (abi/insn_mark.h), once per
+ * figure; under QEMU with plugins/ttinsn.so the marks carry exact guest
+ * instruction counts, from which scripts/bench.py subtracts an empty loop
+ * of the same length. Elsewhere the marks are NOPs.
+ *
+ * Cycles, only where they mean something (KVM or bare metal; not under
+ * TCG, which emulates the TSC): each figure over BATCHES batches of BATCH
+ * operations with interrupts off; a batch's TSC delta divided by BATCH is
+ * one sample, the cost of an empty loop iteration is subtracted, and the
+ * minimum and median samples are reported beside the target.
+ */
+#include <ttrace.h>
+#include <printk.h>
+#include <string.h>
+#include <smp.h>
+#include <atomic.h>
+#include <arch/arch.h>
+#include <abi/insn_mark.h>
+
+#include "internal.h"
+
+#define BATCH	1000
+#define BATCHES	1000		/* 1M operations per figure */
+
+static uint64_t samples[CONFIG_MAX_NUM_CPUS][BATCHES];
+
+enum bench_op { OP_EMPTY, OP_ENABLED, OP_DISABLED, OP_CONT, OP_AUX,
+		OP_CALL, OP_CALL_SITE, OP_FILTER, OP_COUNT };
+
+/* Two identical leaf functions, one with a function-graph site (this file
+ * is built with fentry sites) and one without. */
+static __attribute__((noinline)) notrace void leaf_notrace(uint64_t i)
+{
+	__asm__ __volatile__("" : : "r"(i) : "memory");
+}
+
+static __attribute__((noinline)) void bench_leaf(uint64_t i)
+{
+	__asm__ __volatile__("" : : "r"(i) : "memory");
+}
+
+static const char aux32[] = "0123456789abcdef0123456789abcdef";
+
+static __always_inline void run_op(enum bench_op op, uint64_t i)
+{
+	switch (op) {
+	case OP_EMPTY:	/* i in a register: the loop keeps the others' shape */
+		__asm__ __volatile__("" : : "r"(i) : "memory");
+		break;
+	case OP_ENABLED:
+	case OP_DISABLED:
+	case OP_FILTER:
+	case OP_COUNT:
+		ttrace_test_seq(i, 0, 0, 0, 0);
+		break;
+	case OP_CONT:
+		ttrace_test_wide(i, 0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
+		break;
+	case OP_AUX:
+		ttrace_aux_string(TTRACE_AUX_USER_MARKER, i, aux32);
+		break;
+	case OP_CALL:
+		leaf_notrace(i);
+		break;
+	case OP_CALL_SITE:
+		bench_leaf(i);
+		break;
+	}
+}
+
+static void arm_test_group(bool on)
+{
+	ttrace_set_mask(on ? 1ull << TTRACE_GROUP_TEST : 0,
+			1ull << TTRACE_GROUP_TEST);
+}
+
+/* One region of BATCH operations between marks id and id + 1, interrupts
+ * off. The marks' ids must be constants, hence the switch. */
+static void count_op(enum bench_op op)
+{
+	uint64_t flags = arch_irq_save();
+
+	switch (op) {
+#define REGION(o, id)							\
+	case o:								\
+		INSN_MARK(id);						\
+		for (uint64_t i = 0; i < BATCH; i++)			\
+			run_op(o, i);					\
+		INSN_MARK(id + 1);					\
+		break
+	REGION(OP_EMPTY, INSN_MARK_EMPTY);
+	REGION(OP_ENABLED, INSN_MARK_ENABLED);
+	REGION(OP_DISABLED, INSN_MARK_DISABLED);
+	REGION(OP_CONT, INSN_MARK_CONT);
+	REGION(OP_AUX, INSN_MARK_AUX);
+	REGION(OP_CALL, INSN_MARK_CALL);
+	REGION(OP_FILTER, INSN_MARK_PROBE_FILTER);
+	REGION(OP_COUNT, INSN_MARK_PROBE_COUNT);
+#undef REGION
+	default:
+		break;
+	}
+	arch_irq_restore(flags);
+}
+
+/* A call of bench_leaf, whose site is live when graph is set, between
+ * marks mark and mark + 1. */
+static void count_call_site(bool graph)
+{
+	uint64_t flags = arch_irq_save();
+
+	if (graph) {
+		INSN_MARK(INSN_MARK_CALL_GRAPH);
+		for (uint64_t i = 0; i < BATCH; i++)
+			run_op(OP_CALL_SITE, i);
+		INSN_MARK(INSN_MARK_CALL_GRAPH + 1);
+	} else {
+		INSN_MARK(INSN_MARK_CALL_OFF);
+		for (uint64_t i = 0; i < BATCH; i++)
+			run_op(OP_CALL_SITE, i);
+		INSN_MARK(INSN_MARK_CALL_OFF + 1);
+	}
+	arch_irq_restore(flags);
+}
+
+/* Function-graph costs: a call with no site, with its site a NOP, and
+ * with the graph tracer on for that one function (entry + exit). */
+static void count_graph(void)
+{
+	static const char only[] = "bench_leaf";
+	const char *why;
+
+	count_op(OP_CALL);
+	count_call_site(false);
+	if (ttrace_funcs_control(only, sizeof(only) - 1, &why)) {
+		printk("bench: funcs: %s\n", why);
+		return;
+	}
+	ttrace_set_mask(1ull << TTRACE_GROUP_FUNC, 1ull << TTRACE_GROUP_FUNC);
+	count_call_site(true);
+	ttrace_set_mask(0, 1ull << TTRACE_GROUP_FUNC);
+	ttrace_funcs_control("*", 1, &why);
+}
+
+/* Writes a ctl command (a built-in probe, docs/probes.md); panics if the
+ * kernel refuses it, as the figures would then mean nothing. */
+static void bench_ctl(const char *cmd)
+{
+	const char *why;
+
+	if (ttrace_control(cmd, strlen(cmd), &why))
+		panic("bench: %s: %s", cmd, why);
+}
+
+/* An enabled event's cost with one built-in probe on it (the record kept):
+ * a filter whose test passes, or a count. */
+static void count_probed(enum bench_op op, const char *cmd)
+{
+	bench_ctl(cmd);
+	count_op(op);
+	bench_ctl("unprobe bench");
+}
+
+/* The instruction-count regions, for make bench's plugin run. */
+static void count_all(void)
+{
+	count_op(OP_EMPTY);
+	arm_test_group(true);
+	count_op(OP_ENABLED);
+	count_op(OP_CONT);
+	count_op(OP_AUX);
+	count_probed(OP_FILTER, "probe bench filter test_seq seq<0x7fffffffffffffff");
+	count_probed(OP_COUNT, "probe bench count test_seq");
+	arm_test_group(false);
+	count_op(OP_DISABLED);
+	count_graph();
+	printk("bench: instruction regions done (%d operations each)\n", BATCH);
+}
+
+static void sort(uint64_t *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			uint64_t t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+}
+
+/* Fills this CPU's samples for op: cycles per operation, x100. */
+static void measure(enum bench_op op)
+{
+	uint64_t *s = samples[core_id()];
+	uint64_t flags = arch_irq_save();
+
+	for (size_t b = 0; b < BATCHES; b++) {
+		uint64_t t0 = arch_read_tsc();
+
+		for (uint64_t i = 0; i < BATCH; i++)
+			run_op(op, i);
+		s[b] = (arch_read_tsc() - t0) * 100 / BATCH;
+	}
+	arch_irq_restore(flags);
+	sort(s, BATCHES);
+}
+
+static void report(const char *what, enum bench_op op, uint64_t empty,
+		   const char *target)
+{
+	measure(op);
+	uint64_t *s = samples[core_id()];
+	uint64_t min = s[0] > empty ? s[0] - empty : 0;
+	uint64_t med = s[BATCHES / 2] > empty ? s[BATCHES / 2] - empty : 0;
+
+	printk("bench: %-34s min %4lu.%02lu median %4lu.%02lu cycles  (target %s)\n",
+	       what, min / 100, min % 100, med / 100, med % 100, target);
+}
+
+static void aux_all_cpus(void *arg)
+{
+	(void)arg;
+	measure(OP_AUX);
+}
+
+/* Runs every figure and prints the report. Boot CPU, other CPUs idle. */
+void ttrace_bench(void)
+{
+	const char *acc = arch_hypervisor();
+
+	printk("bench: ttrace tracepoint costs, %d x %d operations each, "
+	       "under %s, stamps from rdtsc\n", BATCHES, BATCH, acc);
+	count_all();
+	if (!strcmp(acc, "TCG")) {
+		printk("bench: TCG emulates the TSC: no cycle figures here; the "
+		       "host's (ttbench) and the instruction counts stand\n");
+		printk("bench: done\n");
+		return;
+	}
+	measure(OP_EMPTY);
+	uint64_t empty = samples[core_id()][0];
+	arm_test_group(true);
+	report("enabled tracepoint, hot ring", OP_ENABLED, empty, "<= 50");
+	report("event with a continuation record", OP_CONT, empty, "<= 90");
+	report("32-byte aux string, uncontended", OP_AUX, empty, "<= 250");
+	arm_test_group(false);
+	report("disabled tracepoint", OP_DISABLED, empty, "<= 1");
+	smp_run_on_all(aux_all_cpus, NULL);
+	for (uint32_t c = 0; c < num_cpus; c++)
+		printk("bench: 32-byte aux string, all %u CPUs: cpu %u min %lu.%02lu "
+		       "median %lu.%02lu cycles\n", num_cpus, c,
+		       samples[c][0] / 100, samples[c][0] % 100,
+		       samples[c][BATCHES / 2] / 100, samples[c][BATCHES / 2] % 100);
+	printk("bench: done\n");
+}

@@ -1,0 +1,254 @@
+/*
+ * #ttrace: the tracer as files (docs/ttrace-device.md), bound at
+ * /dev/ttrace. A Plan 9 device: a table of the fixed files and a generator
+ * that adds four files per online CPU with their lengths as they are now;
+ * the channel layer walks, stats and lists with it. Reads and writes are
+ * calls on the tracer's device side (internal.h); this file
+ * holds no ring or aux logic.
+ *
+ *	ctl	commands in, state out	events	event list
+ *	stats	counters		marker	user annotations in
+ *	version	binary header		meta	metadata blob
+ *	aux	header + aux snapshot	funcs	function-graph filter
+ *	tsc	each CPU's TSC offset from CPU 0's (struct ttrace_file_tsc)
+ *	probes	the built-in probes and their results (docs/probes.md)
+ *	counters the counters' current values (counters.c)
+ *	cpuN	CPU N's records as text	rawN	CPU N's records, binary
+ *	streamN	... consumed as they come
+ *	snapN	CPU N's ring as a snapshot probe copied it, as rawN
+ *	trace	the whole trace as a trace file (docs/trace-file.md)
+ *	snaptrace the snapshot probe's copy as a trace file
+ *	stream	a trace file of the records as they come; "end" written
+ *		to it ends it
+ *
+ * Each open of a per-CPU file, aux or probes gets its own reader
+ * (ttrace_reader.c: cursor, snapshot, waiting for slots in flight),
+ * shared by the processes that share the open file; each open of a
+ * trace file gets its own writer (ttrace_tracefile.c).
+ */
+#include <ns.h>
+#include <kmalloc.h>
+#include <printfmt.h>
+#include <seqbuf.h>
+#include <smp.h>
+#include <string.h>
+#include <ttrace.h>
+#include <ttrace_file.h>
+#include <abi/errno.h>
+#include <arch/mmu.h>
+
+#include "internal.h"
+
+enum { Qdir, Qctl, Qevents, Qstats, Qmarker, Qversion, Qmeta, Qaux, Qtsc,
+       Qfuncs, Qprobes, Qcounters, Qtrace, Qsnaptrace, Qstream,
+       Qcpu = 0x100 };	/* + 0x100 * enum ttrace_read_kind + cpu */
+
+#define NPERCPU		4	/* cpuN rawN streamN snapN */
+#define QPERCPU(kind, cpu) (Qcpu + 0x100 * (uint64_t)(kind) + (cpu))
+
+static const struct dirtab tt_tab[] = {
+	{ ".", { Qdir, 0, QTDIR }, 0, S_IFDIR | 0555 },
+	{ "ctl", { Qctl, 0, QTFILE }, 0, S_IFREG | 0644 },
+	{ "events", { Qevents, 0, QTFILE }, 0, S_IFREG | 0444 },
+	{ "stats", { Qstats, 0, QTFILE }, 0, S_IFREG | 0444 },
+	{ "marker", { Qmarker, 0, QTFILE }, 0, S_IFREG | 0222 },
+	{ "version", { Qversion, 0, QTFILE }, 0, S_IFREG | 0444 },
+	{ "meta", { Qmeta, 0, QTFILE }, 0, S_IFREG | 0444 },
+	{ "aux", { Qaux, 0, QTFILE }, 0, S_IFREG | 0444 },
+	{ "tsc", { Qtsc, 0, QTFILE }, 0, S_IFREG | 0444 },
+	{ "funcs", { Qfuncs, 0, QTFILE }, 0, S_IFREG | 0644 },
+	{ "probes", { Qprobes, 0, QTFILE }, 0, S_IFREG | 0444 },
+	{ "counters", { Qcounters, 0, QTFILE }, 0, S_IFREG | 0444 },
+	{ "trace", { Qtrace, 0, QTFILE }, 0, S_IFREG | 0444 },
+	{ "snaptrace", { Qsnaptrace, 0, QTFILE }, 0, S_IFREG | 0444 },
+	{ "stream", { Qstream, 0, QTFILE }, 0, S_IFREG | 0644 },
+};
+
+/* The trace files and the runs their writer reads. */
+static bool is_tracefile(uint64_t q)
+{
+	return q == Qtrace || q == Qsnaptrace || q == Qstream;
+}
+
+static enum ttrace_read_kind tracefile_kind(uint64_t q)
+{
+	return q == Qtrace ? TTRACE_READ_RAW : q == Qsnaptrace ?
+	       TTRACE_READ_SNAP : TTRACE_READ_STREAM;
+}
+
+/* The text files, made afresh for each read. */
+static void (*const tt_text[])(struct seqbuf *s) = {
+	[Qctl] = ttrace_state_text,
+	[Qevents] = ttrace_events_text,
+	[Qstats] = ttrace_stats_text,
+	[Qfuncs] = ttrace_funcs_text,
+	[Qcounters] = ttrace_counters_text,
+};
+
+static const char *const percpu_name[NPERCPU] = { "cpu", "raw", "stream",
+						   "snap" };
+
+/* Fills *e with per-CPU file kind of cpu, its length as it is now. */
+static int percpu_entry(uint32_t kind, uint32_t cpu, struct devdir *e)
+{
+	if (kind >= NPERCPU || cpu >= num_cpus)
+		return 0;
+	fmt_snprintf(e->name, sizeof(e->name), "%s%u", percpu_name[kind], cpu);
+	e->qid = (struct qid){ .path = QPERCPU(kind, cpu), .type = QTSTREAM };
+	e->perm = S_IFREG | 0444;
+	e->length = kind == TTRACE_READ_RAW ? ttrace_ring_bytes() : 0;
+	return 1;
+}
+
+/* The generator: tt_tab's files, then cpuN rawN streamN snapN for each
+ * online CPU in turn. */
+static int ttgen(struct chan *c, const char *name, uint64_t i,
+		 struct devdir *e)
+{
+	uint64_t q = c->qid.path, nfixed = ARRAY_SIZE(tt_tab) - 1;
+
+	if (i == DEVGEN_SELF && q >= Qcpu)
+		return percpu_entry((uint32_t)(q >> 8) - 1, q & 0xff, e);
+	if (i != DEVGEN_SELF && i >= nfixed)
+		return (i - nfixed) / NPERCPU >= num_cpus ? 0 :
+		       percpu_entry((i - nfixed) % NPERCPU,
+				    (uint32_t)((i - nfixed) / NPERCPU), e);
+	if (devgen(c, name, i, e) <= 0)
+		return 0;
+	if (e->qid.path == Qversion)
+		e->length = sizeof(struct ttrace_version);
+	else if (e->qid.path == Qmeta)
+		e->length = ttrace_meta_blob_size;
+	else if (e->qid.path == Qtsc)
+		e->length = num_cpus * sizeof(struct ttrace_file_tsc);
+	return 1;
+}
+
+/* The files read through a reader or a writer get one per open. */
+static int tt_open(struct chan *c, int omode)
+{
+	uint64_t q = c->qid.path;
+
+	(void)omode;
+	if (is_tracefile(q))
+		c->aux = ttrace_tracefile_new(tracefile_kind(q));
+	else if (q >= Qcpu)
+		c->aux = ttrace_reader_new((q >> 8) - 1, q & 0xff);
+	else if (q == Qaux || q == Qprobes)
+		c->aux = ttrace_reader_new(q == Qaux ? TTRACE_READ_AUX :
+						       TTRACE_READ_PROBES, 0);
+	else
+		return 0;
+	return c->aux ? 0 : -ENOMEM;
+}
+
+static void tt_close(struct chan *c)
+{
+	if (is_tracefile(c->qid.path))
+		ttrace_tracefile_free(c->aux);
+	else
+		ttrace_reader_free(c->aux);
+	c->aux = NULL;
+}
+
+/* A text file: text() into a page (cut with the mark if longer), the
+ * part at off. */
+static long text_read(void (*text)(struct seqbuf *), void *buf, size_t n,
+		      uint64_t off)
+{
+	char *page = kmalloc(PGSIZE);
+	struct seqbuf s;
+	long ret;
+
+	if (!page)
+		return -ENOMEM;
+	seqbuf_init(&s, page, PGSIZE);
+	text(&s);
+	seqbuf_mark_cut(&s);
+	ret = devgen_readbytes(off, buf, n, page, seqbuf_used(&s));
+	kfree(page);
+	return ret;
+}
+
+/* The tsc file: tsc_offset[] and its uncertainty, per online CPU. */
+static long tsc_read(void *buf, size_t n, uint64_t off)
+{
+	struct ttrace_file_tsc t[CONFIG_MAX_NUM_CPUS];
+
+	return devgen_readbytes(off, buf, n, t, ttrace_tsc_offsets(t));
+}
+
+static long tt_read(struct chan *c, void *buf, size_t n, uint64_t off)
+{
+	uint64_t q = c->qid.path;
+	struct ttrace_version v;
+
+	if (is_tracefile(q))
+		return ttrace_tracefile_read(c->aux, buf, n, off);
+	if (c->aux)
+		return ttrace_reader_read(c->aux, buf, n, off);
+	if (q == Qversion) {
+		ttrace_fill_version(&v);
+		return devgen_readbytes(off, buf, n, &v, sizeof(v));
+	}
+	if (q == Qmeta)
+		return devgen_readbytes(off, buf, n, ttrace_meta_blob,
+					ttrace_meta_blob_size);
+	if (q == Qtsc)
+		return tsc_read(buf, n, off);
+	if (q < ARRAY_SIZE(tt_text) && tt_text[q])
+		return text_read(tt_text[q], buf, n, off);
+	return -EBADF;
+}
+
+/* The stream file's one command: "end". */
+static int stream_control(struct ttrace_tracefile *f, const char *buf,
+			  size_t n, const char **why)
+{
+	size_t len = n && buf[n - 1] == '\n' ? n - 1 : n;
+
+	if (len != 3 || memcmp(buf, "end", 3)) {
+		*why = "usage: end";
+		return -EINVAL;
+	}
+	ttrace_tracefile_end(f, n);
+	return 0;
+}
+
+static long tt_write(struct chan *c, const void *buf, size_t n, uint64_t off)
+{
+	const char *why;
+	int r;
+
+	(void)off;
+	switch (c->qid.path) {
+	case Qmarker:
+		ttrace_mark(buf, n);
+		return (long)n;
+	case Qctl:
+		r = ttrace_control(buf, n, &why);
+		break;
+	case Qfuncs:
+		r = ttrace_funcs_control(buf, n, &why);
+		break;
+	case Qstream:
+		r = stream_control(c->aux, buf, n, &why);
+		break;
+	default:
+		return -EBADF;
+	}
+	return r ? errstr_device(r, why) : (long)n;
+}
+
+static const struct dev ttrace_dev = {
+	.dc = 'T',
+	.name = "ttrace",
+	DEV_TAB(tt_tab),
+	.gen = ttgen,
+	.open = tt_open,
+	.close = tt_close,
+	.read = tt_read,
+	.write = tt_write,
+};
+
+DEV_REGISTER(ttrace_dev);

@@ -1,0 +1,263 @@
+/*
+ * The function-graph tracer (docs/function-graph.md), as Linux's
+ * function_graph: the kernel is built with -fpatchable-function-entry=5,
+ * so every function but the tracer's own (files built without it, and
+ * `notrace` functions: the tracer, the text patcher, the trap path) starts
+ * with a 5-byte NOP (scripts/fentry_nops.py) whose address is in
+ * __patchable_function_entries.
+ *
+ * While func_entry or func_exit is armed (the one armed byte per event,
+ * ttrace_armed[]), fgraph_sync() makes the NOP of every function the filter
+ * selects a call to fgraph_trampoline (ttrace_fgraph.S), which calls
+ * fgraph_entry() here: record func_entry(fn, depth) and, when func_exit is
+ * armed, push the caller's return address on the thread's shadow stack
+ * (struct fgraph_shadow in struct kthread) and put fgraph_return_trampoline
+ * in its place. The return lands in fgraph_exit(): pop, record
+ * func_exit(fn, depth), go on to the real return address. Depth is the
+ * shadow stack's; entries and exits pair per thread, and so per CPU
+ * between switches. A call the shadow stack has no room for records
+ * nothing, and is counted (`overflows` in /dev/ttrace/funcs).
+ *
+ * The filter is a glob over function names (the kernel symbol table,
+ * ksyms.c), "*" by default; names of the selected functions go to aux
+ * (tag func, ident = address) each time the sites go live, so the host
+ * names them. A glob that matches only functions without a site (the
+ * tracer's own) is refused: they cannot be traced, by construction.
+ */
+#include <ttrace.h>
+#include <fgraph.h>
+#include <ksyms.h>
+#include <kmalloc.h>
+#include <proc.h>
+#include <seqbuf.h>
+#include <string.h>
+#include <text_patch.h>
+#include <ttrace_ctl.h>
+
+#include "internal.h"
+
+extern const uint64_t __fentry_sites_start[], __fentry_sites_end[];
+void fgraph_trampoline(void);
+void fgraph_return_trampoline(void);
+void fgraph_entry(uintptr_t *parent, uintptr_t func);
+uintptr_t fgraph_exit(void);
+
+static char filter[TTRACE_CTL_MAX_LEN + 1] = "*";	/* ctl mutex */
+static uint8_t *selected;	/* bit per site; NULL: all (filter "*") */
+static uint64_t filter_gen;	/* ctl mutex: bumped by each filter */
+static uint64_t overflows;	/* calls too deep for the shadow stack */
+static struct {
+	bool on;
+	uint64_t gen;
+} done;				/* ctl mutex: what the sites are now */
+
+/* Called by a live function site (through the trampoline) with the
+ * address of the function's return address slot. Any context, on the
+ * function's own stack. */
+notrace void fgraph_entry(uintptr_t *parent, uintptr_t func)
+{
+	struct kthread *kt = this_cpu()->cur_kthread;
+	struct fgraph_shadow *sh;
+	uint32_t d;
+
+	if (!kt)		/* a CPU before its scheduler is up */
+		return;
+	sh = &kt->fgraph;
+	d = sh->depth;
+	if (d >= FGRAPH_DEPTH) {
+		__atomic_fetch_add(&overflows, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	ttrace_func_entry(func, d);
+	if (!READ_ONCE(ttrace_armed[TTRACE_EV_FUNC_EXIT]))
+		return;
+	WRITE_ONCE(sh->depth, d + 1);	/* reserve before writing: an */
+	cmb();				/* interrupt pushes above it */
+	sh->frames[d].ret = *parent;
+	sh->frames[d].func = func;
+	sh->frames[d].slot = parent;
+	cmb();
+	*parent = (uintptr_t)fgraph_return_trampoline;
+}
+
+/* Where a hooked function returns (through the return trampoline):
+ * returns the real return address. */
+notrace uintptr_t fgraph_exit(void)
+{
+	struct kthread *kt = this_cpu()->cur_kthread;
+	struct fgraph_shadow *sh = &kt->fgraph;
+	uint32_t d = sh->depth - 1;
+	uintptr_t ret = sh->frames[d].ret, func = sh->frames[d].func;
+
+	cmb();			/* read the frame before releasing it */
+	WRITE_ONCE(sh->depth, d);
+	ttrace_func_exit(func, d);
+	return ret;
+}
+
+/* See fgraph.h. Any context; s is the walked thread's, which does not
+ * run meanwhile (it is the caller, or sleeps). */
+notrace uintptr_t fgraph_ret_addr(const struct fgraph_shadow *s,
+				  const uintptr_t *slot)
+{
+	uintptr_t pc = *slot;
+	uint32_t d = s ? MIN(READ_ONCE(s->depth), (uint32_t)FGRAPH_DEPTH) : 0;
+
+	if (pc != (uintptr_t)fgraph_return_trampoline)
+		return pc;
+	while (d--)
+		if (s->frames[d].slot == slot)
+			return s->frames[d].ret;
+	return pc;
+}
+
+static size_t nsites(void)
+{
+	return (size_t)(__fentry_sites_end - __fentry_sites_start);
+}
+
+static bool site_selected(size_t i)
+{
+	return !selected || (selected[i / 8] >> (i % 8) & 1);
+}
+
+/* The name of the function whose site is i (NULL if the symbol table does
+ * not know it). */
+static const char *site_name(size_t i)
+{
+	uintptr_t off;
+
+	return ksym_lookup(__fentry_sites_start[i], &off);
+}
+
+/* Whether the func events want the function sites live. */
+static bool wanted(void)
+{
+	return ttrace_armed[TTRACE_EV_FUNC_ENTRY] ||
+	       ttrace_armed[TTRACE_EV_FUNC_EXIT];
+}
+
+/* Names every selected function in aux, before any record names it. */
+static void name_selected(void)
+{
+	for (size_t i = 0; i < nsites(); i++) {
+		const char *name = site_name(i);
+
+		if (site_selected(i) && name)
+			ttrace_aux_string(TTRACE_AUX_FUNC_NAME,
+					  __fentry_sites_start[i], name);
+	}
+}
+
+/* Makes the function sites what the armed bytes and the filter say:
+ * walks them only when either changed since the last time. Same context
+ * as ttrace_patch_sync(). */
+void fgraph_sync(enum text_patch_mode mode)
+{
+	bool on = wanted();
+
+	if (on == done.on && (!on || done.gen == filter_gen))
+		return;
+	if (on)
+		name_selected();
+	for (size_t i = 0; i < nsites(); i++) {
+		uintptr_t a = __fentry_sites_start[i];
+		bool live = on && site_selected(i);
+
+		if (live == text_patch_is_nop(a))
+			ttrace_patch_want(a, live ? TEXT_OP_CALL : 0,
+					  (uintptr_t)fgraph_trampoline, mode);
+	}
+	ttrace_patch_flush(mode);
+	done.on = on;
+	done.gen = filter_gen;
+}
+
+/* Whether every function site is live exactly when it must be. */
+bool fgraph_consistent(void)
+{
+	bool on = wanted();
+
+	for (size_t i = 0; i < nsites(); i++)
+		if ((on && site_selected(i)) ==
+		    text_patch_is_nop(__fentry_sites_start[i]))
+			return false;
+	return true;
+}
+
+/* Marks the sites whose function matches glob in sel (cleared first);
+ * returns how many. */
+static size_t select_sites(uint8_t *sel, const char *glob)
+{
+	size_t n = 0;
+
+	memset(sel, 0, nsites() / 8 + 1);
+	for (size_t i = 0; i < nsites(); i++) {
+		const char *name = site_name(i);
+
+		if (name && ttrace_glob_match(glob, name)) {
+			sel[i / 8] |= (uint8_t)(1u << (i % 8));
+			n++;
+		}
+	}
+	return n;
+}
+
+/*
+ * Sets the filter to glob (len bytes, a trailing newline ignored); the
+ * sites follow at the next fgraph_sync(). Returns NULL, or why nothing
+ * changed: no function matches, or only functions that cannot be traced.
+ * ctl mutex held, process context.
+ */
+const char *fgraph_set_filter(const char *glob, size_t len)
+{
+	static char why[TTRACE_CTL_MAX_LEN + 96], g[TTRACE_CTL_MAX_LEN + 1];
+	const char *untraceable;
+	struct seqbuf s;
+
+	while (len && (glob[len - 1] == '\n' || glob[len - 1] == ' '))
+		len--;
+	if (!len || len > TTRACE_CTL_MAX_LEN)
+		return "funcs: give one glob of 1 to 256 characters";
+	memcpy(g, glob, len);
+	g[len] = 0;
+	if (!selected && !(selected = kzmalloc(nsites() / 8 + 1)))
+		return "funcs: out of memory";
+	if (!select_sites(selected, g)) {
+		untraceable = ksym_find(ttrace_glob_match, g);
+		seqbuf_init(&s, why, sizeof(why));
+		seqbuf_printf(&s, untraceable ?
+			      "funcs: %s is not traceable (the tracer, the text "
+			      "patcher or the trap path uses it)" :
+			      "funcs: '%s' matches no function", untraceable ?
+			      untraceable : g);
+		seqbuf_mark_cut(&s);
+		select_sites(selected, filter);		/* as it was */
+		return why;
+	}
+	strlcpy(filter, g, sizeof(filter));
+	filter_gen++;
+	return NULL;
+}
+
+/* The number of function sites, and of them live (a call) now. */
+void fgraph_counts(uint64_t *sites, uint64_t *live)
+{
+	*sites = nsites();
+	*live = 0;
+	for (size_t i = 0; i < nsites(); i++)
+		*live += !text_patch_is_nop(__fentry_sites_start[i]);
+}
+
+/* The filter and the site counts as text. ctl mutex held. */
+void fgraph_state_text(struct seqbuf *s)
+{
+	uint64_t sel = 0, sites, live;
+
+	for (size_t i = 0; i < nsites(); i++)
+		sel += site_selected(i);
+	fgraph_counts(&sites, &live);
+	seqbuf_printf(s, "filter %s\nfunctions %lu\nselected %lu\nlive %lu\n"
+		      "overflows %lu\n", filter, sites, sel, live,
+		      __atomic_load_n(&overflows, __ATOMIC_RELAXED));
+}

@@ -1,0 +1,549 @@
+/*
+ * file.c: writing and walking ttrace trace files (ttrace_file.h,
+ * docs/trace-file.md). Pure code shared by the kernel, the user `ttrace`
+ * tool and the host tools: no allocation, no system calls.
+ *
+ * The writer frames sections as the caller streams them and keeps two
+ * running CRCs (the open section's and the whole file's), so a ring of any
+ * size goes out in small chunks. The reader treats the buffer as hostile:
+ * every length is checked against the bytes that remain before it is used,
+ * in an order that cannot overflow, and every failure names the file offset
+ * where the problem is. It checks framing only; what a payload means is the
+ * loader's business (tools/load/ttload.c).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <printfmt.h>
+#include <string.h>
+
+#include <compiler.h>
+#include <ttrace_file.h>
+
+/*
+ * CRC-32 (reflected 0xEDB88320). Long buffers go sixteen bytes at a time
+ * through sixteen 256-entry tables (slicing-by-16, about twenty times
+ * faster than a nibble at a time); the tables (16 KiB) are built once, by the
+ * first caller that wins the state word, and until they are ready (and on
+ * big-endian hosts) every caller uses the 64-byte nibble table. A host
+ * program may hand in a faster routine for the long middle part of a
+ * buffer (ttrace_crc32_set_fold: tools/load/ttcrc32.c folds with PCLMUL); this
+ * file stays pure C and the tables stay the fallback.
+ */
+#define CRC_POLY	0xedb88320u
+#define CRC_COMBINE_MIN	16384	/* payload bytes worth a combine */
+
+static const uint32_t crc_nibble[16] = {
+	0x00000000, 0x1db71064, 0x3b6e20c8, 0x26d930ac,
+	0x76dc4190, 0x6b6b51f4, 0x4db26158, 0x5005713c,
+	0xedb88320, 0xf00f9344, 0xd6d6a3e8, 0xcb61b38c,
+	0x9b64c2b0, 0x86d3d2d4, 0xa00ae278, 0xbdbdf21c,
+};
+
+enum { CRC_TABLES_NONE, CRC_TABLES_BUILDING, CRC_TABLES_READY };
+#define CRC_SLICES	16
+static uint32_t crc_slice[CRC_SLICES][256];
+static int crc_tables_state;
+static ttrace_crc32_fold_fn crc_fold;
+
+static uint32_t crc_nibbles(uint32_t crc, const uint8_t *p, uint64_t len)
+{
+	while (len--) {
+		crc ^= *p++;
+		crc = (crc >> 4) ^ crc_nibble[crc & 15];
+		crc = (crc >> 4) ^ crc_nibble[crc & 15];
+	}
+	return crc;
+}
+
+/* Builds crc_slice if nobody has; returns whether it is ready. */
+static bool crc_tables(void)
+{
+	int none = CRC_TABLES_NONE;
+
+	if (__atomic_load_n(&crc_tables_state, __ATOMIC_ACQUIRE) ==
+	    CRC_TABLES_READY)
+		return true;
+	if (!__atomic_compare_exchange_n(&crc_tables_state, &none,
+					 CRC_TABLES_BUILDING, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return false;	/* another caller builds them */
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+
+		for (int k = 0; k < 8; k++)
+			c = (c >> 1) ^ (CRC_POLY & (0u - (c & 1)));
+		crc_slice[0][i] = c;
+	}
+	for (uint32_t i = 0; i < 256; i++)
+		for (int k = 1; k < CRC_SLICES; k++)
+			crc_slice[k][i] = (crc_slice[k - 1][i] >> 8) ^
+					  crc_slice[0][crc_slice[k - 1][i] & 0xff];
+	__atomic_store_n(&crc_tables_state, CRC_TABLES_READY, __ATOMIC_RELEASE);
+	return true;
+}
+
+static uint32_t crc_slices(uint32_t crc, const uint8_t *p, uint64_t len)
+{
+	const uint32_t (*t)[256] = crc_slice;
+
+	for (; len >= 16; p += 16, len -= 16) {
+		uint32_t w[4];
+
+		memcpy(w, p, sizeof(w));
+		w[0] ^= crc;
+		crc = t[15][w[0] & 0xff] ^ t[14][(w[0] >> 8) & 0xff] ^
+		      t[13][(w[0] >> 16) & 0xff] ^ t[12][w[0] >> 24] ^
+		      t[11][w[1] & 0xff] ^ t[10][(w[1] >> 8) & 0xff] ^
+		      t[9][(w[1] >> 16) & 0xff] ^ t[8][w[1] >> 24] ^
+		      t[7][w[2] & 0xff] ^ t[6][(w[2] >> 8) & 0xff] ^
+		      t[5][(w[2] >> 16) & 0xff] ^ t[4][w[2] >> 24] ^
+		      t[3][w[3] & 0xff] ^ t[2][(w[3] >> 8) & 0xff] ^
+		      t[1][(w[3] >> 16) & 0xff] ^ t[0][w[3] >> 24];
+	}
+	while (len--)
+		crc = (crc >> 8) ^ t[0][(crc ^ *p++) & 0xff];
+	return crc;
+}
+
+/* See ttrace_file.h: zlib-compatible, chainable. */
+uint32_t ttrace_crc32(uint32_t crc, const void *buf, uint64_t len)
+{
+	bool little = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+	ttrace_crc32_fold_fn fold = __atomic_load_n(&crc_fold,
+						    __ATOMIC_RELAXED);
+	const uint8_t *p = buf;
+
+	if (fold && len >= TTRACE_CRC32_FOLD_MIN) {
+		uint64_t n = len & ~(uint64_t)15;
+
+		crc = ~fold(~crc, p, n);
+		p += n;
+		len -= n;
+	}
+	if (little && len >= 64 && crc_tables())
+		return ~crc_slices(~crc, p, len);
+	return ~crc_nibbles(~crc, p, len);
+}
+
+/* See ttrace_file.h: fold (NULL: none) takes over long buffers. */
+void ttrace_crc32_set_fold(ttrace_crc32_fold_fn fold)
+{
+	__atomic_store_n(&crc_fold, fold, __ATOMIC_RELAXED);
+}
+
+/* a * b modulo the CRC polynomial (reflected bit order). */
+static uint32_t crc_multmodp(uint32_t a, uint32_t b)
+{
+	uint32_t p = 0;
+
+	for (uint32_t m = 1u << 31; m; m >>= 1) {
+		if (a & m)
+			p ^= b;
+		b = (b >> 1) ^ (CRC_POLY & (0u - (b & 1)));
+	}
+	return p;
+}
+
+/*
+ * The CRC-32 of A followed by B, given crc_a = CRC-32(A), crc_b =
+ * CRC-32(B) and len_b = |B| (zlib's crc32_combine): O(log len_b).
+ */
+static uint32_t crc32_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
+{
+	uint32_t p = 1u << 31, sq = 1u << 23;	/* x^0, x^8 */
+
+	for (; len_b; len_b >>= 1, sq = crc_multmodp(sq, sq))
+		if (len_b & 1)
+			p = crc_multmodp(sq, p);
+	return crc_multmodp(p, crc_a) ^ crc_b;
+}
+
+/* See ttrace_file.h: the next header starts at 48 mod 64. */
+uint64_t ttrace_file_pad(uint64_t end)
+{
+	return (TTRACE_FILE_ALIGN - TTRACE_FILE_SEC_HDR_SIZE - end) &
+	       (TTRACE_FILE_ALIGN - 1);
+}
+
+const char *ttrace_file_sec_name(uint32_t type)
+{
+	static const char *const names[TTRACE_FILE_SEC_NTYPES] = {
+		[TTRACE_FILE_SEC_VERSION] = "VERSION",
+		[TTRACE_FILE_SEC_META] = "META",
+		[TTRACE_FILE_SEC_AUX] = "AUX",
+		[TTRACE_FILE_SEC_RING] = "RING",
+		[TTRACE_FILE_SEC_RECORDS] = "RECORDS",
+		[TTRACE_FILE_SEC_LOSS] = "LOSS",
+		[TTRACE_FILE_SEC_TSC] = "TSC",
+		[TTRACE_FILE_SEC_RANGE] = "RANGE",
+		[TTRACE_FILE_SEC_STATS] = "STATS",
+		[TTRACE_FILE_SEC_END] = "END",
+	};
+
+	return type < TTRACE_FILE_SEC_NTYPES && names[type] ? names[type] :
+	       "UNKNOWN";
+}
+
+/* ---- writer -------------------------------------------------------------- */
+
+/* Sets up w to hand its bytes to out(arg, ...). */
+void ttrace_file_writer_init(struct ttrace_file_writer *w,
+			     ttrace_file_out_fn out, void *arg)
+{
+	memset(w, 0, sizeof(*w));
+	w->out = out;
+	w->arg = arg;
+}
+
+/* Emits len bytes, updating the file CRC and offset. Returns w->error. */
+static int emit(struct ttrace_file_writer *w, const void *buf, uint64_t len)
+{
+	if (w->error)
+		return w->error;
+	if (len && w->out(w->arg, buf, len) < 0)
+		return w->error = TTRACE_FILE_EIO;
+	w->file_crc = ttrace_crc32(w->file_crc, buf, len);
+	w->offset += len;
+	return 0;
+}
+
+static int misuse(struct ttrace_file_writer *w)
+{
+	if (!w->error)
+		w->error = TTRACE_FILE_ESTATE;
+	return w->error;
+}
+
+/* Writes the file header; the first call. Returns 0 or an error code. */
+int ttrace_file_write_header(struct ttrace_file_writer *w)
+{
+	struct ttrace_file_header h;
+
+	if (w->error || w->state != 0)
+		return misuse(w);
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, TTRACE_FILE_MAGIC, TTRACE_FILE_MAGIC_LEN);
+	h.bom = TTRACE_FILE_BOM;
+	h.version = TTRACE_FILE_VERSION;
+	h.header_size = sizeof(h);
+	h.section_header_size = sizeof(struct ttrace_file_section);
+	h.payload_align = TTRACE_FILE_ALIGN;
+	h.crc = ttrace_crc32(0, &h, offsetof(struct ttrace_file_header, crc));
+	w->state = 1;
+	return emit(w, &h, sizeof(h));
+}
+
+/*
+ * Opens a section of exactly length payload bytes (type END is refused: use
+ * ttrace_file_write_end). Returns 0 or an error code.
+ */
+int ttrace_file_section_begin(struct ttrace_file_writer *w, uint32_t type,
+			      uint32_t cpu, uint64_t length)
+{
+	struct ttrace_file_section s = { type, cpu, length };
+
+	if (w->error || w->state != 1 || w->sec_type ||
+	    type == 0 || type == TTRACE_FILE_SEC_END)
+		return misuse(w);
+	w->sec_type = type;
+	w->sec_left = length;
+	w->sec_crc = ttrace_crc32(0, &s, sizeof(s));
+	return emit(w, &s, sizeof(s));
+}
+
+/* Appends len payload bytes to the open section (no more than it has left). */
+int ttrace_file_section_data(struct ttrace_file_writer *w, const void *buf,
+			     uint64_t len)
+{
+	if (w->error || !w->sec_type || len > w->sec_left)
+		return misuse(w);
+	w->sec_left -= len;
+	w->sec_crc = ttrace_crc32(w->sec_crc, buf, len);
+	return emit(w, buf, len);
+}
+
+/* Closes the open section once all its payload is written: CRC, padding. */
+int ttrace_file_section_end(struct ttrace_file_writer *w)
+{
+	static const uint8_t zeros[TTRACE_FILE_ALIGN];
+	uint32_t crc = w->sec_crc;
+
+	if (w->error || !w->sec_type || w->sec_left)
+		return misuse(w);
+	emit(w, &crc, sizeof(crc));
+	emit(w, zeros, ttrace_file_pad(w->offset));
+	w->sec_type = 0;
+	w->nsections++;
+	return w->error;
+}
+
+/* Writes a whole section from one buffer. */
+int ttrace_file_write_section(struct ttrace_file_writer *w, uint32_t type,
+			      uint32_t cpu, const void *payload,
+			      uint64_t length)
+{
+	ttrace_file_section_begin(w, type, cpu, length);
+	ttrace_file_section_data(w, payload, length);
+	return ttrace_file_section_end(w);
+}
+
+/*
+ * Writes the END section; the file is then complete (w->offset bytes, whose
+ * CRC-32 is w->file_crc). Returns 0 or the first error of the whole write.
+ */
+int ttrace_file_write_end(struct ttrace_file_writer *w)
+{
+	struct ttrace_file_section s = { TTRACE_FILE_SEC_END, 0,
+					 sizeof(struct ttrace_file_end) };
+	struct ttrace_file_end e;
+	uint32_t crc;
+
+	if (w->error || w->state != 1 || w->sec_type)
+		return misuse(w);
+	e.nsections = w->nsections;
+	e.file_crc = w->file_crc;
+	e.file_size = w->offset + TTRACE_FILE_END_SIZE;
+	crc = ttrace_crc32(ttrace_crc32(0, &s, sizeof(s)), &e, sizeof(e));
+	emit(w, &s, sizeof(s));
+	emit(w, &e, sizeof(e));
+	emit(w, &crc, sizeof(crc));
+	w->state = 2;
+	return w->error;
+}
+
+/* ---- reader -------------------------------------------------------------- */
+
+/* Fills err with "problem" at offset (the caller prints "offset N: ..."). */
+void ttrace_file_set_error(struct ttrace_file_error *err, uint64_t offset,
+			   const char *fmt, ...)
+{
+	va_list ap;
+
+	err->offset = offset;
+	va_start(ap, fmt);
+	fmt_vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+}
+
+static uint32_t get_u32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* See ttrace_file.h: bytes [from, to) of p (at file offset base + from)
+ * must be zero; what names them in the error. */
+int ttrace_file_zero_check(const uint8_t *p, uint64_t base, uint64_t from,
+			   uint64_t to, const char *what,
+			   struct ttrace_file_error *err)
+{
+	for (uint64_t i = from; i < to; i++)
+		if (p[i])
+			return ttrace_file_set_error(err, base + i, "%s: byte "
+						     "%#x is not zero (reserved)",
+						     what, p[i]), -1;
+	return 0;
+}
+
+static int header_check(const struct ttrace_file_header *h,
+			struct ttrace_file_error *err)
+{
+	uint32_t crc = ttrace_crc32(0, h, offsetof(struct ttrace_file_header,
+						   crc));
+
+	if (memcmp(h->magic, TTRACE_FILE_MAGIC, TTRACE_FILE_MAGIC_LEN))
+		return ttrace_file_set_error(err, 0, "not a ttrace file (bad "
+					     "magic)"), -1;
+	if (h->bom == TTRACE_FILE_BOM_SWAPPED)
+		return ttrace_file_set_error(err, 8, "file written in the "
+					     "other byte order"), -1;
+	if (h->bom != TTRACE_FILE_BOM)
+		return ttrace_file_set_error(err, 8, "bad byte-order mark "
+					     "%#x", h->bom), -1;
+	if (h->crc != crc)
+		return ttrace_file_set_error(err, 0, "file header CRC mismatch "
+					     "(stored %#x, computed %#x)",
+					     h->crc, crc), -1;
+	if (h->version != TTRACE_FILE_VERSION)
+		return ttrace_file_set_error(err, 12, "unsupported file format "
+					     "version %u", h->version), -1;
+	if (h->header_size != TTRACE_FILE_HDR_SIZE ||
+	    h->section_header_size != TTRACE_FILE_SEC_HDR_SIZE ||
+	    h->payload_align != TTRACE_FILE_ALIGN)
+		return ttrace_file_set_error(err, 14, "bad header, section "
+					     "header or alignment size"), -1;
+	return ttrace_file_zero_check((const uint8_t *)h, 0,
+				      offsetof(struct ttrace_file_header, flags),
+				      offsetof(struct ttrace_file_header, crc),
+				      "file header: flags or reserved", err);
+}
+
+/*
+ * Starts a walk over the size bytes of a whole file at buf, checking its
+ * header. Returns 0, or -1 with err filled.
+ */
+int ttrace_file_open(struct ttrace_file_reader *r, const void *buf,
+		     uint64_t size, struct ttrace_file_error *err)
+{
+	struct ttrace_file_header h;
+
+	memset(r, 0, sizeof(*r));
+	if (size < TTRACE_FILE_HDR_SIZE)
+		return ttrace_file_set_error(err, 0, "file too short for a "
+					     "header (size %llu)",
+					     (unsigned long long)size), -1;
+	memcpy(&h, buf, sizeof(h));
+	if (header_check(&h, err) < 0)
+		return -1;
+	r->buf = buf;
+	r->size = size;
+	r->pos = TTRACE_FILE_HDR_SIZE;
+	r->crc = ttrace_crc32(0, buf, TTRACE_FILE_HDR_SIZE);
+	return 0;
+}
+
+/* See ttrace_file.h. Returns 0, or -1 with err filled. */
+int ttrace_file_open_stream(struct ttrace_file_reader *r, const void *buf,
+			    uint64_t size, struct ttrace_file_error *err)
+{
+	if (ttrace_file_open(r, buf, size, err) < 0)
+		return -1;
+	r->stream = 1;
+	return 0;
+}
+
+/* Checks the END section at r->pos (frame already checked); in a stream
+ * the file ends there, and r->size says so. */
+static int end_check(struct ttrace_file_reader *r,
+		     const struct ttrace_file_section *s,
+		     struct ttrace_file_error *err)
+{
+	struct ttrace_file_end e;
+	uint64_t pos = r->pos, end = pos + TTRACE_FILE_END_SIZE;
+
+	if (s->length != sizeof(e) || s->cpu != 0)
+		return ttrace_file_set_error(err, pos, "section END: bad "
+					     "length %llu or cpu %u",
+					     (unsigned long long)s->length,
+					     s->cpu), -1;
+	memcpy(&e, r->buf + pos + TTRACE_FILE_SEC_HDR_SIZE, sizeof(e));
+	if (e.nsections != r->nsections)
+		return ttrace_file_set_error(err, pos, "section END: %u "
+					     "sections recorded but %u present",
+					     e.nsections, r->nsections), -1;
+	if (e.file_crc != r->crc)
+		return ttrace_file_set_error(err, pos, "section END: file "
+					     "checksum mismatch (stored %#x, "
+					     "computed %#x)", e.file_crc,
+					     r->crc), -1;
+	if (e.file_size != end)
+		return ttrace_file_set_error(err, pos, "section END: file size "
+					     "%llu recorded, but END ends at "
+					     "%llu", (unsigned long long)e.file_size,
+					     (unsigned long long)end), -1;
+	if (end != r->size && !r->stream)
+		return ttrace_file_set_error(err, end, "%llu bytes of trailing "
+					     "data after the END section",
+					     (unsigned long long)(r->size - end)), -1;
+	r->size = end;
+	r->done = 1;
+	return 0;
+}
+
+/* Checks the zero padding of n bytes at off. */
+static int pad_check(const struct ttrace_file_reader *r, uint64_t off,
+		     uint64_t n, const char *name, struct ttrace_file_error *err)
+{
+	if (n > r->size - off)
+		return ttrace_file_set_error(err, off, "file ends inside the "
+					     "padding after section %s "
+					     "(size %llu)", name,
+					     (unsigned long long)r->size), -1;
+	for (uint64_t i = 0; i < n; i++)
+		if (r->buf[off + i])
+			return ttrace_file_set_error(err, off + i, "nonzero "
+						     "padding after section "
+						     "%s", name), -1;
+	return 0;
+}
+
+/* Reads the section header at r->pos and checks that the frame fits. */
+static int frame_check(const struct ttrace_file_reader *r,
+		       struct ttrace_file_section *s,
+		       struct ttrace_file_error *err)
+{
+	uint64_t pos = r->pos, left = r->size - pos;
+
+	if (left == 0)
+		return ttrace_file_set_error(err, pos, "file ends without an "
+					     "END section (truncated?)"), -1;
+	if (left < TTRACE_FILE_SEC_HDR_SIZE)
+		return ttrace_file_set_error(err, pos, "file ends inside a "
+					     "section header (size %llu)",
+					     (unsigned long long)r->size), -1;
+	memcpy(s, r->buf + pos, sizeof(*s));
+	left -= TTRACE_FILE_SEC_HDR_SIZE;
+	if (s->type == 0)
+		return ttrace_file_set_error(err, pos, "section type 0 is "
+					     "reserved"), -1;
+	if (s->length > left || left - s->length < TTRACE_FILE_CRC_SIZE)
+		return ttrace_file_set_error(err, pos, "section %s length %llu "
+					     "runs past end of file (size %llu)",
+					     ttrace_file_sec_name(s->type),
+					     (unsigned long long)s->length,
+					     (unsigned long long)r->size), -1;
+	return 0;
+}
+
+/*
+ * Returns the next section in *s (1), or 0 once the END section has been
+ * read and found to match the file (count, whole-file CRC, size), or -1
+ * with err filled on any problem: the walk then stays at the bad section.
+ */
+int ttrace_file_next(struct ttrace_file_reader *r, struct ttrace_file_sec *s,
+		     struct ttrace_file_error *err)
+{
+	struct ttrace_file_section h;
+	uint64_t pos = r->pos, crc_off, next;
+	uint32_t crc;
+	const char *name;
+
+	if (r->done)
+		return 0;
+	if (frame_check(r, &h, err) < 0)
+		return -1;
+	name = ttrace_file_sec_name(h.type);
+	crc_off = pos + TTRACE_FILE_SEC_HDR_SIZE + h.length;
+	crc = ttrace_crc32(0, r->buf + pos, TTRACE_FILE_SEC_HDR_SIZE + h.length);
+	if (crc != get_u32(r->buf + crc_off))
+		return ttrace_file_set_error(err, pos, "section %s (type %u, cpu "
+					     "%u, %llu bytes): CRC mismatch "
+					     "(stored %#x, computed %#x)", name,
+					     h.type, h.cpu,
+					     (unsigned long long)h.length,
+					     get_u32(r->buf + crc_off), crc), -1;
+	if (h.type == TTRACE_FILE_SEC_END)
+		return end_check(r, &h, err) < 0 ? -1 : 0;
+	next = crc_off + TTRACE_FILE_CRC_SIZE;
+	if (pad_check(r, next, ttrace_file_pad(next), name, err) < 0)
+		return -1;
+	next += ttrace_file_pad(next);
+	/* the file's CRC from the section's, without a second pass over a
+	 * big payload */
+	if (h.length >= CRC_COMBINE_MIN)
+		r->crc = ttrace_crc32(crc32_combine(r->crc, crc, crc_off - pos),
+				      r->buf + crc_off, next - crc_off);
+	else
+		r->crc = ttrace_crc32(r->crc, r->buf + pos, next - pos);
+	r->pos = next;
+	r->nsections++;
+	s->type = h.type;
+	s->cpu = h.cpu;
+	s->length = h.length;
+	s->offset = pos;
+	s->payload_offset = pos + TTRACE_FILE_SEC_HDR_SIZE;
+	s->payload = r->buf + s->payload_offset;
+	return 1;
+}

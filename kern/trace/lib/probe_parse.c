@@ -1,0 +1,482 @@
+/*
+ * probe_parse.c: the built-in probes' ctl grammar, their field tests,
+ * a lock-free keyed counter table and log2 histogram math; the rules are
+ * in ttrace_probe_spec.h. The grammar is the probe and unprobe rows'
+ * parsers of the ctl table (ttrace_ctl.c), which splits the command and
+ * builds every error's usage; like every row's, a command is parsed
+ * whole, every name resolved against the event metadata, before it is
+ * reported good, so a bad one changes nothing. Pure: the kernel and the
+ * host tests share it.
+ */
+#include <parse_num.h>
+#include <printfmt.h>
+#include <string.h>
+
+#include <ttrace_ctl.h>
+#include <ttrace_probe_spec.h>
+
+#define KEY_EMPTY	0x8000000000000001ULL	/* has its own extra slot */
+
+/* The kinds: each one's name, the words that must follow it (EVENT, or
+ * EVENT FIELD / START END) and its form for the usage. */
+static const struct probe_kind {
+	const char *name;
+	uint8_t words;
+	const char *usage;
+} kinds[] = {
+	[TTRACE_PROBE_FILTER] = { "filter", 1, "EVENT TEST..." },
+	[TTRACE_PROBE_COUNT] = { "count", 1, "EVENT [by FIELD] [if TEST...]" },
+	[TTRACE_PROBE_HIST] = { "hist", 2,
+				"EVENT FIELD [by FIELD] [if TEST...]" },
+	[TTRACE_PROBE_LATENCY] = { "latency", 2,
+				   "START END [by FIELD] [if TEST...]" },
+	[TTRACE_PROBE_SNAPSHOT] = { "snapshot", 1, "EVENT [if TEST...]" },
+	[TTRACE_PROBE_STOP] = { "stop", 1, "EVENT [if TEST...]" },
+};
+
+static const char *const op_names[] = {
+	[TTRACE_OP_EQ] = "==", [TTRACE_OP_NE] = "!=", [TTRACE_OP_LT] = "<",
+	[TTRACE_OP_LE] = "<=", [TTRACE_OP_GT] = ">", [TTRACE_OP_GE] = ">=",
+	[TTRACE_OP_AND] = "&",
+};
+
+/* The name of a probe kind, or "?". */
+const char *ttrace_probe_kind_name(uint32_t kind)
+{
+	return kind < ARRAY_SIZE(kinds) && kinds[kind].name ?
+	       kinds[kind].name : "?";
+}
+
+/* Appends each kind's form of the probe command, for the ctl table's
+ * usage, to s. */
+void ttrace_probe_usage(struct seqbuf *s)
+{
+	for (uint32_t k = TTRACE_PROBE_FILTER; k <= TTRACE_PROBE_STOP; k++)
+		seqbuf_printf(s, "%sprobe NAME %s %s",
+			      k == TTRACE_PROBE_FILTER ? "" : " | ",
+			      kinds[k].name, kinds[k].usage);
+}
+
+/* Resolves an event name (no glob: one event per probe). */
+static bool find_event(const struct ttrace_meta_table *meta, const char *name,
+		       uint32_t *id)
+{
+	for (uint32_t e = 0; e < meta->nevents; e++)
+		if (!strcmp(meta->events[e].name, name)) {
+			*id = e;
+			return true;
+		}
+	return false;
+}
+
+/* Resolves FIELD (an argument of event ev, pid or cpu) into *f. */
+static bool find_field(const struct ttrace_meta_table *meta, uint32_t ev,
+		       const char *name, size_t len, struct ttrace_field *f)
+{
+	const struct ttrace_event_meta *em = &meta->events[ev];
+
+	memset(f, 0, sizeof(*f));
+	if (len == 3 && !strncmp(name, "pid", 3)) {
+		f->src = TTRACE_FIELD_PID;
+		f->is_signed = 1;
+		return true;
+	}
+	if (len == 3 && !strncmp(name, "cpu", 3)) {
+		f->src = TTRACE_FIELD_CPU;
+		return true;
+	}
+	for (uint8_t a = 0; a < em->nargs; a++) {
+		uint8_t type = em->args[a].type;
+
+		if (strlen(em->args[a].name) == len &&
+		    !strncmp(em->args[a].name, name, len)) {
+			f->src = TTRACE_FIELD_ARG;
+			f->arg = a;
+			f->is_signed = type >= TTRACE_ARG_S8 && type <= TTRACE_ARG_S64;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Parses a number, decimal with an optional leading '-', or 0x hex. */
+static bool parse_value(const char *s, uint64_t *v)
+{
+	if (*s == '-') {
+		if (!parse_u64_whole(s + 1, v) || *v > (1ULL << 63))
+			return false;
+		*v = -*v;
+		return true;
+	}
+	return parse_u64_whole(s, v);
+}
+
+/* Parses one TEST word ("FIELD OP VALUE") of event ev into *t. */
+static const char *parse_test(struct ttrace_ctl_cmd *cmd,
+			      const struct ttrace_meta_table *meta, uint32_t ev,
+			      const char *word, struct ttrace_test *t)
+{
+	/* two-character operators first: "<=" is not "<" then "=" */
+	static const uint8_t order[] = { TTRACE_OP_LE, TTRACE_OP_GE,
+		TTRACE_OP_EQ, TTRACE_OP_NE, TTRACE_OP_LT, TTRACE_OP_GT,
+		TTRACE_OP_AND };
+	size_t i = 0;
+	unsigned op = ~0u;
+
+	while (word[i] && !strchr("=!<>&", word[i]))
+		i++;
+	for (size_t k = 0; k < ARRAY_SIZE(order) && op == ~0u; k++)
+		if (!strncmp(word + i, op_names[order[k]],
+			     strlen(op_names[order[k]])))
+			op = order[k];
+	if (!i || op > TTRACE_OP_AND)
+		return ttrace_ctl_err(cmd, "bad test '", word,
+				      "' (FIELD==VALUE ...)");
+	if (!find_field(meta, ev, word, i, &t->field))
+		return ttrace_ctl_err(cmd, "no field '", word,
+				      "' (an argument, pid or cpu)");
+	t->op = (uint8_t)op;
+	if (!parse_value(word + i + strlen(op_names[op]), &t->value))
+		return ttrace_ctl_err(cmd, "bad number in '", word, "'");
+	return NULL;
+}
+
+/* Parses the optional "[by FIELD] [if TEST...]" of tok[0..ntok); `by` only
+ * where keyed is set; bare TESTs (no "if") where tests_only is set. */
+static const char *parse_tail(struct ttrace_ctl_cmd *cmd,
+			      const struct ttrace_meta_table *meta, char **tok,
+			      size_t ntok, bool keyed, bool tests_only)
+{
+	struct ttrace_probe_spec *s = &cmd->probe;
+	size_t i = 0;
+
+	if (keyed && i + 1 < ntok && !strcmp(tok[i], "by")) {
+		if (!find_field(meta, s->event, tok[i + 1], strlen(tok[i + 1]),
+				&s->key))
+			return ttrace_ctl_err(cmd, "no field '", tok[i + 1],
+					      "' to key by");
+		i += 2;
+	}
+	if (!tests_only && i < ntok) {
+		if (strcmp(tok[i], "if") || i + 1 == ntok)
+			return ttrace_ctl_err(cmd, "unexpected '", tok[i], "'");
+		i++;
+	}
+	if (tests_only && i == ntok)
+		return ttrace_ctl_err(cmd, "filter needs at least one test", "",
+				      "");
+	if (ntok - i > TTRACE_PROBE_MAX_TESTS)
+		return ttrace_ctl_err(cmd, "more than 4 tests", "", "");
+	for (; i < ntok; i++) {
+		const char *e = parse_test(cmd, meta, s->event, tok[i],
+					   &s->tests[s->ntests++]);
+		if (e)
+			return e;
+	}
+	return NULL;
+}
+
+/* Checks NAME: 1..TTRACE_PROBE_NAME_MAX of [A-Za-z0-9_.-]. */
+static bool good_name(const char *n)
+{
+	size_t len = strlen(n);
+
+	if (!len || len > TTRACE_PROBE_NAME_MAX)
+		return false;
+	for (; *n; n++)
+		if (!((*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') ||
+		      (*n >= '0' && *n <= '9') || strchr("_.-", *n)))
+			return false;
+	return true;
+}
+
+static const char *field_name(uint32_t ev, const struct ttrace_field *f,
+			      const struct ttrace_meta_table *meta);
+
+/* probe NAME KIND ...: the row's parser (tok[0] is "probe"). */
+const char *ttrace_probe_parse_add(struct ttrace_ctl_cmd *cmd, char **tok,
+				   size_t ntok,
+				   const struct ttrace_meta_table *meta)
+{
+	struct ttrace_probe_spec *s = &cmd->probe;
+	size_t next;
+	const char *why;
+
+	if (ntok < 4)
+		return ttrace_ctl_err(cmd, "probe: too few words", "", "");
+	if (!good_name(tok[1]))
+		return ttrace_ctl_err(cmd, "bad probe name '", tok[1],
+				      "' (1-23 of A-Z a-z 0-9 _ . -)");
+	memcpy(s->name, tok[1], strlen(tok[1]) + 1);	/* good_name: it fits */
+	for (s->kind = TTRACE_PROBE_FILTER; s->kind <= TTRACE_PROBE_STOP; s->kind++)
+		if (!strcmp(tok[2], kinds[s->kind].name))
+			break;
+	if (s->kind > TTRACE_PROBE_STOP)
+		return ttrace_ctl_err(cmd, "unknown probe kind '", tok[2], "'");
+	if (!find_event(meta, tok[3], &s->event))
+		return ttrace_ctl_err(cmd, "no event '", tok[3], "'");
+	next = 3 + kinds[s->kind].words;
+	if (ntok < next)
+		return ttrace_ctl_err(cmd, tok[2], ": too few words", "");
+	if (s->kind == TTRACE_PROBE_HIST &&
+	    !find_field(meta, s->event, tok[4], strlen(tok[4]), &s->value))
+		return ttrace_ctl_err(cmd, "no field '", tok[4], "' to count");
+	if (s->kind == TTRACE_PROBE_LATENCY &&
+	    !find_event(meta, tok[4], &s->end_event))
+		return ttrace_ctl_err(cmd, "no event '", tok[4], "'");
+	if (s->kind == TTRACE_PROBE_LATENCY && s->end_event == s->event)
+		return ttrace_ctl_err(cmd, "latency needs two different events",
+				      "", "");
+	why = parse_tail(cmd, meta, tok + next, ntok - next,
+			 s->kind == TTRACE_PROBE_COUNT ||
+			 s->kind == TTRACE_PROBE_HIST ||
+			 s->kind == TTRACE_PROBE_LATENCY,
+			 s->kind == TTRACE_PROBE_FILTER);
+	if (!why && s->kind == TTRACE_PROBE_LATENCY && s->key.src) {
+		/* END must carry the same key, when it has a field of that
+		 * name (syscall_exit's nr for syscall_enter's) */
+		const char *kn = field_name(s->event, &s->key, meta);
+
+		if (!find_field(meta, s->end_event, kn, strlen(kn), &s->end_key))
+			memset(&s->end_key, 0, sizeof(s->end_key));
+	}
+	return why;
+}
+
+/* unprobe NAME|*: the row's parser. */
+const char *ttrace_probe_parse_remove(struct ttrace_ctl_cmd *cmd, char **tok,
+				      size_t ntok,
+				      const struct ttrace_meta_table *meta)
+{
+	(void)meta;
+	if (ntok != 2 || (strcmp(tok[1], "*") && !good_name(tok[1])))
+		return ttrace_ctl_err(cmd, "unprobe takes one probe name, or *",
+				      "", "");
+	memcpy(cmd->probe.name, tok[1], strlen(tok[1]) + 1);
+	return NULL;
+}
+
+/* The value of field f in hit h (0 for an argument h lacks). */
+uint64_t ttrace_field_get(const struct ttrace_field *f,
+			  const struct ttrace_probe_hit *h)
+{
+	switch (f->src) {
+	case TTRACE_FIELD_ARG:
+		return f->arg < h->nargs ? h->args[f->arg] : 0;
+	case TTRACE_FIELD_PID:
+		return (uint64_t)(int64_t)h->pid;
+	case TTRACE_FIELD_CPU:
+		return h->cpu;
+	}
+	return 0;
+}
+
+static bool test_one(const struct ttrace_test *t,
+		     const struct ttrace_probe_hit *h)
+{
+	uint64_t v = ttrace_field_get(&t->field, h);
+	/* signed order through the offset: -1 < 0 */
+	uint64_t bias = t->field.is_signed ? 1ULL << 63 : 0;
+	uint64_t a = v + bias, b = t->value + bias;
+
+	switch (t->op) {
+	case TTRACE_OP_EQ: return v == t->value;
+	case TTRACE_OP_NE: return v != t->value;
+	case TTRACE_OP_LT: return a < b;
+	case TTRACE_OP_LE: return a <= b;
+	case TTRACE_OP_GT: return a > b;
+	case TTRACE_OP_GE: return a >= b;
+	case TTRACE_OP_AND: return (v & t->value) != 0;
+	}
+	return false;
+}
+
+/* Whether every test of s holds for h. Any context. */
+bool ttrace_probe_test(const struct ttrace_probe_spec *s,
+		       const struct ttrace_probe_hit *h)
+{
+	for (uint32_t i = 0; i < s->ntests; i++)
+		if (!test_one(&s->tests[i], h))
+			return false;
+	return true;
+}
+
+static const char *field_name(uint32_t ev, const struct ttrace_field *f,
+			      const struct ttrace_meta_table *meta)
+{
+	switch (f->src) {
+	case TTRACE_FIELD_ARG:
+		return meta->events[ev].args[f->arg].name;
+	case TTRACE_FIELD_PID:
+		return "pid";
+	case TTRACE_FIELD_CPU:
+		return "cpu";
+	}
+	return "";
+}
+
+/* Appends s written back as the command that makes it to out. */
+void ttrace_probe_spec_text(const struct ttrace_probe_spec *s,
+			    const struct ttrace_meta_table *meta,
+			    struct seqbuf *out)
+{
+	seqbuf_printf(out, "probe %s %s %s", s->name,
+		      ttrace_probe_kind_name(s->kind),
+		      meta->events[s->event].name);
+	if (s->kind == TTRACE_PROBE_HIST)
+		seqbuf_printf(out, " %s", field_name(s->event, &s->value, meta));
+	if (s->kind == TTRACE_PROBE_LATENCY)
+		seqbuf_printf(out, " %s", meta->events[s->end_event].name);
+	if (s->key.src != TTRACE_FIELD_NONE)
+		seqbuf_printf(out, " by %s", field_name(s->event, &s->key, meta));
+	if (s->ntests && s->kind != TTRACE_PROBE_FILTER)
+		seqbuf_puts(out, " if");
+	for (uint32_t i = 0; i < s->ntests; i++) {
+		const struct ttrace_test *t = &s->tests[i];
+
+		seqbuf_printf(out, t->field.is_signed ? " %s%s%ld" : " %s%s%#lx",
+			      field_name(s->event, &t->field, meta),
+			      op_names[t->op], t->value);
+	}
+}
+
+/* ---- the keyed table ----------------------------------------------------- */
+
+/* Bytes of memory a table of cap slots (a power of two) by width needs. */
+size_t ttrace_keytab_bytes(uint32_t cap, uint32_t width)
+{
+	return (cap + 1) * (sizeof(uint64_t) * (1 + (size_t)width) + 1);
+}
+
+/* Sets t up over mem (ttrace_keytab_bytes(cap, width) bytes, 8-aligned),
+ * empty. */
+void ttrace_keytab_init(struct ttrace_keytab *t, void *mem, uint32_t cap,
+			uint32_t width)
+{
+	memset(mem, 0, ttrace_keytab_bytes(cap, width));
+	t->cap = cap;
+	t->width = width;
+	t->keys = mem;
+	t->vals = t->keys + cap + 1;
+	t->used = (uint8_t *)(t->vals + (size_t)(cap + 1) * width);
+	t->overflow = 0;
+	for (uint32_t i = 0; i < cap; i++)
+		t->keys[i] = KEY_EMPTY;
+	t->used[cap] = 1;
+	t->keys[cap] = KEY_EMPTY;
+}
+
+static uint32_t key_hash(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return (uint32_t)k;
+}
+
+/*
+ * The counters of key, claiming a slot for it if it has none; NULL when
+ * none of the TTRACE_KEYTAB_PROBES slots it may use is free. Any context,
+ * any number of CPUs at once; no lock.
+ */
+uint64_t *ttrace_keytab_get(struct ttrace_keytab *t, uint64_t key)
+{
+	uint32_t i = key_hash(key);
+
+	if (key == KEY_EMPTY)
+		return t->vals + (size_t)t->cap * t->width;
+	for (uint32_t n = 0; n < TTRACE_KEYTAB_PROBES && n < t->cap; n++, i++) {
+		uint32_t slot = i & (t->cap - 1);
+		uint64_t cur = __atomic_load_n(&t->keys[slot], __ATOMIC_ACQUIRE);
+
+		/* a failed claim leaves the winner's key in cur */
+		if (cur == KEY_EMPTY &&
+		    __atomic_compare_exchange_n(&t->keys[slot], &cur, key, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			cur = key;
+		if (cur != key)
+			continue;
+		__atomic_store_n(&t->used[slot], 1, __ATOMIC_RELEASE);
+		return t->vals + (size_t)slot * t->width;
+	}
+	return NULL;
+}
+
+/* Adds n to counter i of key (overflow when the key has no slot). */
+void ttrace_keytab_add(struct ttrace_keytab *t, uint64_t key, uint32_t i,
+		       uint64_t n)
+{
+	uint64_t *v = ttrace_keytab_get(t, key);
+
+	__atomic_fetch_add(v ? &v[i] : &t->overflow, n, __ATOMIC_RELAXED);
+}
+
+/* Slot slot (0..cap) of t: false when unused, else its key and counters. */
+bool ttrace_keytab_slot(const struct ttrace_keytab *t, uint32_t slot,
+			uint64_t *key, const uint64_t **vals)
+{
+	const uint64_t *v = t->vals + (size_t)slot * t->width;
+
+	if (!__atomic_load_n(&t->used[slot], __ATOMIC_ACQUIRE))
+		return false;
+	if (slot == t->cap) {	/* the empty key's slot: shown once it counted */
+		bool any = false;
+
+		for (uint32_t i = 0; i < t->width; i++)
+			any |= v[i] != 0;
+		if (!any)
+			return false;
+	}
+	*key = __atomic_load_n(&t->keys[slot], __ATOMIC_RELAXED);
+	*vals = v;
+	return true;
+}
+
+/* ---- log2 histograms ----------------------------------------------------- */
+
+/* The bucket of v: 0 for 0, else 1 + floor(log2 v). */
+unsigned ttrace_hist_bucket(uint64_t v)
+{
+	return v ? 64 - (unsigned)__builtin_clzll(v) : 0;
+}
+
+/* The smallest and largest value of bucket b. */
+uint64_t ttrace_hist_bucket_low(unsigned b)
+{
+	return b ? 1ULL << (b - 1) : 0;
+}
+
+uint64_t ttrace_hist_bucket_high(unsigned b)
+{
+	return b == 0 ? 0 : b == 64 ? UINT64_MAX : (1ULL << b) - 1;
+}
+
+/* The number of values in a histogram. */
+uint64_t ttrace_hist_total(const uint64_t *buckets)
+{
+	uint64_t n = 0;
+
+	for (unsigned b = 0; b < TTRACE_HIST_BUCKETS; b++)
+		n += buckets[b];
+	return n;
+}
+
+/*
+ * The pct-th percentile (1..100) as the bound a log2 histogram can give:
+ * the largest value of the bucket holding the value of rank
+ * ceil(total * pct / 100). 0 for an empty histogram.
+ */
+uint64_t ttrace_hist_percentile(const uint64_t *buckets, unsigned pct)
+{
+	uint64_t total = ttrace_hist_total(buckets), seen = 0, rank;
+
+	if (!total)
+		return 0;
+	rank = (total * pct + 99) / 100;
+	for (unsigned b = 0; b < TTRACE_HIST_BUCKETS; b++) {
+		seen += buckets[b];
+		if (seen >= rank && buckets[b])
+			return ttrace_hist_bucket_high(b);
+	}
+	return UINT64_MAX;
+}

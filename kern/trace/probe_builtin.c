@@ -1,0 +1,417 @@
+/*
+ * The built-in probes: what the ctl commands `probe NAME KIND ...` and
+ * `unprobe NAME` attach (grammar: kern/trace/lib/probe_parse.c,
+ * docs/probes.md), on the probe API (probe_site.c).
+ *
+ *	filter		suppress the records whose tests fail
+ *	count		count hits, per key
+ *	hist		log2 histogram of a field, per key
+ *	latency		log2 histogram of the time from START to the next END
+ *			on the same CPU, in ns, per key of the START event
+ *	snapshot	copy every CPU's ring aside on the first hit (snapN)
+ *	stop		freeze tracing on the first hit (a flight recorder)
+ *
+ * Everything a probe needs is allocated when it is attached, in process
+ * context under the ctl mutex; its callbacks only add to counters that
+ * memory holds (lock-free, ttrace_keytab), so they may fire anywhere.
+ * The list of probes changes only under the ctl mutex, and the texts and
+ * snapshots are read under it too, so a probe's memory is freed (after
+ * the grace period that detaching waits) with no reader on it.
+ */
+#include <ttrace.h>
+#include <ttrace_ctl.h>
+#include <ttrace_probe.h>
+#include <trace_ring.h>
+#include <buddy.h>
+#include <kmalloc.h>
+#include <pmem.h>
+#include <seqbuf.h>
+#include <string.h>
+#include <smp.h>
+#include <abi/errno.h>
+#include <arch/arch.h>
+#include <arch/mmu.h>
+#include <arch/tsc.h>
+
+#include "internal.h"
+
+#define MAX_PROBES	16
+#define COUNT_KEYS	256
+#define HIST_KEYS	64
+
+struct pages {
+	void *mem;
+	unsigned order;
+};
+
+struct builtin {
+	struct ttrace_probe_spec spec;
+	struct pages tab_mem;
+	struct ttrace_keytab tab;	/* count, hist, latency */
+	uint64_t hits;			/* events that passed the tests */
+	uint64_t unpaired;		/* latency: END with no START before */
+	uint64_t first_ts;		/* snapshot, stop: the first hit */
+	uint32_t first_cpu;
+	uint64_t failed;		/* snapshot: rings resized meanwhile */
+	uint32_t snapped;		/* snapshot: the copies are made */
+	struct {			/* latency: per CPU, the open START */
+		uint64_t ts;		/* 0: none */
+		uint64_t key;
+		int32_t pid;
+	} start[CONFIG_MAX_NUM_CPUS];
+	struct pages snap_mem[CONFIG_MAX_NUM_CPUS];
+	struct trace_ring snap[CONFIG_MAX_NUM_CPUS];
+};
+
+static struct builtin *probes[MAX_PROBES];	/* ctl mutex */
+
+static bool pages_get(struct pages *p, size_t bytes)
+{
+	p->order = ttrace_order_for(bytes);
+	p->mem = get_cont_pages(p->order, 0);
+	return p->mem != NULL;
+}
+
+static void pages_put(struct pages *p)
+{
+	if (p->mem)
+		free_cont_pages(p->mem, p->order);
+	p->mem = NULL;
+}
+
+/* The key of hit h for probe b. */
+static uint64_t key_of(const struct builtin *b, const struct ttrace_probe_hit *h)
+{
+	return ttrace_field_get(&b->spec.key, h);
+}
+
+static bool on_filter(void *arg, const struct ttrace_probe_hit *h)
+{
+	struct builtin *b = arg;
+	bool pass = ttrace_probe_test(&b->spec, h);
+
+	if (pass)
+		__atomic_fetch_add(&b->hits, 1, __ATOMIC_RELAXED);
+	return pass;
+}
+
+static bool on_count(void *arg, const struct ttrace_probe_hit *h)
+{
+	struct builtin *b = arg;
+
+	if (ttrace_probe_test(&b->spec, h)) {
+		__atomic_fetch_add(&b->hits, 1, __ATOMIC_RELAXED);
+		ttrace_keytab_add(&b->tab, key_of(b, h), 0, 1);
+	}
+	return true;
+}
+
+static bool on_hist(void *arg, const struct ttrace_probe_hit *h)
+{
+	struct builtin *b = arg;
+
+	if (ttrace_probe_test(&b->spec, h)) {
+		__atomic_fetch_add(&b->hits, 1, __ATOMIC_RELAXED);
+		ttrace_keytab_add(&b->tab, key_of(b, h), ttrace_hist_bucket(
+				  ttrace_field_get(&b->spec.value, h)), 1);
+	}
+	return true;
+}
+
+/* Cycles of the trace clock as ns. */
+static uint64_t cycles_ns(uint64_t cycles)
+{
+	uint64_t khz = tsc_freq_hz / 1000;
+
+	return khz ? cycles * 1000000 / khz : cycles;
+}
+
+/* latency START: opens this CPU's pair (a later START replaces it). The
+ * tests apply to START only. Nothing nests a START or END inside another
+ * on one CPU (they are syscall entry and exit, or the like); the slot's
+ * ts is written last and read first all the same. */
+static bool on_lat_start(void *arg, const struct ttrace_probe_hit *h)
+{
+	struct builtin *b = arg;
+
+	if (ttrace_probe_test(&b->spec, h)) {
+		WRITE_ONCE(b->start[h->cpu].key, key_of(b, h));
+		WRITE_ONCE(b->start[h->cpu].pid, h->pid);
+		WRITE_ONCE(b->start[h->cpu].ts, h->ts);
+	}
+	return true;
+}
+
+/* latency END: closes this CPU's open pair if it is the same process's
+ * and, where END has the key's field, the same key's; otherwise it counts
+ * as unpaired and the pair stays open (the process that opened it may
+ * come back to this CPU and close it). */
+static bool on_lat_end(void *arg, const struct ttrace_probe_hit *h)
+{
+	struct builtin *b = arg;
+	uint64_t ts = READ_ONCE(b->start[h->cpu].ts);
+	uint64_t key = READ_ONCE(b->start[h->cpu].key);
+
+	if (!ts || h->ts < ts || READ_ONCE(b->start[h->cpu].pid) != h->pid ||
+	    (b->spec.end_key.src &&
+	     ttrace_field_get(&b->spec.end_key, h) != key)) {
+		__atomic_fetch_add(&b->unpaired, 1, __ATOMIC_RELAXED);
+		return true;
+	}
+	WRITE_ONCE(b->start[h->cpu].ts, 0);
+	__atomic_fetch_add(&b->hits, 1, __ATOMIC_RELAXED);
+	ttrace_keytab_add(&b->tab, key, ttrace_hist_bucket(
+			  cycles_ns(h->ts - ts)), 1);
+	return true;
+}
+
+/* Claims the first hit of a one-shot probe; false for every later one. */
+static bool first_hit(struct builtin *b, const struct ttrace_probe_hit *h)
+{
+	if (!ttrace_probe_test(&b->spec, h) ||
+	    __atomic_fetch_add(&b->hits, 1, __ATOMIC_RELAXED))
+		return false;
+	b->first_cpu = h->cpu;
+	b->first_ts = h->ts;
+	return true;
+}
+
+/* Copies every CPU's ring into b's snapshot rings (trace_ring_copy()):
+ * records being written meanwhile come out as declared losses when read,
+ * never torn. */
+static bool on_snapshot(void *arg, const struct ttrace_probe_hit *h)
+{
+	struct builtin *b = arg;
+
+	if (!first_hit(b, h))
+		return true;
+	for (uint32_t c = 0; c < num_cpus; c++)
+		if (trace_ring_copy(&b->snap[c], b->snap_mem[c].mem,
+				    (size_t)PGSIZE << b->snap_mem[c].order,
+				    &ttrace_main.rings[c]))
+			b->failed++;
+	__atomic_store_n(&b->snapped, 1, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* Freezes tracing on the first hit (ttrace_freeze); the record of the
+ * event that stopped it is still written (ttrace_probe_fire). */
+static bool on_stop(void *arg, const struct ttrace_probe_hit *h)
+{
+	struct builtin *b = arg;
+
+	if (first_hit(b, h))
+		ttrace_freeze(&ttrace_main);
+	return true;
+}
+
+static const ttrace_probe_fn kind_fn[] = {
+	[TTRACE_PROBE_FILTER] = on_filter, [TTRACE_PROBE_COUNT] = on_count,
+	[TTRACE_PROBE_HIST] = on_hist, [TTRACE_PROBE_LATENCY] = on_lat_start,
+	[TTRACE_PROBE_SNAPSHOT] = on_snapshot, [TTRACE_PROBE_STOP] = on_stop,
+};
+
+static void builtin_free(struct builtin *b)
+{
+	pages_put(&b->tab_mem);
+	for (uint32_t c = 0; c < CONFIG_MAX_NUM_CPUS; c++)
+		pages_put(&b->snap_mem[c]);
+	kfree(b);
+}
+
+/* Allocates what spec's probe needs; NULL when memory is short. */
+static struct builtin *builtin_new(const struct ttrace_probe_spec *spec)
+{
+	struct builtin *b = kzmalloc(sizeof(*b));
+	uint32_t cap = spec->kind == TTRACE_PROBE_COUNT ? COUNT_KEYS : HIST_KEYS;
+	uint32_t width = spec->kind == TTRACE_PROBE_COUNT ? 1 :
+			 TTRACE_HIST_BUCKETS;
+	bool ok = b != NULL;
+
+	if (!b)
+		return NULL;
+	b->spec = *spec;
+	if (spec->kind == TTRACE_PROBE_COUNT || spec->kind == TTRACE_PROBE_HIST ||
+	    spec->kind == TTRACE_PROBE_LATENCY) {
+		ok = pages_get(&b->tab_mem, ttrace_keytab_bytes(cap, width));
+		if (ok)
+			ttrace_keytab_init(&b->tab, b->tab_mem.mem, cap, width);
+	}
+	for (uint32_t c = 0; ok && spec->kind == TTRACE_PROBE_SNAPSHOT &&
+	     c < num_cpus; c++)
+		ok = pages_get(&b->snap_mem[c], ttrace_ring_bytes());
+	if (!ok) {
+		builtin_free(b);
+		return NULL;
+	}
+	return b;
+}
+
+static int find_slot(const char *name)
+{
+	for (int i = 0; i < MAX_PROBES; i++)
+		if (probes[i] && !strcmp(probes[i]->spec.name, name))
+			return i;
+	return -1;
+}
+
+/* Attaches spec's probe. Returns NULL or why not. ctl mutex held. */
+static const char *probe_add(const struct ttrace_probe_spec *spec)
+{
+	struct builtin *b;
+	int slot, err;
+
+	if (find_slot(spec->name) >= 0)
+		return "probe: a probe of that name exists (unprobe it first)";
+	for (slot = 0; slot < MAX_PROBES && probes[slot]; slot++)
+		;
+	if (slot == MAX_PROBES)
+		return "probe: 16 probes already";
+	if (!(b = builtin_new(spec)))
+		return "probe: out of memory";
+	err = ttrace_probe_attach_locked(&ttrace_main, spec->event,
+					 kind_fn[spec->kind], b);
+	if (!err && spec->kind == TTRACE_PROBE_LATENCY)
+		err = ttrace_probe_attach_locked(&ttrace_main, spec->end_event,
+						 on_lat_end, b);
+	if (err) {
+		ttrace_probe_detach_arg_locked(&ttrace_main, b);
+		builtin_free(b);
+		return "probe: out of memory";
+	}
+	probes[slot] = b;
+	return NULL;
+}
+
+/* Detaches and frees probe slot i. ctl mutex held. */
+static void probe_remove(int i)
+{
+	struct builtin *b = probes[i];
+
+	probes[i] = NULL;
+	/* waits the grace period */
+	ttrace_probe_detach_arg_locked(&ttrace_main, b);
+	builtin_free(b);
+}
+
+/* Carries out a parsed probe or unprobe command. ctl mutex held. Returns
+ * NULL or why nothing changed. */
+const char *ttrace_probes_control(const struct ttrace_ctl_cmd *cmd)
+{
+	int i;
+
+	if (ttrace_main.off_reason)
+		return ttrace_main.off_reason;
+	if (cmd->op == TTRACE_CTL_PROBE)
+		return probe_add(&cmd->probe);
+	if (!strcmp(cmd->probe.name, "*")) {
+		for (i = 0; i < MAX_PROBES; i++)
+			if (probes[i])
+				probe_remove(i);
+		return NULL;
+	}
+	if ((i = find_slot(cmd->probe.name)) < 0)
+		return "unprobe: no such probe";
+	probe_remove(i);
+	return NULL;
+}
+
+/* ---- results ------------------------------------------------------------- */
+
+/* One key of a histogram: count, percentiles, then its nonempty buckets. */
+static void hist_text(struct seqbuf *t, uint64_t key, const uint64_t *v)
+{
+	seqbuf_printf(t, "  key %lu count %lu p50 %lu p90 %lu p99 %lu\n",
+		      key, ttrace_hist_total(v), ttrace_hist_percentile(v, 50),
+		      ttrace_hist_percentile(v, 90),
+		      ttrace_hist_percentile(v, 99));
+	for (unsigned k = 0; k < TTRACE_HIST_BUCKETS; k++)
+		if (v[k])
+			seqbuf_printf(t, "    %lu %lu %lu\n",
+				      ttrace_hist_bucket_low(k),
+				      ttrace_hist_bucket_high(k), v[k]);
+}
+
+static void probe_text(struct seqbuf *t, const struct builtin *b)
+{
+	const struct ttrace_probe_spec *s = &b->spec;
+	uint64_t key;
+	const uint64_t *v;
+
+	ttrace_probe_spec_text(s, &ttrace_meta_builtin, t);
+	seqbuf_printf(t, "\n  hits %lu", b->hits);
+	if (s->kind == TTRACE_PROBE_LATENCY)
+		seqbuf_printf(t, " unpaired %lu unit ns", b->unpaired);
+	if (b->tab.keys)
+		seqbuf_printf(t, " overflow %lu", b->tab.overflow);
+	if ((s->kind == TTRACE_PROBE_SNAPSHOT || s->kind == TTRACE_PROBE_STOP) &&
+	    b->hits)
+		seqbuf_printf(t, " cpu %u ts %lu", b->first_cpu, b->first_ts);
+	if (s->kind == TTRACE_PROBE_SNAPSHOT)
+		seqbuf_printf(t, " failed %lu", b->failed);
+	seqbuf_printf(t, "\n");
+	for (uint32_t i = 0; b->tab.keys && i <= b->tab.cap; i++) {
+		if (!ttrace_keytab_slot(&b->tab, i, &key, &v))
+			continue;
+		if (s->kind == TTRACE_PROBE_COUNT)
+			seqbuf_printf(t, "  key %lu count %lu\n", key, v[0]);
+		else
+			hist_text(t, key, v);
+	}
+}
+
+/*
+ * The probes and their results as text (docs/probes.md), each opening
+ * with the command that made it, appended to s. Takes the ctl mutex.
+ */
+void ttrace_probes_text(struct seqbuf *s)
+{
+	ttrace_ctl_mutex_enter(&ttrace_main);
+	for (int i = 0; i < MAX_PROBES; i++)
+		if (probes[i])
+			probe_text(s, probes[i]);
+	ttrace_ctl_mutex_exit(&ttrace_main);
+}
+
+/* The snapshot a snapshot probe took, or NULL. ctl mutex held. */
+static struct builtin *the_snapshot(void)
+{
+	for (int i = 0; i < MAX_PROBES; i++)
+		if (probes[i] && probes[i]->spec.kind == TTRACE_PROBE_SNAPSHOT &&
+		    __atomic_load_n(&probes[i]->snapped, __ATOMIC_ACQUIRE) &&
+		    probes[i]->snap[0].entries)
+			return probes[i];
+	return NULL;
+}
+
+/*
+ * The snapshot's copy of cpu's ring, read as ttrace_ring_read() reads the
+ * live one (snapN). With cur->next == 0 and cur->after_loss == 0 it starts
+ * at the oldest record, and *end is set to the copy's head. A slot that
+ * was in flight when copied is declared lost at once. Returns
+ * TRACE_RUN_NONE when there is no snapshot (yet, or any more). Takes the
+ * ctl mutex.
+ */
+uint32_t ttrace_snap_read(uint32_t cpu, struct trace_ring_cursor *cur,
+			  uint64_t *end, struct ttrace_entry *out, size_t max,
+			  struct trace_ring_run *run)
+{
+	uint32_t kind = TRACE_RUN_NONE;
+	struct builtin *b;
+
+	ttrace_ctl_mutex_enter(&ttrace_main);
+	b = the_snapshot();
+	if (b && b->snap[cpu].entries) {
+		if (!*end) {
+			trace_ring_cursor_oldest(&b->snap[cpu], cur);
+			*end = trace_ring_head(&b->snap[cpu]);
+		}
+		kind = trace_ring_read(&b->snap[cpu], cur, *end, out, max, run);
+		if (kind == TRACE_RUN_BUSY) {	/* a copy: nothing completes it */
+			trace_ring_give_up(cur, run);
+			kind = TRACE_RUN_LOST;
+		}
+	}
+	ttrace_ctl_mutex_exit(&ttrace_main);
+	return kind;
+}

@@ -1,0 +1,380 @@
+/*
+ * reader.c: the readers behind the #ttrace files that keep state
+ * between reads (internal.h): cpuN, rawN, streamN and snapN with a
+ * cursor in a ring, aux and probes with a snapshot taken at the first read.
+ * The device makes one per open, so processes sharing the open file share
+ * it, under its lock.
+ *
+ * rawN and cpuN end at the head the ring had at the first read: a snapshot
+ * of that moment. streamN never ends: a read returns what is there, or
+ * nothing yet. rawN and streamN return runs: a struct ttrace_file_run,
+ * then for RECORDS its entries; every logical index comes once, as a
+ * record or inside a declared loss. A slot still being written is waited
+ * for, briefly (trace_ring_wait(): the ring's rule, host-tested), then
+ * declared lost as in flight; a stream waits across reads instead of
+ * spinning. cpuN formats events as text lines with the decoder's line
+ * format, names resolved from an aux snapshot, into a block (a seqbuf)
+ * while a whole line still fits: a run longer than the block goes on at
+ * the next refill, so no line is cut by the block nor lost. A line longer
+ * than LINE_MAX is cut, and ends with seqbuf's mark.
+ */
+#include <kmalloc.h>
+#include "module.h"
+#include <ns.h>
+#include <pmem.h>
+#include <seqbuf.h>
+#include <spinlock.h>
+#include <string.h>
+#include <ttrace.h>
+#include <ttrace_decode.h>
+#include <ttrace_file.h>
+#include <abi/errno.h>
+#include <arch/arch.h>
+#include <arch/mmu.h>
+#include <arch/tsc.h>
+
+#include "internal.h"
+
+#define PROBES_TEXT_ORDER 5	/* 128 KiB: 16 probes of 64 keys' bars */
+#define LINE_MAX	512	/* one text line, newline included */
+#define TEXT_EVENTS	16	/* events read per run by cpuN */
+#define TEXT_BYTES	(TEXT_EVENTS * LINE_MAX)	/* cpuN's text block */
+#define SNAP_WAIT_NS	20000000	/* wait for a slot in flight: 20 ms */
+#define STREAM_WAIT_NS	200000000	/* ... in a stream, across reads */
+#define RUN_MIN		(sizeof(struct ttrace_file_run) + \
+			 (1 + TTRACE_MAX_CONT) * sizeof(struct ttrace_entry))
+
+/* Pages of caller-chosen size: aux snapshots and text buffers. */
+struct snap {
+	char *data;
+	size_t len;
+	unsigned order;
+};
+
+struct ttrace_reader {
+	struct spinlock lock;
+	struct ttrace *t;		/* the tracer read */
+	enum ttrace_read_kind kind;
+	bool started;
+	uint32_t cpu;
+	struct trace_ring_cursor cur;
+	uint64_t end;			/* snapshot bound; UINT64_MAX: stream */
+	struct trace_ring_patience wait;
+	struct snap *aux;		/* aux, probes: the snapshot; cpuN:
+					   the names */
+	struct ttrace_aux_view names;
+	struct snap *text;		/* cpuN: the block of lines */
+	struct seqbuf lines;		/* cpuN: over text, as formatted */
+	size_t text_pos;		/* ... the first not yet read */
+	bool in_run;			/* cpuN: it has events of ev left */
+	struct ttrace_pair_iter it;
+	struct ttrace_entry ev[TEXT_EVENTS * (1 + TTRACE_MAX_CONT)];
+};
+
+static struct snap *snap_alloc(size_t bytes)
+{
+	struct snap *s = kzmalloc(sizeof(*s));
+	unsigned order = ttrace_order_for(bytes);
+
+	if (!s || ((size_t)PGSIZE << order) < bytes ||
+	    !(s->data = get_cont_pages(order, 0))) {
+		kfree(s);
+		return NULL;
+	}
+	s->order = order;
+	return s;
+}
+
+static void snap_free(struct snap *s)
+{
+	if (s) {
+		free_cont_pages(s->data, s->order);
+		kfree(s);
+	}
+}
+
+/* snapN and probes read the kernel's built-in probes, whatever t is. */
+struct ttrace_reader *ttrace_reader_open(struct ttrace *t,
+					 enum ttrace_read_kind kind,
+					 uint32_t cpu)
+{
+	struct ttrace_reader *r = kzmalloc(sizeof(*r));
+
+	if (r) {
+		spinlock_init(&r->lock, "ttrace_reader");
+		r->t = t;
+		r->kind = kind;
+		r->cpu = cpu;
+	}
+	return r;
+}
+
+struct ttrace_reader *ttrace_reader_new(enum ttrace_read_kind kind,
+					uint32_t cpu)
+{
+	return ttrace_reader_open(&ttrace_main, kind, cpu);
+}
+
+void ttrace_reader_free(struct ttrace_reader *r)
+{
+	if (r) {
+		snap_free(r->aux);
+		snap_free(r->text);
+		kfree(r);
+	}
+}
+
+/* The aux file: the version header, then the linear aux snapshot. */
+static struct snap *aux_snapshot(struct ttrace *t)
+{
+	struct ttrace_version v;
+	struct ttrace_aux_view view;
+	uint64_t bytes, size, dropped;
+	struct snap *s;
+
+	ttrace_aux_usage(t, &bytes, &size, &dropped);
+	s = snap_alloc(sizeof(v) + size);
+	if (!s)
+		return NULL;
+	if (ttrace_aux_read(t, s->data + sizeof(v), size, &view)) {
+		snap_free(s);
+		return NULL;
+	}
+	ttrace_version_of(t, &v);
+	v.aux_first = view.first;
+	v.aux_last = view.last;
+	memcpy(s->data, &v, sizeof(v));
+	s->len = sizeof(v) + view.len;
+	return s;
+}
+
+/* The probes file: their results as text at the first read (they change
+ * as they are read: cat's own syscalls count). */
+static struct snap *probes_snapshot(void)
+{
+	size_t size = (size_t)PGSIZE << PROBES_TEXT_ORDER;
+	struct snap *s = snap_alloc(size);
+	struct seqbuf text;
+
+	if (!s)
+		return NULL;
+	seqbuf_init(&text, s->data, size);
+	ttrace_probes_text(&text);
+	module_text(&text);
+	seqbuf_mark_cut(&text);		/* said, never silent */
+	s->len = seqbuf_used(&text);
+	return s;
+}
+
+/* Starts reading t's cpu's runs of kind (rawN, streamN, snapN: the
+ * TTRACE_READ_* of a ring): wait's patience, and for a ring the cursor at
+ * its oldest slot and the end (a snapshot's head, or none: a stream). */
+void ttrace_run_start(struct ttrace *t, enum ttrace_read_kind kind,
+		      uint32_t cpu, struct trace_ring_cursor *cur,
+		      uint64_t *end, struct trace_ring_patience *wait)
+{
+	uint64_t wait_ns = kind == TTRACE_READ_STREAM ? STREAM_WAIT_NS :
+							SNAP_WAIT_NS;
+
+	wait->limit = wait_ns / 1000 * (tsc_freq_hz / 1000000);
+	if (kind == TTRACE_READ_SNAP)
+		return;		/* cursor and end set by the first read */
+	ttrace_ring_oldest(t, cpu, cur);
+	*end = kind == TTRACE_READ_STREAM ? UINT64_MAX :
+					    ttrace_ring_end(t, cpu);
+}
+
+/* First read: fix the snapshot bound, take the snapshots. */
+static int reader_start(struct ttrace_reader *r)
+{
+	uint64_t size, bytes, dropped;
+
+	if (r->kind == TTRACE_READ_AUX)
+		return (r->aux = aux_snapshot(r->t)) ? 0 : -ENOMEM;
+	if (r->kind == TTRACE_READ_PROBES)
+		return (r->aux = probes_snapshot()) ? 0 : -ENOMEM;
+	ttrace_run_start(r->t, r->kind, r->cpu, &r->cur, &r->end, &r->wait);
+	if (r->kind != TTRACE_READ_TEXT)
+		return 0;
+	ttrace_aux_usage(r->t, &bytes, &size, &dropped);
+	r->aux = snap_alloc(size);
+	r->text = snap_alloc(TEXT_BYTES);
+	if (!r->aux || !r->text ||
+	    ttrace_aux_read(r->t, r->aux->data, size, &r->names)) {
+		snap_free(r->aux);	/* the next read starts afresh */
+		snap_free(r->text);
+		r->aux = r->text = NULL;
+		return -ENOMEM;
+	}
+	seqbuf_init(&r->lines, r->text->data, TEXT_BYTES);
+	return 0;
+}
+
+/* Reads cpu's next run of kind (as ttrace_run_start() began it) into
+ * out (max entries), waiting for a slot in flight as trace_ring_wait()
+ * says: a stream returns TRACE_RUN_NONE meanwhile, the others spin. */
+uint32_t ttrace_run_next(struct ttrace *t, enum ttrace_read_kind kind,
+			 uint32_t cpu, struct trace_ring_cursor *cur,
+			 uint64_t *end,
+			 struct trace_ring_patience *wait,
+			 struct ttrace_entry *out, size_t max,
+			 struct trace_ring_run *run)
+{
+	uint32_t k;
+
+	for (;;) {
+		k = kind == TTRACE_READ_SNAP ?
+		    ttrace_snap_read(cpu, cur, end, out, max, run) :
+		    ttrace_ring_read(t, cpu, cur, *end, out, max, run);
+		k = trace_ring_wait(wait, cur, run, k, arch_read_tsc());
+		if (k != TRACE_RUN_BUSY)
+			return k;
+		if (kind == TTRACE_READ_STREAM)
+			return TRACE_RUN_NONE;
+		arch_pause();
+	}
+}
+
+/* r's next run (ttrace_run_next()). */
+static uint32_t next_run(struct ttrace_reader *r, struct ttrace_entry *out,
+			 size_t max, struct trace_ring_run *run)
+{
+	return ttrace_run_next(r->t, r->kind, r->cpu, &r->cur, &r->end, &r->wait,
+			       out, max, run);
+}
+
+/* rawN, streamN, snapN: whole runs into buf while one more fits. */
+static long runs_read(struct ttrace_reader *r, uint8_t *buf, size_t n)
+{
+	size_t done = 0;
+
+	if (n < RUN_MIN)
+		return -EINVAL;
+	while (n - done >= RUN_MIN) {
+		struct ttrace_file_run *hdr = (void *)(buf + done);
+		struct ttrace_entry *out = (void *)(hdr + 1);
+		struct trace_ring_run run;
+		uint32_t k = next_run(r, out, (n - done) / sizeof(*out) - 1, &run);
+
+		if (k == TRACE_RUN_NONE)
+			break;
+		ttrace_file_run_init(hdr, k == TRACE_RUN_RECORDS, run.first,
+				     run.count, run.reason);
+		done += sizeof(*hdr) + (k == TRACE_RUN_RECORDS ?
+					run.count * sizeof(*out) : 0);
+	}
+	return (long)done;
+}
+
+/* Starts a line of at most LINE_MAX bytes, its newline included, at the
+ * end of out: line is a seqbuf over out's room (no larger). */
+static void line_begin(struct seqbuf *out, struct seqbuf *line)
+{
+	char *dst;
+	size_t room = seqbuf_get_buf(out, &dst);
+
+	seqbuf_init(line, dst, MIN(room, (size_t)LINE_MAX + 1));
+}
+
+/* Ends line with its newline (a line that did not fit ends with the cut
+ * mark instead) and adds it to out. */
+static void line_end(struct seqbuf *out, struct seqbuf *line)
+{
+	seqbuf_putc(line, '\n');
+	seqbuf_mark_cut(line);
+	seqbuf_commit(out, seqbuf_used(line));
+}
+
+/* The line of r's next event (r->in_run), or the next run's: a loss
+ * line, or nothing but r->it set up for its events. Returns false at the
+ * end of the snapshot. */
+static bool text_next(struct ttrace_reader *r)
+{
+	struct trace_ring_run run;
+	struct ttrace_event_view ev;
+	struct seqbuf line;
+	char *dst;
+	size_t room;
+	uint32_t k;
+
+	if (r->in_run && ttrace_pair_next(&r->it, &ev)) {
+		ev.timestamp = ttrace_ts_on_cpu0(ev.timestamp,
+						 tsc_offset[r->cpu]);
+		line_begin(&r->lines, &line);
+		room = seqbuf_get_buf(&line, &dst);
+		seqbuf_commit(&line, (size_t)ttrace_format_timed_line(dst, room,
+			      tsc_freq_hz, tsc_at_boot, &ttrace_meta_builtin,
+			      &ev, ttrace_aux_resolve, &r->names));
+		line_end(&r->lines, &line);
+		return true;
+	}
+	r->in_run = false;
+	k = next_run(r, r->ev, ARRAY_SIZE(r->ev), &run);
+	if (k == TRACE_RUN_NONE)
+		return false;
+	if (k == TRACE_RUN_LOST) {
+		line_begin(&r->lines, &line);
+		seqbuf_printf(&line, "-- cpu%u: %lu records lost (%s), slots "
+			      "%lu-%lu --", r->cpu, run.count,
+			      ttrace_loss_name(run.reason), run.first,
+			      run.first + run.count - 1);
+		line_end(&r->lines, &line);
+	} else {
+		ttrace_pair_init(&r->it, r->ev, run.count);
+		r->in_run = true;
+	}
+	return true;
+}
+
+/* Formats the next lines of r into its block, emptied first, while a
+ * whole line fits. Returns false when there are none: the end of the
+ * snapshot. */
+static bool text_refill(struct ttrace_reader *r)
+{
+	seqbuf_init(&r->lines, r->text->data, TEXT_BYTES);
+	r->text_pos = 0;
+	while (seqbuf_room(&r->lines) >= LINE_MAX && text_next(r))
+		;
+	return seqbuf_used(&r->lines) > 0;
+}
+
+/* cpuN: text lines as they are formatted, a block at a time. */
+static long text_read(struct ttrace_reader *r, char *buf, size_t n)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		size_t k;
+
+		if (r->text_pos == seqbuf_used(&r->lines) && !text_refill(r))
+			break;
+		k = MIN(n - done, seqbuf_used(&r->lines) - r->text_pos);
+		memcpy(buf + done, r->lines.buf + r->text_pos, k);
+		r->text_pos += k;
+		done += k;
+	}
+	return (long)done;
+}
+
+long ttrace_reader_read(struct ttrace_reader *r, void *buf, size_t n,
+			uint64_t off)
+{
+	long ret = 0;
+
+	spin_lock(&r->lock);
+	if (!r->started) {
+		ret = reader_start(r);
+		r->started = ret == 0;
+	}
+	if (ret == 0) {
+		if (r->kind == TTRACE_READ_AUX || r->kind == TTRACE_READ_PROBES)
+			ret = devgen_readbytes(off, buf, n, r->aux->data,
+					       r->aux->len);
+		else if (r->kind == TTRACE_READ_TEXT)
+			ret = text_read(r, buf, n);
+		else
+			ret = runs_read(r, buf, n);
+	}
+	spin_unlock(&r->lock);
+	return ret;
+}
