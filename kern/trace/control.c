@@ -306,6 +306,16 @@ void ttrace_ring_oldest(struct ttrace *t, uint32_t cpu,
 	runlock(&t->rings_lock);
 }
 
+/* Puts cur at cpu's clear point: its first read declares what the ring
+ * overwrote before it (trace_ring_cursor_start()). */
+void ttrace_ring_since_clear(struct ttrace *t, uint32_t cpu,
+			     struct trace_ring_cursor *cur)
+{
+	rlock(&t->rings_lock);
+	trace_ring_cursor_start(&t->rings[cpu], cur);
+	runlock(&t->rings_lock);
+}
+
 void ttrace_ring_get_stats(struct ttrace *t, uint32_t cpu,
 			   struct trace_ring_stats *st)
 {

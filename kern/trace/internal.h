@@ -235,6 +235,8 @@ uint32_t ttrace_ring_read(struct ttrace *t, uint32_t cpu,
 uint64_t ttrace_ring_end(struct ttrace *t, uint32_t cpu);
 void ttrace_ring_oldest(struct ttrace *t, uint32_t cpu,
 			struct trace_ring_cursor *cur);
+void ttrace_ring_since_clear(struct ttrace *t, uint32_t cpu,
+			     struct trace_ring_cursor *cur);
 void ttrace_ring_get_stats(struct ttrace *t, uint32_t cpu,
 			   struct trace_ring_stats *st);
 

@@ -386,8 +386,9 @@ static struct builtin *the_snapshot(void)
 
 /*
  * The snapshot's copy of cpu's ring, read as ttrace_ring_read() reads the
- * live one (snapN). With cur->next == 0 and cur->after_loss == 0 it starts
- * at the oldest record, and *end is set to the copy's head. A slot that
+ * live one (snapN). With *end == 0 it starts at the copy's clear point
+ * (what the ring overwrote before the snapshot, declared lost, comes
+ * first), and *end is set to the copy's head. A slot that
  * was in flight when copied is declared lost at once. Returns
  * TRACE_RUN_NONE when there is no snapshot (yet, or any more). Takes the
  * ctl mutex.
@@ -403,7 +404,7 @@ uint32_t ttrace_snap_read(uint32_t cpu, struct trace_ring_cursor *cur,
 	b = the_snapshot();
 	if (b && b->snap[cpu].entries) {
 		if (!*end) {
-			trace_ring_cursor_oldest(&b->snap[cpu], cur);
+			trace_ring_cursor_start(&b->snap[cpu], cur);
 			*end = trace_ring_head(&b->snap[cpu]);
 		}
 		kind = trace_ring_read(&b->snap[cpu], cur, *end, out, max, run);

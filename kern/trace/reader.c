@@ -168,7 +168,8 @@ static struct snap *probes_snapshot(void)
 
 /* Starts reading t's cpu's runs of kind (rawN, streamN, snapN: the
  * TTRACE_READ_* of a ring): wait's patience, and for a ring the cursor at
- * its oldest slot and the end (a snapshot's head, or none: a stream). */
+ * its clear point (the records it overwrote before the read come first,
+ * declared lost) and the end (a snapshot's head, or none: a stream). */
 void ttrace_run_start(struct ttrace *t, enum ttrace_read_kind kind,
 		      uint32_t cpu, struct trace_ring_cursor *cur,
 		      uint64_t *end, struct trace_ring_patience *wait)
@@ -179,7 +180,7 @@ void ttrace_run_start(struct ttrace *t, enum ttrace_read_kind kind,
 	wait->limit = wait_ns / 1000 * (tsc_freq_hz / 1000000);
 	if (kind == TTRACE_READ_SNAP)
 		return;		/* cursor and end set by the first read */
-	ttrace_ring_oldest(t, cpu, cur);
+	ttrace_ring_since_clear(t, cpu, cur);
 	*end = kind == TTRACE_READ_STREAM ? UINT64_MAX :
 					    ttrace_ring_end(t, cpu);
 }

@@ -38,7 +38,7 @@
 #define LOST_N		5		/* cpu1's declared loss */
 #define LOSS_FIRST	3		/* its first index */
 #define BEFORE_N	7		/* cpu0's records overwritten before
-					   the trace: its first index */
+					   the trace: its first LOSS run */
 
 enum { EV_BOOT, EV_SYS_IN, EV_SYS_OUT, EV_IRQ_IN, EV_IRQ_OUT, EV_SCHED,
        EV_WIDE, EV_FUNC_IN, EV_FUNC_OUT, NEV };
@@ -98,6 +98,7 @@ static const struct ttrace_meta_table table = { events, groups, NEV, 5 };
 #define F_LEFT	0xffffffff80104000ULL
 #define F_GHOST	0xffffffff80105000ULL
 static bool with_funcs;		/* cpu2 runs a traced call chain */
+static bool leading_run = true;	/* cpu0's overwritten records declared */
 
 /* ---- building the trace -------------------------------------------------- */
 
@@ -176,7 +177,7 @@ static void gen_funcs(void)
 }
 
 /*
- * cpu0: BEFORE_N records overwritten before its first (STATS), boot
+ * cpu0: BEFORE_N records overwritten before its first (a LOSS run), boot
  *	 kmain { irq 32 }, boot memory, (leaves boot) init's write(...),
  *	 switch from init to sh sitting in read (entered before the trace),
  *	 read returns, a wide event.
@@ -216,8 +217,9 @@ static void put_name(struct ttrace_aux *aux, unsigned tag, uint64_t ident,
 }
 
 /* Writes one CPU's records: RECORDS [0, 2), LOSS, RECORDS after it for
- * cpu1; everything in one RECORDS section for the others, from index
- * BEFORE_N with a STATS section saying so for cpu0. */
+ * cpu1; everything in one RECORDS section for the others, cpu0's after
+ * a LOSS run [0, BEFORE_N) when leading_run (as a writer reading from
+ * the ring's start makes it), with a STATS section saying so. */
 static void write_cpu(struct ttrace_file_writer *w, uint32_t c)
 {
 	struct cpu_build *b = &cpus[c];
@@ -228,9 +230,15 @@ static void write_cpu(struct ttrace_file_writer *w, uint32_t c)
 	struct ttrace_file_run l = { .first = LOSS_FIRST, .count = LOST_N,
 				     .type = TTRACE_FILE_SEC_LOSS,
 				     .reason = TTRACE_LOSS_OVERWRITTEN };
+	struct ttrace_file_run before = { .first = 0, .count = BEFORE_N,
+					  .type = TTRACE_FILE_SEC_LOSS,
+					  .reason = TTRACE_LOSS_OVERWRITTEN };
 
 	if (!b->n)
 		return;
+	if (c == 0 && leading_run)
+		ttrace_file_write_section(w, before.type, c, &before,
+					  sizeof(before));
 	ttrace_file_section_begin(w, h.type, c, sizeof(h) + split * 64ULL);
 	ttrace_file_section_data(w, &h, sizeof(h));
 	ttrace_file_section_data(w, b->e, split * 64ULL);
@@ -473,6 +481,29 @@ static int test_uftrace_cpu0(void)
 	HT_CHECK(setup("uf0") == 0);
 	rc = run_export(ttuftrace_main) || CHECK_DAT("1000000.dat", cpu0) ||
 	     CHECK_DAT("2000000.dat", boot0);
+	cleanup();
+	return rc;
+}
+
+/* Without the leading LOSS run (a file written before runs began at the
+ * ring's start) nothing is guessed from STATS, which still say BEFORE_N
+ * overwritten: cpu0's task starts at its first event. */
+static int test_uftrace_no_guess(void)
+{
+	/* no lost_records symbol first: the others one place earlier */
+	static const struct rec cpu0[] = {
+		{ 200, ENT, 0, SYM(S_IRQ32 - 1) },
+		{ 300, EXI, 0, SYM(S_IRQ32 - 1) },
+		{ 600, ENT, 0, SYM(S_RUN_SH - 1) },
+		{ 800, EXI, 0, SYM(S_RUN_SH - 1) },
+	};
+	int rc;
+
+	leading_run = false;
+	rc = setup("nog");
+	leading_run = true;
+	HT_CHECK(rc == 0);
+	rc = run_export(ttuftrace_main) || CHECK_DAT("1000000.dat", cpu0);
 	cleanup();
 	return rc;
 }
@@ -805,6 +836,7 @@ static int test_bad_trace(void)
 
 static const struct ht_test tests[] = {
 	{ test_uftrace_cpu0, "ttexport_uftrace_cpu0_boot_track_apart" },
+	{ test_uftrace_no_guess, "ttexport_uftrace_no_loss_guessed_from_stats" },
 	{ test_uftrace_threads, "ttexport_uftrace_process_tasks_cut_at_loss" },
 	{ test_uftrace_cpu1, "ttexport_uftrace_cpu1_unpaired_and_loss" },
 	{ test_uftrace_files, "ttexport_uftrace_info_task_map_sym" },

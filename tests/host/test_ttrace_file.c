@@ -2140,15 +2140,20 @@ static int test_dump_snapshot(void)
 	free(o.p);
 	HT_TRY(check_loaded(&t));
 	c = &t.cpus[0];
-	HT_CHECK(c->check.first_index == wi + 1 && c->check.end_index == head);
-	HT_CHECK(c->lost[TTRACE_LOSS_OVERWRITTEN] == 2 &&
-		 c->lost[TTRACE_LOSS_IN_FLIGHT] == 1 && c->nlosses == 3);
+	/* its runs from the ring's start: what was overwritten before the
+	 * read, [0, wi + 1), then the wide event's two orphans */
+	HT_CHECK(c->check.first_index == 0 && c->check.end_index == head);
+	HT_CHECK(c->lost[TTRACE_LOSS_OVERWRITTEN] == wi + 3 &&
+		 c->lost[TTRACE_LOSS_IN_FLIGHT] == 1 && c->nlosses == 4);
 	HT_CHECK(c->runs[0].type == TTRACE_FILE_SEC_LOSS &&
-		 c->runs[0].first == wi + 1 && c->runs[0].count == 1 &&
+		 c->runs[0].first == 0 && c->runs[0].count == wi + 1 &&
+		 c->runs[0].reason == TTRACE_LOSS_OVERWRITTEN &&
 		 c->runs[1].type == TTRACE_FILE_SEC_LOSS &&
-		 c->runs[1].first == wi + 2 && c->runs[1].count == 1);
-	HT_CHECK(c->losses[2].first == fl && c->losses[2].count == 1 &&
-		 c->losses[2].reason == TTRACE_LOSS_IN_FLIGHT);
+		 c->runs[1].first == wi + 1 && c->runs[1].count == 1 &&
+		 c->runs[2].type == TTRACE_FILE_SEC_LOSS &&
+		 c->runs[2].first == wi + 2 && c->runs[2].count == 1);
+	HT_CHECK(c->losses[3].first == fl && c->losses[3].count == 1 &&
+		 c->losses[3].reason == TTRACE_LOSS_IN_FLIGHT);
 	HT_CHECK(c->slots == NENT - 3 && c->check.firsts == NENT - 3 &&
 		 c->check.conts == 0);
 	HT_CHECK(c->stats.written == head && c->stats.overwritten == head - NENT);

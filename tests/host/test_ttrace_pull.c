@@ -246,8 +246,20 @@ static int check_file(const struct ttload *t)
 			 rc.end_index - rc.first_index);
 		HT_CHECK(rc.end_index == head_at_dump[c]);
 	}
-	/* cpu 0 lapped: its oldest 64 slots, the wide event whole */
-	HT_CHECK(c0->slots == NENT && c0->lost[TTRACE_LOSS_OVERWRITTEN] == 0);
+	/* cpu 0 lapped: its oldest 64 slots, the wide event whole, after
+	 * the records overwritten before the dump, declared: its first run,
+	 * from the ring's start (0), as RANGE says */
+	HT_CHECK(c0->slots == NENT && c0->nruns > 1 && c0->nlosses == 1);
+	HT_CHECK(c0->runs[0].type == TTRACE_FILE_SEC_LOSS &&
+		 c0->runs[0].first == 0 &&
+		 c0->runs[0].count == head_at_dump[0] - NENT &&
+		 c0->runs[0].reason == TTRACE_LOSS_OVERWRITTEN);
+	HT_CHECK(c0->lost[TTRACE_LOSS_OVERWRITTEN] == head_at_dump[0] - NENT);
+	HT_CHECK(t->range && t->range[0].first == 0 &&
+		 t->range[0].end == head_at_dump[0]);
+	/* cpu 1 never lapped: no leading loss */
+	HT_CHECK(c1->runs[0].type == TTRACE_FILE_SEC_RECORDS &&
+		 c1->runs[0].first == 0);
 	HT_CHECK(count_lines(t, 0, "user_marker: last-words") == 1);
 	HT_CHECK(count_lines(t, 0, "w7=8") == 1);
 	/* cpu 1: ten records and the slot caught mid-write declared */

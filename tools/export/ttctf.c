@@ -290,8 +290,8 @@ static void ctf_declare(struct ctf_export *x, uint64_t ts, uint64_t *pending)
 }
 
 /* Writes cpu's stream DIR/cpuN: its events, with the losses of the model
- * (the records overwritten before the trace first, then the declared
- * ones in the walk's order, which is the model's). Returns 0 or -1. */
+ * in the walk's order, which is the model's (the records overwritten
+ * before the trace first: the file's first LOSS run). Returns 0 or -1. */
 static int ctf_cpu(struct ctf_export *x, const char *dir, uint32_t cpu)
 {
 	const struct ttmodel_cpu *mc = &x->m->cpus[cpu];
@@ -308,8 +308,6 @@ static int ctf_cpu(struct ctf_export *x, const char *dir, uint32_t cpu)
 	x->first_packet = x->packets;
 	x->p = (struct ctf_packet){ .buf = x->p.buf, .cap = x->p.cap,
 				    .empty = true };
-	for (; l < mc->nlosses && mc->losses[l].before_trace; l++)
-		pending += mc->losses[l].count;
 	ttexport_walk_init(&w, x->t, cpu);
 	while (rc == 0 && (k = ttexport_walk_next(&w)) != TTEXPORT_END) {
 		if (k == TTEXPORT_EVENT) {

@@ -6,8 +6,9 @@
  *	12.345 us cpu0 sys:sh[1]:read syscall_enter: read(0, 0x405438, 0x400)
  *	-- cpu2: 1234 records lost (overwritten) --
  *
- * The records each CPU's ring overwrote before the trace's first one
- * (ttmodel_before_trace) come first, as a loss of their own.
+ * The records each CPU's ring overwrote before the trace was read are
+ * its first declared loss (the file's first LOSS run of the CPU), so they
+ * come before its first event.
  *
  * The options of ttfilter.h choose events; a loss is shown when its cpu
  * and time pass. Each event's format is compiled once (ttrace_fmt_plan);
@@ -80,24 +81,6 @@ static bool loss_passes(const struct ttfilter *f, uint32_t cpu, uint64_t ts)
 	return ts == UINT64_MAX ? !f->has_to : ttfilter_time(f, ts);
 }
 
-/* Each CPU's records overwritten before the trace's first, first. */
-static void print_before(struct ttout *o, const struct ttload *t,
-			 const struct ttfilter *f)
-{
-	for (uint32_t c = 0; c < t->version.num_cpus; c++) {
-		uint64_t n = ttmodel_before_trace(t, c);
-		char line[128];
-		int len;
-
-		if (!n || !loss_passes(f, c, t->cpus[c].nsorted ?
-				       t->cpus[c].sorted[0].timestamp : 0))
-			continue;
-		len = snprintf(line, sizeof(line), "-- cpu%u: %llu records lost "
-			       "(overwritten before the trace) --\n", c, ull(n));
-		ttout_write(o, line, (size_t)len);
-	}
-}
-
 static int text_run(const struct ttload *t, const struct ttfilter *f)
 {
 	static char obuf[TTOUT_SIZE];
@@ -112,7 +95,6 @@ static int text_run(const struct ttload *t, const struct ttfilter *f)
 		return 1;
 	}
 	ttmerge_progress(&m, ttmerge_progress_wanted(t));
-	print_before(&o, t, f);
 	while (ttmerge_next(&m, &it)) {
 		if (it.loss) {
 			if (loss_passes(f, it.cpu, it.loss->ts))

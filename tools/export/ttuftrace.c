@@ -204,7 +204,7 @@ static int uf_lost(struct uf_export *x, const struct ttmodel_loss *l)
 	uf_put(x, ns, UF_ENTRY, x->depth, addr);
 	uf_put(x, ns, UF_LOST, x->depth + 1, l->count);
 	uf_put(x, ns, UF_EXIT, x->depth, addr);
-	x->lost += l->before_trace ? 0 : l->count;
+	x->lost += l->count;
 	x->before += l->before_trace ? l->count : 0;
 	return 0;
 }
@@ -385,7 +385,7 @@ static int uf_export(struct uf_export *x, const char *path, const char *dir)
 	printf("uftrace: %s: %u tasks, %llu records, %u functions; %llu "
 	       "exits without an entry dropped, %llu calls clipped, %llu "
 	       "unfinished, %llu too deep; %llu records lost (declared), %llu "
-	       "overwritten before the trace\n", dir, x->ntasks,
+	       "of them overwritten before the trace\n", dir, x->ntasks,
 	       (unsigned long long)x->records, x->syms.n,
 	       (unsigned long long)m->counts.unmatched_exits,
 	       (unsigned long long)m->counts.clipped,

@@ -395,7 +395,9 @@ static void cut(struct ttmodel *m, uint32_t c, uint64_t ts)
 }
 
 /* Takes a declared loss of cpu c: from the CPU's last event to the event
- * it was placed before. */
+ * it was placed before. One overwritten before the CPU's first event
+ * (the file's runs begin at the ring's clear point, so the slots it
+ * lapped before the read are its first LOSS run) is before_trace. */
 static void model_loss(struct ttmodel *m, uint32_t c,
 		       const struct ttload_loss *l)
 {
@@ -408,44 +410,8 @@ static void model_loss(struct ttmodel *m, uint32_t c,
 	cut(m, c, start);
 	add_loss(m, c, (struct ttmodel_loss){ .start = start,
 		 .end = end > start ? end : start, .count = l->count,
-		 .reason = l->reason });
-}
-
-/*
- * At most how many records cpu c's ring overwrote before the first one t
- * holds. Its STATS (read after the records) give the slots written since
- * the last clear and those lapped; the slots the file's runs cover and
- * the overwrites its LOSS runs declare are known. What was written but
- * is not covered came before the first run or after the last (between
- * the read and the STATS), and the lapped slots not declared were lost
- * before the first run or read in time: the smaller of the two bounds
- * (0 without STATS). Exact for a CPU nothing ran on after its read.
- */
-uint64_t ttmodel_before_trace(const struct ttload *t, uint32_t c)
-{
-	const struct ttload_cpu *lc = &t->cpus[c];
-	uint64_t declared = lc->lost[TTRACE_LOSS_OVERWRITTEN] +
-			    lc->lost[TTRACE_LOSS_RACED];
-	uint64_t covered = lc->check.end_index - lc->check.first_index;
-
-	if (!lc->has_stats || lc->stats.overwritten <= declared ||
-	    lc->stats.written <= covered)
-		return 0;
-	return MIN(lc->stats.overwritten - declared,
-		   lc->stats.written - covered);
-}
-
-/* The loss before cpu c's first record, at its time, if any. */
-static void leading_loss(struct ttmodel *m, uint32_t c)
-{
-	const struct ttload_cpu *lc = &m->t->cpus[c];
-	uint64_t n = ttmodel_before_trace(m->t, c);
-	uint64_t ts = lc->nsorted ? lc->sorted[0].timestamp : 0;
-
-	if (n)
-		add_loss(m, c, (struct ttmodel_loss){ .start = ts, .end = ts,
-			 .count = n, .reason = TTRACE_LOSS_OVERWRITTEN,
-			 .before_trace = true });
+		 .reason = l->reason, .before_trace = !cpu->events &&
+		 l->reason == TTRACE_LOSS_OVERWRITTEN });
 }
 
 /* ---- the model ----------------------------------------------------------- */
@@ -548,7 +514,6 @@ static int model_init(struct ttmodel *m, const struct ttload *t)
 			return -1;
 		m->cpus[c].track = (uint32_t)a;
 		m->cpus[c].boot_track = (uint32_t)b;
-		leading_loss(m, c);
 	}
 	for (uint32_t r = 0; r < NROLES; r++) {
 		m->role[r] = UINT32_MAX;

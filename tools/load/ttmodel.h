@@ -23,9 +23,11 @@
  * loss) is dropped and counted; nothing is made up for it.
  *
  * Losses: each CPU's declared LOSS runs, with the time range they fell
- * in (its last event before, its first event after), and, first on the
- * CPU's track, the records overwritten before the trace's first one
- * (STATS overwritten less the overwrites declared in LOSS runs).
+ * in (its last event before, its first event after); the records its
+ * ring overwrote before the trace was read are the file's first LOSS run
+ * of the CPU (docs/trace-file.md), so first on its track (before_trace).
+ * A file without it (written before runs began at the ring's start)
+ * shows no such loss: nothing is guessed from the STATS counters.
  *
  * Usage:
  *	struct ttmodel m;
@@ -97,8 +99,8 @@ struct ttmodel_loss {
 	uint64_t start, end;
 	uint64_t count;
 	uint32_t reason;		/* enum ttrace_loss_reason */
-	bool before_trace;		/* overwritten before the first record
-					   the trace holds */
+	bool before_trace;		/* overwritten before the CPU's first
+					   record in the trace */
 };
 
 struct ttmodel_track {
@@ -149,7 +151,6 @@ size_t ttmodel_span_name(const struct ttmodel *m, const struct ttmodel_span *s,
 
 uint64_t ttmodel_boot_start(const struct ttload *t, uint32_t cpu,
 			    const struct ttrace_event_view *ev, bool at);
-uint64_t ttmodel_before_trace(const struct ttload *t, uint32_t cpu);
 int64_t ttmodel_ns(const struct ttload *t, uint64_t ts);
 uint64_t ttmodel_span_ns(const struct ttload *t, uint64_t start, uint64_t end);
 

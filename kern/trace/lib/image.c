@@ -7,9 +7,10 @@
  * #ttrace device's trace files).
  *
  * Rings standing still in memory (struct ttrace_image) are read with
- * trace_ring_read() from the oldest live slot to the head as it was when
- * the CPU's turn came: every index is either in a RECORDS run or in a
- * declared LOSS run. Nobody is expected to write the rings meanwhile (a
+ * trace_ring_read() from the ring's start (its clear point) to the head
+ * as it was when the CPU's turn came: every index since the clear is
+ * either in a RECORDS run or in a declared LOSS run, the slots the ring
+ * overwrote before the read first, as an OVERWRITTEN loss. Nobody is expected to write the rings meanwhile (a
  * panic stopped the other CPUs; a pulled guest is stopped or hung), so a
  * slot found mid-write stays so and is given up at once: declared lost
  * "in flight", never waited for. Their aux buffer is copied between its
@@ -295,8 +296,8 @@ struct mem_src {
 	uint64_t end;
 };
 
-/* r's next run: from its oldest slot to its head as of the first call
- * for r; a slot in flight is given up at once. */
+/* r's next run: from its start to its head as of the first call for r;
+ * a slot in flight is given up at once. */
 static uint32_t ring_next(struct mem_src *m, const struct trace_ring *r,
 			  struct ttrace_entry *buf, size_t max,
 			  struct trace_ring_run *run)
@@ -305,7 +306,7 @@ static uint32_t ring_next(struct mem_src *m, const struct trace_ring *r,
 
 	if (m->ring != r) {
 		m->ring = r;
-		trace_ring_cursor_oldest(r, &m->cur);
+		trace_ring_cursor_start(r, &m->cur);
 		m->end = trace_ring_head(r);
 	}
 	k = trace_ring_read(r, &m->cur, m->end, buf, max, run);
@@ -324,13 +325,13 @@ static uint32_t mem_run(void *arg, uint32_t cpu, struct ttrace_entry *buf,
 	return ring_next(m, &m->img->rings[cpu], buf, max, run);
 }
 
-/* [oldest, head): the rings stand still, so the bounds mem_run read. */
+/* [start, head): the rings stand still, so the bounds mem_run read. */
 static void mem_range(void *arg, uint32_t cpu, struct ttrace_file_range *r)
 {
 	const struct mem_src *m = arg;
 	struct trace_ring_cursor cur;
 
-	trace_ring_cursor_oldest(&m->img->rings[cpu], &cur);
+	trace_ring_cursor_start(&m->img->rings[cpu], &cur);
 	r->first = cur.next;
 	r->end = trace_ring_head(&m->img->rings[cpu]);
 }
@@ -370,7 +371,7 @@ static const struct ttrace_image_ops mem_ops = {
 	.stats = mem_stats,
 };
 
-/* Writes cpu's ring r as RECORDS and LOSS sections, oldest first, through
+/* Writes cpu's ring r as RECORDS and LOSS sections, from its start, through
  * buf (max entries, more than TTRACE_MAX_CONT): the runs a whole image
  * writes of it. Nobody writes r meanwhile. */
 void ttrace_image_write_ring(struct ttrace_file_writer *w,

@@ -341,6 +341,21 @@ void trace_ring_cursor_oldest(const struct trace_ring *r,
 }
 
 /*
+ * Puts cur at r's clear point, start: the first read declares the slots
+ * overwritten before it, [start, oldest), as one OVERWRITTEN loss (and a
+ * continuation at the oldest slot, the rest of an event it cut, as lost
+ * too). For readers that account for every index since the clear: the
+ * trace files. Any CPU.
+ */
+void trace_ring_cursor_start(const struct trace_ring *r,
+			     struct trace_ring_cursor *cur)
+{
+	cur->next = __atomic_load_n(&r->start, __ATOMIC_ACQUIRE);
+	cur->last_reason = TTRACE_LOSS_OVERWRITTEN;
+	cur->after_loss = 0;	/* a clear point is an event boundary */
+}
+
+/*
  * One step of a reader: from cur->next, returns in *run (and as the
  * result) the next run before end (exclusive; UINT64_MAX for no bound):
  *	TRACE_RUN_LOST: [first, first + count) is missing, with the reason;

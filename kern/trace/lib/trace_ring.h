@@ -304,6 +304,8 @@ uint32_t trace_ring_read(const struct trace_ring *r,
 			 struct trace_ring_run *run);
 void trace_ring_cursor_oldest(const struct trace_ring *r,
 			      struct trace_ring_cursor *cur);
+void trace_ring_cursor_start(const struct trace_ring *r,
+			     struct trace_ring_cursor *cur);
 void trace_ring_give_up(struct trace_ring_cursor *cur,
 			struct trace_ring_run *run);
 uint32_t trace_ring_wait(struct trace_ring_patience *p,
