@@ -348,12 +348,15 @@ static void priv_write(struct ttrace *t)
 			sizeof(PRIV_MARKER) - 1);
 }
 
-/* rawN of t's CPU 0: one run of the ring's last PRIV_SLOTS slots, from
- * the oldest kept test_seq to the wide record, each whole. */
+/* rawN of t's CPU 0: the records the ring lapped, [0, first), declared
+ * as one OVERWRITTEN loss (a reader starts at the ring's start), then one
+ * run of its last PRIV_SLOTS slots, from the oldest kept test_seq to the
+ * wide record, each whole. */
 static bool priv_check_raw(struct ttrace *t, uint8_t *buf, size_t size)
 {
 	struct ttrace_reader *r = ttrace_reader_open(t, TTRACE_READ_RAW, 0);
-	const struct ttrace_file_run *h = (const void *)buf;
+	const struct ttrace_file_run *l = (const void *)buf;
+	const struct ttrace_file_run *h = l + 1;
 	const struct ttrace_entry *e = (const void *)(h + 1);
 	uint64_t first = PRIV_SEQ + 3 - PRIV_SLOTS;
 	size_t n;
@@ -361,7 +364,11 @@ static bool priv_check_raw(struct ttrace *t, uint8_t *buf, size_t size)
 	KT_ASSERT(r, "no memory for a reader");
 	n = read_all(r, buf, size);
 	ttrace_reader_free(r);
-	KT_ASSERT(n == sizeof(*h) * (1 + PRIV_SLOTS), "raw read %zu bytes", n);
+	KT_ASSERT(n == sizeof(*h) * (2 + PRIV_SLOTS), "raw read %zu bytes", n);
+	KT_ASSERT(l->type == TTRACE_FILE_SEC_LOSS && l->first == 0 &&
+		  l->count == first && l->reason == TTRACE_LOSS_OVERWRITTEN,
+		  "loss type %u first %lu count %lu reason %u", l->type,
+		  l->first, l->count, l->reason);
 	KT_ASSERT(h->type == TTRACE_FILE_SEC_RECORDS && h->first == first &&
 		  h->count == PRIV_SLOTS, "run type %u first %lu count %lu",
 		  h->type, h->first, h->count);
