@@ -18,6 +18,7 @@ need ld binutils
 need make make
 need uftrace uftrace
 need babeltrace2 babeltrace2
+need trace-cmd trace-cmd				# ttdecode tracedat's reader
 need gdb gdb
 need lttng lttng-tools				# make bench's LTTng anchor
 need clang-14 clang-14				# make fuzz: libFuzzer targets

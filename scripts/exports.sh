@@ -6,6 +6,8 @@
 #                   ttdecode has the json command
 #   TRACE.uftrace/  a uftrace data directory (uftrace replay -d DIR)
 #   TRACE.ctf/      a CTF 1.8 trace (babeltrace2 DIR)
+#   TRACE.dat       a trace-cmd trace.dat (trace-cmd report -i FILE,
+#                   kernelshark FILE)
 # The directories are made afresh (ttdecode refuses a non-empty one).
 set -e
 ttdecode=$1 trace=$2
@@ -27,3 +29,7 @@ rm -rf "$base.uftrace" "$base.ctf"
 echo "trace: uftrace               $base.uftrace/  (uftrace replay -d $base.uftrace)"
 "$ttdecode" ctf "$trace" "$base.ctf" > /dev/null
 echo "trace: CTF                   $base.ctf/      (babeltrace2 $base.ctf)"
+# ---- trace-cmd (ttdecode tracedat)
+"$ttdecode" tracedat "$trace" "$base.dat" > /dev/null
+echo "trace: trace-cmd             $base.dat       (trace-cmd report -i $base.dat; kernelshark $base.dat)"
+# ---- end trace-cmd

@@ -12,6 +12,7 @@ import subprocess
 import time
 import zlib
 
+import tracedat_check
 from qemu_run import QemuRun, QEMU_STATUS, verdict, ROOT, DEFAULT_EVENTS, \
     KERNEL, KERNEL_ELF
 
@@ -1000,6 +1001,26 @@ def check_known(path, stats, text):
         raise AssertionError("stats: %s" % stats)
 
 
+def tracedat_corpus():
+    """ttdecode tracedat of the fuzz corpus's valid traces (boots, a save
+    of four CPUs, a stream with declared losses) read by trace-cmd report
+    (tests/tracedat_check.py); no QEMU. Skipped, and said so, without
+    trace-cmd."""
+    if not shutil.which("trace-cmd"):
+        print("# ttrace_tracedat: trace-cmd is not installed (scripts/"
+              "deps.sh): skipped")
+        return ""
+    out = os.path.join(OUT, "tracedat")
+    os.makedirs(out, exist_ok=True)
+    for trace in tracedat_check.CORPUS:
+        path = os.path.join(out, os.path.basename(trace))
+        shutil.copyfile(trace, path)
+        why = tracedat_check.check(TTDECODE, path)
+        if why:
+            return why
+    return ""
+
+
 def exports():
     """The exports of real traces read by their tools: boot, `ls -l /bin`,
     the known-behaviour program `knowncalls` and `ttrace save` (no loss),
@@ -1011,7 +1032,7 @@ def exports():
     Perfetto's importer (check_agreement), and with what knowncalls is
     known to do. A missing reader fails (scripts/deps.sh installs it);
     a missing trace_processor_shell is skipped, and said so."""
-    for tool in ("uftrace", "babeltrace2"):
+    for tool in ("uftrace", "babeltrace2", "trace-cmd"):
         if not shutil.which(tool):
             return "%s is not installed: run scripts/deps.sh" % tool
     os.makedirs(OUT, exist_ok=True)
@@ -1054,6 +1075,11 @@ def exports():
             if i == 0 and "boot:kmain" not in rep:
                 return "uftrace replay: no boot phase boot:kmain"
             check_ctf(cd, v.stdout, declared, sysname)
+            # ---- trace-cmd (ttdecode tracedat, tests/tracedat_check.py)
+            why = tracedat_check.check(TTDECODE, path)
+            if why:
+                return "trace %d: %s" % (i, why)
+            # ---- end trace-cmd
             stats, text = check_agreement(path, ud, cd, i == 0)
             if i == 0:
                 check_known(path, stats, text)
@@ -1885,6 +1911,7 @@ def run_all(res, only):
                      ("ttrace_one_writer", one_writer),
                      ("ttrace_boot_profile", boot_profile),
                      ("ttrace_exports", exports),
+                     ("ttrace_tracedat", tracedat_corpus),
                      ("ttrace_probes", probes),
                      ("ttrace_modules", modules),
                      ("ttrace_module_space", module_space),

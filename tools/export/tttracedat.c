@@ -1,0 +1,673 @@
+/*
+ * tttracedat.c: `ttdecode tracedat TRACE OUT.dat`, a trace as a trace-cmd
+ * trace.dat, version 6 (docs/exports.md; the layout: man 5
+ * trace-cmd.dat.v6 and Linux's kernel/trace/ring_buffer.c), which
+ * `trace-cmd report` and KernelShark read:
+ *
+ *	header		17 08 44 "tracing" "6", little endian, long 8, page 4096
+ *	header_page, header_event	the ring buffer's page and event headers
+ *	ftrace formats	funcgraph_entry, funcgraph_exit (Linux's fields)
+ *	event formats	system "sched": sched_switch (Linux's fields);
+ *			system "ttrace": every other event of the trace's own
+ *			metadata, one field per argument, named after it
+ *	kallsyms	the function names of the aux buffer (tag func)
+ *	printk		empty
+ *	cmdlines	"PID NAME" per named process (idle is pid 0)
+ *	options, flyrecord	per CPU the offset and size of its pages
+ *
+ * A CPU's events become ring buffer pages of PAGE bytes: u64 timestamp
+ * (ns since boot, the trace's TSC rate), u64 commit (data bytes, bit 31
+ * RB_MISSED_EVENTS and bit 30 RB_MISSED_STORED when a declared loss came
+ * before the page, the count then stored as a long after the data), then
+ * the events, each a u32 header (type_len in the low 5 bits: payload
+ * bytes / 4, or 0 with the length in the next word; time_delta in the
+ * high 27 bits, a time-extend event of type 30 first when the delta does
+ * not fit). Each declared loss ends the page, so `trace-cmd report` says
+ * "CPU:N [N EVENTS DROPPED]" exactly between the two events it fell
+ * between.
+ *
+ * A record is the common header (u16 type, u8 flags, u8 preempt count,
+ * s32 pid: the process running on the CPU, from the context word or the
+ * last context switch; idle is 0) and the fields. ttrace events keep
+ * every argument in 8 bytes, a name argument (str:TAG) as a __data_loc
+ * string holding the aux name (as `ttdecode text` prints it), the strings
+ * after the fixed part.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ttdecode.h"
+#include "ttexport.h"
+#include "ttmodel.h"
+
+#define TD_PAGE		4096
+#define TD_PAGE_HDR	16		/* u64 timestamp, u64 commit */
+#define TD_DATA		(TD_PAGE - TD_PAGE_HDR)
+#define TD_MISSED	(1ull << 31)	/* RB_MISSED_EVENTS */
+#define TD_STORED	(1ull << 30)	/* RB_MISSED_STORED */
+#define TD_DELTA_BITS	27
+#define TD_TYPE_EXTEND	30
+#define TD_SMALL_MAX	(28 * 4)	/* largest payload with type_len */
+#define TD_NAME_MAX	256		/* a name argument's bytes */
+#define TD_COMM		16		/* Linux's TASK_COMM_LEN */
+#define TD_REC_MAX	2048		/* a record's bytes, at most */
+_Static_assert(8 + 9 * TTRACE_MAX_ARGS < TD_REC_MAX &&
+	       TD_REC_MAX + 16 < TD_PAGE - 16, "a record fits a page");
+#define TD_PRIO		120		/* Linux's default priority */
+#define TD_ID_BASE	1000		/* ttrace event id + this: its ID */
+#define TD_ID_SWITCH	316		/* sched/sched_switch */
+#define TD_ID_FG_EXIT	10		/* ftrace/funcgraph_exit */
+#define TD_ID_FG_ENTRY	11		/* ftrace/funcgraph_entry */
+#define TD_MAX_DEPTH	64		/* entry times kept per CPU */
+
+struct td_export {
+	struct ttload *t;
+	const struct ttmodel *m;
+	FILE *f;
+	int sw, fentry, fexit;		/* event ids, -1 if absent */
+	/* the CPU being written */
+	uint8_t page[TD_PAGE];
+	size_t len;			/* data bytes in page */
+	bool open;			/* page holds a started page */
+	uint64_t last;			/* the page's last event time, ns */
+	uint64_t missed;		/* declared losses before the next page */
+	uint32_t pid;			/* running on the CPU (0 idle) */
+	uint64_t calltime[TD_MAX_DEPTH]; /* func_entry time per depth, ns */
+	uint64_t callfn[TD_MAX_DEPTH];	/* ... and its function */
+	/* totals */
+	uint64_t events, pages, lost, unknown;
+	bool failed;			/* a write failed */
+};
+
+/* ---- the header sections ------------------------------------------------- */
+
+static void td_put(struct td_export *x, const void *p, size_t n)
+{
+	if (n && fwrite(p, 1, n, x->f) != n)
+		x->failed = true;
+}
+
+static void td_u16(struct td_export *x, uint16_t v) { td_put(x, &v, 2); }
+static void td_u32(struct td_export *x, uint32_t v) { td_put(x, &v, 4); }
+static void td_u64(struct td_export *x, uint64_t v) { td_put(x, &v, 8); }
+
+/* A growing text, for the sections whose size comes first. */
+struct td_text {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+
+static void __attribute__((format(printf, 2, 3)))
+td_printf(struct td_text *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->s ? b->s + b->len : NULL,
+			      b->s ? b->cap - b->len : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->oom = true;
+			return;
+		}
+		if (b->s && b->len + (size_t)n < b->cap) {
+			b->len += (size_t)n;
+			return;
+		}
+		size_t cap = b->cap ? b->cap * 2 : 4096;
+		while (cap < b->len + (size_t)n + 1)
+			cap *= 2;
+		char *s = realloc(b->s, cap);
+		if (!s) {
+			b->oom = true;
+			return;
+		}
+		b->s = s;
+		b->cap = cap;
+	}
+}
+
+/* Writes the text with its size first (a u64 or a u32) and empties it. */
+static void td_text_out(struct td_export *x, struct td_text *b, bool wide)
+{
+	if (b->oom)
+		x->failed = true;
+	if (wide)
+		td_u64(x, b->len);
+	else
+		td_u32(x, (uint32_t)b->len);
+	td_put(x, b->s, b->len);
+	b->len = 0;
+}
+
+static const char td_header_page[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
+
+static const char td_header_event[] =
+	"# compressed entry header\n"
+	"\ttype_len    :    5 bits\n"
+	"\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n\n"
+	"\tpadding     : type == 29\n"
+	"\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n"
+	"\tdata max type_len  == 28\n";
+
+static const char td_common[] =
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;"
+	"\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n";
+
+static void td_format_head(struct td_text *b, const char *name, unsigned id)
+{
+	td_printf(b, "name: %s\nID: %u\nformat:\n%s", name, id, td_common);
+}
+
+static bool td_signed(uint8_t type)
+{
+	return type == TTRACE_ARG_S8 || type == TTRACE_ARG_S16 ||
+	       type == TTRACE_ARG_S32 || type == TTRACE_ARG_S64;
+}
+
+/* The format file of ttrace event e (its fields: td_record). */
+static void td_format_event(struct td_text *b,
+			    const struct ttrace_event_meta *e, unsigned id)
+{
+	td_format_head(b, e->name, id);
+	for (unsigned a = 0; a < e->nargs; a++) {
+		const struct ttrace_arg_meta *g = &e->args[a];
+
+		if (g->type == TTRACE_ARG_STR)
+			td_printf(b, "\tfield:__data_loc char[] %s;\toffset:%u;"
+				  "\tsize:4;\tsigned:0;\n", g->name, 8 + 8 * a);
+		else
+			td_printf(b, "\tfield:%s %s;\toffset:%u;\tsize:8;"
+				  "\tsigned:%d;\n", td_signed(g->type) ?
+				  "long long" : "unsigned long long", g->name,
+				  8 + 8 * a, td_signed(g->type));
+	}
+	td_printf(b, "\nprint fmt: \"");
+	for (unsigned a = 0; a < e->nargs; a++) {
+		uint8_t ty = e->args[a].type;
+
+		td_printf(b, "%s%s=%s", a ? " " : "", e->args[a].name,
+			  ty == TTRACE_ARG_STR ? "%s" :
+			  ty == TTRACE_ARG_PTR ? "0x%llx" :
+			  td_signed(ty) ? "%lld" : "%llu");
+	}
+	td_printf(b, "\"");
+	for (unsigned a = 0; a < e->nargs; a++)
+		td_printf(b, e->args[a].type == TTRACE_ARG_STR ?
+			  ", __get_str(%s)" : ", REC->%s", e->args[a].name);
+	td_printf(b, "\n");
+}
+
+/* Linux's sched/sched_switch: 64 bytes (td_switch writes them). */
+static void td_format_switch(struct td_text *b)
+{
+	td_format_head(b, "sched_switch", TD_ID_SWITCH);
+	td_printf(b,
+		"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+		"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+		"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+		"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
+		"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
+		"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
+		"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
+		"print fmt: \"prev_comm=%%s prev_pid=%%d prev_prio=%%d "
+		"prev_state=%%ld ==> next_comm=%%s next_pid=%%d "
+		"next_prio=%%d\", REC->prev_comm, REC->prev_pid, "
+		"REC->prev_prio, REC->prev_state, REC->next_comm, "
+		"REC->next_pid, REC->next_prio\n");
+}
+
+/* Linux's ftrace/funcgraph_entry (24 bytes) and funcgraph_exit (40). */
+static void td_format_fgraph(struct td_text *b, bool exit)
+{
+	td_format_head(b, exit ? "funcgraph_exit" : "funcgraph_entry",
+		       exit ? TD_ID_FG_EXIT : TD_ID_FG_ENTRY);
+	td_printf(b,
+		"\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
+		"\tfield:int depth;\toffset:16;\tsize:4;\tsigned:1;\n");
+	if (!exit) {
+		td_printf(b, "\nprint fmt: \"--> %%ps (%%d)\", "
+			  "(void *)REC->func, REC->depth\n");
+		return;
+	}
+	td_printf(b,
+		"\tfield:unsigned int overrun;\toffset:20;\tsize:4;\tsigned:0;\n"
+		"\tfield:unsigned long long calltime;\toffset:24;\tsize:8;"
+		"\tsigned:0;\n"
+		"\tfield:unsigned long long rettime;\toffset:32;\tsize:8;"
+		"\tsigned:0;\n\n"
+		"print fmt: \"<-- %%ps (%%d) (start: %%llx  end: %%llx) "
+		"over: %%d\", (void *)REC->func, REC->depth, REC->calltime, "
+		"REC->rettime, REC->overrun\n");
+}
+
+/* The ftrace formats, then the event systems sched and ttrace. */
+static void td_formats(struct td_export *x, struct td_text *b)
+{
+	const struct ttrace_meta_table *m = &x->t->meta;
+	uint32_t own = 0;
+
+	td_u32(x, 2);
+	for (int exit = 0; exit < 2; exit++) {
+		td_format_fgraph(b, exit);
+		td_text_out(x, b, true);
+	}
+	for (uint32_t i = 0; i < m->nevents; i++)
+		own += (int)i != x->sw && (int)i != x->fentry &&
+		       (int)i != x->fexit;
+	td_u32(x, 2);
+	td_put(x, "sched", 6);
+	td_u32(x, 1);
+	td_format_switch(b);
+	td_text_out(x, b, true);
+	td_put(x, "ttrace", 7);
+	td_u32(x, own);
+	for (uint32_t i = 0; i < m->nevents; i++) {
+		if ((int)i == x->sw || (int)i == x->fentry || (int)i == x->fexit)
+			continue;
+		td_format_event(b, &m->events[i], TD_ID_BASE + i);
+		td_text_out(x, b, true);
+	}
+}
+
+/* kallsyms from the function names (aux tag func), cmdlines from the
+ * process names (the newest name of each pid; idle as pid 0). */
+static void td_names(struct td_export *x, struct td_text *b)
+{
+	const struct ttload *t = x->t;
+	bool idle = false;
+
+	for (uint64_t i = 0; i < t->nnames; i++) {
+		const struct ttload_name *n = &t->names[i];
+
+		if (n->tag == TTRACE_AUX_FUNC_NAME)
+			td_printf(b, "%016llx t %.*s\n", ull(n->ident),
+				  (int)n->len, (const char *)n->str);
+	}
+	td_text_out(x, b, false);
+	td_u32(x, 0);			/* printk formats: none */
+	for (uint64_t i = 0; i < t->nnames; i++) {
+		const struct ttload_name *n = &t->names[i];
+		char name[TD_NAME_MAX];
+
+		if (n->tag != TTRACE_AUX_PROC_NAME ||
+		    (i + 1 < t->nnames && n[1].tag == n->tag &&
+		     n[1].ident == n->ident))
+			continue;	/* not the pid's newest name */
+		if (n->ident >= TTRACE_IDLE_PID(0)) {
+			if (!idle)
+				td_printf(b, "0 idle\n");
+			idle = true;
+			continue;
+		}
+		ttexport_name(name, sizeof(name), t, n->tag, n->ident, n->ts,
+			      TTEXPORT_PRINTABLE);
+		td_printf(b, "%llu %s\n", ull(n->ident), name);
+	}
+	td_text_out(x, b, true);
+}
+
+/* ---- pages ----------------------------------------------------------------- */
+
+/* Writes the page (if one is open) with its commit word. */
+static void td_page_end(struct td_export *x)
+{
+	uint64_t commit = x->len;
+
+	if (!x->open)
+		return;
+	if (x->missed) {
+		commit |= TD_MISSED | TD_STORED;
+		memcpy(x->page + TD_PAGE_HDR + x->len, &x->missed, 8);
+		x->lost += x->missed;
+		x->missed = 0;
+	}
+	memcpy(x->page + 8, &commit, 8);
+	td_put(x, x->page, TD_PAGE);
+	x->pages++;
+	x->open = false;
+}
+
+static void td_page_start(struct td_export *x, uint64_t ns)
+{
+	memset(x->page, 0, TD_PAGE);
+	memcpy(x->page, &ns, 8);
+	x->len = 0;
+	x->last = ns;
+	x->open = true;
+}
+
+static void td_word(struct td_export *x, uint32_t w)
+{
+	memcpy(x->page + TD_PAGE_HDR + x->len, &w, 4);
+	x->len += 4;
+}
+
+/* Appends the record rec (n bytes, n <= TD_REC_MAX) at time ns (at or
+ * after the last one), in a new page when it does not fit. */
+static void td_emit(struct td_export *x, uint64_t ns, const void *rec,
+		    size_t n)
+{
+	size_t pad = (n + 3) & ~(size_t)3;
+	size_t need = 4 + pad + (pad > TD_SMALL_MAX ? 4 : 0);
+	size_t room = TD_DATA - (x->missed ? 8 : 0);
+	uint64_t delta = x->open ? ns - x->last : 0;
+
+	if (delta >> TD_DELTA_BITS)
+		need += 8;
+	if (!x->open || x->len + need > room) {
+		td_page_end(x);
+		td_page_start(x, ns);
+		delta = 0;
+	}
+	if (delta >> TD_DELTA_BITS) {
+		td_word(x, TD_TYPE_EXTEND |
+			(uint32_t)(delta & ((1u << TD_DELTA_BITS) - 1)) << 5);
+		td_word(x, (uint32_t)(delta >> TD_DELTA_BITS));
+		delta = 0;
+	}
+	if (pad > TD_SMALL_MAX) {
+		td_word(x, (uint32_t)delta << 5);
+		td_word(x, (uint32_t)pad + 4);
+	} else {
+		td_word(x, (uint32_t)(pad / 4) | (uint32_t)delta << 5);
+	}
+	memcpy(x->page + TD_PAGE_HDR + x->len, rec, n);
+	x->len += pad;
+	x->last = ns;
+	x->events++;
+}
+
+/* ---- records --------------------------------------------------------------- */
+
+/* pid as Linux numbers it: an idle task is 0. */
+static uint32_t td_pid(uint64_t pid)
+{
+	return pid >= TTRACE_IDLE_PID(0) ? 0 : (uint32_t)pid;
+}
+
+static size_t td_common_hdr(uint8_t *rec, unsigned id, uint32_t pid)
+{
+	uint16_t type = (uint16_t)id;
+
+	memset(rec, 0, 8);
+	memcpy(rec, &type, 2);
+	memcpy(rec + 4, &pid, 4);
+	return 8;
+}
+
+/* Our kthread_state as Linux's prev_state: 0 (R) runnable or running,
+ * 1 (S) sleeping, 0x20 (X) dead. */
+static uint64_t td_state(uint64_t st)
+{
+	return st == 2 ? 1 : st == 3 ? 0x20 : 0;
+}
+
+static void td_comm(struct td_export *x, uint8_t *dst, uint64_t pid,
+		    uint64_t ts)
+{
+	char name[TD_NAME_MAX];
+	const char *s;
+	size_t n;
+
+	if (!td_pid(pid) && !ttload_resolve(x->t, TTRACE_AUX_PROC_NAME, pid,
+					    ts, &s))
+		strcpy(name, "idle");	/* an old trace's unnamed idle */
+	else
+		ttexport_name(name, sizeof(name), x->t, TTRACE_AUX_PROC_NAME,
+			      pid, ts, TTEXPORT_PRINTABLE);
+	n = strlen(name);
+
+	memcpy(dst, name, n < TD_COMM - 1 ? n : TD_COMM - 1);
+}
+
+static size_t td_switch(struct td_export *x, uint8_t *rec,
+			const struct ttrace_event_view *ev)
+{
+	uint32_t prev = td_pid(ev->args[0]), next = td_pid(ev->args[1]);
+	int32_t prio = TD_PRIO;
+	uint64_t state = td_state(ev->args[2]);
+
+	td_common_hdr(rec, TD_ID_SWITCH, prev);
+	memset(rec + 8, 0, 56);
+	td_comm(x, rec + 8, ev->args[0], ev->timestamp);
+	memcpy(rec + 24, &prev, 4);
+	memcpy(rec + 28, &prio, 4);
+	memcpy(rec + 32, &state, 8);
+	td_comm(x, rec + 40, ev->args[1], ev->timestamp);
+	memcpy(rec + 56, &next, 4);
+	memcpy(rec + 60, &prio, 4);
+	x->pid = next;
+	return 64;
+}
+
+/* funcgraph_entry or _exit; an exit's calltime is the entry of the same
+ * function and depth last seen on this CPU, else its own time. */
+static size_t td_fgraph(struct td_export *x, uint8_t *rec,
+			const struct ttrace_event_view *ev, bool exit,
+			uint64_t ns)
+{
+	uint64_t fn = ev->args[0], depth = ev->args[1];
+	uint64_t *slot = depth < TD_MAX_DEPTH ? &x->calltime[depth] : NULL;
+	uint64_t calltime = ns;
+	int32_t d = (int32_t)depth;
+
+	td_common_hdr(rec, exit ? TD_ID_FG_EXIT : TD_ID_FG_ENTRY, x->pid);
+	memset(rec + 8, 0, 32);
+	memcpy(rec + 8, &fn, 8);
+	memcpy(rec + 16, &d, 4);
+	if (!exit) {
+		if (slot) {
+			*slot = ns;
+			x->callfn[depth] = fn;
+		}
+		return 24;
+	}
+	if (slot && x->callfn[depth] == fn && *slot <= ns)
+		calltime = *slot;
+	memcpy(rec + 24, &calltime, 8);
+	memcpy(rec + 32, &ns, 8);
+	return 40;
+}
+
+/* A ttrace event: 8 bytes per argument, then its name strings. */
+static size_t td_generic(struct td_export *x, uint8_t *rec,
+			 const struct ttrace_event_view *ev)
+{
+	const struct ttrace_event_meta *e = &x->t->meta.events[ev->id];
+	size_t n = td_common_hdr(rec, TD_ID_BASE + ev->id, x->pid) +
+		   8 * e->nargs;
+
+	for (unsigned a = 0; a < e->nargs; a++) {
+		uint64_t v = a < ev->nwords ? ev->args[a] : 0;
+
+		if (e->args[a].type == TTRACE_ARG_STR) {
+			/* leaves a byte for each name after it */
+			size_t room = TD_REC_MAX - n - (e->nargs - a - 1);
+			size_t len;
+			len = ttexport_name((char *)rec + n,
+					    room < TD_NAME_MAX ? room :
+					    TD_NAME_MAX, x->t,
+						   e->args[a].aux_tag, v,
+						   ev->timestamp,
+						   TTEXPORT_PRINTABLE) + 1;
+
+			v = (uint64_t)len << 16 | n;
+			n += len;
+		}
+		memcpy(rec + 8 + 8 * a, &v, 8);
+	}
+	return n;
+}
+
+static void td_event(struct td_export *x, const struct ttrace_event_view *ev)
+{
+	uint8_t rec[TD_REC_MAX];
+	uint64_t ns = ttexport_ns(x->t, ev->timestamp);
+	size_t n;
+
+	if (ev->id >= x->t->meta.nevents) {
+		x->unknown++;
+		return;
+	}
+	if (ev->ctx_kind == TTRACE_CTX_SYSC || ev->ctx_kind == TTRACE_CTX_TRAP)
+		x->pid = td_pid(TTRACE_CTX_PID(ev->context));
+	else if (ev->ctx_kind == TTRACE_CTX_IDLE)
+		x->pid = 0;
+	if ((int)ev->id == x->sw && ev->nwords >= 3)
+		n = td_switch(x, rec, ev);
+	else if (((int)ev->id == x->fentry || (int)ev->id == x->fexit) &&
+		 ev->nwords >= 2)
+		n = td_fgraph(x, rec, ev, (int)ev->id == x->fexit, ns);
+	else
+		n = td_generic(x, rec, ev);
+	if (x->open && ns < x->last)
+		ns = x->last;		/* a record before boot: time 0 */
+	td_emit(x, ns, rec, n);
+}
+
+/* Writes cpu's pages: its events with the model's losses in the walk's
+ * order; each loss ends the page, the next one carries its count. */
+static void td_cpu(struct td_export *x, uint32_t cpu)
+{
+	const struct ttmodel_cpu *mc = &x->m->cpus[cpu];
+	struct ttexport_walk w;
+	enum ttexport_item k;
+	uint64_t l = 0;
+
+	x->open = false;
+	x->missed = 0;
+	x->pid = 0;
+	memset(x->callfn, 0, sizeof(x->callfn));
+	ttexport_walk_init(&w, x->t, cpu);
+	while ((k = ttexport_walk_next(&w)) != TTEXPORT_END) {
+		if (k == TTEXPORT_EVENT) {
+			td_event(x, w.ev);
+		} else if (l < mc->nlosses) {
+			td_page_end(x);
+			x->missed += mc->losses[l++].count;
+		}
+	}
+	if (x->missed) {		/* losses after the last event */
+		td_page_start(x, ttexport_ns(x->t, mc->last_ts));
+	}
+	td_page_end(x);
+}
+
+/* Pads the file with zeros to a page boundary. Returns the offset. */
+static uint64_t td_align(struct td_export *x)
+{
+	static const uint8_t zero[TD_PAGE];
+	long off = ftell(x->f);
+
+	if (off < 0) {
+		x->failed = true;
+		return 0;
+	}
+	td_put(x, zero, (TD_PAGE - (size_t)off % TD_PAGE) % TD_PAGE);
+	return ((uint64_t)off + TD_PAGE - 1) / TD_PAGE * TD_PAGE;
+}
+
+static void td_write(struct td_export *x)
+{
+	uint32_t ncpus = x->t->version.num_cpus;
+	struct td_text b = { 0 };
+	uint64_t *where = calloc(2 * (size_t)ncpus + 1, 8);
+	long table;
+
+	if (!where) {
+		x->failed = true;
+		return;
+	}
+	td_put(x, "\x17\x08\x44tracing", 10);
+	td_put(x, "6", 2);
+	td_put(x, "\0\x08", 2);		/* little endian, long is 8 */
+	td_u32(x, TD_PAGE);
+	td_put(x, "header_page", 12);
+	td_u64(x, sizeof(td_header_page) - 1);
+	td_put(x, td_header_page, sizeof(td_header_page) - 1);
+	td_put(x, "header_event", 13);
+	td_u64(x, sizeof(td_header_event) - 1);
+	td_put(x, td_header_event, sizeof(td_header_event) - 1);
+	td_formats(x, &b);
+	td_names(x, &b);
+	free(b.s);
+	td_u32(x, ncpus);
+	td_put(x, "options  ", 10);
+	td_u16(x, 0);
+	td_put(x, "flyrecord", 10);
+	table = ftell(x->f);
+	td_put(x, where, 16 * (size_t)ncpus);	/* filled in below */
+	for (uint32_t c = 0; c < ncpus && !x->failed; c++) {
+		where[2 * c] = td_align(x);
+		td_cpu(x, c);
+		where[2 * c + 1] = (uint64_t)ftell(x->f) - where[2 * c];
+	}
+	if (table < 0 || fseek(x->f, table, SEEK_SET))
+		x->failed = true;
+	td_put(x, where, 16 * (size_t)ncpus);
+	free(where);
+}
+
+/* ttdecode tracedat TRACE OUT.dat. */
+static int tttracedat_main(int argc, char **argv)
+{
+	struct td_export *x;
+	struct ttmodel m;
+	struct ttload t;
+	int rc = 0;
+
+	(void)argc;
+	if (ttload_open(&t, argv[0]))
+		return 1;
+	if (!(x = calloc(1, sizeof(*x))) || ttmodel_build(&m, &t) < 0) {
+		fprintf(stderr, "ttdecode: out of memory\n");
+		free(x);
+		ttload_free(&t);
+		return 1;
+	}
+	x->t = &t;
+	x->m = &m;
+	x->sw = ttexport_event_id(&t.meta, "sched_switch");
+	x->fentry = ttexport_event_id(&t.meta, "func_entry");
+	x->fexit = ttexport_event_id(&t.meta, "func_exit");
+	if (!(x->f = fopen(argv[1], "wb"))) {
+		fprintf(stderr, "ttdecode: %s: %s\n", argv[1], strerror(errno));
+		rc = 1;
+	} else {
+		setvbuf(x->f, NULL, _IOFBF, TTEXPORT_FILE_BUF);
+		td_write(x);
+		if (fclose(x->f) || x->failed) {
+			fprintf(stderr, "ttdecode: %s: write error\n", argv[1]);
+			rc = 1;
+		} else {
+			printf("tracedat: %s: %llu events in %llu pages on %u "
+			       "CPUs, %llu with an unknown id skipped; %llu "
+			       "records lost (declared, as missed events)\n",
+			       argv[1], ull(x->events), ull(x->pages),
+			       t.version.num_cpus, ull(x->unknown),
+			       ull(x->lost));
+		}
+	}
+	free(x);
+	ttexport_end(&t, &m);
+	return rc;
+}
+
+static const struct ttdecode_command cmd_tracedat = {
+	"tracedat", 2, tttracedat_main, "tracedat TRACE OUT.dat" };
+TTDECODE_COMMAND(cmd_tracedat);
