@@ -991,7 +991,10 @@ def check_known(path, stats, text):
     sleeps = [b[0] - a[0] for a, b in zip(mine, mine[1:]) if
               a[2] == b[2] == "nanosleep" and (a[3], b[3]) == ("enter",
                                                                 "exit")]
-    if len(sleeps) != 3 or min(sleeps) < 50 * 10**6:
+    # at least 50 ms, within the clocks' calibration: the sleep is timed
+    # by the LAPIC timer, the records by the TSC at the trace's measured
+    # rate (a loaded host saw 49.9958 ms, 0.008% short)
+    if len(sleeps) != 3 or min(sleeps) < 50 * 10**6 * 999 // 1000:
         raise AssertionError("knowncalls: nanosleep took %s ns" % sleeps)
     if enters.get("write", 0) != 12:    # 10 to the file, 2 markers
         raise AssertionError("knowncalls: %s writes, want 10 and 2 "

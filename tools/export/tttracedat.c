@@ -562,9 +562,10 @@ static void td_cpu(struct td_export *x, uint32_t cpu)
 			x->missed += mc->losses[l++].count;
 		}
 	}
-	if (x->missed) {		/* losses after the last event */
+	/* losses after the last event: a page of their own (one holding
+	 * events since the last loss is still open: it carries them) */
+	if (x->missed && !x->open)
 		td_page_start(x, ttexport_ns(x->t, mc->last_ts));
-	}
 	td_page_end(x);
 }
 
