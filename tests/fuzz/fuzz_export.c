@@ -3,8 +3,9 @@
  * The input is resealed (reseal.c: CRCs and END recomputed) and loaded as
  * ttdecode loads a file; when the loader accepts it, ttdecode's own
  * command dispatcher (tools/ttdecode.c's main, included below under
- * another name) runs verify, text, stats, json, uftrace, ctf and boot on
- * it, as `ttdecode CMD ...` would, into a private temporary directory.
+ * another name) runs verify, text, stats, json, uftrace, ctf, tracedat and
+ * boot on it, as `ttdecode CMD ...` would, into a private temporary
+ * directory.
  * Every command but boot (which needs boot phases) must succeed on a
  * trace the loader accepted, and what they write must be valid: the JSON
  * of `json` and of `boot --json` is parsed by a strict checker (RFC 8259,
@@ -210,7 +211,7 @@ static bool json_valid(const char *s, size_t len)
 /* ---- running the commands ------------------------------------------------ */
 
 /* The files of one run, in dir. */
-static char in[96], out[96], json[96], svg[96], uf[96], ctf[96];
+static char in[96], out[96], json[96], svg[96], uf[96], ctf[96], dat[96];
 
 static int rm_one(const char *p, const struct stat *st, int flag,
 		  struct FTW *ftw)
@@ -237,6 +238,7 @@ static void paths_init(void)
 	snprintf(svg, sizeof(svg), "%s/boot.svg", dir);
 	snprintf(uf, sizeof(uf), "%s/uftrace", dir);
 	snprintf(ctf, sizeof(ctf), "%s/ctf", dir);
+	snprintf(dat, sizeof(dat), "%s/out.dat", dir);
 }
 
 /* The whole file at path (NUL-terminated; free it), its size in *len. */
@@ -307,7 +309,8 @@ static void export_all(void)
 		abort();
 	check_json(json);
 	if (run((const char *[]){ "uftrace", in, uf, NULL }) ||
-	    run((const char *[]){ "ctf", in, ctf, NULL }))
+	    run((const char *[]){ "ctf", in, ctf, NULL }) ||
+	    run((const char *[]){ "tracedat", in, dat, NULL }))
 		abort();
 	nftw(uf, rm_one, 8, FTW_DEPTH | FTW_PHYS);
 	nftw(ctf, rm_one, 8, FTW_DEPTH | FTW_PHYS);
