@@ -6,6 +6,7 @@
 #                   ttdecode has the json command
 #   TRACE.uftrace/  a uftrace data directory (uftrace replay -d DIR)
 #   TRACE.ctf/      a CTF 1.8 trace (babeltrace2 DIR)
+#   TRACE.pftrace   Perfetto's native protobuf trace (ui.perfetto.dev)
 # The directories are made afresh (ttdecode refuses a non-empty one).
 set -e
 ttdecode=$1 trace=$2
@@ -27,3 +28,6 @@ rm -rf "$base.uftrace" "$base.ctf"
 echo "trace: uftrace               $base.uftrace/  (uftrace replay -d $base.uftrace)"
 "$ttdecode" ctf "$trace" "$base.ctf" > /dev/null
 echo "trace: CTF                   $base.ctf/      (babeltrace2 $base.ctf)"
+# ttdecode perfetto (issue 20): Perfetto's native protobuf trace
+"$ttdecode" perfetto "$trace" "$base.pftrace" > /dev/null
+echo "trace: Perfetto protobuf     $base.pftrace  (ui.perfetto.dev, or trace_processor_shell $base.pftrace)"

@@ -276,10 +276,10 @@ static void process_tree(struct pf *x)
 
 /* ---- ftrace bundles ------------------------------------------------------ */
 
-/* Writes CPU c's bundle of events, if it has any. */
+/* Writes CPU c's bundle of events, if it has any or a loss to mark. */
 static void bundle_flush(struct pf *x, uint32_t c)
 {
-	if (!x->nbundle)
+	if (!x->nbundle && !x->lost)
 		return;
 	pb_begin(&x->out, TRACE_PACKET);
 	pb_uint(&x->out, PKT_SEQ_ID, PF_SEQ + 1 + c);
@@ -540,6 +540,7 @@ static void loss(struct pf *x, uint32_t c, const struct ttmodel_loss *l)
 
 	bundle_flush(x, c);
 	x->lost = true;
+	bundle_flush(x, c);
 	track_event(x, UUID(UUID_CPU, c), INSTANT, l->start, name, (size_t)n,
 		    "loss");
 	x->losses++;
