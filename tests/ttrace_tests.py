@@ -1003,6 +1003,7 @@ def check_perfetto(path, stats, declared):
     counters = len(re.findall(r"(?m)^\S+ us cpu\d+ \S+ counter:", text))
     procs = set(re.findall(r"(?m)^\d+ +(\S+) +[\d.]+ +\d+$",
                            ttdecode("stats", path).stdout))
+    procs = {p for p in procs if not p.startswith("idle/")}  # swapper
     sched, threads, process, states, calls, ncounter, problems = trace_sql(
         out, ["select cpu, count(*) from sched_slice group by cpu",
               "select tid, name from thread",

@@ -365,6 +365,10 @@ static void thread_descriptor(struct pf *x, const struct ttmodel_track *k)
 	size_t len = pid_name(x, k->id, k->nspans ? k->spans[0].start : 0,
 			      buf, sizeof(buf), &name);
 
+	if (!pid) {		/* an idle thread: swapper has no track */
+		track_descriptor(x, UUID(UUID_THREAD, k->id), name, len, false);
+		return;
+	}
 	packet_begin(x, 0);
 	pb_begin(&x->out, PKT_TRACK_DESCRIPTOR);
 	pb_uint(&x->out, TD_UUID, UUID(UUID_THREAD, k->id));
