@@ -1036,7 +1036,10 @@ def check_perfetto(path, stats, declared):
     if int(ncounter[0][0]) != counters:
         raise AssertionError("%s counter rows, %d counter records" % (
             ncounter[0][0], counters))
-    errors = [r for r in problems if r[1] == "error"]
+    # a switch whose prev is not the last switch's next: only across a
+    # loss, where Perfetto's own ftrace traces show it too
+    errors = [r for r in problems if r[1] == "error" and not (
+        declared and r[0] == "mismatched_sched_switch_tids")]
     lost = [r for r in problems if r[1] == "data_loss"]
     if errors or bool(lost) != bool(declared):
         raise AssertionError("perfetto stats: %s (declared lost %d)" % (
