@@ -533,21 +533,31 @@ static void instant(struct pf *x, uint32_t c, const struct ttrace_event_view *ev
 		counter_sample(x, ev);
 }
 
-/* A declared loss: an instant on CPU c's track where it fell, and the
- * next bundle of c marked lost_events. */
-static void loss(struct pf *x, uint32_t c, const struct ttmodel_loss *l)
+/* The k declared losses at l, all at one time: one instant on CPU c's
+ * track where they fell (Perfetto nests instants of one time, so one for
+ * all), and the next bundle of c marked lost_events. */
+static void loss(struct pf *x, uint32_t c, const struct ttmodel_loss *l,
+		 uint64_t k)
 {
+	uint64_t count = 0;
 	char name[96];
-	int n = snprintf(name, sizeof(name), "%llu records lost (%s%s)",
-			 ull(l->count), ttrace_loss_name(l->reason),
-			 l->before_trace ? " before the trace" : "");
+	int n;
 
+	for (uint64_t i = 0; i < k; i++)
+		count += l[i].count;
+	if (k == 1)
+		n = snprintf(name, sizeof(name), "%llu records lost (%s%s)",
+			     ull(count), ttrace_loss_name(l->reason),
+			     l->before_trace ? " before the trace" : "");
+	else
+		n = snprintf(name, sizeof(name), "%llu records lost (%llu "
+			     "losses)", ull(count), ull(k));
 	bundle_flush(x, c);
 	x->lost = true;
 	bundle_flush(x, c);
 	track_event(x, UUID(UUID_CPU, c), INSTANT, l->start, name, (size_t)n,
 		    "loss");
-	x->losses++;
+	x->losses += k;
 }
 
 /* CPU c's records in time order: switches into bundles, the other
@@ -565,8 +575,15 @@ static void cpu_events(struct pf *x, uint32_t c)
 	do {
 		have = ttrace_pair_next(&it, &ev);
 		while (l < mc->nlosses &&
-		       (!have || mc->losses[l].start <= ev.timestamp))
-			loss(x, c, &mc->losses[l++]);
+		       (!have || mc->losses[l].start <= ev.timestamp)) {
+			uint64_t k = 1;
+
+			while (l + k < mc->nlosses && mc->losses[l + k].start ==
+			       mc->losses[l].start)
+				k++;
+			loss(x, c, &mc->losses[l], k);
+			l += k;
+		}
 		if (!have)
 			break;
 		if (ev.id == x->switch_id)
