@@ -247,7 +247,7 @@ def ftrace():
 
 # ---- the host decoder: records/s and peak memory on a >= 1M-record trace ----
 DECODE_MIN_RECORDS = 1000000
-DECODE_CMDS = ("text", "json", "ctf", "uftrace")    # those ttdecode has
+DECODE_CMDS = ("text", "json", "ctf", "uftrace", "perfetto")  # ttdecode has
 DECODE_TARGETS = {"text": 5e6, "json": 2e6}         # records/s, one core
 DECODE_MEM_RATIO = 2.0                              # peak RSS / file size
 
