@@ -146,15 +146,15 @@ static void pb_str(struct pb *p, unsigned f, const char *s, size_t n)
 	pb_bytes(p, s, n);
 }
 
-/* Opens the nested message f: its length is written by pb_end(). */
+/* Opens the nested message f, with fewer than PF_NEST open (the deepest
+ * this file writes is 4: packet, bundle, event, switch): its length is
+ * written by pb_end(). */
 static void pb_begin(struct pb *p, unsigned f)
 {
 	static const uint8_t pad[4] = { 0x80, 0x80, 0x80, 0 };
 
 	pb_varint(p, (uint64_t)f << 3 | 2);
-	if (p->depth < PF_NEST)
-		p->open[p->depth] = p->len;
-	p->depth++;
+	p->open[p->depth++] = p->len;
 	pb_bytes(p, pad, sizeof(pad));
 }
 
