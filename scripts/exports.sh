@@ -8,6 +8,7 @@
 #   TRACE.ctf/      a CTF 1.8 trace (babeltrace2 DIR)
 #   TRACE.dat       a trace-cmd trace.dat (trace-cmd report -i FILE,
 #                   kernelshark FILE)
+#   TRACE.pftrace   Perfetto's native protobuf trace (ui.perfetto.dev)
 # The directories are made afresh (ttdecode refuses a non-empty one).
 set -e
 ttdecode=$1 trace=$2
@@ -33,3 +34,6 @@ echo "trace: CTF                   $base.ctf/      (babeltrace2 $base.ctf)"
 "$ttdecode" tracedat "$trace" "$base.dat" > /dev/null
 echo "trace: trace-cmd             $base.dat       (trace-cmd report -i $base.dat; kernelshark $base.dat)"
 # ---- end trace-cmd
+# ttdecode perfetto (issue 20): Perfetto's native protobuf trace
+"$ttdecode" perfetto "$trace" "$base.pftrace" > /dev/null
+echo "trace: Perfetto protobuf     $base.pftrace  (ui.perfetto.dev, or trace_processor_shell $base.pftrace)"

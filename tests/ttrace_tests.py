@@ -960,6 +960,94 @@ def check_agreement(path, ud, cd, plain):
     return stats, text
 
 
+# ---- ttdecode perfetto read by Perfetto's trace processor (issue 20) -------
+
+def trace_sql(trace, queries):
+    """Runs each query of queries on trace with trace_processor_shell;
+    returns a list of row lists (CSV fields, quotes stripped)."""
+    q = trace + ".sql"
+    with open(q, "w") as f:
+        f.write("".join(s + ";\n" for s in queries))
+    p = subprocess.run([TRACE_PROCESSOR, "-q", q, trace],
+                       capture_output=True, text=True, timeout=300)
+    if p.returncode:
+        raise AssertionError("trace_processor_shell: %s" % p.stderr[-800:])
+    out = []
+    for block in p.stdout.strip().split("\n\n"):
+        lines = block.strip().split("\n")
+        out.append([[c.strip('"') for c in l.split(",")] for l in lines[1:]
+                    if l])
+    return out
+
+
+def check_perfetto(path, stats, declared):
+    """`ttdecode perfetto` of path read by trace_processor_shell: a
+    sched_slice on every CPU with a sched_switch record, our process
+    names in thread and process (the idle task as tid 0), Running and S
+    in thread_state where a switch put a process to sleep, per syscall
+    the count and total of `ttdecode stats` (completed and unfinished),
+    a counter row per counter record, and in its stats no import error,
+    a data loss reported exactly when the trace declares one. Returns
+    False when trace_processor_shell is not there; raises
+    AssertionError."""
+    if not os.path.exists(TRACE_PROCESSOR):
+        print("# perfetto: skipped (no %s)" % TRACE_PROCESSOR)
+        return False
+    out = path + ".pftrace"
+    p = ttdecode("perfetto", path, out)
+    if p.returncode:
+        raise AssertionError("ttdecode perfetto: %s" % p.stderr)
+    text = ttdecode("text", path).stdout
+    switch_cpus = set(re.findall(r"(?m)^\S+ us cpu(\d+) \S+ sched_switch:",
+                                 text))
+    sleeps = re.search(r"sched_switch: .*prev_state=sleeping", text)
+    counters = len(re.findall(r"(?m)^\S+ us cpu\d+ \S+ counter:", text))
+    procs = set(re.findall(r"(?m)^\d+ +(\S+) +[\d.]+ +\d+$",
+                           ttdecode("stats", path).stdout))
+    procs = {p for p in procs if not p.startswith("idle/")}  # swapper
+    sched, threads, process, states, calls, ncounter, problems = trace_sql(
+        out, ["select cpu, count(*) from sched_slice group by cpu",
+              "select tid, name from thread",
+              "select pid, name from process",
+              "select distinct state from thread_state",
+              "select name, count(*), sum(dur) from slice where "
+              "category = 'syscall' group by name",
+              "select count(*) from counter",
+              "select name, severity, value from stats where value > 0 "
+              "and severity in ('error', 'data_loss')"])
+    if {r[0] for r in sched} != switch_cpus:
+        raise AssertionError("sched_slice on CPUs %s, switches on %s" % (
+            sorted(r[0] for r in sched), sorted(switch_cpus)))
+    names = {r[1] for r in threads}
+    if not procs <= names or not procs <= {r[1] for r in process} or \
+            ["0", "swapper"] not in threads:
+        raise AssertionError("threads %s, processes %s, want %s" % (
+            threads, process, procs))
+    got = {r[0] for r in states}
+    if switch_cpus and ("Running" not in got or (sleeps and "S" not in got)):
+        raise AssertionError("thread_state states: %s" % sorted(got))
+    got = {r[0]: (int(r[1]), int(r[2])) for r in calls}
+    for name, (done, dns, unf, uns) in stats.items():
+        n, ns = got.pop(name, (0, 0))
+        if (n, ns) != (done + unf, dns + uns):
+            raise AssertionError("%s: stats %d calls %d ns, perfetto %d "
+                                 "%d" % (name, done + unf, dns + uns, n, ns))
+    if got:
+        raise AssertionError("perfetto syscalls stats lacks: %s" % got)
+    if int(ncounter[0][0]) != counters:
+        raise AssertionError("%s counter rows, %d counter records" % (
+            ncounter[0][0], counters))
+    # a switch whose prev is not the last switch's next: only across a
+    # loss, where Perfetto's own ftrace traces show it too
+    errors = [r for r in problems if r[1] == "error" and not (
+        declared and r[0] == "mismatched_sched_switch_tids")]
+    lost = [r for r in problems if r[1] == "data_loss"]
+    if errors or bool(lost) != bool(declared):
+        raise AssertionError("perfetto stats: %s (declared lost %d)" % (
+            problems, declared))
+    return True
+
+
 def check_boot_marks(json_path):
     """The boot's end marks (shell_ready, ap_ready: one per AP) are on the
     boot tracks with no length: no AP's idle time under ap_ready, no
@@ -1084,6 +1172,7 @@ def exports():
                 return "trace %d: %s" % (i, why)
             # ---- end trace-cmd
             stats, text = check_agreement(path, ud, cd, i == 0)
+            check_perfetto(path, stats, declared)
             if i == 0:
                 check_known(path, stats, text)
                 check_boot_marks(path + ".agree.json")

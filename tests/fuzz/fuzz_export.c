@@ -3,13 +3,14 @@
  * The input is resealed (reseal.c: CRCs and END recomputed) and loaded as
  * ttdecode loads a file; when the loader accepts it, ttdecode's own
  * command dispatcher (tools/ttdecode.c's main, included below under
- * another name) runs verify, text, stats, json, uftrace, ctf, tracedat and
- * boot on it, as `ttdecode CMD ...` would, into a private temporary
- * directory.
+ * another name) runs verify, text, stats, json, uftrace, ctf, tracedat,
+ * perfetto and boot on it, as `ttdecode CMD ...` would, into a private
+ * temporary directory.
  * Every command but boot (which needs boot phases) must succeed on a
  * trace the loader accepted, and what they write must be valid: the JSON
  * of `json` and of `boot --json` is parsed by a strict checker (RFC 8259,
- * UTF-8 strings); the SVG must be whole. Traces of more than MAX_CPUS
+ * UTF-8 strings), the Perfetto trace a sequence of well-formed packets
+ * (their fields and the messages nested in them); the SVG must be whole. Traces of more than MAX_CPUS
  * CPUs are skipped: uftrace and CTF write a file per CPU.
  */
 #define _GNU_SOURCE	/* nftw's FTW_DEPTH */
@@ -211,7 +212,8 @@ static bool json_valid(const char *s, size_t len)
 /* ---- running the commands ------------------------------------------------ */
 
 /* The files of one run, in dir. */
-static char in[96], out[96], json[96], svg[96], uf[96], ctf[96], dat[96];
+static char in[96], out[96], json[96], svg[96], uf[96], ctf[96], dat[96],
+	    pft[96];
 
 static int rm_one(const char *p, const struct stat *st, int flag,
 		  struct FTW *ftw)
@@ -239,6 +241,7 @@ static void paths_init(void)
 	snprintf(uf, sizeof(uf), "%s/uftrace", dir);
 	snprintf(ctf, sizeof(ctf), "%s/ctf", dir);
 	snprintf(dat, sizeof(dat), "%s/out.dat", dir);
+	snprintf(pft, sizeof(pft), "%s/out.pftrace", dir);
 }
 
 /* The whole file at path (NUL-terminated; free it), its size in *len. */
@@ -296,6 +299,70 @@ static void check_json(const char *path)
 	free(s);
 }
 
+/* The fields of the protobuf message [p, end), each with a known wire
+ * type (varint, 64-bit, length-delimited in bounds, 32-bit); depth > 0
+ * also walks the length-delimited fields' contents as messages (every
+ * one `perfetto` writes at a packet's top level is). */
+static bool pb_valid(const uint8_t *p, const uint8_t *end, int depth)
+{
+	while (p < end) {
+		uint64_t key = 0, n = 0;
+		int sh = 0;
+
+		do {
+			if (p == end || sh > 63)
+				return false;
+			key |= (uint64_t)(*p & 0x7f) << sh, sh += 7;
+		} while (*p++ & 0x80);
+		if (key >> 3 == 0)
+			return false;
+		switch (key & 7) {
+		case 0:
+			for (sh = 0; p < end && *p & 0x80 && sh < 63; sh += 7)
+				p++;
+			if (p++ == end)
+				return false;
+			break;
+		case 1:
+		case 5:
+			if ((size_t)(end - p) < ((key & 7) == 1 ? 8u : 4u))
+				return false;
+			p += (key & 7) == 1 ? 8 : 4;
+			break;
+		case 2:
+			sh = 0;
+			do {
+				if (p == end || sh > 63)
+					return false;
+				n |= (uint64_t)(*p & 0x7f) << sh, sh += 7;
+			} while (*p++ & 0x80);
+			if (n > (uint64_t)(end - p) ||
+			    (depth && !pb_valid(p, p + n, depth - 1)))
+				return false;
+			p += n;
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Aborts unless the file at path is a sequence of Trace.packet (field
+ * 1) messages whose fields are well formed. */
+static void check_pftrace(const char *path)
+{
+	size_t len;
+	uint8_t *s = (uint8_t *)slurp(path, &len);
+
+	if (!len || s[0] != 0x0a || !pb_valid(s, s + len, 2)) {
+		fprintf(stderr, "fuzz_export: %s is not a Perfetto trace\n",
+			path);
+		abort();
+	}
+	free(s);
+}
+
 /* Every exporter on the trace in in, which the loader accepted. */
 static void export_all(void)
 {
@@ -314,6 +381,9 @@ static void export_all(void)
 		abort();
 	nftw(uf, rm_one, 8, FTW_DEPTH | FTW_PHYS);
 	nftw(ctf, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+	if (run((const char *[]){ "perfetto", in, pft, NULL }))
+		abort();
+	check_pftrace(pft);
 	if (run((const char *[]){ "boot", in, "--json", "--svg", svg, NULL }))
 		return;
 	check_json(out);
