@@ -582,7 +582,8 @@ static int test_stats(void)
 static int test_commands(void)
 {
 	static const char *const names[] = { "verify", "text", "json",
-		"stats", "unwrap", "scale", "split", "boot", "uftrace", "ctf" };
+		"stats", "unwrap", "scale", "split", "boot", "uftrace", "ctf",
+		"tracedat", "perfetto" };
 	char line[32];
 
 	CHECK_RUN(2, "nosuchcommand");
@@ -595,7 +596,8 @@ static int test_commands(void)
 	HT_CHECK(count_of(err, "\n") == sizeof(names) / sizeof(names[0]));
 	HT_CHECK(!strncmp(err, "usage: ttdecode ", 16));
 	HT_CHECK(run(NULL, NULL) == 2);
-	HT_CHECK(count_of(err, " ttdecode ") == 10);
+	HT_CHECK(count_of(err, " ttdecode ") ==
+		 (int)(sizeof(names) / sizeof(names[0])));
 	CHECK_RUN(2, "scale", "2", "only-two");
 	HT_CHECK(!strncmp(err, "usage: ", 7));
 	sample();
