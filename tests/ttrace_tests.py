@@ -982,7 +982,8 @@ def trace_sql(trace, queries):
 
 def check_perfetto(path, stats, declared):
     """`ttdecode perfetto` of path read by trace_processor_shell: a
-    sched_slice on every CPU with a sched_switch record, our process
+    sched_slice on every CPU with a sched_switch record, each CPU's
+    slices tiling its time from its first switch to its last, our process
     names in thread and process (the idle task as tid 0), Running and S
     in thread_state where a switch put a process to sleep, per syscall
     the count and total of `ttdecode stats` (completed and unfinished),
@@ -1006,7 +1007,8 @@ def check_perfetto(path, stats, declared):
                            ttdecode("stats", path).stdout))
     procs = {p for p in procs if not p.startswith("idle/")}  # swapper
     sched, threads, process, states, calls, ncounter, problems = trace_sql(
-        out, ["select cpu, count(*) from sched_slice group by cpu",
+        out, ["select cpu, count(*), sum(max(dur, 0)), min(ts), max(ts) "
+              "from sched_slice group by cpu",
               "select tid, name from thread",
               "select pid, name from process",
               "select distinct state from thread_state",
@@ -1018,6 +1020,13 @@ def check_perfetto(path, stats, declared):
     if {r[0] for r in sched} != switch_cpus:
         raise AssertionError("sched_slice on CPUs %s, switches on %s" % (
             sorted(r[0] for r in sched), sorted(switch_cpus)))
+    # each CPU's slices tile its time from its first switch to its last,
+    # whose slice runs on to the trace's end (open: dur -1)
+    for cpu, _, total, first, last in sched:
+        if int(total) != int(last) - int(first):
+            raise AssertionError("cpu%s: sched_slice durations %s ns, its "
+                                 "switches span %d ns" % (
+                                     cpu, total, int(last) - int(first)))
     names = {r[1] for r in threads}
     if not procs <= names or not procs <= {r[1] for r in process} or \
             ["0", "swapper"] not in threads:
@@ -1974,9 +1983,49 @@ def graph():
     if g.returncode or not path:
         return "uftrace graph: no %s > ... > %s: %s%s" % (
             " > ".join(GRAPH_CHAIN), GRAPH_LEAF, g.stdout[-1500:], g.stderr)
+    why = tracedat_graph_chain(out)
+    if why:
+        return why
     print("# graph: %d calls; text: %s; uftrace graph: %s" % (
         calls, found, " > ".join(path)))
     return ""
+
+
+FUNCGRAPH = re.compile(r"^\s*\S+\s+\[(\d+)\]\s+\S+: funcgraph_entry:"
+                       r"[^|]*\|( *)(\w+)\(\)")
+
+
+def tracedat_graph_chain(trace):
+    """`trace-cmd report` of `ttdecode tracedat` of the graph trace shows
+    kernel functions by name with their call depth: GRAPH_CHAIN, each
+    nested one level under the one before, on one CPU ("" if so, or
+    "skipped" is printed without trace-cmd)."""
+    if not shutil.which("trace-cmd"):
+        print("# graph: trace-cmd is not installed: its check skipped")
+        return ""
+    dat = trace + ".dat"
+    t = ttdecode("tracedat", trace, dat)
+    if t.returncode != 0:
+        return "ttdecode tracedat: %s%s" % (t.stdout, t.stderr)
+    r = run_tool("trace-cmd", "report", "-i", dat)
+    if r.returncode != 0:
+        return "trace-cmd report: %s" % r.stderr[-800:]
+    want = {}                   # cpu: (index in GRAPH_CHAIN, its indent)
+    for line in r.stdout.splitlines():
+        m = FUNCGRAPH.match(line)
+        if not m:
+            continue
+        cpu, indent, fn = m.group(1), len(m.group(2)), m.group(3)
+        k, at = want.get(cpu, (0, -1))
+        if fn == GRAPH_CHAIN[0]:
+            want[cpu] = (1, indent)
+        elif k and k < len(GRAPH_CHAIN) and fn == GRAPH_CHAIN[k] and \
+                indent > at:
+            want[cpu] = (k + 1, indent)
+            if k + 1 == len(GRAPH_CHAIN):
+                return ""
+    return "trace-cmd report shows no %s nested by depth" % \
+        " > ".join(GRAPH_CHAIN)
 
 
 def run_all(res, only):
