@@ -10,8 +10,10 @@
  * trace the loader accepted, and what they write must be valid: the JSON
  * of `json` and of `boot --json` is parsed by a strict checker (RFC 8259,
  * UTF-8 strings), the Perfetto trace a sequence of well-formed packets
- * (their fields and the messages nested in them); the SVG must be whole. Traces of more than MAX_CPUS
- * CPUs are skipped: uftrace and CTF write a file per CPU.
+ * (their fields and the messages nested in them), uftrace's files its
+ * magic and whole, time-ordered records, CTF's streams whole packets; the
+ * SVG must be whole. Traces of more than MAX_CPUS CPUs are skipped:
+ * uftrace and CTF write a file per CPU.
  */
 #define _GNU_SOURCE	/* nftw's FTW_DEPTH */
 #include <ctype.h>
@@ -348,6 +350,75 @@ static bool pb_valid(const uint8_t *p, const uint8_t *end, int depth)
 	return true;
 }
 
+/* Aborts unless the uftrace directory's info has uftrace's magic and
+ * every task's NAME.dat is whole 16-byte records carrying uftrace's
+ * record magic, in time order. */
+static int check_uftrace_file(const char *p, const struct stat *st,
+			      int flag, struct FTW *ftw)
+{
+	size_t len, n = strlen(p);
+	uint64_t last = 0, w[2];
+	char *s;
+
+	(void)st;
+	(void)ftw;
+	if (flag != FTW_F)
+		return 0;
+	s = slurp(p, &len);
+	if (n >= 5 && !strcmp(p + n - 5, "/info")) {
+		if (len < 40 || memcmp(s, "Ftrace!", 8))
+			abort();
+	} else if (n >= 4 && !strcmp(p + n - 4, ".dat")) {
+		if (len % sizeof(w))
+			abort();
+		for (size_t i = 0; i < len; i += sizeof(w)) {
+			memcpy(w, s + i, sizeof(w));
+			if (((w[1] >> 3) & 7) != 5 || w[0] < last)
+				abort();
+			last = w[0];
+		}
+	}
+	free(s);
+	return 0;
+}
+
+/* Aborts unless the CTF directory's metadata is CTF 1.8's and every
+ * stream (cpuN) is whole packets: each starts with the magic, and its
+ * packet_size (bits, a whole number of bytes, at least its header and
+ * context) ends exactly where the next begins or the file does. */
+static int check_ctf_file(const char *p, const struct stat *st, int flag,
+			  struct FTW *ftw)
+{
+	size_t len, off = 0;
+	uint64_t content, size;
+	uint32_t magic;
+	char *s;
+
+	(void)st;
+	if (flag != FTW_F)
+		return 0;
+	s = slurp(p, &len);
+	if (!strcmp(p + ftw->base, "metadata")) {
+		if (len < 13 || memcmp(s, "/* CTF 1.8 */", 13))
+			abort();
+		free(s);
+		return 0;
+	}
+	while (off < len) {
+		if (len - off < 52)
+			abort();
+		memcpy(&magic, s + off, 4);
+		memcpy(&content, s + off + 24, 8);
+		memcpy(&size, s + off + 32, 8);
+		if (magic != 0xC1FC1FC1u || size % 8 || size < 52 * 8 ||
+		    content > size || size / 8 > len - off)
+			abort();
+		off += size / 8;
+	}
+	free(s);
+	return 0;
+}
+
 /* Aborts unless the file at path is a sequence of Trace.packet (field
  * 1) messages whose fields are well formed. */
 static void check_pftrace(const char *path)
@@ -379,6 +450,8 @@ static void export_all(void)
 	    run((const char *[]){ "ctf", in, ctf, NULL }) ||
 	    run((const char *[]){ "tracedat", in, dat, NULL }))
 		abort();
+	nftw(uf, check_uftrace_file, 8, FTW_PHYS);
+	nftw(ctf, check_ctf_file, 8, FTW_PHYS);
 	nftw(uf, rm_one, 8, FTW_DEPTH | FTW_PHYS);
 	nftw(ctf, rm_one, 8, FTW_DEPTH | FTW_PHYS);
 	if (run((const char *[]){ "perfetto", in, pft, NULL }))
