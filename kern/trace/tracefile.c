@@ -27,6 +27,13 @@
 #define SCRATCH_ORDER	2	/* 16 KiB of entries, and of output */
 #define RUN_ENTRIES	250	/* a run's section fits the output */
 
+TTRACE_STATIC_ASSERT(RUN_ENTRIES * sizeof(struct ttrace_entry) <=
+		     (size_t)PGSIZE << SCRATCH_ORDER, "a run fits the scratch");
+TTRACE_STATIC_ASSERT(TTRACE_IMAGE_PIECE_MAX(RUN_ENTRIES,
+					    CONFIG_MAX_NUM_CPUS) <=
+		     (size_t)PGSIZE << SCRATCH_ORDER,
+		     "the writer's largest piece fits the pipe");
+
 /* What the writer read of one CPU. */
 struct tf_cpu {
 	struct trace_ring_cursor cur;

@@ -30,20 +30,6 @@ static size_t chunk_bytes(const struct ttrace_image_gen *g)
 	return g->max * sizeof(struct ttrace_entry);
 }
 
-/*
- * Bytes one step writes at most, for a gen of max scratch entries and
- * num_cpus CPUs: a run's section, a chunk with a section header, the
- * file header with VERSION, or a RANGE or TSC section (16 bytes a CPU),
- * each with its CRC and padding.
- */
-size_t ttrace_image_piece_max(size_t max, uint32_t num_cpus)
-{
-	size_t run = max * sizeof(struct ttrace_entry) + 320;
-	size_t percpu = (size_t)num_cpus * 16 + 128;
-
-	return run > percpu ? run : percpu;
-}
-
 /* A run as a RECORDS (its count entries in buf) or LOSS section. */
 static void write_run(struct ttrace_file_writer *w, uint32_t cpu, uint32_t k,
 		      const struct trace_ring_run *run,
@@ -172,7 +158,7 @@ static uint32_t stats_step(struct ttrace_image_gen *g)
 }
 
 /*
- * Writes g's next piece to g->w (at most ttrace_image_piece_max()
+ * Writes g's next piece to g->w (at most TTRACE_IMAGE_PIECE_MAX()
  * bytes; possibly none). Returns TTRACE_IMAGE_MORE (call again),
  * TTRACE_IMAGE_WAIT (a stream with nothing for now), or
  * TTRACE_IMAGE_DONE: the file is complete, or the writer failed

@@ -12,7 +12,7 @@
  *
  * The generator (struct ttrace_image_gen) writes the file one piece at a
  * time (the header, one section, one run, one chunk of a long payload:
- * at most ttrace_image_piece_max() bytes), so a caller streams a file of
+ * at most TTRACE_IMAGE_PIECE_MAX() bytes), so a caller streams a file of
  * any size through a bounded buffer. Where the contents come from is the
  * caller's struct ttrace_image_ops: the live tracer (the device) or rings
  * standing still in memory (struct ttrace_image: the panic dump, the
@@ -28,7 +28,7 @@
  * Usage, pulled by reads (the device):
  *	struct ttrace_image_pipe p = { .gen = { .version = &v, ..., .ops =
  *		&live_ops, .arg = src, .buf = scratch, .max = n },
- *		.out = mem, .size = ttrace_image_piece_max(n, ncpus) };
+ *		.out = mem, .size = TTRACE_IMAGE_PIECE_MAX(n, ncpus) };
  *	ttrace_image_pipe_init(&p);
  *	while ((k = ttrace_image_pipe_read(&p, dst, len, off)) > 0) off += k;
  */
@@ -95,10 +95,21 @@ enum ttrace_image_step {
 
 int ttrace_image_step(struct ttrace_image_gen *g);
 void ttrace_image_end(struct ttrace_image_gen *g);
-size_t ttrace_image_piece_max(size_t max, uint32_t num_cpus);
+/*
+ * Bytes one step writes at most, for a gen of max scratch entries and
+ * num_cpus CPUs: a run's section, a chunk with a section header, the
+ * file header with VERSION, or a RANGE or TSC section (16 bytes a CPU),
+ * each with its CRC and padding. A constant expression when its
+ * arguments are, so a caller's buffer can be checked at compile time.
+ */
+#define TTRACE_IMAGE_PIECE_MAX(max, num_cpus)				\
+	((max) * sizeof(struct ttrace_entry) + 320 >			\
+	 (size_t)(num_cpus) * 16 + 128 ?				\
+	 (max) * sizeof(struct ttrace_entry) + 320 :			\
+	 (size_t)(num_cpus) * 16 + 128)
 
 /* The generator pulled by reads at increasing offsets: pieces go into
- * out (size bytes, at least ttrace_image_piece_max()) and are read from
+ * out (size bytes, at least TTRACE_IMAGE_PIECE_MAX()) and are read from
  * there. */
 struct ttrace_image_pipe {
 	struct ttrace_image_gen gen;
