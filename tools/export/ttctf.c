@@ -344,23 +344,24 @@ static int ctf_export(struct ctf_export *x, const char *dir)
 	return 0;
 }
 
+/* ctf_export() of t into dir, its packet buffer freed after. */
+static int ctf_run(struct ttload *t, const struct ttmodel *m,
+		   const char *path, const char *dir)
+{
+	struct ctf_export x = { .t = t, .m = m };
+	int rc;
+
+	(void)path;
+	rc = ctf_export(&x, dir);
+	free(x.p.buf);
+	return rc;
+}
+
 /* ttdecode ctf TRACE DIR. */
 int ttctf_main(int argc, char **argv)
 {
-	struct ctf_export x = { 0 };
-	struct ttmodel m;
-	struct ttload t;
-	int rc;
-
 	(void)argc;
-	if (ttexport_begin(&t, &m, argv[0], argv[1]))
-		return 1;
-	x.t = &t;
-	x.m = &m;
-	rc = ctf_export(&x, argv[1]);
-	free(x.p.buf);
-	ttexport_end(&t, &m);
-	return rc < 0 ? 1 : 0;
+	return ttexport_main(argv, true, ctf_run);
 }
 
 static const struct ttdecode_command cmd_ctf = {

@@ -68,32 +68,29 @@ int ttexport_close(FILE *f, const char *dir, const char *name)
 }
 
 /*
- * The start of every directory export: the trace at path loaded into *t,
- * its model built into *m, dir made. Returns 0, or the exit status (1)
- * after saying why, with nothing left to free.
+ * The whole of an export's command, `ttdecode CMD TRACE OUT` (argv[0]
+ * TRACE, argv[1] OUT): the trace loaded, its model built, OUT made as a
+ * directory when dir, then fn(t, m, TRACE, OUT), which frees what it made
+ * itself. Returns the command's exit status: 0, or 1 after saying why.
  */
-int ttexport_begin(struct ttload *t, struct ttmodel *m, const char *path,
-		   const char *dir)
+int ttexport_main(char **argv, bool dir, ttexport_fn fn)
 {
-	if (ttload_open(t, path))
-		return 1;
-	if (ttmodel_build(m, t) < 0) {
-		fprintf(stderr, "ttdecode: out of memory\n");
-		ttload_free(t);
-		return 1;
-	}
-	if (ttexport_mkdir(dir) < 0) {
-		ttexport_end(t, m);
-		return 1;
-	}
-	return 0;
-}
+	struct ttmodel m;
+	struct ttload t;
+	int rc = -1;
 
-/* Undoes ttexport_begin(). */
-void ttexport_end(struct ttload *t, struct ttmodel *m)
-{
-	ttmodel_free(m);
-	ttload_free(t);
+	if (ttload_open(&t, argv[0]))
+		return 1;
+	if (ttmodel_build(&m, &t) < 0) {
+		fprintf(stderr, "ttdecode: out of memory\n");
+		ttload_free(&t);
+		return 1;
+	}
+	if (!dir || ttexport_mkdir(argv[1]) == 0)
+		rc = fn(&t, &m, argv[0], argv[1]);
+	ttmodel_free(&m);
+	ttload_free(&t);
+	return rc < 0 ? 1 : 0;
 }
 
 /* The id of the event called name in m, or -1 if m has none. */

@@ -45,9 +45,11 @@ enum ttexport_item ttexport_walk_next(struct ttexport_walk *w);
 
 struct ttmodel;
 
-int ttexport_begin(struct ttload *t, struct ttmodel *m, const char *path,
-		   const char *dir);
-void ttexport_end(struct ttload *t, struct ttmodel *m);
+/* An export: writes t (its model m, loaded from path) to out; returns 0
+ * or -1 after saying why. */
+typedef int (*ttexport_fn)(struct ttload *t, const struct ttmodel *m,
+			   const char *path, const char *out);
+int ttexport_main(char **argv, bool dir, ttexport_fn fn);
 FILE *ttexport_create(const char *dir, const char *name);
 int ttexport_close(FILE *f, const char *dir, const char *name);
 int ttexport_event_id(const struct ttrace_meta_table *m, const char *name);

@@ -624,49 +624,49 @@ static void td_write(struct td_export *x)
 	free(where);
 }
 
-/* ttdecode tracedat TRACE OUT.dat. */
-static int tttracedat_main(int argc, char **argv)
+/* Writes t (its model m) to the trace.dat out. */
+static int td_run(struct ttload *t, const struct ttmodel *m,
+		  const char *path, const char *out)
 {
-	struct td_export *x;
-	struct ttmodel m;
-	struct ttload t;
-	int rc = 0;
+	struct td_export *x = calloc(1, sizeof(*x));
+	int rc = -1;
 
-	(void)argc;
-	if (ttload_open(&t, argv[0]))
-		return 1;
-	if (!(x = calloc(1, sizeof(*x))) || ttmodel_build(&m, &t) < 0) {
+	(void)path;
+	if (!x) {
 		fprintf(stderr, "ttdecode: out of memory\n");
-		free(x);
-		ttload_free(&t);
-		return 1;
+		return -1;
 	}
-	x->t = &t;
-	x->m = &m;
-	x->sw = ttexport_event_id(&t.meta, "sched_switch");
-	x->fentry = ttexport_event_id(&t.meta, "func_entry");
-	x->fexit = ttexport_event_id(&t.meta, "func_exit");
-	if (!(x->f = fopen(argv[1], "wb"))) {
-		fprintf(stderr, "ttdecode: %s: %s\n", argv[1], strerror(errno));
-		rc = 1;
+	x->t = t;
+	x->m = m;
+	x->sw = ttexport_event_id(&t->meta, "sched_switch");
+	x->fentry = ttexport_event_id(&t->meta, "func_entry");
+	x->fexit = ttexport_event_id(&t->meta, "func_exit");
+	if (!(x->f = fopen(out, "wb"))) {
+		fprintf(stderr, "ttdecode: %s: %s\n", out, strerror(errno));
 	} else {
 		setvbuf(x->f, NULL, _IOFBF, TTEXPORT_FILE_BUF);
 		td_write(x);
 		if (fclose(x->f) || x->failed) {
-			fprintf(stderr, "ttdecode: %s: write error\n", argv[1]);
-			rc = 1;
+			fprintf(stderr, "ttdecode: %s: write error\n", out);
 		} else {
 			printf("tracedat: %s: %llu events in %llu pages on %u "
 			       "CPUs, %llu with an unknown id skipped; %llu "
 			       "records lost (declared, as missed events)\n",
-			       argv[1], ull(x->events), ull(x->pages),
-			       t.version.num_cpus, ull(x->unknown),
+			       out, ull(x->events), ull(x->pages),
+			       t->version.num_cpus, ull(x->unknown),
 			       ull(x->lost));
+			rc = 0;
 		}
 	}
 	free(x);
-	ttexport_end(&t, &m);
 	return rc;
+}
+
+/* ttdecode tracedat TRACE OUT.dat. */
+static int tttracedat_main(int argc, char **argv)
+{
+	(void)argc;
+	return ttexport_main(argv, false, td_run);
 }
 
 static const struct ttdecode_command cmd_tracedat = {

@@ -395,24 +395,23 @@ static int uf_export(struct uf_export *x, const char *path, const char *dir)
 	return 0;
 }
 
+/* uf_export() of t into dir, its symbols and tasks freed after. */
+static int uf_run(struct ttload *t, const struct ttmodel *m,
+		  const char *path, const char *dir)
+{
+	struct uf_export x = { .t = t, .m = m };
+	int rc = uf_export(&x, path, dir);
+
+	uf_syms_free(&x.syms);
+	free(x.tasks);
+	return rc;
+}
+
 /* ttdecode uftrace TRACE DIR. */
 int ttuftrace_main(int argc, char **argv)
 {
-	struct uf_export x = { 0 };
-	struct ttmodel m;
-	struct ttload t;
-	int rc;
-
 	(void)argc;
-	if (ttexport_begin(&t, &m, argv[0], argv[1]))
-		return 1;
-	x.t = &t;
-	x.m = &m;
-	rc = uf_export(&x, argv[0], argv[1]);
-	uf_syms_free(&x.syms);
-	free(x.tasks);
-	ttexport_end(&t, &m);
-	return rc < 0 ? 1 : 0;
+	return ttexport_main(argv, true, uf_run);
 }
 
 static const struct ttdecode_command cmd_uftrace = {
