@@ -1234,6 +1234,26 @@ def qmp_quit(sock):
         pass
 
 
+def check_hang_ipis(text, ncpus):
+    """Why the text of a trace pulled after ctl `hang` is wrong ("" if
+    right): the CPU that carried out the hang (its last record the
+    `write` of the command; the scheduler may run that echo on any CPU)
+    took no IPI, and every other CPU entered the hang IPI (vector 241)."""
+    last = {}
+    for m in re.finditer(r"(?m)^\S+ us cpu(\d+) (.*)$", text):
+        last[int(m.group(1))] = m.group(2)
+    hanger = [c for c in range(ncpus) if
+              re.search(r"syscall_enter: write\(", last.get(c, ""))]
+    if len(hanger) != 1:
+        return "no one CPU's last record is the hang's write: %s" % last
+    for c in range(ncpus):
+        if c != hanger[0] and not re.search(
+                r"cpu%d \S+ irq_enter: vector=241" % c, text):
+            return "cpu%d: no irq_enter of the hang IPI (cpu%d hung the " \
+                "rest)" % (c, hanger[0])
+    return ""
+
+
 def pull_hung():
     """make pull, from a running guest and then from one hung with
     interrupts off on every CPU (ctl `hang`): both files verify; the hung
@@ -1258,12 +1278,7 @@ def pull_hung():
             why = pull_trace(sock, hung) or verify_trace(
                 hung, 4, r"user_marker: last-words")
         if not why:
-            text = ttdecode("text", hung).stdout
-            for c in range(1, 4):
-                if not re.search(r"cpu%d \S+ irq_enter: vector=241" % c,
-                                 text):
-                    why = "cpu%d: no irq_enter of the hang IPI" % c
-                    break
+            why = check_hang_ipis(ttdecode("text", hung).stdout, 4)
     except TimeoutError as e:
         why = str(e)
     qmp_quit(sock)
