@@ -49,6 +49,25 @@ static uint64_t root_gen(const struct ttlive *l)
 	return __atomic_load_n(&r->generation, __ATOMIC_ACQUIRE);
 }
 
+/* The alignment the host's reads of a region of kind need: entries and
+ * aux by cache lines, descriptors and TSC arrays by words; scalars and
+ * metadata are copied bytewise. */
+static uint64_t region_align(uint32_t kind)
+{
+	switch (kind) {
+	case TTRACE_ROOT_RING_BUF:
+	case TTRACE_ROOT_AUX_BUF:
+		return 64;
+	case TTRACE_ROOT_RING:
+	case TTRACE_ROOT_AUX:
+	case TTRACE_ROOT_TSC_OFFSET:
+	case TTRACE_ROOT_TSC_UNCERTAINTY:
+		return 8;
+	default:
+		return 1;
+	}
+}
+
 /* Points dumps[i] at region i of root in the RAM. */
 static int map_regions(struct ttlive *l, const struct ttrace_root *root,
 		       struct ttrace_pull_dump *dumps)
@@ -56,8 +75,7 @@ static int map_regions(struct ttlive *l, const struct ttrace_root *root,
 	const struct ttrace_root_region *reg = ttrace_root_regions(root);
 
 	for (uint32_t i = 0; i < root->nregions; i++) {
-		uint64_t align = reg[i].kind == TTRACE_ROOT_RING_BUF ||
-				 reg[i].kind == TTRACE_ROOT_AUX_BUF ? 64 : 8;
+		uint64_t align = region_align(reg[i].kind);
 		const void *p = ram_at(l, reg[i].paddr, reg[i].size);
 
 		if (!p)
