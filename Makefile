@@ -304,7 +304,7 @@ $(BUILD)/plugins/ttinsn.so: plugins/ttinsn.c kern/include/abi/insn_mark.h
 	$(HOSTCC) -std=gnu11 -O2 -fPIC -shared $(WARN) -o $@ plugins/ttinsn.c
 bench: $(BUILD)/kernel.bin $(INITRAMFS) $(BUILD)/tools/ttbench \
 		$(BUILD)/tools/ttlttng $(BUILD)/plugins/ttinsn.so \
-		$(BUILD)/tools/ttdecode
+		$(BUILD)/tools/ttdecode $(BUILD)/tools/ttlive
 	$(PY) scripts/bench.py
 .PHONY: bench
 

@@ -134,13 +134,14 @@ static int adopt(struct ttlive *l, const struct ttrace_root *root,
 	if (!l->attached && p->img.version.num_cpus < l->want_cpus)
 		return fail(l, -2, "%u of %u CPUs up", p->img.version.num_cpus,
 			    l->want_cpus);
+	if (!l->attached && !p->img.aux)	/* early boot: CPU 0's sink */
+		return fail(l, -2, "the tracer is not up yet (no aux buffer)");
 	if (!l->attached && adopt_header(l, p) < 0)
 		return -1;
 	if (p->img.version.num_cpus < l->version.num_cpus)
 		return fail(l, -1, "%u CPUs online, %u when the drain began",
 			    p->img.version.num_cpus, l->version.num_cpus);
-	if (!p->img.aux != !l->aux_copy ||
-	    (p->img.aux && p->aux.size != l->aux.size && l->attached))
+	if (!p->img.aux || (l->attached && p->aux.size != l->aux.size))
 		return fail(l, -1, "the aux buffer changed");
 	for (uint32_t c = 0; c < l->version.num_cpus; c++) {
 		struct ttlive_cpu *lc = &l->cpu[c];
