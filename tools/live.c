@@ -196,8 +196,9 @@ static void *read_root(struct ttlive *l, const struct ttrace_root **root,
 /*
  * Finds the guest's trace through its root record and takes its rings
  * and aux (the first time, the file's header too). Returns 0; -2 with
- * l->why when the record is being changed or was not written yet (try
- * again); -1 with l->why when it cannot be read.
+ * l->why when the record is being changed, or the tracer is not up yet
+ * (try again); -1 with l->why when it cannot be read (before the first
+ * success: not written yet, perhaps).
  */
 int ttlive_attach(struct ttlive *l)
 {

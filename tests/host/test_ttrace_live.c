@@ -257,44 +257,59 @@ static int check_accounted(const struct ttload *t)
 	return records_true(t);
 }
 
-static int test_live_stream(void)
-{
-	static struct ttrace_entry scratch[32];
+/* A drain into memory, and the guest it drains. */
+struct drain {
 	struct ttlive *l;
 	struct ttrace_file_writer fw;
 	struct ttrace_image_gen g;
+	struct membuf m;
+	struct ttrace_entry scratch[32];
+};
+
+/* A guest with 10 events on cpu 0, attached and read up to its heads. */
+static int start_drain(struct drain *d)
+{
+	memset(d, 0, sizeof(*d));
+	make_guest();
+	write_events(0, 10);
+	d->l = new_live();
+	HT_CHECK(ttlive_attach(d->l) == 0);
+	ttrace_file_writer_init(&d->fw, mem_out, &d->m);
+	ttlive_gen_init(d->l, &d->g, &d->fw, d->scratch, 32);
+	HT_CHECK(step_all(&d->g) == TTRACE_IMAGE_WAIT && d->l->records == 10);
+	return 0;
+}
+
+static int test_live_stream(void)
+{
+	static struct drain d;
+	struct ttlive *l;
 	struct ttrace_file_error e;
-	struct membuf m = { 0 };
 	struct ttload t;
 	int bad;
 
-	make_guest();
-	write_events(0, 10);
-	l = new_live();
-	HT_CHECK(ttlive_attach(l) == 0);
-	ttrace_file_writer_init(&fw, mem_out, &m);
-	ttlive_gen_init(l, &g, &fw, scratch, 32);
-	HT_CHECK(step_all(&g) == TTRACE_IMAGE_WAIT && l->records == 10);
+	HT_CHECK(start_drain(&d) == 0);
+	l = d.l;
 	write_events(0, 3 * NENT);		/* laps: overwritten before read */
 	write_events(1, 20);
-	HT_CHECK(step_all(&g) == TTRACE_IMAGE_WAIT);
+	HT_CHECK(step_all(&d.g) == TTRACE_IMAGE_WAIT);
 	HT_CHECK(l->lost[TTRACE_LOSS_OVERWRITTEN] == 2 * NENT);
 	write_events(0, 5);			/* left unread by the resize */
 	resize_begin();				/* caught half-way: nothing */
-	HT_CHECK(step_all(&g) == TTRACE_IMAGE_WAIT);
+	HT_CHECK(step_all(&d.g) == TTRACE_IMAGE_WAIT);
 	HT_CHECK(l->records == 10 + NENT + 20 && l->attaches == 1);
 	resize_end();
 	write_events(0, 7);
 	write_events(1, 9);
 	put_marker(1, "after-resize");
-	HT_CHECK(step_all(&g) == TTRACE_IMAGE_WAIT && l->attaches == 2);
+	HT_CHECK(step_all(&d.g) == TTRACE_IMAGE_WAIT && l->attaches == 2);
 	HT_CHECK(l->lost[TTRACE_LOSS_CLEARED] == 5);
 	write_events(1, 4);			/* after the end: not read */
-	ttlive_end(l, &g);
+	ttlive_end(l, &d.g);
 	write_events(1, 4);
-	HT_CHECK(step_all(&g) == TTRACE_IMAGE_DONE && fw.error == 0);
+	HT_CHECK(step_all(&d.g) == TTRACE_IMAGE_DONE && d.fw.error == 0);
 	HT_CHECK(l->why[0] == 0);
-	if (ttload_buffer(&t, m.p, m.len, &e) < 0)
+	if (ttload_buffer(&t, d.m.p, d.m.len, &e) < 0)
 		HT_FAIL("offset %llu: %s", (unsigned long long)e.offset, e.msg);
 	/* the end bounded cpu 1 at its head then: 4 records unread */
 	w[1].head -= 4;
@@ -307,7 +322,7 @@ static int test_live_stream(void)
 	ttload_free(&t);
 	ttlive_free(l);
 	free(l);
-	free(m.p);
+	free(d.m.p);
 	free(ram);
 	return bad;
 }
@@ -392,33 +407,25 @@ static int test_live_hostile(void)
  * with the reason, the file still ends whole, nothing read out of it. */
 static int test_live_descriptor_broken(void)
 {
-	static struct ttrace_entry scratch[32];
+	static struct drain d;
 	struct ttlive *l;
-	struct ttrace_file_writer fw;
-	struct ttrace_image_gen g;
 	struct ttrace_file_error e;
-	struct membuf m = { 0 };
 	struct ttload t;
 
-	make_guest();
-	write_events(0, 10);
-	l = new_live();
-	HT_CHECK(ttlive_attach(l) == 0);
-	ttrace_file_writer_init(&fw, mem_out, &m);
-	ttlive_gen_init(l, &g, &fw, scratch, 32);
-	HT_CHECK(step_all(&g) == TTRACE_IMAGE_WAIT);
+	HT_CHECK(start_drain(&d) == 0);
+	l = d.l;
 	write_events(0, 10);
 	((struct trace_ring *)at(DESC_PA(0)))->mask = (1ULL << 40) - 1;
-	HT_CHECK(step_all(&g) == TTRACE_IMAGE_WAIT);
+	HT_CHECK(step_all(&d.g) == TTRACE_IMAGE_WAIT);
 	HT_CHECK(strstr(l->why, "out of shape") && l->records == 10);
-	ttlive_end(l, &g);
-	HT_CHECK(step_all(&g) == TTRACE_IMAGE_DONE && fw.error == 0);
-	HT_CHECK(ttload_buffer(&t, m.p, m.len, &e) == 0);
+	ttlive_end(l, &d.g);
+	HT_CHECK(step_all(&d.g) == TTRACE_IMAGE_DONE && d.fw.error == 0);
+	HT_CHECK(ttload_buffer(&t, d.m.p, d.m.len, &e) == 0);
 	HT_CHECK(t.cpus[0].slots == 10);
 	ttload_free(&t);
 	ttlive_free(l);
 	free(l);
-	free(m.p);
+	free(d.m.p);
 	free(ram);
 	return 0;
 }
