@@ -2,7 +2,8 @@
 # Boots the kernel in qemu-system-x86_64; the one place QEMU's flags live.
 #   qemu.sh --iso FILE | --kernel FILE [--cmdline STR] [--initrd FILE]
 #           [--interactive] [--gdb] [--timeout SEC] [--hostout FILE]
-#           [--plugin SO,ARGS] [--qmp SOCKET] [-- EXTRA QEMU ARGS]
+#           [--plugin SO,ARGS] [--qmp SOCKET] [--ram-file FILE]
+#           [-- EXTRA QEMU ARGS]
 # --plugin SO,ARGS: load a TCG plugin (make bench's plugins/ttinsn.so)
 # under deterministic TCG: one thread, -icount shift=0,sleep=off, so guest
 # instruction counts are identical run to run.
@@ -10,6 +11,9 @@
 # (through an ivshmem window, cut out when QEMU exits).
 # --qmp SOCKET: QEMU's QMP monitor on a unix socket, through which
 # scripts/pull (make pull) dumps the trace out of guest memory.
+# --ram-file FILE: the guest's RAM in FILE, shared with the host (a
+# memory-backend-file with share=on), which tools/ttlive reads while the
+# guest runs (make live); FILE is made afresh and left when QEMU exits.
 #   qemu.sh --print-accel     prints kvm or tcg: what a run would use
 # Environment: SMP (default 4), MEM (default 512M), ACCEL=kvm|tcg (default:
 # kvm when /dev/kvm is usable, else tcg).
@@ -17,7 +21,7 @@
 # run with a status; --timeout bounds every non-interactive run.
 set -e
 SMP=${SMP:-4} MEM=${MEM:-512M}
-boot="" print_accel="" hostout="" plugin="" qmp="" cmdline="" initrd="" interactive=0 gdb=0 timeout=""
+boot="" print_accel="" hostout="" plugin="" qmp="" ramfile="" cmdline="" initrd="" interactive=0 gdb=0 timeout=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--iso) boot="-cdrom $2"; shift ;;
@@ -31,6 +35,7 @@ while [ $# -gt 0 ]; do
 	--hostout) hostout=$2; shift ;;
 	--plugin) plugin=$2; shift ;;
 	--qmp) qmp=$2; shift ;;
+	--ram-file) ramfile=$2; shift ;;
 	--) shift; break ;;
 	*) echo "qemu.sh: unknown option $1" >&2; exit 2 ;;
 	esac
@@ -69,6 +74,11 @@ case $boot in -kernel*) [ -n "$cmdline" ] && set -- "$@" -append "$cmdline" ;; e
 if [ -n "$qmp" ]; then
 	rm -f "$qmp"
 	set -- "$@" -qmp "unix:$qmp,server=on,wait=off"
+fi
+if [ -n "$ramfile" ]; then
+	rm -f "$ramfile"
+	set -- "$@" -object memory-backend-file,id=ttram,size="$MEM",mem-path="$ramfile",share=on \
+		-machine memory-backend=ttram
 fi
 # The host channel (/dev/host/out in the guest): an ivshmem window onto a
 # 128 MiB file, cut into $hostout when QEMU exits (scripts/hostout.py).

@@ -2,6 +2,7 @@
 trace to the host: typed into the shell as a person would, checked on the
 console, and, for saved traces, checked on the host with ttdecode."""
 import decimal
+import importlib.machinery
 import json
 import os
 import re
@@ -25,11 +26,12 @@ class Session:
     """One boot with the shell; say() types a line and waits for a regex."""
 
     def __init__(self, smp, hostout=None, timeout=240, cmdline="",
-                 mem="512M", name=None, qmp=None):
+                 mem="512M", name=None, qmp=None, ramfile=None):
         self.smp = smp
         self.name = name or "session-smp%d" % smp
         self.run = QemuRun(cmdline=cmdline, smp=smp, timeout=timeout,
-                           hostout=hostout, mem=mem, qmp=qmp)
+                           hostout=hostout, mem=mem, qmp=qmp,
+                           ramfile=ramfile)
 
     def say(self, line, want, timeout=60):
         self.run.expect(r"\$ ", timeout=timeout)
@@ -1293,6 +1295,106 @@ def pull_hung():
     return verdict(s.run.text, why)
 
 
+def records_by_index(path):
+    """{(cpu, logical index): 64-byte entry} of every RECORDS run in the
+    trace file at path (docs/trace-file.md: a run's 64-byte prefix, then
+    its entries)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    out = {}
+    for typ, off, length in file_sections(data):
+        if typ != 7:
+            continue
+        cpu = int.from_bytes(data[off - 12:off - 8], "little")
+        first, count = struct.unpack_from("<QQ", data, off)
+        for i in range(count):
+            e = off + 64 + 64 * i
+            out[(cpu, first + i)] = data[e:e + 64]
+    return out
+
+
+def start_ttlive(mem, out, ncpus, qemu_pid):
+    """tools/ttlive on the shared RAM file mem, writing out, ending when
+    process qemu_pid has gone."""
+    pull = importlib.machinery.SourceFileLoader(
+        "pull", os.path.join(ROOT, "scripts", "pull")).load_module()
+    pa, size = pull.root_symbol(KERNEL_ELF, os.environ.get("NM", "nm"))
+    return subprocess.Popen(
+        [os.path.join(BUILD, "tools", "ttlive"), "-c", str(ncpus), "-w",
+         "120", "-p", str(qemu_pid), mem, hex(pa), str(size), out],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def check_live(live_out, live, saved):
+    """Why the live drain's file live is wrong ("" if right): ttlive's
+    summary live_out, its verify, the resizes it went through, and its
+    records against the trace saved at the end (saved) for the indices
+    both hold."""
+    m = re.search(r"ttlive: \S+: (\d+) records, (\d+) lost .*cleared "
+                  r"(\d+)\), \d+ cpus, (\d+) attaches", live_out)
+    if not m:
+        return "ttlive: %s" % live_out[-800:]
+    v = ttdecode("verify", live)
+    if v.returncode != 0 or "verify: OK" not in v.stdout:
+        return "ttdecode verify %s: %s%s" % (live, v.stdout[-800:], v.stderr)
+    if int(m.group(4)) < 2:
+        return "no resize while the drain ran: %s" % live_out
+    a, b = records_by_index(live), records_by_index(saved)
+    both = set(a) & set(b)
+    differ = [k for k in both if a[k] != b[k]]
+    if differ:
+        return "%d of %d records differ from the save's, first %s" % (
+            len(differ), len(both), min(differ))
+    if len(both) < 1000:
+        return "only %d records in both the live file and the save" % len(
+            both)
+    return ""
+
+
+def live():
+    """make live during the stress scenario (loads, toggles, resizes,
+    saves): ttlive drains the rings out of the guest's shared RAM as it
+    runs; its file verifies (every index a record or a declared loss),
+    went through the resizes (attached again), and its records are the
+    ones a save at the end holds at the same indices."""
+    os.makedirs(OUT, exist_ok=True)
+    out, ttr = os.path.join(OUT, "live-saves.ttr"), os.path.join(OUT,
+                                                                 "live.ttr")
+    mem = os.path.join(OUT, "live.mem")
+    for f in (out, ttr, mem):
+        if os.path.exists(f):
+            os.remove(f)
+    s = Session(2, hostout=out, timeout=240, name="live", ramfile=mem)
+    drain = start_ttlive(mem, ttr, 2, s.run.proc.pid)
+    try:
+        s.say("tracestress load | tracestress toggle | tracestress resize "
+              "| tracestress save 8 4", rb"save: (\d+) traces saved",
+              timeout=150)
+        # the stress's last word is a bufsize (every ring emptied): work
+        # for both the drain and the save to hold
+        s.say("tracestress burst 3000; ttrace save /dev/host/out; "
+              "echo saved=$?", r"saved=0")
+    except TimeoutError as e:
+        drain.kill()
+        return s.finish(str(e))
+    saves = int(re.search(r"save: (\d+) traces saved", s.run.text).group(1))
+    why = s.finish("")
+    try:
+        live_out = drain.communicate(timeout=60)[0]
+    except subprocess.TimeoutExpired:
+        drain.kill()
+        live_out = drain.communicate()[0] + " (ttlive did not end)"
+    with open(os.path.join(OUT, "live-ttlive.log"), "w") as f:
+        f.write(live_out)
+    if why:
+        return why
+    files, why = split_saved(out, saves + 1)
+    why = why or check_live(live_out, ttr, files[-1])
+    if not why:
+        os.remove(mem)
+    return why
+
+
 SEC_NAMES = {1: "VERSION", 2: "META", 3: "AUX", 5: "STATS", 6: "END",
              7: "RUNS", 8: "RUNS", 9: "TSC", 10: "RANGE"}
 
@@ -2063,6 +2165,7 @@ def run_all(res, only):
                      ("ttrace_filtered", filtered),
                      ("ttrace_stream", stream),
                      ("ttrace_pull_hung", pull_hung),
+                     ("ttrace_live", live),
                      ("ttrace_one_writer", one_writer),
                      ("ttrace_boot_profile", boot_profile),
                      ("ttrace_exports", exports),
