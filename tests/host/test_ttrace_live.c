@@ -180,24 +180,6 @@ static uint64_t fake_now(void)
 	return clock_ns += 1000000;	/* 1 ms a look */
 }
 
-struct membuf {
-	uint8_t *p;
-	size_t len, cap;
-};
-
-static int mem_out(void *arg, const void *buf, uint64_t len)
-{
-	struct membuf *m = arg;
-
-	if (m->len + len > m->cap) {
-		m->cap = (m->len + len) * 2;
-		m->p = realloc(m->p, m->cap);
-	}
-	memcpy(m->p + m->len, buf, len);
-	m->len += len;
-	return 0;
-}
-
 static struct ttlive *new_live(void)
 {
 	struct ttlive *l = calloc(1, sizeof(*l));
@@ -262,7 +244,7 @@ struct drain {
 	struct ttlive *l;
 	struct ttrace_file_writer fw;
 	struct ttrace_image_gen g;
-	struct membuf m;
+	struct ht_membuf m;
 	struct ttrace_entry scratch[32];
 };
 
@@ -274,7 +256,7 @@ static int start_drain(struct drain *d)
 	write_events(0, 10);
 	d->l = new_live();
 	HT_CHECK(ttlive_attach(d->l) == 0);
-	ttrace_file_writer_init(&d->fw, mem_out, &d->m);
+	ttrace_file_writer_init(&d->fw, ht_mem_out, &d->m);
 	ttlive_gen_init(d->l, &d->g, &d->fw, d->scratch, 32);
 	HT_CHECK(step_all(&d->g) == TTRACE_IMAGE_WAIT && d->l->records == 10);
 	return 0;

@@ -186,24 +186,6 @@ static int rebuild(void)
 	return ttrace_pull_image(root, dumps, &pull);
 }
 
-struct membuf {
-	uint8_t *p;
-	size_t len, cap;
-};
-
-static int mem_out(void *arg, const void *buf, uint64_t len)
-{
-	struct membuf *m = arg;
-
-	if (m->len + len > m->cap) {
-		m->cap = (m->len + len) * 2;
-		m->p = realloc(m->p, m->cap);
-	}
-	memcpy(m->p + m->len, buf, len);
-	m->len += len;
-	return 0;
-}
-
 /* Formats cpu c's events; returns how many lines contain want. */
 static int count_lines(const struct ttload *t, uint32_t c, const char *want)
 {
@@ -274,7 +256,7 @@ static int test_pull_roundtrip(void)
 {
 	static struct ttrace_entry scratch[32];
 	struct ttrace_file_writer w;
-	struct membuf m = { 0 };
+	struct ht_membuf m = { 0 };
 	struct ttrace_file_error e;
 	struct ttload t;
 	int bad;
@@ -288,7 +270,7 @@ static int test_pull_roundtrip(void)
 		HT_FAIL("rebuild: %s", pull.why);
 	/* after the dump the guest goes on: the file is the dump's */
 	put_marker(1, 99999, 77, "after");
-	ttrace_file_writer_init(&w, mem_out, &m);
+	ttrace_file_writer_init(&w, ht_mem_out, &m);
 	HT_CHECK(ttrace_image_write(&w, &pull.img, scratch, 32) == 0);
 	if (ttload_buffer(&t, m.p, m.len, &e) < 0)
 		HT_FAIL("offset %llu: %s", (unsigned long long)e.offset, e.msg);
