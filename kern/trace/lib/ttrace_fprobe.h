@@ -74,7 +74,8 @@ const char *ttrace_fprobe_parse(struct ttrace_ctl_cmd *cmd, char **tok,
 				const struct ttrace_meta_table *meta);
 
 /* Fills m with the metadata of the event spec defines, as id in group:
- * its format names the function and prints every field. */
+ * its format names the function and prints every field. m's argument
+ * names point into spec, which must live as long as m. */
 void ttrace_fprobe_meta(const struct ttrace_fprobe_spec *spec,
 			struct ttrace_fprobe_meta *m, uint16_t id,
 			uint8_t group);
