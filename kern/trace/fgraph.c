@@ -46,6 +46,7 @@ static char filter[TTRACE_CTL_MAX_LEN + 1] = "*";	/* ctl mutex */
 static uint8_t *selected;	/* bit per site; NULL: all (filter "*") */
 static uint64_t filter_gen;	/* ctl mutex: bumped by each filter */
 static uint64_t overflows;	/* calls too deep for the shadow stack */
+bool fgraph_on;			/* the sites follow the graph (done.on) */
 static struct {
 	bool on;
 	uint64_t gen;
@@ -55,7 +56,8 @@ static struct {
 /* The low bits of a shadow frame's slot word (slots are 8-byte aligned):
  * what its return does besides going back. 0: the graph's func_exit only,
  * as fgraph_entry() hooks. */
-#define TAG_FPROBE	1ul	/* fprobe_exit() (fprobe.c) */
+#define TAG_FPROBE	1ul	/* fprobe_exit() (fprobe.c): set in every
+				 * tagged frame */
 #define TAG_NOGRAPH	2ul	/* no func_exit record */
 #define TAG_MASK	3ul
 
@@ -108,6 +110,12 @@ notrace void fgraph_hook(uintptr_t *parent, uintptr_t func, unsigned kind)
 	hook(parent, func, kind);
 }
 
+/* See internal.h: fgraph_hook(parent, func, FGRAPH_HOOK_FPROBE), lean. */
+notrace void fgraph_hook_return(uintptr_t *parent, uintptr_t func)
+{
+	hook(parent, func, FGRAPH_HOOK_FPROBE);
+}
+
 /* Where a hooked function returns (through the return trampoline), with
  * its return value rv: returns the real return address. */
 notrace uintptr_t fgraph_exit(uint64_t rv)
@@ -120,10 +128,9 @@ notrace uintptr_t fgraph_exit(uint64_t rv)
 
 	cmb();			/* read the frame before releasing it */
 	WRITE_ONCE(sh->depth, d);
-	if (!(tag & TAG_NOGRAPH))
-		ttrace_func_exit(func, d);
-	if (unlikely(tag & TAG_FPROBE))
-		fprobe_exit(func, rv);
+	if (unlikely(tag))	/* fprobe_entry()'s frame */
+		return fprobe_return(ret, func, d, !(tag & TAG_NOGRAPH), rv);
+	ttrace_func_exit(func, d);
 	return ret;
 }
 
@@ -233,6 +240,7 @@ void fgraph_sync(enum text_patch_mode mode)
 	ttrace_patch_flush(mode);
 	fprobe_set_hot(hot);
 	done.on = on;
+	WRITE_ONCE(fgraph_on, on);
 	done.gen = filter_gen;
 	done.hot = hot;
 }

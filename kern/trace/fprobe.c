@@ -57,11 +57,27 @@ extern const uint64_t __fentry_sites_start[], __fentry_sites_end[];
 
 enum fp_state { FP_FREE, FP_LIVE, FP_DEAD };
 
+/* How one record word is made from a register, worked out at `fprobe
+ * add` so the hit does no type lookup. */
+enum fp_how { W_UNSIGNED, W_SIGNED, W_BOOL, W_KSTR, W_USTR };
+#define AT_RET	6		/* at: the return value, not a register */
+
+struct fp_word {
+	uint8_t at;		/* regs[at] (5 - argN), or AT_RET */
+	uint8_t shift;		/* 64 - the type's bits: cut, then widen */
+	uint8_t how;		/* enum fp_how */
+};
+
 struct fprobe {
-	struct ttrace_fprobe_spec spec;
 	uintptr_t func;		/* the function: its fentry site */
+	uint32_t id;
+	uint8_t nargs;
+	bool ret;		/* at the return */
+	bool slow;		/* a string or bool, or 6 words: fire_slow() */
+	struct fp_word w[TTRACE_FPROBE_MAX_ARGS];
 	size_t site;		/* the site's index */
 	uint32_t state;		/* enum fp_state */
+	struct ttrace_fprobe_spec spec;
 };
 
 static struct fprobe slots[FP_N];		/* slot i is event FP_FIRST + i */
@@ -179,54 +195,99 @@ static uint64_t put_str(uintptr_t p, bool user)
 	return id;
 }
 
-/* A register's value as a record word of a's type. */
-static uint64_t widen(const struct ttrace_fprobe_arg *a, uint64_t v)
+/* Record word w from the saved registers regs or the return value rv. */
+static uint64_t word(const struct fp_word *w, const uint64_t *regs,
+		     uint64_t rv)
 {
-	switch (a->type) {
-	case TTRACE_ARG_U8:	return (uint8_t)v;
-	case TTRACE_ARG_U16:	return (uint16_t)v;
-	case TTRACE_ARG_U32:	return (uint32_t)v;
-	case TTRACE_ARG_S8:	return (uint64_t)(int64_t)(int8_t)v;
-	case TTRACE_ARG_S16:	return (uint64_t)(int64_t)(int16_t)v;
-	case TTRACE_ARG_S32:	return (uint64_t)(int64_t)(int32_t)v;
-	case TTRACE_ARG_BOOL:	return v != 0;
-	case TTRACE_ARG_STR:	return put_str(v, a->str == TTRACE_FPROBE_USTR);
-	default:		return v;
+	uint64_t v = w->at == AT_RET ? rv : regs[w->at];
+
+	switch (w->how) {
+	case W_SIGNED:	return (uint64_t)((int64_t)(v << w->shift) >> w->shift);
+	case W_BOOL:	return v != 0;
+	case W_KSTR:	return put_str(v, false);
+	case W_USTR:	return put_str(v, true);
+	default:	return v << w->shift >> w->shift;
 	}
 }
 
-/* Writes event id's record of n words w, as its tracepoint would. */
-static void emit(uint32_t id, const uint64_t *w, uint32_t n)
+/* fire()'s general case: a string or a bool, 6 words, probes attached,
+ * or the event disarmed (frozen by a stop probe: nothing). */
+static __attribute__((noinline, cold)) void fire_slow(const struct fprobe *fp,
+						      const uint64_t *regs,
+						      uint64_t rv)
 {
-	switch (n) {
-	case 0: ttrace_emit_0(id); break;
-	case 1: ttrace_emit_1(id, w[0]); break;
-	case 2: ttrace_emit_2(id, w[0], w[1]); break;
-	case 3: ttrace_emit_3(id, w[0], w[1], w[2]); break;
-	case 4: ttrace_emit_4(id, w[0], w[1], w[2], w[3]); break;
-	case 5: ttrace_emit_5(id, w[0], w[1], w[2], w[3], w[4]); break;
-	default: ttrace_emit_ext(id, w, n); break;
-	}
-}
+	uint64_t d[TTRACE_FPROBE_MAX_ARGS] = { 0 };
 
-/* Records slot i's event from the saved argument registers regs (regs[5]
- * rdi .. regs[0] r9) or the return value rv, through its probes if it has
- * any. Any context. */
-static void fire(unsigned i, const uint64_t *regs, uint64_t rv)
-{
-	const struct ttrace_fprobe_spec *s = &slots[i].spec;
-	uint32_t id = FP_FIRST + i, n = s->nargs;
-	uint64_t w[TTRACE_FPROBE_MAX_ARGS];
-
-	if (!READ_ONCE(ttrace_armed[id]))	/* frozen by a stop probe */
+	if (!READ_ONCE(ttrace_armed[fp->id]))
 		return;
-	for (uint32_t a = 0; a < n; a++)
-		w[a] = widen(&s->args[a], s->args[a].reg == TTRACE_FPROBE_RET ?
-			     rv : regs[5 - s->args[a].reg]);
-	if (READ_ONCE(ttrace_probes[id]))
-		ttrace_probe_fire(id, w, n);
+	for (uint32_t a = 0; a < fp->nargs; a++)
+		d[a] = word(&fp->w[a], regs, rv);
+	if (READ_ONCE(ttrace_probes[fp->id]))
+		ttrace_probe_fire(fp->id, d, fp->nargs);
 	else
-		emit(id, w, n);
+		ttrace_emit_ext(fp->id, d, fp->nargs);
+}
+
+/* Word w of a record on the fast path from v, where it is: an integer
+ * cut to its type and widened by its sign. */
+static __always_inline uint64_t fast_word(const struct fp_word *w, uint64_t v)
+{
+	v <<= w->shift;
+	return w->how == W_SIGNED ? (uint64_t)((int64_t)v >> w->shift)
+				 : v >> w->shift;
+}
+
+/* Whether fp's hit takes fire_slow(). */
+static __always_inline bool slow_hit(const struct fprobe *fp)
+{
+	return unlikely(fp->slow || !READ_ONCE(ttrace_armed[fp->id]) ||
+			READ_ONCE(ttrace_probes[fp->id]));
+}
+
+/* Records entry probe fp's event from the saved argument registers regs
+ * (regs[5] rdi .. regs[0] r9), through its probes if it has any: the
+ * record a static event of these words writes. Any context. */
+static __always_inline void fire_entry(const struct fprobe *fp,
+				       const uint64_t *regs)
+{
+	uint64_t d0 = 0, d1 = 0, d2 = 0, d3 = 0, d4 = 0;
+
+	if (slow_hit(fp)) {
+		fire_slow(fp, regs, 0);
+		return;
+	}
+	switch (fp->nargs) {	/* straight-line: no loop, no array */
+	case 5:
+		d4 = fast_word(&fp->w[4], regs[fp->w[4].at]);
+		/* fallthrough */
+	case 4:
+		d3 = fast_word(&fp->w[3], regs[fp->w[3].at]);
+		/* fallthrough */
+	case 3:
+		d2 = fast_word(&fp->w[2], regs[fp->w[2].at]);
+		/* fallthrough */
+	case 2:
+		d1 = fast_word(&fp->w[1], regs[fp->w[1].at]);
+		/* fallthrough */
+	case 1:
+		d0 = fast_word(&fp->w[0], regs[fp->w[0].at]);
+		/* fallthrough */
+	default:
+		break;
+	}
+	ttrace_emit_5(fp->id, d0, d1, d2, d3, d4);
+}
+
+/* fprobe_entry()'s case with the graph tracer on: hooks for it too when
+ * it wants the site. */
+static __attribute__((noinline, cold)) void entry_graph(
+	uintptr_t *parent, uintptr_t func, const struct fprobe *hit,
+	unsigned kind)
+{
+	if (fgraph_graphs(hit->site))
+		kind |= FGRAPH_HOOK_GRAPH;
+	if (kind)
+		fgraph_hook(parent, func, kind);
 }
 
 /* Called by a site fprobe_trampoline made live (ttrace_fgraph.S), with the
@@ -234,36 +295,43 @@ static void fire(unsigned i, const uint64_t *regs, uint64_t rv)
  * Any context, on the function's stack. */
 void fprobe_entry(uintptr_t *parent, uintptr_t func, const uint64_t *regs)
 {
-	uint32_t hot = READ_ONCE(fp_hot);
+	const struct fprobe *hit = NULL;
 	unsigned kind = 0;
-	size_t site = SIZE_MAX;
 
-	for (; hot; hot &= hot - 1) {
-		unsigned i = (unsigned)__builtin_ctz(hot);
+	for (uint32_t hot = READ_ONCE(fp_hot); hot; hot &= hot - 1) {
+		const struct fprobe *fp = &slots[__builtin_ctz(hot)];
 
-		if (slots[i].func != func)
+		if (fp->func != func)
 			continue;
-		site = slots[i].site;
-		if (slots[i].spec.ret)
-			kind |= FGRAPH_HOOK_FPROBE;
+		hit = fp;
+		if (fp->ret)
+			kind = FGRAPH_HOOK_FPROBE;
 		else
-			fire(i, regs, 0);
+			fire_entry(fp, regs);
 	}
-	if (site != SIZE_MAX && fgraph_graphs(site))
-		kind |= FGRAPH_HOOK_GRAPH;
-	if (kind)
-		fgraph_hook(parent, func, kind);
+	if (unlikely(READ_ONCE(fgraph_on) && hit))
+		entry_graph(parent, func, hit, kind);
+	else if (kind)
+		fgraph_hook_return(parent, func);
 }
 
 /* See internal.h: the return of a call fprobe_entry() hooked. */
-void fprobe_exit(uintptr_t func, uint64_t rv)
+uintptr_t fprobe_return(uintptr_t ret, uintptr_t func, uint32_t depth,
+			bool graph, uint64_t rv)
 {
+	if (unlikely(graph))
+		ttrace_func_exit(func, depth);
 	for (uint32_t hot = READ_ONCE(fp_hot); hot; hot &= hot - 1) {
-		unsigned i = (unsigned)__builtin_ctz(hot);
+		const struct fprobe *fp = &slots[__builtin_ctz(hot)];
 
-		if (slots[i].func == func && slots[i].spec.ret)
-			fire(i, NULL, rv);
+		if (fp->func != func || !fp->ret)
+			continue;
+		if (slow_hit(fp))
+			fire_slow(fp, NULL, rv);
+		else	/* a return probe has one word: the value */
+			ttrace_emit_1(fp->id, fast_word(&fp->w[0], rv));
 	}
+	return ret;
 }
 
 /* ---- the sites ----------------------------------------------------------- */
@@ -346,6 +414,30 @@ static bool event_named(const char *name)
 	return false;
 }
 
+/* How argument a's record word is made. */
+static struct fp_word word_of(const struct ttrace_fprobe_arg *a)
+{
+	static const uint8_t bits[] = {
+		[TTRACE_ARG_U8] = 8, [TTRACE_ARG_U16] = 16,
+		[TTRACE_ARG_U32] = 32, [TTRACE_ARG_S8] = 8,
+		[TTRACE_ARG_S16] = 16, [TTRACE_ARG_S32] = 32,
+	};
+	struct fp_word w = {
+		.at = a->reg == TTRACE_FPROBE_RET ? AT_RET : 5 - a->reg,
+		.shift = a->type < ARRAY_SIZE(bits) && bits[a->type] ?
+			 64 - bits[a->type] : 0,
+		.how = W_UNSIGNED,
+	};
+
+	if (a->type >= TTRACE_ARG_S8 && a->type <= TTRACE_ARG_S64)
+		w.how = W_SIGNED;
+	else if (a->type == TTRACE_ARG_BOOL)
+		w.how = W_BOOL;
+	else if (a->type == TTRACE_ARG_STR)
+		w.how = a->str == TTRACE_FPROBE_USTR ? W_USTR : W_KSTR;
+	return w;
+}
+
 /* Makes slot i live as s (func's site), its event enabled. */
 static const char *go_live(struct ttrace *t, int i,
 			   const struct ttrace_fprobe_spec *s, size_t site)
@@ -356,6 +448,14 @@ static const char *go_live(struct ttrace *t, int i,
 	slots[i].spec = *s;
 	slots[i].site = site;
 	slots[i].func = __fentry_sites_start[site];
+	slots[i].id = id;
+	slots[i].ret = s->ret;
+	slots[i].nargs = s->nargs;
+	slots[i].slow = s->nargs == TTRACE_FPROBE_MAX_ARGS;
+	for (unsigned a = 0; a < s->nargs; a++) {
+		slots[i].w[a] = word_of(&s->args[a]);
+		slots[i].slow |= slots[i].w[a].how > W_SIGNED;
+	}
 	ttrace_fprobe_meta(&slots[i].spec, &slot_meta[i], (uint16_t)id,
 			   TTRACE_GROUP_FPROBE);
 	live_events[id] = slot_meta[i].ev;

@@ -283,8 +283,11 @@ enum { FGRAPH_HOOK_GRAPH = 1, FGRAPH_HOOK_FPROBE = 2 };
  * tracer's func_entry (and its exit when func_exit is armed), and/or
  * fprobe_exit() at its return. Any context, the function's stack. */
 void fgraph_hook(uintptr_t *parent, uintptr_t func, unsigned kind);
-/* Whether the graph tracer wants function site i live now. */
+void fgraph_hook_return(uintptr_t *parent, uintptr_t func);
+/* Whether the graph tracer wants function site i live now; fgraph_on:
+ * whether it wants any (a hit's cheap first test). */
 bool fgraph_graphs(size_t i);
+extern bool fgraph_on;
 /* The live metadata: the generated table with the probes' events, and its
  * serialised blob (size in *size); what the trace files carry. */
 const struct ttrace_meta_table *ttrace_meta_now(void);
@@ -297,7 +300,10 @@ uint32_t fprobe_hot(void);
 void fprobe_set_hot(uint32_t hot);
 bool fprobe_site_hot(uintptr_t site, uint32_t hot);
 void fprobe_trampoline(void);
-void fprobe_exit(uintptr_t func, uint64_t rv);
+/* The return of a call fprobe_entry() hooked, to ret: func_exit at depth
+ * when graph says, then the return probes of func with rv. */
+uintptr_t fprobe_return(uintptr_t ret, uintptr_t func, uint32_t depth,
+			bool graph, uint64_t rv);
 /* ctl fprobe add/del: NULL or why nothing changed. ctl mutex held. */
 const char *fprobe_control(struct ttrace *t,
 			   const struct ttrace_fprobe_spec *s);

@@ -10,7 +10,10 @@
  * frame so backtraces still walk, and calls fgraph_entry(&return slot,
  * function). fprobe_trampoline is the same calling fprobe_entry(&return
  * slot, function, saved), saved pointing at the six argument registers as
- * pushed: saved[5] is rdi, saved[4] rsi ... saved[0] r9.
+ * pushed: saved[5] is rdi, saved[4] rsi ... saved[0] r9; it keeps neither
+ * r10 nor r11, which no C function expects anything in at its first
+ * instruction (scratch; r10 is a static chain only for nested functions,
+ * which the kernel has none of), 4 instructions a hit.
  *
  * fgraph_return_trampoline is where a hooked function returns: it keeps
  * the return value (rax, rdx), asks fgraph_exit(rax) for the real return
@@ -29,8 +32,10 @@
 	pushq	%r8
 	pushq	%r9
 	pushq	%rax
+	.if !\saved
 	pushq	%r10
 	pushq	%r11
+	.endif
 	leaq	16(%rbp), %rdi			/* the caller's return slot */
 	movq	8(%rbp), %rsi
 	subq	$5, %rsi			/* the function: site - 0 */
@@ -38,8 +43,10 @@
 	leaq	-48(%rbp), %rdx			/* r9 .. rdi as pushed */
 	.endif
 	call	\handler
+	.if !\saved
 	popq	%r11
 	popq	%r10
+	.endif
 	popq	%rax
 	popq	%r9
 	popq	%r8
