@@ -1973,10 +1973,7 @@ def graph():
     `ttdecode uftrace` of it shows the same chain in `uftrace graph`."""
     if not shutil.which("uftrace"):
         return "uftrace is not installed: run scripts/deps.sh"
-    os.makedirs(OUT, exist_ok=True)
-    out = os.path.join(OUT, "graph.ttr")
-    if os.path.exists(out):
-        os.remove(out)
+    out = fresh_out("graph.ttr")
     why = graph_session(out)
     if why:
         return why
@@ -2044,6 +2041,15 @@ def tracedat_graph_chain(trace):
         " > ".join(GRAPH_CHAIN)
 
 
+def fresh_out(name):
+    """OUT/name, OUT made and no file of that name left from a run before."""
+    os.makedirs(OUT, exist_ok=True)
+    out = os.path.join(OUT, name)
+    if os.path.exists(out):
+        os.remove(out)
+    return out
+
+
 def fprobe_session(out):
     """docs/probes.md's function probe examples, then `echo fp >
     /tmp/fpknown` with the probes on, the count by mode, the probes
@@ -2083,10 +2089,7 @@ def fprobe():
     the return's pointer, copyinstr's user string, with the fields named
     in text and JSON; the filter on the probe kept only odd modes up to
     the marker written after it (then the probes are removed)."""
-    os.makedirs(OUT, exist_ok=True)
-    out = os.path.join(OUT, "fprobe.ttr")
-    if os.path.exists(out):
-        os.remove(out)
+    out = fresh_out("fprobe.ttr")
     why = fprobe_session(out)
     if why:
         return why

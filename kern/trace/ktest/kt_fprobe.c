@@ -17,6 +17,7 @@
  */
 #include <ktest.h>
 #include "../internal.h"
+#include "kt.h"
 #include <ttrace.h>
 #include <ttrace_probe.h>
 #include <ns.h>
@@ -44,17 +45,6 @@ static bool catch_hit(void *arg, const struct ttrace_probe_hit *h)
 	for (uint32_t i = 0; i < h->nargs && i < 2; i++)
 		c->args[i] = h->args[i];
 	return true;
-}
-
-/* Carries out one ctl command; false (the ktest failed) on an error. */
-static bool ctl(const char *cmd)
-{
-	const char *why;
-
-	if (ttrace_control(cmd, strlen(cmd), &why) == 0)
-		return true;
-	ktest_fail("ctl '%s': %s", cmd, why);
-	return false;
 }
 
 /* The message a refused command gives, or NULL if it was carried out. */
@@ -128,13 +118,13 @@ static bool builtin_probes(void)
 	char text[1024], key[48];
 	const char *f;
 
-	if (!ctl("probe kt_fc count kt_fpr by ret") ||
-	    !ctl("probe kt_ff filter kt_fp out==0x1"))	/* drops every record */
+	if (!kt_ctl("probe kt_fc count kt_fpr by ret") ||
+	    !kt_ctl("probe kt_ff filter kt_fp out==0x1"))	/* drops every record */
 		return false;
 	if (!call_and_check(4, "with built-in probes"))
 		return false;
 	probes_text(text, sizeof(text));
-	if (!ctl("unprobe kt_fc") || !ctl("unprobe kt_ff"))
+	if (!kt_ctl("unprobe kt_fc") || !kt_ctl("unprobe kt_ff"))
 		return false;
 	fmt_snprintf(key, sizeof(key), "key %ld count 1\n", last_ret);
 	KT_ASSERT(strstr(text, "probe kt_fc count kt_fpr by ret\n  hits 1 ") &&
@@ -151,8 +141,8 @@ static bool test_ttrace_fprobe(void)
 	int id, rid;
 
 	memcpy(orig, (void *)ns_clean, TEXT_BYTES);
-	if (!ctl("fprobe add kt_fp ns_clean out=arg0:ptr path=arg1:str") ||
-	    !ctl("fprobe add kt_fpr ns_clean%return"))
+	if (!kt_ctl("fprobe add kt_fp ns_clean out=arg0:ptr path=arg1:str") ||
+	    !kt_ctl("fprobe add kt_fpr ns_clean%return"))
 		return false;
 	id = ttrace_event_id("kt_fp");
 	rid = ttrace_event_id("kt_fpr");
@@ -169,7 +159,7 @@ static bool test_ttrace_fprobe(void)
 		return false;
 	/* the graph on ns_clean alone (a probe on func_entry arms it too) */
 	KT_ASSERT(ttrace_funcs_control("ns_clean", 8, &why) == 0, "%s", why);
-	if (!ctl("enable func"))
+	if (!kt_ctl("enable func"))
 		return false;
 	KT_ASSERT(ttrace_probe_attach(TTRACE_EV_FUNC_ENTRY, catch_hit,
 				      &at_func) == 0, "attach func_entry");
@@ -179,7 +169,7 @@ static bool test_ttrace_fprobe(void)
 		return false;
 	ttrace_probe_detach(TTRACE_EV_FUNC_ENTRY, catch_hit, &at_func);
 	KT_ASSERT(at_func.hits >= 1, "graph on: no func_entry of ns_clean");
-	if (!ctl("disable func"))
+	if (!kt_ctl("disable func"))
 		return false;
 	KT_ASSERT(!memcmp((void *)ns_clean, live, TEXT_BYTES),
 		  "graph off took the site from the probe");
@@ -189,11 +179,11 @@ static bool test_ttrace_fprobe(void)
 		return false;
 	ttrace_probe_detach(id, catch_hit, &at_entry);
 	ttrace_probe_detach(rid, catch_hit, &at_return);
-	if (!ctl("enable func") || !ctl("fprobe del kt_fp") ||
-	    !ctl("fprobe del kt_fpr"))
+	if (!kt_ctl("enable func") || !kt_ctl("fprobe del kt_fp") ||
+	    !kt_ctl("fprobe del kt_fpr"))
 		return false;
 	KT_ASSERT(*(uint8_t *)ns_clean == 0xe8, "graph on: not its site");
-	if (!ctl("disable func"))
+	if (!kt_ctl("disable func"))
 		return false;
 	KT_ASSERT(!memcmp((void *)ns_clean, orig, TEXT_BYTES),
 		  "the text is not restored");
