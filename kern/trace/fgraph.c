@@ -23,6 +23,12 @@
  * (tag func, ident = address) each time the sites go live, so the host
  * names them. A glob that matches only functions without a site (the
  * tracer's own) is refused: they cannot be traced, by construction.
+ *
+ * Function probes (fprobe.c) share the sites and the shadow stack: a site
+ * with a live probe calls fprobe_trampoline instead, whose fprobe_entry()
+ * does the graph's work too through fgraph_hook(); its frames are tagged
+ * (TAG_*) and return through fprobe_return() (docs/function-graph.md,
+ * "Sharing the sites").
  */
 #include <ttrace.h>
 #include <fgraph.h>
@@ -56,7 +62,7 @@ static struct {
 /* The low bits of a shadow frame's slot word (slots are 8-byte aligned):
  * what its return does besides going back. 0: the graph's func_exit only,
  * as fgraph_entry() hooks. */
-#define TAG_FPROBE	1ul	/* fprobe_exit() (fprobe.c): set in every
+#define TAG_FPROBE	1ul	/* fprobe_return() (fprobe.c): set in every
 				 * tagged frame */
 #define TAG_NOGRAPH	2ul	/* no func_exit record */
 #define TAG_MASK	3ul

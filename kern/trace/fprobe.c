@@ -18,7 +18,7 @@
  * fprobe_trampoline, whose fprobe_entry() records the entry probes and
  * does the graph tracer's work when the graph wants the site too; a
  * return probe hooks the return through the graph tracer's shadow stack
- * (a frame tagged for fprobe_exit()). fgraph_sync() asks fprobe_hot()
+ * (a frame tagged for fprobe_return()). fgraph_sync() asks fprobe_hot()
  * which probes are live and armed whenever the armed bytes change.
  *
  * Ids: a deleted probe's id keeps its metadata (its records may still be

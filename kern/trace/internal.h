@@ -281,7 +281,7 @@ void fgraph_state_text(struct seqbuf *s);
 enum { FGRAPH_HOOK_GRAPH = 1, FGRAPH_HOOK_FPROBE = 2 };
 /* Hooks the call whose return address is at *parent for kind: the graph
  * tracer's func_entry (and its exit when func_exit is armed), and/or
- * fprobe_exit() at its return. Any context, the function's stack. */
+ * fprobe_return() at its return. Any context, the function's stack. */
 void fgraph_hook(uintptr_t *parent, uintptr_t func, unsigned kind);
 void fgraph_hook_return(uintptr_t *parent, uintptr_t func);
 /* Whether the graph tracer wants function site i live now; fgraph_on:
