@@ -28,8 +28,9 @@ FUZZ_SRCS_ttload	:= tests/fuzz/reseal.c kern/trace/lib/file.c $(FUZZ_META_SRCS) 
 			   kern/lib/cmdline.c kern/lib/parse_num.c \
 			   kern/lib/seqbuf.c $(TTLOAD_SRCS)
 # ctl and probe: the one ctl table, whose probe rows parse in
-# ttrace_probe_spec.c
+# ttrace_probe_spec.c, and its fprobe row in fprobe_parse.c
 FUZZ_SRCS_ctl		:= kern/trace/lib/ctl_parse.c kern/trace/lib/probe_parse.c \
+			   kern/trace/lib/fprobe_parse.c \
 			   kern/lib/parse_num.c $(FUZZ_META_SRCS) \
 			   kern/lib/printfmt.c kern/lib/seqbuf.c \
 			   $(GEN)/ttrace_events.c

@@ -176,6 +176,8 @@ def guest_figures(kernel_y, kernel_n, kernel_nf):
             # the same call with no site; entry + exit with the tracer on
             "func_site_off_insns_guest": region(k, 22, N_OPS) - region(k, 20, N_OPS),
             "func_graph_insns_guest": region(k, 24, N_OPS) - region(k, 22, N_OPS),
+            # an entry (2 arguments) and a return function probe, recorded
+            "fprobe_insns_guest": region(k, 48, N_OPS) - region(k, 22, N_OPS),
             "filter_probe_insns_guest": region(k, 26, N_OPS) - empty,
             "count_probe_insns_guest": region(k, 28, N_OPS) - empty,
             "getpid_ttrace_n_insns": region(un, 36, N_GETPID) - nempty,
@@ -460,6 +462,7 @@ def main():
         "enabled_cycles_host": ("<=", 25), "enabled_vs_floor": ("<=", 1.1),
         "enabled_insns_guest": ("<=", 28), "disabled_insns_guest": ("<=", 1),
         "func_site_off_insns_guest": ("<=", 1),
+        "fprobe_insns_guest": ("<=", 213),	# 1.5x the graph's 142
         "syscall_off_extra_insns": ("<=", 3), "boot_extra_insns_pct": ("<=", 0.5),
         "live_extra_insns": ("<=", 0),
         "ratio_vs_lttng_ust": ("<=", 0.2), "ratio_vs_ftrace": ("<=", 0.1),
@@ -483,6 +486,7 @@ def print_table(J, host, lt, ft, cyc_ns):
         ("32-byte aux string", J["aux_string_insns_guest"], None),
         ("disabled function site (graph off)", J["func_site_off_insns_guest"], "func_site_off_insns_guest"),
         ("function entry+exit, graph tracer on", J["func_graph_insns_guest"], None),
+        ("function probe pair (entry 2 args + return)", J["fprobe_insns_guest"], "fprobe_insns_guest"),
         ("enabled event, a filter probe (kept)", J["filter_probe_insns_guest"], None),
         ("enabled event, a count probe", J["count_probe_insns_guest"], None),
         ("getpid round trip, CONFIG_TTRACE=n", J["getpid_ttrace_n_insns"], None),

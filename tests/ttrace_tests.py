@@ -1575,11 +1575,12 @@ def check_probe_figures(trace, probes_text, pid):
     return ""
 
 
-def doc_examples():
-    """The `$ ` lines of docs/probes.md's Examples section, each with the
-    line that follows it when that line is output (it must appear)."""
+def doc_examples(section="## Examples"):
+    """The `$ ` lines of docs/probes.md's section (Examples by default),
+    each with the line that follows it when that line is output (it must
+    appear)."""
     text = open(os.path.join(ROOT, "docs", "probes.md")).read()
-    sec = text.split("## Examples", 1)[1].split("\n## ", 1)[0]
+    sec = text.split(section + "\n", 1)[1].split("\n## ", 1)[0]
     lines = [l[4:] for l in sec.split("\n") if l.startswith("    ")]
     out = []
     for i, l in enumerate(lines):
@@ -2073,10 +2074,7 @@ def graph():
     `ttdecode uftrace` of it shows the same chain in `uftrace graph`."""
     if not shutil.which("uftrace"):
         return "uftrace is not installed: run scripts/deps.sh"
-    os.makedirs(OUT, exist_ok=True)
-    out = os.path.join(OUT, "graph.ttr")
-    if os.path.exists(out):
-        os.remove(out)
+    out = fresh_out("graph.ttr")
     why = graph_session(out)
     if why:
         return why
@@ -2144,6 +2142,105 @@ def tracedat_graph_chain(trace):
         " > ".join(GRAPH_CHAIN)
 
 
+def fresh_out(name):
+    """OUT/name, OUT made and no file of that name left from a run before."""
+    os.makedirs(OUT, exist_ok=True)
+    out = os.path.join(OUT, name)
+    if os.path.exists(out):
+        os.remove(out)
+    return out
+
+
+def fprobe_session(out):
+    """docs/probes.md's function probe examples, then `echo fp >
+    /tmp/fpknown` with the probes on, the count by mode, the probes
+    deleted (refused while a built-in probe is on one), the trace saved to
+    out. Returns why it failed, or ""."""
+    s = Session(2, hostout=out, timeout=300, cmdline=DEFAULT_EVENTS,
+                name="fprobe")
+    try:
+        for cmd, want in doc_examples("### Function probe examples"):
+            if want:
+                s.say(cmd, re.escape(want))
+            else:
+                s.say(cmd + "; echo status=$?", r"status=0\r?\n")
+        s.say("ttrace clear; echo fp > /tmp/fpknown; ttrace mark fp-end; "
+              "echo status=$?", r"status=0\r?\n")
+        s.say("ttrace probe list", r"probe fpmodes count fpopen by mode\r?\n"
+              r"  hits \d+ overflow 0\r?\n(?:  key \d+ count \d+\r?\n)*"
+              r"  key 577 count [1-9]")
+        s.say("echo fprobe del fpopen > /dev/ttrace/ctl; echo status=$?",
+              r"probes are attached to it.*\r?\n(?:.*\r?\n)?status=[1-9]")
+        s.say("echo unprobe '*' > /dev/ttrace/ctl; echo status=$?",
+              r"status=0\r?\n")
+        for name in ("fpopen", "fpopen_ret", "fpcopy"):
+            s.say("echo fprobe del %s > /dev/ttrace/ctl; echo status=$?" %
+                  name, r"status=0\r?\n")
+        s.say("cat /dev/ttrace/funcs | grep -c deleted", r"\n3\r?\n")
+        s.say("ttrace save /dev/host/out", r"saved /dev/host/out")
+    except TimeoutError as e:
+        return s.finish(str(e))
+    return s.finish("")
+
+
+def fprobe():
+    """Function probes end to end (docs/probes.md, "Function probes"): the
+    doc's examples at the shell, then on the host the trace of `echo fp >
+    /tmp/fpknown` holds ns_open's path and flags as the shell passed them,
+    the return's pointer, copyinstr's user string, with the fields named
+    in text and JSON; the filter on the probe kept only odd modes up to
+    the marker written after it (then the probes are removed)."""
+    out = fresh_out("fprobe.ttr")
+    why = fprobe_session(out)
+    if why:
+        return why
+    v = ttdecode("verify", out)
+    if v.returncode != 0 or "verify: OK" not in v.stdout:
+        return "ttdecode verify: %s%s" % (v.stdout[-800:], v.stderr)
+    text = ttdecode("text", out).stdout
+    for want in (r"fpopen: ns_open path=/tmp/fpknown mode=577\n",
+                 r"fpopen_ret: ns_open chan=0xffff[0-9a-f]+\n",
+                 r"fpcopy: copyinstr usrc=/tmp/fpknown max=256\n"):
+        if not re.search(want, text):
+            return "ttdecode text has no %r: %s" % (want, text[-1500:])
+    if "fp-end" not in text:
+        return "ttdecode text has no fp-end marker"
+    modes = re.findall(r"fpopen: ns_open path=\S* mode=(\d+)",
+                       text.split("fp-end", 1)[0])
+    if any(int(m) % 2 == 0 for m in modes):
+        return "the filter mode&0x1 kept even modes: %s" % modes
+    js = out + ".json"
+    j = ttdecode("json", out, js)
+    if j.returncode or not re.search(
+            r'"name": ?"fpopen".*"text": ?"ns_open path=/tmp/fpknown '
+            r'mode=577"', open(js).read()):
+        return "ttdecode json: no fpopen of /tmp/fpknown: %s" % j.stderr
+    why = fprobe_ctf(out)
+    if why:
+        return why
+    print("# fprobe: %d fpopen records, all odd modes" % len(modes))
+    return ""
+
+
+def fprobe_ctf(out):
+    """babeltrace2 on `ttdecode ctf` of the fprobe trace shows fpopen's
+    fields by name ("" if so; skipped without babeltrace2)."""
+    if not shutil.which("babeltrace2"):
+        print("# fprobe: babeltrace2 is not installed: its check skipped")
+        return ""
+    d = out + ".ctf"
+    shutil.rmtree(d, ignore_errors=True)
+    c = ttdecode("ctf", out, d)
+    if c.returncode:
+        return "ttdecode ctf: %s%s" % (c.stdout, c.stderr)
+    b = run_tool("babeltrace2", d)
+    if not re.search(r'fpopen: .*\{ path = "/tmp/fpknown", mode = 577 \}',
+                     b.stdout):
+        return "babeltrace2 shows no fpopen fields: %s%s" % (
+            b.stdout[-1000:], b.stderr[-500:])
+    return ""
+
+
 def run_all(res, only):
     def want(name):
         return not only or only in name
@@ -2159,6 +2256,7 @@ def run_all(res, only):
                      ("ttrace_panic_dump_host", lambda: panic_dump(True)),
                      ("ttrace_panic_dump_console", lambda: panic_dump(False)),
                      ("ttrace_lifecycle", lifecycle),
+                     ("ttrace_fprobe_user", fprobe),
                      ("ttrace_oom_boot", oom_boot),
                      ("ttrace_long_lines", long_lines),
                      ("ttrace_oom_boot_cpu0", oom_boot_cpu0),

@@ -100,6 +100,7 @@ for _name in [STR_TYPE] + ["TTRACE_ARG_" + t.upper() for t in TYPES]:
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 GROUP_RE = re.compile(r"group\s+(\S+)\s+(\S+)\s+(\S+)\s*(#.*)?\Z")
+RESERVE_RE = re.compile(r"reserve\s+(\S+)\s+(\S+)\s+(\d+)\s*\Z")
 EVENT_RE = re.compile(
     r'(?:(disable)\s+)?(\S+)\s+([^\s(]+)\s*\(([^()]*)\)\s*"([^"]*)"'
     r'(?:\s+probe=(\S+))?\s*\Z')
@@ -137,9 +138,10 @@ class Arg:
 
 
 class Event:
-    def __init__(self, group, name, args, fmt, on, probe=None):
+    def __init__(self, group, name, args, fmt, on, probe=None, slot=None):
         self.group, self.name, self.args = group, name, args
         self.fmt, self.on, self.probe = fmt, on, probe
+        self.slot = slot    # (range name, index) for a reserved id
 
 
 def check_format(fmt, args):
@@ -236,8 +238,24 @@ def parse_event(m, groups, events):
     events.append(Event(groups[gname], name, args, fmt, not disable, probe))
 
 
+def parse_reserve(m, groups, events, ranges):
+    """reserve GROUP NAME COUNT: COUNT ids NAME0.. for events defined at run
+    time (fprobes), placeholders without arguments until then."""
+    gname, name, count = m.group(1), m.group(2), int(m.group(3))
+    if gname not in groups:
+        raise EventsError("undeclared group %r" % gname)
+    check_name(name, "range")
+    if not 1 <= count <= 64 or name in ranges:
+        raise EventsError("bad or duplicate range %s %d" % (name, count))
+    ranges[name] = (len(events), count)
+    for i in range(count):
+        parse_event(EVENT_RE.match('disable %s %s%d() ""' % (gname, name, i)),
+                    groups, events)
+        events[-1].slot = (name, i)
+
+
 def parse(path):
-    groups, events = {}, []
+    groups, events, ranges = {}, [], {}
     with open(path, encoding="ascii") as f:
         lines = f.read().split("\n")
     for lineno, raw in enumerate(lines, 1):
@@ -249,6 +267,10 @@ def parse(path):
             if line.startswith("group ") and m:
                 parse_group(m, groups)
                 continue
+            m = RESERVE_RE.match(line)
+            if line.startswith("reserve ") and m:
+                parse_reserve(m, groups, events, ranges)
+                continue
             m = EVENT_RE.match(line)
             if not m:
                 raise EventsError("cannot parse line")
@@ -259,7 +281,7 @@ def parse(path):
         raise EventsError("%s: no events" % path)
     if len(events) > MAX_EVENTS:
         raise EventsError("%s: more than %d events" % (path, MAX_EVENTS))
-    return list(groups.values()), events
+    return list(groups.values()), events, ranges
 
 
 # ---- C output -------------------------------------------------------------
@@ -335,7 +357,7 @@ def emitter(e):
     return "\n".join(out) + "\n"
 
 
-def gen_header(src, groups, events):
+def gen_header(src, groups, events, ranges):
     default = 0
     for g in groups:
         if g.on:
@@ -352,7 +374,12 @@ def gen_header(src, groups, events):
             "enum ttrace_event_id {"]
     out += ["\tTTRACE_EV_%s = %d," % (e.name.upper(), i)
             for i, e in enumerate(events)]
-    out += ["\tTTRACE_NUM_EVENTS = %d," % len(events), "};", "",
+    out += ["\tTTRACE_NUM_EVENTS = %d," % len(events), "};", ""]
+    for name, (first, count) in sorted(ranges.items()):
+        out += ["/* Ids reserved for events defined at run time. */",
+                "#define TTRACE_EV_%s_FIRST %d" % (name.upper(), first),
+                "#define TTRACE_EV_%s_COUNT %d" % (name.upper(), count), ""]
+    out += [
             "extern const struct ttrace_event_meta "
             "ttrace_event_table[TTRACE_NUM_EVENTS];",
             "extern const struct ttrace_group_meta "
@@ -364,7 +391,7 @@ def gen_header(src, groups, events):
             "extern const uint32_t ttrace_meta_blob_size;", "",
             "/* Emitters: nothing at all without CONFIG_TTRACE. */", ""]
     text = "\n".join(out) + "\n"
-    text += "\n".join(emitter(e) for e in events)
+    text += "\n".join(emitter(e) for e in events if not e.slot)
     return text + "\n#endif /* TTRACE_EVENTS_H */\n"
 
 
@@ -426,13 +453,13 @@ def main(argv):
         return 2
     src, outdir = argv[1], argv[2]
     try:
-        groups, events = parse(src)
+        groups, events, ranges = parse(src)
     except (EventsError, OSError, UnicodeDecodeError) as e:
         sys.stderr.write("gen_events: %s\n" % e)
         return 1
     os.makedirs(outdir, exist_ok=True)
     write_if_changed(os.path.join(outdir, "ttrace_events.h"),
-                     gen_header(src, groups, events))
+                     gen_header(src, groups, events, ranges))
     write_if_changed(os.path.join(outdir, "ttrace_events.c"),
                      gen_source(src, groups, events))
     return 0

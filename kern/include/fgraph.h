@@ -26,7 +26,9 @@
 struct fgraph_frame {
 	uintptr_t ret;		/* the caller's real return address */
 	uintptr_t func;		/* the function entered */
-	const uintptr_t *slot;	/* where ret was: a backtrace matches it */
+	const uintptr_t *slot;	/* where ret was: a backtrace matches it;
+				 * its low 2 bits tag a function probe's
+				 * frame (fgraph.c TAG_*) */
 };
 
 /* A thread's shadow stack (in struct kthread). Only its own thread, and

@@ -156,6 +156,25 @@ static void bench_ctl(const char *cmd)
 		panic("bench: %s: %s", cmd, why);
 }
 
+/* Function probe costs: the call of bench_leaf with an entry probe of two
+ * integer arguments and a return probe on it, both recorded (docs/
+ * probes.md, "Function probes"); against INSN_MARK_CALL_OFF's call. */
+static void count_fprobe(void)
+{
+	uint64_t flags;
+
+	bench_ctl("fprobe add bench_fp bench_leaf arg0:u64 arg1:u64");
+	bench_ctl("fprobe add bench_fpr bench_leaf%return");
+	flags = arch_irq_save();
+	INSN_MARK(INSN_MARK_CALL_FPROBE);
+	for (uint64_t i = 0; i < BATCH; i++)
+		run_op(OP_CALL_SITE, i);
+	INSN_MARK(INSN_MARK_CALL_FPROBE + 1);
+	arch_irq_restore(flags);
+	bench_ctl("fprobe del bench_fp");
+	bench_ctl("fprobe del bench_fpr");
+}
+
 /* An enabled event's cost with one built-in probe on it (the record kept):
  * a filter whose test passes, or a count. */
 static void count_probed(enum bench_op op, const char *cmd)
@@ -178,6 +197,7 @@ static void count_all(void)
 	arm_test_group(false);
 	count_op(OP_DISABLED);
 	count_graph();
+	count_fprobe();
 	printk("bench: instruction regions done (%d operations each)\n", BATCH);
 }
 

@@ -168,6 +168,7 @@ static void clear_rings(struct ttrace *t)
 	for (uint32_t c = 0; c < num_cpus; c++)
 		trace_ring_clear(&t->rings[c]);
 	runlock(&t->rings_lock);
+	fprobe_rings_cleared(t);
 }
 
 static void set_mode(struct ttrace *t, uint32_t mode)
@@ -371,6 +372,8 @@ static const char *apply(struct ttrace *t, const struct ttrace_ctl_cmd *cmd)
 		return ttrace_probes_control(cmd);
 	case TTRACE_CTL_MODULE:
 		return module_cmd(t);
+	case TTRACE_CTL_FPROBE:
+		return fprobe_control(t, &cmd->fprobe);
 	default:
 		if (t->off_reason)
 			return t->off_reason;
@@ -392,7 +395,7 @@ int ttrace_control(const char *text, size_t len, const char **why)
 	const char *err;
 
 	ctl_enter(t);
-	err = ttrace_ctl_parse(&t->ctl_cmd, text, len, &ttrace_meta_builtin);
+	err = ttrace_ctl_parse(&t->ctl_cmd, text, len, ttrace_meta_now());
 	if (!err)
 		err = apply(t, &t->ctl_cmd);
 	if (err)
@@ -430,6 +433,7 @@ void ttrace_funcs_text(struct seqbuf *s)
 
 	ctl_enter(t);
 	fgraph_state_text(s);
+	fprobe_state_text(s);
 	ttrace_patch_counts(&sites, &live);
 	seqbuf_printf(s, "tracepoint_sites %lu\ntracepoints_live %lu\n", sites,
 		      live);

@@ -105,7 +105,8 @@ void ttrace_early_init(void)
 		per_cpu_info[i].ttrace_ring = &t->rings[i];
 	pcpui->ttrace_ring = &t->early_ring;
 	ttrace_ctx_set(pcpui, TTRACE_CTX_BOOT, 0);
-	ttrace_ctl_init(&t->ctl, &ttrace_meta_builtin, t->enabled,
+	fprobe_init();
+	ttrace_ctl_init(&t->ctl, ttrace_meta_now(), t->enabled,
 			ttrace_armed);
 	t->ctl.probed = t->probed;
 	ttrace_ctx_live = ttrace_ctl_any_on(&t->ctl);	/* no syscall yet */
@@ -244,8 +245,10 @@ static void name_idle(struct ttrace *t, uint32_t cpu)
 
 static void record_names(struct ttrace *t)
 {
-	ttrace_aux_blob(t, TTRACE_AUX_EVENT_META, 0, ttrace_meta_blob,
-			ttrace_meta_blob_size);
+	uint32_t meta_size;
+	const uint8_t *meta = ttrace_meta_blob_now(&meta_size);
+
+	ttrace_aux_blob(t, TTRACE_AUX_EVENT_META, 0, meta, meta_size);
 	for (uint64_t i = 0; i < NR_SYSCALLS; i++)
 		if (syscall_table[i].name)
 			aux_string(t, TTRACE_AUX_SYSCALL_NAME, i,
@@ -531,7 +534,7 @@ void ttrace_fill_version_bounds(const struct ttrace *t,
 	v->ring_mode = t->rings[0].mode;
 	v->group_mask = __atomic_load_n(&t->ctl.mask, __ATOMIC_RELAXED);
 	v->tsc_now = arch_read_tsc();
-	v->meta_size = ttrace_meta_blob_size;
+	ttrace_meta_blob_now(&v->meta_size);
 }
 
 /* Fills t[0..num_cpus) with each CPU's TSC offset from CPU 0's and its

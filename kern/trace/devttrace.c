@@ -102,6 +102,15 @@ static int percpu_entry(uint32_t kind, uint32_t cpu, struct devdir *e)
 
 /* The generator: tt_tab's files, then cpuN rawN streamN snapN for each
  * online CPU in turn. */
+/* The live metadata blob's size (it grows with function probes). */
+static uint32_t meta_length(void)
+{
+	uint32_t size;
+
+	ttrace_meta_blob_now(&size);
+	return size;
+}
+
 static int ttgen(struct chan *c, const char *name, uint64_t i,
 		 struct devdir *e)
 {
@@ -118,7 +127,7 @@ static int ttgen(struct chan *c, const char *name, uint64_t i,
 	if (e->qid.path == Qversion)
 		e->length = sizeof(struct ttrace_version);
 	else if (e->qid.path == Qmeta)
-		e->length = ttrace_meta_blob_size;
+		e->length = meta_length();
 	else if (e->qid.path == Qtsc)
 		e->length = num_cpus * sizeof(struct ttrace_file_tsc);
 	return 1;
@@ -182,6 +191,7 @@ static long tt_read(struct chan *c, void *buf, size_t n, uint64_t off)
 {
 	uint64_t q = c->qid.path;
 	struct ttrace_version v;
+	uint32_t meta_size;
 
 	if (is_tracefile(q))
 		return ttrace_tracefile_read(c->aux, buf, n, off);
@@ -191,9 +201,11 @@ static long tt_read(struct chan *c, void *buf, size_t n, uint64_t off)
 		ttrace_fill_version(&v);
 		return devgen_readbytes(off, buf, n, &v, sizeof(v));
 	}
-	if (q == Qmeta)
-		return devgen_readbytes(off, buf, n, ttrace_meta_blob,
-					ttrace_meta_blob_size);
+	if (q == Qmeta) {
+		const uint8_t *meta = ttrace_meta_blob_now(&meta_size);
+
+		return devgen_readbytes(off, buf, n, meta, meta_size);
+	}
 	if (q == Qtsc)
 		return tsc_read(buf, n, off);
 	if (q < ARRAY_SIZE(tt_text) && tt_text[q])

@@ -65,8 +65,9 @@ static void write_trace(struct ttrace *t, struct ttrace_file_writer *w,
 {
 	static struct ttrace_entry buf[DUMP_ENTRIES];
 	struct ttrace_file_tsc tsc[CONFIG_MAX_NUM_CPUS];
+	uint32_t meta_size;	/* the version's says it too */
 	struct ttrace_image img = {
-		.meta = ttrace_meta_blob,
+		.meta = ttrace_meta_blob_now(&meta_size),
 		.rings = ttrace_ring_of(t, 0),
 		.aux = a,
 		.tsc = tsc,

@@ -23,6 +23,12 @@
  * (tag func, ident = address) each time the sites go live, so the host
  * names them. A glob that matches only functions without a site (the
  * tracer's own) is refused: they cannot be traced, by construction.
+ *
+ * Function probes (fprobe.c) share the sites and the shadow stack: a site
+ * with a live probe calls fprobe_trampoline instead, whose fprobe_entry()
+ * does the graph's work too through fgraph_hook(); its frames are tagged
+ * (TAG_*) and return through fprobe_return() (docs/function-graph.md,
+ * "Sharing the sites").
  */
 #include <ttrace.h>
 #include <fgraph.h>
@@ -40,24 +46,35 @@ extern const uint64_t __fentry_sites_start[], __fentry_sites_end[];
 void fgraph_trampoline(void);
 void fgraph_return_trampoline(void);
 void fgraph_entry(uintptr_t *parent, uintptr_t func);
-uintptr_t fgraph_exit(void);
+uintptr_t fgraph_exit(uint64_t rv);
 
 static char filter[TTRACE_CTL_MAX_LEN + 1] = "*";	/* ctl mutex */
 static uint8_t *selected;	/* bit per site; NULL: all (filter "*") */
 static uint64_t filter_gen;	/* ctl mutex: bumped by each filter */
 static uint64_t overflows;	/* calls too deep for the shadow stack */
+bool fgraph_on;			/* the sites follow the graph (done.on) */
 static struct {
 	bool on;
 	uint64_t gen;
+	uint32_t hot;		/* fprobe_hot() */
 } done;				/* ctl mutex: what the sites are now */
 
-/* Called by a live function site (through the trampoline) with the
- * address of the function's return address slot. Any context, on the
- * function's own stack. */
-notrace void fgraph_entry(uintptr_t *parent, uintptr_t func)
+/* The low bits of a shadow frame's slot word (slots are 8-byte aligned):
+ * what its return does besides going back. 0: the graph's func_exit only,
+ * as fgraph_entry() hooks. */
+#define TAG_FPROBE	1ul	/* fprobe_return() (fprobe.c): set in every
+				 * tagged frame */
+#define TAG_NOGRAPH	2ul	/* no func_exit record */
+#define TAG_MASK	3ul
+
+/* Hooks the call for kind (FGRAPH_HOOK_*, internal.h): records func_entry
+ * for the graph, and pushes a shadow frame when its return must be seen. */
+static __always_inline void hook(uintptr_t *parent, uintptr_t func,
+				 unsigned kind)
 {
 	struct kthread *kt = this_cpu()->cur_kthread;
 	struct fgraph_shadow *sh;
+	uintptr_t tag = kind & FGRAPH_HOOK_FPROBE ? TAG_FPROBE : 0;
 	uint32_t d;
 
 	if (!kt)		/* a CPU before its scheduler is up */
@@ -68,29 +85,57 @@ notrace void fgraph_entry(uintptr_t *parent, uintptr_t func)
 		__atomic_fetch_add(&overflows, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	ttrace_func_entry(func, d);
-	if (!READ_ONCE(ttrace_armed[TTRACE_EV_FUNC_EXIT]))
-		return;
+	if (kind & FGRAPH_HOOK_GRAPH)
+		ttrace_func_entry(func, d);
+	if (!(kind & FGRAPH_HOOK_GRAPH) ||
+	    !READ_ONCE(ttrace_armed[TTRACE_EV_FUNC_EXIT])) {
+		if (!tag)
+			return;
+		tag |= TAG_NOGRAPH;
+	}
 	WRITE_ONCE(sh->depth, d + 1);	/* reserve before writing: an */
 	cmb();				/* interrupt pushes above it */
 	sh->frames[d].ret = *parent;
 	sh->frames[d].func = func;
-	sh->frames[d].slot = parent;
+	sh->frames[d].slot = (const uintptr_t *)((uintptr_t)parent | tag);
 	cmb();
 	*parent = (uintptr_t)fgraph_return_trampoline;
 }
 
-/* Where a hooked function returns (through the return trampoline):
- * returns the real return address. */
-notrace uintptr_t fgraph_exit(void)
+/* Called by a live function site (through the trampoline) with the
+ * address of the function's return address slot. Any context, on the
+ * function's own stack. */
+notrace void fgraph_entry(uintptr_t *parent, uintptr_t func)
+{
+	hook(parent, func, FGRAPH_HOOK_GRAPH);
+}
+
+/* See internal.h (fprobe_entry()'s way to the shadow stack). */
+notrace void fgraph_hook(uintptr_t *parent, uintptr_t func, unsigned kind)
+{
+	hook(parent, func, kind);
+}
+
+/* See internal.h: fgraph_hook(parent, func, FGRAPH_HOOK_FPROBE), lean. */
+notrace void fgraph_hook_return(uintptr_t *parent, uintptr_t func)
+{
+	hook(parent, func, FGRAPH_HOOK_FPROBE);
+}
+
+/* Where a hooked function returns (through the return trampoline), with
+ * its return value rv: returns the real return address. */
+notrace uintptr_t fgraph_exit(uint64_t rv)
 {
 	struct kthread *kt = this_cpu()->cur_kthread;
 	struct fgraph_shadow *sh = &kt->fgraph;
 	uint32_t d = sh->depth - 1;
 	uintptr_t ret = sh->frames[d].ret, func = sh->frames[d].func;
+	uintptr_t tag = (uintptr_t)sh->frames[d].slot & TAG_MASK;
 
 	cmb();			/* read the frame before releasing it */
 	WRITE_ONCE(sh->depth, d);
+	if (unlikely(tag))	/* fprobe_entry()'s frame */
+		return fprobe_return(ret, func, d, !(tag & TAG_NOGRAPH), rv);
 	ttrace_func_exit(func, d);
 	return ret;
 }
@@ -106,7 +151,8 @@ notrace uintptr_t fgraph_ret_addr(const struct fgraph_shadow *s,
 	if (pc != (uintptr_t)fgraph_return_trampoline)
 		return pc;
 	while (d--)
-		if (s->frames[d].slot == slot)
+		if (((uintptr_t)s->frames[d].slot & ~TAG_MASK) ==
+		    (uintptr_t)slot)
 			return s->frames[d].ret;
 	return pc;
 }
@@ -149,38 +195,71 @@ static void name_selected(void)
 	}
 }
 
-/* Makes the function sites what the armed bytes and the filter say:
- * walks them only when either changed since the last time. Same context
- * as ttrace_patch_sync(). */
+/* What function site i must call (0: nothing, the NOP): fprobe's
+ * trampoline while a probe of hot is on its function, which does the
+ * graph's work too; else the graph's, while the graph selects it. */
+static uintptr_t site_target(size_t i, bool on, uint32_t hot)
+{
+	if (hot && fprobe_site_hot(__fentry_sites_start[i], hot))
+		return (uintptr_t)fprobe_trampoline;
+	return on && site_selected(i) ? (uintptr_t)fgraph_trampoline : 0;
+}
+
+/* Whether the site at a holds a call to target, or the NOP for 0. */
+static bool site_holds(uintptr_t a, uintptr_t target)
+{
+	struct text_patch want;
+
+	text_patch_encode(&want, a, target ? TEXT_OP_CALL : 0, target);
+	return !memcmp((const void *)a, want.insn, TEXT_PATCH_LEN);
+}
+
+/* See internal.h. */
+bool fgraph_graphs(size_t i)
+{
+	return wanted() && site_selected(i);
+}
+
+/* Makes the function sites what the armed bytes, the filter and the
+ * function probes say: walks them only when one of them changed since
+ * the last time. The probes' hit path sees the union of the old and new
+ * probes while the sites change. Same context as ttrace_patch_sync(). */
 void fgraph_sync(enum text_patch_mode mode)
 {
 	bool on = wanted();
+	uint32_t hot = fprobe_hot();
 
-	if (on == done.on && (!on || done.gen == filter_gen))
+	if (on == done.on && (!on || done.gen == filter_gen) &&
+	    hot == done.hot)
 		return;
 	if (on)
 		name_selected();
+	fprobe_set_hot(hot | done.hot);
 	for (size_t i = 0; i < nsites(); i++) {
 		uintptr_t a = __fentry_sites_start[i];
-		bool live = on && site_selected(i);
+		uintptr_t target = site_target(i, on, hot);
 
-		if (live == text_patch_is_nop(a))
-			ttrace_patch_want(a, live ? TEXT_OP_CALL : 0,
-					  (uintptr_t)fgraph_trampoline, mode);
+		if (!site_holds(a, target))
+			ttrace_patch_want(a, target ? TEXT_OP_CALL : 0, target,
+					  mode);
 	}
 	ttrace_patch_flush(mode);
+	fprobe_set_hot(hot);
 	done.on = on;
+	WRITE_ONCE(fgraph_on, on);
 	done.gen = filter_gen;
+	done.hot = hot;
 }
 
 /* Whether every function site is live exactly when it must be. */
 bool fgraph_consistent(void)
 {
 	bool on = wanted();
+	uint32_t hot = fprobe_hot();
 
 	for (size_t i = 0; i < nsites(); i++)
-		if ((on && site_selected(i)) ==
-		    text_patch_is_nop(__fentry_sites_start[i]))
+		if (!site_holds(__fentry_sites_start[i],
+				site_target(i, on, hot)))
 			return false;
 	return true;
 }

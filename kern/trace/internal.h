@@ -276,4 +276,39 @@ void fgraph_counts(uint64_t *sites, uint64_t *live);
 const char *fgraph_set_filter(const char *glob, size_t len);
 void fgraph_state_text(struct seqbuf *s);
 
+/* Function probes (fprobe.c) and the function sites they share with the
+ * graph tracer (fgraph.c). A hook's kind: what the call's return does. */
+enum { FGRAPH_HOOK_GRAPH = 1, FGRAPH_HOOK_FPROBE = 2 };
+/* Hooks the call whose return address is at *parent for kind: the graph
+ * tracer's func_entry (and its exit when func_exit is armed), and/or
+ * fprobe_return() at its return. Any context, the function's stack. */
+void fgraph_hook(uintptr_t *parent, uintptr_t func, unsigned kind);
+void fgraph_hook_return(uintptr_t *parent, uintptr_t func);
+/* Whether the graph tracer wants function site i live now; fgraph_on:
+ * whether it wants any (a hit's cheap first test). */
+bool fgraph_graphs(size_t i);
+extern bool fgraph_on;
+/* The live metadata: the generated table with the probes' events, and its
+ * serialised blob (size in *size); what the trace files carry. */
+const struct ttrace_meta_table *ttrace_meta_now(void);
+const uint8_t *ttrace_meta_blob_now(uint32_t *size);
+void fprobe_init(void);
+/* The probes live with their event armed (a bit per slot), as the armed
+ * bytes say now; the hit path's copy of it; whether site is one of hot's
+ * functions. fgraph_sync() (ctl mutex held) drives them. */
+uint32_t fprobe_hot(void);
+void fprobe_set_hot(uint32_t hot);
+bool fprobe_site_hot(uintptr_t site, uint32_t hot);
+void fprobe_trampoline(void);
+/* The return of a call fprobe_entry() hooked, to ret: func_exit at depth
+ * when graph says, then the return probes of func with rv. */
+uintptr_t fprobe_return(uintptr_t ret, uintptr_t func, uint32_t depth,
+			bool graph, uint64_t rv);
+/* ctl fprobe add/del: NULL or why nothing changed. ctl mutex held. */
+const char *fprobe_control(struct ttrace *t,
+			   const struct ttrace_fprobe_spec *s);
+/* The rings were cleared: deleted probes' ids come free. ctl mutex. */
+void fprobe_rings_cleared(struct ttrace *t);
+void fprobe_state_text(struct seqbuf *s);
+
 #endif /* TTRACE_INTERNAL_H */

@@ -338,7 +338,7 @@ static void probe_text(struct seqbuf *t, const struct builtin *b)
 	uint64_t key;
 	const uint64_t *v;
 
-	ttrace_probe_spec_text(s, &ttrace_meta_builtin, t);
+	ttrace_probe_spec_text(s, ttrace_meta_now(), t);
 	seqbuf_printf(t, "\n  hits %lu", b->hits);
 	if (s->kind == TTRACE_PROBE_LATENCY)
 		seqbuf_printf(t, " unpaired %lu unit ns", b->unpaired);

@@ -314,11 +314,11 @@ unsigned ttrace_probe_detach_range(uintptr_t lo, uintptr_t hi)
 	return n;
 }
 
-/* The id of the event called name, or -ENOENT. */
+/* The id of the event called name (a function probe's too), or -ENOENT. */
 int ttrace_event_id(const char *name)
 {
 	for (uint32_t id = 0; id < TTRACE_NUM_EVENTS; id++)
-		if (!strcmp(ttrace_event_table[id].name, name))
+		if (!strcmp(ttrace_meta_now()->events[id].name, name))
 			return (int)id;
 	return -ENOENT;
 }
@@ -333,7 +333,7 @@ int ttrace_probe_attach_glob(const char *glob, ttrace_probe_fn fn, void *arg)
 	int n = 0, err;
 
 	for (uint32_t id = 0; id < TTRACE_NUM_EVENTS; id++) {
-		if (!ttrace_glob_match(glob, ttrace_event_table[id].name))
+		if (!ttrace_glob_match(glob, ttrace_meta_now()->events[id].name))
 			continue;
 		if ((err = ttrace_probe_attach(id, fn, arg)))
 			return err;

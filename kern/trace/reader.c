@@ -304,7 +304,7 @@ static bool text_next(struct ttrace_reader *r)
 		line_begin(&r->lines, &line);
 		room = seqbuf_get_buf(&line, &dst);
 		seqbuf_commit(&line, (size_t)ttrace_format_timed_line(dst, room,
-			      tsc_freq_hz, tsc_at_boot, &ttrace_meta_builtin,
+			      tsc_freq_hz, tsc_at_boot, ttrace_meta_now(),
 			      &ev, ttrace_aux_resolve, &r->names));
 		line_end(&r->lines, &line);
 		return true;

@@ -85,9 +85,11 @@ void ttrace_root_end(struct ttrace *t)
 {
 	struct ttrace_root *h = &ttrace_root.hdr;
 	uint32_t ncpus = MIN(num_cpus + 1, (uint32_t)CONFIG_MAX_NUM_CPUS);
+	uint32_t meta_size;
+	const uint8_t *meta = ttrace_meta_blob_now(&meta_size);
 
 	h->nregions = 0;
-	add(TTRACE_ROOT_META, 0, ttrace_meta_blob, ttrace_meta_blob_size);
+	add(TTRACE_ROOT_META, 0, meta, meta_size);
 	add(TTRACE_ROOT_NUM_CPUS, 0, &num_cpus, sizeof(num_cpus));
 	add(TTRACE_ROOT_TSC_HZ, 0, &tsc_freq_hz, sizeof(tsc_freq_hz));
 	add(TTRACE_ROOT_TSC_BOOT, 0, &tsc_at_boot, sizeof(tsc_at_boot));

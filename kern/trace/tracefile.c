@@ -159,7 +159,8 @@ static void tf_start(struct ttrace_tracefile *f)
 	ttrace_fill_version(&f->v);
 	ttrace_tsc_offsets(f->tsc);
 	f->pipe.gen = (struct ttrace_image_gen){
-		.version = &f->v, .meta = ttrace_meta_blob, .tsc = f->tsc,
+		.version = &f->v, .tsc = f->tsc,
+		.meta = ttrace_meta_blob_now(&f->v.meta_size),
 		.ops = &tf_ops, .arg = f, .buf = f->scratch,
 		.max = RUN_ENTRIES, .stream = f->kind == TTRACE_READ_STREAM,
 	};

@@ -1,5 +1,6 @@
 /*
- * The function-graph tracer's two trampolines (kern/trace/fgraph.c).
+ * The function-graph tracer's trampolines (kern/trace/fgraph.c), and the
+ * function probes' (kern/trace/fprobe.c), which share the fentry sites.
  *
  * fgraph_trampoline is what a live function site calls: at its entry
  * (%rsp) is the site's return address (the function + 5) and 8(%rsp) the
@@ -7,16 +8,21 @@
  * an argument or the System V ABI lets the function expect (rdi rsi rdx
  * rcx r8 r9 rax r10 r11; the kernel has no vector registers), builds a
  * frame so backtraces still walk, and calls fgraph_entry(&return slot,
- * function).
+ * function). fprobe_trampoline is the same calling fprobe_entry(&return
+ * slot, function, saved), saved pointing at the six argument registers as
+ * pushed: saved[5] is rdi, saved[4] rsi ... saved[0] r9; it keeps neither
+ * r10 nor r11, which no C function expects anything in at its first
+ * instruction (scratch; r10 is a static chain only for nested functions,
+ * which the kernel has none of), 4 instructions a hit.
  *
  * fgraph_return_trampoline is where a hooked function returns: it keeps
- * the return value (rax, rdx), asks fgraph_exit() for the real return
+ * the return value (rax, rdx), asks fgraph_exit(rax) for the real return
  * address, and jumps there. The stack is 16-byte aligned at both calls.
  */
-	.text
-	.globl fgraph_trampoline
-	.type fgraph_trampoline, @function
-fgraph_trampoline:
+.macro FENTRY_TRAMPOLINE name, handler, saved
+	.globl \name
+	.type \name, @function
+\name:
 	pushq	%rbp
 	movq	%rsp, %rbp
 	pushq	%rdi
@@ -26,14 +32,21 @@ fgraph_trampoline:
 	pushq	%r8
 	pushq	%r9
 	pushq	%rax
+	.if !\saved
 	pushq	%r10
 	pushq	%r11
+	.endif
 	leaq	16(%rbp), %rdi			/* the caller's return slot */
 	movq	8(%rbp), %rsi
 	subq	$5, %rsi			/* the function: site - 0 */
-	call	fgraph_entry
+	.if \saved
+	leaq	-48(%rbp), %rdx			/* r9 .. rdi as pushed */
+	.endif
+	call	\handler
+	.if !\saved
 	popq	%r11
 	popq	%r10
+	.endif
 	popq	%rax
 	popq	%r9
 	popq	%r8
@@ -43,13 +56,19 @@ fgraph_trampoline:
 	popq	%rdi
 	popq	%rbp
 	ret
-	.size fgraph_trampoline, . - fgraph_trampoline
+	.size \name, . - \name
+.endm
+
+	.text
+	FENTRY_TRAMPOLINE fgraph_trampoline, fgraph_entry, 0
+	FENTRY_TRAMPOLINE fprobe_trampoline, fprobe_entry, 1
 
 	.globl fgraph_return_trampoline
 	.type fgraph_return_trampoline, @function
 fgraph_return_trampoline:
 	pushq	%rax
 	pushq	%rdx
+	movq	%rax, %rdi			/* the return value */
 	call	fgraph_exit
 	movq	%rax, %r11
 	popq	%rdx

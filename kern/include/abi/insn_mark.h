@@ -34,6 +34,8 @@ enum insn_mark_id {
 	INSN_MARK_GETPID_ON = 32,	/* getpid, syscall group on */
 	INSN_MARK_GETPID_OFF = 34,	/* getpid, syscall group off */
 	INSN_MARK_GETPID_NONE = 36,	/* getpid, no event enabled */
+	INSN_MARK_CALL_FPROBE = 48,	/* call of a function, an entry and a
+					 * return function probe on it */
 };
 
 #ifndef __ASSEMBLER__

@@ -21,6 +21,7 @@
 #include <ktest.h>
 #include <atomic.h>
 #include "../internal.h"
+#include "kt.h"
 #include <ttrace.h>
 #include <ttrace_file.h>
 #include <printk.h>
@@ -86,9 +87,8 @@ static void stop_load(const int *pids, uint32_t n)
 	}
 }
 
-/* Carries out one ctl command; false (the ktest failed, saying why) on
- * an error. */
-static bool ctl(const char *cmd)
+/* See kt.h. */
+bool kt_ctl(const char *cmd)
 {
 	const char *why;
 
@@ -133,7 +133,7 @@ static void patch_rounds(void *arg)
 
 	pl->ok = true;
 	for (int i = 0; i < PATCH_ROUNDS && pl->ok; i++) {
-		pl->ok = ctl(all_on) && all_sites(true) && ctl(all_off) &&
+		pl->ok = kt_ctl(all_on) && all_sites(true) && kt_ctl(all_off) &&
 			 all_sites(false);
 		yield();
 	}
@@ -146,14 +146,14 @@ static bool restore(const uint8_t *enabled, uint64_t mask)
 {
 	char cmd[TTRACE_CTL_MAX_LEN];
 
-	if (!ctl("disable *"))
+	if (!kt_ctl("disable *"))
 		return false;
 	for (uint32_t e = 0; e < ttrace_meta_builtin.nevents; e++) {
 		if (!enabled[e])
 			continue;
 		strlcpy(cmd, "enable ", sizeof(cmd));
 		strlcat(cmd, ttrace_meta_builtin.events[e].name, sizeof(cmd));
-		if (!ctl(cmd))
+		if (!kt_ctl(cmd))
 			return false;
 	}
 	ttrace_set_mask(mask, ~0ull);

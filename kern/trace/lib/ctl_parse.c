@@ -10,7 +10,8 @@
  * ttrace_ctl_cmd from them, the change it makes to the ctl state, and its
  * arguments for the usage text, which is built from the table. A command
  * whose apply is NULL is the kernel's to carry out (ttrace_control.c:
- * clear, mode, bufsize, hang, counters, probe, unprobe, module). The probe
+ * clear, mode, bufsize, hang, counters, probe, unprobe, module,
+ * fprobe). The probe
  * rows' parsers live with the rest of the probes' grammar
  * (ttrace_probe_spec.c) and report through ttrace_ctl_err().
  */
@@ -438,6 +439,8 @@ static const struct ctl_cmdtab ctl_cmds[] = {
 	  NULL, "NAME|*", true },
 	{ "module", TTRACE_CTL_MODULE, 2, 2, parse_module, NULL,
 	  "load PATH|unload NAME", false },
+	{ "fprobe", TTRACE_CTL_FPROBE, 2, MANY, ttrace_fprobe_parse, NULL,
+	  "add NAME FUNC[%return] [FIELD=]argN|ret:TYPE...|del NAME", false },
 };
 
 static const size_t ctl_ncmds = ARRAY_SIZE(ctl_cmds);

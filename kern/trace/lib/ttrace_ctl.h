@@ -45,6 +45,9 @@
  *	unprobe NAME|*		of the grammar: ttrace_probe_spec.h)
  *	module load PATH	link and start a probe module, or stop and
  *	module unload NAME	remove one (module.h)
+ *	fprobe add NAME FUNC[%return] ARG...	define or delete an event on a
+ *	fprobe del NAME		kernel function's entry or return
+ *				(the grammar: ttrace_fprobe.h)
  * The commands are one table in ttrace_ctl.c (Plan 9's Cmdtab): {name, op,
  * min/max words, parse, apply, usage}. Each row's parse fills the one
  * struct ttrace_ctl_cmd; the probe rows' parsers are ttrace_probe_spec.c's.
@@ -74,6 +77,7 @@
 #include <ttrace_format.h>
 #include <ttrace_meta.h>
 #include <ttrace_probe_spec.h>
+#include <ttrace_fprobe.h>
 #include <abi/ttrace_ctl.h>	/* TTRACE_CTL_MAX_LEN */
 /* bufsize's range in KiB. A ring is one contiguous block of pages, and
  * the page allocator's largest is 4 KiB << BUDDY_MAX_ORDER (8 MiB). */
@@ -96,6 +100,7 @@ enum ttrace_ctl_op {
 	TTRACE_CTL_PROBE,
 	TTRACE_CTL_UNPROBE,
 	TTRACE_CTL_MODULE,
+	TTRACE_CTL_FPROBE,
 };
 
 /* A parsed command. */
@@ -109,6 +114,7 @@ struct ttrace_ctl_cmd {
 	struct ttrace_probe_spec probe;	/* PROBE; UNPROBE: only its name
 					 * (or "*") */
 	char word[TTRACE_CTL_MAX_LEN + 1];	/* MODULE: the PATH or NAME */
+	struct ttrace_fprobe_spec fprobe;	/* FPROBE */
 	char err[512];		/* the message ttrace_ctl_parse returned */
 };
 

@@ -1,0 +1,550 @@
+/*
+ * Function probes (docs/probes.md, "Function probes"), as Linux's fprobe:
+ * an event defined at run time on a kernel function's entry, with the
+ * argument registers it names, or on its return, with the return value.
+ *
+ * Each probe takes one of the event ids ttrace.events reserves (`reserve
+ * fprobe fprobe 16`), so every array indexed by event id (armed, enabled,
+ * probed, the probe lists) has room for it, and the built-in probes,
+ * filters and the ctl's enable/disable treat it as any event. Its
+ * metadata goes into the live table (ttrace_meta_now(): the generated
+ * one with the probes' entries filled in), which the ctl parser, the
+ * events file, the in-kernel decoder and every trace file (its header,
+ * the meta file, the root record, the panic dump, an aux record) use, so
+ * decoders name its fields.
+ *
+ * The probe arms its function's fentry site (fgraph.c, shared with the
+ * function-graph tracer): a site with an armed probe calls
+ * fprobe_trampoline, whose fprobe_entry() records the entry probes and
+ * does the graph tracer's work when the graph wants the site too; a
+ * return probe hooks the return through the graph tracer's shadow stack
+ * (a frame tagged for fprobe_return()). fgraph_sync() asks fprobe_hot()
+ * which probes are live and armed whenever the armed bytes change.
+ *
+ * Ids: a deleted probe's id keeps its metadata (its records may still be
+ * in the rings) and comes free only at the next `clear`; adding the same
+ * definition again takes it back. A string argument (str, ustr) is copied
+ * into aux as a marker record (at most TTRACE_FPROBE_STR_MAX bytes, each
+ * page checked present in the page tables first: no fault), its record
+ * word the marker's id.
+ *
+ * Locking: slots, the live table and the blobs change under the ctl mutex;
+ * the hit path reads fp_hot and the live slots without a lock: a slot is
+ * filled before its bit is set, and a deleted one keeps its contents for
+ * a grace period and until the next clear.
+ */
+#include <ttrace.h>
+#include <fgraph.h>
+#include <ksyms.h>
+#include <printk.h>
+#include <seqbuf.h>
+#include <string.h>
+#include <ttrace_ctl.h>
+#include <ttrace_fprobe.h>
+#include <ttrace_probe.h>
+#include <arch/mmu.h>
+#include <arch/x86.h>
+
+#include "internal.h"
+
+#define FP_N		TTRACE_EV_FPROBE_COUNT
+#define FP_FIRST	TTRACE_EV_FPROBE_FIRST
+#define BLOB_MAX	(16 * 1024)
+
+void fprobe_entry(uintptr_t *parent, uintptr_t func, const uint64_t *regs);
+
+extern const uint64_t __fentry_sites_start[], __fentry_sites_end[];
+
+enum fp_state { FP_FREE, FP_LIVE, FP_DEAD };
+
+/* How one record word is made from a register, worked out at `fprobe
+ * add` so the hit does no type lookup. */
+enum fp_how { W_UNSIGNED, W_SIGNED, W_BOOL, W_KSTR, W_USTR };
+#define AT_RET	6		/* at: the return value, not a register */
+
+struct fp_word {
+	uint8_t at;		/* regs[at] (5 - argN), or AT_RET */
+	uint8_t shift;		/* 64 - the type's bits: cut, then widen */
+	uint8_t how;		/* enum fp_how */
+};
+
+struct fprobe {
+	uintptr_t func;		/* the function: its fentry site */
+	uint32_t id;
+	uint8_t nargs;
+	bool ret;		/* at the return */
+	bool slow;		/* a string or bool, or 6 words: fire_slow() */
+	struct fp_word w[TTRACE_FPROBE_MAX_ARGS];
+	size_t site;		/* the site's index */
+	uint32_t state;		/* enum fp_state */
+	struct ttrace_fprobe_spec spec;
+};
+
+static struct fprobe slots[FP_N];		/* slot i is event FP_FIRST + i */
+static struct ttrace_fprobe_meta slot_meta[FP_N];
+static struct ttrace_event_meta live_events[TTRACE_NUM_EVENTS];
+static const struct ttrace_meta_table live_table = {
+	live_events, ttrace_group_table, TTRACE_NUM_EVENTS, TTRACE_NUM_GROUPS,
+};
+static uint8_t blobs[2][BLOB_MAX];
+static uint64_t blob_word;	/* size << 1 | which blob: one load */
+static uint32_t fp_hot;		/* bit per slot live with its event armed */
+
+/* ---- the live metadata --------------------------------------------------- */
+
+/* See internal.h. */
+const struct ttrace_meta_table *ttrace_meta_now(void)
+{
+	return &live_table;
+}
+
+/* See internal.h. */
+const uint8_t *ttrace_meta_blob_now(uint32_t *size)
+{
+	uint64_t w = __atomic_load_n(&blob_word, __ATOMIC_ACQUIRE);
+
+	*size = (uint32_t)(w >> 1);
+	return blobs[w & 1];
+}
+
+/* Serialises the live table into the blob not in use and publishes it;
+ * names it in aux and in the root record. False if it does not fit. ctl
+ * mutex held (or alone, at boot). */
+static bool publish_meta(struct ttrace *t, bool boot)
+{
+	unsigned next = !(blob_word & 1);
+	size_t n = ttrace_meta_serialise(&live_table, blobs[next], BLOB_MAX);
+
+	if (!n || n > BLOB_MAX)
+		return false;
+	__atomic_store_n(&blob_word, (uint64_t)n << 1 | next, __ATOMIC_RELEASE);
+	if (!boot) {
+		ttrace_aux_blob(t, TTRACE_AUX_EVENT_META, 0, blobs[next], n);
+		ttrace_root_update(t);
+	}
+	return true;
+}
+
+/* The live table as the generated one. Boot, alone, before any use. */
+void fprobe_init(void)
+{
+	memcpy(live_events, ttrace_event_table, sizeof(live_events));
+	if (!publish_meta(&ttrace_main, true))
+		panic("fprobe: the event metadata does not fit %u bytes",
+		      BLOB_MAX);
+}
+
+/* ---- the hit path -------------------------------------------------------- */
+
+/* The physical address of va if its page is present (user: and a user
+ * page) in the current page tables, else -1. Any context. */
+static uint64_t mapped_pa(uintptr_t va, bool user)
+{
+	const uint64_t *table = KADDR(rcr3() & PTE_ADDR_MASK);
+
+	for (int level = 3; level >= 0; level--) {
+		uint64_t e = table[(va >> (PGSHIFT + 9 * level)) & 511];
+
+		if (!(e & PTE_P) || (user && !(e & PTE_U)))
+			return (uint64_t)-1;
+		if (level == 0 || (level < 3 && (e & PTE_PS))) {
+			uint64_t span = 1ull << (PGSHIFT + 9 * level);
+
+			return (e & PTE_ADDR_MASK & ~(span - 1)) | (va & (span - 1));
+		}
+		table = KADDR(e & PTE_ADDR_MASK);
+	}
+	return (uint64_t)-1;
+}
+
+/* Copies the string at p (kernel or user half) into dst through the
+ * direct map, each page checked first; returns its length, NUL excluded,
+ * or -1 at an unmapped byte or one outside its half. */
+static long copy_str(char *dst, uintptr_t p, bool user)
+{
+	uint64_t pa = 0;
+
+	for (size_t i = 0; i < TTRACE_FPROBE_STR_MAX - 1; i++, p++, pa++) {
+		if (user ? p >= ULIM : p < KERNBASE)
+			return -1;
+		if (i == 0 || !(p & (PGSIZE - 1)))
+			pa = mapped_pa(p, user);
+		if (pa == (uint64_t)-1)
+			return -1;
+		dst[i] = *(const char *)KADDR(pa);
+		if (!dst[i])
+			return (long)i;
+	}
+	dst[TTRACE_FPROBE_STR_MAX - 1] = 0;
+	return TTRACE_FPROBE_STR_MAX - 1;
+}
+
+/* The string at p in aux as a marker record; returns its id. */
+static uint64_t put_str(uintptr_t p, bool user)
+{
+	static const char bad[] = "(bad address)";
+	struct ttrace *t = &ttrace_main;
+	uint64_t id = __atomic_fetch_add(&t->marker_seq, 1, __ATOMIC_RELAXED);
+	char buf[TTRACE_FPROBE_STR_MAX];
+	long n = copy_str(buf, p, user);
+
+	if (n < 0)
+		ttrace_aux_blob(t, TTRACE_AUX_USER_MARKER, id, bad, sizeof(bad) - 1);
+	else
+		ttrace_aux_blob(t, TTRACE_AUX_USER_MARKER, id, buf, (size_t)n);
+	return id;
+}
+
+/* Record word w from the saved registers regs or the return value rv. */
+static uint64_t word(const struct fp_word *w, const uint64_t *regs,
+		     uint64_t rv)
+{
+	uint64_t v = w->at == AT_RET ? rv : regs[w->at];
+
+	switch (w->how) {
+	case W_SIGNED:	return (uint64_t)((int64_t)(v << w->shift) >> w->shift);
+	case W_BOOL:	return v != 0;
+	case W_KSTR:	return put_str(v, false);
+	case W_USTR:	return put_str(v, true);
+	default:	return v << w->shift >> w->shift;
+	}
+}
+
+/* fire()'s general case: a string or a bool, 6 words, probes attached,
+ * or the event disarmed (frozen by a stop probe: nothing). */
+static __attribute__((noinline, cold)) void fire_slow(const struct fprobe *fp,
+						      const uint64_t *regs,
+						      uint64_t rv)
+{
+	uint64_t d[TTRACE_FPROBE_MAX_ARGS] = { 0 };
+
+	if (!READ_ONCE(ttrace_armed[fp->id]))
+		return;
+	for (uint32_t a = 0; a < fp->nargs; a++)
+		d[a] = word(&fp->w[a], regs, rv);
+	if (READ_ONCE(ttrace_probes[fp->id]))
+		ttrace_probe_fire(fp->id, d, fp->nargs);
+	else
+		ttrace_emit_ext(fp->id, d, fp->nargs);
+}
+
+/* Word w of a record on the fast path from v, where it is: an integer
+ * cut to its type and widened by its sign. */
+static __always_inline uint64_t fast_word(const struct fp_word *w, uint64_t v)
+{
+	v <<= w->shift;
+	return w->how == W_SIGNED ? (uint64_t)((int64_t)v >> w->shift)
+				 : v >> w->shift;
+}
+
+/* Whether fp's hit takes fire_slow(). */
+static __always_inline bool slow_hit(const struct fprobe *fp)
+{
+	return unlikely(fp->slow || !READ_ONCE(ttrace_armed[fp->id]) ||
+			READ_ONCE(ttrace_probes[fp->id]));
+}
+
+/* Records entry probe fp's event from the saved argument registers regs
+ * (regs[5] rdi .. regs[0] r9), through its probes if it has any: the
+ * record a static event of these words writes. Any context. */
+static __always_inline void fire_entry(const struct fprobe *fp,
+				       const uint64_t *regs)
+{
+	uint64_t d0 = 0, d1 = 0, d2 = 0, d3 = 0, d4 = 0;
+
+	if (slow_hit(fp)) {
+		fire_slow(fp, regs, 0);
+		return;
+	}
+	switch (fp->nargs) {	/* straight-line: no loop, no array */
+	case 5:
+		d4 = fast_word(&fp->w[4], regs[fp->w[4].at]);
+		/* fallthrough */
+	case 4:
+		d3 = fast_word(&fp->w[3], regs[fp->w[3].at]);
+		/* fallthrough */
+	case 3:
+		d2 = fast_word(&fp->w[2], regs[fp->w[2].at]);
+		/* fallthrough */
+	case 2:
+		d1 = fast_word(&fp->w[1], regs[fp->w[1].at]);
+		/* fallthrough */
+	case 1:
+		d0 = fast_word(&fp->w[0], regs[fp->w[0].at]);
+		/* fallthrough */
+	default:
+		break;
+	}
+	ttrace_emit_5(fp->id, d0, d1, d2, d3, d4);
+}
+
+/* fprobe_entry()'s case with the graph tracer on: hooks for it too when
+ * it wants the site. */
+static __attribute__((noinline, cold)) void entry_graph(
+	uintptr_t *parent, uintptr_t func, const struct fprobe *hit,
+	unsigned kind)
+{
+	if (fgraph_graphs(hit->site))
+		kind |= FGRAPH_HOOK_GRAPH;
+	if (kind)
+		fgraph_hook(parent, func, kind);
+}
+
+/* Called by a site fprobe_trampoline made live (ttrace_fgraph.S), with the
+ * return address slot, the function and its saved argument registers.
+ * Any context, on the function's stack. */
+void fprobe_entry(uintptr_t *parent, uintptr_t func, const uint64_t *regs)
+{
+	const struct fprobe *hit = NULL;
+	unsigned kind = 0;
+
+	for (uint32_t hot = READ_ONCE(fp_hot); hot; hot &= hot - 1) {
+		const struct fprobe *fp = &slots[__builtin_ctz(hot)];
+
+		if (fp->func != func)
+			continue;
+		hit = fp;
+		if (fp->ret)
+			kind = FGRAPH_HOOK_FPROBE;
+		else
+			fire_entry(fp, regs);
+	}
+	if (unlikely(READ_ONCE(fgraph_on) && hit))
+		entry_graph(parent, func, hit, kind);
+	else if (kind)
+		fgraph_hook_return(parent, func);
+}
+
+/* See internal.h: the return of a call fprobe_entry() hooked. */
+uintptr_t fprobe_return(uintptr_t ret, uintptr_t func, uint32_t depth,
+			bool graph, uint64_t rv)
+{
+	if (unlikely(graph))
+		ttrace_func_exit(func, depth);
+	for (uint32_t hot = READ_ONCE(fp_hot); hot; hot &= hot - 1) {
+		const struct fprobe *fp = &slots[__builtin_ctz(hot)];
+
+		if (fp->func != func || !fp->ret)
+			continue;
+		if (slow_hit(fp))
+			fire_slow(fp, NULL, rv);
+		else	/* a return probe has one word: the value */
+			ttrace_emit_1(fp->id, fast_word(&fp->w[0], rv));
+	}
+	return ret;
+}
+
+/* ---- the sites ----------------------------------------------------------- */
+
+/* See internal.h. */
+uint32_t fprobe_hot(void)
+{
+	uint32_t hot = 0;
+
+	for (unsigned i = 0; i < FP_N; i++)
+		if (slots[i].state == FP_LIVE && ttrace_armed[FP_FIRST + i])
+			hot |= 1u << i;
+	return hot;
+}
+
+/* See internal.h. */
+void fprobe_set_hot(uint32_t hot)
+{
+	WRITE_ONCE(fp_hot, hot);
+}
+
+/* See internal.h. */
+bool fprobe_site_hot(uintptr_t site, uint32_t hot)
+{
+	for (; hot; hot &= hot - 1)
+		if (slots[__builtin_ctz(hot)].func == site)
+			return true;
+	return false;
+}
+
+/* ---- ctl ----------------------------------------------------------------- */
+
+static bool same_name(const char *arg, const char *name)
+{
+	return !strcmp(arg, name);
+}
+
+/* The index of func's fentry site in *site; NULL, or why there is none. */
+static const char *find_site(const char *func, size_t *site, char *why,
+			     size_t size)
+{
+	size_t n = (size_t)(__fentry_sites_end - __fentry_sites_start);
+	struct seqbuf s;
+	uintptr_t off;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *name = ksym_lookup(__fentry_sites_start[i], &off);
+
+		if (name && !off && !strcmp(name, func)) {
+			*site = i;
+			return NULL;
+		}
+	}
+	seqbuf_init(&s, why, size);
+	if (ksym_find(same_name, func))
+		seqbuf_printf(&s, "fprobe: %s is not traceable (the tracer, the "
+			      "text patcher or the trap path uses it: no fentry "
+			      "site)", func);
+	else
+		seqbuf_printf(&s, "fprobe: no function '%s'", func);
+	return why;
+}
+
+/* The slot of the probe called name in state, or -1. */
+static int slot_named(const char *name, enum fp_state state)
+{
+	for (int i = 0; i < FP_N; i++)
+		if (slots[i].state == state && !strcmp(slots[i].spec.name, name))
+			return i;
+	return -1;
+}
+
+/* Whether an event (a static one, a probe's, a free id's placeholder)
+ * is called name. */
+static bool event_named(const char *name)
+{
+	for (uint32_t id = 0; id < TTRACE_NUM_EVENTS; id++)
+		if (!strcmp(live_events[id].name, name))
+			return true;
+	return false;
+}
+
+/* How argument a's record word is made. */
+static struct fp_word word_of(const struct ttrace_fprobe_arg *a)
+{
+	static const uint8_t bits[] = {
+		[TTRACE_ARG_U8] = 8, [TTRACE_ARG_U16] = 16,
+		[TTRACE_ARG_U32] = 32, [TTRACE_ARG_S8] = 8,
+		[TTRACE_ARG_S16] = 16, [TTRACE_ARG_S32] = 32,
+	};
+	struct fp_word w = {
+		.at = a->reg == TTRACE_FPROBE_RET ? AT_RET : 5 - a->reg,
+		.shift = a->type < ARRAY_SIZE(bits) && bits[a->type] ?
+			 64 - bits[a->type] : 0,
+		.how = W_UNSIGNED,
+	};
+
+	if (a->type >= TTRACE_ARG_S8 && a->type <= TTRACE_ARG_S64)
+		w.how = W_SIGNED;
+	else if (a->type == TTRACE_ARG_BOOL)
+		w.how = W_BOOL;
+	else if (a->type == TTRACE_ARG_STR)
+		w.how = a->str == TTRACE_FPROBE_USTR ? W_USTR : W_KSTR;
+	return w;
+}
+
+/* Makes slot i live as s (func's site), its event enabled. */
+static const char *go_live(struct ttrace *t, int i,
+			   const struct ttrace_fprobe_spec *s, size_t site)
+{
+	uint32_t id = FP_FIRST + (uint32_t)i;
+	struct ttrace_event_meta keep = live_events[id];
+
+	slots[i].spec = *s;
+	slots[i].site = site;
+	slots[i].func = __fentry_sites_start[site];
+	slots[i].id = id;
+	slots[i].ret = s->ret;
+	slots[i].nargs = s->nargs;
+	slots[i].slow = s->nargs == TTRACE_FPROBE_MAX_ARGS;
+	for (unsigned a = 0; a < s->nargs; a++) {
+		slots[i].w[a] = word_of(&s->args[a]);
+		slots[i].slow |= slots[i].w[a].how > W_SIGNED;
+	}
+	ttrace_fprobe_meta(&slots[i].spec, &slot_meta[i], (uint16_t)id,
+			   TTRACE_GROUP_FPROBE);
+	live_events[id] = slot_meta[i].ev;
+	if (!publish_meta(t, false)) {
+		live_events[id] = keep;
+		return "fprobe: the event metadata is full";
+	}
+	slots[i].state = FP_LIVE;
+	t->enabled[id] = 1;
+	ttrace_rearm_locked(t);
+	return NULL;
+}
+
+/* fprobe add: see ttrace_fprobe.h. ctl mutex held. */
+static const char *fp_add(struct ttrace *t, const struct ttrace_fprobe_spec *s)
+{
+	static char why[160];
+	int i = slot_named(s->name, FP_DEAD);
+	size_t site;
+	const char *e;
+
+	if (i >= 0 && ttrace_fprobe_same(&slots[i].spec, s))
+		return go_live(t, i, s, slots[i].site);	/* its id back */
+	if (i >= 0)
+		return "fprobe: a deleted probe of that name may still have "
+		       "records in the rings (ctl clear frees its id)";
+	if (event_named(s->name))
+		return "fprobe: an event of that name exists";
+	if ((e = find_site(s->func, &site, why, sizeof(why))))
+		return e;
+	for (i = 0; i < FP_N && slots[i].state != FP_FREE; i++)
+		;
+	if (i == FP_N)
+		return "fprobe: all 16 event ids are taken (a deleted probe's "
+		       "comes free at the next ctl clear)";
+	return go_live(t, i, s, site);
+}
+
+/* fprobe del NAME. ctl mutex held. */
+static const char *fp_del(struct ttrace *t, const char *name)
+{
+	int i = slot_named(name, FP_LIVE);
+	uint32_t id;
+
+	if (i < 0)
+		return "fprobe: no such function probe";
+	id = FP_FIRST + (uint32_t)i;
+	if (READ_ONCE(ttrace_probes[id]))
+		return "fprobe: probes are attached to it (unprobe them first)";
+	slots[i].state = FP_DEAD;
+	t->enabled[id] = 0;
+	ttrace_rearm_locked(t);	/* its site: the NOP, or the graph's */
+	ttrace_grace_period(t);	/* no CPU is still in its hit path */
+	return NULL;
+}
+
+/* See internal.h. */
+const char *fprobe_control(struct ttrace *t, const struct ttrace_fprobe_spec *s)
+{
+	if (t->off_reason)
+		return t->off_reason;
+	return s->op == TTRACE_FPROBE_ADD ? fp_add(t, s) : fp_del(t, s->name);
+}
+
+/* See internal.h: the rings are empty, so deleted probes' ids come free
+ * (their placeholders' metadata back). */
+void fprobe_rings_cleared(struct ttrace *t)
+{
+	bool changed = false;
+
+	for (unsigned i = 0; i < FP_N; i++) {
+		if (slots[i].state != FP_DEAD)
+			continue;
+		memset(&slots[i], 0, sizeof(slots[i]));
+		live_events[FP_FIRST + i] = ttrace_event_table[FP_FIRST + i];
+		changed = true;
+	}
+	if (changed)
+		publish_meta(t, false);	/* smaller than before: fits */
+}
+
+/* See internal.h. */
+void fprobe_state_text(struct seqbuf *s)
+{
+	for (unsigned i = 0; i < FP_N; i++) {
+		if (slots[i].state == FP_FREE)
+			continue;
+		ttrace_fprobe_text(&slots[i].spec, s);
+		seqbuf_printf(s, "%s\n", slots[i].state == FP_DEAD ?
+			      " (deleted)" : "");
+	}
+}

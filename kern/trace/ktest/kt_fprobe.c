@@ -1,0 +1,202 @@
+/*
+ * Function probes (kern/trace/fprobe.c, docs/probes.md "Function probes")
+ * on ns_clean(out, path), called here with known arguments:
+ *  - an entry probe with both arguments and a return probe see the values
+ *    passed and returned (a probe callback attached to each event by name
+ *    catches its hit's words: the event is named like a static one);
+ *  - they keep working while the function-graph tracer is switched on
+ *    (the site stays fprobe's, doing the graph's work too: func_entry is
+ *    counted) and off again;
+ *  - a built-in `filter` probe and a `count` by a probe's field work on
+ *    the event;
+ *  - hostile definitions are refused with their reason and change nothing
+ *    (the function's text, the probes' listing);
+ *  - deleting them restores the function's first 16 bytes byte for byte,
+ *    with the graph tracer on and off.
+ * Only this test's thread's hits are counted (a process may open files
+ * meanwhile). The tracer's state (mask, filter, probes) is put back.
+ */
+#include <ktest.h>
+#include "../internal.h"
+#include "kt.h"
+#include <ttrace.h>
+#include <ttrace_probe.h>
+#include <ns.h>
+#include <proc.h>
+#include <printfmt.h>
+#include <seqbuf.h>
+#include <string.h>
+
+#define TEXT_BYTES	16
+
+struct catch {
+	uint64_t hits;
+	uint64_t args[2];
+	uint32_t nargs;
+};
+
+static struct catch at_entry, at_return, at_func;
+static struct kthread *tester;	/* hits of other threads are not counted */
+static long last_ret;		/* ns_clean's, at the last call */
+
+static bool catch_hit(void *arg, const struct ttrace_probe_hit *h)
+{
+	struct catch *c = arg;
+
+	if (current_kthread() != tester)	/* a process's open, say */
+		return true;
+	c->hits++;
+	c->nargs = h->nargs;
+	for (uint32_t i = 0; i < h->nargs && i < 2; i++)
+		c->args[i] = h->args[i];
+	return true;
+}
+
+/* The message a refused command gives, or NULL if it was carried out. */
+static const char *refused(const char *cmd)
+{
+	const char *why;
+
+	return ttrace_control(cmd, strlen(cmd), &why) ? why : NULL;
+}
+
+static void probes_text(char *buf, size_t size)
+{
+	struct seqbuf s;
+
+	seqbuf_init(&s, buf, size);
+	ttrace_probes_text(&s);
+}
+
+/* Calls ns_clean with known arguments; checks both probes saw them. */
+static bool call_and_check(uint64_t entries, const char *when)
+{
+	static char out[64];
+	long r = ns_clean(out, "/kt/../fprobe/./x");
+
+	last_ret = r;
+	KT_ASSERT(r > 0 && !strcmp(out, "/fprobe/x"), "%s: ns_clean %ld '%s'",
+		  when, r, out);
+	KT_ASSERT(at_entry.hits == entries && at_entry.nargs == 2 &&
+		  at_entry.args[0] == (uintptr_t)out,
+		  "%s: entry hits %lu (want %lu) nargs %u out %#lx (want %p)",
+		  when, at_entry.hits, entries, at_entry.nargs,
+		  at_entry.args[0], out);
+	KT_ASSERT(at_return.hits == entries && at_return.nargs == 1 &&
+		  at_return.args[0] == (uint64_t)r, "%s: return hits %lu ret %ld "
+		  "(want %ld)", when, at_return.hits, (long)at_return.args[0], r);
+	return true;
+}
+
+static bool refusals(const uint8_t *live)
+{
+	static const char *const bad[][2] = {
+		{ "fprobe add kt_x ttrace_probe_fire", "not traceable" },
+		{ "fprobe add kt_x trap", "not traceable" },
+		{ "fprobe add kt_x no_such_function_here", "no function" },
+		{ "fprobe add kt_fp ns_walk arg0:str", "exists" },
+		{ "fprobe add syscall_enter ns_walk", "exists" },
+		{ "fprobe add kt_x ns_walk arg7:u8", "bad source" },
+		{ "fprobe add kt_x ns_walk arg0:f32", "bad type" },
+		{ "fprobe del kt_nosuch", "no such function probe" },
+	};
+	char before[512], after[512];
+
+	probes_text(before, sizeof(before));
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		const char *why = refused(bad[i][0]);
+
+		KT_ASSERT(why && strstr(why, bad[i][1]), "'%s': %s", bad[i][0],
+			  why ? why : "accepted");
+	}
+	probes_text(after, sizeof(after));
+	KT_ASSERT(!strcmp(before, after), "a refused command changed probes");
+	KT_ASSERT(!memcmp((void *)ns_clean, live, TEXT_BYTES),
+		  "a refused command changed the text");
+	KT_ASSERT(ttrace_event_id("kt_x") < 0, "kt_x exists");
+	return true;
+}
+
+/* A filter and a count keyed by a probe's field, on the probe's event. */
+static bool builtin_probes(void)
+{
+	char text[1024], key[48];
+	const char *f;
+
+	if (!kt_ctl("probe kt_fc count kt_fpr by ret if pid==-1") ||
+	    !kt_ctl("probe kt_ff filter kt_fp out==0x1"))	/* drops every record */
+		return false;
+	if (!call_and_check(4, "with built-in probes"))
+		return false;
+	probes_text(text, sizeof(text));
+	if (!kt_ctl("unprobe kt_fc") || !kt_ctl("unprobe kt_ff"))
+		return false;
+	fmt_snprintf(key, sizeof(key), "key %ld count 1\n", last_ret);
+	KT_ASSERT(strstr(text, "probe kt_fc count kt_fpr by ret if pid==-1\n"
+			 "  hits 1 ") &&
+		  strstr(text, key), "count: %s", text);
+	f = strstr(text, "probe kt_ff filter kt_fp ");
+	KT_ASSERT(f && strstr(f, "\n  hits 0\n"), "filter: %s", text);
+	return true;
+}
+
+static bool test_ttrace_fprobe(void)
+{
+	uint8_t orig[TEXT_BYTES], live[TEXT_BYTES];
+	const char *why;
+	int id, rid;
+
+	tester = current_kthread();
+	memcpy(orig, (void *)ns_clean, TEXT_BYTES);
+	if (!kt_ctl("fprobe add kt_fp ns_clean out=arg0:ptr path=arg1:str") ||
+	    !kt_ctl("fprobe add kt_fpr ns_clean%return"))
+		return false;
+	id = ttrace_event_id("kt_fp");
+	rid = ttrace_event_id("kt_fpr");
+	KT_ASSERT(id >= TTRACE_EV_FPROBE_FIRST && rid >= TTRACE_EV_FPROBE_FIRST,
+		  "ids %d %d", id, rid);
+	KT_ASSERT(*(uint8_t *)ns_clean == 0xe8, "site not live: %#x",
+		  *(uint8_t *)ns_clean);
+	KT_ASSERT(ttrace_probe_attach(id, catch_hit, &at_entry) == 0 &&
+		  ttrace_probe_attach(rid, catch_hit, &at_return) == 0, "attach");
+	memcpy(live, (void *)ns_clean, TEXT_BYTES);
+	if (!call_and_check(1, "alone"))
+		return false;
+	if (!refusals(live))
+		return false;
+	/* the graph on ns_clean alone (a probe on func_entry arms it too) */
+	KT_ASSERT(ttrace_funcs_control("ns_clean", 8, &why) == 0, "%s", why);
+	if (!kt_ctl("enable func"))
+		return false;
+	KT_ASSERT(ttrace_probe_attach(TTRACE_EV_FUNC_ENTRY, catch_hit,
+				      &at_func) == 0, "attach func_entry");
+	KT_ASSERT(!memcmp((void *)ns_clean, live, TEXT_BYTES),
+		  "graph on took the site from the probe");
+	if (!call_and_check(2, "graph on"))
+		return false;
+	ttrace_probe_detach(TTRACE_EV_FUNC_ENTRY, catch_hit, &at_func);
+	KT_ASSERT(at_func.hits >= 1, "graph on: no func_entry of ns_clean");
+	if (!kt_ctl("disable func"))
+		return false;
+	KT_ASSERT(!memcmp((void *)ns_clean, live, TEXT_BYTES),
+		  "graph off took the site from the probe");
+	if (!call_and_check(3, "graph off again"))
+		return false;
+	if (!builtin_probes())
+		return false;
+	ttrace_probe_detach(id, catch_hit, &at_entry);
+	ttrace_probe_detach(rid, catch_hit, &at_return);
+	if (!kt_ctl("enable func") || !kt_ctl("fprobe del kt_fp") ||
+	    !kt_ctl("fprobe del kt_fpr"))
+		return false;
+	KT_ASSERT(*(uint8_t *)ns_clean == 0xe8, "graph on: not its site");
+	if (!kt_ctl("disable func"))
+		return false;
+	KT_ASSERT(!memcmp((void *)ns_clean, orig, TEXT_BYTES),
+		  "the text is not restored");
+	KT_ASSERT(ttrace_funcs_control("*", 1, &why) == 0, "%s", why);
+	KT_ASSERT(ttrace_patch_consistent(), "sites disagree with the state");
+	return true;
+}
+
+KTEST_REG(ttrace_fprobe, test_ttrace_fprobe);
