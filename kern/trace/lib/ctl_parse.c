@@ -340,6 +340,21 @@ static const char *parse_mode(struct ttrace_ctl_cmd *cmd, char **tok,
 	return NULL;
 }
 
+/* crash panic|corrupt. */
+static const char *parse_crash(struct ttrace_ctl_cmd *cmd, char **tok,
+			       size_t ntok, const struct ttrace_meta_table *meta)
+{
+	(void)ntok, (void)meta;
+	if (!strcmp(tok[1], "panic"))
+		cmd->mode = TTRACE_CRASH_PANIC;
+	else if (!strcmp(tok[1], "corrupt"))
+		cmd->mode = TTRACE_CRASH_CORRUPT;
+	else
+		return ttrace_ctl_err(cmd, "crash: panic|corrupt, not '",
+				      tok[1], "'");
+	return NULL;
+}
+
 /* counters MS [all]. */
 static const char *parse_counters(struct ttrace_ctl_cmd *cmd, char **tok,
 				  size_t ntok, const struct ttrace_meta_table *meta)
@@ -429,6 +444,8 @@ static const struct ctl_cmdtab ctl_cmds[] = {
 	{ "bufsize", TTRACE_CTL_BUFSIZE, 1, 1, parse_bufsize, NULL, "KB",
 	  false },
 	{ "hang", TTRACE_CTL_HANG, 0, 0, parse_none, NULL, "", false },
+	{ "crash", TTRACE_CTL_CRASH, 1, 1, parse_crash, NULL,
+	  "panic|corrupt", false },
 	{ "counters", TTRACE_CTL_COUNTERS, 1, 2, parse_counters, NULL,
 	  "MS [all]", false },
 	/* the word counts of a probe depend on its kind: its parser's */
