@@ -25,21 +25,22 @@ class Session:
     """One boot with the shell; say() types a line and waits for a regex."""
 
     def __init__(self, smp, hostout=None, timeout=240, cmdline="",
-                 mem="512M", name=None, qmp=None):
+                 mem="512M", name=None, qmp=None, reboot=False):
         self.smp = smp
         self.name = name or "session-smp%d" % smp
         self.run = QemuRun(cmdline=cmdline, smp=smp, timeout=timeout,
-                           hostout=hostout, mem=mem, qmp=qmp)
+                           hostout=hostout, mem=mem, qmp=qmp, reboot=reboot)
 
     def say(self, line, want, timeout=60):
         self.run.expect(r"\$ ", timeout=timeout)
         self.run.send(line + "\r")
         return self.run.expect(want, timeout=timeout)
 
-    def finish(self, why):
+    def finish(self, why, want_panic=False):
         """Powers off a run that passed; a run that failed while the guest
         still runs gets a ^T dump (what each process sleeps on) after its
-        reason. Returns verdict()'s reason, "" if it passed."""
+        reason. Returns verdict()'s reason, "" if it passed (a panic on
+        the console fails it unless want_panic)."""
         if not why:
             try:
                 self.run.expect(r"\$ ", timeout=60)
@@ -58,7 +59,7 @@ class Session:
         os.makedirs(OUT, exist_ok=True)
         with open(os.path.join(OUT, self.name + ".log"), "w") as f:
             f.write(log)
-        return verdict(log, why)
+        return verdict(log, why, want_panic)
 
 
 def device_scenario(smp):
@@ -1289,6 +1290,69 @@ def pull_hung():
     return verdict(s.run.text, why)
 
 
+def lastboot_losses(verify_out, cpu):
+    """cpu's declared losses in `ttdecode verify` output, but for the
+    records its ring overwrote before the trace: [(first, end, reason)]."""
+    lead = leading_losses(verify_out).get(cpu)
+    out = []
+    for c, n, f, e, why in re.findall(
+            r"^cpu(\d+): lost (\d+) records \[(\d+), (\d+)\): (.+)$",
+            verify_out, re.M):
+        if int(c) == cpu and not (lead and why == "overwritten" and
+                                  int(n) == lead):
+            out.append((int(f), int(e), why))
+    return out
+
+
+def lastboot():
+    """The trace that survives a crash (docs/ttrace-device.md), one QEMU
+    run that may reboot once: the first boot is cold and has no last
+    boot's trace (lastboot empty); it spoils a slot of its ring (ctl
+    crash corrupt), writes a marker and panics on purpose with
+    ttrace.reboot_on_panic; the second boot finds that trace, and the
+    lastboot file pulled to the host verifies, holds the marker and
+    declares exactly the spoiled slot lost."""
+    os.makedirs(OUT, exist_ok=True)
+    out = os.path.join(OUT, "lastboot.ttr")
+    if os.path.exists(out):
+        os.remove(out)
+    s = Session(2, hostout=out, timeout=300, name="lastboot", reboot=True,
+                cmdline="ttrace.reboot_on_panic ttrace.crashtest " +
+                DEFAULT_EVENTS)
+    run = s.run
+    why = ""
+    try:
+        run.expect(r"ttrace: last boot: none kept: no header \(a cold boot")
+        s.say("ls -l /dev/ttrace/lastboot", r"\s0 /dev/ttrace/lastboot")
+        m = s.say("echo crash corrupt > /dev/ttrace/ctl",
+                  r"crash corrupt: cpu (\d+) slot (\d+) spoiled")
+        cpu, slot = int(m.group(1)), int(m.group(2))
+        s.say("echo last-words > /dev/ttrace/marker; "
+              "echo crash panic > /dev/ttrace/ctl",
+              r"panic: rebooting \(ttrace.reboot_on_panic\)")
+        size = run.expect(r"ttrace: last boot 1: its trace is "
+                          r"/dev/ttrace/lastboot \((\d+) bytes\)",
+                          timeout=120).group(1)
+        s.say("ls -l /dev/ttrace/lastboot",
+              r"\s%s /dev/ttrace/lastboot" % size.decode())
+        s.say("cat /dev/ttrace/lastboot > /dev/host/out; echo pulled=$?",
+              r"pulled=0")
+    except TimeoutError as e:
+        why = str(e)
+    why = s.finish(why, want_panic=True)    # the panic is the point
+    if not why:
+        why = verify_trace(out, 1, r"user_marker: last-words")
+    if not why:
+        got = lastboot_losses(ttdecode("verify", out).stdout, cpu)
+        if got != [(slot, slot + 1, "in flight")]:
+            why = "cpu%d: losses %s, want only the spoiled slot %d" % (
+                cpu, got, slot)
+    if not why and (run.text.count("panic on cpu") != 1 or
+                    run.text.count("ttrace kernel booting") != 2):
+        why = "not one panic and one reboot"
+    return why
+
+
 SEC_NAMES = {1: "VERSION", 2: "META", 3: "AUX", 5: "STATS", 6: "END",
              7: "RUNS", 8: "RUNS", 9: "TSC", 10: "RANGE"}
 
@@ -2064,6 +2128,7 @@ def run_all(res, only):
                      ("ttrace_filtered", filtered),
                      ("ttrace_stream", stream),
                      ("ttrace_pull_hung", pull_hung),
+                     ("ttrace_lastboot", lastboot),
                      ("ttrace_one_writer", one_writer),
                      ("ttrace_boot_profile", boot_profile),
                      ("ttrace_exports", exports),
