@@ -1328,7 +1328,7 @@ def lastboot():
                   r"crash corrupt: cpu (\d+) slot (\d+) spoiled")
         cpu, slot = int(m.group(1)), int(m.group(2))
         s.say("echo last-words > /dev/ttrace/marker; "
-              "echo crash panic > /dev/ttrace/ctl",
+              "echo crash > /dev/ttrace/ctl",
               r"panic: rebooting \(ttrace.reboot_on_panic\)")
         size = run.expect(r"ttrace: last boot 1: its trace is "
                           r"/dev/ttrace/lastboot \((\d+) bytes\)",

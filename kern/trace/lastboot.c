@@ -397,13 +397,13 @@ static const char *corrupt_slot(struct ttrace *t)
 	return NULL;
 }
 
-/* ctl crash panic|corrupt, refused without ttrace.crashtest. ctl mutex
- * held. */
+/* ctl crash (a panic) or crash corrupt, refused without
+ * ttrace.crashtest. ctl mutex held. */
 const char *ttrace_lastboot_crash(struct ttrace *t, uint32_t what)
 {
 	if (!cmdline_has(boot_cmdline, "ttrace.crashtest"))
 		return "crash: only with ttrace.crashtest on the command line";
 	if (what == TTRACE_CRASH_PANIC)
-		panic("ttrace: crash panic: a panic on purpose (ctl crash)");
+		panic("ttrace: ctl crash: on purpose (ttrace.crashtest)");
 	return corrupt_slot(t);
 }

@@ -38,7 +38,7 @@
  *				(TTRACE_CTL_MIN_KB..TTRACE_CTL_MAX_KB)
  *	hang			for testing `make pull`: stop every CPU
  *				for good, interrupts off (docs/pull.md)
- *	crash panic|corrupt	for testing the last boot's trace, with
+ *	crash [corrupt]		for testing the last boot's trace, with
  *				ttrace.crashtest on the command line only:
  *				panic, or spoil one slot of this CPU's ring
  *				(docs/ttrace-device.md)
