@@ -17,9 +17,8 @@
 #include "htest.h"
 
 #include <ttrace_lastboot.h>
-#include <ttrace_decode.h>
 
-#include "ttload.h"
+#include "httrace.h"
 
 #define NCPU		2
 #define NENT		64
@@ -173,34 +172,16 @@ static int next_boot(const char **why)
 	return ttrace_lastboot_build(&h, cb_copy, pool_copy, dumps, &pull, why);
 }
 
-struct membuf {
-	uint8_t *p;
-	size_t len, cap;
-};
-
-static int mem_out(void *arg, const void *buf, uint64_t len)
-{
-	struct membuf *m = arg;
-
-	if (m->len + len > m->cap) {
-		m->cap = (m->len + len) * 2;
-		m->p = realloc(m->p, m->cap);
-	}
-	memcpy(m->p + m->len, buf, len);
-	m->len += len;
-	return 0;
-}
-
 /* Writes the rebuilt trace and loads it into t; 0 or -1. */
 static int write_and_load(struct ttload *t)
 {
 	static struct ttrace_entry scratch[32];
 	struct ttrace_file_writer w;
-	struct membuf m = { 0 };
+	struct ht_membuf m = { 0 };
 	struct ttrace_file_error e;
 	int r;
 
-	ttrace_file_writer_init(&w, mem_out, &m);
+	ttrace_file_writer_init(&w, ht_mem_out, &m);
 	r = ttrace_image_write(&w, &pull.img, scratch, 32);
 	if (!r)
 		r = ttload_buffer(t, m.p, m.len, &e);
@@ -208,37 +189,13 @@ static int write_and_load(struct ttload *t)
 	return r;
 }
 
-static int count_lines(const struct ttload *t, uint32_t c, const char *want)
-{
-	struct ttrace_pair_iter it;
-	struct ttrace_event_view ev;
-	char line[512];
-	int hits = 0;
-
-	ttrace_pair_init(&it, t->cpus[c].sorted, t->cpus[c].nsorted);
-	while (ttrace_pair_next(&it, &ev)) {
-		ttrace_format_line(line, sizeof(line), &t->meta, &ev,
-				   ttrace_aux_resolve, (void *)&t->aux);
-		hits += strstr(line, want) != NULL;
-	}
-	return hits;
-}
-
 /* Every index of each CPU a record or a declared loss. */
 static int all_accounted(const struct ttload *t)
 {
-	struct ttrace_file_error e;
 	struct ttload_ring_check rc;
 
-	for (uint32_t c = 0; c < NCPU; c++) {
-		uint64_t lost = 0;
-
-		HT_CHECK(ttload_check_ring(t, c, &rc, &e) == 0);
-		for (uint32_t r = 0; r < TTRACE_LOSS_NREASONS; r++)
-			lost += t->cpus[c].lost[r];
-		HT_CHECK(t->cpus[c].slots + lost ==
-			 rc.end_index - rc.first_index);
-	}
+	for (uint32_t c = 0; c < NCPU; c++)
+		HT_CHECK(ht_all_accounted(t, c, &rc));
 	return 0;
 }
 
@@ -254,8 +211,8 @@ static int test_lastboot_intact(void)
 	HT_CHECK(all_accounted(&t) == 0);
 	HT_CHECK(t.cpus[0].slots == 20 && t.cpus[0].nlosses == 0);
 	HT_CHECK(t.cpus[1].slots == 5 && t.cpus[1].nlosses == 0);
-	HT_CHECK(count_lines(&t, 0, "user_marker: last-words") == 1);
-	HT_CHECK(count_lines(&t, 1, "user_marker: cpu1") == 5);
+	HT_CHECK(ht_count_lines(&t, 0, "user_marker: last-words") == 1);
+	HT_CHECK(ht_count_lines(&t, 1, "user_marker: cpu1") == 5);
 	ttload_free(&t);
 	return 0;
 }
@@ -276,7 +233,7 @@ static int test_lastboot_spoiled_slot(void)
 	HT_CHECK(t.cpus[0].losses[0].first == 7 &&
 		 t.cpus[0].losses[0].count == 1);
 	HT_CHECK(t.cpus[1].slots == 5 && t.cpus[1].nlosses == 0);
-	HT_CHECK(count_lines(&t, 0, "user_marker: last-words") == 1);
+	HT_CHECK(ht_count_lines(&t, 0, "user_marker: last-words") == 1);
 	ttload_free(&t);
 	return 0;
 }
