@@ -12,6 +12,11 @@
  * every event (ring heads, aux counters) is read by the host from the
  * descriptors the record points at.
  *
+ * The persistent area (lastboot.c) holds a second record of the same
+ * format, written by the same code (ttrace_root_end_of()) with each
+ * change of this one: its scalars and metadata are copies in the area,
+ * so that the next boot finds everything it names after a reset.
+ *
  * Also here: the ctl command `hang`, which stops every CPU for good with
  * interrupts off, so that `make test` can pull a trace from a guest that
  * truly cannot help.
