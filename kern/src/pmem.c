@@ -5,7 +5,9 @@
  * the Multiboot modules) is kept out of the allocator; boot_alloc() bumps
  * `boot_free` for the buddy metadata before the allocator exists. Every
  * available page above it goes to the buddy allocator, which is guarded by
- * one irqsave spinlock.
+ * one irqsave spinlock, but for the tracer's persistent area
+ * (ttrace_persist_range(): a trace kept across a warm reset), which
+ * pmem_boot_spares() found above all of that before the tracer took it.
  */
 #include <pmem.h>
 #include <buddy.h>
@@ -210,11 +212,12 @@ static uint64_t mmap_max_phys(const struct multiboot_info *mbi)
 	uintptr_t end = p + mbi->mmap_length;
 	uint64_t max = 0;
 
-	for (; p < end; p += ((const struct multiboot_mmap_entry *)p)->size + 4) {
+	while (p < end) {
 		const struct multiboot_mmap_entry *e = (const void *)p;
 
 		if (e->type == MB_MMAP_AVAILABLE && e->addr + e->len > max)
 			max = e->addr + e->len;
+		p += e->size + sizeof(e->size);
 	}
 	return max;
 }
@@ -231,17 +234,18 @@ bool pmem_boot_spares(const struct multiboot_info *mbi, uint64_t start,
 {
 	uintptr_t p = (uintptr_t)KADDR(mbi->mmap_addr);
 	uintptr_t stop = p + mbi->mmap_length;
-	uint64_t floor = MAX(PADDR(__bss_end), boot_modules_end) +
-			 boot_meta_bytes(mmap_max_phys(mbi) / PGSIZE);
 
-	if (!(mbi->flags & MB_INFO_MMAP) || start < floor || end <= start)
+	if (!(mbi->flags & MB_INFO_MMAP) || end <= start ||
+	    start < MAX(PADDR(__bss_end), boot_modules_end) +
+		    boot_meta_bytes(mmap_max_phys(mbi) / PGSIZE))
 		return false;
-	for (; p < stop; p += ((const struct multiboot_mmap_entry *)p)->size + 4) {
+	while (p < stop) {
 		const struct multiboot_mmap_entry *e = (const void *)p;
 
 		if (e->type == MB_MMAP_AVAILABLE && e->addr <= start &&
 		    end <= e->addr + e->len)
 			return true;
+		p += e->size + sizeof(e->size);
 	}
 	return false;
 }
@@ -266,8 +270,6 @@ static void scan_mmap(const struct multiboot_info *mbi)
 		printk(KERN_INFO "mem: %016lx-%016lx %s\n", e->addr,
 		       e->addr + e->len, e->type == MB_MMAP_AVAILABLE ?
 		       "available" : "reserved");
-		if (e->type == MB_MMAP_AVAILABLE && e->addr + e->len > max_phys)
-			max_phys = e->addr + e->len;
 		p += e->size + sizeof(e->size);
 	}
 }
@@ -301,6 +303,7 @@ void pmem_init(const struct multiboot_info *mbi)
 	if (!(mbi->flags & MB_INFO_MMAP))
 		panic("no Multiboot memory map");
 	scan_mmap(mbi);
+	max_phys = mmap_max_phys(mbi);
 	boot_free = MAX(PADDR(__bss_end), boot_modules_end);
 	size_t npages = max_phys / PGSIZE;
 	void *meta = boot_alloc(buddy_meta_size(npages), PGSIZE);
