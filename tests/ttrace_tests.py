@@ -1220,19 +1220,26 @@ def pull_trace(sock, out):
     return ""
 
 
-def qmp_quit(sock):
-    """Ends QEMU through its QMP socket (a hung guest cannot power off)."""
+def qmp_execute(sock, command):
+    """Runs a QMP command without arguments through QEMU's QMP socket and
+    reads until QEMU closes it or goes quiet for a moment."""
     try:
         with socket.socket(socket.AF_UNIX) as s:
             s.settimeout(30)
             s.connect(sock)
             s.recv(4096)
             s.sendall(b'{"execute": "qmp_capabilities"}\n'
-                      b'{"execute": "quit"}\n')
+                      b'{"execute": "%s"}\n' % command.encode())
+            s.settimeout(2)
             while s.recv(4096):
                 pass
     except OSError:
         pass
+
+
+def qmp_quit(sock):
+    """Ends QEMU through its QMP socket (a hung guest cannot power off)."""
+    qmp_execute(sock, "quit")
 
 
 def check_hang_ipis(text, ncpus):
@@ -1351,6 +1358,34 @@ def lastboot():
                     run.text.count("ttrace kernel booting") != 2):
         why = "not one panic and one reboot"
     return why
+
+
+def lastboot_reset():
+    """A reset the kernel does not see coming (QMP system_reset, as a
+    triple fault or a watchdog would): the next boot's lastboot, pulled
+    to the host, verifies and holds the marker written before it."""
+    os.makedirs(OUT, exist_ok=True)
+    out = os.path.join(OUT, "lastboot-reset.ttr")
+    sock = os.path.join(OUT, "lastboot-qmp.sock")
+    if os.path.exists(out):
+        os.remove(out)
+    s = Session(2, hostout=out, timeout=300, name="lastboot-reset",
+                reboot=True, cmdline=DEFAULT_EVENTS, qmp=sock)
+    why = ""
+    try:
+        s.say("echo reset-words > /dev/ttrace/marker; echo marked=$?",
+              r"marked=0")
+        qmp_execute(sock, "system_reset")
+        s.run.expect(r"ttrace: last boot 1: its trace is "
+                     r"/dev/ttrace/lastboot", timeout=120)
+        s.say("cat /dev/ttrace/lastboot > /dev/host/out; echo pulled=$?",
+              r"pulled=0")
+    except TimeoutError as e:
+        why = str(e)
+    why = s.finish(why)
+    if not why and s.run.text.count("ttrace kernel booting") != 2:
+        why = "not one reset"
+    return why or verify_trace(out, 1, r"user_marker: reset-words")
 
 
 SEC_NAMES = {1: "VERSION", 2: "META", 3: "AUX", 5: "STATS", 6: "END",
@@ -2129,6 +2164,7 @@ def run_all(res, only):
                      ("ttrace_stream", stream),
                      ("ttrace_pull_hung", pull_hung),
                      ("ttrace_lastboot", lastboot),
+                     ("ttrace_lastboot_reset", lastboot_reset),
                      ("ttrace_one_writer", one_writer),
                      ("ttrace_boot_profile", boot_profile),
                      ("ttrace_exports", exports),
