@@ -288,6 +288,15 @@ pull: $(BUILD)/tools/ttpull $(BUILD)/tools/ttdecode
 	$(BUILD)/tools/ttdecode verify $(BUILD)/pull.ttr | tail -3
 .PHONY: pull
 
+# --- the trace drained out of the guest's shared RAM as it runs ---------
+# No guest code runs for it (docs/pull.md, "The live drain").
+live: $(BUILD)/ttrace.iso $(BUILD)/tools/ttlive $(BUILD)/tools/ttdecode
+	SMP=$(SMP) NM=$(NM) $(PY) scripts/live -k $(BUILD)/kernel.elf \
+		-m $(BUILD)/live.mem -o $(BUILD)/live.ttr -- \
+		--iso $(BUILD)/ttrace.iso --interactive
+	$(BUILD)/tools/ttdecode verify $(BUILD)/live.ttr | tail -3
+.PHONY: live
+
 # --- benchmark: exact guest instruction counts and host-CPU cycles --------
 # scripts/bench.py says what each figure is; docs/benchmarks.md the rest.
 $(BUILD)/plugins/ttinsn.so: plugins/ttinsn.c kern/include/abi/insn_mark.h
@@ -295,7 +304,7 @@ $(BUILD)/plugins/ttinsn.so: plugins/ttinsn.c kern/include/abi/insn_mark.h
 	$(HOSTCC) -std=gnu11 -O2 -fPIC -shared $(WARN) -o $@ plugins/ttinsn.c
 bench: $(BUILD)/kernel.bin $(INITRAMFS) $(BUILD)/tools/ttbench \
 		$(BUILD)/tools/ttlttng $(BUILD)/plugins/ttinsn.so \
-		$(BUILD)/tools/ttdecode
+		$(BUILD)/tools/ttdecode $(BUILD)/tools/ttlive
 	$(PY) scripts/bench.py
 .PHONY: bench
 
@@ -345,6 +354,7 @@ help:
 	@echo "make bootprof   boot, save the trace at the shell prompt, print its boot profile ($(BUILD)/bootprof.svg, .json)"
 	@echo "make stream CMD='tracestress burst 60000'  stream the trace to $(BUILD)/stream.ttr while CMD runs"
 	@echo "make pull       while make run runs (or hangs): its trace out of guest memory to $(BUILD)/pull.ttr"
+	@echo "make live       make run, its trace drained out of guest RAM as it runs to $(BUILD)/live.ttr"
 	@echo "make soak       every load at once for SOAK=600 s at 4 CPUs, traces verified, pages back"
 	@echo "make fuzz       libFuzzer on the parsers for FUZZ=600 s in all (tests/fuzz/)"
 	@echo "make clean      remove $(BUILD)/"

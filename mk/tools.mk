@@ -115,3 +115,13 @@ $(BUILD)/tools/ttpull: $(call toolobj,tools/ttpull.c) $(TOOLS_LIB)
 	$(HOSTCC) $(TOOLS_CFLAGS) -o $@ $^
 
 TOOLS += $(BUILD)/tools/ttpull
+
+# The live drain (`make live`, docs/pull.md): a running guest's rings read
+# out of its RAM, shared by QEMU as a file, by the kernel's own reader.
+TTLIVE_SRCS	:= tools/live.c
+$(BUILD)/tools/ttlive: $(call toolobj,tools/ttlive.c $(TTLIVE_SRCS)) \
+		$(TOOLS_LIB)
+	$(HOSTCC) $(TOOLS_CFLAGS) -o $@ $^
+$(BUILD)/host/test_ttrace_live: $(call hostobj,$(TTLIVE_SRCS) $(TTLOAD_SRCS))
+
+TOOLS += $(BUILD)/tools/ttlive

@@ -14,6 +14,7 @@ one table on the terminal and the same figures in build/bench.json.
 Targets are here only, never in a timed test. docs/benchmarks.md explains
 what each figure shows and what it does not.
 """
+import importlib.machinery
 import json, os, re, shutil, subprocess, sys, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -52,15 +53,30 @@ def notrace_kernel(fentry=False):
     return build + "/kernel.bin"
 
 
-def plugin_run(kernel, cmdline, smp, name, prompt_poweroff=False):
-    """Boots kernel under the plugin; returns {mark: [counts]}."""
+def plugin_run(kernel, cmdline, smp, name, prompt_poweroff=False,
+               live=None):
+    """Boots kernel under the plugin; returns {mark: [counts]}. live: a
+    list that gets ttlive's summary line, ttlive draining the run's rings
+    out of its shared RAM (make live) all along."""
     out = os.path.join(B, "bench-marks-%s.txt" % name)
     cmd = ["sh", "scripts/qemu.sh", "--kernel", kernel, "--initrd", INITRD,
            "--cmdline", cmdline, "--timeout", "600",
            "--plugin", "%s,out=%s" % (PLUGIN, out)]
+    mem = os.path.join(B, "bench-live.mem")
+    if live is not None:
+        if os.path.exists(mem):
+            os.remove(mem)
+        cmd += ["--ram-file", mem]
     env = dict(os.environ, SMP=str(smp), MEM="512M")
     p = subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if live is not None:
+        pa, size = root_symbol()
+        drain = subprocess.Popen(
+            [os.path.join(B, "tools", "ttlive"), "-c", str(smp), "-w",
+             "600", "-p", str(p.pid), mem, hex(pa), str(size),
+             os.path.join(B, "bench-live.ttr")], stdout=subprocess.PIPE,
+            text=True)
     if prompt_poweroff:     # type poweroff once the first prompt is out
         buf = b""
         while b"$ " not in buf:
@@ -71,6 +87,9 @@ def plugin_run(kernel, cmdline, smp, name, prompt_poweroff=False):
         p.stdin.write(b"poweroff\n")
         p.stdin.flush()
     p.communicate(timeout=600)
+    if live is not None:
+        live.append(drain.communicate(timeout=120)[0].strip())
+        os.remove(mem)
     marks = {}
     for line in open(out):
         f = line.split()
@@ -78,6 +97,42 @@ def plugin_run(kernel, cmdline, smp, name, prompt_poweroff=False):
             marks.setdefault(int(f[1]), []).append(int(f[2]))
             marks.setdefault((int(f[1]), f[4]), []).append(int(f[2]))
     return marks
+
+
+def root_symbol():
+    """The root record's (physical address, size) in the kernel ELF."""
+    pull = importlib.machinery.SourceFileLoader(
+        "pull", os.path.join(ROOT, "scripts", "pull")).load_module()
+    return pull.root_symbol(os.path.join(B, "kernel.elf"),
+                            os.environ.get("NM", "nm"))
+
+
+def live_figures(kernel_y):
+    """The live drain's cost to the guest: insnbench's getpid loops (the
+    syscall group on: every call recorded) counted exactly with and
+    without ttlive reading the rings out of the guest's RAM all along
+    (make live), and what ttlive drained meanwhile: records, and records
+    per second of its own reading time."""
+    out = []
+    w = plugin_run(kernel_y, "init=/bin/insnbench %d" % N_GETPID, 1,
+                   "live-y", live=out)
+    wo = plugin_run(kernel_y, "init=/bin/insnbench %d" % N_GETPID, 1,
+                    "live-n")
+    m = re.search(r": (\d+) records, (\d+) lost .*: (\d+) records/s", out[0])
+    span = (min(k for k in w if isinstance(k, int)),
+            max(k for k in w if isinstance(k, int)))
+    return {
+        "live_getpid_on_insns": region(w, 32, N_GETPID),
+        "live_getpid_on_insns_without": region(wo, 32, N_GETPID),
+        "live_workload_insns": w[span[1]][0] - w[span[0]][0],
+        "live_workload_insns_without": wo[span[1]][0] - wo[span[0]][0],
+        "live_extra_insns": (w[span[1]][0] - w[span[0]][0]) -
+        (wo[span[1]][0] - wo[span[0]][0]),
+        "live_records": int(m.group(1)) if m else None,
+        "live_lost": int(m.group(2)) if m else None,
+        "live_records_per_s": int(m.group(3)) if m else None,
+        "live_summary": out[0],
+    }
 
 
 def region(marks, start, n):
@@ -373,6 +428,7 @@ def main():
     host = ttbench()
     hz = tsc_hz()
     guest, same = guest_figures(kernel_y, kernel_n, kernel_nf)
+    guest.update(live_figures(kernel_y))
     lt, lt_why = lttng()
     ft, ft_why = ftrace()
     cyc_ns = 1e9 / hz
@@ -405,6 +461,7 @@ def main():
         "enabled_insns_guest": ("<=", 28), "disabled_insns_guest": ("<=", 1),
         "func_site_off_insns_guest": ("<=", 1),
         "syscall_off_extra_insns": ("<=", 3), "boot_extra_insns_pct": ("<=", 0.5),
+        "live_extra_insns": ("<=", 0),
         "ratio_vs_lttng_ust": ("<=", 0.2), "ratio_vs_ftrace": ("<=", 0.1),
     }
     J["targets"] = {k: "%s %s" % v for k, v in targets.items()}
@@ -441,6 +498,10 @@ def print_table(J, host, lt, ft, cyc_ns):
         ("boot extra with ttrace, %", J["boot_extra_insns_pct"], "boot_extra_insns_pct"),
         ("boot kmain->prompt, TTRACE=n with the NOP sites", J["boot_insns_ttrace_n_fentry"], None),
         ("boot extra vs that, %", J["boot_extra_vs_fentry_pct"], None),
+        ("getpid, group on, live drain attached", J["live_getpid_on_insns"], None),
+        ("insnbench, with the live drain - without", J["live_extra_insns"], "live_extra_insns"),
+        ("live drain: records drained (lost)", "%s (%s)" % (J["live_records"], J["live_lost"]), None),
+        ("live drain: records/s while reading", J["live_records_per_s"], None),
         ("host TSC cycles (min / median / max)", None, None),
     ]
     print("make bench: %s" % ("instruction counts identical on two runs"

@@ -2,7 +2,8 @@
 # Boots the kernel in qemu-system-x86_64; the one place QEMU's flags live.
 #   qemu.sh --iso FILE | --kernel FILE [--cmdline STR] [--initrd FILE]
 #           [--interactive] [--gdb] [--timeout SEC] [--hostout FILE]
-#           [--plugin SO,ARGS] [--qmp SOCKET] [--reboot] [-- EXTRA QEMU ARGS]
+#           [--plugin SO,ARGS] [--qmp SOCKET] [--ram-file FILE] [--reboot]
+#           [-- EXTRA QEMU ARGS]
 # --plugin SO,ARGS: load a TCG plugin (make bench's plugins/ttinsn.so)
 # under deterministic TCG: one thread, -icount shift=0,sleep=off, so guest
 # instruction counts are identical run to run.
@@ -10,6 +11,9 @@
 # (through an ivshmem window, cut out when QEMU exits).
 # --qmp SOCKET: QEMU's QMP monitor on a unix socket, through which
 # scripts/pull (make pull) dumps the trace out of guest memory.
+# --ram-file FILE: the guest's RAM in FILE, shared with the host (a
+# memory-backend-file with share=on), which tools/ttlive reads while the
+# guest runs (make live); FILE is made afresh and left when QEMU exits.
 # --reboot: a reset (a panic with ttrace.reboot_on_panic) boots again, memory
 # kept, instead of ending QEMU (-no-reboot, the default): the last boot's
 # trace test (docs/ttrace-device.md).
@@ -20,7 +24,7 @@
 # run with a status; --timeout bounds every non-interactive run.
 set -e
 SMP=${SMP:-4} MEM=${MEM:-512M}
-boot="" print_accel="" hostout="" plugin="" qmp="" cmdline="" initrd="" interactive=0 gdb=0 timeout=""
+boot="" print_accel="" hostout="" plugin="" qmp="" ramfile="" cmdline="" initrd="" interactive=0 gdb=0 timeout=""
 noreboot=-no-reboot
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -35,6 +39,7 @@ while [ $# -gt 0 ]; do
 	--hostout) hostout=$2; shift ;;
 	--plugin) plugin=$2; shift ;;
 	--qmp) qmp=$2; shift ;;
+	--ram-file) ramfile=$2; shift ;;
 	--reboot) noreboot="" ;;
 	--) shift; break ;;
 	*) echo "qemu.sh: unknown option $1" >&2; exit 2 ;;
@@ -74,6 +79,11 @@ case $boot in -kernel*) [ -n "$cmdline" ] && set -- "$@" -append "$cmdline" ;; e
 if [ -n "$qmp" ]; then
 	rm -f "$qmp"
 	set -- "$@" -qmp "unix:$qmp,server=on,wait=off"
+fi
+if [ -n "$ramfile" ]; then
+	rm -f "$ramfile"
+	set -- "$@" -object memory-backend-file,id=ttram,size="$MEM",mem-path="$ramfile",share=on \
+		-machine memory-backend=ttram
 fi
 # The host channel (/dev/host/out in the guest): an ivshmem window onto a
 # 128 MiB file, cut into $hostout when QEMU exits (scripts/hostout.py).

@@ -220,9 +220,15 @@ static bool rings_init(struct ttrace *t)
 	cmdline_get_u64(boot_cmdline, "ttrace.bufsize", &kb);
 	t->ring_order = ttrace_order_for(kb * 1024);
 	t->rings[0].mode = TRACE_RING_OVERWRITE;
-	if (!ring_alloc(t, 0))
+	/* CPU 0's descriptor, named by the root record since early init,
+	 * moves off its sink: bracketed, so a host reading meanwhile (make
+	 * live) sees the record changing, not a torn descriptor */
+	ttrace_root_begin();
+	if (!ring_alloc(t, 0)) {
+		ttrace_root_end(t);
 		return false;
-	ttrace_root_update(t);
+	}
+	ttrace_root_end(t);
 	ttrace_early_adopt(t);
 	return true;
 }

@@ -83,6 +83,11 @@ static uint64_t module_va_used[MODULE_SPACE_WORDS(MODULE_VA_PAGES)];
 static struct module_space module_va = {	/* module mutex */
 	MODULE_VA_PAGES, module_va_used
 };
+/* What the loaded modules hold (module mutex): pages of the allocator
+ * (each module's block, 2^order) and pages of the module area. A leak
+ * check compares these, which no other user of the page allocator moves
+ * (as vm.c's count does for processes). */
+static size_t held_pages, area_pages;
 
 /* TLB shootdowns: tlb_gen counts them (written under the module mutex),
  * tlb_seen[c] is the last one CPU c has flushed for. */
@@ -219,6 +224,8 @@ static const char *place(struct module *m, const struct module_layout *l)
 	}
 	memset(m->mem, 0, pages * PGSIZE);
 	m->va = MODULE_VA_BASE + (uint64_t)first * PGSIZE;
+	held_pages += (size_t)1 << m->order;
+	area_pages += pages;
 	return NULL;
 }
 
@@ -233,6 +240,8 @@ static void unplace(struct module *m)
 	tlb_shootdown();
 	free_cont_pages(m->mem, m->order);
 	module_space_free(&module_va, (m->va - MODULE_VA_BASE) / PGSIZE, pages);
+	held_pages -= (size_t)1 << m->order;
+	area_pages -= pages;
 }
 
 /* Maps m's regions at m->va (on failure unplace() unmaps what it did). */
@@ -369,8 +378,8 @@ const char *module_control(bool remove, const char *word)
 }
 
 /* The loaded modules as text, appended to s: "module NAME at ADDR" and
- * what each one's probe_report() writes (snprintf's rules). Process
- * context. */
+ * what each one's probe_report() writes (snprintf's rules), then the
+ * pages all of them hold. Process context. */
 void module_text(struct seqbuf *s)
 {
 	char *dst;
@@ -384,5 +393,7 @@ void module_text(struct seqbuf *s)
 			seqbuf_commit(s, m->report(dst, room));
 		}
 	}
+	seqbuf_printf(s, "modules hold %zu pages, %zu of the module area\n",
+		      held_pages, area_pages);
 	module_exit();
 }

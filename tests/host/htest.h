@@ -21,6 +21,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct ht_test {
@@ -55,6 +56,28 @@ static inline uint64_t ht_rand(uint64_t *state)
 /* Runs every test in the table (ended by a NULL fn) whose name contains
  * argv[1], or all if there is no argv[1]; returns 0 when all passed, 1
  * otherwise, so it can be main's return value. */
+/* A growing byte buffer and a writer callback appending to it (a trace
+ * file written in memory); the test frees p. */
+struct ht_membuf {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+static inline int ht_mem_out(void *arg, const void *buf, uint64_t len)
+{
+	struct ht_membuf *m = arg;
+
+	if (m->len + len > m->cap) {
+		m->cap = (m->len + len) * 2;
+		m->p = realloc(m->p, m->cap);
+		if (!m->p)
+			return -1;
+	}
+	memcpy(m->p + m->len, buf, len);
+	m->len += len;
+	return 0;
+}
+
 static inline int ht_main(const struct ht_test *tests, int argc, char **argv)
 {
 	const char *only = argc > 1 ? argv[1] : NULL;

@@ -1,43 +1,38 @@
 /*
- * httrace.h: what the host tests that write a trace file from rings in
- * memory and load it back share (test_ttrace_pull.c,
- * test_ttrace_lastboot.c): a growing buffer the writer fills, and a count
- * of one CPU's formatted lines that contain a string, and the check that
- * every index of a CPU's ring is a record or a declared loss.
+ * httrace.h: what the host tests that load back a trace file they wrote
+ * from rings in memory share (test_ttrace_pull.c, test_ttrace_lastboot.c;
+ * the writer's buffer, ht_membuf, is htest.h's; test_ttrace_live.c uses
+ * the first): the metadata of a trace of user markers, a count of one
+ * CPU's formatted lines that contain a string, and the check that every
+ * index of a CPU's ring is a record or a declared loss.
  *
- *	struct ht_membuf m = { 0 };
- *	ttrace_file_writer_init(&w, ht_mem_out, &m);
- *	... ttload_buffer(&t, m.p, m.len, &e) ...
+ *	n = ttrace_meta_serialise(&ht_marker_table, meta, sizeof(meta));
  *	HT_CHECK(ht_count_lines(&t, 0, "user_marker: x") == 1);
+ *	HT_CHECK(ht_all_accounted(&t, 0, &rc));
  */
 #ifndef HTTRACE_H
 #define HTTRACE_H
 
-#include <stdlib.h>
 #include <string.h>
 
 #include <ttrace_decode.h>
 
 #include "ttload.h"
 
-struct ht_membuf {
-	uint8_t *p;
-	size_t len, cap;
+/* The metadata of a trace of user markers only (ttrace_meta_serialise()
+ * it into the guest's META region). */
+static const struct ttrace_arg_meta ht_marker_args[] = {
+	{ "marker", TTRACE_ARG_STR, TTRACE_AUX_USER_MARKER },
 };
-
-/* A trace-file writer's output function: appends to the ht_membuf. */
-static inline int ht_mem_out(void *arg, const void *buf, uint64_t len)
-{
-	struct ht_membuf *m = arg;
-
-	if (m->len + len > m->cap) {
-		m->cap = (m->len + len) * 2;
-		m->p = realloc(m->p, m->cap);
-	}
-	memcpy(m->p + m->len, buf, len);
-	m->len += len;
-	return 0;
-}
+static const struct ttrace_event_meta ht_marker_events[] = {
+	{ "user_marker", "%s", ht_marker_args, 0, 0, 1, 1 },
+};
+static const struct ttrace_group_meta ht_marker_groups[] = {
+	{ "user", 0, 1 },
+};
+static const struct ttrace_meta_table ht_marker_table = {
+	ht_marker_events, ht_marker_groups, 1, 1,
+};
 
 /* Formats cpu c's events; returns how many lines contain want. */
 static inline int ht_count_lines(const struct ttload *t, uint32_t c,

@@ -29,15 +29,6 @@
 #define AREA_SIZE	(TTRACE_LASTBOOT_HDR_BYTES + 2 * CB_SIZE + 65536)
 #define SLOT		1		/* the block the trace is in */
 
-static const struct ttrace_arg_meta a_marker[] = {
-	{ "marker", TTRACE_ARG_STR, TTRACE_AUX_USER_MARKER },
-};
-static const struct ttrace_event_meta events[] = {
-	{ "user_marker", "%s", a_marker, 0, 0, 1, 1 },
-};
-static const struct ttrace_group_meta groups[] = { { "user", 0, 1 } };
-static const struct ttrace_meta_table table = { events, groups, 1, 1 };
-
 /* A control block as the kernel's: the root record first. */
 struct cb {
 	struct ttrace_root root;
@@ -89,7 +80,7 @@ static void publish(void)
 		.max_regions = NREG, .ring_desc_size = sizeof(struct trace_ring),
 		.aux_desc_size = sizeof(struct ttrace_aux), .event_count = 1 };
 	add(TTRACE_ROOT_META, 0, cb->meta,
-	    ttrace_meta_serialise(&table, cb->meta, sizeof(cb->meta)));
+	    ttrace_meta_serialise(&ht_marker_table, cb->meta, sizeof(cb->meta)));
 	add(TTRACE_ROOT_NUM_CPUS, 0, &cb->num_cpus, 4);
 	add(TTRACE_ROOT_TSC_HZ, 0, &cb->tsc_hz, 8);
 	add(TTRACE_ROOT_TSC_BOOT, 0, &cb->tsc_boot, 8);
