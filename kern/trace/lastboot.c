@@ -52,7 +52,8 @@
 
 #define AREA_PADDR	((uint64_t)CONFIG_TTRACE_LASTBOOT_PADDR)
 #define AREA_BYTES	((uint64_t)CONFIG_TTRACE_LASTBOOT_KB * 1024)
-#define META_MAX	(128 * 1024)	/* room for the metadata's copy */
+#define META_MAX	(16 * 1024)	/* room for the metadata's copy (2 KiB
+					   today: 30 events) */
 #define SCRATCH_ORDER	2		/* the writer's entries: 16 KiB */
 
 /* One control block: the root record first (where
@@ -149,7 +150,7 @@ struct ttrace *ttrace_lastboot_claim(struct ttrace *fallback)
 	}
 	lb.cb = KADDR(AREA_PADDR + TTRACE_LASTBOOT_HDR_BYTES +
 		      lb.slot * CB_BYTES);
-	memset(lb.cb, 0, sizeof(*lb.cb));
+	memset(lb.cb, 0, offsetof(struct lastboot_cb, meta));	/* meta: copied */
 	cb_init(lb.cb);
 	lb.pool = KADDR(AREA_PADDR + TTRACE_LASTBOOT_HDR_BYTES + 2 * CB_BYTES);
 	lb.pool_size = AREA_BYTES - TTRACE_LASTBOOT_HDR_BYTES - 2 * CB_BYTES;
@@ -205,8 +206,10 @@ void ttrace_boot_done(void)
 }
 
 /* 2^order pages for t's rings or aux: from the pool for ttrace_main once
- * it owns the area (zeroed: no slot of the previous boot may pass for
- * one of this boot's), else from the page allocator. */
+ * it owns the area, else from the page allocator. Not cleared, as the
+ * allocator's are not: trace_ring_init() marks every slot unwritten, so
+ * no slot of the previous boot (same indices, same seq) passes for one
+ * of this boot's, and aux readers see only bytes written first. */
 void *ttrace_mem_alloc(struct ttrace *t, unsigned order)
 {
 	uint64_t bytes = (uint64_t)PGSIZE << order, used;
@@ -217,7 +220,6 @@ void *ttrace_mem_alloc(struct ttrace *t, unsigned order)
 		return get_cont_pages(order, 0);
 	used = lb.hdr->pool_used;
 	mem = lb.pool + used;
-	memset(mem, 0, bytes);
 	hdr_write(lb.hdr->slot, used + bytes, lb.hdr->boot_id);
 	return mem;
 }
