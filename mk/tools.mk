@@ -86,6 +86,7 @@ $(BUILD)/host/test_ttexport: $(call hostobj,$(TTLOAD_SRCS) $(TTMODEL_SRCS) \
 		tools/export/ttexport.c tools/export/ttuftrace.c \
 		tools/export/ttctf.c)
 $(BUILD)/host/test_ttrace_pull: $(call hostobj,$(TTLOAD_SRCS))
+$(BUILD)/host/test_ttrace_lastboot: $(call hostobj,$(TTLOAD_SRCS))
 
 # The host half of `make bench`: the kernel's fast-path code timed on this
 # CPU (tools/ttbench.c explains why). Its own copies of the two files it

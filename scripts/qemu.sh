@@ -2,7 +2,7 @@
 # Boots the kernel in qemu-system-x86_64; the one place QEMU's flags live.
 #   qemu.sh --iso FILE | --kernel FILE [--cmdline STR] [--initrd FILE]
 #           [--interactive] [--gdb] [--timeout SEC] [--hostout FILE]
-#           [--plugin SO,ARGS] [--qmp SOCKET] [--ram-file FILE]
+#           [--plugin SO,ARGS] [--qmp SOCKET] [--ram-file FILE] [--reboot]
 #           [-- EXTRA QEMU ARGS]
 # --plugin SO,ARGS: load a TCG plugin (make bench's plugins/ttinsn.so)
 # under deterministic TCG: one thread, -icount shift=0,sleep=off, so guest
@@ -14,6 +14,9 @@
 # --ram-file FILE: the guest's RAM in FILE, shared with the host (a
 # memory-backend-file with share=on), which tools/ttlive reads while the
 # guest runs (make live); FILE is made afresh and left when QEMU exits.
+# --reboot: a reset (a panic with ttrace.reboot_on_panic) boots again, memory
+# kept, instead of ending QEMU (-no-reboot, the default): the last boot's
+# trace test (docs/ttrace-device.md).
 #   qemu.sh --print-accel     prints kvm or tcg: what a run would use
 # Environment: SMP (default 4), MEM (default 512M), ACCEL=kvm|tcg (default:
 # kvm when /dev/kvm is usable, else tcg).
@@ -22,6 +25,7 @@
 set -e
 SMP=${SMP:-4} MEM=${MEM:-512M}
 boot="" print_accel="" hostout="" plugin="" qmp="" ramfile="" cmdline="" initrd="" interactive=0 gdb=0 timeout=""
+noreboot=-no-reboot
 while [ $# -gt 0 ]; do
 	case $1 in
 	--iso) boot="-cdrom $2"; shift ;;
@@ -36,6 +40,7 @@ while [ $# -gt 0 ]; do
 	--plugin) plugin=$2; shift ;;
 	--qmp) qmp=$2; shift ;;
 	--ram-file) ramfile=$2; shift ;;
+	--reboot) noreboot="" ;;
 	--) shift; break ;;
 	*) echo "qemu.sh: unknown option $1" >&2; exit 2 ;;
 	esac
@@ -66,7 +71,7 @@ elif [ "$ACCEL" = kvm ]; then
 else
 	cpu="-accel tcg,thread=multi -cpu max"
 fi
-set -- $cpu -smp "$SMP" -m "$MEM" -display none -no-reboot \
+set -- $cpu -smp "$SMP" -m "$MEM" -display none $noreboot \
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04 "$@"
 case $boot in -kernel*) [ -n "$cmdline" ] && set -- "$@" -append "$cmdline" ;; esac
 [ -n "$initrd" ] && set -- "$@" -initrd "$initrd"

@@ -33,7 +33,7 @@ DEFAULT_EVENTS = "ttrace.mask=default"
 class QemuRun:
     def __init__(self, cmdline="", smp=4, mem="512M", accel=None, timeout=120,
                  iso=None, initrd=None, extra=(), hostout=None, kernel=None,
-                 qmp=None, ramfile=None):
+                 qmp=None, ramfile=None, reboot=False):
         env = dict(os.environ, SMP=str(smp), MEM=mem)
         if accel:
             env["ACCEL"] = accel
@@ -54,6 +54,8 @@ class QemuRun:
             args += ["--qmp", qmp]
         if ramfile:     # the guest's RAM shared with the host (make live)
             args += ["--ram-file", ramfile]
+        if reboot:      # a reset boots again (qemu.sh --reboot)
+            args += ["--reboot"]
         if extra:
             args += ["--"] + list(extra)
         self.deadline = time.monotonic() + timeout

@@ -26,22 +26,24 @@ class Session:
     """One boot with the shell; say() types a line and waits for a regex."""
 
     def __init__(self, smp, hostout=None, timeout=240, cmdline="",
-                 mem="512M", name=None, qmp=None, ramfile=None):
+                 mem="512M", name=None, qmp=None, ramfile=None,
+                 reboot=False):
         self.smp = smp
         self.name = name or "session-smp%d" % smp
         self.run = QemuRun(cmdline=cmdline, smp=smp, timeout=timeout,
                            hostout=hostout, mem=mem, qmp=qmp,
-                           ramfile=ramfile)
+                           ramfile=ramfile, reboot=reboot)
 
     def say(self, line, want, timeout=60):
         self.run.expect(r"\$ ", timeout=timeout)
         self.run.send(line + "\r")
         return self.run.expect(want, timeout=timeout)
 
-    def finish(self, why):
+    def finish(self, why, want_panic=False):
         """Powers off a run that passed; a run that failed while the guest
         still runs gets a ^T dump (what each process sleeps on) after its
-        reason. Returns verdict()'s reason, "" if it passed."""
+        reason. Returns verdict()'s reason, "" if it passed (a panic on
+        the console fails it unless want_panic)."""
         if not why:
             try:
                 self.run.expect(r"\$ ", timeout=60)
@@ -60,7 +62,7 @@ class Session:
         os.makedirs(OUT, exist_ok=True)
         with open(os.path.join(OUT, self.name + ".log"), "w") as f:
             f.write(log)
-        return verdict(log, why)
+        return verdict(log, why, want_panic)
 
 
 def device_scenario(smp):
@@ -1225,19 +1227,26 @@ def pull_trace(sock, out):
     return ""
 
 
-def qmp_quit(sock):
-    """Ends QEMU through its QMP socket (a hung guest cannot power off)."""
+def qmp_execute(sock, command):
+    """Runs a QMP command without arguments through QEMU's QMP socket and
+    reads until QEMU closes it or goes quiet for a moment."""
     try:
         with socket.socket(socket.AF_UNIX) as s:
             s.settimeout(30)
             s.connect(sock)
             s.recv(4096)
             s.sendall(b'{"execute": "qmp_capabilities"}\n'
-                      b'{"execute": "quit"}\n')
+                      b'{"execute": "%s"}\n' % command.encode())
+            s.settimeout(2)
             while s.recv(4096):
                 pass
     except OSError:
         pass
+
+
+def qmp_quit(sock):
+    """Ends QEMU through its QMP socket (a hung guest cannot power off)."""
+    qmp_execute(sock, "quit")
 
 
 def check_hang_ipis(text, ncpus):
@@ -1293,6 +1302,97 @@ def pull_hung():
     with open(os.path.join(OUT, "pull.log"), "w") as f:
         f.write(s.run.text)
     return verdict(s.run.text, why)
+
+
+def lastboot_losses(verify_out, cpu):
+    """cpu's declared losses in `ttdecode verify` output, but for the
+    records its ring overwrote before the trace: [(first, end, reason)]."""
+    lead = leading_losses(verify_out).get(cpu)
+    out = []
+    for c, n, f, e, why in re.findall(
+            r"^cpu(\d+): lost (\d+) records \[(\d+), (\d+)\): (.+)$",
+            verify_out, re.M):
+        if int(c) == cpu and not (lead and why == "overwritten" and
+                                  int(n) == lead):
+            out.append((int(f), int(e), why))
+    return out
+
+
+def lastboot():
+    """The trace that survives a crash (docs/ttrace-device.md), one QEMU
+    run that may reboot once: the first boot is cold and has no last
+    boot's trace (lastboot empty); it spoils a slot of its ring (ctl
+    crash corrupt), writes a marker and panics on purpose with
+    ttrace.reboot_on_panic; the second boot finds that trace, and the
+    lastboot file pulled to the host verifies, holds the marker and
+    declares exactly the spoiled slot lost."""
+    os.makedirs(OUT, exist_ok=True)
+    out = os.path.join(OUT, "lastboot.ttr")
+    if os.path.exists(out):
+        os.remove(out)
+    s = Session(2, hostout=out, timeout=300, name="lastboot", reboot=True,
+                cmdline="ttrace.reboot_on_panic ttrace.crashtest " +
+                DEFAULT_EVENTS)
+    run = s.run
+    why = ""
+    try:
+        run.expect(r"ttrace: last boot: none kept: no header \(a cold boot")
+        s.say("ls -l /dev/ttrace/lastboot", r"\s0 /dev/ttrace/lastboot")
+        m = s.say("echo crash corrupt > /dev/ttrace/ctl",
+                  r"crash corrupt: cpu (\d+) slot (\d+) spoiled")
+        cpu, slot = int(m.group(1)), int(m.group(2))
+        s.say("echo last-words > /dev/ttrace/marker; "
+              "echo crash > /dev/ttrace/ctl",
+              r"panic: rebooting \(ttrace.reboot_on_panic\)")
+        size = run.expect(r"ttrace: last boot 1: its trace is "
+                          r"/dev/ttrace/lastboot \((\d+) bytes\)",
+                          timeout=120).group(1)
+        s.say("ls -l /dev/ttrace/lastboot",
+              r"\s%s /dev/ttrace/lastboot" % size.decode())
+        s.say("cat /dev/ttrace/lastboot > /dev/host/out; echo pulled=$?",
+              r"pulled=0")
+    except TimeoutError as e:
+        why = str(e)
+    why = s.finish(why, want_panic=True)    # the panic is the point
+    if not why:
+        why = verify_trace(out, 1, r"user_marker: last-words")
+    if not why:
+        got = lastboot_losses(ttdecode("verify", out).stdout, cpu)
+        if got != [(slot, slot + 1, "in flight")]:
+            why = "cpu%d: losses %s, want only the spoiled slot %d" % (
+                cpu, got, slot)
+    if not why and (run.text.count("panic on cpu") != 1 or
+                    run.text.count("ttrace kernel booting") != 2):
+        why = "not one panic and one reboot"
+    return why
+
+
+def lastboot_reset():
+    """A reset the kernel does not see coming (QMP system_reset, as a
+    triple fault or a watchdog would): the next boot's lastboot, pulled
+    to the host, verifies and holds the marker written before it."""
+    os.makedirs(OUT, exist_ok=True)
+    out = os.path.join(OUT, "lastboot-reset.ttr")
+    sock = os.path.join(OUT, "lastboot-qmp.sock")
+    if os.path.exists(out):
+        os.remove(out)
+    s = Session(2, hostout=out, timeout=300, name="lastboot-reset",
+                reboot=True, cmdline=DEFAULT_EVENTS, qmp=sock)
+    why = ""
+    try:
+        s.say("echo reset-words > /dev/ttrace/marker; echo marked=$?",
+              r"marked=0")
+        qmp_execute(sock, "system_reset")
+        s.run.expect(r"ttrace: last boot 1: its trace is "
+                     r"/dev/ttrace/lastboot", timeout=120)
+        s.say("cat /dev/ttrace/lastboot > /dev/host/out; echo pulled=$?",
+              r"pulled=0")
+    except TimeoutError as e:
+        why = str(e)
+    why = s.finish(why)
+    if not why and s.run.text.count("ttrace kernel booting") != 2:
+        why = "not one reset"
+    return why or verify_trace(out, 1, r"user_marker: reset-words")
 
 
 def records_by_index(path):
@@ -2263,6 +2363,8 @@ def run_all(res, only):
                      ("ttrace_filtered", filtered),
                      ("ttrace_stream", stream),
                      ("ttrace_pull_hung", pull_hung),
+                     ("ttrace_lastboot", lastboot),
+                     ("ttrace_lastboot_reset", lastboot_reset),
                      ("ttrace_live", live),
                      ("ttrace_one_writer", one_writer),
                      ("ttrace_boot_profile", boot_profile),

@@ -1,7 +1,8 @@
 /*
  * Physical memory: a buddy allocator (kern/lib/buddy.c) over every page the
  * Multiboot memory map calls available, minus the kernel image, the boot
- * modules and the allocator's own metadata.
+ * modules, the allocator's own metadata and the tracer's persistent area
+ * (ttrace_persist_range(), which pmem_boot_spares() vouched for).
  *
  *	void *p = get_cont_pages(2, 0);		// 4 contiguous pages
  *	free_cont_pages(p, 2);
@@ -31,6 +32,8 @@ size_t pmem_nr_free_pages(void);
 size_t pmem_nr_total_pages(void);
 uint64_t pmem_max_phys(void);
 void *boot_alloc(size_t size, size_t align);
+bool pmem_boot_spares(const struct multiboot_info *mbi, uint64_t start,
+		      uint64_t end);
 #ifdef CONFIG_KMEM_DEBUG
 void pmem_window_init(void);
 void *pmem_get_guarded(unsigned order);

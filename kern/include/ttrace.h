@@ -77,7 +77,11 @@ struct ttrace_trap_saved {
 void ttrace_early_init(void);
 void ttrace_init(void);
 void ttrace_cpu_up(uint32_t cpu);
+void ttrace_boot_done(void);
 void ttrace_panic_dump(void);
+/* The persistent area (kern/trace/lastboot.c): the physical range the
+ * page allocator must leave alone; false (nothing set) when none. */
+bool ttrace_persist_range(uint64_t *start, uint64_t *end);
 void ttrace_print_boot_profile(void);
 void ttrace_bench(void);
 /* Names a thing in aux (tag, ident): what records refer to by number. */
@@ -159,6 +163,12 @@ static inline void ttrace_aux_string(unsigned tag, uint64_t ident,
 	(void)tag, (void)ident, (void)str;
 }
 static inline void ttrace_panic_dump(void) {}
+static inline void ttrace_boot_done(void) {}
+static inline bool ttrace_persist_range(uint64_t *start, uint64_t *end)
+{
+	(void)start, (void)end;
+	return false;
+}
 static inline void ttrace_ctx_set(struct per_cpu_info *pcpui, unsigned kind,
 				  uint64_t ctx)
 {

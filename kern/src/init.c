@@ -258,13 +258,13 @@ __noreturn void kmain(uint32_t magic, uint32_t mbi_pa)
 	INSN_MARK(INSN_MARK_BOOT);	/* make bench: boot starts */
 	tsc_at_boot = arch_read_tsc();
 	bsp_cpu_init();
+	take_multiboot(magic, mbi_pa);	/* the tracer's persistent area */
 	ttrace_early_init();
 	/* the two phases before anything could be recorded, at their TSCs */
 	ttrace_boot_phase_at(BOOT_PHASE_ENTRY, boot_entry_tsc, 0);
 	ttrace_boot_phase_at(BOOT_PHASE_KMAIN, tsc_at_boot, 0);
 	sched_init_cpu();
 	uart_init();
-	take_multiboot(magic, mbi_pa);
 	cmdline_settings();
 	printk(KERN_INFO "ttrace kernel booting; command line: '%s'\n",
 	       boot_cmdline);
@@ -282,6 +282,7 @@ __noreturn void kmain(uint32_t magic, uint32_t mbi_pa)
 	interrupts_init();
 	ttrace_boot_phase(BOOT_PHASE_SMP, 0);
 	smp_boot();
+	ttrace_boot_done();
 	lapic_timer_start();
 	arch_irq_enable();
 	uart_enable_irq();

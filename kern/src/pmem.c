@@ -5,7 +5,9 @@
  * the Multiboot modules) is kept out of the allocator; boot_alloc() bumps
  * `boot_free` for the buddy metadata before the allocator exists. Every
  * available page above it goes to the buddy allocator, which is guarded by
- * one irqsave spinlock.
+ * one irqsave spinlock, but for the tracer's persistent area
+ * (ttrace_persist_range(): a trace kept across a warm reset), which
+ * pmem_boot_spares() found above all of that before the tracer took it.
  */
 #include <pmem.h>
 #include <buddy.h>
@@ -191,6 +193,72 @@ void *boot_alloc(size_t size, size_t align)
 	return p;
 }
 
+/* Bytes pmem_init() takes with boot_alloc() for a machine of npages
+ * pages, alignment included: the buddy's metadata and the poison bitmap. */
+static size_t boot_meta_bytes(size_t npages)
+{
+	size_t poison = 0;
+
+#ifdef CONFIG_KMEM_DEBUG
+	poison = ROUNDUP(npages, 64) / 8 + 8;
+#endif
+	return PGSIZE + buddy_meta_size(npages) + poison;
+}
+
+/* The end of the memory map's available memory (no printing). */
+static uint64_t mmap_max_phys(const struct multiboot_info *mbi)
+{
+	uintptr_t p = (uintptr_t)KADDR(mbi->mmap_addr);
+	uintptr_t end = p + mbi->mmap_length;
+	uint64_t max = 0;
+
+	while (p < end) {
+		const struct multiboot_mmap_entry *e = (const void *)p;
+
+		if (e->type == MB_MMAP_AVAILABLE && e->addr + e->len > max)
+			max = e->addr + e->len;
+		p += e->size + sizeof(e->size);
+	}
+	return max;
+}
+
+/*
+ * Whether physical memory [start, end) lies in one available region of
+ * mbi's memory map, above everything the boot puts in memory before the
+ * allocator exists (the kernel image, the modules, the allocator's
+ * metadata), so that it may be kept out of the allocator and its contents
+ * survive the boot. Boot CPU, before pmem_init(), boot_modules_end set.
+ */
+bool pmem_boot_spares(const struct multiboot_info *mbi, uint64_t start,
+		      uint64_t end)
+{
+	uintptr_t p = (uintptr_t)KADDR(mbi->mmap_addr);
+	uintptr_t stop = p + mbi->mmap_length;
+
+	if (!(mbi->flags & MB_INFO_MMAP) || end <= start ||
+	    start < MAX(PADDR(__bss_end), boot_modules_end) +
+		    boot_meta_bytes(mmap_max_phys(mbi) / PGSIZE))
+		return false;
+	while (p < stop) {
+		const struct multiboot_mmap_entry *e = (const void *)p;
+
+		if (e->type == MB_MMAP_AVAILABLE && e->addr <= start &&
+		    end <= e->addr + e->len)
+			return true;
+		p += e->size + sizeof(e->size);
+	}
+	return false;
+}
+
+/* Gives [s, t) (page frames) to the buddy allocator. */
+static void add_free(uint64_t s, uint64_t t)
+{
+	if (s >= t)
+		return;
+	buddy_add_free_range(&phys_buddy, s, t);
+	total_pages += t - s;
+}
+
 static void scan_mmap(const struct multiboot_info *mbi)
 {
 	uintptr_t p = (uintptr_t)KADDR(mbi->mmap_addr);
@@ -202,8 +270,6 @@ static void scan_mmap(const struct multiboot_info *mbi)
 		printk(KERN_INFO "mem: %016lx-%016lx %s\n", e->addr,
 		       e->addr + e->len, e->type == MB_MMAP_AVAILABLE ?
 		       "available" : "reserved");
-		if (e->type == MB_MMAP_AVAILABLE && e->addr + e->len > max_phys)
-			max_phys = e->addr + e->len;
 		p += e->size + sizeof(e->size);
 	}
 }
@@ -212,7 +278,9 @@ static void add_free_regions(const struct multiboot_info *mbi)
 {
 	uintptr_t p = (uintptr_t)KADDR(mbi->mmap_addr);
 	uintptr_t end = p + mbi->mmap_length;
-	uint64_t floor = ROUNDUP(boot_free, PGSIZE);
+	uint64_t floor = ROUNDUP(boot_free, PGSIZE), keep_s = 0, keep_t = 0;
+
+	ttrace_persist_range(&keep_s, &keep_t);
 
 	while (p < end) {
 		const struct multiboot_mmap_entry *e = (const void *)p;
@@ -221,9 +289,9 @@ static void add_free_regions(const struct multiboot_info *mbi)
 
 		if (e->type == MB_MMAP_AVAILABLE && s < floor)
 			s = floor;
-		if (e->type == MB_MMAP_AVAILABLE && s < t) {
-			buddy_add_free_range(&phys_buddy, s / PGSIZE, t / PGSIZE);
-			total_pages += (t - s) / PGSIZE;
+		if (e->type == MB_MMAP_AVAILABLE && s < t) {	/* minus the area */
+			add_free(s / PGSIZE, MIN(t, MAX(s, keep_s)) / PGSIZE);
+			add_free(MAX(s, MIN(t, keep_t)) / PGSIZE, t / PGSIZE);
 		}
 		p += e->size + sizeof(e->size);
 	}
@@ -235,11 +303,14 @@ void pmem_init(const struct multiboot_info *mbi)
 	if (!(mbi->flags & MB_INFO_MMAP))
 		panic("no Multiboot memory map");
 	scan_mmap(mbi);
+	max_phys = mmap_max_phys(mbi);
 	boot_free = MAX(PADDR(__bss_end), boot_modules_end);
 	size_t npages = max_phys / PGSIZE;
 	void *meta = boot_alloc(buddy_meta_size(npages), PGSIZE);
 	memset(meta, 0, buddy_meta_size(npages));
 	poison_init(npages);
+	assert(boot_free <= MAX(PADDR(__bss_end), boot_modules_end) +
+	       boot_meta_bytes(npages));	/* pmem_boot_spares() knew it */
 	buddy_init(&phys_buddy, 0, npages, meta);
 	add_free_regions(mbi);
 	pmem_ready = true;

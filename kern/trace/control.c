@@ -218,7 +218,7 @@ static const char *resize_rings(struct ttrace *t, uint64_t kb)
 	ttrace_resume(t);
 	for (uint32_t c = 0; c < num_cpus; c++)
 		if (prev[c])
-			free_cont_pages(prev[c], old);
+			ttrace_mem_free(prev[c], old);
 	return NULL;
 }
 
@@ -365,6 +365,8 @@ static const char *apply(struct ttrace *t, const struct ttrace_ctl_cmd *cmd)
 		return resize_rings(t, cmd->value);
 	case TTRACE_CTL_HANG:
 		ttrace_hang();
+	case TTRACE_CTL_CRASH:
+		return ttrace_lastboot_crash(t, cmd->mode);
 	case TTRACE_CTL_COUNTERS:
 		return ttrace_counters_set(t, (uint32_t)cmd->value, cmd->mode);
 	case TTRACE_CTL_PROBE:

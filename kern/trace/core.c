@@ -50,7 +50,8 @@
 
 uint8_t ttrace_armed[TTRACE_NUM_EVENTS];
 uint8_t ttrace_ctx_live;
-struct ttrace ttrace_main;
+static struct ttrace ttrace_static;	/* without a persistent area */
+struct ttrace *ttrace_mainp = &ttrace_static;
 
 const char *const ttrace_boot_phase_names[BOOT_PHASE_COUNT] = {
 	[BOOT_PHASE_KMAIN] = "kmain",
@@ -97,7 +98,7 @@ static void ttrace_setup(struct ttrace *t)
  * traced. */
 void ttrace_early_init(void)
 {
-	struct ttrace *t = &ttrace_main;
+	struct ttrace *t = ttrace_mainp = ttrace_lastboot_claim(&ttrace_static);
 	struct per_cpu_info *pcpui = this_cpu();
 
 	ttrace_setup(t);
@@ -184,7 +185,7 @@ bool ttrace_ring_is_sink(const struct ttrace *t, uint32_t cpu)
  * false when memory is short. Nobody writes cpu's ring meanwhile. */
 static bool ring_alloc(struct ttrace *t, uint32_t cpu)
 {
-	void *mem = get_cont_pages(t->ring_order, 0);
+	void *mem = ttrace_mem_alloc(t, t->ring_order);
 
 	if (!mem)
 		return false;
@@ -287,7 +288,7 @@ static void boot_mask(void)
 /* Gives t an aux buffer of 2^order pages; false when memory is short. */
 static bool aux_alloc(struct ttrace *t, unsigned order)
 {
-	t->aux_mem = get_cont_pages(order, 0);
+	t->aux_mem = ttrace_mem_alloc(t, order);
 	if (!t->aux_mem)
 		return false;
 	t->aux_order = order;
@@ -302,6 +303,7 @@ void ttrace_init(void)
 	struct ttrace *t = &ttrace_main;
 	unsigned aux_order = ttrace_order_for(CONFIG_TTRACE_AUX_BUFFER_KB * 1024);
 
+	ttrace_lastboot_take();		/* before the pool is handed out */
 	if (!aux_alloc(t, aux_order)) {
 		ttrace_off(t, "out of memory for the aux buffer");
 		return;

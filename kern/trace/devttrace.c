@@ -20,6 +20,8 @@
  *	snaptrace the snapshot probe's copy as a trace file
  *	stream	a trace file of the records as they come; "end" written
  *		to it ends it
+ *	lastboot the previous boot's trace as a trace file, kept across a
+ *		warm reset (lastboot.c); empty when there is none
  *
  * Each open of a per-CPU file, aux or probes gets its own reader
  * (ttrace_reader.c: cursor, snapshot, waiting for slots in flight),
@@ -40,7 +42,7 @@
 #include "internal.h"
 
 enum { Qdir, Qctl, Qevents, Qstats, Qmarker, Qversion, Qmeta, Qaux, Qtsc,
-       Qfuncs, Qprobes, Qcounters, Qtrace, Qsnaptrace, Qstream,
+       Qfuncs, Qprobes, Qcounters, Qtrace, Qsnaptrace, Qstream, Qlastboot,
        Qcpu = 0x100 };	/* + 0x100 * enum ttrace_read_kind + cpu */
 
 #define NPERCPU		4	/* cpuN rawN streamN snapN */
@@ -62,6 +64,7 @@ static const struct dirtab tt_tab[] = {
 	{ "trace", { Qtrace, 0, QTFILE }, 0, S_IFREG | 0444 },
 	{ "snaptrace", { Qsnaptrace, 0, QTFILE }, 0, S_IFREG | 0444 },
 	{ "stream", { Qstream, 0, QTFILE }, 0, S_IFREG | 0644 },
+	{ "lastboot", { Qlastboot, 0, QTFILE }, 0, S_IFREG | 0444 },
 };
 
 /* The trace files and the runs their writer reads. */
@@ -100,6 +103,24 @@ static int percpu_entry(uint32_t kind, uint32_t cpu, struct devdir *e)
 	return 1;
 }
 
+/* The lastboot file: the previous boot's trace (lastboot.c), empty
+ * without one. */
+static size_t lastboot_len(void)
+{
+	size_t len;
+
+	ttrace_lastboot_bytes(&len);
+	return len;
+}
+
+static long lastboot_read(void *buf, size_t n, uint64_t off)
+{
+	size_t len;
+	const uint8_t *bytes = ttrace_lastboot_bytes(&len);
+
+	return devgen_readbytes(off, buf, n, bytes, len);
+}
+
 /* The generator: tt_tab's files, then cpuN rawN streamN snapN for each
  * online CPU in turn. */
 /* The live metadata blob's size (it grows with function probes). */
@@ -130,6 +151,8 @@ static int ttgen(struct chan *c, const char *name, uint64_t i,
 		e->length = meta_length();
 	else if (e->qid.path == Qtsc)
 		e->length = num_cpus * sizeof(struct ttrace_file_tsc);
+	else if (e->qid.path == Qlastboot)
+		e->length = lastboot_len();
 	return 1;
 }
 
@@ -208,6 +231,8 @@ static long tt_read(struct chan *c, void *buf, size_t n, uint64_t off)
 	}
 	if (q == Qtsc)
 		return tsc_read(buf, n, off);
+	if (q == Qlastboot)
+		return lastboot_read(buf, n, off);
 	if (q < ARRAY_SIZE(tt_text) && tt_text[q])
 		return text_read(tt_text[q], buf, n, off);
 	return -EBADF;

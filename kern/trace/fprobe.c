@@ -49,7 +49,6 @@
 
 #define FP_N		TTRACE_EV_FPROBE_COUNT
 #define FP_FIRST	TTRACE_EV_FPROBE_FIRST
-#define BLOB_MAX	(16 * 1024)
 
 void fprobe_entry(uintptr_t *parent, uintptr_t func, const uint64_t *regs);
 
@@ -86,7 +85,7 @@ static struct ttrace_event_meta live_events[TTRACE_NUM_EVENTS];
 static const struct ttrace_meta_table live_table = {
 	live_events, ttrace_group_table, TTRACE_NUM_EVENTS, TTRACE_NUM_GROUPS,
 };
-static uint8_t blobs[2][BLOB_MAX];
+static uint8_t blobs[2][TTRACE_META_BLOB_MAX];
 static uint64_t blob_word;	/* size << 1 | which blob: one load */
 static uint32_t fp_hot;		/* bit per slot live with its event armed */
 
@@ -113,9 +112,9 @@ const uint8_t *ttrace_meta_blob_now(uint32_t *size)
 static bool publish_meta(struct ttrace *t, bool boot)
 {
 	unsigned next = !(blob_word & 1);
-	size_t n = ttrace_meta_serialise(&live_table, blobs[next], BLOB_MAX);
+	size_t n = ttrace_meta_serialise(&live_table, blobs[next], TTRACE_META_BLOB_MAX);
 
-	if (!n || n > BLOB_MAX)
+	if (!n || n > TTRACE_META_BLOB_MAX)
 		return false;
 	__atomic_store_n(&blob_word, (uint64_t)n << 1 | next, __ATOMIC_RELEASE);
 	if (!boot) {
@@ -131,7 +130,7 @@ void fprobe_init(void)
 	memcpy(live_events, ttrace_event_table, sizeof(live_events));
 	if (!publish_meta(&ttrace_main, true))
 		panic("fprobe: the event metadata does not fit %u bytes",
-		      BLOB_MAX);
+		      TTRACE_META_BLOB_MAX);
 }
 
 /* ---- the hit path -------------------------------------------------------- */

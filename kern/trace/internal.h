@@ -41,6 +41,7 @@
 #include <ttrace_ctl.h>
 #include <text_patch.h>
 #include <ttrace_probe.h>
+#include <ttrace_root.h>
 
 struct seqbuf;
 struct ttrace_version;
@@ -173,8 +174,10 @@ struct ttrace {
 					/* the last refusal's text */
 };
 
-/* The kernel's tracer: the one tracepoints write (ttrace.c). */
-extern struct ttrace ttrace_main;
+/* The kernel's tracer: the one tracepoints write (ttrace.c), in the
+ * persistent area when there is one (ttrace_lastboot_claim()). */
+extern struct ttrace *ttrace_mainp;
+#define ttrace_main (*ttrace_mainp)
 
 /* A private tracer for tests, and its end (ttrace.c). */
 struct ttrace *ttrace_new(unsigned ring_order, unsigned aux_order);
@@ -257,12 +260,54 @@ uint32_t ttrace_run_next(struct ttrace *t, enum ttrace_read_kind kind,
 			 struct ttrace_entry *out, size_t max,
 			 struct trace_ring_run *run);
 
-/* The root record for pulls from outside (ttrace_root.c): it describes
- * ttrace_main. */
+/*
+ * The root record for pulls from outside (ttrace_root.c): it describes
+ * ttrace_main. The persistent area holds a second one, naming its own
+ * copies of the scalars and metadata (lastboot.c): src says where a
+ * record's scalars and metadata are.
+ */
+#define TTRACE_ROOT_NREGIONS	(9 + 2 * CONFIG_MAX_NUM_CPUS)
+
+struct ttrace_kernel_root {
+	struct ttrace_root hdr;
+	struct ttrace_root_region regions[TTRACE_ROOT_NREGIONS];
+};
+
+struct ttrace_root_src {
+	const void *meta;			/* NULL: ttrace_meta_blob_now() */
+	const uint32_t *meta_size;
+	const uint32_t *num_cpus;
+	const uint64_t *tsc_hz;
+	const uint64_t *tsc_boot;
+	const int64_t *tsc_offset;		/* CONFIG_MAX_NUM_CPUS */
+	const uint64_t *tsc_uncertainty;	/* CONFIG_MAX_NUM_CPUS */
+};
+
+void ttrace_root_begin_of(struct ttrace_kernel_root *kr);
+void ttrace_root_end_of(struct ttrace_kernel_root *kr, struct ttrace *t,
+			const struct ttrace_root_src *src);
 void ttrace_root_begin(void);
 void ttrace_root_end(struct ttrace *t);
 void ttrace_root_update(struct ttrace *t);
 __noreturn void ttrace_hang(void);
+
+/*
+ * The persistent area (lastboot.c, ttrace_lastboot.h). ttrace_main lives
+ * in it when there is one (ttrace_lastboot_claim(), from
+ * ttrace_early_init()); ttrace_lastboot_take() keeps the previous boot's
+ * trace before the pool is handed out again (ttrace_init(), before any
+ * ring or aux memory is taken); the pool gives ttrace_main's ring and aux
+ * memory while it lasts, ordinary pages after; _sync() rewrites the
+ * area's root record after ttrace_root_end(). _bytes() is the lastboot
+ * file. _crash() carries out ctl `crash` (panic or corrupt a slot).
+ */
+struct ttrace *ttrace_lastboot_claim(struct ttrace *fallback);
+void ttrace_lastboot_take(void);
+void *ttrace_mem_alloc(struct ttrace *t, unsigned order);
+void ttrace_mem_free(void *mem, unsigned order);
+void ttrace_lastboot_sync(struct ttrace *t);
+const uint8_t *ttrace_lastboot_bytes(size_t *len);
+const char *ttrace_lastboot_crash(struct ttrace *t, uint32_t what);
 /* Static keys and function sites (patch.c, fgraph.c). */
 void ttrace_patch_sync(enum text_patch_mode mode);
 bool ttrace_patch_consistent(void);
@@ -291,6 +336,7 @@ extern bool fgraph_on;
 /* The live metadata: the generated table with the probes' events, and its
  * serialised blob (size in *size); what the trace files carry. */
 const struct ttrace_meta_table *ttrace_meta_now(void);
+#define TTRACE_META_BLOB_MAX	(16 * 1024)	/* the live metadata's bound */
 const uint8_t *ttrace_meta_blob_now(uint32_t *size);
 void fprobe_init(void);
 /* The probes live with their event armed (a bit per slot), as the armed

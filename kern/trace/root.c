@@ -12,6 +12,11 @@
  * every event (ring heads, aux counters) is read by the host from the
  * descriptors the record points at.
  *
+ * The persistent area (lastboot.c) holds a second record of the same
+ * format, written by the same code (ttrace_root_end_of()) with each
+ * change of this one: its scalars and metadata are copies in the area,
+ * so that the next boot finds everything it names after a reset.
+ *
  * Also here: the ctl command `hang`, which stops every CPU for good with
  * interrupts off, so that `make test` can pull a trace from a guest that
  * truly cannot help.
@@ -30,36 +35,37 @@
  * reads the trace only once they have, on a host that may be busy. */
 #define HANG_STOP_WAIT_US	10000000
 
-/* Fixed regions (meta, 4 scalars, 2 TSC arrays, aux, aux buffer), then
- * two per CPU. */
-#define ROOT_FIXED	9
-#define ROOT_REGIONS	(ROOT_FIXED + 2 * CONFIG_MAX_NUM_CPUS)
-
-struct kernel_root {
-	struct ttrace_root hdr;
-	struct ttrace_root_region regions[ROOT_REGIONS];
-};
-
-static_assert(ROOT_REGIONS <= TTRACE_ROOT_MAX_REGIONS, "root regions");
+static_assert(TTRACE_ROOT_NREGIONS <= TTRACE_ROOT_MAX_REGIONS,
+	      "root regions");
 
 /* Odd until the tracer first fills it: a pull before that is told so. */
-__attribute__((used, aligned(64))) struct kernel_root ttrace_root = {
+__attribute__((used, aligned(64))) struct ttrace_kernel_root ttrace_root = {
 	.hdr = {
 		.magic = TTRACE_ROOT_MAGIC,
 		.version = TTRACE_ROOT_VERSION,
 		.header_size = TTRACE_ROOT_HDR_SIZE,
 		.generation = 1,
-		.max_regions = ROOT_REGIONS,
+		.max_regions = TTRACE_ROOT_NREGIONS,
 		.ring_desc_size = sizeof(struct trace_ring),
 		.aux_desc_size = sizeof(struct ttrace_aux),
 		.event_count = TTRACE_NUM_EVENTS,
 	},
 };
 
-static void add(uint32_t kind, uint32_t cpu, const void *va, uint64_t size)
+/* Where the live record's scalars and metadata are: the kernel's own
+ * (meta NULL: the live metadata, ttrace_meta_blob_now()). */
+static const struct ttrace_root_src live_src = {
+	.num_cpus = &num_cpus,
+	.tsc_hz = &tsc_freq_hz,
+	.tsc_boot = &tsc_at_boot,
+	.tsc_offset = tsc_offset,
+	.tsc_uncertainty = tsc_offset_uncertainty,
+};
+
+static void add(struct ttrace_kernel_root *kr, uint32_t kind, uint32_t cpu,
+		const void *va, uint64_t size)
 {
-	struct ttrace_root_region *r =
-		&ttrace_root.regions[ttrace_root.hdr.nregions++];
+	struct ttrace_root_region *r = &kr->regions[kr->hdr.nregions++];
 
 	r->kind = kind;
 	r->cpu = cpu;
@@ -68,49 +74,65 @@ static void add(uint32_t kind, uint32_t cpu, const void *va, uint64_t size)
 	r->size = size;
 }
 
-/* Marks the record as being changed: call before trace memory moves.
- * Serialised by the caller (boot CPU at boot, then the ctl mutex). */
-void ttrace_root_begin(void)
+/* Marks kr as being changed: call before trace memory moves. Serialised
+ * by the caller (boot CPU at boot, then the ctl mutex). */
+void ttrace_root_begin_of(struct ttrace_kernel_root *kr)
 {
-	struct ttrace_root *h = &ttrace_root.hdr;
-
-	WRITE_ONCE(h->generation, h->generation | 1);
+	WRITE_ONCE(kr->hdr.generation, kr->hdr.generation | 1);
 	wmb();
 }
 
-/* Rewrites the table from t's state (ttrace_main's), then publishes it:
- * CRC, generation even. Rings of CPUs up to the one being started. Same
- * serialisation as ttrace_root_begin(). */
-void ttrace_root_end(struct ttrace *t)
+/* Marks the live record as being changed (ttrace_root_begin_of()). */
+void ttrace_root_begin(void)
 {
-	struct ttrace_root *h = &ttrace_root.hdr;
+	ttrace_root_begin_of(&ttrace_root);
+}
+
+/* Rewrites kr's table from t's state and src's scalars, then publishes
+ * it: CRC, generation even. Rings of CPUs up to the one being started.
+ * Same serialisation as ttrace_root_begin_of(). */
+void ttrace_root_end_of(struct ttrace_kernel_root *kr, struct ttrace *t,
+			const struct ttrace_root_src *src)
+{
 	uint32_t ncpus = MIN(num_cpus + 1, (uint32_t)CONFIG_MAX_NUM_CPUS);
 	uint32_t meta_size;
 	const uint8_t *meta = ttrace_meta_blob_now(&meta_size);
 
-	h->nregions = 0;
-	add(TTRACE_ROOT_META, 0, meta, meta_size);
-	add(TTRACE_ROOT_NUM_CPUS, 0, &num_cpus, sizeof(num_cpus));
-	add(TTRACE_ROOT_TSC_HZ, 0, &tsc_freq_hz, sizeof(tsc_freq_hz));
-	add(TTRACE_ROOT_TSC_BOOT, 0, &tsc_at_boot, sizeof(tsc_at_boot));
-	add(TTRACE_ROOT_GROUP_MASK, 0, &t->ctl.mask, sizeof(t->ctl.mask));
-	add(TTRACE_ROOT_TSC_OFFSET, 0, tsc_offset, sizeof(tsc_offset));
-	add(TTRACE_ROOT_TSC_UNCERTAINTY, 0, tsc_offset_uncertainty,
+	if (src->meta) {		/* a copy of it */
+		meta = src->meta;
+		meta_size = *src->meta_size;
+	}
+	kr->hdr.nregions = 0;
+	add(kr, TTRACE_ROOT_META, 0, meta, meta_size);
+	add(kr, TTRACE_ROOT_NUM_CPUS, 0, src->num_cpus, sizeof(uint32_t));
+	add(kr, TTRACE_ROOT_TSC_HZ, 0, src->tsc_hz, sizeof(uint64_t));
+	add(kr, TTRACE_ROOT_TSC_BOOT, 0, src->tsc_boot, sizeof(uint64_t));
+	add(kr, TTRACE_ROOT_GROUP_MASK, 0, &t->ctl.mask, sizeof(t->ctl.mask));
+	add(kr, TTRACE_ROOT_TSC_OFFSET, 0, src->tsc_offset, sizeof(tsc_offset));
+	add(kr, TTRACE_ROOT_TSC_UNCERTAINTY, 0, src->tsc_uncertainty,
 	    sizeof(tsc_offset_uncertainty));
 	if (t->aux_mem) {
-		add(TTRACE_ROOT_AUX, 0, &t->aux, sizeof(t->aux));
-		add(TTRACE_ROOT_AUX_BUF, 0, t->aux_mem, t->aux.size);
+		add(kr, TTRACE_ROOT_AUX, 0, &t->aux, sizeof(t->aux));
+		add(kr, TTRACE_ROOT_AUX_BUF, 0, t->aux_mem, t->aux.size);
 	}
 	for (uint32_t c = 0; c < ncpus; c++) {
 		const struct trace_ring *r = &t->rings[c];
 
-		add(TTRACE_ROOT_RING, c, r, sizeof(*r));
-		add(TTRACE_ROOT_RING_BUF, c, r->entries,
+		add(kr, TTRACE_ROOT_RING, c, r, sizeof(*r));
+		add(kr, TTRACE_ROOT_RING_BUF, c, r->entries,
 		    (r->mask + 1) * sizeof(struct ttrace_entry));
 	}
-	h->crc = ttrace_root_crc(h);
+	kr->hdr.crc = ttrace_root_crc(&kr->hdr);
 	wmb();
-	WRITE_ONCE(h->generation, h->generation + 1);
+	WRITE_ONCE(kr->hdr.generation, kr->hdr.generation + 1);
+}
+
+/* Publishes the live record from t's state (ttrace_root_end_of()), and
+ * the persistent area's record with it (lastboot.c). */
+void ttrace_root_end(struct ttrace *t)
+{
+	ttrace_root_end_of(&ttrace_root, t, &live_src);
+	ttrace_lastboot_sync(t);
 }
 
 /* ttrace_root_begin() and _end() around nothing: after memory moved. */

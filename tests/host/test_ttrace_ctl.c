@@ -272,6 +272,25 @@ static int test_counters_cmd(void)
 	return 0;
 }
 
+/* crash [corrupt]: the kernel's to carry out; the state stays. No word
+ * of the usage is "panic", which the test harness takes for a report. */
+static int test_crash_cmd(void)
+{
+	static struct ttrace_ctl_cmd cmd;
+	const char *err;
+
+	HT_CHECK(!ttrace_ctl_parse(&cmd, "crash\n", 6, &meta));
+	HT_CHECK(cmd.op == TTRACE_CTL_CRASH && cmd.mode == TTRACE_CRASH_PANIC);
+	HT_CHECK(!ttrace_ctl_parse(&cmd, "crash corrupt", 13, &meta));
+	HT_CHECK(cmd.op == TTRACE_CTL_CRASH &&
+		 cmd.mode == TTRACE_CRASH_CORRUPT);
+	err = ttrace_ctl_parse(&cmd, "crash hard", 10, &meta);
+	HT_CHECK(err && strstr(err, "crash: nothing or corrupt, not 'hard'"));
+	HT_CHECK(!strstr(err, "panic"));
+	HT_CHECK(ttrace_ctl_parse(&cmd, "crash corrupt x", 15, &meta));
+	return 0;
+}
+
 /* One table holds every command: probe, unprobe and module parse here
  * (applying them is the kernel's: the state stays), and every error's
  * usage names every command of the table. */
@@ -280,7 +299,8 @@ static int test_one_table(void)
 	static const char *const names[] = {
 		"enable NAME...", "disable NAME...", "setmask VALUE MASK",
 		"setbits BITS", "clrbits BITS", "clear", "mode overwrite|saturate",
-		"bufsize KB", "hang", "counters MS [all]", "probe NAME KIND ...",
+		"bufsize KB", "hang", "crash [corrupt]", "counters MS [all]",
+		"probe NAME KIND ...",
 		"unprobe NAME|*", "module load PATH|unload NAME",
 	};
 	static struct ttrace_ctl_cmd cmd;
@@ -324,6 +344,7 @@ static const struct ht_test tests[] = {
 	{ test_armed, "ctl_armed" },
 	{ test_glob, "ctl_glob" },
 	{ test_commands, "ctl_commands" },
+	{ test_crash_cmd, "ctl_crash_cmd" },
 	{ test_bad_commands_change_nothing, "ctl_bad_commands_change_nothing" },
 	{ test_list, "ctl_list" },
 	{ 0, 0 },

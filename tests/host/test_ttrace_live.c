@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "htest.h"
+#include "httrace.h"
 
 #include <ttrace_decode.h>
 #include "live.h"
@@ -35,15 +36,6 @@
 #define AUX_SIZE	4096
 #define BUF_PA(bank, c)	(0x10000 + 0x10000 * (bank) + 0x1000 * (c))
 #define MAGIC(c)	(0x5a5a000000ULL * ((c) + 1))
-
-static const struct ttrace_arg_meta a_marker[] = {
-	{ "marker", TTRACE_ARG_STR, TTRACE_AUX_USER_MARKER },
-};
-static const struct ttrace_event_meta events[] = {
-	{ "user_marker", "%s", a_marker, 0, 0, 1, 1 },
-};
-static const struct ttrace_group_meta groups[] = { { "user", 0, 1 } };
-static const struct ttrace_meta_table table = { events, groups, 1, 1 };
 
 static uint8_t *ram;
 static struct trace_ring w[NCPU];	/* the guest's rings, host pointers */
@@ -91,7 +83,7 @@ static void make_root(int bank, uint64_t generation)
 		.header_size = TTRACE_ROOT_HDR_SIZE, .generation = generation,
 		.max_regions = NREG, .ring_desc_size = sizeof(struct trace_ring),
 		.aux_desc_size = sizeof(struct ttrace_aux), .event_count = 1 };
-	region(TTRACE_ROOT_META, 0, META_PA, ttrace_meta_serialise(&table,
+	region(TTRACE_ROOT_META, 0, META_PA, ttrace_meta_serialise(&ht_marker_table,
 	       at(META_PA), 0x1000));
 	region(TTRACE_ROOT_NUM_CPUS, 0, SCALAR_PA, 4);
 	region(TTRACE_ROOT_TSC_HZ, 0, SCALAR_PA + 8, 8);

@@ -16,7 +16,7 @@
 #include <ttrace_pull.h>
 #include <ttrace_decode.h>
 
-#include "ttload.h"
+#include "httrace.h"
 
 #define NCPU		2
 #define NENT		64		/* entries per ring */
@@ -186,23 +186,6 @@ static int rebuild(void)
 	return ttrace_pull_image(root, dumps, &pull);
 }
 
-/* Formats cpu c's events; returns how many lines contain want. */
-static int count_lines(const struct ttload *t, uint32_t c, const char *want)
-{
-	struct ttrace_pair_iter it;
-	struct ttrace_event_view ev;
-	char line[512];
-	int hits = 0;
-
-	ttrace_pair_init(&it, t->cpus[c].sorted, t->cpus[c].nsorted);
-	while (ttrace_pair_next(&it, &ev)) {
-		ttrace_format_line(line, sizeof(line), &t->meta, &ev,
-				   ttrace_aux_resolve, (void *)&t->aux);
-		hits += strstr(line, want) != NULL;
-	}
-	return hits;
-}
-
 /* The guest as dumped (it goes on after the dump). */
 static struct ttrace_aux aux_at_dump;
 static uint64_t head_at_dump[NCPU];
@@ -210,7 +193,6 @@ static uint64_t head_at_dump[NCPU];
 static int check_file(const struct ttload *t)
 {
 	const struct ttload_cpu *c0 = &t->cpus[0], *c1 = &t->cpus[1];
-	struct ttrace_file_error e;
 	struct ttload_ring_check rc;
 
 	HT_CHECK(t->version.num_cpus == NCPU && t->version.entries_per_cpu ==
@@ -218,14 +200,7 @@ static int check_file(const struct ttload *t)
 		 t->version.aux_first == aux_at_dump.first && t->has_aux &&
 		 t->version.tsc_now == 1000 + 10 * 161);
 	for (uint32_t c = 0; c < NCPU; c++) {
-		uint64_t lost = 0;
-
-		HT_CHECK(ttload_check_ring(t, c, &rc, &e) == 0);
-		for (uint32_t r = 0; r < TTRACE_LOSS_NREASONS; r++)
-			lost += t->cpus[c].lost[r];
-		/* every index from the first run on: a record or a loss */
-		HT_CHECK(t->cpus[c].slots + lost ==
-			 rc.end_index - rc.first_index);
+		HT_CHECK(ht_all_accounted(t, c, &rc));
 		HT_CHECK(rc.end_index == head_at_dump[c]);
 	}
 	/* cpu 0 lapped: its oldest 64 slots, the wide event whole, after
@@ -242,12 +217,12 @@ static int check_file(const struct ttload *t)
 	/* cpu 1 never lapped: no leading loss */
 	HT_CHECK(c1->runs[0].type == TTRACE_FILE_SEC_RECORDS &&
 		 c1->runs[0].first == 0);
-	HT_CHECK(count_lines(t, 0, "user_marker: last-words") == 1);
-	HT_CHECK(count_lines(t, 0, "w7=8") == 1);
+	HT_CHECK(ht_count_lines(t, 0, "user_marker: last-words") == 1);
+	HT_CHECK(ht_count_lines(t, 0, "w7=8") == 1);
 	/* cpu 1: ten records and the slot caught mid-write declared */
 	HT_CHECK(c1->slots == 10 && c1->lost[TTRACE_LOSS_IN_FLIGHT] == 1);
 	HT_CHECK(c1->nlosses == 1 && c1->losses[0].first == g.in_flight);
-	HT_CHECK(count_lines(t, 1, "user_marker: cpu1") == 10);
+	HT_CHECK(ht_count_lines(t, 1, "user_marker: cpu1") == 10);
 	HT_CHECK(t->tsc && t->tsc[1].offset == -4);
 	return 0;
 }
@@ -274,7 +249,7 @@ static int test_pull_roundtrip(void)
 	HT_CHECK(ttrace_image_write(&w, &pull.img, scratch, 32) == 0);
 	if (ttload_buffer(&t, m.p, m.len, &e) < 0)
 		HT_FAIL("offset %llu: %s", (unsigned long long)e.offset, e.msg);
-	bad = check_file(&t) || count_lines(&t, 1, "after") != 0;
+	bad = check_file(&t) || ht_count_lines(&t, 1, "after") != 0;
 	if (bad && !ht_why[0])
 		snprintf(ht_why, sizeof(ht_why), "a record written after "
 			 "the dump is in the file");

