@@ -65,6 +65,8 @@ void ttrace_events_text(struct seqbuf *s);	/* events */
 void ttrace_stats_text(struct seqbuf *s);	/* stats */
 void ttrace_funcs_text(struct seqbuf *s);	/* funcs */
 void ttrace_counters_text(struct seqbuf *s);	/* counters */
+void ttrace_timerlat_text(struct seqbuf *s);	/* timerlat */
+void ttrace_osnoise_text(struct seqbuf *s);	/* osnoise */
 
 /* The fixed binary files: version, tsc (returns the bytes filled, one
  * struct per online CPU), and rawN's size (one CPU's ring, now). */
@@ -226,6 +228,10 @@ uint32_t ttrace_snap_read(uint32_t cpu, struct trace_ring_cursor *cur,
 /* Counters (counters.c): ctl `counters`, with the ctl mutex held,
  * and the current values as text. */
 const char *ttrace_counters_set(struct ttrace *t, uint32_t ms, bool all);
+
+/* Timer latency and noise (timerlat.c): ctl `latency timerlat|osnoise`,
+ * with the ctl mutex held. */
+const char *ttrace_latency_control(const struct ttrace_ctl_cmd *cmd);
 
 /* Ring access for readers (the device): each takes rings_lock for reading. */
 uint32_t ttrace_ring_read(struct ttrace *t, uint32_t cpu,

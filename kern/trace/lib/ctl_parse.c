@@ -10,7 +10,7 @@
  * ttrace_ctl_cmd from them, the change it makes to the ctl state, and its
  * arguments for the usage text, which is built from the table. A command
  * whose apply is NULL is the kernel's to carry out (ttrace_control.c:
- * clear, mode, bufsize, hang, counters, probe, unprobe, module). The probe
+ * clear, mode, bufsize, hang, counters, probe, unprobe, module, latency). The probe
  * rows' parsers live with the rest of the probes' grammar
  * (ttrace_probe_spec.c) and report through ttrace_ctl_err().
  */
@@ -369,6 +369,52 @@ static const char *parse_module(struct ttrace_ctl_cmd *cmd, char **tok,
 	return NULL;
 }
 
+/* Parses word w, a number in 1..max, into *v. */
+static const char *number_in(struct ttrace_ctl_cmd *cmd, const char *w,
+			     uint64_t max, uint64_t *v)
+{
+	char range[40];
+
+	if (parse_u64_whole(w, v) && *v >= 1 && *v <= max)
+		return NULL;
+	fmt_snprintf(range, sizeof(range), "' (1..%lu)", (unsigned long)max);
+	return ttrace_ctl_err(cmd, "latency: bad number '", w, range);
+}
+
+/* latency timerlat|osnoise on|off|reset [N [N]]: only on takes numbers,
+ * timerlat one (the period), osnoise two (runtime, threshold). */
+static const char *parse_latency(struct ttrace_ctl_cmd *cmd, char **tok,
+				 size_t ntok, const struct ttrace_meta_table *meta)
+{
+	static const char *const actions[] = { [TTRACE_LAT_ON] = "on",
+		[TTRACE_LAT_OFF] = "off", [TTRACE_LAT_RESET] = "reset" };
+	const char *err = NULL;
+
+	(void)meta;
+	if (!strcmp(tok[1], "timerlat"))
+		cmd->mode = TTRACE_LAT_TIMERLAT;
+	else if (!strcmp(tok[1], "osnoise"))
+		cmd->mode = TTRACE_LAT_OSNOISE;
+	else
+		return ttrace_ctl_err(cmd, "latency: no tracer '", tok[1], "'");
+	for (uint32_t a = TTRACE_LAT_ON; a <= TTRACE_LAT_RESET; a++)
+		if (!strcmp(tok[2], actions[a]))
+			cmd->action = a;
+	if (!cmd->action)
+		return ttrace_ctl_err(cmd, "latency: on|off|reset, not '",
+				      tok[2], "'");
+	if (ntok > 3 && (cmd->action != TTRACE_LAT_ON ||
+			 (ntok > 4 && cmd->mode == TTRACE_LAT_TIMERLAT)))
+		return ttrace_ctl_err(cmd, "latency: too many words after '",
+				      tok[2], "'");
+	if (ntok > 3)
+		err = number_in(cmd, tok[3], TTRACE_LAT_MAX_US, &cmd->value);
+	if (!err && ntok > 4)
+		err = number_in(cmd, tok[4], TTRACE_LAT_MAX_THRESHOLD_NS,
+				&cmd->mask);
+	return err;
+}
+
 /* clear, hang: nothing to parse but the word count. */
 static const char *parse_none(struct ttrace_ctl_cmd *cmd, char **tok,
 			      size_t ntok, const struct ttrace_meta_table *meta)
@@ -438,6 +484,9 @@ static const struct ctl_cmdtab ctl_cmds[] = {
 	  NULL, "NAME|*", true },
 	{ "module", TTRACE_CTL_MODULE, 2, 2, parse_module, NULL,
 	  "load PATH|unload NAME", false },
+	{ "latency", TTRACE_CTL_LATENCY, 2, 4, parse_latency, NULL,
+	  "timerlat on [PERIOD_US]|osnoise on [RUNTIME_US [THRESHOLD_NS]]|"
+	  "timerlat|osnoise off|reset", false },
 };
 
 static const size_t ctl_ncmds = ARRAY_SIZE(ctl_cmds);

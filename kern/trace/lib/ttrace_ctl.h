@@ -45,6 +45,16 @@
  *	unprobe NAME|*		of the grammar: ttrace_probe_spec.h)
  *	module load PATH	link and start a probe module, or stop and
  *	module unload NAME	remove one (module.h)
+ *	latency timerlat on [PERIOD_US]	a thread per CPU wakes every
+ *				PERIOD_US (1..1000000, default one tick,
+ *				rounded up to whole ticks) and counts how
+ *				late it ran (docs/latency.md)
+ *	latency osnoise on [RUNTIME_US [THRESHOLD_NS]]	a thread per CPU
+ *				spins RUNTIME_US of every second
+ *				(1..1000000, default 100000) and counts each
+ *				gap of its loop above THRESHOLD_NS (1..
+ *				1000000, default 1000) by its cause
+ *	latency timerlat|osnoise off|reset	stop it; empty its figures
  * The commands are one table in ttrace_ctl.c (Plan 9's Cmdtab): {name, op,
  * min/max words, parse, apply, usage}. Each row's parse fills the one
  * struct ttrace_ctl_cmd; the probe rows' parsers are ttrace_probe_spec.c's.
@@ -96,15 +106,30 @@ enum ttrace_ctl_op {
 	TTRACE_CTL_PROBE,
 	TTRACE_CTL_UNPROBE,
 	TTRACE_CTL_MODULE,
+	TTRACE_CTL_LATENCY,
 };
+
+/* latency: the tracer (cmd->mode) and what to do with it (cmd->action);
+ * on's numbers in cmd->value (period or runtime, us) and cmd->mask
+ * (osnoise's threshold, ns). */
+enum ttrace_lat_tracer { TTRACE_LAT_TIMERLAT = 1, TTRACE_LAT_OSNOISE };
+enum ttrace_lat_action { TTRACE_LAT_ON = 1, TTRACE_LAT_OFF, TTRACE_LAT_RESET };
+#define TTRACE_LAT_MAX_US		1000000
+#define TTRACE_LAT_MAX_THRESHOLD_NS	1000000
+#define TTRACE_LAT_OSNOISE_RUNTIME_US	100000	/* defaults */
+#define TTRACE_LAT_OSNOISE_THRESHOLD_NS	1000
 
 /* A parsed command. */
 struct ttrace_ctl_cmd {
 	uint32_t op;		/* enum ttrace_ctl_op */
 	uint32_t mode;		/* MODE: enum ttrace_ring_mode_word;
-				 * COUNTERS: 1 for "all"; MODULE: 1 unload */
-	uint64_t value;		/* SETMASK: value; BUFSIZE: KB; COUNTERS: ms */
-	uint64_t mask;		/* SETMASK/SETBITS/CLRBITS bits; ENABLE/DISABLE groups */
+				 * COUNTERS: 1 for "all"; MODULE: 1 unload;
+				 * LATENCY: enum ttrace_lat_tracer */
+	uint32_t action;	/* LATENCY: enum ttrace_lat_action */
+	uint64_t value;		/* SETMASK: value; BUFSIZE: KB; COUNTERS: ms;
+				 * LATENCY on: period/runtime us (0: default) */
+	uint64_t mask;		/* SETMASK/SETBITS/CLRBITS bits; ENABLE/DISABLE
+				 * groups; LATENCY on: threshold ns */
 	uint8_t events[TTRACE_META_MAX_EVENTS / 8];	/* ENABLE/DISABLE */
 	struct ttrace_probe_spec probe;	/* PROBE; UNPROBE: only its name
 					 * (or "*") */

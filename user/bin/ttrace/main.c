@@ -127,6 +127,10 @@ static const struct subcmd {
 	{ "graph", "[-f GLOB] [-o FILE] -- CMD [ARG...]", 0, ANY, cmd_graph },
 	{ "stream", "[-o FILE] [-t SECONDS] [-- CMD [ARG...]]", 0, ANY,
 	  cmd_stream },
+	{ "latency", "timerlat [SECONDS [PERIOD_US]]", 1, 4, cmd_latency },
+	/* latency's second form, for the usage: the row above runs both */
+	{ "latency", "osnoise [SECONDS [RUNTIME_US [THRESHOLD_NS]]]", 1, 4,
+	  cmd_latency },
 };
 
 static int usage(void)
