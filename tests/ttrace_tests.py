@@ -2043,6 +2043,108 @@ def tracedat_graph_chain(trace):
         " > ".join(GRAPH_CHAIN)
 
 
+LAT_ROW = re.compile(r"^\s*(\d+) +(\d+) +(\d+) +(\d+) +(\d+)\r?$", re.M)
+
+
+def timerlat_rows(text, smp):
+    """The per-CPU rows of a timerlat summary: why they are wrong ("" if
+    every CPU 0..smp-1 has one, with samples and min <= avg <= max)."""
+    rows = {int(r[0]): [int(x) for x in r[1:]] for r in LAT_ROW.findall(text)}
+    if sorted(rows) != list(range(smp)):
+        return "timerlat rows for cpus %s, want 0..%d:\n%s" % (
+            sorted(rows), smp - 1, text)
+    for cpu, (count, lo, avg, hi) in rows.items():
+        if count == 0 or not lo <= avg <= hi:
+            return "cpu%d: count %d min %d avg %d max %d:\n%s" % (
+                cpu, count, lo, avg, hi, text)
+    return ""
+
+
+def samples_bound(path, smp):
+    """Every timerlat_sample record of the trace at path is in the ring of
+    the CPU it names (the thread is bound), every CPU has some: why not,
+    or ""."""
+    why = verify_trace(path, smp)
+    if why:
+        return why
+    seen = set()
+    for line in ttdecode("text", path).stdout.splitlines():
+        m = re.search(r" cpu(\d+) .*timerlat_sample: cpu=(\d+) ", line)
+        if m and m.group(1) != m.group(2):
+            return "a sample of cpu %s recorded on cpu %s: %s" % (
+                m.group(2), m.group(1), line)
+        if m:
+            seen.add(int(m.group(1)))
+    if seen != set(range(smp)):
+        return "timerlat_sample records from cpus %s only" % sorted(seen)
+    return ""
+
+
+def timerlat_scenario(smp):
+    """`ttrace latency timerlat 1` on smp CPUs: every CPU reports
+    samples, the maximum names one of them, the tracer is off afterwards;
+    in the saved trace each sample is recorded on its own CPU (the
+    thread is bound to it)."""
+    os.makedirs(OUT, exist_ok=True)
+    out = os.path.join(OUT, "timerlat-smp%d.ttr" % smp)
+    if os.path.exists(out):
+        os.remove(out)
+    s = Session(smp, name="timerlat-smp%d" % smp, hostout=out)
+    try:
+        s.say("ttrace enable latency", r"\n")
+        m = s.say("ttrace latency timerlat 1 20000",
+                  r"timerlat off period_us 20000(?:.*\n)*?"
+                  r"max_ns \d+ cpu (\d+).*\n(?:hist cpu\d+.*\n){%d}" % smp,
+                  timeout=120)
+        text = m.group(0).decode(errors="replace")
+        why = timerlat_rows(text, smp)
+        if not why and int(m.group(1)) >= smp:
+            why = "the maximum on cpu %s of %d" % (m.group(1), smp)
+        if why:
+            return s.finish(why)
+        s.say("ttrace save /dev/host/out", r"ttrace: saved /dev/host/out")
+    except TimeoutError as e:
+        return s.finish(str(e))
+    return s.finish("") or samples_bound(out, smp)
+
+
+def osnoise_scenario():
+    """`ttrace latency osnoise 1` on 2 CPUs: each CPU's gaps include the
+    LAPIC timer (vector 32, every CPU's own tick), counted as its cause;
+    hostile ctl input is refused and changes nothing: the figures and
+    the state stay as they were."""
+    s = Session(2, name="osnoise-smp2")
+    try:
+        m = s.say("ttrace latency osnoise 1 200000 2000",
+                  r"osnoise off runtime_us 200000 threshold_ns 2000"
+                  r"(?:.*\n)*?(?=\$ )", timeout=120)
+        text = m.group(0).decode(errors="replace")
+        for cpu in range(2):
+            c = re.search(r"cause cpu%d irq 32 count ([1-9]\d*) noise_ns "
+                          r"[1-9]" % cpu, text)
+            if not c:
+                return s.finish("cpu%d: no timer interrupt as a cause:\n%s"
+                                % (cpu, text))
+        before = s.say("cat /dev/ttrace/osnoise", r"osnoise off(?:.*\n)*?"
+                       r"(?=\$ )").group(0)
+        for bad in ("latency osnoise on 0", "latency osnoise on 10 0",
+                    "latency osnoise on 1000001", "latency osnoise of",
+                    "latency timerlat on 5 5", "latency osnoise reset 1",
+                    "latency timerlat off x", "latency irqsoof on",
+                    "latency osnoise on 99999999999999999999999"):
+            s.say("echo %s > /dev/ttrace/ctl" % bad, r"ttrace ctl: latency")
+            s.say("echo status=$?", r"status=[1-9]")
+        after = s.say("cat /dev/ttrace/osnoise", r"osnoise off(?:.*\n)*?"
+                      r"(?=\$ )").group(0)
+        if before != after:
+            return s.finish("refused commands changed osnoise:\n%s\n%s" %
+                            (before, after))
+        s.say("cat /dev/ttrace/timerlat", r"timerlat off period_us")
+    except TimeoutError as e:
+        return s.finish(str(e))
+    return s.finish("")
+
+
 def run_all(res, only):
     def want(name):
         return not only or only in name
@@ -2051,6 +2153,10 @@ def run_all(res, only):
         name = "ttrace_device_smp%d" % smp
         if want(name):
             res.add(name, *(lambda w: (not w, w))(device_scenario(smp)))
+    for smp in (1, 2, 4):
+        name = "ttrace_timerlat_smp%d" % smp
+        if want(name):
+            res.add(name, *(lambda w: (not w, w))(timerlat_scenario(smp)))
     for name, fn in (("readme_tour", readme_tour),
                      ("ttrace_roundtrip", roundtrip),
                      ("ttrace_two_saves", two_saves),
@@ -2073,6 +2179,7 @@ def run_all(res, only):
                      ("ttrace_module_space", module_space),
                      ("ttrace_stats_everything_on", stats_everything_on),
                      ("ttrace_graph", graph),
+                     ("ttrace_osnoise", osnoise_scenario),
                      ("ttrace_stress_smp4",
                       lambda: stress("stress", 4, 24, 2, []))):
         if want(name):
