@@ -1469,11 +1469,11 @@ def check_probe_figures(trace, probes_text, pid):
     return ""
 
 
-def doc_examples():
-    """The `$ ` lines of docs/probes.md's Examples section, each with the
-    line that follows it when that line is output (it must appear)."""
-    text = open(os.path.join(ROOT, "docs", "probes.md")).read()
-    sec = text.split("## Examples", 1)[1].split("\n## ", 1)[0]
+def doc_examples(doc="probes.md", section="Examples"):
+    """The `$ ` lines of the section of docs/doc, each with the line that
+    follows it when that line is output (it must appear)."""
+    text = open(os.path.join(ROOT, "docs", doc)).read()
+    sec = text.split("## " + section, 1)[1].split("\n## ", 1)[0]
     lines = [l[4:] for l in sec.split("\n") if l.startswith("    ")]
     out = []
     for i, l in enumerate(lines):
@@ -2112,7 +2112,7 @@ def osnoise_scenario():
     """`ttrace latency osnoise 1` on 2 CPUs: each CPU's gaps include the
     LAPIC timer (vector 32, every CPU's own tick), counted as its cause;
     hostile ctl input is refused and changes nothing: the figures and
-    the state stay as they were."""
+    the state stay as they were; docs/latency.md's examples run."""
     s = Session(2, name="osnoise-smp2")
     try:
         m = s.say("ttrace latency osnoise 1 200000 2000",
@@ -2140,6 +2140,12 @@ def osnoise_scenario():
             return s.finish("refused commands changed osnoise:\n%s\n%s" %
                             (before, after))
         s.say("cat /dev/ttrace/timerlat", r"timerlat off period_us")
+        for cmd, want in doc_examples("latency.md",
+                                      "timerlat and osnoise examples"):
+            if want:
+                s.say(cmd, re.escape(want), timeout=120)
+            else:
+                s.say(cmd + "; echo status=$?", r"status=0\r?\n")
     except TimeoutError as e:
         return s.finish(str(e))
     return s.finish("")
