@@ -131,13 +131,15 @@ static void fire_all(void)
 	ttrace_test_wide(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
 	ttrace_func_entry(0x1000, 1);
 	ttrace_func_exit(0x1000, 1);
+	ttrace_timerlat_sample(1, 2500);
+	ttrace_osnoise_gap(0, 1200);
 }
 
 static int test_table(void)
 {
 	const char *why;
 
-	HT_CHECK(TTRACE_NUM_EVENTS == 30 && TTRACE_NUM_GROUPS == 15);
+	HT_CHECK(TTRACE_NUM_EVENTS == 32 && TTRACE_NUM_GROUPS == 16);
 	HT_CHECK(ttrace_meta_builtin.nevents == TTRACE_NUM_EVENTS);
 	for (uint32_t i = 0; i < TTRACE_NUM_EVENTS; i++) {
 		const struct ttrace_event_meta *e = &ttrace_event_table[i];
@@ -172,6 +174,7 @@ static int test_table(void)
 		 ttrace_meta_default_mask(&ttrace_meta_builtin));
 	HT_CHECK(!(TTRACE_GROUP_MASK_DEFAULT & (1u << TTRACE_GROUP_TIMER)));
 	HT_CHECK(!(TTRACE_GROUP_MASK_DEFAULT & (1u << TTRACE_GROUP_MM)));
+	HT_CHECK(!(TTRACE_GROUP_MASK_DEFAULT & (1u << TTRACE_GROUP_LATENCY)));
 	return 0;
 }
 
