@@ -10,7 +10,7 @@
  * ttrace_ctl_cmd from them, the change it makes to the ctl state, and its
  * arguments for the usage text, which is built from the table. A command
  * whose apply is NULL is the kernel's to carry out (ttrace_control.c:
- * clear, mode, bufsize, hang, counters, probe, unprobe, module). The probe
+ * clear, mode, bufsize, hang, counters, probe, unprobe, module, latency). The probe
  * rows' parsers live with the rest of the probes' grammar
  * (ttrace_probe_spec.c) and report through ttrace_ctl_err().
  */
@@ -369,6 +369,43 @@ static const char *parse_module(struct ttrace_ctl_cmd *cmd, char **tok,
 	return NULL;
 }
 
+const char *const ttrace_lat_names[TTRACE_LAT_COUNT] = {
+	[TTRACE_LAT_IRQSOFF] = "irqsoff",
+	[TTRACE_LAT_WAKEUP] = "wakeup",
+};
+
+/* latency NAME on|off|reset, latency NAME threshold US. */
+static const char *parse_latency(struct ttrace_ctl_cmd *cmd, char **tok,
+				 size_t ntok, const struct ttrace_meta_table *meta)
+{
+	static const char *const ops[] = {
+		[TTRACE_LAT_ON] = "on", [TTRACE_LAT_OFF] = "off",
+		[TTRACE_LAT_RESET] = "reset", [TTRACE_LAT_THRESHOLD] = "threshold",
+	};
+
+	(void)meta;
+	for (cmd->lat = 0; cmd->lat < TTRACE_LAT_COUNT &&
+	     strcmp(tok[1], ttrace_lat_names[cmd->lat]); cmd->lat++)
+		;
+	if (cmd->lat == TTRACE_LAT_COUNT)
+		return ttrace_ctl_err(cmd, "latency: no tracer '", tok[1],
+				      "' (irqsoff, wakeup)");
+	for (cmd->mode = 0; cmd->mode < ARRAY_SIZE(ops) &&
+	     strcmp(tok[2], ops[cmd->mode]); cmd->mode++)
+		;
+	if (cmd->mode == ARRAY_SIZE(ops))
+		return ttrace_ctl_err(cmd, "latency: unknown action '", tok[2],
+				      "' (on, off, reset, threshold US)");
+	if ((cmd->mode == TTRACE_LAT_THRESHOLD) != (ntok == 4))
+		return ttrace_ctl_err(cmd, "latency: only threshold takes a "
+				      "number: ", tok[2], "");
+	if (ntok == 4 && (!parse_u64_whole(tok[3], &cmd->value) ||
+			  cmd->value > TTRACE_CTL_MAX_LAT_US))
+		return ttrace_ctl_err(cmd, "latency: bad threshold '", tok[3],
+				      "' (0 to 10000000 us)");
+	return NULL;
+}
+
 /* clear, hang: nothing to parse but the word count. */
 static const char *parse_none(struct ttrace_ctl_cmd *cmd, char **tok,
 			      size_t ntok, const struct ttrace_meta_table *meta)
@@ -438,6 +475,8 @@ static const struct ctl_cmdtab ctl_cmds[] = {
 	  NULL, "NAME|*", true },
 	{ "module", TTRACE_CTL_MODULE, 2, 2, parse_module, NULL,
 	  "load PATH|unload NAME", false },
+	{ "latency", TTRACE_CTL_LATENCY, 2, 3, parse_latency, NULL,
+	  "NAME on|off|reset|threshold US", false },
 };
 
 static const size_t ctl_ncmds = ARRAY_SIZE(ctl_cmds);

@@ -45,6 +45,12 @@
  *	unprobe NAME|*		of the grammar: ttrace_probe_spec.h)
  *	module load PATH	link and start a probe module, or stop and
  *	module unload NAME	remove one (module.h)
+ *	latency NAME on|off|reset	a latency tracer (docs/latency.md):
+ *	latency NAME threshold US	NAME one of ttrace_lat_names[]; reset
+ *				forgets the maximum, its trace and the counts;
+ *				threshold records every section longer than
+ *				US microseconds (0: none), US <=
+ *				TTRACE_CTL_MAX_LAT_US
  * The commands are one table in ttrace_ctl.c (Plan 9's Cmdtab): {name, op,
  * min/max words, parse, apply, usage}. Each row's parse fills the one
  * struct ttrace_ctl_cmd; the probe rows' parsers are ttrace_probe_spec.c's.
@@ -81,6 +87,24 @@
 #define TTRACE_CTL_MAX_KB	(4 << BUDDY_MAX_ORDER)
 #define TTRACE_CTL_MAX_TOKENS	32	/* words in one command */
 #define TTRACE_CTL_MAX_COUNTER_MS 60000
+#define TTRACE_CTL_MAX_LAT_US	10000000	/* 10 s */
+
+/* The latency tracers (kern/trace/latency.c), named by ctl. */
+enum ttrace_lat_id {
+	TTRACE_LAT_IRQSOFF,
+	TTRACE_LAT_WAKEUP,
+	TTRACE_LAT_COUNT,
+};
+
+extern const char *const ttrace_lat_names[TTRACE_LAT_COUNT];
+
+/* What a latency command does (struct ttrace_ctl_cmd mode). */
+enum ttrace_lat_op {
+	TTRACE_LAT_ON,
+	TTRACE_LAT_OFF,
+	TTRACE_LAT_RESET,
+	TTRACE_LAT_THRESHOLD,
+};
 
 enum ttrace_ctl_op {
 	TTRACE_CTL_ENABLE = 1,
@@ -96,14 +120,18 @@ enum ttrace_ctl_op {
 	TTRACE_CTL_PROBE,
 	TTRACE_CTL_UNPROBE,
 	TTRACE_CTL_MODULE,
+	TTRACE_CTL_LATENCY,
 };
 
 /* A parsed command. */
 struct ttrace_ctl_cmd {
 	uint32_t op;		/* enum ttrace_ctl_op */
 	uint32_t mode;		/* MODE: enum ttrace_ring_mode_word;
-				 * COUNTERS: 1 for "all"; MODULE: 1 unload */
-	uint64_t value;		/* SETMASK: value; BUFSIZE: KB; COUNTERS: ms */
+				 * COUNTERS: 1 for "all"; MODULE: 1 unload;
+				 * LATENCY: enum ttrace_lat_op */
+	uint32_t lat;		/* LATENCY: enum ttrace_lat_id */
+	uint64_t value;		/* SETMASK: value; BUFSIZE: KB; COUNTERS: ms;
+				 * LATENCY threshold: us */
 	uint64_t mask;		/* SETMASK/SETBITS/CLRBITS bits; ENABLE/DISABLE groups */
 	uint8_t events[TTRACE_META_MAX_EVENTS / 8];	/* ENABLE/DISABLE */
 	struct ttrace_probe_spec probe;	/* PROBE; UNPROBE: only its name
