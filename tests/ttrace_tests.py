@@ -2080,11 +2080,34 @@ def samples_bound(path, smp):
     return ""
 
 
+def max_trace(path, cpu, max_ns):
+    """The maximum's frozen trace (timerlat_trace) verifies, and on the
+    maximum's CPU the sample before the last lat_max mark of timerlat
+    (tracer 2) is the maximum: why not, or ""."""
+    why = verify_trace(path, 1)
+    if why:
+        return "timerlat_trace: " + why
+    sample, at_mark = None, None
+    for line in ttdecode("text", path).stdout.splitlines():
+        if not re.search(r" cpu%d " % cpu, line):
+            continue
+        if "timerlat_sample:" in line:
+            sample = line
+        elif "lat_max: tracer=2 " in line:
+            at_mark = sample
+    if not at_mark or "latency=%d ns" % max_ns not in at_mark:
+        return "timerlat_trace: cpu%d's sample before its last lat_max is " \
+            "%r, not the maximum %d ns" % (cpu, at_mark, max_ns)
+    return ""
+
+
 def timerlat_scenario(smp):
     """`ttrace latency timerlat 1` on smp CPUs: every CPU reports
-    samples, the maximum names one of them, the tracer is off afterwards;
+    samples, the maximum kept (the core's) is the largest row's, the
+    tracer is off afterwards;
     in the saved trace each sample is recorded on its own CPU (the
-    thread is bound to it)."""
+    thread is bound to it); the maximum's frozen trace (timerlat_trace)
+    verifies and holds the maximum's sample and the core's mark."""
     os.makedirs(OUT, exist_ok=True)
     out = os.path.join(OUT, "timerlat-smp%d.ttr" % smp)
     if os.path.exists(out):
@@ -2094,18 +2117,24 @@ def timerlat_scenario(smp):
         s.say("ttrace enable latency", r"\n")
         m = s.say("ttrace latency timerlat 1 20000",
                   r"timerlat off period_us 20000(?:.*\n)*?"
-                  r"max_ns \d+ cpu (\d+).*\n(?:hist cpu\d+.*\n){%d}" % smp,
-                  timeout=120)
+                  r"max_ns (\d+) cpu (\d+) missed \d+\r?\n", timeout=120)
         text = m.group(0).decode(errors="replace")
+        max_ns, max_cpu = int(m.group(1)), int(m.group(2))
         why = timerlat_rows(text, smp)
-        if not why and int(m.group(1)) >= smp:
-            why = "the maximum on cpu %s of %d" % (m.group(1), smp)
+        row_max = max(int(r[4]) for r in LAT_ROW.findall(text))
+        if not why and (max_cpu >= smp or max_ns != row_max):
+            why = "the maximum %d ns on cpu %d of %d, the rows' %d ns" % (
+                max_ns, max_cpu, smp, row_max)
         if why:
             return s.finish(why)
         s.say("ttrace save /dev/host/out", r"ttrace: saved /dev/host/out")
+        s.say("cat /dev/ttrace/timerlat_trace > /dev/host/out; "
+              "echo status=$?", r"status=0")
     except TimeoutError as e:
         return s.finish(str(e))
-    return s.finish("") or samples_bound(out, smp)
+    files, why = finish_saved(s, out, 2)
+    return why or samples_bound(files[0], smp) or \
+        max_trace(files[1], max_cpu, max_ns)
 
 
 def osnoise_scenario():
@@ -2125,17 +2154,19 @@ def osnoise_scenario():
             if not c:
                 return s.finish("cpu%d: no timer interrupt as a cause:\n%s"
                                 % (cpu, text))
-        before = s.say("cat /dev/ttrace/osnoise", r"osnoise off(?:.*\n)*?"
-                       r"(?=\$ )").group(0)
+        before = s.say("cat /dev/ttrace/osnoise /dev/ttrace/latency",
+                       r"osnoise off(?:.*\n)*?(?=\$ )").group(0)
         for bad in ("latency osnoise on 0", "latency osnoise on 10 0",
                     "latency osnoise on 1000001", "latency osnoise of",
                     "latency timerlat on 5 5", "latency osnoise reset 1",
                     "latency timerlat off x", "latency irqsoof on",
+                    "latency osnoise threshold 10000001",
+                    "latency osnoise threshold",
                     "latency osnoise on 99999999999999999999999"):
             s.say("echo %s > /dev/ttrace/ctl" % bad, r"ttrace ctl: latency")
             s.say("echo status=$?", r"status=[1-9]")
-        after = s.say("cat /dev/ttrace/osnoise", r"osnoise off(?:.*\n)*?"
-                      r"(?=\$ )").group(0)
+        after = s.say("cat /dev/ttrace/osnoise /dev/ttrace/latency",
+                      r"osnoise off(?:.*\n)*?(?=\$ )").group(0)
         if before != after:
             return s.finish("refused commands changed osnoise:\n%s\n%s" %
                             (before, after))

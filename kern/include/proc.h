@@ -58,6 +58,9 @@ struct kthread {
 	struct kthread *next;		/* run queue link */
 	struct kmsg reap_msg;		/* a ktask's: its reaper, sent at exit */
 	struct fgraph_shadow fgraph;	/* function-graph return addresses */
+	uint64_t wake_tsc;		/* wakeup tracer: when made runnable
+					   (0: not since it last ran) */
+	uintptr_t wake_pc;		/* ... and where */
 };
 
 enum proc_state {

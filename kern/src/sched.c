@@ -222,6 +222,7 @@ void sched_make_runnable(struct kthread *kt)
 {
 	uint64_t flags = spin_lock_irqsave(&sched_lock);
 
+	ttrace_sched_woken(kt);
 	enqueue_locked(kt);
 	spin_unlock_irqrestore(&sched_lock, flags);
 }
@@ -258,6 +259,7 @@ static void switch_to_locked(struct kthread *prev, struct kthread *next)
 	if (!next->proc && !is_idle(next))
 		ttrace_kthread_run(next->id);
 	ttrace_sched_switch(trace_pid(prev), trace_pid(next), prev->state);
+	ttrace_sched_runs(next);
 	swtch(&prev->saved_rsp, next->saved_rsp);
 }
 
@@ -356,6 +358,7 @@ static void wake_locked(struct kthread *kt)
 	list_del(&kt->wait_link);
 	list_del(&kt->timer_link);
 	ttrace_kthread_wake(kt->id);
+	ttrace_sched_woken(kt);
 	enqueue_locked(kt);
 }
 

@@ -372,7 +372,8 @@ static const char *apply(struct ttrace *t, const struct ttrace_ctl_cmd *cmd)
 	case TTRACE_CTL_MODULE:
 		return module_cmd(t);
 	case TTRACE_CTL_LATENCY:
-		return ttrace_latency_control(cmd);
+		return cmd->lat >= TTRACE_LAT_TIMERLAT ?
+		       ttrace_timerlat_control(cmd) : ttrace_lat_control(cmd);
 	default:
 		if (t->off_reason)
 			return t->off_reason;

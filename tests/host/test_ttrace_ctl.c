@@ -289,7 +289,7 @@ static int test_one_table(void)
 		"setbits BITS", "clrbits BITS", "clear", "mode overwrite|saturate",
 		"bufsize KB", "hang", "counters MS [all]", "probe NAME KIND ...",
 		"unprobe NAME|*", "module load PATH|unload NAME",
-		"latency timerlat on [PERIOD_US]",
+		"timerlat on [PERIOD_US]",
 	};
 	static struct ttrace_ctl_cmd cmd;
 	struct ttrace_ctl_state st;
@@ -324,33 +324,39 @@ static int test_one_table(void)
 	return 0;
 }
 
-/* latency TRACER on|off|reset [N [N]]: the tracer, the action and on's
- * numbers (0: the kernel's default), or an error naming the bad word. */
+/* latency NAME on|off|reset|threshold US, and on's numbers for timerlat
+ * (a period) and osnoise (a runtime and a threshold; 0: the kernel's
+ * default), or an error naming the bad word. */
 static int test_latency_cmd(void)
 {
 	static struct ttrace_ctl_cmd cmd;
 	const char *err;
 
 	HT_CHECK(!ttrace_ctl_parse(&cmd, "latency timerlat on\n", 20, &meta));
-	HT_CHECK(cmd.op == TTRACE_CTL_LATENCY && cmd.mode == TTRACE_LAT_TIMERLAT &&
-		 cmd.action == TTRACE_LAT_ON && cmd.value == 0 && cmd.mask == 0);
+	HT_CHECK(cmd.op == TTRACE_CTL_LATENCY && cmd.lat == TTRACE_LAT_TIMERLAT &&
+		 cmd.mode == TTRACE_LAT_ON && cmd.value == 0 && cmd.mask == 0);
 	HT_CHECK(!ttrace_ctl_parse(&cmd, "latency timerlat on 20000", 25, &meta));
 	HT_CHECK(cmd.value == 20000);
 	HT_CHECK(!ttrace_ctl_parse(&cmd, "latency osnoise on 1000000 1", 28,
 				   &meta));
-	HT_CHECK(cmd.mode == TTRACE_LAT_OSNOISE && cmd.value == 1000000 &&
+	HT_CHECK(cmd.lat == TTRACE_LAT_OSNOISE && cmd.value == 1000000 &&
 		 cmd.mask == 1);
 	HT_CHECK(!ttrace_ctl_parse(&cmd, "latency osnoise off", 19, &meta));
-	HT_CHECK(cmd.action == TTRACE_LAT_OFF && cmd.mode == TTRACE_LAT_OSNOISE);
+	HT_CHECK(cmd.mode == TTRACE_LAT_OFF && cmd.lat == TTRACE_LAT_OSNOISE);
 	HT_CHECK(!ttrace_ctl_parse(&cmd, "latency timerlat reset", 22, &meta));
-	HT_CHECK(cmd.action == TTRACE_LAT_RESET);
+	HT_CHECK(cmd.mode == TTRACE_LAT_RESET);
+	HT_CHECK(!ttrace_ctl_parse(&cmd, "latency timerlat threshold 50", 29,
+				   &meta));
+	HT_CHECK(cmd.mode == TTRACE_LAT_THRESHOLD && cmd.value == 50);
 	err = ttrace_ctl_parse(&cmd, "latency timerlat on 0", 21, &meta);
 	HT_CHECK(err && strstr(err, "latency: bad number '0' (1..1000000)"));
-	err = ttrace_ctl_parse(&cmd, "latency wakeup on", 17, &meta);
-	HT_CHECK(err && strstr(err, "latency: no tracer 'wakeup'"));
+	err = ttrace_ctl_parse(&cmd, "latency nosuch on", 17, &meta);
+	HT_CHECK(err && strstr(err, "latency: no tracer 'nosuch'"));
 	err = ttrace_ctl_parse(&cmd, "latency osnoise up", 18, &meta);
-	HT_CHECK(err && strstr(err, "latency: on|off|reset, not 'up'"));
+	HT_CHECK(err && strstr(err, "latency: unknown action 'up'"));
 	err = ttrace_ctl_parse(&cmd, "latency timerlat on 1 2", 23, &meta);
+	HT_CHECK(err && strstr(err, "too many words after 'on'"));
+	err = ttrace_ctl_parse(&cmd, "latency irqsoff on 1", 20, &meta);
 	HT_CHECK(err && strstr(err, "too many words after 'on'"));
 	return 0;
 }

@@ -133,13 +133,15 @@ static void fire_all(void)
 	ttrace_func_exit(0x1000, 1);
 	ttrace_timerlat_sample(1, 2500);
 	ttrace_osnoise_gap(0, 1200);
+	ttrace_lat_max(0, 100, 200, &x, &x);
+	ttrace_lat_over(1, 100, 200, &x, &x);
 }
 
 static int test_table(void)
 {
 	const char *why;
 
-	HT_CHECK(TTRACE_NUM_EVENTS == 32 && TTRACE_NUM_GROUPS == 16);
+	HT_CHECK(TTRACE_NUM_EVENTS == 34 && TTRACE_NUM_GROUPS == 16);
 	HT_CHECK(ttrace_meta_builtin.nevents == TTRACE_NUM_EVENTS);
 	for (uint32_t i = 0; i < TTRACE_NUM_EVENTS; i++) {
 		const struct ttrace_event_meta *e = &ttrace_event_table[i];

@@ -1,5 +1,5 @@
 /*
- * latstat.c: latency histograms and noise tallies (ttrace_latstat.h), and
+ * latstat.c: latency figures and noise tallies (ttrace_latstat.h), and
  * their rows in the #ttrace timerlat and osnoise files.
  */
 #include <seqbuf.h>
@@ -7,62 +7,40 @@
 #include <ttrace_decode.h>
 #include <ttrace_latstat.h>
 
-/* Empties h. */
-void lat_hist_reset(struct lat_hist *h)
+/* Empties st. */
+void lat_stat_reset(struct lat_stat *st)
 {
-	memset(h, 0, sizeof(*h));
-}
-
-/* The bucket of ns: floor(log2(ns)), 0 for 0 and 1, at most the last. */
-unsigned lat_hist_bucket(uint64_t ns)
-{
-	unsigned b = ns > 1 ? 63u - (unsigned)__builtin_clzll(ns) : 0;
-
-	return b < LAT_HIST_BUCKETS ? b : LAT_HIST_BUCKETS - 1;
+	memset(st, 0, sizeof(*st));
 }
 
 /* Counts one sample of ns. */
-void lat_hist_add(struct lat_hist *h, uint64_t ns)
+void lat_stat_add(struct lat_stat *st, uint64_t ns)
 {
-	h->count++;
-	h->sum += ns;
-	if (ns < h->min || h->count == 1)
-		h->min = ns;
-	if (ns > h->max)
-		h->max = ns;
-	h->bucket[lat_hist_bucket(ns)]++;
+	st->count++;
+	st->sum += ns;
+	if (ns < st->min || st->count == 1)
+		st->min = ns;
+	if (ns > st->max)
+		st->max = ns;
 }
 
 /* The mean sample, rounded down; 0 when empty. */
-uint64_t lat_hist_avg(const struct lat_hist *h)
+uint64_t lat_stat_avg(const struct lat_stat *st)
 {
-	return h->count ? h->sum / h->count : 0;
+	return st->count ? st->sum / st->count : 0;
 }
 
-/* The column names of lat_hist_row(), appended to s. */
-void lat_hist_header(struct seqbuf *s)
+/* The column names of lat_stat_row(), appended to s. */
+void lat_stat_header(struct seqbuf *s)
 {
 	seqbuf_puts(s, "cpu      count     min_ns     avg_ns     max_ns\n");
 }
 
 /* One row: cpu, count, min, avg, max (ns; all 0 when empty). */
-void lat_hist_row(const struct lat_hist *h, uint32_t cpu, struct seqbuf *s)
+void lat_stat_row(const struct lat_stat *st, uint32_t cpu, struct seqbuf *s)
 {
-	seqbuf_printf(s, "%3u %10lu %10lu %10lu %10lu\n", cpu, h->count,
-		      h->min, lat_hist_avg(h), h->max);
-}
-
-/* "hist cpuN LOW:COUNT ...": each bucket that counted something, by its
- * lowest value in ns. */
-void lat_hist_buckets(const struct lat_hist *h, uint32_t cpu,
-		      struct seqbuf *s)
-{
-	seqbuf_printf(s, "hist cpu%u", cpu);
-	for (unsigned b = 0; b < LAT_HIST_BUCKETS; b++)
-		if (h->bucket[b])
-			seqbuf_printf(s, " %lu:%lu", b ? 1ul << b : 0ul,
-				      h->bucket[b]);
-	seqbuf_putc(s, '\n');
+	seqbuf_printf(s, "%3u %10lu %10lu %10lu %10lu\n", cpu, st->count,
+		      st->min, lat_stat_avg(st), st->max);
 }
 
 /* Empties t. */

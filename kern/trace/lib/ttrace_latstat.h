@@ -2,11 +2,10 @@
  * ttrace_latstat.h: the arithmetic of the timer latency and noise tracers
  * (kern/trace/timerlat.c, docs/latency.md), pure so the host tests it.
  *
- * A latency histogram (struct lat_hist) counts samples in ns: count, sum,
- * min, max and log2 buckets, bucket b holding [2^b, 2^(b+1)) ns (bucket 0
- * also 0 ns, the last everything above). A noise tally (struct
- * noise_tally) sums the interruptions of one CPU's spinning loop by
- * cause: noise_gap() takes one gap (two TSC reads of the loop further
+ * Latency figures (struct lat_stat) count samples in ns: count, sum, min
+ * and max (the log2 histogram is the latency core's, internal.h). A
+ * noise tally (struct noise_tally) sums the interruptions of one CPU's
+ * spinning loop by cause: noise_gap() takes one gap (two TSC reads of the loop further
  * apart than the threshold) and the records this CPU's ring took inside
  * it, charges every interrupt (irq_enter .. irq_exit) to its vector for
  * its length, the rest of the gap to the thread that ran meanwhile
@@ -16,13 +15,12 @@
  * The texts are the #ttrace timerlat and osnoise files' rows, one format
  * for the kernel and the tests:
  *
- *	struct lat_hist h;
- *	lat_hist_reset(&h);
- *	lat_hist_add(&h, 2500);
- *	lat_hist_row(&h, 0, &s);	// "  0      1   2500   2500   2500"
+ *	struct lat_stat st;
+ *	lat_stat_reset(&st);
+ *	lat_stat_add(&st, 2500);
+ *	lat_stat_row(&st, 0, &s);	// "  0      1   2500   2500   2500"
  *
- * No locks: each histogram and tally has one writer (its CPU's thread);
- * readers may see a sample half added, which a summary tolerates.
+ * No locks: the caller serialises each struct's writer and readers.
  */
 #ifndef TTRACE_LATSTAT_H
 #define TTRACE_LATSTAT_H
@@ -33,21 +31,15 @@
 
 struct seqbuf;
 
-#define LAT_HIST_BUCKETS	40	/* 2^39 ns: 9 minutes and above */
-
-struct lat_hist {
+struct lat_stat {
 	uint64_t count, sum, min, max;	/* ns; all 0 when empty */
-	uint64_t bucket[LAT_HIST_BUCKETS];
 };
 
-void lat_hist_reset(struct lat_hist *h);
-unsigned lat_hist_bucket(uint64_t ns);
-void lat_hist_add(struct lat_hist *h, uint64_t ns);
-uint64_t lat_hist_avg(const struct lat_hist *h);
-void lat_hist_header(struct seqbuf *s);
-void lat_hist_row(const struct lat_hist *h, uint32_t cpu, struct seqbuf *s);
-void lat_hist_buckets(const struct lat_hist *h, uint32_t cpu,
-		      struct seqbuf *s);
+void lat_stat_reset(struct lat_stat *st);
+void lat_stat_add(struct lat_stat *st, uint64_t ns);
+uint64_t lat_stat_avg(const struct lat_stat *st);
+void lat_stat_header(struct seqbuf *s);
+void lat_stat_row(const struct lat_stat *st, uint32_t cpu, struct seqbuf *s);
 
 /* What interrupted a noise loop. */
 enum noise_kind {
