@@ -14,24 +14,23 @@
  * woken, takes its TSC minus the TSC at which CPU 0's timer interrupt
  * found the deadline come and woke it (corrected by this CPU's TSC offset
  * from CPU 0's): the time from the timer firing to the thread running,
- * through the wakeup IPI and the scheduler. Into the CPU's histogram, and
- * a timerlat_sample event, and to the core. The period is whole ticks
+ * through the wakeup IPI and the scheduler. Into the CPU's figures, a
+ * timerlat_sample event, and the core. The period is whole ticks
  * (TIMER_HZ): the kernel has no finer timer.
  *
  * osnoise: for RUNTIME_US of every second the thread reads the TSC in a
  * loop; two reads further apart than THRESHOLD_NS are a gap, and a
  * section for the core (its maximum's frozen trace shows what ran in
- * the longest). The records
- * this CPU's ring took meanwhile say what ran (latstat.c: each interrupt
- * by vector, the thread switched to when it yielded), so the causes cost
- * the tracer nothing while osnoise is off; with the irq and kthread
- * groups off, gaps count as "other". The kernel is not preemptible: the
+ * the longest). The records this CPU's ring took meanwhile say what ran
+ * (latstat.c: each interrupt by vector, the thread switched to when it
+ * yielded), so the causes cost the tracer nothing while osnoise is off;
+ * with the irq and kthread groups off, gaps count as "other". The kernel is not preemptible: the
  * loop yields when a thread waits to run, and that thread's time is
  * noise too.
  *
  * Threads are made at the first `on` and stay, asleep, when off (as the
  * counters thread does). Each CPU's figures have one writer, its thread,
- * and a lock for the ctl's reset and the file's readers.
+ * and a lock for the ctl's reset and the files' readers.
  */
 #include <ttrace.h>
 #include <ttrace_latstat.h>
