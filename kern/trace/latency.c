@@ -12,6 +12,8 @@
  *	  set (snapset.c), so the frozen trace ends with the section's mark;
  *	  the maximum (length, start and end TSC, CPU, where it began and
  *	  ended) is kept with it.
+ * The two events are written whatever the mask says (the emitter, not
+ * the tracepoint): a latency tracer that is on always marks its trace.
  * A new maximum on two CPUs at once cannot tear the frozen copy: the
  * copy is claimed with ttrace_snapset_trylock(), and the CPU that does
  * not get it (or any CPU while a trace file of the copy is open) changes
@@ -102,8 +104,8 @@ static void new_max(struct ttrace_lat *l, uint64_t cycles, uint64_t end_tsc,
 	if (!ttrace_snapset_trylock(&l->snap))
 		return;			/* counted busy: nothing changes */
 	if (cycles > l->max.cycles) {	/* still the largest */
-		ttrace_lat_max(l->id, cycles, start_tsc, (void *)start_pc,
-			       (void *)end_pc);
+		ttrace_emit_5(TTRACE_EV_LAT_MAX, l->id, cycles, start_tsc,
+			      start_pc, end_pc);
 		ttrace_snapset_copy(&l->snap);
 		max_set(l, &(struct ttrace_lat_max){
 			.cycles = cycles, .start_tsc = start_tsc,
@@ -131,8 +133,8 @@ void ttrace_lat_update(struct ttrace_lat *l, uint64_t lat_cycles,
 	ttrace_lat_count(l);
 	if (threshold && lat_cycles > threshold) {
 		__atomic_fetch_add(&l->over, 1, __ATOMIC_RELAXED);
-		ttrace_lat_over(l->id, lat_cycles, start_tsc, (void *)start_pc,
-				(void *)end_pc);
+		ttrace_emit_5(TTRACE_EV_LAT_OVER, l->id, lat_cycles, start_tsc,
+			      start_pc, end_pc);
 	}
 	if (lat_cycles > READ_ONCE(l->max.cycles))
 		new_max(l, lat_cycles, now, start_tsc, start_pc, end_pc);
