@@ -260,3 +260,150 @@ static bool test_lat_irqsoff_max(void)
 	return ok;
 }
 KTEST_REG(lat_irqsoff_max, test_lat_irqsoff_max);
+
+/* ---- wakeup -------------------------------------------------------------- */
+
+static uint32_t spinners_in;
+static uint64_t spin_deadline;	/* 0: not yet set */
+static uint32_t woken_ran;
+
+/* Holds a CPU with interrupts off until spin_deadline (set once every
+ * spinner is in). */
+static void spinner_task(void *arg)
+{
+	uint64_t flags = arch_irq_save();
+
+	(void)arg;
+	__atomic_fetch_add(&spinners_in, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&spin_deadline, __ATOMIC_ACQUIRE))
+		arch_pause();
+	spin_until(spin_deadline);
+	arch_irq_restore(flags);
+}
+
+static void woken_task(void *arg)
+{
+	(void)arg;
+	__atomic_store_n(&woken_ran, 1, __ATOMIC_RELEASE);
+}
+
+/* Every other CPU spinning with interrupts off; false if they did not
+ * all get there within a second. */
+static bool spinners_start(void)
+{
+	uint64_t give_up = arch_read_tsc() + tsc_freq_hz;
+
+	spinners_in = 0;
+	spin_deadline = 0;
+	for (uint32_t c = 1; c < num_cpus; c++) {
+		struct kthread *kt = kthread_create("kt_lat_spin", spinner_task,
+						    NULL);
+
+		if (!kt)
+			return false;
+		sched_make_runnable(kt);
+	}
+	while (__atomic_load_n(&spinners_in, __ATOMIC_ACQUIRE) < num_cpus - 1)
+		if (arch_read_tsc() > give_up)
+			return false;
+	return true;
+}
+
+/* Whether a lat_over of wakeup, begun in [w0, w1] and at least cycles
+ * long, is in some CPU's ring after heads[]. */
+static bool wakeup_over_seen(const uint64_t *heads, uint64_t w0,
+			     uint64_t w1, uint64_t cycles)
+{
+	static struct ttrace_entry ev[1024];
+
+	for (uint32_t c = 0; c < num_cpus; c++) {
+		size_t n = trace_ring_collect(&ttrace_main.rings[c], heads[c],
+					      ev, ARRAY_SIZE(ev), NULL);
+
+		for (size_t i = 0; i < n; i += 1 + TTRACE_TYPE_NCONT(ev[i].type))
+			if (TTRACE_TYPE_ID(ev[i].type) == TTRACE_EV_LAT_OVER &&
+			    ev[i].data[0] == TTRACE_LAT_WAKEUP &&
+			    ev[i].data[2] >= w0 && ev[i].data[2] <= w1 &&
+			    ev[i].data[1] >= cycles)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * A thread made runnable while every CPU spins with interrupts off (the
+ * others in spinner tasks, this one itself) until a deadline cannot run
+ * before it: the wakeup tracer's maximum is at least that wait, and a
+ * threshold below it records this thread's wakeup (begun when the test
+ * woke it) as lat_over.
+ */
+static bool test_lat_wakeup_delay(void)
+{
+	uint64_t hold = tsc_freq_hz / 10, heads[CONFIG_MAX_NUM_CPUS];
+	uint64_t w0, w1, deadline, flags, hist = 0;
+	struct kthread *kt;
+	struct ttrace_lat_max m;
+	char cmd[64];
+	bool seen;
+
+	fmt_snprintf(cmd, sizeof(cmd), "latency wakeup threshold %lu",
+		     hold / (tsc_freq_hz / 1000000) / 2);
+	KT_ASSERT(ctl("latency wakeup reset") && ctl(cmd) &&
+		  ctl("latency wakeup on"), "latency wakeup commands refused");
+	woken_ran = 0;
+	kt = kthread_create("kt_lat_woken", woken_task, NULL);
+	KT_ASSERT(kt && spinners_start(), "spinners did not start");
+	for (uint32_t c = 0; c < num_cpus; c++)
+		heads[c] = trace_ring_head(&ttrace_main.rings[c]);
+	flags = arch_irq_save();
+	w0 = arch_read_tsc();
+	sched_make_runnable(kt);
+	w1 = arch_read_tsc();
+	deadline = w1 + hold;
+	__atomic_store_n(&spin_deadline, deadline, __ATOMIC_RELEASE);
+	spin_until(deadline);
+	arch_irq_restore(flags);
+	while (!__atomic_load_n(&woken_ran, __ATOMIC_ACQUIRE))
+		yield();
+	m = ttrace_lat_max_get(&ttrace_lat_wakeup);
+	seen = wakeup_over_seen(heads, w0, w1, deadline - w1);
+	for (uint32_t c = 0; c < num_cpus; c++)
+		hist += ttrace_hist_total(ttrace_lat_wakeup.hist[c]);
+	ctl("latency wakeup off");
+	ctl("latency wakeup threshold 0");
+	KT_ASSERT(m.cycles >= deadline - w1,
+		  "wakeup max %lu cycles, the wait was at least %lu", m.cycles,
+		  deadline - w1);
+	KT_ASSERT(seen, "no lat_over of the woken thread (woken in [%lu, %lu], "
+		  "waited >= %lu)", w0, w1, deadline - w1);
+	KT_ASSERT(hist >= 1, "the wakeup histograms are empty");
+	return true;
+}
+KTEST_REG(lat_wakeup_delay, test_lat_wakeup_delay);
+
+/* ---- ctl ----------------------------------------------------------------- */
+
+static const char *const refused[] = {
+	"latency", "latency irqsoff", "latency nosuch on",
+	"latency irqsoff bogus", "latency irqsoff threshold",
+	"latency irqsoff threshold 10000001", "latency irqsoff threshold x",
+	"latency irqsoff on extra", "latency wakeup reset 5",
+};
+
+/* Bad latency commands are refused and change nothing. */
+static bool test_lat_ctl_refused(void)
+{
+	bool on = ttrace_lat_irqsoff.on, won = ttrace_lat_wakeup.on;
+
+	KT_ASSERT(ctl("latency irqsoff threshold 123"), "threshold refused");
+	for (size_t i = 0; i < ARRAY_SIZE(refused); i++) {
+		KT_ASSERT(!ctl(refused[i]), "'%s' accepted", refused[i]);
+		KT_ASSERT(ttrace_lat_irqsoff.threshold_us == 123 &&
+			  ttrace_lat_irqsoff.on == on &&
+			  ttrace_lat_wakeup.on == won,
+			  "'%s' changed the state", refused[i]);
+	}
+	KT_ASSERT(ctl("latency irqsoff threshold 0"), "threshold 0 refused");
+	return true;
+}
+KTEST_REG(lat_ctl_refused, test_lat_ctl_refused);
