@@ -131,13 +131,15 @@ static void fire_all(void)
 	ttrace_test_wide(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
 	ttrace_func_entry(0x1000, 1);
 	ttrace_func_exit(0x1000, 1);
+	ttrace_lat_max(0, 100, 5, (void *)fire_all, (void *)fire_all);
+	ttrace_lat_over(1, 100, 5, (void *)fire_all, (void *)fire_all);
 }
 
 static int test_table(void)
 {
 	const char *why;
 
-	HT_CHECK(TTRACE_NUM_EVENTS == 30 && TTRACE_NUM_GROUPS == 15);
+	HT_CHECK(TTRACE_NUM_EVENTS == 32 && TTRACE_NUM_GROUPS == 16);
 	HT_CHECK(ttrace_meta_builtin.nevents == TTRACE_NUM_EVENTS);
 	for (uint32_t i = 0; i < TTRACE_NUM_EVENTS; i++) {
 		const struct ttrace_event_meta *e = &ttrace_event_table[i];
