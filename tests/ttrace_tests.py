@@ -113,6 +113,16 @@ def device_scenario(smp):
     return s.finish("")
 
 
+def fresh_out(name):
+    """build/test/NAME, the host channel file of a session, removed if a
+    run before left one."""
+    os.makedirs(OUT, exist_ok=True)
+    out = os.path.join(OUT, name)
+    if os.path.exists(out):
+        os.remove(out)
+    return out
+
+
 def ttdecode(*args):
     return subprocess.run([TTDECODE] + list(args), capture_output=True,
                           text=True, timeout=300)
@@ -609,10 +619,7 @@ def filtered():
     tracestress burst's calls are counted per CPU as filtered, exactly, in
     stats and in the saved trace's STATS, and dropped stays 0; the trace
     holds their exits, not their enters."""
-    os.makedirs(OUT, exist_ok=True)
-    out = os.path.join(OUT, "filtered.ttr")
-    if os.path.exists(out):
-        os.remove(out)
+    out = fresh_out("filtered.ttr")
     s = Session(2, hostout=out, cmdline=DEFAULT_EVENTS, name="filtered")
     try:
         s.say("echo probe f filter syscall_enter nr!=4 > /dev/ttrace/ctl; "
@@ -1504,10 +1511,7 @@ def probes():
     histogram of one process's syscalls, checked against the trace of the
     same run on the host; then snapshot and stop on the right event; then
     the free_pages counter across usertests."""
-    os.makedirs(OUT, exist_ok=True)
-    out = os.path.join(OUT, "probes.ttr")
-    if os.path.exists(out):
-        os.remove(out)
+    out = fresh_out("probes.ttr")
     # two usertests runs: under a loaded host each takes minutes
     s = Session(2, hostout=out, timeout=900, cmdline=DEFAULT_EVENTS,
                 name="probes")
@@ -1617,10 +1621,7 @@ def latency():
     symbols, and a wakeup histogram; the frozen irqsoff trace, saved to the
     host with the tracer off (so its maximum stays), verifies and holds the
     lat_max record of that maximum."""
-    os.makedirs(OUT, exist_ok=True)
-    out = os.path.join(OUT, "latency.ttr")
-    if os.path.exists(out):
-        os.remove(out)
+    out = fresh_out("latency.ttr")
     s = Session(2, hostout=out, cmdline=DEFAULT_EVENTS, name="latency")
     try:
         for cmd, want in doc_examples("latency.md"):

@@ -48,8 +48,8 @@ static struct ttrace_lat *const lats[TTRACE_LAT_COUNT] = {
 	[TTRACE_LAT_WAKEUP] = &ttrace_lat_wakeup,
 };
 
-/* Cycles of the TSC as ns. */
-static uint64_t lat_ns(uint64_t cycles)
+/* Cycles of the trace clock (the TSC) as ns. */
+uint64_t ttrace_cycles_ns(uint64_t cycles)
 {
 	uint64_t khz = tsc_freq_hz / 1000;
 
@@ -144,7 +144,7 @@ void ttrace_lat_update(struct ttrace_lat *l, uint64_t lat_cycles,
  * Interrupts off. */
 void ttrace_lat_hist_add(struct ttrace_lat *l, uint64_t cycles)
 {
-	l->hist[core_id()][ttrace_hist_bucket(lat_ns(cycles))]++;
+	l->hist[core_id()][ttrace_hist_bucket(ttrace_cycles_ns(cycles))]++;
 }
 
 /* The snapshot set of tracer id, or NULL (not yet on). ctl mutex held. */
@@ -238,11 +238,7 @@ static void hist_text(struct seqbuf *s, const struct ttrace_lat *l,
 	seqbuf_printf(s, "  hist cpu%u count %lu p50 %lu p99 %lu unit ns\n", cpu,
 		      ttrace_hist_total(v), ttrace_hist_percentile(v, 50),
 		      ttrace_hist_percentile(v, 99));
-	for (unsigned k = 0; k < TTRACE_HIST_BUCKETS; k++)
-		if (v[k])
-			seqbuf_printf(s, "    %lu %lu %lu\n",
-				      ttrace_hist_bucket_low(k),
-				      ttrace_hist_bucket_high(k), v[k]);
+	ttrace_hist_buckets_text(s, v);
 }
 
 /* Tracer l as text (docs/latency.md). ctl mutex held. */
@@ -258,7 +254,7 @@ static void lat_text(struct seqbuf *s, struct ttrace_lat *l)
 		      "end_tsc %lu\n  from ", ttrace_lat_names[l->id],
 		      l->on ? "on" : "off", l->threshold_us, sections,
 		      READ_ONCE(l->over), READ_ONCE(l->snap.busy), m.cycles,
-		      lat_ns(m.cycles), m.cpu, m.start_tsc, m.end_tsc);
+		      ttrace_cycles_ns(m.cycles), m.cpu, m.start_tsc, m.end_tsc);
 	pc_text(s, m.start_pc);
 	seqbuf_puts(s, " to ");
 	pc_text(s, m.end_pc);
