@@ -16,6 +16,9 @@
  *				CPU spins with interrupts off waits at
  *				least until the spins end, and says so
  *	lat_ctl_refused		bad latency commands change nothing
+ *	snapset_probe		the snapshot probe's copy, a snapshot set like
+ *				the tracers', read as snaptrace: whole, with
+ *				what came before its trigger and not after
  */
 #include <ktest.h>
 #include <kmalloc.h>
@@ -150,12 +153,11 @@ static void scan_records(struct found *f, const uint8_t *p, uint64_t len)
 	}
 }
 
-/* Reads the frozen trace file of irqsoff whole and walks it (CRCs, END):
- * NULL, or why it is not a good trace of the section. */
-static const char *check_frozen(struct found *f)
+/* Reads trace file tf whole and walks it (CRCs, END), scanning its
+ * records into f; frees tf. NULL, or why it is not a whole trace file. */
+static const char *walk_tracefile(struct ttrace_tracefile *tf,
+				  struct found *f)
 {
-	struct ttrace_tracefile *tf = ttrace_tracefile_snap(
-		TTRACE_SNAP_LAT + TTRACE_LAT_IRQSOFF);
 	uint8_t *buf = get_cont_pages(FILE_ORDER, 0);
 	size_t size = (size_t)PGSIZE << FILE_ORDER, len = 0;
 	struct ttrace_file_reader r;
@@ -179,12 +181,19 @@ static const char *check_frozen(struct found *f)
 		if (sec.type == TTRACE_FILE_SEC_RECORDS)
 			scan_records(f, sec.payload, sec.length);
 	if (k < 0 || !r.done)
-		why = "the frozen trace file does not walk to its END";
+		why = "the trace file does not walk to its END";
 out:
 	ttrace_tracefile_free(tf);
 	if (buf)
 		free_cont_pages(buf, FILE_ORDER);
 	return why;
+}
+
+/* The frozen trace file of irqsoff, walked into f. */
+static const char *check_frozen(struct found *f)
+{
+	return walk_tracefile(ttrace_tracefile_snap(TTRACE_SNAP_LAT +
+						    TTRACE_LAT_IRQSOFF), f);
 }
 
 /* The spin is the maximum, within 5 %, up to TRIES times (a loaded host
@@ -407,3 +416,30 @@ static bool test_lat_ctl_refused(void)
 	return true;
 }
 KTEST_REG(lat_ctl_refused, test_lat_ctl_refused);
+
+/* ---- the snapshot probe's set -------------------------------------------- */
+
+static bool test_snapset_probe(void)
+{
+	struct found f = { .tag = 0x5eed };
+	const char *why;
+	uint64_t flags;
+	bool ok;
+
+	KT_ASSERT(ctl("probe ktsnap snapshot test_seq if a==2"),
+		  "snapshot probe refused");
+	flags = arch_irq_save();	/* all three on this CPU's ring */
+	ttrace_emit_5(TTRACE_EV_TEST_SEQ, MARK_MAGIC, f.tag, 0, 0, 0);
+	ttrace_test_seq(MARK_MAGIC, f.tag, 2, 0, 0);	/* the trigger */
+	ttrace_emit_5(TTRACE_EV_TEST_SEQ, MARK_MAGIC, f.tag, 1, 0, 0);
+	arch_irq_restore(flags);
+	why = walk_tracefile(ttrace_tracefile_new(TTRACE_READ_SNAP), &f);
+	ok = ctl("unprobe ktsnap");
+	KT_ASSERT(!why, "snaptrace: %s", why);
+	KT_ASSERT(f.begin && !f.end, "snaptrace (%u records): the record "
+		  "before the trigger %d, after it %d (want 1, 0)", f.records,
+		  f.begin, f.end);
+	KT_ASSERT(ok, "unprobe refused");
+	return true;
+}
+KTEST_REG(snapset_probe, test_snapset_probe);
