@@ -113,6 +113,16 @@ def device_scenario(smp):
     return s.finish("")
 
 
+def fresh_out(name):
+    """build/test/NAME, the host channel file of a session, removed if a
+    run before left one."""
+    os.makedirs(OUT, exist_ok=True)
+    out = os.path.join(OUT, name)
+    if os.path.exists(out):
+        os.remove(out)
+    return out
+
+
 def ttdecode(*args):
     return subprocess.run([TTDECODE] + list(args), capture_output=True,
                           text=True, timeout=300)
@@ -609,10 +619,7 @@ def filtered():
     tracestress burst's calls are counted per CPU as filtered, exactly, in
     stats and in the saved trace's STATS, and dropped stays 0; the trace
     holds their exits, not their enters."""
-    os.makedirs(OUT, exist_ok=True)
-    out = os.path.join(OUT, "filtered.ttr")
-    if os.path.exists(out):
-        os.remove(out)
+    out = fresh_out("filtered.ttr")
     s = Session(2, hostout=out, cmdline=DEFAULT_EVENTS, name="filtered")
     try:
         s.say("echo probe f filter syscall_enter nr!=4 > /dev/ttrace/ctl; "
@@ -1504,10 +1511,7 @@ def probes():
     histogram of one process's syscalls, checked against the trace of the
     same run on the host; then snapshot and stop on the right event; then
     the free_pages counter across usertests."""
-    os.makedirs(OUT, exist_ok=True)
-    out = os.path.join(OUT, "probes.ttr")
-    if os.path.exists(out):
-        os.remove(out)
+    out = fresh_out("probes.ttr")
     # two usertests runs: under a loaded host each takes minutes
     s = Session(2, hostout=out, timeout=900, cmdline=DEFAULT_EVENTS,
                 name="probes")
@@ -1602,6 +1606,59 @@ def probes():
     if "before-it" not in t or "after-it" in t:
         return "the snapshot does not end before the trigger: before-it %s, "\
                "after-it %s" % ("before-it" in t, "after-it" in t)
+    return ""
+
+
+LAT_BLOCK = re.compile(
+    rb"(?m)^(irqsoff|wakeup) (on|off) threshold_us \d+ sections (\d+) over \d+ "
+    rb"busy \d+\r?\n  max_cycles (\d+) max_ns \d+ cpu \d+ start_tsc \d+ "
+    rb"end_tsc \d+\r?\n  from (\S+) to (\S+)\r?\n")
+
+
+def latency():
+    """docs/latency.md's examples; then irqsoff and wakeup beside a
+    workload: the latency file shows sections and a maximum for each, with
+    symbols, and a wakeup histogram; the frozen irqsoff trace, saved to the
+    host with the tracer off (so its maximum stays), verifies and holds the
+    lat_max record of that maximum."""
+    out = fresh_out("latency.ttr")
+    s = Session(2, hostout=out, cmdline=DEFAULT_EVENTS, name="latency")
+    try:
+        for cmd, want in doc_examples("latency.md"):
+            if want:
+                s.say(cmd, re.escape(want))
+            else:
+                s.say(cmd + "; echo status=$?", r"status=0\r?\n")
+        s.say("echo latency wakeup on > /dev/ttrace/ctl; ls -l /bin > /tmp/x;"
+              " echo latency irqsoff off > /dev/ttrace/ctl", r"\n")
+        text = s.say("cat /dev/ttrace/latency",
+                     r"\nirqsoff off [^$]*(?=\$ )").group(0)
+        blocks = {b.group(1): b for b in LAT_BLOCK.finditer(text)}
+        for name in (b"irqsoff", b"wakeup"):
+            b = blocks.get(name)
+            if not b or int(b.group(3)) == 0 or int(b.group(4)) == 0:
+                return s.finish("latency file: no sections or no maximum "
+                                "of %s:\n%s" % (name, text[-1500:]))
+            if b.group(5).startswith(b"0x") or b.group(6).startswith(b"0x"):
+                return s.finish("latency file: %s's maximum is not "
+                                "symbolized: %s" % (name, b.group(0)))
+        if not re.search(rb"hist cpu\d+ count [1-9]", text):
+            return s.finish("no wakeup histogram: %s" % text)
+        max_cycles = int(blocks[b"irqsoff"].group(4))
+        s.say("ttrace save -l irqsoff /dev/host/out", r"saved /dev/host/out")
+    except TimeoutError as e:
+        return s.finish(str(e))
+    files, why = finish_saved(s, out, 2)
+    if why:
+        return why
+    why = verify_trace(files[1], 1)
+    if why:
+        return "frozen irqsoff trace: " + why
+    t = ttdecode("text", files[1]).stdout
+    marks = re.findall(r"lat_max: tracer=0 cycles=(\d+) ", t)
+    if str(max_cycles) not in marks:
+        return "frozen irqsoff trace: lat_max records %s, the maximum %d" % (
+            marks, max_cycles)
     return ""
 
 
@@ -2128,8 +2185,8 @@ def timerlat_scenario(smp):
         if why:
             return s.finish(why)
         s.say("ttrace save /dev/host/out", r"ttrace: saved /dev/host/out")
-        s.say("cat /dev/ttrace/timerlat_trace > /dev/host/out; "
-              "echo status=$?", r"status=0")
+        s.say("ttrace save -l timerlat /dev/host/out",
+              r"ttrace: saved /dev/host/out")
     except TimeoutError as e:
         return s.finish(str(e))
     files, why = finish_saved(s, out, 2)
@@ -2212,6 +2269,7 @@ def run_all(res, only):
                      ("ttrace_exports", exports),
                      ("ttrace_tracedat", tracedat_corpus),
                      ("ttrace_probes", probes),
+                     ("ttrace_latency", latency),
                      ("ttrace_modules", modules),
                      ("ttrace_module_space", module_space),
                      ("ttrace_stats_everything_on", stats_everything_on),

@@ -356,6 +356,7 @@ bool ttrace_lat_key_live(uint64_t key);
 bool ttrace_lat_any_on(void);
 const char *ttrace_lat_control(const struct ttrace_ctl_cmd *cmd);
 void ttrace_lat_text(struct seqbuf *s);	/* the latency file */
+uint64_t ttrace_cycles_ns(uint64_t cycles);	/* of the trace clock */
 
 /* Counters (counters.c): ctl `counters`, with the ctl mutex held,
  * and the current values as text. */

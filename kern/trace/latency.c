@@ -12,6 +12,8 @@
  *	  set (snapset.c), so the frozen trace ends with the section's mark;
  *	  the maximum (length, start and end TSC, CPU, where it began and
  *	  ended) is kept with it.
+ * The two events are written whatever the mask says (the emitter, not
+ * the tracepoint): a latency tracer that is on always marks its trace.
  * A new maximum on two CPUs at once cannot tear the frozen copy: the
  * copy is claimed with ttrace_snapset_trylock(), and the CPU that does
  * not get it (or any CPU while a trace file of the copy is open) changes
@@ -48,8 +50,8 @@ static struct ttrace_lat *const lats[TTRACE_LAT_COUNT] = {
 	[TTRACE_LAT_OSNOISE] = &ttrace_lat_osnoise,
 };
 
-/* Cycles of the TSC as ns. */
-static uint64_t lat_ns(uint64_t cycles)
+/* Cycles of the trace clock (the TSC) as ns. */
+uint64_t ttrace_cycles_ns(uint64_t cycles)
 {
 	uint64_t khz = tsc_freq_hz / 1000;
 
@@ -104,8 +106,8 @@ static void new_max(struct ttrace_lat *l, uint64_t cycles, uint64_t end_tsc,
 	if (!ttrace_snapset_trylock(&l->snap))
 		return;			/* counted busy: nothing changes */
 	if (cycles > l->max.cycles) {	/* still the largest */
-		ttrace_lat_max(l->id, cycles, start_tsc, (void *)start_pc,
-			       (void *)end_pc);
+		ttrace_emit_5(TTRACE_EV_LAT_MAX, l->id, cycles, start_tsc,
+			      start_pc, end_pc);
 		ttrace_snapset_copy(&l->snap);
 		max_set(l, &(struct ttrace_lat_max){
 			.cycles = cycles, .start_tsc = start_tsc,
@@ -133,8 +135,8 @@ void ttrace_lat_update(struct ttrace_lat *l, uint64_t lat_cycles,
 	ttrace_lat_count(l);
 	if (threshold && lat_cycles > threshold) {
 		__atomic_fetch_add(&l->over, 1, __ATOMIC_RELAXED);
-		ttrace_lat_over(l->id, lat_cycles, start_tsc, (void *)start_pc,
-				(void *)end_pc);
+		ttrace_emit_5(TTRACE_EV_LAT_OVER, l->id, lat_cycles, start_tsc,
+			      start_pc, end_pc);
 	}
 	if (lat_cycles > READ_ONCE(l->max.cycles))
 		new_max(l, lat_cycles, now, start_tsc, start_pc, end_pc);
@@ -144,7 +146,7 @@ void ttrace_lat_update(struct ttrace_lat *l, uint64_t lat_cycles,
  * Interrupts off. */
 void ttrace_lat_hist_add(struct ttrace_lat *l, uint64_t cycles)
 {
-	l->hist[core_id()][ttrace_hist_bucket(lat_ns(cycles))]++;
+	l->hist[core_id()][ttrace_hist_bucket(ttrace_cycles_ns(cycles))]++;
 }
 
 /* The snapshot set of tracer id, or NULL (not yet on). ctl mutex held. */
@@ -238,11 +240,7 @@ static void hist_text(struct seqbuf *s, const struct ttrace_lat *l,
 	seqbuf_printf(s, "  hist cpu%u count %lu p50 %lu p99 %lu unit ns\n", cpu,
 		      ttrace_hist_total(v), ttrace_hist_percentile(v, 50),
 		      ttrace_hist_percentile(v, 99));
-	for (unsigned k = 0; k < TTRACE_HIST_BUCKETS; k++)
-		if (v[k])
-			seqbuf_printf(s, "    %lu %lu %lu\n",
-				      ttrace_hist_bucket_low(k),
-				      ttrace_hist_bucket_high(k), v[k]);
+	ttrace_hist_buckets_text(s, v);
 }
 
 /* Tracer l as text (docs/latency.md). ctl mutex held. */
@@ -258,7 +256,7 @@ static void lat_text(struct seqbuf *s, struct ttrace_lat *l)
 		      "end_tsc %lu\n  from ", ttrace_lat_names[l->id],
 		      l->on ? "on" : "off", l->threshold_us, sections,
 		      READ_ONCE(l->over), READ_ONCE(l->snap.busy), m.cycles,
-		      lat_ns(m.cycles), m.cpu, m.start_tsc, m.end_tsc);
+		      ttrace_cycles_ns(m.cycles), m.cpu, m.start_tsc, m.end_tsc);
 	pc_text(s, m.start_pc);
 	seqbuf_puts(s, " to ");
 	pc_text(s, m.end_pc);

@@ -116,14 +116,6 @@ static bool on_hist(void *arg, const struct ttrace_probe_hit *h)
 	return true;
 }
 
-/* Cycles of the trace clock as ns. */
-static uint64_t cycles_ns(uint64_t cycles)
-{
-	uint64_t khz = tsc_freq_hz / 1000;
-
-	return khz ? cycles * 1000000 / khz : cycles;
-}
-
 /* latency START: opens this CPU's pair (a later START replaces it). The
  * tests apply to START only. Nothing nests a START or END inside another
  * on one CPU (they are syscall entry and exit, or the like); the slot's
@@ -159,7 +151,7 @@ static bool on_lat_end(void *arg, const struct ttrace_probe_hit *h)
 	WRITE_ONCE(b->start[h->cpu].ts, 0);
 	__atomic_fetch_add(&b->hits, 1, __ATOMIC_RELAXED);
 	ttrace_keytab_add(&b->tab, key, ttrace_hist_bucket(
-			  cycles_ns(h->ts - ts)), 1);
+			  ttrace_cycles_ns(h->ts - ts)), 1);
 	return true;
 }
 
@@ -318,11 +310,7 @@ static void hist_text(struct seqbuf *t, uint64_t key, const uint64_t *v)
 		      key, ttrace_hist_total(v), ttrace_hist_percentile(v, 50),
 		      ttrace_hist_percentile(v, 90),
 		      ttrace_hist_percentile(v, 99));
-	for (unsigned k = 0; k < TTRACE_HIST_BUCKETS; k++)
-		if (v[k])
-			seqbuf_printf(t, "    %lu %lu %lu\n",
-				      ttrace_hist_bucket_low(k),
-				      ttrace_hist_bucket_high(k), v[k]);
+	ttrace_hist_buckets_text(t, v);
 }
 
 static void probe_text(struct seqbuf *t, const struct builtin *b)

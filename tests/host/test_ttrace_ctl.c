@@ -168,6 +168,12 @@ static int test_commands(void)
 		 cmd.op == TTRACE_CTL_BUFSIZE && cmd.value == 2048);
 	HT_CHECK(ttrace_ctl_parse(&cmd, "hang\n", 5, &meta) == NULL &&
 		 cmd.op == TTRACE_CTL_HANG);
+	HT_CHECK(ttrace_ctl_parse(&cmd, "latency wakeup reset", 20, &meta) ==
+		 NULL && cmd.op == TTRACE_CTL_LATENCY &&
+		 cmd.lat == TTRACE_LAT_WAKEUP && cmd.mode == TTRACE_LAT_RESET);
+	HT_CHECK(ttrace_ctl_parse(&cmd, "latency irqsoff threshold 250", 29,
+				  &meta) == NULL && cmd.lat == TTRACE_LAT_IRQSOFF &&
+		 cmd.mode == TTRACE_LAT_THRESHOLD && cmd.value == 250);
 	/* text need not be NUL terminated: only len bytes count */
 	HT_CHECK(ttrace_ctl_parse(&cmd, "clearXYZ", 5, &meta) == NULL);
 	return 0;
@@ -181,7 +187,11 @@ static const char *const bad[] = {
 	"setbits 0xg", "clrbits 1 2", "clear now", "hang now", "mode", "mode fast",
 	"mode overwrite saturate", "bufsize 3", "bufsize 0", "bufsize 2",
 	"bufsize 2097152", "bufsize 2048 1", "bufsize 1k", "enable \x01irq",
-	"enable irq\xff", "Enable irq",
+	"enable irq\xff", "Enable irq", "latency", "latency irqsoff",
+	"latency nosuch on", "latency irqsoff bogus", "latency irqsoff on 1",
+	"latency irqsoff threshold", "latency irqsoff threshold 10000001",
+	"latency irqsoff threshold -1", "latency wakeup reset now",
+	"latency irqsoff threshold 1 2",
 	"latency", "latency timerlat", "latency frob on", "latency timerlat go",
 	"latency timerlat on 0", "latency timerlat on 1000001",
 	"latency timerlat on -5", "latency timerlat on 10x",

@@ -133,8 +133,8 @@ static void fire_all(void)
 	ttrace_func_exit(0x1000, 1);
 	ttrace_timerlat_sample(1, 2500);
 	ttrace_osnoise_gap(0, 1200);
-	ttrace_lat_max(0, 100, 200, &x, &x);
-	ttrace_lat_over(1, 100, 200, &x, &x);
+	ttrace_lat_max(0, 100, 5, (void *)fire_all, (void *)fire_all);
+	ttrace_lat_over(1, 100, 5, (void *)fire_all, (void *)fire_all);
 }
 
 static int test_table(void)

@@ -34,6 +34,8 @@ enum insn_mark_id {
 	INSN_MARK_GETPID_ON = 32,	/* getpid, syscall group on */
 	INSN_MARK_GETPID_OFF = 34,	/* getpid, syscall group off */
 	INSN_MARK_GETPID_NONE = 36,	/* getpid, no event enabled */
+	INSN_MARK_IRQSAVE_OFF = 60,	/* irqsave lock pair, irqsoff off */
+	INSN_MARK_IRQSAVE_ON = 62,	/* ... irqsoff on */
 };
 
 #ifndef __ASSEMBLER__
