@@ -180,6 +180,10 @@ def guest_figures(kernel_y, kernel_n, kernel_nf):
             "fprobe_insns_guest": region(k, 48, N_OPS) - region(k, 22, N_OPS),
             "filter_probe_insns_guest": region(k, 26, N_OPS) - empty,
             "count_probe_insns_guest": region(k, 28, N_OPS) - empty,
+            # an irqsave lock pair (one interrupts-off section), the
+            # irqsoff latency tracer off and on (docs/latency.md)
+            "irqsave_pair_insns_guest": region(k, 60, N_OPS) - empty,
+            "irqsave_pair_irqsoff_insns_guest": region(k, 62, N_OPS) - empty,
             "getpid_ttrace_n_insns": region(un, 36, N_GETPID) - nempty,
             "getpid_nothing_on_insns": region(uy, 36, N_GETPID) - uempty,
             "getpid_syscall_off_insns": region(uy, 34, N_GETPID) - uempty,
@@ -195,6 +199,8 @@ def guest_figures(kernel_y, kernel_n, kernel_nf):
         g["syscall_group_off_extra_insns"] = (g["getpid_syscall_off_insns"] -
                                               g["getpid_ttrace_n_insns"])
         g["boot_extra_insns_pct"] = 100.0 * (boot_y - boot_n) / boot_n
+        g["irqsoff_section_insns_guest"] = (
+            g["irqsave_pair_irqsoff_insns_guest"] - g["irqsave_pair_insns_guest"])
         # the same against a baseline with the NOP sites: the tracer's own
         g["syscall_off_extra_vs_fentry_insns"] = (
             g["getpid_nothing_on_insns"] - g["getpid_ttrace_n_fentry_insns"])
@@ -465,6 +471,7 @@ def main():
         "fprobe_insns_guest": ("<=", 213),	# 1.5x the graph's 142
         "syscall_off_extra_insns": ("<=", 3), "boot_extra_insns_pct": ("<=", 0.5),
         "live_extra_insns": ("<=", 0),
+        "irqsoff_section_insns_guest": ("<=", 60),
         "ratio_vs_lttng_ust": ("<=", 0.2), "ratio_vs_ftrace": ("<=", 0.1),
     }
     J["targets"] = {k: "%s %s" % v for k, v in targets.items()}
@@ -489,6 +496,9 @@ def print_table(J, host, lt, ft, cyc_ns):
         ("function probe pair (entry 2 args + return)", J["fprobe_insns_guest"], "fprobe_insns_guest"),
         ("enabled event, a filter probe (kept)", J["filter_probe_insns_guest"], None),
         ("enabled event, a count probe", J["count_probe_insns_guest"], None),
+        ("irqsave lock pair, irqsoff off", J["irqsave_pair_insns_guest"], None),
+        ("irqsave lock pair, irqsoff on", J["irqsave_pair_irqsoff_insns_guest"], None),
+        ("irqsoff: added per section", J["irqsoff_section_insns_guest"], "irqsoff_section_insns_guest"),
         ("getpid round trip, CONFIG_TTRACE=n", J["getpid_ttrace_n_insns"], None),
         ("getpid, ttrace built in, nothing enabled", J["getpid_nothing_on_insns"], None),
         ("getpid, syscall group off, others on", J["getpid_syscall_off_insns"], None),

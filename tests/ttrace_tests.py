@@ -117,6 +117,16 @@ def device_scenario(smp):
     return s.finish("")
 
 
+def fresh_out(name):
+    """build/test/NAME, the host channel file of a session, removed if a
+    run before left one."""
+    os.makedirs(OUT, exist_ok=True)
+    out = os.path.join(OUT, name)
+    if os.path.exists(out):
+        os.remove(out)
+    return out
+
+
 def ttdecode(*args):
     return subprocess.run([TTDECODE] + list(args), capture_output=True,
                           text=True, timeout=300)
@@ -617,10 +627,7 @@ def filtered():
     tracestress burst's calls are counted per CPU as filtered, exactly, in
     stats and in the saved trace's STATS, and dropped stays 0; the trace
     holds their exits, not their enters."""
-    os.makedirs(OUT, exist_ok=True)
-    out = os.path.join(OUT, "filtered.ttr")
-    if os.path.exists(out):
-        os.remove(out)
+    out = fresh_out("filtered.ttr")
     s = Session(2, hostout=out, cmdline=DEFAULT_EVENTS, name="filtered")
     try:
         s.say("echo probe f filter syscall_enter nr!=4 > /dev/ttrace/ctl; "
@@ -1675,12 +1682,11 @@ def check_probe_figures(trace, probes_text, pid):
     return ""
 
 
-def doc_examples(section="## Examples"):
-    """The `$ ` lines of docs/probes.md's section (Examples by default),
-    each with the line that follows it when that line is output (it must
-    appear)."""
-    text = open(os.path.join(ROOT, "docs", "probes.md")).read()
-    sec = text.split(section + "\n", 1)[1].split("\n## ", 1)[0]
+def doc_examples(doc="probes.md", section="Examples"):
+    """The `$ ` lines of the section of docs/doc, each with the line that
+    follows it when that line is output (it must appear)."""
+    text = open(os.path.join(ROOT, "docs", doc)).read()
+    sec = text.split("## " + section, 1)[1].split("\n## ", 1)[0]
     lines = [l[4:] for l in sec.split("\n") if l.startswith("    ")]
     out = []
     for i, l in enumerate(lines):
@@ -1711,10 +1717,7 @@ def probes():
     histogram of one process's syscalls, checked against the trace of the
     same run on the host; then snapshot and stop on the right event; then
     the free_pages counter across usertests."""
-    os.makedirs(OUT, exist_ok=True)
-    out = os.path.join(OUT, "probes.ttr")
-    if os.path.exists(out):
-        os.remove(out)
+    out = fresh_out("probes.ttr")
     # two usertests runs: under a loaded host each takes minutes
     s = Session(2, hostout=out, timeout=900, cmdline=DEFAULT_EVENTS,
                 name="probes")
@@ -1809,6 +1812,59 @@ def probes():
     if "before-it" not in t or "after-it" in t:
         return "the snapshot does not end before the trigger: before-it %s, "\
                "after-it %s" % ("before-it" in t, "after-it" in t)
+    return ""
+
+
+LAT_BLOCK = re.compile(
+    rb"(?m)^(irqsoff|wakeup) (on|off) threshold_us \d+ sections (\d+) over \d+ "
+    rb"busy \d+\r?\n  max_cycles (\d+) max_ns \d+ cpu \d+ start_tsc \d+ "
+    rb"end_tsc \d+\r?\n  from (\S+) to (\S+)\r?\n")
+
+
+def latency():
+    """docs/latency.md's examples; then irqsoff and wakeup beside a
+    workload: the latency file shows sections and a maximum for each, with
+    symbols, and a wakeup histogram; the frozen irqsoff trace, saved to the
+    host with the tracer off (so its maximum stays), verifies and holds the
+    lat_max record of that maximum."""
+    out = fresh_out("latency.ttr")
+    s = Session(2, hostout=out, cmdline=DEFAULT_EVENTS, name="latency")
+    try:
+        for cmd, want in doc_examples("latency.md"):
+            if want:
+                s.say(cmd, re.escape(want))
+            else:
+                s.say(cmd + "; echo status=$?", r"status=0\r?\n")
+        s.say("echo latency wakeup on > /dev/ttrace/ctl; ls -l /bin > /tmp/x;"
+              " echo latency irqsoff off > /dev/ttrace/ctl", r"\n")
+        text = s.say("cat /dev/ttrace/latency",
+                     r"\nirqsoff off [^$]*(?=\$ )").group(0)
+        blocks = {b.group(1): b for b in LAT_BLOCK.finditer(text)}
+        for name in (b"irqsoff", b"wakeup"):
+            b = blocks.get(name)
+            if not b or int(b.group(3)) == 0 or int(b.group(4)) == 0:
+                return s.finish("latency file: no sections or no maximum "
+                                "of %s:\n%s" % (name, text[-1500:]))
+            if b.group(5).startswith(b"0x") or b.group(6).startswith(b"0x"):
+                return s.finish("latency file: %s's maximum is not "
+                                "symbolized: %s" % (name, b.group(0)))
+        if not re.search(rb"hist cpu\d+ count [1-9]", text):
+            return s.finish("no wakeup histogram: %s" % text)
+        max_cycles = int(blocks[b"irqsoff"].group(4))
+        s.say("ttrace save -l irqsoff /dev/host/out", r"saved /dev/host/out")
+    except TimeoutError as e:
+        return s.finish(str(e))
+    files, why = finish_saved(s, out, 2)
+    if why:
+        return why
+    why = verify_trace(files[1], 1)
+    if why:
+        return "frozen irqsoff trace: " + why
+    t = ttdecode("text", files[1]).stdout
+    marks = re.findall(r"lat_max: tracer=0 cycles=(\d+) ", t)
+    if str(max_cycles) not in marks:
+        return "frozen irqsoff trace: lat_max records %s, the maximum %d" % (
+            marks, max_cycles)
     return ""
 
 
@@ -2259,7 +2315,7 @@ def fprobe_session(out):
     s = Session(2, hostout=out, timeout=300, cmdline=DEFAULT_EVENTS,
                 name="fprobe")
     try:
-        for cmd, want in doc_examples("### Function probe examples"):
+        for cmd, want in doc_examples(section="Function probe examples"):
             if want:
                 s.say(cmd, re.escape(want))
             else:
@@ -2341,6 +2397,145 @@ def fprobe_ctf(out):
     return ""
 
 
+LAT_ROW = re.compile(r"^\s*(\d+) +(\d+) +(\d+) +(\d+) +(\d+)\r?$", re.M)
+
+
+def timerlat_rows(text, smp):
+    """The per-CPU rows of a timerlat summary: why they are wrong ("" if
+    every CPU 0..smp-1 has one, with samples and min <= avg <= max)."""
+    rows = {int(r[0]): [int(x) for x in r[1:]] for r in LAT_ROW.findall(text)}
+    if sorted(rows) != list(range(smp)):
+        return "timerlat rows for cpus %s, want 0..%d:\n%s" % (
+            sorted(rows), smp - 1, text)
+    for cpu, (count, lo, avg, hi) in rows.items():
+        if count == 0 or not lo <= avg <= hi:
+            return "cpu%d: count %d min %d avg %d max %d:\n%s" % (
+                cpu, count, lo, avg, hi, text)
+    return ""
+
+
+def samples_bound(path, smp):
+    """Every timerlat_sample record of the trace at path is in the ring of
+    the CPU it names (the thread is bound), every CPU has some: why not,
+    or ""."""
+    why = verify_trace(path, smp)
+    if why:
+        return why
+    seen = set()
+    for line in ttdecode("text", path).stdout.splitlines():
+        m = re.search(r" cpu(\d+) .*timerlat_sample: cpu=(\d+) ", line)
+        if m and m.group(1) != m.group(2):
+            return "a sample of cpu %s recorded on cpu %s: %s" % (
+                m.group(2), m.group(1), line)
+        if m:
+            seen.add(int(m.group(1)))
+    if seen != set(range(smp)):
+        return "timerlat_sample records from cpus %s only" % sorted(seen)
+    return ""
+
+
+def max_trace(path, cpu, max_ns):
+    """The maximum's frozen trace (timerlat_trace) verifies, and on the
+    maximum's CPU the sample before the last lat_max mark of timerlat
+    (tracer 2) is the maximum: why not, or ""."""
+    why = verify_trace(path, 1)
+    if why:
+        return "timerlat_trace: " + why
+    sample, at_mark = None, None
+    for line in ttdecode("text", path).stdout.splitlines():
+        if not re.search(r" cpu%d " % cpu, line):
+            continue
+        if "timerlat_sample:" in line:
+            sample = line
+        elif "lat_max: tracer=2 " in line:
+            at_mark = sample
+    if not at_mark or "latency=%d ns" % max_ns not in at_mark:
+        return "timerlat_trace: cpu%d's sample before its last lat_max is " \
+            "%r, not the maximum %d ns" % (cpu, at_mark, max_ns)
+    return ""
+
+
+def timerlat_scenario(smp):
+    """`ttrace latency timerlat 1` on smp CPUs: every CPU reports
+    samples, the maximum kept (the core's) is the largest row's, the
+    tracer is off afterwards;
+    in the saved trace each sample is recorded on its own CPU (the
+    thread is bound to it); the maximum's frozen trace (timerlat_trace)
+    verifies and holds the maximum's sample and the core's mark."""
+    os.makedirs(OUT, exist_ok=True)
+    out = os.path.join(OUT, "timerlat-smp%d.ttr" % smp)
+    if os.path.exists(out):
+        os.remove(out)
+    s = Session(smp, name="timerlat-smp%d" % smp, hostout=out)
+    try:
+        s.say("ttrace enable latency", r"\n")
+        m = s.say("ttrace latency timerlat 1 20000",
+                  r"timerlat off period_us 20000(?:.*\n)*?"
+                  r"max_ns (\d+) cpu (\d+) missed \d+\r?\n", timeout=120)
+        text = m.group(0).decode(errors="replace")
+        max_ns, max_cpu = int(m.group(1)), int(m.group(2))
+        why = timerlat_rows(text, smp)
+        row_max = max(int(r[4]) for r in LAT_ROW.findall(text))
+        if not why and (max_cpu >= smp or max_ns != row_max):
+            why = "the maximum %d ns on cpu %d of %d, the rows' %d ns" % (
+                max_ns, max_cpu, smp, row_max)
+        if why:
+            return s.finish(why)
+        s.say("ttrace save /dev/host/out", r"ttrace: saved /dev/host/out")
+        s.say("ttrace save -l timerlat /dev/host/out",
+              r"ttrace: saved /dev/host/out")
+    except TimeoutError as e:
+        return s.finish(str(e))
+    files, why = finish_saved(s, out, 2)
+    return why or samples_bound(files[0], smp) or \
+        max_trace(files[1], max_cpu, max_ns)
+
+
+def osnoise_scenario():
+    """`ttrace latency osnoise 1` on 2 CPUs: each CPU's gaps include the
+    LAPIC timer (vector 32, every CPU's own tick), counted as its cause;
+    hostile ctl input is refused and changes nothing: the figures and
+    the state stay as they were; docs/latency.md's examples run."""
+    s = Session(2, name="osnoise-smp2")
+    try:
+        m = s.say("ttrace latency osnoise 1 200000 2000",
+                  r"osnoise off runtime_us 200000 threshold_ns 2000"
+                  r"(?:.*\n)*?(?=\$ )", timeout=120)
+        text = m.group(0).decode(errors="replace")
+        for cpu in range(2):
+            c = re.search(r"cause cpu%d irq 32 count ([1-9]\d*) noise_ns "
+                          r"[1-9]" % cpu, text)
+            if not c:
+                return s.finish("cpu%d: no timer interrupt as a cause:\n%s"
+                                % (cpu, text))
+        before = s.say("cat /dev/ttrace/osnoise /dev/ttrace/latency",
+                       r"osnoise off(?:.*\n)*?(?=\$ )").group(0)
+        for bad in ("latency osnoise on 0", "latency osnoise on 10 0",
+                    "latency osnoise on 1000001", "latency osnoise of",
+                    "latency timerlat on 5 5", "latency osnoise reset 1",
+                    "latency timerlat off x", "latency irqsoof on",
+                    "latency osnoise threshold 10000001",
+                    "latency osnoise threshold",
+                    "latency osnoise on 99999999999999999999999"):
+            s.say("echo %s > /dev/ttrace/ctl" % bad, r"ttrace ctl: latency")
+            s.say("echo status=$?", r"status=[1-9]")
+        after = s.say("cat /dev/ttrace/osnoise /dev/ttrace/latency",
+                      r"osnoise off(?:.*\n)*?(?=\$ )").group(0)
+        if before != after:
+            return s.finish("refused commands changed osnoise:\n%s\n%s" %
+                            (before, after))
+        s.say("cat /dev/ttrace/timerlat", r"timerlat off period_us")
+        for cmd, want in doc_examples("latency.md",
+                                      "timerlat and osnoise examples"):
+            if want:
+                s.say(cmd, re.escape(want), timeout=120)
+            else:
+                s.say(cmd + "; echo status=$?", r"status=0\r?\n")
+    except TimeoutError as e:
+        return s.finish(str(e))
+    return s.finish("")
+
+
 def run_all(res, only):
     def want(name):
         return not only or only in name
@@ -2349,6 +2544,10 @@ def run_all(res, only):
         name = "ttrace_device_smp%d" % smp
         if want(name):
             res.add(name, *(lambda w: (not w, w))(device_scenario(smp)))
+    for smp in (1, 2, 4):
+        name = "ttrace_timerlat_smp%d" % smp
+        if want(name):
+            res.add(name, *(lambda w: (not w, w))(timerlat_scenario(smp)))
     for name, fn in (("readme_tour", readme_tour),
                      ("ttrace_roundtrip", roundtrip),
                      ("ttrace_two_saves", two_saves),
@@ -2371,10 +2570,12 @@ def run_all(res, only):
                      ("ttrace_exports", exports),
                      ("ttrace_tracedat", tracedat_corpus),
                      ("ttrace_probes", probes),
+                     ("ttrace_latency", latency),
                      ("ttrace_modules", modules),
                      ("ttrace_module_space", module_space),
                      ("ttrace_stats_everything_on", stats_everything_on),
                      ("ttrace_graph", graph),
+                     ("ttrace_osnoise", osnoise_scenario),
                      ("ttrace_stress_smp4",
                       lambda: stress("stress", 4, 24, 2, []))):
         if want(name):

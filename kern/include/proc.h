@@ -50,12 +50,17 @@ struct kthread {
 	struct list wait_link;		/* on wchan's wait queue */
 	struct list timer_link;		/* on the timer list, by deadline */
 	uint64_t deadline;		/* jiffies: when a timed sleep ends */
+	uint64_t tick_tsc;		/* TSC of the tick that ended it */
 	struct proc *proc;		/* NULL for a ktask */
 	uint32_t syscall_nr;		/* current syscall + 1, 0 if none */
 	int cpu;			/* last CPU it ran on */
+	int bound_cpu;			/* the one CPU it runs on, or -1 */
 	struct kthread *next;		/* run queue link */
 	struct kmsg reap_msg;		/* a ktask's: its reaper, sent at exit */
 	struct fgraph_shadow fgraph;	/* function-graph return addresses */
+	uint64_t wake_tsc;		/* wakeup tracer: when made runnable
+					   (0: not since it last ran) */
+	uintptr_t wake_pc;		/* ... and where */
 };
 
 enum proc_state {

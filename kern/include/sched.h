@@ -6,6 +6,7 @@
  * mode only) their timer slice ends: the kernel itself is not preempted.
  *
  *	struct kthread *kt = kthread_create("flusher", flush_main, NULL);
+ *	kthread_bind(kt, 1);		// optional: run it on CPU 1 only
  *	sched_make_runnable(kt);
  */
 #ifndef SCHED_H
@@ -16,6 +17,7 @@
 void sched_init_cpu(void);
 struct kthread *kthread_create(const char *name, void (*fn)(void *), void *arg);
 struct kthread *kthread_alloc(void);
+void kthread_bind(struct kthread *kt, uint32_t cpu);
 void kthread_free(struct kthread *kt);
 void kthread_prepare_user(struct kthread *kt, struct trapframe *tf);
 __noreturn void kthread_exit(void);
@@ -28,6 +30,8 @@ bool sched_should_yield(void);
 __noreturn void sched_exit_current(void);
 void sched_wait_dead(struct kthread *kt);
 int ksleep_ticks(uint64_t ticks);
+int ksleep_until(uint64_t deadline, uint64_t *tick_tsc);
+uint64_t sched_jiffies(void);
 uint32_t sched_runq_len(void);
 
 #endif /* SCHED_H */

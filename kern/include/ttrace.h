@@ -149,6 +149,63 @@ static __always_inline void ttrace_trap_exit(struct per_cpu_info *pcpui,
 	pcpui->ttrace_ctx = saved.ctx;
 }
 
+/*
+ * The irqsoff tracer's trap hooks (kern/trace/lat_irqsoff.c), behind its
+ * key (arch/arch.h): a trap taken where interrupts were on (rflags)
+ * opens a section at its entry and closes it at its return, both at the
+ * interrupted rip. Called by the arch's trap dispatch, interrupts off,
+ * after the text patcher's breakpoint check.
+ */
+void ttrace_irqsoff_open(uintptr_t pc);
+void ttrace_irqsoff_close(uintptr_t pc);
+
+static __always_inline void ttrace_irqsoff_trap_enter(uint64_t rflags,
+						      uintptr_t rip)
+{
+	ARCH_IRQSOFF_KEY(traced);
+	return;
+traced: __attribute__((cold));
+	if (ARCH_IRQ_FLAGS_ON(rflags))
+		ttrace_irqsoff_open(rip);
+}
+
+static __always_inline void ttrace_irqsoff_trap_exit(uint64_t rflags,
+						     uintptr_t rip)
+{
+	ARCH_IRQSOFF_KEY(traced);
+	return;
+traced: __attribute__((cold));
+	if (ARCH_IRQ_FLAGS_ON(rflags))
+		ttrace_irqsoff_close(rip);
+}
+
+/*
+ * The wakeup tracer's hooks (kern/trace/lat_wakeup.c), behind the key
+ * TTRACE_KEY_WAKEUP: a NOP each while it is off. The scheduler calls
+ * ttrace_sched_woken() as it makes kt runnable and ttrace_sched_runs()
+ * as it switches to it, sched_lock held, interrupts off.
+ */
+void ttrace_wakeup_mark(struct kthread *kt);
+void ttrace_wakeup_run(struct kthread *kt);
+
+static __always_inline void ttrace_sched_woken(struct kthread *kt)
+{
+	__asm__ goto(TTRACE_SITE_ASM("traced", "traced")
+		     : : "i"(TTRACE_KEY_WAKEUP) : : traced);
+	return;
+traced: __attribute__((cold));
+	ttrace_wakeup_mark(kt);
+}
+
+static __always_inline void ttrace_sched_runs(struct kthread *kt)
+{
+	__asm__ goto(TTRACE_SITE_ASM("traced", "traced")
+		     : : "i"(TTRACE_KEY_WAKEUP) : : traced);
+	return;
+traced: __attribute__((cold));
+	ttrace_wakeup_run(kt);
+}
+
 #else /* !CONFIG_TTRACE */
 
 static inline void ttrace_early_init(void) {}
@@ -193,6 +250,23 @@ static inline void ttrace_trap_exit(struct per_cpu_info *pcpui,
 				    struct ttrace_trap_saved saved)
 {
 	(void)pcpui, (void)saved;
+}
+
+static inline void ttrace_irqsoff_trap_enter(uint64_t rflags, uintptr_t rip)
+{
+	(void)rflags, (void)rip;
+}
+static inline void ttrace_irqsoff_trap_exit(uint64_t rflags, uintptr_t rip)
+{
+	(void)rflags, (void)rip;
+}
+static inline void ttrace_sched_woken(struct kthread *kt)
+{
+	(void)kt;
+}
+static inline void ttrace_sched_runs(struct kthread *kt)
+{
+	(void)kt;
 }
 
 #endif /* CONFIG_TTRACE */

@@ -54,6 +54,7 @@
 #define TTRACE_EMIT_H
 
 #include <stdint.h>
+#include <ttrace_key.h>	/* struct ttrace_site, TTRACE_SITE_ASM */
 
 #ifdef TTRACE_EMIT_INLINE
 #include <ttrace_emit_inline.h>
@@ -92,26 +93,6 @@ void ttrace_probe_fire(uint32_t id, const uint64_t *args, uint32_t nargs);
  * je past` (asm goto, so the compiler cannot widen it to a load, a test and
  * a branch), then the probe list's head.
  */
-struct ttrace_site {
-	uint64_t addr;		/* the 5-byte NOP */
-	uint64_t target;	/* the recording code: where the jmp goes */
-	uint64_t probe_target;	/* ... when a probe is attached */
-	uint64_t id;		/* the event, or TTRACE_KEY_CTX_LIVE */
-};
-
-/* The id of a site that is live while ttrace_ctx_live is set, not while
- * an event is armed (ttrace_syscall_live(), ttrace.h). */
-#define TTRACE_KEY_CTX_LIVE	0xffffffffffffffffull
-
-/* The 5-byte NOP of a site and its .ttrace_sites entry, for an asm goto
- * whose labels are `on` and `probed` and whose operand 0 is the id. */
-#define TTRACE_SITE_ASM(on, probed)					\
-	"1: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"			\
-	".pushsection .ttrace_sites, \"a\"\n\t"				\
-	".balign 8\n\t"							\
-	".quad 1b, %l[" on "], %l[" probed "], %c0\n\t"			\
-	".popsection"
-
 enum { TTRACE_SITE_OFF, TTRACE_SITE_RECORD, TTRACE_SITE_PROBE };
 
 static __always_inline int ttrace_is_armed(uint32_t id)

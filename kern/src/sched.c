@@ -14,6 +14,11 @@
  * deadline order, so the tick looks at the expired threads and the first
  * that is not. A sorted list makes an insert linear in the worst case, but
  * it starts from the tail, where a new deadline usually belongs.
+ *
+ * A thread may be bound to one CPU (kthread_bind: the latency tracers'
+ * per-CPU threads): the other CPUs pass over it on the run queue, and
+ * making it runnable wakes that CPU if it halts. Binding is rare, so the
+ * queue stays one FIFO and a CPU looks past the bound threads not its own.
  */
 #include <arch_hooks.h>
 #include <sched.h>
@@ -87,6 +92,7 @@ struct kthread *kthread_alloc(void)
 	}
 	kt->id = atomic_fetch_add(&next_kthread_id, 1);
 	kt->state = KT_RUNNABLE;
+	kt->bound_cpu = -1;
 	return kt;
 }
 
@@ -138,10 +144,26 @@ void kthread_prepare_user(struct kthread *kt, struct trapframe *tf)
 	push_switch_frame(kt, (uintptr_t)ktf, user_trampoline, (uintptr_t)ktf, 0);
 }
 
-static void kick_idle_cpu(void)
+/* Binds kt, not yet runnable, to CPU cpu (< num_cpus): only that CPU
+ * will run it. */
+void kthread_bind(struct kthread *kt, uint32_t cpu)
+{
+	kt->bound_cpu = (int)cpu;
+}
+
+/* Whether CPU cpu may run kt. */
+static bool runs_on(const struct kthread *kt, uint32_t cpu)
+{
+	return kt->bound_cpu < 0 || kt->bound_cpu == (int)cpu;
+}
+
+/* Wakes a halted CPU that may run kt, if there is one but this. */
+static void kick_idle_cpu(const struct kthread *kt)
 {
 	uint64_t idle = READ_ONCE(idle_cpus) & ~(1ull << core_id());
 
+	if (kt->bound_cpu >= 0)
+		idle &= 1ull << kt->bound_cpu;
 	if (idle)
 		arch_send_ipi((uint32_t)__builtin_ctzll(idle), IRQ_RESCHED);
 }
@@ -157,17 +179,33 @@ static void enqueue_locked(struct kthread *kt)
 		runq_head = kt;
 	runq_tail = kt;
 	WRITE_ONCE(runq_len, runq_len + 1);
-	kick_idle_cpu();
+	kick_idle_cpu(kt);
 }
 
+/* The link to the first queued thread CPU cpu may run (*link NULL if
+ * none). sched_lock held. */
+static struct kthread **runq_first_for(uint32_t cpu)
+{
+	struct kthread **link = &runq_head;
+
+	while (*link && !runs_on(*link, cpu))
+		link = &(*link)->next;
+	return link;
+}
+
+/* Takes the first thread the calling CPU may run off the queue, or
+ * returns NULL. sched_lock held. */
 static struct kthread *dequeue_locked(void)
 {
-	struct kthread *kt = runq_head;
+	struct kthread **link = runq_first_for(core_id()), *kt = *link,
+		       *prev = NULL;
 
 	if (kt) {
-		runq_head = kt->next;
-		if (!runq_head)
-			runq_tail = NULL;
+		if (link != &runq_head)
+			prev = container_of(link, struct kthread, next);
+		*link = kt->next;
+		if (runq_tail == kt)
+			runq_tail = prev;
 		kt->next = NULL;
 		WRITE_ONCE(runq_len, runq_len - 1);
 	}
@@ -184,6 +222,7 @@ void sched_make_runnable(struct kthread *kt)
 {
 	uint64_t flags = spin_lock_irqsave(&sched_lock);
 
+	ttrace_sched_woken(kt);
 	enqueue_locked(kt);
 	spin_unlock_irqrestore(&sched_lock, flags);
 }
@@ -220,6 +259,7 @@ static void switch_to_locked(struct kthread *prev, struct kthread *next)
 	if (!next->proc && !is_idle(next))
 		ttrace_kthread_run(next->id);
 	ttrace_sched_switch(trace_pid(prev), trace_pid(next), prev->state);
+	ttrace_sched_runs(next);
 	swtch(&prev->saved_rsp, next->saved_rsp);
 }
 
@@ -318,6 +358,7 @@ static void wake_locked(struct kthread *kt)
 	list_del(&kt->wait_link);
 	list_del(&kt->timer_link);
 	ttrace_kthread_wake(kt->id);
+	ttrace_sched_woken(kt);
 	enqueue_locked(kt);
 }
 
@@ -372,25 +413,48 @@ void sched_tick(void)
 	WRITE_ONCE(jiffies, jiffies + 1);
 	while (!list_empty(&timers) &&
 	       (kt = container_of(timers.next, struct kthread,
-				  timer_link))->deadline <= jiffies)
+				  timer_link))->deadline <= jiffies) {
+		kt->tick_tsc = arch_read_tsc();
 		wake_locked(kt);
+	}
 	spin_unlock(&sched_lock);
+}
+
+/* The tick count now (CPU 0's timer ticks since boot). */
+uint64_t sched_jiffies(void)
+{
+	return READ_ONCE(jiffies);
+}
+
+/*
+ * Sleeps until the tick count reaches deadline (returns at once if it
+ * has). Returns 0 or -EINTR; *tick_tsc (if not NULL) is then the TSC at
+ * which CPU 0's timer interrupt found the deadline come and woke the
+ * thread (the moment the timer fired, for the latency of the wakeup
+ * after it), or 0 if no tick woke it (the deadline had passed, or a kill
+ * did). Process context.
+ */
+int ksleep_until(uint64_t deadline, uint64_t *tick_tsc)
+{
+	struct kthread *kt = current_kthread();
+	uint64_t flags = spin_lock_irqsave(&sched_lock);
+	int ret = is_killed(kt) ? -EINTR : 0;
+
+	kt->tick_tsc = 0;
+	while (ret == 0 && jiffies < deadline) {
+		timer_add_locked(kt, deadline);
+		ret = block_locked(kt);
+	}
+	if (tick_tsc)
+		*tick_tsc = kt->tick_tsc;
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return ret;
 }
 
 /* Sleeps for at least ticks timer periods; returns 0 or -EINTR. */
 int ksleep_ticks(uint64_t ticks)
 {
-	struct kthread *kt = current_kthread();
-	uint64_t flags = spin_lock_irqsave(&sched_lock);
-	uint64_t deadline = jiffies + ticks;
-	int ret = is_killed(kt) ? -EINTR : 0;
-
-	while (ret == 0 && jiffies < deadline) {
-		timer_add_locked(kt, deadline);
-		ret = block_locked(kt);
-	}
-	spin_unlock_irqrestore(&sched_lock, flags);
-	return ret;
+	return ksleep_until(sched_jiffies() + ticks, NULL);
 }
 
 /* True when the current thread should let others run: something waits.
@@ -452,7 +516,7 @@ __noreturn void cpu_idle(void)
 		process_routine_kmsgs();
 		arch_irq_disable();
 		spin_lock(&sched_lock);
-		if (runq_head) {
+		if (*runq_first_for(core_id())) {
 			schedule_locked();
 			spin_unlock(&sched_lock);
 			arch_irq_enable();

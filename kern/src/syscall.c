@@ -38,18 +38,20 @@ static __always_inline long syscall_dispatch(uint64_t nr,
 
 /* A syscall while tracing is on: in the process's syscall context, with
  * its enter and exit events, back in its user context after. Interrupts
- * off on entry and on return, on while the call runs. */
+ * off on entry and on return, on while the call runs; the flag changes
+ * are _raw here and below: the irqsoff tracer does not time the syscall
+ * glue (kern/trace/lat_irqsoff.c), and the fast path pays no NOP. */
 static __attribute__((noinline, cold)) long syscall_traced(
 	struct kthread *kt, uint64_t nr, const uint64_t *args)
 {
 	long ret;
 
 	ttrace_ctx_syscall(this_cpu(), kt->proc->pid, nr);
-	arch_irq_enable();
+	arch_irq_enable_raw();
 	ttrace_syscall_enter(nr, args[0], args[1], args[2]);
 	ret = syscall_dispatch(nr, args);
 	ttrace_syscall_exit(nr, (uint64_t)ret);
-	arch_irq_disable();
+	arch_irq_disable_raw();
 	ttrace_ctx_user(this_cpu(), kt->proc->pid);
 	return ret;
 }
@@ -69,9 +71,9 @@ void syscall_trap(struct trapframe *tf)
 	if (unlikely(ttrace_syscall_live())) {
 		ret = syscall_traced(kt, nr, args);
 	} else {
-		arch_irq_enable();
+		arch_irq_enable_raw();
 		ret = syscall_dispatch(nr, args);
-		arch_irq_disable();
+		arch_irq_disable_raw();
 	}
 	arch_syscall_set_return(tf, ret);
 	kt->syscall_nr = 0;

@@ -29,7 +29,9 @@
 static uint64_t samples[CONFIG_MAX_NUM_CPUS][BATCHES];
 
 enum bench_op { OP_EMPTY, OP_ENABLED, OP_DISABLED, OP_CONT, OP_AUX,
-		OP_CALL, OP_CALL_SITE, OP_FILTER, OP_COUNT };
+		OP_CALL, OP_CALL_SITE, OP_FILTER, OP_COUNT, OP_IRQSAVE };
+
+static struct spinlock bench_lock = SPINLOCK_INIT("bench");
 
 /* Two identical leaf functions, one with a function-graph site (this file
  * is built with fentry sites) and one without. */
@@ -68,6 +70,9 @@ static __always_inline void run_op(enum bench_op op, uint64_t i)
 		break;
 	case OP_CALL_SITE:
 		bench_leaf(i);
+		break;
+	case OP_IRQSAVE:
+		spin_unlock_irqrestore(&bench_lock, spin_lock_irqsave(&bench_lock));
 		break;
 	}
 }
@@ -184,6 +189,26 @@ static void count_probed(enum bench_op op, const char *cmd)
 	bench_ctl("unprobe bench");
 }
 
+/* An irqsave lock pair, interrupts on before each (so each is one
+ * interrupts-off section), with the irqsoff tracer off or on, between
+ * its marks. One pair first: the loop's sections, all alike, are then no
+ * new maximum (a new one freezes the rings, not the common path). */
+static void count_irqsave(void)
+{
+	INSN_MARK(INSN_MARK_IRQSAVE_OFF);
+	for (uint64_t i = 0; i < BATCH; i++)
+		run_op(OP_IRQSAVE, i);
+	INSN_MARK(INSN_MARK_IRQSAVE_OFF + 1);
+	bench_ctl("latency irqsoff on");
+	run_op(OP_IRQSAVE, 0);
+	INSN_MARK(INSN_MARK_IRQSAVE_ON);
+	for (uint64_t i = 0; i < BATCH; i++)
+		run_op(OP_IRQSAVE, i);
+	INSN_MARK(INSN_MARK_IRQSAVE_ON + 1);
+	bench_ctl("latency irqsoff off");
+	bench_ctl("latency irqsoff reset");
+}
+
 /* The instruction-count regions, for make bench's plugin run. */
 static void count_all(void)
 {
@@ -198,6 +223,7 @@ static void count_all(void)
 	count_op(OP_DISABLED);
 	count_graph();
 	count_fprobe();
+	count_irqsave();
 	printk("bench: instruction regions done (%d operations each)\n", BATCH);
 }
 

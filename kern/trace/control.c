@@ -376,6 +376,9 @@ static const char *apply(struct ttrace *t, const struct ttrace_ctl_cmd *cmd)
 		return module_cmd(t);
 	case TTRACE_CTL_FPROBE:
 		return fprobe_control(t, &cmd->fprobe);
+	case TTRACE_CTL_LATENCY:
+		return cmd->lat >= TTRACE_LAT_TIMERLAT ?
+		       ttrace_timerlat_control(cmd) : ttrace_lat_control(cmd);
 	default:
 		if (t->off_reason)
 			return t->off_reason;

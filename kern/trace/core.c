@@ -400,7 +400,7 @@ void ttrace_aux_blob(struct ttrace *t, unsigned tag, uint64_t ident,
 
 	if (!t->aux_mem)
 		return;
-	flags = arch_irq_save();
+	flags = arch_irq_save_raw();	/* the tracer's own: not timed */
 	wlock(&t->aux_lock);
 	err = ttrace_aux_reserve(&t->aux, tag, core_id(), n, &pos);
 	wunlock(&t->aux_lock);
@@ -408,7 +408,7 @@ void ttrace_aux_blob(struct ttrace *t, unsigned tag, uint64_t ident,
 		ttrace_aux_fill(&t->aux, pos, arch_trace_clock(), ident, p, n);
 		ttrace_aux_publish(&t->aux, pos);
 	}
-	arch_irq_restore(flags);
+	arch_irq_restore_raw(flags);
 }
 
 void ttrace_aux_string(unsigned tag, uint64_t ident, const char *str)
@@ -441,7 +441,7 @@ static void aux_rlock(void *arg)
 {
 	struct aux_rlocked *l = arg;
 
-	l->flags = arch_irq_save();
+	l->flags = arch_irq_save_raw();
 	rlock(&l->t->aux_lock);
 }
 
@@ -450,7 +450,7 @@ static void aux_runlock(void *arg)
 	struct aux_rlocked *l = arg;
 
 	runlock(&l->t->aux_lock);
-	arch_irq_restore(l->flags);
+	arch_irq_restore_raw(l->flags);
 }
 
 /* Copies a consistent snapshot of t's aux to out (view.data == out);

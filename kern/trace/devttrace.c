@@ -13,11 +13,15 @@
  *	tsc	each CPU's TSC offset from CPU 0's (struct ttrace_file_tsc)
  *	probes	the built-in probes and their results (docs/probes.md)
  *	counters the counters' current values (counters.c)
+ *	timerlat osnoise  timer latency and noise per CPU (timerlat.c)
  *	cpuN	CPU N's records as text	rawN	CPU N's records, binary
  *	streamN	... consumed as they come
  *	snapN	CPU N's ring as a snapshot probe copied it, as rawN
  *	trace	the whole trace as a trace file (docs/trace-file.md)
  *	snaptrace the snapshot probe's copy as a trace file
+ *	latency	the latency tracers: maxima, counts, histograms (latency.c)
+ *	irqsoff_trace, wakeup_trace  a latency tracer's maximum's frozen
+ *		rings as a trace file
  *	stream	a trace file of the records as they come; "end" written
  *		to it ends it
  *	lastboot the previous boot's trace as a trace file, kept across a
@@ -43,6 +47,8 @@
 
 enum { Qdir, Qctl, Qevents, Qstats, Qmarker, Qversion, Qmeta, Qaux, Qtsc,
        Qfuncs, Qprobes, Qcounters, Qtrace, Qsnaptrace, Qstream, Qlastboot,
+       Qtimerlat, Qosnoise, Qlatency,
+       Qlattrace,	/* + enum ttrace_lat_id */
        Qcpu = 0x100 };	/* + 0x100 * enum ttrace_read_kind + cpu */
 
 #define NPERCPU		4	/* cpuN rawN streamN snapN */
@@ -65,12 +71,24 @@ static const struct dirtab tt_tab[] = {
 	{ "snaptrace", { Qsnaptrace, 0, QTFILE }, 0, S_IFREG | 0444 },
 	{ "stream", { Qstream, 0, QTFILE }, 0, S_IFREG | 0644 },
 	{ "lastboot", { Qlastboot, 0, QTFILE }, 0, S_IFREG | 0444 },
+	{ "timerlat", { Qtimerlat, 0, QTFILE }, 0, S_IFREG | 0444 },
+	{ "osnoise", { Qosnoise, 0, QTFILE }, 0, S_IFREG | 0444 },
+	{ "latency", { Qlatency, 0, QTFILE }, 0, S_IFREG | 0444 },
+	{ "irqsoff_trace", { Qlattrace + TTRACE_LAT_IRQSOFF, 0, QTFILE }, 0,
+	  S_IFREG | 0444 },
+	{ "wakeup_trace", { Qlattrace + TTRACE_LAT_WAKEUP, 0, QTFILE }, 0,
+	  S_IFREG | 0444 },
+	{ "timerlat_trace", { Qlattrace + TTRACE_LAT_TIMERLAT, 0, QTFILE }, 0,
+	  S_IFREG | 0444 },
+	{ "osnoise_trace", { Qlattrace + TTRACE_LAT_OSNOISE, 0, QTFILE }, 0,
+	  S_IFREG | 0444 },
 };
 
 /* The trace files and the runs their writer reads. */
 static bool is_tracefile(uint64_t q)
 {
-	return q == Qtrace || q == Qsnaptrace || q == Qstream;
+	return q == Qtrace || q == Qsnaptrace || q == Qstream ||
+	       (q >= Qlattrace && q < Qlattrace + TTRACE_LAT_COUNT);
 }
 
 static enum ttrace_read_kind tracefile_kind(uint64_t q)
@@ -86,6 +104,9 @@ static void (*const tt_text[])(struct seqbuf *s) = {
 	[Qstats] = ttrace_stats_text,
 	[Qfuncs] = ttrace_funcs_text,
 	[Qcounters] = ttrace_counters_text,
+	[Qtimerlat] = ttrace_timerlat_text,
+	[Qosnoise] = ttrace_osnoise_text,
+	[Qlatency] = ttrace_lat_text,
 };
 
 static const char *const percpu_name[NPERCPU] = { "cpu", "raw", "stream",
@@ -162,7 +183,9 @@ static int tt_open(struct chan *c, int omode)
 	uint64_t q = c->qid.path;
 
 	(void)omode;
-	if (is_tracefile(q))
+	if (q >= Qlattrace && q < Qlattrace + TTRACE_LAT_COUNT)
+		c->aux = ttrace_tracefile_snap(TTRACE_SNAP_LAT + q - Qlattrace);
+	else if (is_tracefile(q))
 		c->aux = ttrace_tracefile_new(tracefile_kind(q));
 	else if (q >= Qcpu)
 		c->aux = ttrace_reader_new((q >> 8) - 1, q & 0xff);

@@ -66,6 +66,8 @@ void ttrace_events_text(struct seqbuf *s);	/* events */
 void ttrace_stats_text(struct seqbuf *s);	/* stats */
 void ttrace_funcs_text(struct seqbuf *s);	/* funcs */
 void ttrace_counters_text(struct seqbuf *s);	/* counters */
+void ttrace_timerlat_text(struct seqbuf *s);	/* timerlat */
+void ttrace_osnoise_text(struct seqbuf *s);	/* osnoise */
 
 /* The fixed binary files: version, tsc (returns the bytes filled, one
  * struct per online CPU), and rawN's size (one CPU's ring, now). */
@@ -102,13 +104,16 @@ void ttrace_reader_free(struct ttrace_reader *r);
  * offset 0 to its end, made by the one writer (ttrace_image.h) as it is
  * read (tracefile.c). Of kind TTRACE_READ_RAW (trace: each CPU's
  * ring up to its head when its turn comes), TTRACE_READ_SNAP (snaptrace:
- * the snapshot probe's copy) or TTRACE_READ_STREAM (stream: every CPU's
+ * the snapshot probe's copy; NAME_trace: a latency tracer's, from
+ * ttrace_tracefile_snap()) or TTRACE_READ_STREAM (stream: every CPU's
  * records as they come, until ttrace_tracefile_end(); a read returns 0
  * while there is nothing new).
  */
 struct ttrace_tracefile;
 
 struct ttrace_tracefile *ttrace_tracefile_new(enum ttrace_read_kind kind);
+/* A trace file of a snapshot set: src's (enum ttrace_snap_src). */
+struct ttrace_tracefile *ttrace_tracefile_snap(uint32_t src);
 /* Reads up to n bytes at off, where the last read ended. Returns the
  * count, 0 at the end (a stream: or nothing for now), or -errno. */
 long ttrace_tracefile_read(struct ttrace_tracefile *f, void *buf, size_t n,
@@ -218,17 +223,151 @@ int ttrace_probe_attach_locked(struct ttrace *t, uint32_t id,
 			       ttrace_probe_fn fn, void *arg);
 unsigned ttrace_probe_detach_arg_locked(struct ttrace *t, void *arg);
 
+/*
+ * Snapshot sets (snapset.c): a frozen copy of every CPU's ring, taken
+ * at once by its owner and read as the rings are, through a view:
+ *
+ *	if (ttrace_snapset_trylock(&s)) {	// any context
+ *		ttrace_snapset_copy(&s);	// interrupts off
+ *		ttrace_snapset_unlock(&s);
+ *	}
+ *	struct ttrace_snap_view v;		// process context
+ *	ttrace_snap_view_begin(&v, TTRACE_SNAP_LAT + TTRACE_LAT_IRQSOFF);
+ *	k = ttrace_snap_read(&v, cpu, &cur, &end, out, max, &run);
+ *	ttrace_snap_view_end(&v);
+ *
+ * A view holds its copy from begin to end: no copy replaces it meanwhile
+ * (the taker counts busy). snapset.c's header says why.
+ */
+enum ttrace_snap_fit {
+	TTRACE_SNAP_WHOLE,	/* the whole ring, or the CPU's copy fails */
+	TTRACE_SNAP_NEWEST,	/* the newest records that fit */
+};
+
+struct ttrace_snapset {
+	struct trace_ring ring[CONFIG_MAX_NUM_CPUS];	/* the copies */
+	void *mem[CONFIG_MAX_NUM_CPUS];	/* NULL: not allocated */
+	unsigned order;			/* pages per CPU: 2^order */
+	enum ttrace_snap_fit fit;
+	uint32_t state;			/* copying bit | 2 * views */
+	uint32_t taken;			/* a copy is there to read */
+	uint64_t gen;			/* the copy's name, unique */
+	uint64_t failed;		/* CPUs whose copy failed */
+	uint64_t busy;			/* copies refused: one in flight or
+					   a view held the last */
+};
+
+/* Where a view's set is (the snapshot probe's, or a latency tracer's:
+ * TTRACE_SNAP_LAT + enum ttrace_lat_id). */
+enum ttrace_snap_src {
+	TTRACE_SNAP_PROBE,
+	TTRACE_SNAP_LAT,
+};
+
+struct ttrace_snap_view {
+	uint32_t src;			/* enum ttrace_snap_src (+ lat id) */
+	uint64_t gen;			/* the copy held; 0: none */
+};
+
+int ttrace_snapset_alloc(struct ttrace_snapset *s, size_t bytes,
+			 enum ttrace_snap_fit fit);
+void ttrace_snapset_free(struct ttrace_snapset *s);
+bool ttrace_snapset_trylock(struct ttrace_snapset *s);
+void ttrace_snapset_lock(struct ttrace_snapset *s);
+void ttrace_snapset_unlock(struct ttrace_snapset *s);
+void ttrace_snapset_copy(struct ttrace_snapset *s);
+void ttrace_snap_view_begin(struct ttrace_snap_view *v, uint32_t src);
+void ttrace_snap_view_end(struct ttrace_snap_view *v);
+uint32_t ttrace_snap_read(struct ttrace_snap_view *v, uint32_t cpu,
+			  struct trace_ring_cursor *cur, uint64_t *end,
+			  struct ttrace_entry *out, size_t max,
+			  struct trace_ring_run *run);
+
 /* The built-in probes (ttrace_probes.c): ctl probe and unprobe commands
- * with the ctl mutex held, results as text, the snapshot's rings. */
+ * with the ctl mutex held, results as text, the snapshot probe's set
+ * whose copy is gen (0: the first taken; NULL if none; ctl mutex held). */
 const char *ttrace_probes_control(const struct ttrace_ctl_cmd *cmd);
 void ttrace_probes_text(struct seqbuf *s);
-uint32_t ttrace_snap_read(uint32_t cpu, struct trace_ring_cursor *cur,
-			  uint64_t *end, struct ttrace_entry *out, size_t max,
-			  struct trace_ring_run *run);
+struct ttrace_snapset *ttrace_probe_snapset(uint64_t gen);
+
+/*
+ * The latency core (latency.c; docs/latency.md): one struct ttrace_lat
+ * per latency tracer, in lats[] there, its name ttrace_lat_names[id].
+ * A tracer measures its sections and, interrupts off, on the CPU where
+ * one ended:
+ *
+ *	if (ttrace_lat_wanted(l, cycles))
+ *		ttrace_lat_update(l, cycles, start_tsc, start_pc, end_pc);
+ *	else
+ *		ttrace_lat_count(l);
+ *
+ * ttrace_lat_update() counts it, records it as a lat_over event if it is
+ * longer than the threshold, and if it is a new maximum writes a lat_max
+ * event and freezes every CPU's newest records with it.
+ */
+struct ttrace_lat_max {
+	uint64_t cycles;		/* 0: none */
+	uint64_t start_tsc, end_tsc;	/* on cpu's TSC */
+	uintptr_t start_pc, end_pc;	/* where it began and ended */
+	uint32_t cpu;
+};
+
+struct ttrace_lat {
+	uint32_t id;			/* enum ttrace_lat_id */
+	uint64_t key;			/* its hooks' static key (ttrace_key.h) */
+	/* Turns the tracer's hooks on or off (sets on, patches the key's
+	 * sites). ctl mutex held, memory allocated. */
+	void (*set)(struct ttrace_lat *l, bool on);
+	bool on;			/* ctl mutex to change */
+	uint64_t threshold;		/* cycles; 0: none */
+	uint64_t threshold_us;		/* as set */
+	uint64_t floor;			/* min(max, threshold): shorter
+					   sections are only counted */
+	uint32_t max_seq;		/* seqcount of max */
+	struct ttrace_lat_max max;	/* snap claimed to change */
+	uint64_t over;			/* sections above the threshold */
+	uint64_t sections[CONFIG_MAX_NUM_CPUS];	/* by each CPU */
+	uint64_t hist[CONFIG_MAX_NUM_CPUS][TTRACE_HIST_BUCKETS]; /* ns, log2 */
+	struct ttrace_snapset snap;	/* the maximum's frozen rings */
+};
+
+extern struct ttrace_lat ttrace_lat_irqsoff;	/* lat_irqsoff.c */
+extern struct ttrace_lat ttrace_lat_wakeup;	/* lat_wakeup.c */
+extern struct ttrace_lat ttrace_lat_timerlat;	/* timerlat.c */
+extern struct ttrace_lat ttrace_lat_osnoise;	/* timerlat.c */
+
+/* Whether a section of cycles must go to ttrace_lat_update(). */
+static __always_inline bool ttrace_lat_wanted(const struct ttrace_lat *l,
+					      uint64_t cycles)
+{
+	return cycles > READ_ONCE(l->floor);
+}
+
+/* Counts a section on this CPU. Interrupts off. */
+static __always_inline void ttrace_lat_count(struct ttrace_lat *l)
+{
+	l->sections[core_id()]++;
+}
+
+void ttrace_lat_update(struct ttrace_lat *l, uint64_t lat_cycles,
+		       uint64_t start_tsc, uintptr_t start_pc,
+		       uintptr_t end_pc);
+void ttrace_lat_hist_add(struct ttrace_lat *l, uint64_t cycles);
+struct ttrace_lat_max ttrace_lat_max_get(const struct ttrace_lat *l);
+struct ttrace_snapset *ttrace_lat_snapset(uint32_t id);
+bool ttrace_lat_key_live(uint64_t key);
+bool ttrace_lat_any_on(void);
+const char *ttrace_lat_control(const struct ttrace_ctl_cmd *cmd);
+void ttrace_lat_text(struct seqbuf *s);	/* the latency file */
+uint64_t ttrace_cycles_ns(uint64_t cycles);	/* of the trace clock */
 
 /* Counters (counters.c): ctl `counters`, with the ctl mutex held,
  * and the current values as text. */
 const char *ttrace_counters_set(struct ttrace *t, uint32_t ms, bool all);
+
+/* Timer latency and noise (timerlat.c): ctl `latency timerlat|osnoise`,
+ * with the ctl mutex held; the core's part is ttrace_lat_control(). */
+const char *ttrace_timerlat_control(const struct ttrace_ctl_cmd *cmd);
 
 /* Ring access for readers (the device): each takes rings_lock for reading. */
 uint32_t ttrace_ring_read(struct ttrace *t, uint32_t cpu,
@@ -255,8 +394,9 @@ void ttrace_run_start(struct ttrace *t, enum ttrace_read_kind kind,
 		      uint32_t cpu, struct trace_ring_cursor *cur,
 		      uint64_t *end, struct trace_ring_patience *wait);
 uint32_t ttrace_run_next(struct ttrace *t, enum ttrace_read_kind kind,
-			 uint32_t cpu, struct trace_ring_cursor *cur,
-			 uint64_t *end, struct trace_ring_patience *wait,
+			 struct ttrace_snap_view *view, uint32_t cpu,
+			 struct trace_ring_cursor *cur, uint64_t *end,
+			 struct trace_ring_patience *wait,
 			 struct ttrace_entry *out, size_t max,
 			 struct trace_ring_run *run);
 

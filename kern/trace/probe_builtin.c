@@ -8,7 +8,8 @@
  *	hist		log2 histogram of a field, per key
  *	latency		log2 histogram of the time from START to the next END
  *			on the same CPU, in ns, per key of the START event
- *	snapshot	copy every CPU's ring aside on the first hit (snapN)
+ *	snapshot	copy every CPU's ring aside on the first hit (snapN;
+ *			a snapshot set, snapset.c)
  *	stop		freeze tracing on the first hit (a flight recorder)
  *
  * Everything a probe needs is allocated when it is attached, in process
@@ -52,15 +53,12 @@ struct builtin {
 	uint64_t unpaired;		/* latency: END with no START before */
 	uint64_t first_ts;		/* snapshot, stop: the first hit */
 	uint32_t first_cpu;
-	uint64_t failed;		/* snapshot: rings resized meanwhile */
-	uint32_t snapped;		/* snapshot: the copies are made */
 	struct {			/* latency: per CPU, the open START */
 		uint64_t ts;		/* 0: none */
 		uint64_t key;
 		int32_t pid;
 	} start[CONFIG_MAX_NUM_CPUS];
-	struct pages snap_mem[CONFIG_MAX_NUM_CPUS];
-	struct trace_ring snap[CONFIG_MAX_NUM_CPUS];
+	struct ttrace_snapset snap;	/* snapshot: the copy */
 };
 
 static struct builtin *probes[MAX_PROBES];	/* ctl mutex */
@@ -118,14 +116,6 @@ static bool on_hist(void *arg, const struct ttrace_probe_hit *h)
 	return true;
 }
 
-/* Cycles of the trace clock as ns. */
-static uint64_t cycles_ns(uint64_t cycles)
-{
-	uint64_t khz = tsc_freq_hz / 1000;
-
-	return khz ? cycles * 1000000 / khz : cycles;
-}
-
 /* latency START: opens this CPU's pair (a later START replaces it). The
  * tests apply to START only. Nothing nests a START or END inside another
  * on one CPU (they are syscall entry and exit, or the like); the slot's
@@ -161,7 +151,7 @@ static bool on_lat_end(void *arg, const struct ttrace_probe_hit *h)
 	WRITE_ONCE(b->start[h->cpu].ts, 0);
 	__atomic_fetch_add(&b->hits, 1, __ATOMIC_RELAXED);
 	ttrace_keytab_add(&b->tab, key, ttrace_hist_bucket(
-			  cycles_ns(h->ts - ts)), 1);
+			  ttrace_cycles_ns(h->ts - ts)), 1);
 	return true;
 }
 
@@ -176,21 +166,17 @@ static bool first_hit(struct builtin *b, const struct ttrace_probe_hit *h)
 	return true;
 }
 
-/* Copies every CPU's ring into b's snapshot rings (trace_ring_copy()):
- * records being written meanwhile come out as declared losses when read,
- * never torn. */
+/* Copies every CPU's ring into b's snapshot set (snapset.c): records
+ * being written meanwhile come out as declared losses when read, never
+ * torn. The first hit is the only copy, so nothing holds the set yet. */
 static bool on_snapshot(void *arg, const struct ttrace_probe_hit *h)
 {
 	struct builtin *b = arg;
 
-	if (!first_hit(b, h))
+	if (!first_hit(b, h) || !ttrace_snapset_trylock(&b->snap))
 		return true;
-	for (uint32_t c = 0; c < num_cpus; c++)
-		if (trace_ring_copy(&b->snap[c], b->snap_mem[c].mem,
-				    (size_t)PGSIZE << b->snap_mem[c].order,
-				    &ttrace_main.rings[c]))
-			b->failed++;
-	__atomic_store_n(&b->snapped, 1, __ATOMIC_RELEASE);
+	ttrace_snapset_copy(&b->snap);
+	ttrace_snapset_unlock(&b->snap);
 	return true;
 }
 
@@ -214,8 +200,7 @@ static const ttrace_probe_fn kind_fn[] = {
 static void builtin_free(struct builtin *b)
 {
 	pages_put(&b->tab_mem);
-	for (uint32_t c = 0; c < CONFIG_MAX_NUM_CPUS; c++)
-		pages_put(&b->snap_mem[c]);
+	ttrace_snapset_free(&b->snap);
 	kfree(b);
 }
 
@@ -237,9 +222,9 @@ static struct builtin *builtin_new(const struct ttrace_probe_spec *spec)
 		if (ok)
 			ttrace_keytab_init(&b->tab, b->tab_mem.mem, cap, width);
 	}
-	for (uint32_t c = 0; ok && spec->kind == TTRACE_PROBE_SNAPSHOT &&
-	     c < num_cpus; c++)
-		ok = pages_get(&b->snap_mem[c], ttrace_ring_bytes());
+	if (ok && spec->kind == TTRACE_PROBE_SNAPSHOT)
+		ok = !ttrace_snapset_alloc(&b->snap, ttrace_ring_bytes(),
+					   TTRACE_SNAP_WHOLE);
 	if (!ok) {
 		builtin_free(b);
 		return NULL;
@@ -325,11 +310,7 @@ static void hist_text(struct seqbuf *t, uint64_t key, const uint64_t *v)
 		      key, ttrace_hist_total(v), ttrace_hist_percentile(v, 50),
 		      ttrace_hist_percentile(v, 90),
 		      ttrace_hist_percentile(v, 99));
-	for (unsigned k = 0; k < TTRACE_HIST_BUCKETS; k++)
-		if (v[k])
-			seqbuf_printf(t, "    %lu %lu %lu\n",
-				      ttrace_hist_bucket_low(k),
-				      ttrace_hist_bucket_high(k), v[k]);
+	ttrace_hist_buckets_text(t, v);
 }
 
 static void probe_text(struct seqbuf *t, const struct builtin *b)
@@ -348,7 +329,7 @@ static void probe_text(struct seqbuf *t, const struct builtin *b)
 	    b->hits)
 		seqbuf_printf(t, " cpu %u ts %lu", b->first_cpu, b->first_ts);
 	if (s->kind == TTRACE_PROBE_SNAPSHOT)
-		seqbuf_printf(t, " failed %lu", b->failed);
+		seqbuf_printf(t, " failed %lu", b->snap.failed);
 	seqbuf_printf(t, "\n");
 	for (uint32_t i = 0; b->tab.keys && i <= b->tab.cap; i++) {
 		if (!ttrace_keytab_slot(&b->tab, i, &key, &v))
@@ -373,46 +354,17 @@ void ttrace_probes_text(struct seqbuf *s)
 	ttrace_ctl_mutex_exit(&ttrace_main);
 }
 
-/* The snapshot a snapshot probe took, or NULL. ctl mutex held. */
-static struct builtin *the_snapshot(void)
+/* The set of the snapshot probe whose copy is gen, or with gen 0 the
+ * first that took one; NULL if none. ctl mutex held. */
+struct ttrace_snapset *ttrace_probe_snapset(uint64_t gen)
 {
-	for (int i = 0; i < MAX_PROBES; i++)
-		if (probes[i] && probes[i]->spec.kind == TTRACE_PROBE_SNAPSHOT &&
-		    __atomic_load_n(&probes[i]->snapped, __ATOMIC_ACQUIRE) &&
-		    probes[i]->snap[0].entries)
-			return probes[i];
-	return NULL;
-}
+	for (int i = 0; i < MAX_PROBES; i++) {
+		struct ttrace_snapset *s = probes[i] ? &probes[i]->snap : NULL;
 
-/*
- * The snapshot's copy of cpu's ring, read as ttrace_ring_read() reads the
- * live one (snapN). With *end == 0 it starts at the copy's clear point
- * (what the ring overwrote before the snapshot, declared lost, comes
- * first), and *end is set to the copy's head. A slot that
- * was in flight when copied is declared lost at once. Returns
- * TRACE_RUN_NONE when there is no snapshot (yet, or any more). Takes the
- * ctl mutex.
- */
-uint32_t ttrace_snap_read(uint32_t cpu, struct trace_ring_cursor *cur,
-			  uint64_t *end, struct ttrace_entry *out, size_t max,
-			  struct trace_ring_run *run)
-{
-	uint32_t kind = TRACE_RUN_NONE;
-	struct builtin *b;
-
-	ttrace_ctl_mutex_enter(&ttrace_main);
-	b = the_snapshot();
-	if (b && b->snap[cpu].entries) {
-		if (!*end) {
-			trace_ring_cursor_start(&b->snap[cpu], cur);
-			*end = trace_ring_head(&b->snap[cpu]);
-		}
-		kind = trace_ring_read(&b->snap[cpu], cur, *end, out, max, run);
-		if (kind == TRACE_RUN_BUSY) {	/* a copy: nothing completes it */
-			trace_ring_give_up(cur, run);
-			kind = TRACE_RUN_LOST;
-		}
+		if (s && probes[i]->spec.kind == TTRACE_PROBE_SNAPSHOT &&
+		    __atomic_load_n(&s->taken, __ATOMIC_ACQUIRE) &&
+		    (!gen || s->gen == gen))
+			return s;
 	}
-	ttrace_ctl_mutex_exit(&ttrace_main);
-	return kind;
+	return NULL;
 }

@@ -60,6 +60,7 @@ struct ttrace_reader {
 	struct trace_ring_cursor cur;
 	uint64_t end;			/* snapshot bound; UINT64_MAX: stream */
 	struct trace_ring_patience wait;
+	struct ttrace_snap_view view;	/* snapN: the snapshot probe's copy */
 	struct snap *aux;		/* aux, probes: the snapshot; cpuN:
 					   the names */
 	struct ttrace_aux_view names;
@@ -118,6 +119,7 @@ struct ttrace_reader *ttrace_reader_new(enum ttrace_read_kind kind,
 void ttrace_reader_free(struct ttrace_reader *r)
 {
 	if (r) {
+		ttrace_snap_view_end(&r->view);
 		snap_free(r->aux);
 		snap_free(r->text);
 		kfree(r);
@@ -195,6 +197,8 @@ static int reader_start(struct ttrace_reader *r)
 	if (r->kind == TTRACE_READ_PROBES)
 		return (r->aux = probes_snapshot()) ? 0 : -ENOMEM;
 	ttrace_run_start(r->t, r->kind, r->cpu, &r->cur, &r->end, &r->wait);
+	if (r->kind == TTRACE_READ_SNAP)
+		ttrace_snap_view_begin(&r->view, TTRACE_SNAP_PROBE);
 	if (r->kind != TTRACE_READ_TEXT)
 		return 0;
 	ttrace_aux_usage(r->t, &bytes, &size, &dropped);
@@ -211,12 +215,12 @@ static int reader_start(struct ttrace_reader *r)
 	return 0;
 }
 
-/* Reads cpu's next run of kind (as ttrace_run_start() began it) into
- * out (max entries), waiting for a slot in flight as trace_ring_wait()
+/* Reads cpu's next run of kind (as ttrace_run_start() began it; of a
+ * snapshot: in view's copy) into out (max entries), waiting for a slot in flight as trace_ring_wait()
  * says: a stream returns TRACE_RUN_NONE meanwhile, the others spin. */
 uint32_t ttrace_run_next(struct ttrace *t, enum ttrace_read_kind kind,
-			 uint32_t cpu, struct trace_ring_cursor *cur,
-			 uint64_t *end,
+			 struct ttrace_snap_view *view, uint32_t cpu,
+			 struct trace_ring_cursor *cur, uint64_t *end,
 			 struct trace_ring_patience *wait,
 			 struct ttrace_entry *out, size_t max,
 			 struct trace_ring_run *run)
@@ -225,7 +229,7 @@ uint32_t ttrace_run_next(struct ttrace *t, enum ttrace_read_kind kind,
 
 	for (;;) {
 		k = kind == TTRACE_READ_SNAP ?
-		    ttrace_snap_read(cpu, cur, end, out, max, run) :
+		    ttrace_snap_read(view, cpu, cur, end, out, max, run) :
 		    ttrace_ring_read(t, cpu, cur, *end, out, max, run);
 		k = trace_ring_wait(wait, cur, run, k, arch_read_tsc());
 		if (k != TRACE_RUN_BUSY)
@@ -240,8 +244,8 @@ uint32_t ttrace_run_next(struct ttrace *t, enum ttrace_read_kind kind,
 static uint32_t next_run(struct ttrace_reader *r, struct ttrace_entry *out,
 			 size_t max, struct trace_ring_run *run)
 {
-	return ttrace_run_next(r->t, r->kind, r->cpu, &r->cur, &r->end, &r->wait,
-			       out, max, run);
+	return ttrace_run_next(r->t, r->kind, &r->view, r->cpu, &r->cur, &r->end,
+			       &r->wait, out, max, run);
 }
 
 /* rawN, streamN, snapN: whole runs into buf while one more fits. */

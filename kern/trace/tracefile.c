@@ -1,6 +1,6 @@
 /*
- * ttrace_tracefile.c: the #ttrace device's trace files (trace, snaptrace,
- * stream: internal.h), a whole trace file each, made as it is read by
+ * ttrace_tracefile.c: the #ttrace device's trace files (trace, stream,
+ * and those of a snapshot set: snaptrace, NAME_trace; internal.h), a whole trace file each, made as it is read by
  * the one writer (kern/trace/lib/image.c) from the live tracer. This
  * file is only the writer's source: the version header, metadata and TSC
  * offsets as of the first read, each CPU's runs as its rawN, snapN or
@@ -47,6 +47,8 @@ struct ttrace_tracefile {
 	struct spinlock lock;
 	struct ttrace *t;		/* the tracer it reads */
 	enum ttrace_read_kind kind;	/* RAW, SNAP, STREAM */
+	struct ttrace_snap_view view;	/* SNAP: the copy read */
+	uint32_t src;			/* SNAP: whose (ttrace_snap_src) */
 	bool started;
 	struct ttrace_version v;
 	struct ttrace_file_tsc tsc[CONFIG_MAX_NUM_CPUS];
@@ -68,8 +70,8 @@ static uint32_t tf_run(void *arg, uint32_t cpu, struct ttrace_entry *buf,
 		ttrace_run_start(f->t, f->kind, cpu, &c->cur, &c->end, &c->wait);
 		c->started = true;
 	}
-	k = ttrace_run_next(f->t, f->kind, cpu, &c->cur, &c->end, &c->wait,
-			    buf, max, run);
+	k = ttrace_run_next(f->t, f->kind, &f->view, cpu, &c->cur, &c->end,
+			    &c->wait, buf, max, run);
 	if (k == TRACE_RUN_NONE)
 		return k;
 	if (c->range.first == c->range.end)	/* its first run */
@@ -137,6 +139,16 @@ struct ttrace_tracefile *ttrace_tracefile_new(enum ttrace_read_kind kind)
 	}
 	spinlock_init(&f->lock, "ttrace_tracefile");
 	f->kind = kind;
+	f->src = TTRACE_SNAP_PROBE;
+	return f;
+}
+
+struct ttrace_tracefile *ttrace_tracefile_snap(uint32_t src)
+{
+	struct ttrace_tracefile *f = ttrace_tracefile_new(TTRACE_READ_SNAP);
+
+	if (f)
+		f->src = src;
 	return f;
 }
 
@@ -144,6 +156,7 @@ void ttrace_tracefile_free(struct ttrace_tracefile *f)
 {
 	if (!f)
 		return;
+	ttrace_snap_view_end(&f->view);
 	if (f->scratch)
 		free_cont_pages(f->scratch, SCRATCH_ORDER);
 	if (f->pipe.out)
@@ -156,6 +169,8 @@ void ttrace_tracefile_free(struct ttrace_tracefile *f)
 /* First read: the header's contents as of now, the writer started. */
 static void tf_start(struct ttrace_tracefile *f)
 {
+	if (f->kind == TTRACE_READ_SNAP)
+		ttrace_snap_view_begin(&f->view, f->src);
 	ttrace_fill_version(&f->v);
 	ttrace_tsc_offsets(f->tsc);
 	f->pipe.gen = (struct ttrace_image_gen){

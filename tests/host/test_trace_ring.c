@@ -1661,6 +1661,44 @@ static int test_snapshot_race(void)
 }
 
 /*
+ * trace_ring_copy_newest(), the latency tracers' copy: only the newest
+ * slots that fit (a power of two of them), read as the ring read with all
+ * before them overwritten, in overwrite mode whatever the source's; and
+ * trace_ring_copy() still refuses memory smaller than the whole ring.
+ */
+static int test_copy_newest(void)
+{
+	static _Alignas(64) struct ttrace_entry copy_mem[24];
+	struct trace_ring r, c;
+	struct trace_ring_cursor cur;
+
+	HT_CHECK(ring(&r, 64, TRACE_RING_SATURATE) == 0);
+	for (int i = 0; i < 40; i++)
+		HT_CHECK(put(&r));
+	HT_CHECK(trace_ring_copy_newest(&c, copy_mem, 63, &r) == -1);
+	HT_CHECK(trace_ring_copy(&c, copy_mem, sizeof(copy_mem), &r) == -1);
+	HT_CHECK(trace_ring_copy_newest(&c, copy_mem, sizeof(copy_mem), &r) == 0);
+	HT_CHECK(c.mask == 15 && c.shift == 4 && c.head == 40 && c.start == 0);
+	HT_CHECK(c.mode == TRACE_RING_OVERWRITE);
+	trace_ring_cursor_start(&c, &cur);
+	EXPECT(&c, &cur, LOST(OVERWRITTEN), 0, 24);
+	EXPECT(&c, &cur, RECORDS, 24, 16);
+	for (int i = 0; i < 16; i++)
+		HT_CHECK(TTRACE_TYPE_SEQ(out[i].type) == TTRACE_SEQ_OF(24 + i) &&
+			 out[i].timestamp == ts_of(24 + (uint64_t)i));
+	EXPECT(&c, &cur, NONE, 40, 0);
+	/* fewer records than the copy holds: all of them, nothing lost */
+	HT_CHECK(ring(&r, 64, TRACE_RING_OVERWRITE) == 0);
+	for (int i = 0; i < 5; i++)
+		HT_CHECK(put(&r));
+	HT_CHECK(trace_ring_copy_newest(&c, copy_mem, sizeof(copy_mem), &r) == 0);
+	trace_ring_cursor_start(&c, &cur);
+	EXPECT(&c, &cur, RECORDS, 0, 5);
+	EXPECT(&c, &cur, NONE, 5, 0);
+	return 0;
+}
+
+/*
  * The early ring's records replayed into the real ring keep their events
  * whole (bug: the merge rewrote every entry as a first entry, so an
  * event's continuations became bogus events of their own).
@@ -1724,6 +1762,7 @@ static const struct ht_test tests[] = {
 	{ test_stream_10x, "ring_stream_10x" },
 	{ test_stream_lossless, "ring_stream_lossless" },
 	{ test_snapshot_race, "ring_snapshot_race" },
+	{ test_copy_newest, "ring_copy_newest" },
 	{ 0, 0 },
 };
 

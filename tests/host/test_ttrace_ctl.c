@@ -168,6 +168,12 @@ static int test_commands(void)
 		 cmd.op == TTRACE_CTL_BUFSIZE && cmd.value == 2048);
 	HT_CHECK(ttrace_ctl_parse(&cmd, "hang\n", 5, &meta) == NULL &&
 		 cmd.op == TTRACE_CTL_HANG);
+	HT_CHECK(ttrace_ctl_parse(&cmd, "latency wakeup reset", 20, &meta) ==
+		 NULL && cmd.op == TTRACE_CTL_LATENCY &&
+		 cmd.lat == TTRACE_LAT_WAKEUP && cmd.mode == TTRACE_LAT_RESET);
+	HT_CHECK(ttrace_ctl_parse(&cmd, "latency irqsoff threshold 250", 29,
+				  &meta) == NULL && cmd.lat == TTRACE_LAT_IRQSOFF &&
+		 cmd.mode == TTRACE_LAT_THRESHOLD && cmd.value == 250);
 	/* text need not be NUL terminated: only len bytes count */
 	HT_CHECK(ttrace_ctl_parse(&cmd, "clearXYZ", 5, &meta) == NULL);
 	return 0;
@@ -181,7 +187,18 @@ static const char *const bad[] = {
 	"setbits 0xg", "clrbits 1 2", "clear now", "hang now", "mode", "mode fast",
 	"mode overwrite saturate", "bufsize 3", "bufsize 0", "bufsize 2",
 	"bufsize 2097152", "bufsize 2048 1", "bufsize 1k", "enable \x01irq",
-	"enable irq\xff", "Enable irq",
+	"enable irq\xff", "Enable irq", "latency", "latency irqsoff",
+	"latency nosuch on", "latency irqsoff bogus", "latency irqsoff on 1",
+	"latency irqsoff threshold", "latency irqsoff threshold 10000001",
+	"latency irqsoff threshold -1", "latency wakeup reset now",
+	"latency irqsoff threshold 1 2",
+	"latency", "latency timerlat", "latency frob on", "latency timerlat go",
+	"latency timerlat on 0", "latency timerlat on 1000001",
+	"latency timerlat on -5", "latency timerlat on 10x",
+	"latency timerlat on 10 20", "latency timerlat off 10",
+	"latency osnoise reset 1", "latency osnoise on 100 0",
+	"latency osnoise on 100 1000001", "latency osnoise on 1 2 3",
+	"latency Timerlat on",
 };
 
 static int test_bad_commands_change_nothing(void)
@@ -302,6 +319,7 @@ static int test_one_table(void)
 		"bufsize KB", "hang", "crash [corrupt]", "counters MS [all]",
 		"probe NAME KIND ...",
 		"unprobe NAME|*", "module load PATH|unload NAME",
+		"timerlat on [PERIOD_US]",
 	};
 	static struct ttrace_ctl_cmd cmd;
 	struct ttrace_ctl_state st;
@@ -336,7 +354,45 @@ static int test_one_table(void)
 	return 0;
 }
 
+/* latency NAME on|off|reset|threshold US, and on's numbers for timerlat
+ * (a period) and osnoise (a runtime and a threshold; 0: the kernel's
+ * default), or an error naming the bad word. */
+static int test_latency_cmd(void)
+{
+	static struct ttrace_ctl_cmd cmd;
+	const char *err;
+
+	HT_CHECK(!ttrace_ctl_parse(&cmd, "latency timerlat on\n", 20, &meta));
+	HT_CHECK(cmd.op == TTRACE_CTL_LATENCY && cmd.lat == TTRACE_LAT_TIMERLAT &&
+		 cmd.mode == TTRACE_LAT_ON && cmd.value == 0 && cmd.mask == 0);
+	HT_CHECK(!ttrace_ctl_parse(&cmd, "latency timerlat on 20000", 25, &meta));
+	HT_CHECK(cmd.value == 20000);
+	HT_CHECK(!ttrace_ctl_parse(&cmd, "latency osnoise on 1000000 1", 28,
+				   &meta));
+	HT_CHECK(cmd.lat == TTRACE_LAT_OSNOISE && cmd.value == 1000000 &&
+		 cmd.mask == 1);
+	HT_CHECK(!ttrace_ctl_parse(&cmd, "latency osnoise off", 19, &meta));
+	HT_CHECK(cmd.mode == TTRACE_LAT_OFF && cmd.lat == TTRACE_LAT_OSNOISE);
+	HT_CHECK(!ttrace_ctl_parse(&cmd, "latency timerlat reset", 22, &meta));
+	HT_CHECK(cmd.mode == TTRACE_LAT_RESET);
+	HT_CHECK(!ttrace_ctl_parse(&cmd, "latency timerlat threshold 50", 29,
+				   &meta));
+	HT_CHECK(cmd.mode == TTRACE_LAT_THRESHOLD && cmd.value == 50);
+	err = ttrace_ctl_parse(&cmd, "latency timerlat on 0", 21, &meta);
+	HT_CHECK(err && strstr(err, "latency: bad number '0' (1..1000000)"));
+	err = ttrace_ctl_parse(&cmd, "latency nosuch on", 17, &meta);
+	HT_CHECK(err && strstr(err, "latency: no tracer 'nosuch'"));
+	err = ttrace_ctl_parse(&cmd, "latency osnoise up", 18, &meta);
+	HT_CHECK(err && strstr(err, "latency: unknown action 'up'"));
+	err = ttrace_ctl_parse(&cmd, "latency timerlat on 1 2", 23, &meta);
+	HT_CHECK(err && strstr(err, "too many words after 'on'"));
+	err = ttrace_ctl_parse(&cmd, "latency irqsoff on 1", 20, &meta);
+	HT_CHECK(err && strstr(err, "too many words after 'on'"));
+	return 0;
+}
+
 static const struct ht_test tests[] = {
+	{ test_latency_cmd, "ctl_latency_cmd" },
 	{ test_one_table, "ctl_one_table" },
 	{ test_counters_cmd, "ctl_counters_cmd" },
 	{ test_mask_ops, "ctl_mask_ops" },

@@ -131,6 +131,10 @@ static void fire_all(void)
 	ttrace_test_wide(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
 	ttrace_func_entry(0x1000, 1);
 	ttrace_func_exit(0x1000, 1);
+	ttrace_timerlat_sample(1, 2500);
+	ttrace_osnoise_gap(0, 1200);
+	ttrace_lat_max(0, 100, 5, (void *)fire_all, (void *)fire_all);
+	ttrace_lat_over(1, 100, 5, (void *)fire_all, (void *)fire_all);
 }
 
 /* Whether id is one of the ids reserved for function probes (no emitter). */
@@ -147,7 +151,7 @@ static int test_table(void)
 {
 	const char *why;
 
-	HT_CHECK(NUM_STATIC == 30 && TTRACE_NUM_GROUPS == 16);
+	HT_CHECK(NUM_STATIC == 34 && TTRACE_NUM_GROUPS == 17);
 	HT_CHECK(TTRACE_EV_FPROBE_COUNT == 16);
 	for (uint32_t i = 0; i < TTRACE_EV_FPROBE_COUNT; i++) {
 		const struct ttrace_event_meta *e =
@@ -192,6 +196,7 @@ static int test_table(void)
 		 ttrace_meta_default_mask(&ttrace_meta_builtin));
 	HT_CHECK(!(TTRACE_GROUP_MASK_DEFAULT & (1u << TTRACE_GROUP_TIMER)));
 	HT_CHECK(!(TTRACE_GROUP_MASK_DEFAULT & (1u << TTRACE_GROUP_MM)));
+	HT_CHECK(!(TTRACE_GROUP_MASK_DEFAULT & (1u << TTRACE_GROUP_LATENCY)));
 	return 0;
 }
 

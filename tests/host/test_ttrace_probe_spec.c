@@ -10,6 +10,7 @@
 
 #include "htest.h"
 
+#include <seqbuf.h>
 #include <ttrace_ctl.h>
 #include <ttrace_probe_spec.h>
 
@@ -184,6 +185,17 @@ static int test_hist_math(void)
 	HT_CHECK(ttrace_hist_percentile(b, 91) == 127);
 	HT_CHECK(ttrace_hist_percentile(b, 99) == 127);
 	HT_CHECK(ttrace_hist_percentile(b, 100) == 2047);
+	{	/* the bucket lines the probes and latency files print */
+		char text[128];
+		struct seqbuf sb;
+
+		seqbuf_init(&sb, text, sizeof(text));
+		ttrace_hist_buckets_text(&sb, b);
+		HT_CHECK(seqbuf_used(&sb) < sizeof(text));
+		text[seqbuf_used(&sb)] = 0;
+		HT_CHECK(!strcmp(text, "    4 7 90\n    64 127 9\n"
+				 "    1024 2047 1\n"));
+	}
 	return 0;
 }
 

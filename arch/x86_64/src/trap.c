@@ -113,6 +113,7 @@ notrace void trap(struct trapframe *tf)
 
 	if (tf->trapno == T_BRKPT && text_patch_bp_fixup(tf))
 		return;
+	ttrace_irqsoff_trap_enter(tf->rflags, tf->rip);
 	pcpui->irq_depth++;
 	saved = ttrace_trap_enter(pcpui, tf->trapno, (tf->cs & 3) &&
 				  tf->trapno < IRQ_BASE);
@@ -122,6 +123,7 @@ notrace void trap(struct trapframe *tf)
 		handle_irq(tf);
 	ttrace_trap_exit(pcpui, saved);
 	pcpui->irq_depth--;
+	ttrace_irqsoff_trap_exit(tf->rflags, tf->rip);
 	if (tf->cs & 3)
 		user_trap_return(tf);
 }

@@ -36,6 +36,8 @@ enum insn_mark_id {
 	INSN_MARK_GETPID_NONE = 36,	/* getpid, no event enabled */
 	INSN_MARK_CALL_FPROBE = 48,	/* call of a function, an entry and a
 					 * return function probe on it */
+	INSN_MARK_IRQSAVE_OFF = 60,	/* irqsave lock pair, irqsoff off */
+	INSN_MARK_IRQSAVE_ON = 62,	/* ... irqsoff on */
 };
 
 #ifndef __ASSEMBLER__

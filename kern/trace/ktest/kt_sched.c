@@ -2,7 +2,8 @@
  * Scheduler tests with kernel tasks: four ktasks pass a token round a ring
  * (each sleeps until it is its turn and wakes the next), so they block,
  * wake and run on whatever CPUs are free; the trace must show each one's
- * create, run, block and wake.
+ * create, run, block and wake. And a ktask bound to each CPU
+ * (kthread_bind) runs only there, beside unbound ones.
  */
 #include <ktest.h>
 #include <sched.h>
@@ -137,3 +138,58 @@ static bool test_ktask_token_ring(void)
 #endif
 }
 KTEST_REG(ktask_token_ring, test_ktask_token_ring);
+
+#define BOUND_ROUNDS	40
+
+static uint32_t bound_done, bound_strays;
+
+/* A ktask bound to CPU arg: each round it must run there, whether it got
+ * back from a yield (the run queue, which the other CPUs pass it over on)
+ * or from a timed sleep (woken by CPU 0's tick, its own CPU kicked). */
+static void bound_task(void *arg)
+{
+	uint32_t me = (uint32_t)(uintptr_t)arg;
+
+	for (int i = 0; i < BOUND_ROUNDS; i++) {
+		if (core_id() != me)
+			atomic_add(&bound_strays, 1);
+		if (i % 8 == 0)
+			ksleep_ticks(1);
+		else
+			yield();
+	}
+	atomic_add(&bound_done, 1);
+}
+
+/* A ktask per CPU, bound to it (kthread_bind), beside as many unbound
+ * ones passing a token: every bound round runs on its CPU, and every task
+ * finishes (an unbound one is not held up behind a bound one). */
+static bool test_ktask_bound(void)
+{
+	uint64_t deadline = arch_read_tsc() + 20 * tsc_freq_hz;
+	struct kthread *kt;
+
+	bound_done = bound_strays = 0;
+	turn = passes = finished = 0;
+	for (uint32_t c = 0; c < num_cpus; c++) {
+		kt = kthread_create("bound", bound_task, (void *)(uintptr_t)c);
+		KT_ASSERT(kt, "kthread_create failed");
+		kthread_bind(kt, c);
+		sched_make_runnable(kt);
+	}
+	for (uint32_t i = 0; i < NTASKS; i++) {
+		kt = kthread_create("token", token_task, (void *)(uintptr_t)i);
+		KT_ASSERT(kt, "kthread_create failed");
+		sched_make_runnable(kt);
+	}
+	while ((atomic_read(&bound_done) < num_cpus ||
+		atomic_read(&finished) < NTASKS) && arch_read_tsc() < deadline)
+		yield();
+	KT_ASSERT(bound_done == num_cpus && finished == NTASKS,
+		  "%u of %u bound, %u of %d unbound ktasks finished",
+		  bound_done, num_cpus, finished, NTASKS);
+	KT_ASSERT(bound_strays == 0, "%u rounds of a bound ktask ran on "
+		  "another CPU", bound_strays);
+	return true;
+}
+KTEST_REG(ktask_bound, test_ktask_bound);

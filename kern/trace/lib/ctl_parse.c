@@ -11,7 +11,7 @@
  * arguments for the usage text, which is built from the table. A command
  * whose apply is NULL is the kernel's to carry out (ttrace_control.c:
  * clear, mode, bufsize, hang, counters, probe, unprobe, module,
- * fprobe). The probe
+ * fprobe, latency). The probe
  * rows' parsers live with the rest of the probes' grammar
  * (ttrace_probe_spec.c) and report through ttrace_ctl_err().
  */
@@ -385,6 +385,80 @@ static const char *parse_module(struct ttrace_ctl_cmd *cmd, char **tok,
 	return NULL;
 }
 
+const char *const ttrace_lat_names[TTRACE_LAT_COUNT] = {
+	[TTRACE_LAT_IRQSOFF] = "irqsoff",
+	[TTRACE_LAT_WAKEUP] = "wakeup",
+	[TTRACE_LAT_TIMERLAT] = "timerlat",
+	[TTRACE_LAT_OSNOISE] = "osnoise",
+};
+
+/* Parses word w, a number in 1..max, into *v. */
+static const char *number_in(struct ttrace_ctl_cmd *cmd, const char *w,
+			     uint64_t max, uint64_t *v)
+{
+	char range[40];
+
+	if (parse_u64_whole(w, v) && *v >= 1 && *v <= max)
+		return NULL;
+	fmt_snprintf(range, sizeof(range), "' (1..%lu)", (unsigned long)max);
+	return ttrace_ctl_err(cmd, "latency: bad number '", w, range);
+}
+
+/* latency NAME on [N [N]]: timerlat takes a period (us), osnoise a
+ * runtime (us) and a threshold (ns), the others no number. */
+static const char *parse_latency_on(struct ttrace_ctl_cmd *cmd, char **tok,
+				    size_t ntok)
+{
+	size_t max = cmd->lat == TTRACE_LAT_TIMERLAT ? 4 :
+		     cmd->lat == TTRACE_LAT_OSNOISE ? 5 : 3;
+	const char *err = NULL;
+
+	if (ntok > max)
+		return ttrace_ctl_err(cmd, "latency: too many words after '",
+				      tok[2], "'");
+	if (ntok > 3)
+		err = number_in(cmd, tok[3], TTRACE_LAT_MAX_US, &cmd->value);
+	if (!err && ntok > 4)
+		err = number_in(cmd, tok[4], TTRACE_LAT_MAX_THRESHOLD_NS,
+				&cmd->mask);
+	return err;
+}
+
+/* latency NAME on|off|reset, latency NAME threshold US, and on's
+ * numbers for timerlat and osnoise. */
+static const char *parse_latency(struct ttrace_ctl_cmd *cmd, char **tok,
+				 size_t ntok, const struct ttrace_meta_table *meta)
+{
+	static const char *const ops[] = {
+		[TTRACE_LAT_ON] = "on", [TTRACE_LAT_OFF] = "off",
+		[TTRACE_LAT_RESET] = "reset", [TTRACE_LAT_THRESHOLD] = "threshold",
+	};
+
+	(void)meta;
+	for (cmd->lat = 0; cmd->lat < TTRACE_LAT_COUNT &&
+	     strcmp(tok[1], ttrace_lat_names[cmd->lat]); cmd->lat++)
+		;
+	if (cmd->lat == TTRACE_LAT_COUNT)
+		return ttrace_ctl_err(cmd, "latency: no tracer '", tok[1],
+				      "' (irqsoff, wakeup, timerlat, osnoise)");
+	for (cmd->mode = 0; cmd->mode < ARRAY_SIZE(ops) &&
+	     strcmp(tok[2], ops[cmd->mode]); cmd->mode++)
+		;
+	if (cmd->mode == ARRAY_SIZE(ops))
+		return ttrace_ctl_err(cmd, "latency: unknown action '", tok[2],
+				      "' (on, off, reset, threshold US)");
+	if (cmd->mode == TTRACE_LAT_ON)
+		return parse_latency_on(cmd, tok, ntok);
+	if ((cmd->mode == TTRACE_LAT_THRESHOLD) != (ntok == 4))
+		return ttrace_ctl_err(cmd, "latency: only threshold takes a "
+				      "number: ", tok[2], "");
+	if (ntok == 4 && (!parse_u64_whole(tok[3], &cmd->value) ||
+			  cmd->value > TTRACE_CTL_MAX_LAT_US))
+		return ttrace_ctl_err(cmd, "latency: bad threshold '", tok[3],
+				      "' (0 to 10000000 us)");
+	return NULL;
+}
+
 /* clear, hang: nothing to parse but the word count. */
 static const char *parse_none(struct ttrace_ctl_cmd *cmd, char **tok,
 			      size_t ntok, const struct ttrace_meta_table *meta)
@@ -458,6 +532,9 @@ static const struct ctl_cmdtab ctl_cmds[] = {
 	  "load PATH|unload NAME", false },
 	{ "fprobe", TTRACE_CTL_FPROBE, 2, MANY, ttrace_fprobe_parse, NULL,
 	  "add NAME FUNC[%return] [FIELD=]argN|ret:TYPE...|del NAME", false },
+	{ "latency", TTRACE_CTL_LATENCY, 2, 4, parse_latency, NULL,
+	  "NAME on|off|reset|threshold US|timerlat on [PERIOD_US]|"
+	  "osnoise on [RUNTIME_US [THRESHOLD_NS]]", false },
 };
 
 static const size_t ctl_ncmds = ARRAY_SIZE(ctl_cmds);

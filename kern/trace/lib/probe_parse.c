@@ -10,6 +10,7 @@
  */
 #include <parse_num.h>
 #include <printfmt.h>
+#include <seqbuf.h>
 #include <string.h>
 
 #include <ttrace_ctl.h>
@@ -479,4 +480,16 @@ uint64_t ttrace_hist_percentile(const uint64_t *buckets, unsigned pct)
 			return ttrace_hist_bucket_high(b);
 	}
 	return UINT64_MAX;
+}
+
+/* Appends the nonempty buckets of a log2 histogram to s, one line each:
+ * "    LOW HIGH COUNT". */
+void ttrace_hist_buckets_text(struct seqbuf *s, const uint64_t *buckets)
+{
+	for (unsigned b = 0; b < TTRACE_HIST_BUCKETS; b++)
+		if (buckets[b])
+			seqbuf_printf(s, "    %llu %llu %llu\n",
+				      (unsigned long long)ttrace_hist_bucket_low(b),
+				      (unsigned long long)ttrace_hist_bucket_high(b),
+				      (unsigned long long)buckets[b]);
 }

@@ -509,32 +509,42 @@ void trace_ring_each_event(const struct trace_ring *r, struct ttrace_entry *buf,
 }
 
 /*
- * Copies src, which its owner (and interrupts on it) may be writing
- * meanwhile, into dst over mem (bytes, 64-byte aligned): a ring nobody
- * writes that reads (trace_ring_read()) as src read at the end of the
- * copy. Each slot is copied as a reader copies it, its timestamp the same
- * before and after (ring_copy_slot()); one that changed is stored invalid,
- * so it reads as a slot in flight, never as a record. start and head are
- * read after the slots: a slot reserved during the copy holds its new
- * record whole or reads as in flight, and one lapped during the copy lies
- * below head - nentries, declared overwritten. Returns 0, or -1 if mem is
- * smaller than src's ring.
+ * Copies the newest slots of src, which its owner (and interrupts on it)
+ * may be writing meanwhile, into dst over mem (bytes, 64-byte aligned): a
+ * ring nobody writes of as many slots as fit in bytes (the largest power
+ * of two, at most src's), that reads (trace_ring_read()) as src read at
+ * the end of the copy with everything before its last nentries declared
+ * overwritten. Each slot is copied as a reader copies it, its timestamp
+ * the same before and after (ring_copy_slot()); one that changed is
+ * stored invalid, so it reads as a slot in flight, never as a record.
+ * start and head are read after the slots: a slot reserved during the
+ * copy holds its new record whole or reads as in flight, and one lapped
+ * during the copy lies below head - nentries, declared overwritten. A
+ * copy smaller than src is in overwrite mode whatever src's mode.
+ * Returns 0, or -1 if not one slot fits in bytes.
  */
-int trace_ring_copy(struct trace_ring *dst, void *mem, size_t bytes,
-		    const struct trace_ring *src)
+int trace_ring_copy_newest(struct trace_ring *dst, void *mem, size_t bytes,
+			   const struct trace_ring *src)
 {
-	uint64_t n = src->mask + 1;
+	uint64_t keep = src->mask + 1, from;
+	uint32_t shift = src->shift;
 
-	if (bytes < n * sizeof(struct ttrace_entry))
+	while (keep && keep * sizeof(struct ttrace_entry) > bytes) {
+		keep >>= 1;
+		shift--;
+	}
+	if (!keep)
 		return -1;
 	dst->entries = mem;
-	dst->mask = src->mask;
-	dst->shift = src->shift;
-	dst->mode = READ_ONCE(src->mode);
-	for (uint64_t i = 0; i < n; i++)
-		if (ring_copy_slot(src, i, &dst->entries[i]) ==
+	dst->mask = keep - 1;
+	dst->shift = shift;
+	dst->mode = keep == src->mask + 1 ? READ_ONCE(src->mode) :
+					    TRACE_RING_OVERWRITE;
+	from = trace_ring_head(src) - keep;	/* wraps: slots by position */
+	for (uint64_t i = from; i != from + keep; i++)
+		if (ring_copy_slot(src, i, &dst->entries[i & dst->mask]) ==
 		    TTRACE_TS_INVALID)
-			dst->entries[i].timestamp = TTRACE_TS_INVALID;
+			dst->entries[i & dst->mask].timestamp = TTRACE_TS_INVALID;
 	rmb();
 	dst->start = __atomic_load_n(&src->start, __ATOMIC_ACQUIRE);
 	dst->head = trace_ring_head(src);
@@ -543,6 +553,16 @@ int trace_ring_copy(struct trace_ring *dst, void *mem, size_t bytes,
 	dst->filtered_at_clear = READ_ONCE(src->filtered_at_clear);
 	dst->filtered = READ_ONCE(src->filtered);
 	return 0;
+}
+
+/* trace_ring_copy_newest() of the whole of src: -1 if mem is smaller
+ * than src's ring. */
+int trace_ring_copy(struct trace_ring *dst, void *mem, size_t bytes,
+		    const struct trace_ring *src)
+{
+	if (bytes < (src->mask + 1) * sizeof(struct ttrace_entry))
+		return -1;
+	return trace_ring_copy_newest(dst, mem, bytes, src);
 }
 
 struct replay {

@@ -31,7 +31,8 @@
  * one silently. A slot still being written stops the read (TRACE_RUN_BUSY)
  * so the caller can wait for it or give it up as a declared loss.
  * trace_ring_copy() copies a ring being written into a ring nobody writes
- * by the same rule (each slot whole or invalid), for snapshots.
+ * by the same rule (each slot whole or invalid), for snapshots;
+ * trace_ring_copy_newest() only its newest slots, as many as fit.
  *
  * Modes and counters. start is the logical index of the first slot since the
  * last clear; written = head - start.
@@ -316,6 +317,8 @@ size_t trace_ring_collect(const struct trace_ring *r, uint64_t from,
 			  struct trace_ring_tally *tally);
 int trace_ring_copy(struct trace_ring *dst, void *mem, size_t bytes,
 		    const struct trace_ring *src);
+int trace_ring_copy_newest(struct trace_ring *dst, void *mem, size_t bytes,
+			   const struct trace_ring *src);
 typedef bool (*trace_event_fn)(const struct ttrace_entry *e, void *arg);
 
 void trace_ring_each_event(const struct trace_ring *r, struct ttrace_entry *buf,

@@ -52,6 +52,20 @@
  *	fprobe add NAME FUNC[%return] ARG...	define or delete an event on a
  *	fprobe del NAME		kernel function's entry or return
  *				(the grammar: ttrace_fprobe.h)
+ *	latency NAME on|off|reset	a latency tracer (docs/latency.md):
+ *	latency NAME threshold US	NAME one of ttrace_lat_names[]; reset
+ *				forgets the maximum, its trace and the counts;
+ *				threshold records every section longer than
+ *				US microseconds (0: none), US <=
+ *				TTRACE_CTL_MAX_LAT_US
+ *	latency timerlat on [PERIOD_US]	timerlat's thread per CPU wakes
+ *				every PERIOD_US (1..1000000, default one
+ *				tick, rounded up to whole ticks)
+ *	latency osnoise on [RUNTIME_US [THRESHOLD_NS]]	osnoise's thread
+ *				per CPU spins RUNTIME_US of every second
+ *				(1..1000000, default 100000) and counts each
+ *				gap of its loop above THRESHOLD_NS (1..
+ *				1000000, default 1000) by its cause
  * The commands are one table in ttrace_ctl.c (Plan 9's Cmdtab): {name, op,
  * min/max words, parse, apply, usage}. Each row's parse fills the one
  * struct ttrace_ctl_cmd; the probe rows' parsers are ttrace_probe_spec.c's.
@@ -89,6 +103,26 @@
 #define TTRACE_CTL_MAX_KB	(4 << BUDDY_MAX_ORDER)
 #define TTRACE_CTL_MAX_TOKENS	32	/* words in one command */
 #define TTRACE_CTL_MAX_COUNTER_MS 60000
+#define TTRACE_CTL_MAX_LAT_US	10000000	/* 10 s */
+
+/* The latency tracers (kern/trace/latency.c), named by ctl. */
+enum ttrace_lat_id {
+	TTRACE_LAT_IRQSOFF,
+	TTRACE_LAT_WAKEUP,
+	TTRACE_LAT_TIMERLAT,	/* timerlat.c: its own threads */
+	TTRACE_LAT_OSNOISE,
+	TTRACE_LAT_COUNT,
+};
+
+extern const char *const ttrace_lat_names[TTRACE_LAT_COUNT];
+
+/* What a latency command does (struct ttrace_ctl_cmd mode). */
+enum ttrace_lat_op {
+	TTRACE_LAT_ON,
+	TTRACE_LAT_OFF,
+	TTRACE_LAT_RESET,
+	TTRACE_LAT_THRESHOLD,
+};
 
 enum ttrace_ctl_op {
 	TTRACE_CTL_ENABLE = 1,
@@ -106,6 +140,7 @@ enum ttrace_ctl_op {
 	TTRACE_CTL_MODULE,
 	TTRACE_CTL_FPROBE,
 	TTRACE_CTL_CRASH,
+	TTRACE_CTL_LATENCY,
 };
 
 /* ctl crash's words (cmd.mode). */
@@ -114,14 +149,25 @@ enum ttrace_ctl_crash {
 	TTRACE_CRASH_CORRUPT = 1,	/* spoil one slot of this CPU's ring */
 };
 
+/* latency timerlat|osnoise on's numbers: their bounds and defaults. */
+#define TTRACE_LAT_MAX_US		1000000
+#define TTRACE_LAT_MAX_THRESHOLD_NS	1000000
+#define TTRACE_LAT_OSNOISE_RUNTIME_US	100000	/* defaults */
+#define TTRACE_LAT_OSNOISE_THRESHOLD_NS	1000
+
 /* A parsed command. */
 struct ttrace_ctl_cmd {
 	uint32_t op;		/* enum ttrace_ctl_op */
 	uint32_t mode;		/* MODE: enum ttrace_ring_mode_word;
 				 * COUNTERS: 1 for "all"; MODULE: 1 unload;
-				 * CRASH: enum ttrace_ctl_crash */
-	uint64_t value;		/* SETMASK: value; BUFSIZE: KB; COUNTERS: ms */
-	uint64_t mask;		/* SETMASK/SETBITS/CLRBITS bits; ENABLE/DISABLE groups */
+				 * CRASH: enum ttrace_ctl_crash;
+				 * LATENCY: enum ttrace_lat_op */
+	uint32_t lat;		/* LATENCY: enum ttrace_lat_id */
+	uint64_t value;		/* SETMASK: value; BUFSIZE: KB; COUNTERS: ms;
+				 * LATENCY threshold: us; LATENCY on:
+				 * period/runtime us (0: default) */
+	uint64_t mask;		/* SETMASK/SETBITS/CLRBITS bits; ENABLE/DISABLE
+				 * groups; LATENCY osnoise on: threshold ns */
 	uint8_t events[TTRACE_META_MAX_EVENTS / 8];	/* ENABLE/DISABLE */
 	struct ttrace_probe_spec probe;	/* PROBE; UNPROBE: only its name
 					 * (or "*") */

@@ -131,5 +131,7 @@ uint64_t ttrace_hist_bucket_low(unsigned b);
 uint64_t ttrace_hist_bucket_high(unsigned b);
 uint64_t ttrace_hist_total(const uint64_t *buckets);
 uint64_t ttrace_hist_percentile(const uint64_t *buckets, unsigned pct);
+struct seqbuf;
+void ttrace_hist_buckets_text(struct seqbuf *s, const uint64_t *buckets);
 
 #endif /* TTRACE_PROBE_SPEC_H */

@@ -59,15 +59,22 @@ static int do_mark(int argc, char **argv)
 	return 0;
 }
 
-/* ttrace save [-s] FILE: the whole trace into one file (-s: the snapshot
- * a snapshot probe took). */
+/* ttrace save [-s | -l NAME] FILE: the whole trace into one file (-s:
+ * the snapshot a snapshot probe took; -l: the trace frozen at latency
+ * tracer NAME's maximum, docs/latency.md). */
 static int do_save(int argc, char **argv)
 {
+	char file[48];
+
 	if (argc == 2)
 		save(argv[1], "trace");
-	else if (!strcmp(argv[1], "-s"))
+	else if (argc == 3 && !strcmp(argv[1], "-s"))
 		save(argv[2], "snaptrace");
-	else
+	else if (argc == 4 && !strcmp(argv[1], "-l") &&
+		 strlen(argv[2]) < sizeof(file) - sizeof("_trace")) {
+		snprintf(file, sizeof(file), "%s_trace", argv[2]);
+		save(argv[3], file);
+	} else
 		return 2;
 	return 0;
 }
@@ -117,7 +124,7 @@ static const struct subcmd {
 	{ "clear", "", 0, 0, do_clear },
 	{ "mark", "TEXT...", 1, ANY, do_mark },
 	{ "cat", "[-c CPU]", 0, ANY, cmd_cat },
-	{ "save", "[-s] FILE", 1, 2, do_save },
+	{ "save", "[-s | -l NAME] FILE", 1, 3, do_save },
 	{ "hist", "EVENT[:FIELD] [by FIELD] [if TEST...]", 0, ANY, do_hist },
 	/* hist's second form, for the usage: the row above runs both */
 	{ "hist", "latency START END [by FIELD] [if TEST...]", 0, ANY, do_hist },
@@ -127,6 +134,10 @@ static const struct subcmd {
 	{ "graph", "[-f GLOB] [-o FILE] -- CMD [ARG...]", 0, ANY, cmd_graph },
 	{ "stream", "[-o FILE] [-t SECONDS] [-- CMD [ARG...]]", 0, ANY,
 	  cmd_stream },
+	{ "latency", "timerlat [SECONDS [PERIOD_US]]", 1, 4, cmd_latency },
+	/* latency's second form, for the usage: the row above runs both */
+	{ "latency", "osnoise [SECONDS [RUNTIME_US [THRESHOLD_NS]]]", 1, 4,
+	  cmd_latency },
 };
 
 static int usage(void)

@@ -13,6 +13,7 @@
  *	record.c	ttrace record and stream: a trace around a command
  *	graph.c		ttrace graph: the function-graph tracer around one
  *	probe.c		ttrace hist, probe, counters (docs/probes.md)
+ *	latency.c	ttrace latency: timerlat and osnoise (docs/latency.md)
  *
  * Every helper that says "exits" prints "ttrace: what: why" and exits 1
  * after fail_exit's clean-up: the partial file removed, the group mask
@@ -70,6 +71,7 @@ int cmd_cat(int argc, char **argv);		/* cat.c */
 int cmd_record(int argc, char **argv);		/* record.c */
 int cmd_stream(int argc, char **argv);		/* record.c */
 int cmd_graph(int argc, char **argv);		/* graph.c */
+int cmd_latency(int argc, char **argv);		/* latency.c */
 /* probe.c: argv[0] is hist's first operand */
 int cmd_hist(int argc, char **argv);
 void probe_load(const char *path);

@@ -13,18 +13,101 @@
 
 #include <arch/pcpu_offsets.h>
 
-static inline void arch_irq_disable(void)
+/*
+ * The interrupt flag. With the tracer built in, each change of it is also
+ * a static key (ttrace_key.h) for the irqsoff latency tracer
+ * (kern/trace/lat_irqsoff.c, docs/latency.md): one 5-byte NOP while the
+ * tracer is off, a jmp to its hook while it is on. The _raw forms have no
+ * key: for the syscall path's fast branch (taken only while nothing is
+ * on, ttrace_syscall_live()) and the tracer's own code.
+ */
+#ifdef CONFIG_TTRACE
+#include <ttrace_key.h>
+
+/* The hooks, interrupts as their names say (kern/trace/lat_irqsoff.c). */
+void ttrace_irqsoff_disable(void);	/* before cli: cli, then opens */
+void ttrace_irqsoff_save(uint64_t flags);	/* after cli: opens if IF was */
+void ttrace_irqsoff_enable(void);	/* before sti: closes */
+
+#define ARCH_IRQSOFF_KEY(label)						\
+	__asm__ goto(TTRACE_SITE_ASM(#label, #label)			\
+		     : : "i"(TTRACE_KEY_IRQSOFF) : : label)
+#endif
+
+/* Interrupts are on (IF set) in flags, as arch_irq_save() returns them. */
+#define ARCH_IRQ_FLAGS_ON(flags)	(((flags) & (1u << 9)) != 0)
+
+/* The interrupt flag now. */
+static __always_inline uint64_t arch_irq_flags(void)
+{
+	uint64_t flags;
+
+	__asm__ __volatile__("pushfq; popq %0" : "=r"(flags));
+	return flags;
+}
+
+static __always_inline void arch_irq_disable_raw(void)
 {
 	__asm__ __volatile__("cli" ::: "memory");
 }
 
-static inline void arch_irq_enable(void)
+static __always_inline void arch_irq_enable_raw(void)
 {
 	__asm__ __volatile__("sti" ::: "memory");
 }
 
+static __always_inline void arch_irq_disable(void)
+{
+#ifdef CONFIG_TTRACE
+	ARCH_IRQSOFF_KEY(traced);
+#endif
+	arch_irq_disable_raw();
+	return;
+#ifdef CONFIG_TTRACE
+traced: __attribute__((cold));
+	ttrace_irqsoff_disable();
+#endif
+}
+
+static __always_inline void arch_irq_enable(void)
+{
+#ifdef CONFIG_TTRACE
+	ARCH_IRQSOFF_KEY(traced);
+#endif
+	arch_irq_enable_raw();
+	return;
+#ifdef CONFIG_TTRACE
+traced: __attribute__((cold));
+	ttrace_irqsoff_enable();
+	arch_irq_enable_raw();
+#endif
+}
+
 /* Disables interrupts and returns the previous state for arch_irq_restore. */
-static inline uint64_t arch_irq_save(void)
+static __always_inline uint64_t arch_irq_save(void)
+{
+	uint64_t flags;
+
+	__asm__ __volatile__("pushfq; popq %0; cli" : "=r"(flags) :: "memory");
+#ifdef CONFIG_TTRACE
+	ARCH_IRQSOFF_KEY(traced);
+#endif
+	return flags;
+#ifdef CONFIG_TTRACE
+traced: __attribute__((cold));
+	ttrace_irqsoff_save(flags);
+	return flags;
+#endif
+}
+
+static __always_inline void arch_irq_restore(uint64_t flags)
+{
+	if (ARCH_IRQ_FLAGS_ON(flags))
+		arch_irq_enable();
+}
+
+/* The same without the irqsoff key (the tracer's own code). */
+static __always_inline uint64_t arch_irq_save_raw(void)
 {
 	uint64_t flags;
 
@@ -32,10 +115,10 @@ static inline uint64_t arch_irq_save(void)
 	return flags;
 }
 
-static inline void arch_irq_restore(uint64_t flags)
+static __always_inline void arch_irq_restore_raw(uint64_t flags)
 {
-	if (flags & (1u << 9))
-		arch_irq_enable();
+	if (ARCH_IRQ_FLAGS_ON(flags))
+		arch_irq_enable_raw();
 }
 
 static inline void arch_pause(void)
@@ -45,9 +128,18 @@ static inline void arch_pause(void)
 
 /* Halts until the next interrupt; enables interrupts atomically with hlt so a
  * wakeup IPI cannot slip in between. */
-static inline void arch_idle(void)
+static __always_inline void arch_idle(void)
 {
+#ifdef CONFIG_TTRACE
+	ARCH_IRQSOFF_KEY(traced);
+#endif
 	__asm__ __volatile__("sti; hlt" ::: "memory");
+	return;
+#ifdef CONFIG_TTRACE
+traced: __attribute__((cold));
+	ttrace_irqsoff_enable();
+	__asm__ __volatile__("sti; hlt" ::: "memory");
+#endif
 }
 
 static inline uint64_t arch_read_tsc(void)

@@ -1,0 +1,104 @@
+/*
+ * lat_irqsoff.c: the irqsoff latency tracer (docs/latency.md). A section
+ * is the time one CPU spends with interrupts off in the kernel: from
+ * arch_irq_disable() or arch_irq_save() (the irqsave locks) that found
+ * them on, or a trap's entry from a context that had them on, to
+ * arch_irq_enable(), arch_irq_restore() or arch_idle() that turns them
+ * back on, or that trap's return. Each is timed per CPU with the TSC and
+ * handed to the latency core (latency.c).
+ *
+ * The hooks sit behind one static key, TTRACE_KEY_IRQSOFF (arch/arch.h,
+ * ttrace.h): a 5-byte NOP at every change of the interrupt flag while
+ * the tracer is off, a jmp to the hook while it is on. A hook runs with
+ * interrupts off (it looks at the flag itself, so a disable of a CPU
+ * whose interrupts are already off opens nothing, and an enable of one
+ * whose interrupts are on closes nothing). Not measured: the syscall
+ * entry and exit glue (syscall to the first sti, the last cli to the
+ * return, syscall.c uses the _raw forms) and the tracer's own
+ * interrupts-off stretches (the aux lock, core.c). Everything here is
+ * notrace (kern/trace) and changes the interrupt flag only raw, so a
+ * hook never re-enters the tracer.
+ */
+#include <smp.h>
+#include <string.h>
+#include <arch/arch.h>
+
+#include "internal.h"
+
+/* One CPU's open section: start 0 when none. */
+struct irqsoff_cpu {
+	uint64_t start;
+	uintptr_t pc;
+} __attribute__((aligned(64)));
+
+static struct irqsoff_cpu irqsoff_cpus[CONFIG_MAX_NUM_CPUS];
+
+static void irqsoff_set(struct ttrace_lat *l, bool on);
+
+struct ttrace_lat ttrace_lat_irqsoff = {
+	.id = TTRACE_LAT_IRQSOFF,
+	.key = TTRACE_KEY_IRQSOFF,
+	.set = irqsoff_set,
+};
+
+/* Opens this CPU's section at pc, now. Interrupts off, and they were on
+ * just before: whatever was open is stale. */
+void ttrace_irqsoff_open(uintptr_t pc)
+{
+	struct irqsoff_cpu *c = &irqsoff_cpus[core_id()];
+
+	c->pc = pc;
+	c->start = arch_trace_clock();
+}
+
+/* Closes this CPU's section, if one is open, at pc, now. Interrupts off,
+ * about to go on. */
+void ttrace_irqsoff_close(uintptr_t pc)
+{
+	struct irqsoff_cpu *c = &irqsoff_cpus[core_id()];
+	uint64_t start = c->start, cycles;
+
+	if (!start)
+		return;
+	c->start = 0;
+	cycles = arch_trace_clock() - start;
+	if (ttrace_lat_wanted(&ttrace_lat_irqsoff, cycles))
+		ttrace_lat_update(&ttrace_lat_irqsoff, cycles, start, c->pc, pc);
+	else
+		ttrace_lat_count(&ttrace_lat_irqsoff);
+}
+
+/* arch_irq_disable()'s hook, in place of its cli. */
+void ttrace_irqsoff_disable(void)
+{
+	uint64_t flags = arch_irq_save_raw();
+
+	if (ARCH_IRQ_FLAGS_ON(flags))
+		ttrace_irqsoff_open((uintptr_t)__builtin_return_address(0));
+}
+
+/* arch_irq_save()'s hook, after its cli: flags as they were. */
+void ttrace_irqsoff_save(uint64_t flags)
+{
+	if (ARCH_IRQ_FLAGS_ON(flags))
+		ttrace_irqsoff_open((uintptr_t)__builtin_return_address(0));
+}
+
+/* arch_irq_enable()'s and arch_idle()'s hook, before their sti. */
+void ttrace_irqsoff_enable(void)
+{
+	if (!ARCH_IRQ_FLAGS_ON(arch_irq_flags()))
+		ttrace_irqsoff_close((uintptr_t)__builtin_return_address(0));
+	else	/* on already: nothing was open */
+		irqsoff_cpus[core_id()].start = 0;
+}
+
+/* Turns the hooks on (every CPU's section closed: no stale start is
+ * left from the last time) or off. ctl mutex held. */
+static void irqsoff_set(struct ttrace_lat *l, bool on)
+{
+	if (on)
+		memset(irqsoff_cpus, 0, sizeof(irqsoff_cpus));
+	WRITE_ONCE(l->on, on);
+	ttrace_patch_sync(TEXT_PATCH_LIVE);
+}
