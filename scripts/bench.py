@@ -123,6 +123,10 @@ def guest_figures(kernel_y, kernel_n, kernel_nf):
             "func_graph_insns_guest": region(k, 24, N_OPS) - region(k, 22, N_OPS),
             "filter_probe_insns_guest": region(k, 26, N_OPS) - empty,
             "count_probe_insns_guest": region(k, 28, N_OPS) - empty,
+            # a 16-frame chain: the walk and its record; then an event
+            # with a stacktrace probe (its record and the chain's)
+            "stack_trace_16_insns_guest": region(k, 50, N_OPS) - empty,
+            "stacktrace_probe_insns_guest": region(k, 52, N_OPS) - empty,
             "getpid_ttrace_n_insns": region(un, 36, N_GETPID) - nempty,
             "getpid_nothing_on_insns": region(uy, 36, N_GETPID) - uempty,
             "getpid_syscall_off_insns": region(uy, 34, N_GETPID) - uempty,
@@ -404,6 +408,7 @@ def main():
         "enabled_cycles_host": ("<=", 25), "enabled_vs_floor": ("<=", 1.1),
         "enabled_insns_guest": ("<=", 28), "disabled_insns_guest": ("<=", 1),
         "func_site_off_insns_guest": ("<=", 1),
+        "stack_trace_16_insns_guest": ("<=", 250),
         "syscall_off_extra_insns": ("<=", 3), "boot_extra_insns_pct": ("<=", 0.5),
         "ratio_vs_lttng_ust": ("<=", 0.2), "ratio_vs_ftrace": ("<=", 0.1),
     }
@@ -428,6 +433,8 @@ def print_table(J, host, lt, ft, cyc_ns):
         ("function entry+exit, graph tracer on", J["func_graph_insns_guest"], None),
         ("enabled event, a filter probe (kept)", J["filter_probe_insns_guest"], None),
         ("enabled event, a count probe", J["count_probe_insns_guest"], None),
+        ("stack trace, 16 frames (walk + record)", J["stack_trace_16_insns_guest"], "stack_trace_16_insns_guest"),
+        ("enabled event, a stacktrace probe (16)", J["stacktrace_probe_insns_guest"], None),
         ("getpid round trip, CONFIG_TTRACE=n", J["getpid_ttrace_n_insns"], None),
         ("getpid, ttrace built in, nothing enabled", J["getpid_nothing_on_insns"], None),
         ("getpid, syscall group off, others on", J["getpid_syscall_off_insns"], None),

@@ -371,6 +371,8 @@ static const char *apply(struct ttrace *t, const struct ttrace_ctl_cmd *cmd)
 		return ttrace_probes_control(cmd);
 	case TTRACE_CTL_MODULE:
 		return module_cmd(t);
+	case TTRACE_CTL_STACKTRACER:
+		return ttrace_stack_tracer_control(t, cmd->mode);
 	default:
 		if (t->off_reason)
 			return t->off_reason;

@@ -13,6 +13,7 @@
  *	tsc	each CPU's TSC offset from CPU 0's (struct ttrace_file_tsc)
  *	probes	the built-in probes and their results (docs/probes.md)
  *	counters the counters' current values (counters.c)
+ *	stack_max each CPU's deepest kernel stack, with its chain (stack.c)
  *	cpuN	CPU N's records as text	rawN	CPU N's records, binary
  *	streamN	... consumed as they come
  *	snapN	CPU N's ring as a snapshot probe copied it, as rawN
@@ -40,7 +41,7 @@
 #include "internal.h"
 
 enum { Qdir, Qctl, Qevents, Qstats, Qmarker, Qversion, Qmeta, Qaux, Qtsc,
-       Qfuncs, Qprobes, Qcounters, Qtrace, Qsnaptrace, Qstream,
+       Qfuncs, Qprobes, Qcounters, Qtrace, Qsnaptrace, Qstream, Qstackmax,
        Qcpu = 0x100 };	/* + 0x100 * enum ttrace_read_kind + cpu */
 
 #define NPERCPU		4	/* cpuN rawN streamN snapN */
@@ -62,6 +63,7 @@ static const struct dirtab tt_tab[] = {
 	{ "trace", { Qtrace, 0, QTFILE }, 0, S_IFREG | 0444 },
 	{ "snaptrace", { Qsnaptrace, 0, QTFILE }, 0, S_IFREG | 0444 },
 	{ "stream", { Qstream, 0, QTFILE }, 0, S_IFREG | 0644 },
+	{ "stack_max", { Qstackmax, 0, QTFILE }, 0, S_IFREG | 0444 },
 };
 
 /* The trace files and the runs their writer reads. */
@@ -83,6 +85,7 @@ static void (*const tt_text[])(struct seqbuf *s) = {
 	[Qstats] = ttrace_stats_text,
 	[Qfuncs] = ttrace_funcs_text,
 	[Qcounters] = ttrace_counters_text,
+	[Qstackmax] = ttrace_stack_max_text,
 };
 
 static const char *const percpu_name[NPERCPU] = { "cpu", "raw", "stream",

@@ -38,6 +38,7 @@
 
 extern const uint64_t __fentry_sites_start[], __fentry_sites_end[];
 void fgraph_trampoline(void);
+void ttrace_stack_trampoline(void);
 void fgraph_return_trampoline(void);
 void fgraph_entry(uintptr_t *parent, uintptr_t func);
 uintptr_t fgraph_exit(void);
@@ -48,6 +49,7 @@ static uint64_t filter_gen;	/* ctl mutex: bumped by each filter */
 static uint64_t overflows;	/* calls too deep for the shadow stack */
 static struct {
 	bool on;
+	bool stack;
 	uint64_t gen;
 } done;				/* ctl mutex: what the sites are now */
 
@@ -60,6 +62,8 @@ notrace void fgraph_entry(uintptr_t *parent, uintptr_t func)
 	struct fgraph_shadow *sh;
 	uint32_t d;
 
+	if (unlikely(READ_ONCE(ttrace_stack_tracer_on)))
+		ttrace_stack_check(parent);
 	if (!kt)		/* a CPU before its scheduler is up */
 		return;
 	sh = &kt->fgraph;
@@ -149,38 +153,59 @@ static void name_selected(void)
 	}
 }
 
-/* Makes the function sites what the armed bytes and the filter say:
- * walks them only when either changed since the last time. Same context
- * as ttrace_patch_sync(). */
+/* What function site i must call (0: be the NOP): the graph's
+ * trampoline where the graph is on and its filter selects the site, else
+ * the stack tracer's while it is on (stack.c). */
+static uintptr_t site_target(size_t i, bool on, bool stack)
+{
+	if (on && site_selected(i))
+		return (uintptr_t)fgraph_trampoline;
+	return stack ? (uintptr_t)ttrace_stack_trampoline : 0;
+}
+
+/* Whether the site at a holds a call to target, or the NOP for 0. */
+static bool site_holds(uintptr_t a, uintptr_t target)
+{
+	struct text_patch want;
+
+	text_patch_encode(&want, a, target ? TEXT_OP_CALL : 0, target);
+	return !memcmp((const void *)a, want.insn, TEXT_PATCH_LEN);
+}
+
+/* Makes the function sites what the armed bytes, the filter and the
+ * stack tracer say: walks them only when any changed since the last
+ * time. Same context as ttrace_patch_sync(). */
 void fgraph_sync(enum text_patch_mode mode)
 {
-	bool on = wanted();
+	bool on = wanted(), stack = READ_ONCE(ttrace_stack_tracer_on);
 
-	if (on == done.on && (!on || done.gen == filter_gen))
+	if (on == done.on && stack == done.stack &&
+	    (!on || done.gen == filter_gen))
 		return;
 	if (on)
 		name_selected();
 	for (size_t i = 0; i < nsites(); i++) {
 		uintptr_t a = __fentry_sites_start[i];
-		bool live = on && site_selected(i);
+		uintptr_t target = site_target(i, on, stack);
 
-		if (live == text_patch_is_nop(a))
-			ttrace_patch_want(a, live ? TEXT_OP_CALL : 0,
-					  (uintptr_t)fgraph_trampoline, mode);
+		if (!site_holds(a, target))
+			ttrace_patch_want(a, target ? TEXT_OP_CALL : 0, target,
+					  mode);
 	}
 	ttrace_patch_flush(mode);
 	done.on = on;
+	done.stack = stack;
 	done.gen = filter_gen;
 }
 
-/* Whether every function site is live exactly when it must be. */
+/* Whether every function site calls what it must. */
 bool fgraph_consistent(void)
 {
-	bool on = wanted();
+	bool on = wanted(), stack = READ_ONCE(ttrace_stack_tracer_on);
 
 	for (size_t i = 0; i < nsites(); i++)
-		if ((on && site_selected(i)) ==
-		    text_patch_is_nop(__fentry_sites_start[i]))
+		if (!site_holds(__fentry_sites_start[i],
+				site_target(i, on, stack)))
 			return false;
 	return true;
 }

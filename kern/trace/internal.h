@@ -218,7 +218,8 @@ unsigned ttrace_probe_detach_arg_locked(struct ttrace *t, void *arg);
 /* The built-in probes (ttrace_probes.c): ctl probe and unprobe commands
  * with the ctl mutex held, results as text, the snapshot's rings. */
 const char *ttrace_probes_control(const struct ttrace_ctl_cmd *cmd);
-void ttrace_probes_text(struct seqbuf *s);
+struct ttrace_aux_view;
+void ttrace_probes_text(struct seqbuf *s, struct ttrace_aux_view *names);
 uint32_t ttrace_snap_read(uint32_t cpu, struct trace_ring_cursor *cur,
 			  uint64_t *end, struct ttrace_entry *out, size_t max,
 			  struct trace_ring_run *run);
@@ -275,5 +276,15 @@ bool fgraph_consistent(void);
 void fgraph_counts(uint64_t *sites, uint64_t *live);
 const char *fgraph_set_filter(const char *glob, size_t len);
 void fgraph_state_text(struct seqbuf *s);
+
+/* stack.c: call chains (docs/latency.md, "Stack traces") */
+uint32_t ttrace_stack_walk(uintptr_t rbp, uint64_t *pcs, uint32_t max);
+void ttrace_stack_record(struct trace_ring *r, uint64_t base, uint64_t ctx,
+			 uintptr_t rbp, uint32_t depth);
+void ttrace_stack_name_ksyms(void);
+extern uint8_t ttrace_stack_tracer_on;
+void ttrace_stack_check(uintptr_t *parent);
+const char *ttrace_stack_tracer_control(struct ttrace *t, uint32_t op);
+void ttrace_stack_max_text(struct seqbuf *s);	/* stack_max */
 
 #endif /* TTRACE_INTERNAL_H */

@@ -22,6 +22,7 @@
 #include <ttrace_ctl.h>
 #include <ttrace_decode.h>
 #include <ttrace_events.h>
+#include <ttrace_probe_spec.h>	/* TTRACE_STACK_DEPTH */
 #include "ttrace_events.c"	/* the generated table, from build/gen */
 #include "ttrace_meta_blob.c"	/* and its blob (tools/ttmetablob.c) */
 
@@ -131,13 +132,15 @@ static void fire_all(void)
 	ttrace_test_wide(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
 	ttrace_func_entry(0x1000, 1);
 	ttrace_func_exit(0x1000, 1);
+	ttrace_stack(2, 0x1000, 0x2000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		     0);
 }
 
 static int test_table(void)
 {
 	const char *why;
 
-	HT_CHECK(TTRACE_NUM_EVENTS == 30 && TTRACE_NUM_GROUPS == 15);
+	HT_CHECK(TTRACE_NUM_EVENTS == 31 && TTRACE_NUM_GROUPS == 16);
 	HT_CHECK(ttrace_meta_builtin.nevents == TTRACE_NUM_EVENTS);
 	for (uint32_t i = 0; i < TTRACE_NUM_EVENTS; i++) {
 		const struct ttrace_event_meta *e = &ttrace_event_table[i];
@@ -166,6 +169,10 @@ static int test_table(void)
 		 TTRACE_AUX_USER_MARKER);
 	HT_CHECK(ttrace_event_table[TTRACE_EV_USER_MARKER].args[0].type ==
 		 TTRACE_ARG_STR);
+	HT_CHECK(ttrace_event_table[TTRACE_EV_STACK].nargs ==
+		 1 + TTRACE_STACK_DEPTH);
+	HT_CHECK(ttrace_event_table[TTRACE_EV_STACK].args[16].aux_tag ==
+		 TTRACE_AUX_KSYM_NAME);
 	HT_CHECK(ttrace_event_table[TTRACE_EV_PROC_EXIT].args[1].type ==
 		 TTRACE_ARG_S32);
 	HT_CHECK(TTRACE_GROUP_MASK_DEFAULT ==

@@ -1,7 +1,9 @@
 /*
  * The function-graph tracer's two trampolines (kern/trace/fgraph.c).
  *
- * fgraph_trampoline is what a live function site calls: at its entry
+ * fgraph_trampoline is what a live function site calls (and
+ * ttrace_stack_trampoline, the same with ttrace_stack_entry(), what the
+ * stack tracer's sites call): at its entry
  * (%rsp) is the site's return address (the function + 5) and 8(%rsp) the
  * function's own return address into its caller. It keeps every register
  * an argument or the System V ABI lets the function expect (rdi rsi rdx
@@ -14,9 +16,11 @@
  * address, and jumps there. The stack is 16-byte aligned at both calls.
  */
 	.text
-	.globl fgraph_trampoline
-	.type fgraph_trampoline, @function
-fgraph_trampoline:
+/* An entry trampoline calling fn(&return slot, function). */
+.macro ENTRY_TRAMPOLINE name, fn
+	.globl \name
+	.type \name, @function
+\name:
 	pushq	%rbp
 	movq	%rsp, %rbp
 	pushq	%rdi
@@ -31,7 +35,7 @@ fgraph_trampoline:
 	leaq	16(%rbp), %rdi			/* the caller's return slot */
 	movq	8(%rbp), %rsi
 	subq	$5, %rsi			/* the function: site - 0 */
-	call	fgraph_entry
+	call	\fn
 	popq	%r11
 	popq	%r10
 	popq	%rax
@@ -43,7 +47,15 @@ fgraph_trampoline:
 	popq	%rdi
 	popq	%rbp
 	ret
-	.size fgraph_trampoline, . - fgraph_trampoline
+	.size \name, . - \name
+.endm
+
+	ENTRY_TRAMPOLINE fgraph_trampoline, fgraph_entry
+	/* the stack tracer's, for the sites the graph's filter leaves out
+	 * (kern/trace/stack.c) */
+	ENTRY_TRAMPOLINE ttrace_stack_trampoline, ttrace_stack_entry
+	.globl fgraph_trampoline_end	/* a walk skips returns into both */
+fgraph_trampoline_end:
 
 	.globl fgraph_return_trampoline
 	.type fgraph_return_trampoline, @function

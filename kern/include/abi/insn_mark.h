@@ -34,6 +34,8 @@ enum insn_mark_id {
 	INSN_MARK_GETPID_ON = 32,	/* getpid, syscall group on */
 	INSN_MARK_GETPID_OFF = 34,	/* getpid, syscall group off */
 	INSN_MARK_GETPID_NONE = 36,	/* getpid, no event enabled */
+	INSN_MARK_STACK = 50,		/* a 16-frame stack trace: walk, record */
+	INSN_MARK_PROBE_STACK = 52,	/* enabled event, a stacktrace probe */
 };
 
 #ifndef __ASSEMBLER__

@@ -96,13 +96,19 @@ enum ttrace_ctl_op {
 	TTRACE_CTL_PROBE,
 	TTRACE_CTL_UNPROBE,
 	TTRACE_CTL_MODULE,
+	TTRACE_CTL_STACKTRACER,
 };
+
+/* stacktracer's word (struct ttrace_ctl_cmd's mode). */
+enum ttrace_stacktracer_op { TTRACE_STACKTRACER_OFF, TTRACE_STACKTRACER_ON,
+			     TTRACE_STACKTRACER_RESET };
 
 /* A parsed command. */
 struct ttrace_ctl_cmd {
 	uint32_t op;		/* enum ttrace_ctl_op */
 	uint32_t mode;		/* MODE: enum ttrace_ring_mode_word;
-				 * COUNTERS: 1 for "all"; MODULE: 1 unload */
+				 * COUNTERS: 1 for "all"; MODULE: 1 unload;
+				 * STACKTRACER: enum ttrace_stacktracer_op */
 	uint64_t value;		/* SETMASK: value; BUFSIZE: KB; COUNTERS: ms */
 	uint64_t mask;		/* SETMASK/SETBITS/CLRBITS bits; ENABLE/DISABLE groups */
 	uint8_t events[TTRACE_META_MAX_EVENTS / 8];	/* ENABLE/DISABLE */
