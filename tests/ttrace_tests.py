@@ -2124,6 +2124,19 @@ def check_stack_trace(path):
                OPEN_CHAIN in json.dumps(e.get("args")) for e in evs):
         return "ttdecode json: no stack event with %r in its args" % \
             OPEN_CHAIN
+    if shutil.which("babeltrace2"):
+        ctf = path + ".ctf"
+        shutil.rmtree(ctf, ignore_errors=True)
+        c = ttdecode("ctf", path, ctf)
+        bt = subprocess.run(["babeltrace2", ctf], capture_output=True,
+                            text=True, timeout=300)
+        if c.returncode or not re.search(
+                r'stack: .*pc0 = "fgraph_entry", pc1 = "ns_open", '
+                r'pc2 = "sys_open", pc3 = "syscall_traced"', bt.stdout):
+            return "ctf: no stack of ns_open from sys_open in babeltrace2 " \
+                "(%s%s)" % (c.stderr, bt.stderr[-300:])
+    else:
+        print("# stack: babeltrace2 missing: CTF not checked")
     print("# stack: %s" % [b for b in found["func_entry: ns_open"]
                            if OPEN_CHAIN in b][0].strip())
     return ""

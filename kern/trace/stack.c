@@ -23,7 +23,6 @@
 #include <ttrace_ctl.h>
 #include <ttrace_probe_spec.h>
 #include <arch/arch.h>
-#include <arch/mmu.h>
 
 #include "internal.h"
 
@@ -49,79 +48,116 @@ static notrace bool stack_bounds(const struct kthread *kt, uintptr_t rbp,
 }
 
 /* The return address in slot: the real one where the graph tracer hooked
- * the return (the shadow stack sh keeps it). */
-static notrace uintptr_t real_pc(const struct fgraph_shadow *sh,
+ * the return (the shadow stack of kt, the running thread, keeps it). */
+static notrace uintptr_t real_pc(const struct kthread *kt,
 				 const uintptr_t *slot)
 {
 	uintptr_t pc = *slot;
 
 	return pc == (uintptr_t)fgraph_return_trampoline ?
-	       fgraph_ret_addr(sh, slot) : pc;
+	       fgraph_ret_addr(kt ? &kt->fgraph : NULL, slot) : pc;
 }
 
 /*
  * Walks the chain from frame rbp of the running thread into pcs (at most
- * max); returns how many. A return into an entry trampoline (a live
- * function site) is not shown; the trampoline's frame (rbp itself when
- * entry is set) then gives the function entered (its site + 5) and the
- * pc in its caller, which has no frame of its own yet.
+ * max); returns how many. A frame is read only when it lies on the stack
+ * rbp started on; max bounds a chain that loops. The trampolines
+ * (ttrace_fgraph.S) come first in the kernel's text, so one compare a
+ * frame finds every return address the walk must look at: below them it
+ * is no kernel function's (a trap frame's user pc: the end); a return
+ * into the graph tracer's return trampoline is shown as the real one; a
+ * return into an entry trampoline (a live function site) is not shown,
+ * but the trampoline's frame is: the function entered (its site + 5) and
+ * the pc in its caller, which has no frame of its own yet.
  */
-static notrace uint32_t walk(uintptr_t rbp, bool entry, uint64_t *pcs,
-			     uint32_t max)
+static __always_inline uint32_t walk(uintptr_t rbp, uint64_t *pcs,
+				     uint32_t max)
 {
 	const struct kthread *kt = this_cpu()->cur_kthread;
-	const struct fgraph_shadow *sh = kt ? &kt->fgraph : NULL;
-	uintptr_t lo, hi, tramp = (uintptr_t)fgraph_trampoline;
-	uint32_t n = 0;
+	uintptr_t lo, hi, span, tramp_end = (uintptr_t)fgraph_trampoline_end;
+	uint64_t *p = pcs, *end = pcs + max;
 
 	if (!stack_bounds(kt, rbp, &lo, &hi))
 		return 0;
-	while (n < max && rbp >= lo && rbp <= hi - 24 && !(rbp & 7)) {
+	span = hi - 24 - lo;	/* a frame's three words in [lo, hi) */
+	while (p < end && rbp - lo <= span) {
 		const uintptr_t *f = (const uintptr_t *)rbp;
-		uintptr_t pc = real_pc(sh, &f[1]);
+		uintptr_t pc = f[1];
 
-		if (pc - tramp < (uintptr_t)(fgraph_trampoline_end -
-					     fgraph_trampoline)) {
-			entry = true;
-		} else if (pc < KERNBASE) {
-			break;		/* the trap frame's user pc: the end */
-		} else {
-			pcs[n++] = pc;
-			if (entry && n < max)
-				pcs[n++] = real_pc(sh, &f[2]);
-			entry = false;
+		if (unlikely(pc < tramp_end)) {
+			if (pc < (uintptr_t)fgraph_trampoline)
+				break;
+			if (pc != (uintptr_t)fgraph_return_trampoline) {
+				rbp = f[0];	/* the trampoline's frame */
+				if (rbp - lo > span)
+					break;
+				f = (const uintptr_t *)rbp;
+				*p++ = f[1];
+				if (p == end)
+					break;
+			}
+			pc = real_pc(kt, f + 1 + (pc != (uintptr_t)
+						  fgraph_return_trampoline));
 		}
-		if (f[0] <= rbp)
-			break;
+		*p++ = pc;
 		rbp = f[0];
 	}
-	return n;
+	return (uint32_t)(p - pcs);
 }
 
 /* The chain from frame rbp of the running thread into pcs (at most max);
  * returns how many. Any context. */
 notrace uint32_t ttrace_stack_walk(uintptr_t rbp, uint64_t *pcs, uint32_t max)
 {
-	return walk(rbp, false, pcs, max);
+	return walk(rbp, pcs, max);
+}
+
+/* Copies n words, n a constant: unrolled stores (the kernel's memcpy is a
+ * call and a byte loop). */
+static __always_inline void copy_words(uint64_t *d, const uint64_t *s,
+				       uint32_t n)
+{
+#pragma GCC unroll 8
+	for (uint32_t i = 0; i < n; i++)
+		d[i] = s[i];
 }
 
 /*
  * Writes the stack record of the chain from frame rbp, at most depth
  * frames, into r (this CPU's) with the context words of the record it
- * follows. Any context, preemption off.
+ * follows: 17 words, 2 continuations, written here word by word (not by
+ * trace_ring_write_ext(), whose general loops cost more than the walk:
+ * docs/latency.md has the figures). Any context, preemption off.
  */
 notrace void ttrace_stack_record(struct trace_ring *r, uint64_t base,
 				 uint64_t ctx, uintptr_t rbp, uint32_t depth)
 {
-	uint64_t w[1 + TTRACE_STACK_DEPTH];
-	uint32_t n = ttrace_stack_walk(rbp, w + 1,
-				       MIN(depth, TTRACE_STACK_DEPTH));
+	uint64_t pcs[TTRACE_STACK_DEPTH + 2], ts, idx;	/* + 2: c2's tail */
+	uint32_t n = walk(rbp, pcs, MIN(depth, TTRACE_STACK_DEPTH));
+	struct ttrace_entry *e, *c1, *c2;
 
-	w[0] = n;
-	while (n < TTRACE_STACK_DEPTH)	/* an event has all its words */
-		w[1 + n++] = 0;
-	trace_ring_write_ext(r, arch_trace_clock(), base | TTRACE_EV_STACK,
-			     ctx, w, 1 + TTRACE_STACK_DEPTH);
+	for (uint32_t i = n; i < TTRACE_STACK_DEPTH + 2; i++)
+		pcs[i] = 0;
+	ts = arch_trace_clock() & ~TTRACE_TS_CONT;
+	if ((idx = trace_ring_reserve(r, 3)) == UINT64_MAX)
+		return;		/* saturated: counted as dropped */
+	e = trace_ring_slot(r, idx);
+	c1 = trace_ring_slot(r, idx + 1);
+	c2 = trace_ring_slot(r, idx + 2);
+	trace_ring_invalidate(e);
+	trace_ring_invalidate(c1);
+	trace_ring_invalidate(c2);
+	copy_words(c1->cont, pcs + 4, TTRACE_CONT_ARGS);
+	copy_words(c2->cont, pcs + 11, TTRACE_CONT_ARGS);
+	trace_ring_publish(c1, ts | TTRACE_TS_CONT);
+	trace_ring_publish(c2, ts | TTRACE_TS_CONT);
+	e->type = (idx << TTRACE_TYPE_SEQ_SHIFT) + (base & ~((uint64_t)0xf <<
+		  TTRACE_TYPE_NCONT_SHIFT)) + TTRACE_EV_STACK +
+		  ((uint64_t)2 << TTRACE_TYPE_NCONT_SHIFT);
+	e->context = ctx;
+	e->data[0] = n;
+	copy_words(&e->data[1], pcs, 4);
+	trace_ring_publish(e, ts);
 }
 
 /* Names every kernel symbol in aux (tag ksym, ident = its address), so
@@ -168,9 +204,14 @@ notrace void ttrace_stack_check(uintptr_t *parent)
 	if (hi - sp > m->bytes) {
 		WRITE_ONCE(m->seq, m->seq + 1);
 		wmb();
+		/* the function entered, its caller (no frame yet), then the
+		 * caller's frame: the trampoline's, below parent, is
+		 * {caller's rbp, site + 5} */
 		m->bytes = hi - sp;
-		m->nframes = walk((uintptr_t)(parent - 2), true, m->pcs,
-				  TTRACE_STACK_DEPTH);
+		m->pcs[0] = parent[-1];
+		m->pcs[1] = real_pc(pcpui->cur_kthread, parent);
+		m->nframes = 2 + walk(parent[-2], m->pcs + 2,
+				      TTRACE_STACK_DEPTH - 2);
 		wmb();
 		WRITE_ONCE(m->seq, m->seq + 1);
 	}

@@ -205,13 +205,10 @@ static int ctf_fields(struct ctf_export *x, const struct ttrace_event_meta *e,
 
 		switch (e->args[a].type) {
 		case TTRACE_ARG_STR:
-			/* a stack's frames past its depth: empty */
-			name[0] = 0;
-			n = e->args[a].aux_tag == TTRACE_AUX_KSYM_NAME && !v ?
-			    1 : ttexport_name(name, sizeof(name), x->t,
-					      e->args[a].aux_tag, v,
-					      ev->timestamp,
-					      TTEXPORT_PRINTABLE) + 1;
+			n = ttexport_name(name, sizeof(name), x->t,
+					  e->args[a].aux_tag, v,
+					  ev->timestamp,
+					  TTEXPORT_PRINTABLE) + 1;
 			if (ctf_room(&x->p, n) < 0)
 				return -1;
 			ctf_put(&x->p, name, n);

@@ -50,12 +50,14 @@
 	.size \name, . - \name
 .endm
 
+	/* first in the kernel's text (linker.ld), fgraph_trampoline the
+	 * first of all: a stack walk (kern/trace/stack.c) takes a return
+	 * address below fgraph_trampoline_end for one into them, or below
+	 * them for none into a kernel function */
+	.section .text.trampolines, "ax"
 	ENTRY_TRAMPOLINE fgraph_trampoline, fgraph_entry
-	/* the stack tracer's, for the sites the graph's filter leaves out
-	 * (kern/trace/stack.c) */
+	/* the stack tracer's, for the sites the graph's filter leaves out */
 	ENTRY_TRAMPOLINE ttrace_stack_trampoline, ttrace_stack_entry
-	.globl fgraph_trampoline_end	/* a walk skips returns into both */
-fgraph_trampoline_end:
 
 	.globl fgraph_return_trampoline
 	.type fgraph_return_trampoline, @function
@@ -68,3 +70,5 @@ fgraph_return_trampoline:
 	popq	%rax
 	jmp	*%r11
 	.size fgraph_return_trampoline, . - fgraph_return_trampoline
+	.globl fgraph_trampoline_end
+fgraph_trampoline_end:
