@@ -604,15 +604,21 @@ def filtered_counts(text):
         r"filtered (\d+) ", text)}
 
 
+def fresh_hostout(name):
+    """OUT/NAME.ttr, for a session's host channel: none there yet."""
+    os.makedirs(OUT, exist_ok=True)
+    out = os.path.join(OUT, name + ".ttr")
+    if os.path.exists(out):
+        os.remove(out)
+    return out
+
+
 def filtered():
     """A filter probe that suppresses every getpid syscall_enter (nr 4):
     tracestress burst's calls are counted per CPU as filtered, exactly, in
     stats and in the saved trace's STATS, and dropped stays 0; the trace
     holds their exits, not their enters."""
-    os.makedirs(OUT, exist_ok=True)
-    out = os.path.join(OUT, "filtered.ttr")
-    if os.path.exists(out):
-        os.remove(out)
+    out = fresh_hostout("filtered")
     s = Session(2, hostout=out, cmdline=DEFAULT_EVENTS, name="filtered")
     try:
         s.say("echo probe f filter syscall_enter nr!=4 > /dev/ttrace/ctl; "
@@ -2058,9 +2064,13 @@ def hist_names(s):
           re.escape("probe %s latency syscall_enter syscall_exit by nr" %
                     lat) + r"\r?\n[^$]*  key open \(7\) count [1-9]")
     s.say("ttrace probe list | grep key", r"  key ls \(\d+\) count [1-9]")
+    s.say("ttrace hist syscall_enter by nr",
+          re.escape("ttrace: probe hist.syscall_enter started"))
+    s.say("ls /bin > /tmp/x; ttrace hist syscall_enter by nr",
+          r"  key open \(7\) +[1-9]\d* \|")
     s.say("echo probe x count syscall_enter by nr.nosuch > /dev/ttrace/ctl",
           r"no key name 'nosuch'")
-    s.say("ttrace probe list | grep -c 'probe '", r"\n2\r?\n")
+    s.say("ttrace probe list | grep -c 'probe '", r"\n3\r?\n")
     s.say("echo unprobe '*' > /dev/ttrace/ctl", r"\n")
     return ""
 
@@ -2188,10 +2198,7 @@ def stack():
     """docs/latency.md's stack traces: readable histogram keys, the
     stacktrace trigger checked in the kernel's text, ttdecode text and
     JSON, and the stack tracer."""
-    os.makedirs(OUT, exist_ok=True)
-    out = os.path.join(OUT, "stack.ttr")
-    if os.path.exists(out):
-        os.remove(out)
+    out = fresh_hostout("stack")
     s = Session(2, hostout=out, cmdline=DEFAULT_EVENTS, name="stack")
     try:
         why = hist_names(s) or stack_triggers(s) or stack_tracer(s)

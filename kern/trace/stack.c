@@ -6,12 +6,12 @@
  *
  * A chain is a frame-pointer walk (the kernel is built with
  * -fno-omit-frame-pointer): every frame is checked to lie on the stack the
- * walk started on before it is read, and each next frame must lie above
- * the one before, so a corrupt chain ends the walk instead of faulting; at
- * most TTRACE_STACK_DEPTH frames. The pcs are return addresses; the trace
- * names them by the nearest kernel symbol at or below (aux tag ksym,
- * written here whenever a chain may be recorded), and so do ttdecode and
- * every exporter.
+ * walk started on before it is read, so a corrupt chain ends the walk
+ * instead of faulting, and at most TTRACE_STACK_DEPTH frames are taken,
+ * so one that loops ends too. The pcs are return addresses; a trace names
+ * them by the nearest kernel symbol at or below (aux tag ksym, every
+ * symbol written when a stacktrace probe is attached), and so do ttdecode
+ * and every exporter; stack_max names them with ksym_lookup().
  */
 #include <ttrace.h>
 #include <fgraph.h>
