@@ -184,6 +184,10 @@ def guest_figures(kernel_y, kernel_n, kernel_nf):
             # irqsoff latency tracer off and on (docs/latency.md)
             "irqsave_pair_insns_guest": region(k, 60, N_OPS) - empty,
             "irqsave_pair_irqsoff_insns_guest": region(k, 62, N_OPS) - empty,
+            # a 16-frame chain: the walk and its record; then an event
+            # with a stacktrace probe (its record and the chain's)
+            "stack_trace_16_insns_guest": region(k, 50, N_OPS) - empty,
+            "stacktrace_probe_insns_guest": region(k, 52, N_OPS) - empty,
             "getpid_ttrace_n_insns": region(un, 36, N_GETPID) - nempty,
             "getpid_nothing_on_insns": region(uy, 36, N_GETPID) - uempty,
             "getpid_syscall_off_insns": region(uy, 34, N_GETPID) - uempty,
@@ -469,6 +473,7 @@ def main():
         "enabled_insns_guest": ("<=", 28), "disabled_insns_guest": ("<=", 1),
         "func_site_off_insns_guest": ("<=", 1),
         "fprobe_insns_guest": ("<=", 213),	# 1.5x the graph's 142
+        "stack_trace_16_insns_guest": ("<=", 250),
         "syscall_off_extra_insns": ("<=", 3), "boot_extra_insns_pct": ("<=", 0.5),
         "live_extra_insns": ("<=", 0),
         "irqsoff_section_insns_guest": ("<=", 60),
@@ -499,6 +504,8 @@ def print_table(J, host, lt, ft, cyc_ns):
         ("irqsave lock pair, irqsoff off", J["irqsave_pair_insns_guest"], None),
         ("irqsave lock pair, irqsoff on", J["irqsave_pair_irqsoff_insns_guest"], None),
         ("irqsoff: added per section", J["irqsoff_section_insns_guest"], "irqsoff_section_insns_guest"),
+        ("stack trace, 16 frames (walk + record)", J["stack_trace_16_insns_guest"], "stack_trace_16_insns_guest"),
+        ("enabled event, a stacktrace probe (16)", J["stacktrace_probe_insns_guest"], None),
         ("getpid round trip, CONFIG_TTRACE=n", J["getpid_ttrace_n_insns"], None),
         ("getpid, ttrace built in, nothing enabled", J["getpid_nothing_on_insns"], None),
         ("getpid, syscall group off, others on", J["getpid_syscall_off_insns"], None),

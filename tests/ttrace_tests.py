@@ -1644,11 +1644,13 @@ def host_figures(hz, recs, ids, pid):
 
 
 def kernel_figures(blocks):
+    # a key is its number, or NAME (number) for a syscall's
     counts = {int(k): int(n) for k, n in re.findall(
-        r"key (\d+) count (\d+)$", "\n".join(blocks["cnt"][2:]), re.M)}
+        r"key (?:\S+ \()?(\d+)\)? count (\d+)$",
+        "\n".join(blocks["cnt"][2:]), re.M)}
     hist, key = {}, None
     for line in blocks["lat"][2:]:
-        m = re.match(r"  key (\d+) count", line)
+        m = re.match(r"  key (?:\S+ \()?(\d+)\)? count", line)
         if m:
             key = int(m.group(1))
             hist[key] = {}
@@ -2298,15 +2300,6 @@ def tracedat_graph_chain(trace):
         " > ".join(GRAPH_CHAIN)
 
 
-def fresh_out(name):
-    """OUT/name, OUT made and no file of that name left from a run before."""
-    os.makedirs(OUT, exist_ok=True)
-    out = os.path.join(OUT, name)
-    if os.path.exists(out):
-        os.remove(out)
-    return out
-
-
 def fprobe_session(out):
     """docs/probes.md's function probe examples, then `echo fp >
     /tmp/fpknown` with the probes on, the count by mode, the probes
@@ -2536,6 +2529,165 @@ def osnoise_scenario():
     return s.finish("")
 
 
+def hist_names(s):
+    """ttrace hist keeps its probe's whole name and names the keys of a
+    str:syscall field by the syscall, and pid.execname by the process;
+    a bad key name is refused and changes nothing. Returns why not."""
+    lat = "lat.syscall_enter.syscall_exit"
+    s.say("ttrace hist latency syscall_enter syscall_exit",
+          re.escape("ttrace: probe %s started" % lat))
+    s.say("echo probe pc count syscall_enter by pid.execname > "
+          "/dev/ttrace/ctl; ls /bin > /tmp/x", r"\n")
+    s.say("ttrace hist latency syscall_enter syscall_exit",
+          re.escape("probe %s latency syscall_enter syscall_exit by nr" %
+                    lat) + r"\r?\n[^$]*  key open \(7\) count [1-9]")
+    s.say("ttrace probe list | grep key", r"  key ls \(\d+\) count [1-9]")
+    s.say("ttrace hist syscall_enter by nr",
+          re.escape("ttrace: probe hist.syscall_enter started"))
+    s.say("ls /bin > /tmp/x; ttrace hist syscall_enter by nr",
+          r"  key open \(7\) +[1-9]\d* \|")
+    s.say("echo probe x count syscall_enter by nr.nosuch > /dev/ttrace/ctl",
+          r"no key name 'nosuch'")
+    s.say("ttrace probe list | grep -c 'probe '", r"\n3\r?\n")
+    s.say("echo unprobe '*' > /dev/ttrace/ctl", r"\n")
+    return ""
+
+
+SYSCALL_CHAIN = "syscall_traced < syscall_trap"
+OPEN_CHAIN = "ns_open < sys_open < " + SYSCALL_CHAIN
+
+
+def stack_triggers(s):
+    """docs/latency.md's stacktrace examples: open(2)'s syscall_enter and
+    ns_open's func_entry each followed by their chain, which the kernel's
+    own text names; bad commands refused with nothing changed."""
+    for cmd, want in (("depth 0", "depth '0': 1 to 16 frames"),
+                      ("depth 99999999999999999999", "1 to 16 frames"),
+                      ("depth x", "depth 'x'"),
+                      ("by nr", "unexpected 'by'")):
+        s.say("echo probe bad stacktrace syscall_enter %s > /dev/ttrace/ctl"
+              % cmd, re.escape(want))
+    s.say("echo probe bad stacktrace no_such_event > /dev/ttrace/ctl",
+          r"no event 'no_such_event'")
+    s.say("ttrace probe list | grep -c 'probe '", r"\n0\r?\n")
+    s.say("echo probe st stacktrace syscall_enter if nr==7 > "
+          "/dev/ttrace/ctl; ttrace clear; ls /bin > /tmp/x", r"\n")
+    s.say("ttrace cat | grep stack: | head -n 1",
+          r"stack: frames=\d+ " + re.escape(SYSCALL_CHAIN))
+    s.say("echo ns_open > /dev/ttrace/funcs; echo probe sf stacktrace "
+          "func_entry > /dev/ttrace/ctl; ttrace enable func; ls /bin > /tmp/x;"
+          " ttrace disable func; echo '*' > /dev/ttrace/funcs", r"\n")
+    s.say("ttrace probe list",
+          r"probe sf stacktrace func_entry depth 16\r?\n  hits [1-9]")
+    s.say("ttrace save /dev/host/out", r"saved /dev/host/out")
+    s.say("echo unprobe '*' > /dev/ttrace/ctl", r"\n")
+    return ""
+
+
+def check_stack_trace(path):
+    """The saved trace's text and JSON show each chain right after its
+    event, named from the trace's own ksym records: open(2)'s
+    syscall_enter reached from syscall_trap, and one ns_open (of those
+    that spawn and open make) from sys_open."""
+    t = ttdecode("text", path).stdout.split("\n")
+    found = {}
+    for a, b in zip(t, t[1:]):
+        for ev, chain in (("syscall_enter: open(", SYSCALL_CHAIN),
+                          ("func_entry: ns_open", OPEN_CHAIN)):
+            if ev in a and " stack: frames=" in b:
+                found.setdefault(ev, [])
+                found[ev].append(b)
+    for ev, chain in (("syscall_enter: open(", SYSCALL_CHAIN),
+                      ("func_entry: ns_open", OPEN_CHAIN)):
+        if not any(chain in b for b in found.get(ev, [])):
+            return "ttdecode text: no stack with %r after %r: %s" % (
+                chain, ev, found.get(ev, [])[:3])
+    out = path + ".json"
+    j = ttdecode("json", path, out)
+    if j.returncode:
+        return "ttdecode json: %s" % j.stderr
+    with open(out) as f:
+        evs = json.load(f)["traceEvents"]
+    if not any(e.get("name") == "stack" and
+               OPEN_CHAIN in json.dumps(e.get("args")) for e in evs):
+        return "ttdecode json: no stack event with %r in its args" % \
+            OPEN_CHAIN
+    if shutil.which("babeltrace2"):
+        ctf = path + ".ctf"
+        shutil.rmtree(ctf, ignore_errors=True)
+        c = ttdecode("ctf", path, ctf)
+        bt = subprocess.run(["babeltrace2", ctf], capture_output=True,
+                            text=True, timeout=300)
+        if c.returncode or not re.search(
+                r'stack: .*pc0 = "fgraph_entry", pc1 = "ns_open", '
+                r'pc2 = "sys_open", pc3 = "syscall_traced"', bt.stdout):
+            return "ctf: no stack of ns_open from sys_open in babeltrace2 " \
+                "(%s%s)" % (c.stderr, bt.stderr[-300:])
+    else:
+        print("# stack: babeltrace2 missing: CTF not checked")
+    print("# stack: %s" % [b for b in found["func_entry: ns_open"]
+                           if OPEN_CHAIN in b][0].strip())
+    return ""
+
+
+STACK_MAX = re.compile(r"cpu(\d+) (\d+) bytes (\d+) frames\r?\n((?:  #\d+ .*\r?\n)*)")
+
+
+def kernel_functions():
+    """The names of the kernel's functions (nm: text symbols)."""
+    out = subprocess.run(["nm", KERNEL_ELF], capture_output=True, text=True,
+                         check=True).stdout
+    return {l.split()[2] for l in out.split("\n")
+            if len(l.split()) == 3 and l.split()[1] in "tTwW"}
+
+
+def stack_tracer(s):
+    """The stack tracer: on, a workload, then each CPU's deepest stack is
+    a chain of kernel functions whose innermost frame is the entry of the
+    function (+0x5: the return from its site) that went deepest; off puts
+    every function site back to the NOP; reset forgets; a bad word is
+    refused."""
+    s.say("echo stacktracer maybe > /dev/ttrace/ctl",
+          re.escape("stacktracer: 'maybe' is not on, off or reset"))
+    s.say("echo stacktracer on > /dev/ttrace/ctl; ls -l /bin > /tmp/x; "
+          "echo stacktracer off > /dev/ttrace/ctl", r"\n")
+    m = s.say("cat /dev/ttrace/stack_max", r"stacktracer off\r?\n"
+              r"((?:cpu\d+ \d+ bytes \d+ frames\r?\n(?:  #.*\r?\n)*)+)")
+    text = m.group(1).decode()
+    s.say("cat /dev/ttrace/funcs", r"live 0\r?\n")
+    s.say("echo stacktracer reset > /dev/ttrace/ctl; cat /dev/ttrace/stack_max"
+          " | grep -c ' 0 bytes 0 frames'", r"\n2\r?\n")
+    funcs = kernel_functions()
+    deepest = max(STACK_MAX.findall(text), key=lambda c: int(c[1]))
+    frames = re.findall(r"#(\d+) (\S+)\+0x([0-9a-f]+)", deepest[3])
+    if int(deepest[1]) < 256 or len(frames) < 4 or \
+            len(frames) != int(deepest[2]):
+        return "stack_max: implausible deepest stack:\n%s" % text
+    bad = [f for f in frames if f[1] not in funcs]
+    if bad or frames[0][2] != "5":
+        return "stack_max: %s not kernel functions, or #0 not a function's " \
+            "entry (+0x5):\n%s" % (bad, text)
+    print("# stack_max: cpu%s %s bytes: %s" % (
+        deepest[0], deepest[1], " < ".join(f[1] for f in frames)))
+    return ""
+
+
+def stack():
+    """docs/latency.md's stack traces: readable histogram keys, the
+    stacktrace trigger checked in the kernel's text, ttdecode text and
+    JSON, and the stack tracer."""
+    out = fresh_out("stack.ttr")
+    s = Session(2, hostout=out, cmdline=DEFAULT_EVENTS, name="stack")
+    try:
+        why = hist_names(s) or stack_triggers(s) or stack_tracer(s)
+    except TimeoutError as e:
+        why = str(e)
+    if why:
+        return s.finish(why)
+    files, why = finish_saved(s, out, 1)
+    return why or check_stack_trace(files[0])
+
+
 def run_all(res, only):
     def want(name):
         return not only or only in name
@@ -2576,6 +2728,7 @@ def run_all(res, only):
                      ("ttrace_stats_everything_on", stats_everything_on),
                      ("ttrace_graph", graph),
                      ("ttrace_osnoise", osnoise_scenario),
+                     ("ttrace_stack", stack),
                      ("ttrace_stress_smp4",
                       lambda: stress("stress", 4, 24, 2, []))):
         if want(name):

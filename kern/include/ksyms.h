@@ -9,6 +9,7 @@
 #include <compiler.h>
 
 const char *ksym_lookup(uintptr_t addr, uintptr_t *offset);
+const char *ksym_at(uint64_t i, uintptr_t *addr);
 const char *ksym_find(bool (*match)(const char *arg, const char *name),
 		      const char *arg);
 void backtrace_print(uintptr_t rbp);

@@ -34,6 +34,16 @@ const char *ksym_lookup(uintptr_t addr, uintptr_t *offset)
 	return &ksym_names[ksym_name_offs[lo]];
 }
 
+/* The name of symbol i (in address order) with its address in *addr, or
+ * NULL past the last. */
+const char *ksym_at(uint64_t i, uintptr_t *addr)
+{
+	if (!&ksym_count || i >= ksym_count)
+		return NULL;
+	*addr = ksym_addrs[i];
+	return &ksym_names[ksym_name_offs[i]];
+}
+
 /* Returns the first symbol name for which match(arg, name) holds, or
  * NULL. */
 const char *ksym_find(bool (*match)(const char *arg, const char *name),

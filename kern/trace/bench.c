@@ -21,6 +21,8 @@
 #include <arch/arch.h>
 #include <abi/insn_mark.h>
 
+#include <ttrace_probe_spec.h>
+
 #include "internal.h"
 
 #define BATCH	1000
@@ -29,7 +31,8 @@
 static uint64_t samples[CONFIG_MAX_NUM_CPUS][BATCHES];
 
 enum bench_op { OP_EMPTY, OP_ENABLED, OP_DISABLED, OP_CONT, OP_AUX,
-		OP_CALL, OP_CALL_SITE, OP_FILTER, OP_COUNT, OP_IRQSAVE };
+		OP_CALL, OP_CALL_SITE, OP_FILTER, OP_COUNT, OP_IRQSAVE,
+		OP_STACKTRACE };
 
 static struct spinlock bench_lock = SPINLOCK_INIT("bench");
 
@@ -57,6 +60,7 @@ static __always_inline void run_op(enum bench_op op, uint64_t i)
 	case OP_DISABLED:
 	case OP_FILTER:
 	case OP_COUNT:
+	case OP_STACKTRACE:
 		ttrace_test_seq(i, 0, 0, 0, 0);
 		break;
 	case OP_CONT:
@@ -105,6 +109,7 @@ static void count_op(enum bench_op op)
 	REGION(OP_CALL, INSN_MARK_CALL);
 	REGION(OP_FILTER, INSN_MARK_PROBE_FILTER);
 	REGION(OP_COUNT, INSN_MARK_PROBE_COUNT);
+	REGION(OP_STACKTRACE, INSN_MARK_PROBE_STACK);
 #undef REGION
 	default:
 		break;
@@ -209,6 +214,49 @@ static void count_irqsave(void)
 	bench_ctl("latency irqsoff reset");
 }
 
+/* Runs fn under n more frames of its own (no tail call: the barrier
+ * after the call), so that a walk from fn finds at least n + 1. */
+static __attribute__((noinline)) void bench_deep(uint32_t n, void (*fn)(void))
+{
+	if (n)
+		bench_deep(n - 1, fn);
+	else
+		fn();
+	__asm__ __volatile__("" : : : "memory");
+}
+
+/* BATCH stack records of the chain from here, TTRACE_STACK_DEPTH frames
+ * (run under bench_deep: the chain is at least that deep). */
+static void count_stack_walk(void)
+{
+	struct per_cpu_info *p = this_cpu();
+	uint64_t flags = arch_irq_save();
+
+	INSN_MARK(INSN_MARK_STACK);
+	for (uint64_t i = 0; i < BATCH; i++)
+		ttrace_stack_record(p->ttrace_ring, p->ttrace_type_base,
+				    p->ttrace_ctx,
+				    (uintptr_t)__builtin_frame_address(0),
+				    TTRACE_STACK_DEPTH);
+	INSN_MARK(INSN_MARK_STACK + 1);
+	arch_irq_restore(flags);
+}
+
+static void count_stacktrace_probe(void)
+{
+	count_op(OP_STACKTRACE);
+}
+
+/* Stack trace costs, 16 frames deep: the walk and its record alone, and
+ * an enabled event with a stacktrace probe (its record, then the chain's). */
+static void count_stacks(void)
+{
+	bench_deep(TTRACE_STACK_DEPTH, count_stack_walk);
+	bench_ctl("probe bench stacktrace test_seq");
+	bench_deep(TTRACE_STACK_DEPTH, count_stacktrace_probe);
+	bench_ctl("unprobe bench");
+}
+
 /* The instruction-count regions, for make bench's plugin run. */
 static void count_all(void)
 {
@@ -219,6 +267,7 @@ static void count_all(void)
 	count_op(OP_AUX);
 	count_probed(OP_FILTER, "probe bench filter test_seq seq<0x7fffffffffffffff");
 	count_probed(OP_COUNT, "probe bench count test_seq");
+	count_stacks();
 	arm_test_group(false);
 	count_op(OP_DISABLED);
 	count_graph();

@@ -379,6 +379,8 @@ static const char *apply(struct ttrace *t, const struct ttrace_ctl_cmd *cmd)
 	case TTRACE_CTL_LATENCY:
 		return cmd->lat >= TTRACE_LAT_TIMERLAT ?
 		       ttrace_timerlat_control(cmd) : ttrace_lat_control(cmd);
+	case TTRACE_CTL_STACKTRACER:
+		return ttrace_stack_tracer_control(t, cmd->mode);
 	default:
 		if (t->off_reason)
 			return t->off_reason;

@@ -14,6 +14,7 @@
  *	probes	the built-in probes and their results (docs/probes.md)
  *	counters the counters' current values (counters.c)
  *	timerlat osnoise  timer latency and noise per CPU (timerlat.c)
+ *	stack_max each CPU's deepest kernel stack, with its chain (stack.c)
  *	cpuN	CPU N's records as text	rawN	CPU N's records, binary
  *	streamN	... consumed as they come
  *	snapN	CPU N's ring as a snapshot probe copied it, as rawN
@@ -47,7 +48,7 @@
 
 enum { Qdir, Qctl, Qevents, Qstats, Qmarker, Qversion, Qmeta, Qaux, Qtsc,
        Qfuncs, Qprobes, Qcounters, Qtrace, Qsnaptrace, Qstream, Qlastboot,
-       Qtimerlat, Qosnoise, Qlatency,
+       Qtimerlat, Qosnoise, Qlatency, Qstackmax,
        Qlattrace,	/* + enum ttrace_lat_id */
        Qcpu = 0x100 };	/* + 0x100 * enum ttrace_read_kind + cpu */
 
@@ -82,6 +83,7 @@ static const struct dirtab tt_tab[] = {
 	  S_IFREG | 0444 },
 	{ "osnoise_trace", { Qlattrace + TTRACE_LAT_OSNOISE, 0, QTFILE }, 0,
 	  S_IFREG | 0444 },
+	{ "stack_max", { Qstackmax, 0, QTFILE }, 0, S_IFREG | 0444 },
 };
 
 /* The trace files and the runs their writer reads. */
@@ -107,6 +109,7 @@ static void (*const tt_text[])(struct seqbuf *s) = {
 	[Qtimerlat] = ttrace_timerlat_text,
 	[Qosnoise] = ttrace_osnoise_text,
 	[Qlatency] = ttrace_lat_text,
+	[Qstackmax] = ttrace_stack_max_text,
 };
 
 static const char *const percpu_name[NPERCPU] = { "cpu", "raw", "stream",

@@ -44,6 +44,7 @@
 
 extern const uint64_t __fentry_sites_start[], __fentry_sites_end[];
 void fgraph_trampoline(void);
+void ttrace_stack_trampoline(void);
 void fgraph_return_trampoline(void);
 void fgraph_entry(uintptr_t *parent, uintptr_t func);
 uintptr_t fgraph_exit(uint64_t rv);
@@ -55,6 +56,7 @@ static uint64_t overflows;	/* calls too deep for the shadow stack */
 bool fgraph_on;			/* the sites follow the graph (done.on) */
 static struct {
 	bool on;
+	bool stack;
 	uint64_t gen;
 	uint32_t hot;		/* fprobe_hot() */
 } done;				/* ctl mutex: what the sites are now */
@@ -77,6 +79,8 @@ static __always_inline void hook(uintptr_t *parent, uintptr_t func,
 	uintptr_t tag = kind & FGRAPH_HOOK_FPROBE ? TAG_FPROBE : 0;
 	uint32_t d;
 
+	if (unlikely(READ_ONCE(ttrace_stack_tracer_on)))
+		ttrace_stack_check(parent);
 	if (!kt)		/* a CPU before its scheduler is up */
 		return;
 	sh = &kt->fgraph;
@@ -197,12 +201,15 @@ static void name_selected(void)
 
 /* What function site i must call (0: nothing, the NOP): fprobe's
  * trampoline while a probe of hot is on its function, which does the
- * graph's work too; else the graph's, while the graph selects it. */
-static uintptr_t site_target(size_t i, bool on, uint32_t hot)
+ * graph's work too; else the graph's, while the graph selects it; else
+ * the stack tracer's while it is on (stack.c). */
+static uintptr_t site_target(size_t i, bool on, uint32_t hot, bool stack)
 {
 	if (hot && fprobe_site_hot(__fentry_sites_start[i], hot))
 		return (uintptr_t)fprobe_trampoline;
-	return on && site_selected(i) ? (uintptr_t)fgraph_trampoline : 0;
+	if (on && site_selected(i))
+		return (uintptr_t)fgraph_trampoline;
+	return stack ? (uintptr_t)ttrace_stack_trampoline : 0;
 }
 
 /* Whether the site at a holds a call to target, or the NOP for 0. */
@@ -220,24 +227,25 @@ bool fgraph_graphs(size_t i)
 	return wanted() && site_selected(i);
 }
 
-/* Makes the function sites what the armed bytes, the filter and the
- * function probes say: walks them only when one of them changed since
- * the last time. The probes' hit path sees the union of the old and new
- * probes while the sites change. Same context as ttrace_patch_sync(). */
+/* Makes the function sites what the armed bytes, the filter, the
+ * function probes and the stack tracer say: walks them only when one of
+ * them changed since the last time. The probes' hit path sees the union
+ * of the old and new probes while the sites change. Same context as
+ * ttrace_patch_sync(). */
 void fgraph_sync(enum text_patch_mode mode)
 {
-	bool on = wanted();
+	bool on = wanted(), stack = READ_ONCE(ttrace_stack_tracer_on);
 	uint32_t hot = fprobe_hot();
 
-	if (on == done.on && (!on || done.gen == filter_gen) &&
-	    hot == done.hot)
+	if (on == done.on && stack == done.stack &&
+	    (!on || done.gen == filter_gen) && hot == done.hot)
 		return;
 	if (on)
 		name_selected();
 	fprobe_set_hot(hot | done.hot);
 	for (size_t i = 0; i < nsites(); i++) {
 		uintptr_t a = __fentry_sites_start[i];
-		uintptr_t target = site_target(i, on, hot);
+		uintptr_t target = site_target(i, on, hot, stack);
 
 		if (!site_holds(a, target))
 			ttrace_patch_want(a, target ? TEXT_OP_CALL : 0, target,
@@ -247,19 +255,20 @@ void fgraph_sync(enum text_patch_mode mode)
 	fprobe_set_hot(hot);
 	done.on = on;
 	WRITE_ONCE(fgraph_on, on);
+	done.stack = stack;
 	done.gen = filter_gen;
 	done.hot = hot;
 }
 
-/* Whether every function site is live exactly when it must be. */
+/* Whether every function site calls what it must. */
 bool fgraph_consistent(void)
 {
-	bool on = wanted();
+	bool on = wanted(), stack = READ_ONCE(ttrace_stack_tracer_on);
 	uint32_t hot = fprobe_hot();
 
 	for (size_t i = 0; i < nsites(); i++)
 		if (!site_holds(__fentry_sites_start[i],
-				site_target(i, on, hot)))
+				site_target(i, on, hot, stack)))
 			return false;
 	return true;
 }

@@ -287,7 +287,8 @@ uint32_t ttrace_snap_read(struct ttrace_snap_view *v, uint32_t cpu,
  * with the ctl mutex held, results as text, the snapshot probe's set
  * whose copy is gen (0: the first taken; NULL if none; ctl mutex held). */
 const char *ttrace_probes_control(const struct ttrace_ctl_cmd *cmd);
-void ttrace_probes_text(struct seqbuf *s);
+struct ttrace_aux_view;
+void ttrace_probes_text(struct seqbuf *s, struct ttrace_aux_view *names);
 struct ttrace_snapset *ttrace_probe_snapset(uint64_t gen);
 
 /*
@@ -496,5 +497,15 @@ const char *fprobe_control(struct ttrace *t,
 /* The rings were cleared: deleted probes' ids come free. ctl mutex. */
 void fprobe_rings_cleared(struct ttrace *t);
 void fprobe_state_text(struct seqbuf *s);
+
+/* stack.c: call chains (docs/latency.md, "Stack traces") */
+uint32_t ttrace_stack_walk(uintptr_t rbp, uint64_t *pcs, uint32_t max);
+void ttrace_stack_record(struct trace_ring *r, uint64_t base, uint64_t ctx,
+			 uintptr_t rbp, uint32_t depth);
+void ttrace_stack_name_ksyms(void);
+extern uint8_t ttrace_stack_tracer_on;
+void ttrace_stack_check(uintptr_t *parent);
+const char *ttrace_stack_tracer_control(struct ttrace *t, uint32_t op);
+void ttrace_stack_max_text(struct seqbuf *s);	/* stack_max */
 
 #endif /* TTRACE_INTERNAL_H */

@@ -11,6 +11,7 @@
  *	snapshot	copy every CPU's ring aside on the first hit (snapN;
  *			a snapshot set, snapset.c)
  *	stop		freeze tracing on the first hit (a flight recorder)
+ *	stacktrace	record the kernel call chain after the event (stack.c)
  *
  * Everything a probe needs is allocated when it is attached, in process
  * context under the ctl mutex; its callbacks only add to counters that
@@ -191,10 +192,25 @@ static bool on_stop(void *arg, const struct ttrace_probe_hit *h)
 	return true;
 }
 
+/* Asks ttrace_probe_fire() for the chain, b's depth of it, after the
+ * record (the deepest any probe of the event asks for). */
+static bool on_stacktrace(void *arg, const struct ttrace_probe_hit *h)
+{
+	struct builtin *b = arg;
+
+	if (ttrace_probe_test(&b->spec, h)) {
+		__atomic_fetch_add(&b->hits, 1, __ATOMIC_RELAXED);
+		if (h->stack && *h->stack < b->spec.depth)
+			*h->stack = b->spec.depth;
+	}
+	return true;
+}
+
 static const ttrace_probe_fn kind_fn[] = {
 	[TTRACE_PROBE_FILTER] = on_filter, [TTRACE_PROBE_COUNT] = on_count,
 	[TTRACE_PROBE_HIST] = on_hist, [TTRACE_PROBE_LATENCY] = on_lat_start,
 	[TTRACE_PROBE_SNAPSHOT] = on_snapshot, [TTRACE_PROBE_STOP] = on_stop,
+	[TTRACE_PROBE_STACKTRACE] = on_stacktrace,
 };
 
 static void builtin_free(struct builtin *b)
@@ -254,6 +270,8 @@ static const char *probe_add(const struct ttrace_probe_spec *spec)
 		return "probe: 16 probes already";
 	if (!(b = builtin_new(spec)))
 		return "probe: out of memory";
+	if (spec->kind == TTRACE_PROBE_STACKTRACE)
+		ttrace_stack_name_ksyms();	/* before a chain needs them */
 	err = ttrace_probe_attach_locked(&ttrace_main, spec->event,
 					 kind_fn[spec->kind], b);
 	if (!err && spec->kind == TTRACE_PROBE_LATENCY)
@@ -303,17 +321,34 @@ const char *ttrace_probes_control(const struct ttrace_ctl_cmd *cmd)
 
 /* ---- results ------------------------------------------------------------- */
 
-/* One key of a histogram: count, percentiles, then its nonempty buckets. */
-static void hist_text(struct seqbuf *t, uint64_t key, const uint64_t *v)
+/* "  key K", or "  key NAME (K)" when b names its keys by an aux tag and
+ * names has K's name. */
+static void key_text(struct seqbuf *t, const struct builtin *b, uint64_t key,
+		     struct ttrace_aux_view *names)
 {
-	seqbuf_printf(t, "  key %lu count %lu p50 %lu p90 %lu p99 %lu\n",
-		      key, ttrace_hist_total(v), ttrace_hist_percentile(v, 50),
+	const char *str;
+	size_t len = names && b->spec.key_tag ?
+		     ttrace_aux_resolve(names, b->spec.key_tag, key, UINT64_MAX,
+					&str) : 0;
+
+	if (len)
+		seqbuf_printf(t, "  key %.*s (%lu)", (int)len, str, key);
+	else
+		seqbuf_printf(t, "  key %lu", key);
+}
+
+/* One key's histogram: count, percentiles, then its nonempty buckets. */
+static void hist_text(struct seqbuf *t, const uint64_t *v)
+{
+	seqbuf_printf(t, " count %lu p50 %lu p90 %lu p99 %lu\n",
+		      ttrace_hist_total(v), ttrace_hist_percentile(v, 50),
 		      ttrace_hist_percentile(v, 90),
 		      ttrace_hist_percentile(v, 99));
 	ttrace_hist_buckets_text(t, v);
 }
 
-static void probe_text(struct seqbuf *t, const struct builtin *b)
+static void probe_text(struct seqbuf *t, const struct builtin *b,
+		       struct ttrace_aux_view *names)
 {
 	const struct ttrace_probe_spec *s = &b->spec;
 	uint64_t key;
@@ -334,23 +369,25 @@ static void probe_text(struct seqbuf *t, const struct builtin *b)
 	for (uint32_t i = 0; b->tab.keys && i <= b->tab.cap; i++) {
 		if (!ttrace_keytab_slot(&b->tab, i, &key, &v))
 			continue;
+		key_text(t, b, key, names);
 		if (s->kind == TTRACE_PROBE_COUNT)
-			seqbuf_printf(t, "  key %lu count %lu\n", key, v[0]);
+			seqbuf_printf(t, " count %lu\n", v[0]);
 		else
-			hist_text(t, key, v);
+			hist_text(t, v);
 	}
 }
 
 /*
  * The probes and their results as text (docs/probes.md), each opening
- * with the command that made it, appended to s. Takes the ctl mutex.
+ * with the command that made it, appended to s; keys named from names
+ * (an aux snapshot, or NULL: numbers). Takes the ctl mutex.
  */
-void ttrace_probes_text(struct seqbuf *s)
+void ttrace_probes_text(struct seqbuf *s, struct ttrace_aux_view *names)
 {
 	ttrace_ctl_mutex_enter(&ttrace_main);
 	for (int i = 0; i < MAX_PROBES; i++)
 		if (probes[i])
-			probe_text(s, probes[i]);
+			probe_text(s, probes[i], names);
 	ttrace_ctl_mutex_exit(&ttrace_main);
 }
 

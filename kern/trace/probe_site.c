@@ -14,7 +14,8 @@
  * read the old pointer. The ctl state's probed[] bytes keep every event
  * with a probe armed (ttrace_ctl_wants()), so there is one notion of a
  * live site; ttrace_probe_fire() then writes the normal record only when
- * the event is enabled and every probe agreed.
+ * the event is enabled and every probe agreed, followed by a stack record
+ * (stack.c) when a stacktrace probe asked for one and `stack` is enabled.
  */
 #include <ttrace.h>
 #include <ttrace_ctl.h>
@@ -75,26 +76,33 @@ void ttrace_probe_fire(uint32_t id, const uint64_t *args, uint32_t nargs)
 	struct per_cpu_info *pcpui = this_cpu();
 	struct trace_ring *r = pcpui->ttrace_ring;	/* before a stop */
 	uint64_t base = pcpui->ttrace_type_base, ctx = pcpui->ttrace_ctx;
+	uint32_t stack = 0;
 	struct ttrace_probe_hit h = {
 		.id = id, .nargs = nargs, .cpu = pcpui->coreid,
 		.pid = hit_pid(base, ctx), .ts = arch_trace_clock(),
-		.args = args,
+		.args = args, .stack = &stack,
 	};
 	struct ttrace_ctl_state *st = &ttrace_main.ctl;
+	uint64_t mask = __atomic_load_n(&st->mask, __ATOMIC_RELAXED);
 	/* decided before the probes run: a probe that stops tracing keeps
 	 * the record of the event that stopped it */
-	bool enabled = ttrace_ctl_records(st, __atomic_load_n(&st->mask,
-					  __ATOMIC_RELAXED), id);
+	bool enabled = ttrace_ctl_records(st, mask, id);
 	bool keep = true;
 
 	for (struct ttrace_probe *p = __atomic_load_n(&ttrace_probes[id],
 						      __ATOMIC_ACQUIRE);
 	     p; p = __atomic_load_n(&p->next, __ATOMIC_ACQUIRE))
 		keep &= p->fn(p->arg, &h);
-	if (enabled && keep)
+	if (enabled && keep) {
 		record(r, id, h.ts, base, ctx, args, nargs);
-	else if (enabled)
+		/* the chain that reached the tracepoint: from this frame,
+		 * whose return is into it */
+		if (stack && ttrace_ctl_records(st, mask, TTRACE_EV_STACK))
+			ttrace_stack_record(r, base, ctx, (uintptr_t)
+					    __builtin_frame_address(0), stack);
+	} else if (enabled) {
 		trace_ring_count_filtered(r);
+	}
 }
 
 /* Sets event id's probed byte from its list and re-arms. ctl mutex held. */

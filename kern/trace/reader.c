@@ -151,20 +151,30 @@ static struct snap *aux_snapshot(struct ttrace *t)
 }
 
 /* The probes file: their results as text at the first read (they change
- * as they are read: cat's own syscalls count). */
-static struct snap *probes_snapshot(void)
+ * as they are read: cat's own syscalls count), keys named from a snapshot
+ * of t's aux (numbers only, when there is no memory for it). */
+static struct snap *probes_snapshot(struct ttrace *t)
 {
 	size_t size = (size_t)PGSIZE << PROBES_TEXT_ORDER;
-	struct snap *s = snap_alloc(size);
+	struct snap *s = snap_alloc(size), *aux;
+	struct ttrace_aux_view names;
+	uint64_t bytes, aux_size, dropped;
 	struct seqbuf text;
 
 	if (!s)
 		return NULL;
+	ttrace_aux_usage(t, &bytes, &aux_size, &dropped);
+	aux = snap_alloc(aux_size);
+	if (aux && ttrace_aux_read(t, aux->data, aux_size, &names)) {
+		snap_free(aux);
+		aux = NULL;
+	}
 	seqbuf_init(&text, s->data, size);
-	ttrace_probes_text(&text);
+	ttrace_probes_text(&text, aux ? &names : NULL);
 	module_text(&text);
 	seqbuf_mark_cut(&text);		/* said, never silent */
 	s->len = seqbuf_used(&text);
+	snap_free(aux);
 	return s;
 }
 
@@ -195,7 +205,7 @@ static int reader_start(struct ttrace_reader *r)
 	if (r->kind == TTRACE_READ_AUX)
 		return (r->aux = aux_snapshot(r->t)) ? 0 : -ENOMEM;
 	if (r->kind == TTRACE_READ_PROBES)
-		return (r->aux = probes_snapshot()) ? 0 : -ENOMEM;
+		return (r->aux = probes_snapshot(r->t)) ? 0 : -ENOMEM;
 	ttrace_run_start(r->t, r->kind, r->cpu, &r->cur, &r->end, &r->wait);
 	if (r->kind == TTRACE_READ_SNAP)
 		ttrace_snap_view_begin(&r->view, TTRACE_SNAP_PROBE);

@@ -320,6 +320,7 @@ static int test_one_table(void)
 		"probe NAME KIND ...",
 		"unprobe NAME|*", "module load PATH|unload NAME",
 		"timerlat on [PERIOD_US]",
+		"stacktracer on|off|reset",
 	};
 	static struct ttrace_ctl_cmd cmd;
 	struct ttrace_ctl_state st;
@@ -332,6 +333,14 @@ static int test_one_table(void)
 	HT_CHECK(!ctl(&st, " probe c count irq_enter by v"));
 	HT_CHECK(!ctl(&st, "unprobe *"));
 	HT_CHECK(st.mask == mask0 && armed_is("11001"));
+	HT_CHECK(!ttrace_ctl_parse(&cmd, "stacktracer reset", 17, &meta));
+	HT_CHECK(cmd.op == TTRACE_CTL_STACKTRACER &&
+		 cmd.mode == TTRACE_STACKTRACER_RESET);
+	err = ttrace_ctl_parse(&cmd, "stacktracer maybe", 17, &meta);
+	HT_CHECK(err && strstr(err, "stacktracer: 'maybe' is not on, off or "
+			       "reset"));
+	HT_CHECK(ttrace_ctl_parse(&cmd, "stacktracer", 11, &meta));
+	HT_CHECK(ttrace_ctl_parse(&cmd, "stacktracer on off", 18, &meta));
 	HT_CHECK(!ttrace_ctl_parse(&cmd, "module load /a/b.o", 18, &meta));
 	HT_CHECK(cmd.op == TTRACE_CTL_MODULE && !cmd.mode &&
 		 !strcmp(cmd.word, "/a/b.o"));

@@ -22,6 +22,7 @@
 #include <ttrace_ctl.h>
 #include <ttrace_decode.h>
 #include <ttrace_events.h>
+#include <ttrace_probe_spec.h>	/* TTRACE_STACK_DEPTH */
 #include "ttrace_events.c"	/* the generated table, from build/gen */
 #include "ttrace_meta_blob.c"	/* and its blob (tools/ttmetablob.c) */
 
@@ -135,6 +136,8 @@ static void fire_all(void)
 	ttrace_osnoise_gap(0, 1200);
 	ttrace_lat_max(0, 100, 5, (void *)fire_all, (void *)fire_all);
 	ttrace_lat_over(1, 100, 5, (void *)fire_all, (void *)fire_all);
+	ttrace_stack(2, 0x1000, 0x2000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		     0);
 }
 
 /* Whether id is one of the ids reserved for function probes (no emitter). */
@@ -151,7 +154,7 @@ static int test_table(void)
 {
 	const char *why;
 
-	HT_CHECK(NUM_STATIC == 34 && TTRACE_NUM_GROUPS == 17);
+	HT_CHECK(NUM_STATIC == 35 && TTRACE_NUM_GROUPS == 18);
 	HT_CHECK(TTRACE_EV_FPROBE_COUNT == 16);
 	for (uint32_t i = 0; i < TTRACE_EV_FPROBE_COUNT; i++) {
 		const struct ttrace_event_meta *e =
@@ -190,6 +193,10 @@ static int test_table(void)
 		 TTRACE_AUX_USER_MARKER);
 	HT_CHECK(ttrace_event_table[TTRACE_EV_USER_MARKER].args[0].type ==
 		 TTRACE_ARG_STR);
+	HT_CHECK(ttrace_event_table[TTRACE_EV_STACK].nargs ==
+		 1 + TTRACE_STACK_DEPTH);
+	HT_CHECK(ttrace_event_table[TTRACE_EV_STACK].args[16].aux_tag ==
+		 TTRACE_AUX_KSYM_NAME);
 	HT_CHECK(ttrace_event_table[TTRACE_EV_PROC_EXIT].args[1].type ==
 		 TTRACE_ARG_S32);
 	HT_CHECK(TTRACE_GROUP_MASK_DEFAULT ==

@@ -72,6 +72,14 @@ static int test_parse_kinds(void)
 	HT_CHECK(cmd.probe.tests[0].op == TTRACE_OP_AND &&
 		 cmd.probe.tests[1].op == TTRACE_OP_GE);
 	HT_CHECK(!parse("probe x.y-z stop syscall_exit"));
+	HT_CHECK(!parse("probe st stacktrace syscall_enter if nr==7"));
+	HT_CHECK(cmd.probe.kind == TTRACE_PROBE_STACKTRACE &&
+		 cmd.probe.depth == TTRACE_STACK_DEPTH && cmd.probe.ntests == 1);
+	HT_CHECK(!parse("probe st stacktrace page_fault depth 4"));
+	HT_CHECK(cmd.probe.depth == 4 && cmd.probe.ntests == 0);
+	seqbuf_init(&out, back, sizeof(back));
+	ttrace_probe_spec_text(&cmd.probe, &meta, &out);
+	HT_CHECK(!strcmp(back, "probe st stacktrace page_fault depth 4"));
 	HT_CHECK(!parse("unprobe *") && cmd.op == TTRACE_CTL_UNPROBE);
 	HT_CHECK(!parse("unprobe c") && !strcmp(cmd.probe.name, "c"));
 	/* one table: the first word picks the row, whatever the blanks */
@@ -88,11 +96,13 @@ static int test_parse_errors(void)
 {
 	static const char usage[] =
 		"; usage: probe NAME filter EVENT TEST... | "
-		"probe NAME count EVENT [by FIELD] [if TEST...] | "
-		"probe NAME hist EVENT FIELD [by FIELD] [if TEST...] | "
-		"probe NAME latency START END [by FIELD] [if TEST...] | "
+		"probe NAME count EVENT [by FIELD[.TAG]] [if TEST...] | "
+		"probe NAME hist EVENT FIELD [by FIELD[.TAG]] [if TEST...] | "
+		"probe NAME latency START END [by FIELD[.TAG]] [if TEST...] | "
 		"probe NAME snapshot EVENT [if TEST...] | "
-		"probe NAME stop EVENT [if TEST...] | unprobe NAME|*";
+		"probe NAME stop EVENT [if TEST...] | "
+		"probe NAME stacktrace EVENT [depth N] [if TEST...] | "
+		"unprobe NAME|*";
 	static const struct { const char *text, *want; } bad[] = {
 		{ "probe c count", "too few" },
 		{ "probe c bogus syscall_enter", "unknown probe kind 'bogus'" },
@@ -111,7 +121,20 @@ static int test_parse_errors(void)
 		{ "probe c hist page_fault nosuch", "no field 'nosuch' to count" },
 		{ "probe c latency syscall_enter syscall_enter", "two different" },
 		{ "probe c latency syscall_enter nosuch", "no event 'nosuch'" },
-		{ "probe this-name-is-far-too-long count page_fault", "bad probe name" },
+		{ "probe abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz"
+		  "0123456789ab count page_fault", "bad probe name" },
+		{ "probe c count syscall_enter by nr.nosuch",
+		  "no key name 'nosuch'" },
+		{ "probe c count syscall_enter by nr.", "no key name ''" },
+		{ "probe st stacktrace syscall_enter depth 0", "depth '0': 1 to 16" },
+		{ "probe st stacktrace syscall_enter depth 17", "depth '17'" },
+		{ "probe st stacktrace syscall_enter depth 99999999999999999999",
+		  "1 to 16 frames" },
+		{ "probe st stacktrace syscall_enter depth", "depth '': 1 to 16" },
+		{ "probe st stacktrace syscall_enter depth -1", "depth '-1'" },
+		{ "probe st stacktrace nosuch", "no event 'nosuch'" },
+		{ "probe st stacktrace syscall_enter by nr", "unexpected 'by'" },
+		{ "probe c count syscall_enter by .syscall", "no field" },
 		{ "probe a/b count page_fault", "bad probe name" },
 		{ "unprobe", "one probe name" },
 		{ "unprobe a b", "one probe name" },
@@ -134,6 +157,38 @@ static int test_parse_errors(void)
 			       "usage: enable NAME... | ") &&
 		 strstr(err, " | probe NAME KIND ... | unprobe NAME|* | "
 			"module load PATH|unload NAME"));
+	return 0;
+}
+
+/* Keys named by an aux tag: a str:TAG field's own tag, or a modifier
+ * (by FIELD.TAG, .execname for proc); the probe's whole name kept. */
+static int test_parse_key_names(void)
+{
+	static const char *const name = "lat.syscall_enter.syscall_exit";
+	char back[256];
+	struct seqbuf out;
+
+	HT_CHECK(!parse("probe lat.syscall_enter.syscall_exit latency "
+			"syscall_enter syscall_exit by nr"));
+	HT_CHECK(!strcmp(cmd.probe.name, name));
+	HT_CHECK(cmd.probe.key_tag == TTRACE_AUX_SYSCALL_NAME);
+	seqbuf_init(&out, back, sizeof(back));
+	ttrace_probe_spec_text(&cmd.probe, &meta, &out);
+	HT_CHECK(!strcmp(back, "probe lat.syscall_enter.syscall_exit latency "
+			 "syscall_enter syscall_exit by nr"));
+	HT_CHECK(!parse("probe c count syscall_enter by pid.execname"));
+	HT_CHECK(cmd.probe.key.src == TTRACE_FIELD_PID &&
+		 cmd.probe.key_tag == TTRACE_AUX_PROC_NAME);
+	seqbuf_init(&out, back, sizeof(back));
+	ttrace_probe_spec_text(&cmd.probe, &meta, &out);
+	HT_CHECK(!strcmp(back, "probe c count syscall_enter by pid.proc"));
+	HT_CHECK(!parse("probe c count page_fault by error.irq"));
+	HT_CHECK(cmd.probe.key_tag == TTRACE_AUX_IRQ_NAME);
+	HT_CHECK(!parse("probe c count page_fault by error"));
+	HT_CHECK(cmd.probe.key_tag == 0);
+	/* 63 characters: the longest name */
+	HT_CHECK(!parse("probe abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz"
+			"0123456789a count page_fault"));
 	return 0;
 }
 
@@ -285,6 +340,7 @@ static int test_ctl_probed(void)
 static const struct ht_test tests[] = {
 	{ test_parse_kinds, "probe_parse_kinds" },
 	{ test_parse_errors, "probe_parse_errors" },
+	{ test_parse_key_names, "probe_parse_key_names" },
 	{ test_field_tests, "probe_field_tests" },
 	{ test_hist_math, "probe_hist_math" },
 	{ test_keytab, "probe_keytab" },

@@ -105,7 +105,8 @@ int ttexport_event_id(const struct ttrace_meta_table *m, const char *name)
 /*
  * The name aux record (tag, ident) gives at time ts, written into buf
  * (size > 0) NUL terminated with its characters limited to cs; "#IDENT"
- * (TTEXPORT_IDENT: "IDENT") when no record names it. Returns its length.
+ * (TTEXPORT_IDENT: "IDENT") when no record names it, "" for a stack
+ * record's frame past its end (tag ksym, 0). Returns its length.
  */
 size_t ttexport_name(char *buf, size_t size, const struct ttload *t,
 		     unsigned tag, uint64_t ident, uint64_t ts,
@@ -114,6 +115,10 @@ size_t ttexport_name(char *buf, size_t size, const struct ttload *t,
 	const char *s;
 	size_t n = ttload_resolve((void *)t, tag, ident, ts, &s), i;
 
+	if (tag == TTRACE_AUX_KSYM_NAME && !ident) {	/* a stack's frame */
+		buf[0] = 0;				/* past its end */
+		return 0;
+	}
 	if (!n) {
 		snprintf(buf, size, "%s%llu", cs == TTEXPORT_IDENT ? "" : "#",
 			 (unsigned long long)ident);

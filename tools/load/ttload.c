@@ -856,6 +856,32 @@ static bool name_before(const struct ttload *t, uint64_t i, uint32_t tag,
 	return n->tag == tag && n->ident == ident && n->ts <= ts;
 }
 
+/* The ksym name of pc (tag ksym: the symbol with the largest address at
+ * or below pc, at any time) by a binary search of the index, sorted by
+ * tag then ident; *m gets it, for every ts. */
+static void resolve_ksym(const struct ttload *t, uint64_t pc,
+			 struct ttload_name_memo *m)
+{
+	uint64_t lo = 0, hi = t->nnames;
+
+	*m = (struct ttload_name_memo){ pc, 0, UINT64_MAX, NULL, 0,
+					TTRACE_AUX_KSYM_NAME };
+	while (lo < hi) {	/* lo: the first name after (ksym, pc) */
+		uint64_t mid = lo + (hi - lo) / 2;
+		const struct ttload_name *n = &t->names[mid];
+
+		if (n->tag < TTRACE_AUX_KSYM_NAME ||
+		    (n->tag == TTRACE_AUX_KSYM_NAME && n->ident <= pc))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && t->names[lo - 1].tag == TTRACE_AUX_KSYM_NAME) {
+		m->str = t->names[lo - 1].str;
+		m->len = t->names[lo - 1].len;
+	}
+}
+
 /* The name of (tag, ident) at ts looked up in the index; *m gets it with
  * the times [lo, hi) for which it is the answer. */
 static void resolve_index(const struct ttload *t, unsigned tag, uint64_t ident,
@@ -901,8 +927,12 @@ size_t ttload_resolve(void *arg, unsigned tag, uint64_t ident, uint64_t ts,
 	if (!t->name_hash)
 		return 0;
 	m = &t->memo[hash_word(ident * 31 + tag, TTLOAD_MEMO_BITS)];
-	if (m->tag != tag || m->ident != ident || ts < m->lo || ts >= m->hi)
-		resolve_index(t, tag, ident, ts, m);
+	if (m->tag != tag || m->ident != ident || ts < m->lo || ts >= m->hi) {
+		if (tag == TTRACE_AUX_KSYM_NAME)
+			resolve_ksym(t, ident, m);
+		else
+			resolve_index(t, tag, ident, ts, m);
+	}
 	*str = (const char *)m->str;
 	return m->len;
 }

@@ -2,7 +2,9 @@
  * The function-graph tracer's trampolines (kern/trace/fgraph.c), and the
  * function probes' (kern/trace/fprobe.c), which share the fentry sites.
  *
- * fgraph_trampoline is what a live function site calls: at its entry
+ * fgraph_trampoline is what a live function site calls (and
+ * ttrace_stack_trampoline, the same with ttrace_stack_entry(), what the
+ * stack tracer's sites call): at its entry
  * (%rsp) is the site's return address (the function + 5) and 8(%rsp) the
  * function's own return address into its caller. It keeps every register
  * an argument or the System V ABI lets the function expect (rdi rsi rdx
@@ -15,10 +17,17 @@
  * instruction (scratch; r10 is a static chain only for nested functions,
  * which the kernel has none of), 4 instructions a hit.
  *
+ * All of them are first in the kernel's text (linker.ld), fgraph_trampoline
+ * the first of all: a stack walk (kern/trace/stack.c) takes a return
+ * address below fgraph_trampoline_end for one into them, or below them
+ * for none into a kernel function.
+ *
  * fgraph_return_trampoline is where a hooked function returns: it keeps
  * the return value (rax, rdx), asks fgraph_exit(rax) for the real return
  * address, and jumps there. The stack is 16-byte aligned at both calls.
  */
+/* An entry trampoline calling handler(&return slot, function), and with
+ * saved 1 the argument registers as pushed (r10, r11 not kept). */
 .macro FENTRY_TRAMPOLINE name, handler, saved
 	.globl \name
 	.type \name, @function
@@ -59,9 +68,11 @@
 	.size \name, . - \name
 .endm
 
-	.text
+	.section .text.trampolines, "ax"
 	FENTRY_TRAMPOLINE fgraph_trampoline, fgraph_entry, 0
 	FENTRY_TRAMPOLINE fprobe_trampoline, fprobe_entry, 1
+	/* the stack tracer's, for the sites no graph or probe takes */
+	FENTRY_TRAMPOLINE ttrace_stack_trampoline, ttrace_stack_entry, 0
 
 	.globl fgraph_return_trampoline
 	.type fgraph_return_trampoline, @function
@@ -75,3 +86,5 @@ fgraph_return_trampoline:
 	popq	%rax
 	jmp	*%r11
 	.size fgraph_return_trampoline, . - fgraph_return_trampoline
+	.globl fgraph_trampoline_end
+fgraph_trampoline_end:

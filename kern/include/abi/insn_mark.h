@@ -38,6 +38,8 @@ enum insn_mark_id {
 					 * return function probe on it */
 	INSN_MARK_IRQSAVE_OFF = 60,	/* irqsave lock pair, irqsoff off */
 	INSN_MARK_IRQSAVE_ON = 62,	/* ... irqsoff on */
+	INSN_MARK_STACK = 50,		/* a 16-frame stack trace: walk, record */
+	INSN_MARK_PROBE_STACK = 52,	/* enabled event, a stacktrace probe */
 };
 
 #ifndef __ASSEMBLER__

@@ -65,7 +65,7 @@ static void probes_text(char *buf, size_t size)
 	struct seqbuf s;
 
 	seqbuf_init(&s, buf, size);
-	ttrace_probes_text(&s);
+	ttrace_probes_text(&s, NULL);
 }
 
 /* Calls ns_clean with known arguments; checks both probes saw them. */

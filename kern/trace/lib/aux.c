@@ -317,10 +317,30 @@ malformed:
 	return false;
 }
 
+/* The ksym record naming pc: the one with the largest symbol address at
+ * or below pc (any time: a kernel's symbols do not change). */
+static bool ksym_lookup_below(const struct ttrace_aux_view *view, uint64_t pc,
+			      struct ttrace_aux_rec *rec)
+{
+	struct ttrace_aux_iter it;
+	struct ttrace_aux_rec r;
+	bool have = false;
+
+	ttrace_aux_iter_init(&it, view);
+	while (ttrace_aux_next(&it, &r))
+		if (r.tag == TTRACE_AUX_KSYM_NAME && r.ident <= pc &&
+		    (!have || r.ident >= rec->ident)) {
+			*rec = r;
+			have = true;
+		}
+	return have;
+}
+
 /*
  * Finds the record naming (tag, ident) that was current at time ts: the
  * newest one written at or before ts, else the oldest one after it (a name
- * logged late still beats none). Returns false if there is none.
+ * logged late still beats none); for tag ksym, the symbol at or below
+ * ident. Returns false if there is none.
  */
 bool ttrace_aux_lookup(const struct ttrace_aux_view *view, unsigned tag,
 		       uint64_t ident, uint64_t ts, struct ttrace_aux_rec *rec)
@@ -329,6 +349,8 @@ bool ttrace_aux_lookup(const struct ttrace_aux_view *view, unsigned tag,
 	struct ttrace_aux_rec r, before, after;
 	bool have_before = false, have_after = false;
 
+	if (tag == TTRACE_AUX_KSYM_NAME)
+		return ksym_lookup_below(view, ident, rec);
 	ttrace_aux_iter_init(&it, view);
 	while (ttrace_aux_next(&it, &r)) {
 		if (r.tag != tag || r.ident != ident)

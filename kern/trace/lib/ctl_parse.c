@@ -356,6 +356,27 @@ static const char *parse_crash(struct ttrace_ctl_cmd *cmd, char **tok,
 	return NULL;
 }
 
+/* stacktracer on|off|reset. */
+static const char *parse_stacktracer(struct ttrace_ctl_cmd *cmd, char **tok,
+				     size_t ntok,
+				     const struct ttrace_meta_table *meta)
+{
+	static const char *const ops[] = {
+		[TTRACE_STACKTRACER_OFF] = "off",
+		[TTRACE_STACKTRACER_ON] = "on",
+		[TTRACE_STACKTRACER_RESET] = "reset",
+	};
+
+	(void)ntok, (void)meta;
+	for (uint32_t i = 0; i < ARRAY_SIZE(ops); i++)
+		if (!strcmp(tok[1], ops[i])) {
+			cmd->mode = i;
+			return NULL;
+		}
+	return ttrace_ctl_err(cmd, "stacktracer: '", tok[1],
+			      "' is not on, off or reset");
+}
+
 /* counters MS [all]. */
 static const char *parse_counters(struct ttrace_ctl_cmd *cmd, char **tok,
 				  size_t ntok, const struct ttrace_meta_table *meta)
@@ -535,6 +556,8 @@ static const struct ctl_cmdtab ctl_cmds[] = {
 	{ "latency", TTRACE_CTL_LATENCY, 2, 4, parse_latency, NULL,
 	  "NAME on|off|reset|threshold US|timerlat on [PERIOD_US]|"
 	  "osnoise on [RUNTIME_US [THRESHOLD_NS]]", false },
+	{ "stacktracer", TTRACE_CTL_STACKTRACER, 1, 1, parse_stacktracer,
+	  NULL, "on|off|reset", false },
 };
 
 static const size_t ctl_ncmds = ARRAY_SIZE(ctl_cmds);

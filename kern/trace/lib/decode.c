@@ -457,6 +457,18 @@ static void sb_name(struct seqbuf *sb, ttrace_resolve_fn resolve, void *rarg,
 	}
 }
 
+/* Whether argument i of ev is a call chain's frame past its end: a
+ * str:ksym word (a stack record's pc, docs/latency.md) that is 0, which
+ * the walk that wrote it did not reach (or lost with a continuation: the
+ * line says incomplete). It prints as nothing, with the text before it. */
+static __always_inline bool no_frame(const struct ttrace_event_meta *e,
+				     const struct ttrace_event_view *ev,
+				     unsigned i)
+{
+	return i < e->nargs && e->args[i].aux_tag == TTRACE_AUX_KSYM_NAME &&
+	       (i >= ev->nwords || !ev->args[i]);
+}
+
 /* Appends step s of e's format; *argi is the next argument word's index
  * (advanced past the one s uses). */
 static __always_inline void sb_step(struct seqbuf *sb,
@@ -468,6 +480,11 @@ static __always_inline void sb_step(struct seqbuf *sb,
 {
 	unsigned i = *argi;
 
+	if (s->kind != TTRACE_FMT_END && s->kind != TTRACE_FMT_PERCENT &&
+	    no_frame(e, ev, i)) {
+		(*argi)++;
+		return;
+	}
 	seqbuf_write(sb, s->lit, s->litlen);
 	if (s->kind == TTRACE_FMT_END)
 		return;

@@ -26,14 +26,18 @@ static const struct probe_kind {
 	const char *usage;
 } kinds[] = {
 	[TTRACE_PROBE_FILTER] = { "filter", 1, "EVENT TEST..." },
-	[TTRACE_PROBE_COUNT] = { "count", 1, "EVENT [by FIELD] [if TEST...]" },
+	[TTRACE_PROBE_COUNT] = { "count", 1, "EVENT [by FIELD[.TAG]] [if TEST...]" },
 	[TTRACE_PROBE_HIST] = { "hist", 2,
-				"EVENT FIELD [by FIELD] [if TEST...]" },
+				"EVENT FIELD [by FIELD[.TAG]] [if TEST...]" },
 	[TTRACE_PROBE_LATENCY] = { "latency", 2,
-				   "START END [by FIELD] [if TEST...]" },
+				   "START END [by FIELD[.TAG]] [if TEST...]" },
 	[TTRACE_PROBE_SNAPSHOT] = { "snapshot", 1, "EVENT [if TEST...]" },
 	[TTRACE_PROBE_STOP] = { "stop", 1, "EVENT [if TEST...]" },
+	[TTRACE_PROBE_STACKTRACE] = { "stacktrace", 1,
+				      "EVENT [depth N] [if TEST...]" },
 };
+
+#define LAST_KIND	TTRACE_PROBE_STACKTRACE
 
 static const char *const op_names[] = {
 	[TTRACE_OP_EQ] = "==", [TTRACE_OP_NE] = "!=", [TTRACE_OP_LT] = "<",
@@ -52,7 +56,7 @@ const char *ttrace_probe_kind_name(uint32_t kind)
  * usage, to s. */
 void ttrace_probe_usage(struct seqbuf *s)
 {
-	for (uint32_t k = TTRACE_PROBE_FILTER; k <= TTRACE_PROBE_STOP; k++)
+	for (uint32_t k = TTRACE_PROBE_FILTER; k <= LAST_KIND; k++)
 		seqbuf_printf(s, "%sprobe NAME %s %s",
 			      k == TTRACE_PROBE_FILTER ? "" : " | ",
 			      kinds[k].name, kinds[k].usage);
@@ -142,6 +146,69 @@ static const char *parse_test(struct ttrace_ctl_cmd *cmd,
 	return NULL;
 }
 
+/* The field's own aux tag: a str:TAG argument's TAG, else 0. */
+static uint8_t field_tag(const struct ttrace_meta_table *meta, uint32_t ev,
+			 const struct ttrace_field *f)
+{
+	const struct ttrace_arg_meta *a;
+
+	if (f->src != TTRACE_FIELD_ARG)
+		return 0;
+	a = &meta->events[ev].args[f->arg];
+	return a->type == TTRACE_ARG_STR ? a->aux_tag : 0;
+}
+
+/* The aux tag of short name n (execname: proc, as ftrace says), or 0. */
+static uint8_t tag_named(const char *n)
+{
+	if (!strcmp(n, "execname"))
+		return TTRACE_AUX_PROC_NAME;
+	for (uint8_t t = 1; t < TTRACE_AUX_NTAGS; t++)
+		if (ttrace_aux_tag_name(t) && !strcmp(ttrace_aux_tag_name(t), n))
+			return t;
+	return 0;
+}
+
+/* Parses `by`'s word, FIELD[.TAG], into the key and the tag naming it. */
+static const char *parse_key(struct ttrace_ctl_cmd *cmd,
+			     const struct ttrace_meta_table *meta,
+			     const char *word)
+{
+	struct ttrace_probe_spec *s = &cmd->probe;
+	const char *dot = strchr(word, '.');
+	size_t len = dot ? (size_t)(dot - word) : strlen(word);
+
+	if (!find_field(meta, s->event, word, len, &s->key))
+		return ttrace_ctl_err(cmd, "no field '", word, "' to key by");
+	s->key_tag = dot ? tag_named(dot + 1) : field_tag(meta, s->event,
+							  &s->key);
+	if (dot && !s->key_tag)
+		return ttrace_ctl_err(cmd, "no key name '", dot + 1,
+				      "' (an aux tag: syscall, irq, proc, "
+				      "execname ...)");
+	return NULL;
+}
+
+/* Parses a stacktrace's optional "depth N" at tok[*i] (default: the most,
+ * TTRACE_STACK_DEPTH). */
+static const char *parse_depth(struct ttrace_ctl_cmd *cmd, char **tok,
+			       size_t ntok, size_t *i)
+{
+	uint64_t n;
+
+	cmd->probe.depth = TTRACE_STACK_DEPTH;
+	if (*i == ntok || strcmp(tok[*i], "depth"))
+		return NULL;
+	if (*i + 1 == ntok || !parse_u64_whole(tok[*i + 1], &n) || !n ||
+	    n > TTRACE_STACK_DEPTH)
+		return ttrace_ctl_err(cmd, "stacktrace depth '",
+				      *i + 1 < ntok ? tok[*i + 1] : "",
+				      "': 1 to 16 frames");
+	cmd->probe.depth = (uint32_t)n;
+	*i += 2;
+	return NULL;
+}
+
 /* Parses the optional "[by FIELD] [if TEST...]" of tok[0..ntok); `by` only
  * where keyed is set; bare TESTs (no "if") where tests_only is set. */
 static const char *parse_tail(struct ttrace_ctl_cmd *cmd,
@@ -152,10 +219,10 @@ static const char *parse_tail(struct ttrace_ctl_cmd *cmd,
 	size_t i = 0;
 
 	if (keyed && i + 1 < ntok && !strcmp(tok[i], "by")) {
-		if (!find_field(meta, s->event, tok[i + 1], strlen(tok[i + 1]),
-				&s->key))
-			return ttrace_ctl_err(cmd, "no field '", tok[i + 1],
-					      "' to key by");
+		const char *e = parse_key(cmd, meta, tok[i + 1]);
+
+		if (e)
+			return e;
 		i += 2;
 	}
 	if (!tests_only && i < ntok) {
@@ -207,12 +274,12 @@ const char *ttrace_probe_parse_add(struct ttrace_ctl_cmd *cmd, char **tok,
 		return ttrace_ctl_err(cmd, "probe: too few words", "", "");
 	if (!good_name(tok[1]))
 		return ttrace_ctl_err(cmd, "bad probe name '", tok[1],
-				      "' (1-23 of A-Z a-z 0-9 _ . -)");
+				      "' (1-63 of A-Z a-z 0-9 _ . -)");
 	memcpy(s->name, tok[1], strlen(tok[1]) + 1);	/* good_name: it fits */
-	for (s->kind = TTRACE_PROBE_FILTER; s->kind <= TTRACE_PROBE_STOP; s->kind++)
+	for (s->kind = TTRACE_PROBE_FILTER; s->kind <= LAST_KIND; s->kind++)
 		if (!strcmp(tok[2], kinds[s->kind].name))
 			break;
-	if (s->kind > TTRACE_PROBE_STOP)
+	if (s->kind > LAST_KIND)
 		return ttrace_ctl_err(cmd, "unknown probe kind '", tok[2], "'");
 	if (!find_event(meta, tok[3], &s->event))
 		return ttrace_ctl_err(cmd, "no event '", tok[3], "'");
@@ -228,6 +295,9 @@ const char *ttrace_probe_parse_add(struct ttrace_ctl_cmd *cmd, char **tok,
 	if (s->kind == TTRACE_PROBE_LATENCY && s->end_event == s->event)
 		return ttrace_ctl_err(cmd, "latency needs two different events",
 				      "", "");
+	if (s->kind == TTRACE_PROBE_STACKTRACE &&
+	    (why = parse_depth(cmd, tok, ntok, &next)))
+		return why;
 	why = parse_tail(cmd, meta, tok + next, ntok - next,
 			 s->kind == TTRACE_PROBE_COUNT ||
 			 s->kind == TTRACE_PROBE_HIST ||
@@ -330,6 +400,10 @@ void ttrace_probe_spec_text(const struct ttrace_probe_spec *s,
 		seqbuf_printf(out, " %s", meta->events[s->end_event].name);
 	if (s->key.src != TTRACE_FIELD_NONE)
 		seqbuf_printf(out, " by %s", field_name(s->event, &s->key, meta));
+	if (s->key_tag && s->key_tag != field_tag(meta, s->event, &s->key))
+		seqbuf_printf(out, ".%s", ttrace_aux_tag_name(s->key_tag));
+	if (s->kind == TTRACE_PROBE_STACKTRACE)
+		seqbuf_printf(out, " depth %u", s->depth);
 	if (s->ntests && s->kind != TTRACE_PROBE_FILTER)
 		seqbuf_puts(out, " if");
 	for (uint32_t i = 0; i < s->ntests; i++) {

@@ -141,6 +141,7 @@ enum ttrace_ctl_op {
 	TTRACE_CTL_FPROBE,
 	TTRACE_CTL_CRASH,
 	TTRACE_CTL_LATENCY,
+	TTRACE_CTL_STACKTRACER,
 };
 
 /* ctl crash's words (cmd.mode). */
@@ -155,13 +156,18 @@ enum ttrace_ctl_crash {
 #define TTRACE_LAT_OSNOISE_RUNTIME_US	100000	/* defaults */
 #define TTRACE_LAT_OSNOISE_THRESHOLD_NS	1000
 
+/* stacktracer's word (struct ttrace_ctl_cmd's mode). */
+enum ttrace_stacktracer_op { TTRACE_STACKTRACER_OFF, TTRACE_STACKTRACER_ON,
+			     TTRACE_STACKTRACER_RESET };
+
 /* A parsed command. */
 struct ttrace_ctl_cmd {
 	uint32_t op;		/* enum ttrace_ctl_op */
 	uint32_t mode;		/* MODE: enum ttrace_ring_mode_word;
 				 * COUNTERS: 1 for "all"; MODULE: 1 unload;
 				 * CRASH: enum ttrace_ctl_crash;
-				 * LATENCY: enum ttrace_lat_op */
+				 * LATENCY: enum ttrace_lat_op;
+				 * STACKTRACER: enum ttrace_stacktracer_op */
 	uint32_t lat;		/* LATENCY: enum ttrace_lat_id */
 	uint64_t value;		/* SETMASK: value; BUFSIZE: KB; COUNTERS: ms;
 				 * LATENCY threshold: us; LATENCY on:

@@ -274,12 +274,13 @@ TTRACE_OFFSET_ASSERT(struct ttrace_aux_hdr, ident, 16);
 	X(KMSG_NAME, 8, kmsg)		/* ident: function address */	\
 	X(STATE_NAME, 9, state)		/* ident: enum kthread_state */	\
 	X(FUNC_NAME, 10, func)		/* ident: function address (graph) */ \
-	X(COUNTER_NAME, 11, counter)	/* ident: counter id (counter) */
+	X(COUNTER_NAME, 11, counter)	/* ident: counter id (counter) */ \
+	X(KSYM_NAME, 12, ksym)		/* ident: symbol address (stack) */
 
 #define TTRACE_AUX_TAG_ENUM(name, value, str)	TTRACE_AUX_##name = value,
 enum ttrace_aux_tag {
 	TTRACE_AUX_TAGS(TTRACE_AUX_TAG_ENUM)
-	TTRACE_AUX_NTAGS = 12,		/* one more than the last tag */
+	TTRACE_AUX_NTAGS = 13,		/* one more than the last tag */
 };
 #undef TTRACE_AUX_TAG_ENUM
 #define TTRACE_AUX_TAG_ONE(name, value, str)	+ 1

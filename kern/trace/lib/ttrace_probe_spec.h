@@ -12,8 +12,12 @@
  *	probe NAME latency START END [by FIELD] [if TEST...]
  *	probe NAME snapshot EVENT [if TEST...]
  *	probe NAME stop EVENT [if TEST...]
+ *	probe NAME stacktrace EVENT [depth N] [if TEST...]
  *	unprobe NAME|*
- * FIELD is an argument name of the event, pid or cpu; TEST is FIELD OP
+ * FIELD is an argument name of the event, pid or cpu; after `by` it may
+ * end in .TAG, an aux tag's short name (syscall, irq, proc or its alias
+ * execname, ...) by which the results name each key; a str:TAG argument
+ * is named by its own tag without one. TEST is FIELD OP
  * VALUE written as one word (pid==3, nr!=7, ret<0, addr&0xfff), OP one of
  * == != < <= > >= & (nonzero AND); every TEST must hold. VALUE is decimal
  * (a leading - allowed) or 0x hex; fields of signed type compare signed.
@@ -33,7 +37,8 @@
 #include <seqbuf.h>
 #include <ttrace_meta.h>
 
-#define TTRACE_PROBE_NAME_MAX	23	/* characters of a probe's name */
+#define TTRACE_PROBE_NAME_MAX	63	/* characters of a probe's name */
+#define TTRACE_STACK_DEPTH	16	/* frames a stacktrace records, at most */
 #define TTRACE_PROBE_MAX_TESTS	4
 #define TTRACE_HIST_BUCKETS	65	/* bucket 0: value 0; b: 2^(b-1)..2^b-1 */
 
@@ -45,6 +50,9 @@ struct ttrace_probe_hit {
 	int32_t pid;		/* -1 outside a process's syscall or trap */
 	uint64_t ts;		/* the record's timestamp (trace clock) */
 	const uint64_t *args;	/* nargs words, widened as in the record */
+	uint32_t *stack;	/* a stacktrace probe puts the frames it
+				   wants here (the most any asked for is
+				   walked after the record), or NULL */
 };
 
 enum ttrace_probe_kind {
@@ -54,6 +62,7 @@ enum ttrace_probe_kind {
 	TTRACE_PROBE_LATENCY,
 	TTRACE_PROBE_SNAPSHOT,
 	TTRACE_PROBE_STOP,
+	TTRACE_PROBE_STACKTRACE,
 };
 
 enum ttrace_field_src { TTRACE_FIELD_NONE, TTRACE_FIELD_ARG,
@@ -81,6 +90,10 @@ struct ttrace_probe_spec {
 	uint32_t end_event;	/* LATENCY only */
 	struct ttrace_field value;	/* HIST: the field counted */
 	struct ttrace_field key;	/* COUNT/HIST/LATENCY; NONE: one key */
+	uint8_t key_tag;		/* the aux tag that names a key (the
+					   field's str:TAG, or by FIELD.TAG),
+					   0: shown as a number */
+	uint32_t depth;			/* STACKTRACE: frames, 1..16 */
 	struct ttrace_field end_key;	/* LATENCY: the END's field of the
 					 * key's name; NONE: not checked */
 	uint32_t ntests;

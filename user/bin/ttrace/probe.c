@@ -22,6 +22,7 @@
 #include "ttrace_cmd.h"
 
 #define PROBES_MAX	(128 * 1024)	/* the kernel's probes text, at most */
+#define NAME_MAX_LEN	63		/* a probe's name (ttrace_probe_spec.h) */
 #define BAR_WIDTH	40
 
 /* The probes file into a buffer (NUL terminated) the caller frees. */
@@ -77,20 +78,36 @@ static const char *probe_block(const char *text, const char *name)
 	return NULL;
 }
 
+/* A count's key line ("  key K count N", K a number or "NAME (N)"):
+ * sets *label to K, *len to its length and *n to N; false for another
+ * line. */
+static bool count_line(const char *l, const char **label, int *len,
+		       uint64_t *n)
+{
+	const char *eol = next_line(l), *c = strstr(l, " count ");
+
+	if (strncmp(l, "  key ", 6) || !c || c >= eol)
+		return false;
+	*label = l + 6;
+	*len = (int)(c - *label);
+	return numbers(c, n, 1) == 1;
+}
+
 /* The largest count below line l: of the keys of a count ("  key K count
  * N"), or of the buckets ("    LOW HIGH N") under one key. */
 static uint64_t block_max(const char *l, bool buckets)
 {
 	uint64_t max = 1, v[3];
+	const char *label;
+	int len;
 
 	for (l = next_line(l); *l == ' '; l = next_line(l)) {
 		if (buckets && strncmp(l, "    ", 4))
 			break;
 		if (buckets && numbers(l, v, 3) == 3 && v[2] > max)
 			max = v[2];
-		if (!buckets && !strncmp(l, "  key", 5) && numbers(l, v, 2) == 2 &&
-		    v[1] > max)
-			max = v[1];
+		if (!buckets && count_line(l, &label, &len, v) && v[0] > max)
+			max = v[0];
 	}
 	return max;
 }
@@ -112,6 +129,8 @@ static void show_block(const char *l)
 	const char *eol = strchr(l, '\n');
 	bool count = eol && strstr(l, " count ") && strstr(l, " count ") < eol;
 	uint64_t max = count ? block_max(l, false) : 1, v[3];
+	const char *label;
+	int klen;
 
 	printf("%.*s\n", (int)(next_line(l) - l - 1), l);
 	for (l = next_line(l); *l == ' '; l = next_line(l)) {
@@ -123,11 +142,10 @@ static void show_block(const char *l)
 			       (unsigned long long)v[1],
 			       (unsigned long long)v[2]);
 			bar(v[2], max);
-		} else if (count && !strncmp(l, "  key", 5) &&
-			   numbers(l, v, 2) == 2) {
-			printf("  key %-12llu %8llu", (unsigned long long)v[0],
-			       (unsigned long long)v[1]);
-			bar(v[1], max);
+		} else if (count && count_line(l, &label, &klen, v)) {
+			printf("  key %-20.*s %8llu", klen, label,
+			       (unsigned long long)v[0]);
+			bar(v[0], max);
 		} else {
 			if (!strncmp(l, "  key", 5))
 				max = block_max(l, true);
@@ -136,19 +154,21 @@ static void show_block(const char *l)
 	}
 }
 
-/* The name ttrace hist gives a probe: KIND.WORD..., cut to 23 characters
- * (the kernel's limit). */
+/* The name ttrace hist gives a probe: KIND.WORD..., whole: one longer
+ * than the kernel takes (63 characters) is refused, never cut (two cut
+ * names could be one probe's). name has room for NAME_MAX_LEN + 1. */
 static void hist_name(char *name, const char *kind, const char *a,
 		      const char *b)
 {
-	char full[160];
+	int n = snprintf(name, NAME_MAX_LEN + 1, "%s.%s%s%s", kind, a,
+			 b ? "." : "", b ? b : "");
 
-	snprintf(full, sizeof(full), "%s.%s%s%s", kind, a, b ? "." : "",
-		 b ? b : "");
-	for (char *p = full; *p; p++)
+	if (n > NAME_MAX_LEN)
+		die("the probe's name would be longer than 63 characters: "
+		    "write the probe command to /dev/ttrace/ctl, naming it");
+	for (char *p = name; *p; p++)
 		if (*p == ':')
 			*p = '.';
-	snprintf(name, 24, "%s", full);
 }
 
 /* The first argument of event name, if it has one (NULL otherwise): the
@@ -167,7 +187,7 @@ static const char *first_arg(const struct ttrace_meta_table *t,
  * if it exists, else starts it. */
 int cmd_hist(int argc, char **argv)
 {
-	char name[24], cmd[TTRACE_CTL_MAX_LEN + 1], *text, *field;
+	char name[NAME_MAX_LEN + 1], cmd[TTRACE_CTL_MAX_LEN + 1], *text, *field;
 	const char *l;
 	bool lat = argc >= 3 && !strcmp(argv[0], "latency");
 	int rest = lat ? 3 : 1;
