@@ -2651,8 +2651,11 @@ def stack_tracer(s):
           re.escape("stacktracer: 'maybe' is not on, off or reset"))
     s.say("echo stacktracer on > /dev/ttrace/ctl; ls -l /bin > /tmp/x; "
           "echo stacktracer off > /dev/ttrace/ctl", r"\n")
-    m = s.say("cat /dev/ttrace/stack_max", r"stacktracer off\r?\n"
-              r"((?:cpu\d+ \d+ bytes \d+ frames\r?\n(?:  #.*\r?\n)*)+)")
+    # up to a line after it: the match must not end before the file does
+    m = s.say("cat /dev/ttrace/stack_max; echo stack-max-end",
+              r"stacktracer off\r?\n"
+              r"((?:cpu\d+ \d+ bytes \d+ frames\r?\n(?:  #.*\r?\n)*)+)"
+              r"stack-max-end")
     text = m.group(1).decode()
     s.say("cat /dev/ttrace/funcs", r"live 0\r?\n")
     s.say("echo stacktracer reset > /dev/ttrace/ctl; cat /dev/ttrace/stack_max"
