@@ -370,13 +370,6 @@ void ttrace_delete(struct ttrace *t)
 	free_cont_pages(t, ttrace_order_for(sizeof(*t)));
 }
 
-void ttrace_emit_ext(uint32_t id, const uint64_t *args, uint32_t nargs)
-{
-	uint64_t ts = arch_trace_clock();
-
-	ttrace_record_ext_to(this_cpu()->ttrace_ring, ts, id, args, nargs);
-}
-
 /* Appends a record of n payload bytes to aux. Any context: the write lock
  * is held with interrupts off only to reserve the space. A record that
  * cannot be placed (too big, or it would overwrite one in flight) is
