@@ -125,6 +125,7 @@ struct ttload_aux_check {
 struct ttload {
 	uint8_t *buf;			/* the whole file, 64-byte aligned */
 	uint64_t size;
+	bool mapped;			/* buf is a mapping of the file */
 	uint32_t file_crc;		/* CRC-32 of the whole file */
 	uint32_t nsections;		/* sections before END */
 	uint32_t nunknown;		/* sections of types skipped */
