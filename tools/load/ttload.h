@@ -125,7 +125,6 @@ struct ttload_aux_check {
 struct ttload {
 	uint8_t *buf;			/* the whole file, 64-byte aligned */
 	uint64_t size;
-	bool mapped;			/* buf is a mapping of the file */
 	uint32_t file_crc;		/* CRC-32 of the whole file */
 	uint32_t nsections;		/* sections before END */
 	uint32_t nunknown;		/* sections of types skipped */
@@ -143,7 +142,8 @@ struct ttload {
 					   ts, position), for ttload_resolve */
 	uint64_t nnames;
 	uint64_t *name_hash;		/* (tag, ident) -> 1 + index of its
-					   first name; 0 empty */
+					   first name; 0 empty (in names'
+					   block) */
 	uint32_t name_bits;
 	struct ttload_name_memo *memo;	/* TTLOAD_MEMO recent lookups (the
 					   one mutable part: ttload_resolve
