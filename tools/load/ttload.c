@@ -967,8 +967,9 @@ static bool name_before(const struct ttload *t, uint64_t i, uint32_t tag,
 }
 
 /* The name of (tag, ident) at ts looked up in the index; *m gets it with
- * the times [lo, hi) for which it is the answer. */
-static void resolve_index(const struct ttload *t, unsigned tag, uint64_t ident,
+ * the times [lo, hi) for which it is the answer. Out of line: the memo's
+ * hit, ttload_resolve()'s usual path, then saves no registers. */
+static __attribute__((noinline)) void resolve_index(const struct ttload *t, unsigned tag, uint64_t ident,
 			  uint64_t ts, struct ttload_name_memo *m)
 {
 	uint64_t first, u, k, hi;
