@@ -1310,6 +1310,25 @@ static void race_stop(struct race *rc, pthread_t th)
 	pthread_join(th, NULL);
 }
 
+/* Runs rc's writer while rd streams for secs seconds, then stops it. */
+static void race_read_for(struct race *rc, struct reader *rd, double secs)
+{
+	uint64_t steps = 0;
+	pthread_t th;
+	double t0 = now();
+
+	race_start(rc, &th);
+	for (;;) {
+		uint32_t k = reader_step(rd, MAX_SLOTS);
+
+		if (k == TRACE_RUN_BUSY || k == TRACE_RUN_NONE)
+			reader_wait(rd);
+		if (++steps % 64 == 0 && now() - t0 > secs)
+			break;
+	}
+	race_stop(rc, th);
+}
+
 static void race_print(const char *what, const struct race *rc,
 		       const struct reader *rd, uint64_t clears)
 {
@@ -1342,9 +1361,7 @@ static int test_race(void)
 	static struct race rc;
 	static struct reader rd, fin;
 	struct trace_ring_stats st;
-	uint64_t steps = 0, drained_from, lost_before;
-	pthread_t th;
-	double t0 = now();
+	uint64_t drained_from, lost_before;
 
 	memset(&rc, 0, sizeof(rc));
 	memset(&rd, 0, sizeof(rd));
@@ -1353,16 +1370,7 @@ static int test_race(void)
 	rc.seed = 0x9e3779b97f4a7c15ULL;
 	rd.r = &rc.r;
 	rd.give_up_after = 1000;
-	race_start(&rc, &th);
-	for (;;) {
-		uint32_t k = reader_step(&rd, MAX_SLOTS);
-
-		if (k == TRACE_RUN_BUSY || k == TRACE_RUN_NONE)
-			reader_wait(&rd);
-		if (++steps % 64 == 0 && now() - t0 > 1.5)
-			break;
-	}
-	race_stop(&rc, th);
+	race_read_for(&rc, &rd, 1.5);
 	drained_from = rd.pos;
 	lost_before = reader_lost(&rd);
 	if (reader_drain(&rd, "race"))
@@ -1513,9 +1521,6 @@ static int test_race_multi(void)
 {
 	static struct race rc;
 	static struct reader rd;
-	uint64_t steps = 0;
-	pthread_t th;
-	double t0 = now();
 
 	memset(&rc, 0, sizeof(rc));
 	memset(&rd, 0, sizeof(rd));
@@ -1525,16 +1530,7 @@ static int test_race_multi(void)
 	rc.multi = 1;
 	rd.r = &rc.r;
 	rd.give_up_after = 1000;
-	race_start(&rc, &th);
-	for (;;) {
-		uint32_t k = reader_step(&rd, MAX_SLOTS);
-
-		if (k == TRACE_RUN_BUSY || k == TRACE_RUN_NONE)
-			reader_wait(&rd);
-		if (++steps % 64 == 0 && now() - t0 > 1.0)
-			break;
-	}
-	race_stop(&rc, th);
+	race_read_for(&rc, &rd, 1.0);
 	if (reader_drain(&rd, "race-multi"))
 		return 1;
 	race_print("race-multi", &rc, &rd, 0);

@@ -208,6 +208,25 @@ static __always_inline void trace_ring_publish(struct ttrace_entry *e,
 	__atomic_store_n(&e->timestamp, ts, __ATOMIC_RELAXED);
 }
 
+/*
+ * Jumps to label unless r is in overwrite mode: the writers' first step.
+ * On x86_64 `cmpl $0, mode; jne`, two instructions and no register. The
+ * mode changes only while no CPU writes (ttrace_suspend()), hence the
+ * plain load.
+ */
+#if defined(__x86_64__)
+#define TRACE_RING_UNLESS_OVERWRITE(r, label)				\
+	__asm__ goto("cmpl $0, %0\n\tjne %l[" #label "]"		\
+		     : : "m"((r)->mode) : "cc" : label)
+static_assert(TRACE_RING_OVERWRITE == 0, "the asm tests for zero");
+#else
+#define TRACE_RING_UNLESS_OVERWRITE(r, label)				\
+	do {								\
+		if (unlikely((r)->mode != TRACE_RING_OVERWRITE))	\
+			goto label;					\
+	} while (0)
+#endif
+
 bool trace_ring_write_saturate(struct trace_ring *r, uint64_t ts,
 			       uint64_t type, uint64_t ctx, uint64_t d0,
 			       uint64_t d1, uint64_t d2, uint64_t d3,
@@ -263,14 +282,7 @@ static __always_inline bool trace_ring_write_id(struct trace_ring *r,
 						uint64_t d2, uint64_t d3,
 						uint64_t d4)
 {
-#if defined(__x86_64__)	/* cmpl $0, mode; jne: no register, two insns */
-	static_assert(TRACE_RING_OVERWRITE == 0, "the asm tests for zero");
-	__asm__ goto("cmpl $0, %0\n\tjne %l[saturate]"
-		     : : "m"(r->mode) : "cc" : saturate);
-#else
-	if (unlikely(r->mode != TRACE_RING_OVERWRITE))
-		goto saturate;
-#endif
+	TRACE_RING_UNLESS_OVERWRITE(r, saturate);
 	trace_ring_fill(r, ring_local_fetch_add(&r->head, 1), ts, type, id,
 			ctx, d0, d1, d2, d3, d4);
 	return true;
@@ -366,13 +378,7 @@ static __always_inline bool trace_ring_write_ext_inline(struct trace_ring *r,
 
 	if (nargs > TTRACE_MAX_ARGS)
 		return false;
-#if defined(__x86_64__)	/* as trace_ring_write_id() */
-	__asm__ goto("cmpl $0, %0\n\tjne %l[saturate]"
-		     : : "m"(r->mode) : "cc" : saturate);
-#else
-	if (unlikely(r->mode != TRACE_RING_OVERWRITE))
-		goto saturate;
-#endif
+	TRACE_RING_UNLESS_OVERWRITE(r, saturate);
 	idx = ring_local_fetch_add(&r->head, n);
 fill:
 	trace_ring_fill_ext(r, idx, ts, type, ctx, args, nargs);
