@@ -303,7 +303,8 @@ def wrap_call(head, items, tail):
 
 
 def args_array(words, indent):
-    """The argument words as a local array, for the out-of-line calls."""
+    """The argument words as a local array (for the probes, and for
+    ttrace_emit_ext, which the kernel inlines)."""
     out = [indent + "const uint64_t ttrace_args_[%d] = {" % len(words)]
     out += [indent + "\t%s," % w for w in words]
     return out + [indent + "};"]
@@ -341,14 +342,14 @@ def emitter(e):
         out.append("\t\t} else {")
         out += probe_fire(cid, words, "\t\t\t")
         out.append("\t\t}")
-    else:
-        out += args_array(words, "\t\t")
-        out.append("\t\tif (likely(ttrace_site_ == TTRACE_SITE_RECORD))")
+    else:   # the record's array never escapes: its words become stores
+        out.append("\t\tif (likely(ttrace_site_ == TTRACE_SITE_RECORD)) {")
+        out += args_array(words, "\t\t\t")
         out.append("\t\t\tttrace_emit_ext(%s, ttrace_args_, %d);" %
                    (cid, len(words)))
-        out.append("\t\telse")
-        out.append("\t\t\tttrace_probe_fire(%s, ttrace_args_, %d);" %
-                   (cid, len(words)))
+        out.append("\t\t} else {")
+        out += probe_fire(cid, words, "\t\t\t")
+        out.append("\t\t}")
     out.append("\t}")
     out.append("#else")
     out += ["\t(void)%s;" % a.name for a in e.args]

@@ -16,6 +16,7 @@
 #define SPINLOCK_H
 
 #include <compiler.h>
+#include <atomic.h>
 
 struct spinlock {
 	uint32_t locked;
@@ -39,9 +40,27 @@ struct rwlock {
 
 #define RWLOCK_INIT(n)	{ .state = 0, .name = (n) }
 
+#define RW_WRITER	0x80000000u
+#define RW_WAITING	0x40000000u
+#define RW_READERS	0x3fffffffu
+
 void rlock(struct rwlock *l);
 void runlock(struct rwlock *l);
-void wlock(struct rwlock *l);
-void wunlock(struct rwlock *l);
+void wlock_wait(struct rwlock *l);
+
+/* Takes the lock exclusively: one compare-exchange inline when it is free
+ * (the tracer's aux writer takes it for every name), else wlock_wait(). */
+static inline void wlock(struct rwlock *l)
+{
+	uint32_t free = 0;
+
+	if (!atomic_cas(&l->state, &free, RW_WRITER))
+		wlock_wait(l);
+}
+
+static inline void wunlock(struct rwlock *l)
+{
+	atomic_fetch_and(&l->state, ~RW_WRITER);
+}
 
 #endif /* SPINLOCK_H */

@@ -35,8 +35,9 @@
  *    CPU's context; trace_ring_write() on this CPU's ring; all with
  *    preemption off (interrupts may stay on). The kernel inlines them
  *    (ttrace_emit_inline.h, below).
- *  - ttrace_emit_ext: the same for 6..TTRACE_MAX_ARGS words, written with
- *    continuation entries (trace_ring_write_ext(); kern/trace/core.c).
+ *  - ttrace_emit_ext: the same for 6..TTRACE_MAX_ARGS words (args the
+ *    site's local array), written with continuation entries reserved
+ *    together (trace_ring_write_ext(); the kernel inlines it too).
  *  - ttrace_probes[] and ttrace_probe_fire(): one pointer per event id,
  *    NULL unless a probe is attached (kern/include/ttrace_probe.h,
  *    kern/trace/probe_site.c); an event with a probe runs

@@ -45,7 +45,7 @@ static __always_inline void ttrace_record_ext_to(struct trace_ring *r,
 	uint64_t ctx = arch_pcpu_read_u64(
 		offsetof(struct per_cpu_info, ttrace_ctx));
 
-	trace_ring_write_ext(r, ts, base | id, ctx, args, nargs);
+	trace_ring_write_ext_inline(r, ts, base | id, ctx, args, nargs);
 }
 
 static __always_inline void ttrace_record(uint32_t id, uint64_t d0,
@@ -94,7 +94,17 @@ static __always_inline void ttrace_emit_5(uint32_t id, uint64_t a0,
 	ttrace_record(id, a0, a1, a2, a3, a4);
 }
 
-/* Events with more than 5 words: out of line, with continuations. */
-void ttrace_emit_ext(uint32_t id, const uint64_t *args, uint32_t nargs);
+/* Events with 6 to TTRACE_MAX_ARGS words, with continuations: inline too,
+ * args the site's local array and nargs a constant, so the words go
+ * straight into the slots (trace_ring_fill_ext()). */
+static __always_inline void ttrace_emit_ext(uint32_t id, const uint64_t *args,
+					    uint32_t nargs)
+{
+	uint64_t ts = arch_trace_clock();
+	struct trace_ring *r = (struct trace_ring *)arch_pcpu_read_u64(
+		offsetof(struct per_cpu_info, ttrace_ring));
+
+	ttrace_record_ext_to(r, ts, id, args, nargs);
+}
 
 #endif /* TTRACE_EMIT_INLINE_H */

@@ -7,6 +7,7 @@
  */
 #include <printfmt.h>
 #include <seqbuf.h>
+#include <string.h>
 
 size_t seqbuf_get_buf(struct seqbuf *s, char **dst)
 {
@@ -32,13 +33,58 @@ void seqbuf_printf(struct seqbuf *s, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Whether each byte of w is printable ASCII, 0x20..0x7e: none is below
+ * 0x20 and none above 0x7e (each test exact on whether any byte is). */
+static bool word_printable(uint64_t w)
+{
+	const uint64_t ones = ~0ULL / 0xff, highs = ones << 7;
+
+	uint64_t below = (w - 0x20 * ones) & ~w & highs;
+	uint64_t above = ((w + (0x7f - 0x7e) * ones) | w) & highs;
+
+	return !(below | above);
+}
+
+/* Copies the k bytes at p to d when all are printable, a word at a time
+ * (the last word, or two halves below 8 bytes, overlapping what is
+ * before); returns false, with d partly written, when one is not. */
+static bool copy_printable(char *d, const char *p, size_t k)
+{
+	uint64_t w;
+	uint32_t x, y;
+	size_t i = 0;
+
+	if (k < 4)
+		return false;
+	if (k < 8) {
+		memcpy(&x, p, 4);
+		memcpy(&y, p + k - 4, 4);
+		if (!word_printable(x | (uint64_t)y << 32))
+			return false;
+		memcpy(d, &x, 4);
+		memcpy(d + k - 4, &y, 4);
+		return true;
+	}
+	for (;; i += 8) {
+		if (i + 8 > k)
+			i = k - 8;	/* the last word */
+		memcpy(&w, p + i, 8);
+		if (!word_printable(w))
+			return false;
+		memcpy(d + i, &w, 8);
+		if (i + 8 == k)
+			return true;
+	}
+}
+
 void seqbuf_printable(struct seqbuf *s, const char *p, size_t n)
 {
 	char *d = s->buf + seqbuf_used(s);
 	size_t k = MIN(n, seqbuf_room(s));
 
-	for (size_t i = 0; i < k; i++)
-		d[i] = p[i] >= 0x20 && p[i] <= 0x7e ? p[i] : '?';
+	if (!copy_printable(d, p, k))	/* names mostly are */
+		for (size_t i = 0; i < k; i++)
+			d[i] = p[i] >= 0x20 && p[i] <= 0x7e ? p[i] : '?';
 	seqbuf_commit(s, n);
 }
 

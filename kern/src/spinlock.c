@@ -67,10 +67,6 @@ void spin_unlock_irqrestore(struct spinlock *l, uint64_t flags)
 	arch_irq_restore(flags);
 }
 
-#define RW_WRITER	0x80000000u
-#define RW_WAITING	0x40000000u
-#define RW_READERS	0x3fffffffu
-
 /* Takes a read reference; waits while a writer holds or waits for the lock. */
 void rlock(struct rwlock *l)
 {
@@ -95,9 +91,9 @@ void runlock(struct rwlock *l)
 	atomic_add(&l->state, -1u);
 }
 
-/* Takes the lock exclusively: announces itself with RW_WAITING so new
- * readers hold off, then waits for the readers in flight to leave. */
-void wlock(struct rwlock *l)
+/* wlock() when the lock was not free: announces itself with RW_WAITING so
+ * new readers hold off, then waits for the readers in flight to leave. */
+void wlock_wait(struct rwlock *l)
 {
 	uint32_t s = READ_ONCE(l->state);
 	uint64_t start = 0;
@@ -115,9 +111,4 @@ void wlock(struct rwlock *l)
 	}
 	if (start)
 		ttrace_rwlock_contended(l, arch_read_tsc() - start, true);
-}
-
-void wunlock(struct rwlock *l)
-{
-	atomic_fetch_and(&l->state, ~RW_WRITER);
 }

@@ -381,19 +381,13 @@ void ttrace_delete(struct ttrace *t)
 	free_cont_pages(t, ttrace_order_for(sizeof(*t)));
 }
 
-void ttrace_emit_ext(uint32_t id, const uint64_t *args, uint32_t nargs)
-{
-	uint64_t ts = arch_trace_clock();
-
-	ttrace_record_ext_to(this_cpu()->ttrace_ring, ts, id, args, nargs);
-}
-
 /* Appends a record of n payload bytes to aux. Any context: the write lock
  * is held with interrupts off only to reserve the space. A record that
  * cannot be placed (too big, or it would overwrite one in flight) is
- * counted in aux.dropped by the reserve. */
-void ttrace_aux_blob(struct ttrace *t, unsigned tag, uint64_t ident,
-		     const void *p, size_t n)
+ * counted in aux.dropped by the reserve. Inline in its two callers (a
+ * name costs no more calls than it must). */
+static __always_inline void aux_blob(struct ttrace *t, unsigned tag,
+				     uint64_t ident, const void *p, size_t n)
 {
 	uint64_t flags, pos;
 	int err;
@@ -411,9 +405,17 @@ void ttrace_aux_blob(struct ttrace *t, unsigned tag, uint64_t ident,
 	arch_irq_restore_raw(flags);
 }
 
+/* aux_blob() for the rest of the tracer (internal.h). */
+void ttrace_aux_blob(struct ttrace *t, unsigned tag, uint64_t ident,
+		     const void *p, size_t n)
+{
+	aux_blob(t, tag, ident, p, n);
+}
+
 void ttrace_aux_string(unsigned tag, uint64_t ident, const char *str)
 {
-	aux_string(&ttrace_main, tag, ident, str);
+	aux_blob(&ttrace_main, tag, ident, str,
+		 strnlen(str, TTRACE_AUX_MAX_STRLEN));
 }
 
 /* Sets the context for the thread about to run on pcpui's CPU. sched_lock

@@ -6,6 +6,7 @@
  * with a guard byte that must survive.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "htest.h"
@@ -77,6 +78,46 @@ static int test_zero_room(void)
 	seqbuf_commit(&s, 4);
 	HT_CHECK(s.len == 15 + 1 + 2 + 5 + 3 + 4);
 	HT_CHECK(!strcmp(mem, "0123456789abcde") && guard_intact(CAP));
+	return 0;
+}
+
+/*
+ * seqbuf_printable, which copies a word at a time while the bytes are
+ * printable: every length to 40, one byte at each position from either
+ * edge of the printable range and beyond it, in buffers too small for
+ * some of it, against the byte-by-byte rule; the source is an exact-size
+ * allocation (AddressSanitizer: nothing read past it).
+ */
+static int test_printable_words(void)
+{
+	static const unsigned char odd[] = { 0x00, 0x1f, 0x20, 0x7e, 0x7f,
+					     0x80, 0xff, '\t' };
+	char out[64], want[64];
+
+	for (size_t n = 0; n <= 40; n++)
+	for (size_t at = 0; at <= n; at++)
+	for (size_t o = 0; o < sizeof(odd); o++)
+	for (size_t cap = n / 2; cap <= n + 1; cap += n / 2 + 1) {
+		char *p = malloc(n ? n : 1);
+		struct seqbuf s;
+		size_t k = MIN(n, cap ? cap - 1 : 0);
+
+		for (size_t i = 0; i < n; i++)
+			p[i] = (char)('A' + i % 26);
+		if (at < n)
+			p[at] = (char)odd[o];
+		for (size_t i = 0; i < k; i++)
+			want[i] = p[i] >= 0x20 && p[i] <= 0x7e ? p[i] : '?';
+		want[k] = 0;
+		memset(out, 'Z', sizeof(out));
+		seqbuf_init(&s, out, cap);
+		seqbuf_printable(&s, p, n);
+		free(p);
+		if (s.len != n || (cap && memcmp(out, want, k + 1)) ||
+		    out[cap] != 'Z')
+			HT_FAIL("n %zu, byte %#x at %zu, room %zu: '%s', want "
+				"'%s'", n, odd[o], at, cap, out, want);
+	}
 	return 0;
 }
 
@@ -245,6 +286,7 @@ static const struct ht_test tests[] = {
 	{ test_one_over, "seqbuf_one_over" },
 	{ test_zero_room, "seqbuf_zero_room" },
 	{ test_no_capacity, "seqbuf_no_capacity" },
+	{ test_printable_words, "seqbuf_printable_words" },
 	{ test_longer_than_buffer, "seqbuf_longer_than_buffer" },
 	{ test_prefix_kept, "seqbuf_prefix_kept" },
 	{ test_cut_mark, "seqbuf_cut_mark" },

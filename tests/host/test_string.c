@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "htest.h"
 
@@ -229,6 +231,43 @@ static int test_strlen_strnlen(void)
 	return 0;
 }
 
+/*
+ * strnlen reads aligned words and is exempt from AddressSanitizer, so the
+ * bound is checked by the hardware: strings (and unterminated runs, with
+ * maxlen reaching exactly their end) at every alignment that end on the
+ * last byte before an unmapped page; any read past that word faults. And
+ * every length, offset and maxlen against glibc.
+ */
+static int test_strnlen_page_end(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *map = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *end;
+
+	HT_CHECK(map != MAP_FAILED && mprotect(map + pg, pg, PROT_NONE) == 0);
+	end = map + pg;
+	memset(map, 'z', pg);
+	for (size_t len = 0; len < 40; len++) {
+		end[-1] = 0;		/* a string of len bytes and its NUL */
+		HT_CHECK(t_strnlen(end - 1 - len, len + 100) == len);
+		HT_CHECK(t_strnlen(end - 1 - len, len) == len);
+		end[-1] = 'z';		/* no NUL: maxlen stops at the page */
+		HT_CHECK(t_strnlen(end - 1 - len, len + 1) == len + 1);
+	}
+	for (size_t off = 0; off < 8; off++)
+	for (size_t len = 0; len < 30; len++)
+	for (size_t max = 0; max < 40; max++) {
+		char *s = map + 64 + off;
+
+		memset(map, 'z', 128);
+		s[len] = 0;
+		HT_CHECK(t_strnlen(s, max) == strnlen(s, max));
+	}
+	HT_CHECK(t_strnlen(NULL, 0) == 0);
+	munmap(map, 2 * pg);
+	return 0;
+}
+
 static const char *const str_pairs[][2] = {
 	{ "", "" }, { "a", "" }, { "", "a" }, { "abc", "abc" },
 	{ "abc", "abd" }, { "abd", "abc" }, { "ab", "abc" }, { "abc", "ab" },
@@ -398,6 +437,7 @@ static const struct ht_test tests[] = {
 	{ test_memchr, "string_memchr" },
 	{ test_memchr_inv, "string_memchr_inv" },
 	{ test_strlen_strnlen, "string_strlen_strnlen" },
+	{ test_strnlen_page_end, "string_strnlen_page_end" },
 	{ test_strcmp_strncmp, "string_strcmp_strncmp" },
 	{ test_strchr_strrchr, "string_strchr_strrchr" },
 	{ test_strstr, "string_strstr" },

@@ -351,6 +351,23 @@ static void wide(struct gen *g, unsigned cpu, uint64_t base)
 	put_wide(&g->ring[cpu], g->ts, cpu, base);
 }
 
+/* pid 4 renamed with stamps out of their aux order (writers on several
+ * CPUs stamp after they reserve), two of them alike; the clock goes on
+ * after the latest. */
+static void gen_names_unordered(struct gen *g)
+{
+	static const int64_t step[] = { 0, -56, 40, -56, 8, -24 };
+	uint64_t ts = g->ts;
+	char name[8];
+
+	for (size_t i = 0; i < sizeof(step) / sizeof(step[0]); i++) {
+		g->ts = (uint64_t)((int64_t)g->ts + step[i]);
+		snprintf(name, sizeof(name), "o%zu", i);
+		put_name(g, TTRACE_AUX_PROC_NAME, 4, name, strlen(name));
+	}
+	g->ts = ts + 16 * 8;
+}
+
 static void gen_names(struct gen *g, const uint8_t *meta, size_t meta_len)
 {
 	char name[32];
@@ -370,6 +387,7 @@ static void gen_names(struct gen *g, const uint8_t *meta, size_t meta_len)
 		snprintf(name, sizeof(name), "r%d", i);
 		put_name(g, TTRACE_AUX_PROC_NAME, 3, name, strlen(name));
 	}
+	gen_names_unordered(g);
 }
 
 /* emit_fn keeping each section in the sample (arg: the sample). */
@@ -2620,11 +2638,13 @@ static int test_tsc_skew(void)
 
 /* ttload_resolve, remembering its answers with the times they hold for,
  * gives what a walk of the aux buffer gives, for lookups in any order:
- * a name renamed twelve times, names of one record, an unknown one. */
+ * a name renamed twelve times, one renamed with stamps out of aux order,
+ * names of one record, an unknown one. */
 static int test_resolve_memo(void)
 {
 	static const struct { unsigned tag; uint64_t ident; } keys[] = {
 		{ TTRACE_AUX_PROC_NAME, 3 }, { TTRACE_AUX_PROC_NAME, 1 },
+		{ TTRACE_AUX_PROC_NAME, 4 },
 		{ TTRACE_AUX_SYSCALL_NAME, 1 }, { TTRACE_AUX_PROC_NAME, 999 },
 		{ TTRACE_AUX_PROC_NAME, 170 },
 	};

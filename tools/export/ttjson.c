@@ -27,7 +27,7 @@
  * boot with three decimals (exact ns). --from/--to keep a window,
  * clipping the slices that cross its edges.
  *
- * The file is written as a stream through one 1 MiB buffer (appends are
+ * The file is written as a stream through one 64 KiB buffer (appends are
  * memcpy, not stdio calls); nothing holds the whole output.
  */
 #include <stdlib.h>

@@ -12,7 +12,7 @@
  *
  * The options of ttfilter.h choose events; a loss is shown when its cpu
  * and time pass. Each event's format is compiled once (ttrace_fmt_plan);
- * lines are formatted straight into one 1 MiB output buffer (struct
+ * lines are formatted straight into one 64 KiB output buffer (struct
  * ttout), so the cost is the formatting, not copies or writes.
  */
 #include <stdlib.h>

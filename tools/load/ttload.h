@@ -18,7 +18,9 @@
  * order in sections one after the other (the usual case) has them moved
  * together in place (over the framing between them; runs[].entries
  * follow) and uses them as its sorted view; the aux records are indexed
- * once by (tag, ident, time) so that ttload_resolve() is a binary search,
+ * once by (tag, ident, time) (grouped by a counting sort over the keys,
+ * only a group out of time order sorted) so that ttload_resolve() is a
+ * binary search,
  * and it remembers its recent answers with the time range each holds
  * for, so a decoder's repeated lookups cost one hash.
  *
@@ -142,7 +144,8 @@ struct ttload {
 					   ts, position), for ttload_resolve */
 	uint64_t nnames;
 	uint64_t *name_hash;		/* (tag, ident) -> 1 + index of its
-					   first name; 0 empty */
+					   first name; 0 empty (in names'
+					   block) */
 	uint32_t name_bits;
 	struct ttload_name_memo *memo;	/* TTLOAD_MEMO recent lookups (the
 					   one mutable part: ttload_resolve

@@ -9,25 +9,10 @@
 
 #include <ttrace_aux.h>
 
-static uint64_t *aux_word(const struct ttrace_aux *aux, uint64_t pos)
-{
-	return (uint64_t *)(void *)&aux->buf[pos & aux->mask];
-}
-
 static uint64_t aux_load_path(const struct ttrace_aux *aux, uint64_t pos)
 {
-	return __atomic_load_n(aux_word(aux, pos), __ATOMIC_ACQUIRE);
-}
-
-/* Copies len bytes to logical position pos, wrapping at the buffer end. */
-static void aux_copy_in(struct ttrace_aux *aux, uint64_t pos,
-			const void *src, size_t len)
-{
-	size_t off = (size_t)(pos & aux->mask);
-	size_t head = MIN(len, (size_t)aux->size - off);
-
-	memcpy(&aux->buf[off], src, head);
-	memcpy(aux->buf, (const uint8_t *)src + head, len - head);
+	return __atomic_load_n(ttrace_aux_word(aux->buf, aux->mask, pos),
+			       __ATOMIC_ACQUIRE);
 }
 
 static void aux_copy_out(const struct ttrace_aux *aux, uint64_t pos,
@@ -42,10 +27,7 @@ static void aux_copy_out(const struct ttrace_aux *aux, uint64_t pos,
 
 static uint64_t get_u64(const uint8_t *p)
 {
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
+	return ttrace_aux_get_u64(p);
 }
 
 /*
@@ -71,19 +53,19 @@ int ttrace_aux_init(struct ttrace_aux *aux, void *mem, size_t size)
 }
 
 /*
- * Reserves a record for payload_len bytes at the end of the ring, advancing
- * first past the records it will overwrite, and stores its path word with
- * VALID clear. Returns 0 with the record's counter in *pos, or
- * TTRACE_AUX_ETOOBIG / TTRACE_AUX_EBUSY (nothing changed but the dropped
- * count). Precondition: the caller holds the aux WRITE lock.
+ * The slow part of ttrace_aux_reserve(): refuses a record too big for the
+ * limit or the ring (TTRACE_AUX_ETOOBIG), else advances first past the
+ * oldest records until one of payload_len bytes fits. Returns 0, or an
+ * error with nothing changed but the dropped count (TTRACE_AUX_EBUSY when
+ * it would overwrite a record in flight). Precondition: the caller holds
+ * the aux WRITE lock.
  */
-int ttrace_aux_reserve(struct ttrace_aux *aux, unsigned tag, unsigned cpu,
-		       size_t payload_len, uint64_t *pos)
+int ttrace_aux_make_room(struct ttrace_aux *aux, size_t payload_len)
 {
-	uint64_t first = aux->first, last = aux->last, len, need;
+	uint64_t first = aux->first, last = aux->last;
+	uint64_t need = TTRACE_AUX_ALIGN_UP(TTRACE_AUX_HDR_SIZE +
+					    (uint64_t)payload_len);
 
-	len = TTRACE_AUX_HDR_SIZE + (uint64_t)payload_len;
-	need = TTRACE_AUX_ALIGN_UP(len);
 	if (payload_len > TTRACE_AUX_MAX_PAYLOAD || need > aux->size) {
 		aux->dropped++;
 		return TTRACE_AUX_ETOOBIG;
@@ -103,45 +85,36 @@ int ttrace_aux_reserve(struct ttrace_aux *aux, unsigned tag, unsigned cpu,
 		first += old;
 	}
 	WRITE_ONCE(aux->first, first);
-	__atomic_store_n(aux_word(aux, last),
-			 TTRACE_AUX_PATH(tag, cpu, len, 0), __ATOMIC_RELAXED);
-	WRITE_ONCE(aux->last, last + need);
-	*pos = last;
 	return 0;
 }
 
-/*
- * Writes the record reserved at pos: timestamp, ident, then the payload
- * (wrapping around the buffer end if it must) and zero padding. Copies at
- * most the reserved payload length; a shorter payload is zero filled.
- * Precondition: pos came from ttrace_aux_reserve(); no lock held.
- */
-void ttrace_aux_fill(struct ttrace_aux *aux, uint64_t pos, uint64_t timestamp,
-		     uint64_t ident, const void *payload, size_t payload_len)
+/* Word i of a record after its path word (ttrace_aux_put_words()). */
+static uint64_t record_word(uint64_t ts, uint64_t ident, const uint8_t *p,
+			    size_t n, uint64_t i)
 {
-	uint64_t path = aux_load_path(aux, pos);
-	uint64_t room = TTRACE_AUX_PATH_LEN(path) - TTRACE_AUX_HDR_SIZE;
-	uint64_t end = pos + TTRACE_AUX_ALIGN_UP(TTRACE_AUX_PATH_LEN(path));
-	uint64_t words[2] = { timestamp, ident };
-	size_t n = (size_t)MIN((uint64_t)payload_len, room);
+	uint64_t off = (i - 2) * 8;
 
-	aux_copy_in(aux, pos + 8, words, sizeof(words));
-	aux_copy_in(aux, pos + TTRACE_AUX_HDR_SIZE, payload, n);
-	for (uint64_t p = pos + TTRACE_AUX_HDR_SIZE + n; p < end; p++)
-		aux->buf[p & aux->mask] = 0;
+	if (i < 2)
+		return i ? ident : ts;
+	if (off + 8 <= n)
+		return get_u64(p + off);
+	return off < n ? ttrace_aux_get_tail(p + off, n - off) : 0;
 }
 
 /*
- * Marks the record at pos VALID once its bytes are written (wmb first).
- * Precondition: ttrace_aux_fill() was called for pos; no lock held.
+ * ttrace_aux_fill() for a record that wraps around the buffer's end: the
+ * same words, stored one by one. n is at most the reserved payload length.
  */
-void ttrace_aux_publish(struct ttrace_aux *aux, uint64_t pos)
+void ttrace_aux_fill_wrapped(struct ttrace_aux *aux, uint64_t pos,
+			     uint64_t ts, uint64_t ident, const uint8_t *p,
+			     size_t n)
 {
-	uint64_t path = aux_load_path(aux, pos);
+	uint64_t need = TTRACE_AUX_ALIGN_UP(TTRACE_AUX_PATH_LEN(
+		aux_load_path(aux, pos)));
 
-	wmb();
-	__atomic_store_n(aux_word(aux, pos), path | TTRACE_AUX_VALID,
-			 __ATOMIC_RELAXED);
+	for (uint64_t i = 0; i < need / 8 - 1; i++)
+		*ttrace_aux_word(aux->buf, aux->mask, pos + 8 + 8 * i) =
+			record_word(ts, ident, p, n, i);
 }
 
 /* Reads first and last. Precondition: the caller holds the READ lock. */

@@ -69,46 +69,11 @@ bool trace_ring_write_saturate(struct trace_ring *r, uint64_t ts,
 	return true;
 }
 
-/*
- * Writes an event of nargs (<= TTRACE_MAX_ARGS) argument words: a first
- * entry and ttrace_ncont(nargs) continuations reserved together, so they
- * are adjacent. Continuations are published before their parent, so a
- * reader that finds the parent valid finds them complete. Missing argument
- * words are zero. Returns false if saturated or nargs is too large.
- * Preconditions as trace_ring_write().
- */
+/* trace_ring_write_ext_inline() out of line, for any nargs. */
 bool trace_ring_write_ext(struct trace_ring *r, uint64_t ts, uint64_t type,
 			  uint64_t ctx, const uint64_t *args, uint32_t nargs)
 {
-	uint32_t ncont = ttrace_ncont(nargs);
-	uint64_t idx;
-	struct ttrace_entry *e;
-
-	if (nargs > TTRACE_MAX_ARGS)
-		return false;
-	idx = trace_ring_reserve(r, 1 + ncont);
-	if (idx == UINT64_MAX)
-		return false;
-	ts &= ~TTRACE_TS_CONT;
-	e = trace_ring_slot(r, idx);
-	trace_ring_invalidate(e);
-	for (uint32_t k = 1; k <= ncont; k++) {
-		struct ttrace_entry *c = trace_ring_slot(r, idx + k);
-		uint32_t base = TTRACE_ENTRY_ARGS + (k - 1) * TTRACE_CONT_ARGS;
-
-		trace_ring_invalidate(c);
-		for (uint32_t i = 0; i < TTRACE_CONT_ARGS; i++)
-			c->cont[i] = base + i < nargs ? args[base + i] : 0;
-		trace_ring_publish(c, ts | TTRACE_TS_CONT);
-	}
-	type &= ~((uint64_t)0xf << TTRACE_TYPE_NCONT_SHIFT);
-	e->type = type | (uint64_t)ncont << TTRACE_TYPE_NCONT_SHIFT |
-		  idx << TTRACE_TYPE_SEQ_SHIFT;
-	e->context = ctx;
-	for (uint32_t i = 0; i < TTRACE_ENTRY_ARGS; i++)
-		e->data[i] = i < nargs ? args[i] : 0;
-	trace_ring_publish(e, ts);
-	return true;
+	return trace_ring_write_ext_inline(r, ts, type, ctx, args, nargs);
 }
 
 /*

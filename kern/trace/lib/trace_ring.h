@@ -209,6 +209,25 @@ static __always_inline void trace_ring_publish(struct ttrace_entry *e,
 	__atomic_store_n(&e->timestamp, ts, __ATOMIC_RELAXED);
 }
 
+/*
+ * Jumps to label unless r is in overwrite mode: the writers' first step.
+ * On x86_64 `cmpl $0, mode; jne`, two instructions and no register. The
+ * mode changes only while no CPU writes (ttrace_suspend()), hence the
+ * plain load.
+ */
+#if defined(__x86_64__)
+#define TRACE_RING_UNLESS_OVERWRITE(r, label)				\
+	__asm__ goto("cmpl $0, %0\n\tjne %l[" #label "]"		\
+		     : : "m"((r)->mode) : "cc" : label)
+static_assert(TRACE_RING_OVERWRITE == 0, "the asm tests for zero");
+#else
+#define TRACE_RING_UNLESS_OVERWRITE(r, label)				\
+	do {								\
+		if (unlikely((r)->mode != TRACE_RING_OVERWRITE))	\
+			goto label;					\
+	} while (0)
+#endif
+
 bool trace_ring_write_saturate(struct trace_ring *r, uint64_t ts,
 			       uint64_t type, uint64_t ctx, uint64_t d0,
 			       uint64_t d1, uint64_t d2, uint64_t d3,
@@ -264,14 +283,7 @@ static __always_inline bool trace_ring_write_id(struct trace_ring *r,
 						uint64_t d2, uint64_t d3,
 						uint64_t d4)
 {
-#if defined(__x86_64__)	/* cmpl $0, mode; jne: no register, two insns */
-	static_assert(TRACE_RING_OVERWRITE == 0, "the asm tests for zero");
-	__asm__ goto("cmpl $0, %0\n\tjne %l[saturate]"
-		     : : "m"(r->mode) : "cc" : saturate);
-#else
-	if (unlikely(r->mode != TRACE_RING_OVERWRITE))
-		goto saturate;
-#endif
+	TRACE_RING_UNLESS_OVERWRITE(r, saturate);
 	trace_ring_fill(r, ring_local_fetch_add(&r->head, 1), ts, type, id,
 			ctx, d0, d1, d2, d3, d4);
 	return true;
@@ -292,6 +304,92 @@ static __always_inline bool trace_ring_write(struct trace_ring *r, uint64_t ts,
 
 bool trace_ring_write_ext(struct trace_ring *r, uint64_t ts, uint64_t type,
 			  uint64_t ctx, const uint64_t *args, uint32_t nargs);
+
+/*
+ * Fills the reserved slots idx .. idx + ncont of an event of nargs
+ * (<= TTRACE_MAX_ARGS) words, ncont = ttrace_ncont(nargs), and publishes
+ * it (steps 3 to 5 above, every slot at once): every slot's timestamp
+ * invalid, wmb(), the continuations' words (missing ones zero), wmb(),
+ * their timestamps (ts | 1), the first entry, wmb(), its timestamp (bit 0
+ * clear) last. The slots' addresses are taken before the first store (a
+ * store into a slot could otherwise be an r->mask for the compiler).
+ * Inlined with nargs a constant and args a local array, the loops unroll
+ * into straight stores of the words: no call, no loop, no copy.
+ */
+static __always_inline void trace_ring_fill_ext(struct trace_ring *r,
+						uint64_t idx, uint64_t ts,
+						uint64_t type, uint64_t ctx,
+						const uint64_t *args,
+						uint32_t nargs)
+{
+	struct ttrace_entry *entries = r->entries, *s[1 + TTRACE_MAX_CONT];
+	uint64_t mask = r->mask;
+	uint32_t ncont = ttrace_ncont(nargs);
+
+#pragma GCC unroll 4
+	for (uint32_t k = 0; k <= TTRACE_MAX_CONT; k++)
+		s[k] = &entries[(idx + k) & mask];
+#pragma GCC unroll 4
+	for (uint32_t k = 0; k <= ncont; k++)
+		__atomic_store_n(&s[k]->timestamp, TTRACE_TS_INVALID,
+				 __ATOMIC_RELAXED);
+	wmb();
+#pragma GCC unroll 4
+	for (uint32_t k = 1; k <= ncont; k++) {
+		uint32_t base = TTRACE_ENTRY_ARGS + (k - 1) * TTRACE_CONT_ARGS;
+
+#pragma GCC unroll 8
+		for (uint32_t i = 0; i < TTRACE_CONT_ARGS; i++)
+			s[k]->cont[i] = base + i < nargs ? args[base + i] : 0;
+	}
+	wmb();
+	ts &= ~TTRACE_TS_CONT;
+#pragma GCC unroll 4
+	for (uint32_t k = 1; k <= ncont; k++)
+		__atomic_store_n(&s[k]->timestamp, ts | TTRACE_TS_CONT,
+				 __ATOMIC_RELAXED);
+	type &= ~((uint64_t)0xf << TTRACE_TYPE_NCONT_SHIFT);
+	s[0]->type = type | (uint64_t)ncont << TTRACE_TYPE_NCONT_SHIFT |
+		     idx << TTRACE_TYPE_SEQ_SHIFT;
+	s[0]->context = ctx;
+#pragma GCC unroll 8
+	for (uint32_t i = 0; i < TTRACE_ENTRY_ARGS; i++)
+		s[0]->data[i] = i < nargs ? args[i] : 0;
+	trace_ring_publish(s[0], ts);
+}
+
+/*
+ * Writes an event of nargs (<= TTRACE_MAX_ARGS) argument words: a first
+ * entry and ttrace_ncont(nargs) continuations reserved together (one xadd
+ * in overwrite mode, out of line in saturate mode), so they are adjacent,
+ * and filled by trace_ring_fill_ext(). Missing argument words are zero.
+ * Returns false if saturated or nargs is too large. Inline for the
+ * kernel's emitters, whose nargs is a constant and args a local array
+ * that never escapes (trace_ring_write_ext() is the same out of line).
+ * Preconditions as trace_ring_write_id().
+ */
+static __always_inline bool trace_ring_write_ext_inline(struct trace_ring *r,
+							uint64_t ts,
+							uint64_t type,
+							uint64_t ctx,
+							const uint64_t *args,
+							uint32_t nargs)
+{
+	uint64_t n = 1 + ttrace_ncont(nargs), idx;
+
+	if (nargs > TTRACE_MAX_ARGS)
+		return false;
+	TRACE_RING_UNLESS_OVERWRITE(r, saturate);
+	idx = ring_local_fetch_add(&r->head, n);
+fill:
+	trace_ring_fill_ext(r, idx, ts, type, ctx, args, nargs);
+	return true;
+saturate: __attribute__((cold));
+	idx = trace_ring_reserve_saturate(r, n);
+	if (idx == UINT64_MAX)
+		return false;
+	goto fill;
+}
 
 int trace_ring_init(struct trace_ring *r, void *mem, size_t bytes,
 		    enum trace_ring_mode mode);

@@ -98,12 +98,142 @@ struct ttrace_aux_iter {
 
 int ttrace_aux_init(struct ttrace_aux *aux, void *mem, size_t size);
 
-/* Writer side. */
-int ttrace_aux_reserve(struct ttrace_aux *aux, unsigned tag, unsigned cpu,
-		       size_t payload_len, uint64_t *pos);
-void ttrace_aux_fill(struct ttrace_aux *aux, uint64_t pos, uint64_t timestamp,
-		     uint64_t ident, const void *payload, size_t payload_len);
-void ttrace_aux_publish(struct ttrace_aux *aux, uint64_t pos);
+/*
+ * Writer side: inline, as a tracepoint's ring writer is (a name costs a
+ * few dozen instructions, not calls); only the eviction of old records
+ * (ttrace_aux_make_room()) is out of line.
+ */
+int ttrace_aux_make_room(struct ttrace_aux *aux, size_t payload_len);
+
+/* The word at counter pos (8-aligned) of the buffer buf of mask + 1 bytes. */
+static __always_inline uint64_t *ttrace_aux_word(uint8_t *buf, uint64_t mask,
+						 uint64_t pos)
+{
+	return (uint64_t *)(void *)&buf[pos & mask];
+}
+
+/* 8 bytes at p, at any alignment, as one load. */
+static __always_inline uint64_t ttrace_aux_get_u64(const void *p)
+{
+	uint64_t v;
+
+	__builtin_memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/*
+ * Reserves a record for payload_len bytes at the end of the ring, advancing
+ * first past the records it will overwrite, and stores its path word with
+ * VALID clear. Returns 0 with the record's counter in *pos, or
+ * TTRACE_AUX_ETOOBIG / TTRACE_AUX_EBUSY (nothing changed but the dropped
+ * count). Precondition: the caller holds the aux WRITE lock.
+ */
+static __always_inline int ttrace_aux_reserve(struct ttrace_aux *aux,
+					      unsigned tag, unsigned cpu,
+					      size_t payload_len, uint64_t *pos)
+{
+	uint64_t last = aux->last, len, need;
+	int err;
+
+	len = TTRACE_AUX_HDR_SIZE + (uint64_t)payload_len;
+	need = TTRACE_AUX_ALIGN_UP(len);
+	if ((payload_len > TTRACE_AUX_MAX_PAYLOAD ||
+	     last + need - aux->first > aux->size) &&
+	    (err = ttrace_aux_make_room(aux, payload_len)))
+		return err;
+	__atomic_store_n(ttrace_aux_word(aux->buf, aux->mask, last),
+			 TTRACE_AUX_PATH(tag, cpu, len, 0), __ATOMIC_RELAXED);
+	WRITE_ONCE(aux->last, last + need);
+	*pos = last;
+	return 0;
+}
+
+/* The n (< 8) bytes at p as the start of a word, the rest zero. */
+static __always_inline uint64_t ttrace_aux_get_tail(const uint8_t *p,
+						    size_t n)
+{
+	static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+		      "the bytes are gathered low byte first");
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];
+	return v;
+}
+
+/*
+ * Stores a record's words after its path word at d (linear memory): the
+ * timestamp, the ident, the n payload bytes at p (any alignment, none read
+ * past n) and zero words up to words payload words in all.
+ */
+static __always_inline void ttrace_aux_put_words(uint64_t *d, uint64_t ts,
+						 uint64_t ident,
+						 const uint8_t *p, size_t n,
+						 size_t words)
+{
+	size_t i;
+
+	d[0] = ts;
+	d[1] = ident;
+	d += 2;
+	for (i = 0; i < n / 8; i++)
+		d[i] = ttrace_aux_get_u64(p + 8 * i);
+	if (n & 7) {
+		d[i] = ttrace_aux_get_tail(p + 8 * i, n & 7);
+		i++;
+	}
+	for (; i < words; i++)
+		d[i] = 0;
+}
+
+void ttrace_aux_fill_wrapped(struct ttrace_aux *aux, uint64_t pos,
+			     uint64_t ts, uint64_t ident, const uint8_t *p,
+			     size_t n);
+
+/*
+ * Writes the record reserved at pos: timestamp, ident, then the payload
+ * and zero padding, a word at a time (records are 8-aligned). Copies at
+ * most the reserved payload length; a shorter payload is zero filled.
+ * payload may have any alignment; no byte past its payload_len is read.
+ * A record that wraps around the buffer's end goes out of line.
+ * Precondition: pos came from ttrace_aux_reserve(); no lock held.
+ */
+static __always_inline void ttrace_aux_fill(struct ttrace_aux *aux,
+					    uint64_t pos, uint64_t timestamp,
+					    uint64_t ident, const void *payload,
+					    size_t payload_len)
+{
+	uint8_t *buf = aux->buf;
+	uint64_t *w = ttrace_aux_word(buf, aux->mask, pos);
+	uint64_t len = TTRACE_AUX_PATH_LEN(__atomic_load_n(w,
+							   __ATOMIC_RELAXED));
+	uint64_t need = TTRACE_AUX_ALIGN_UP(len);
+	size_t n = (size_t)MIN((uint64_t)payload_len,
+			       len - TTRACE_AUX_HDR_SIZE);
+
+	static_assert(TTRACE_AUX_ALIGN == 8 && TTRACE_AUX_HDR_SIZE == 24,
+		      "records are whole words: path, timestamp, ident, ...");
+	if (unlikely((uint8_t *)w + need > buf + aux->size)) {
+		ttrace_aux_fill_wrapped(aux, pos, timestamp, ident, payload, n);
+		return;
+	}
+	ttrace_aux_put_words(w + 1, timestamp, ident, payload, n,
+			     (size_t)(need - TTRACE_AUX_HDR_SIZE) / 8);
+}
+
+/*
+ * Marks the record at pos VALID once its bytes are written (wmb first).
+ * Precondition: ttrace_aux_fill() was called for pos; no lock held.
+ */
+static __always_inline void ttrace_aux_publish(struct ttrace_aux *aux,
+					       uint64_t pos)
+{
+	uint64_t *w = ttrace_aux_word(aux->buf, aux->mask, pos);
+	uint64_t path = __atomic_load_n(w, __ATOMIC_RELAXED);
+
+	wmb();
+	__atomic_store_n(w, path | TTRACE_AUX_VALID, __ATOMIC_RELAXED);
+}
 
 /* Reader side, split (caller takes the read lock where it says). */
 void ttrace_aux_bounds(const struct ttrace_aux *aux, uint64_t *first,
