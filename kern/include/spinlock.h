@@ -40,6 +40,7 @@ struct rwlock {
 #define RWLOCK_INIT(n)	{ .state = 0, .name = (n) }
 
 void rlock(struct rwlock *l);
+bool rtrylock(struct rwlock *l);
 void runlock(struct rwlock *l);
 void wlock(struct rwlock *l);
 void wunlock(struct rwlock *l);
