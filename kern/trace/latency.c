@@ -69,7 +69,7 @@ static void set_floor(struct ttrace_lat *l)
 	WRITE_ONCE(l->floor, f);
 }
 
-/* Sets l's maximum to *m, for readers of max_get(). l's snapshot set
+/* Sets l's maximum to *m, for ttrace_lat_max_get(). l's snapshot set
  * claimed. */
 static void max_set(struct ttrace_lat *l, const struct ttrace_lat_max *m)
 {
