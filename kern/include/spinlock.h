@@ -45,6 +45,7 @@ struct rwlock {
 #define RW_READERS	0x3fffffffu
 
 void rlock(struct rwlock *l);
+bool rtrylock(struct rwlock *l);
 void runlock(struct rwlock *l);
 void wlock_wait(struct rwlock *l);
 

@@ -86,6 +86,21 @@ void rlock(struct rwlock *l)
 		ttrace_rwlock_contended(l, arch_read_tsc() - start, false);
 }
 
+/* Takes a read reference if no writer holds or waits for the lock;
+ * returns whether it did. For code that must not wait, such as the
+ * latency tracers' hooks with interrupts off (a writer may be waiting
+ * for this CPU). notrace: those hooks must not re-enter the tracer. */
+notrace bool rtrylock(struct rwlock *l)
+{
+	uint32_t s = READ_ONCE(l->state);
+
+	do {
+		if (s & (RW_WRITER | RW_WAITING))
+			return false;
+	} while (!atomic_cas(&l->state, &s, s + 1));
+	return true;
+}
+
 void runlock(struct rwlock *l)
 {
 	atomic_add(&l->state, -1u);

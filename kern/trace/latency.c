@@ -17,7 +17,9 @@
  * A new maximum on two CPUs at once cannot tear the frozen copy: the
  * copy is claimed with ttrace_snapset_trylock(), and the CPU that does
  * not get it (or any CPU while a trace file of the copy is open) changes
- * nothing and counts it in busy.
+ * nothing and counts it in busy. So does a section that ends while the
+ * rings are being replaced (rings_lock taken for writing by bufsize or
+ * mode; the hooks only try the read side, never wait).
  *
  * Usage, by a tracer with interrupts off on the CPU where the section
  * ended:
@@ -69,7 +71,7 @@ static void set_floor(struct ttrace_lat *l)
 	WRITE_ONCE(l->floor, f);
 }
 
-/* Sets l's maximum to *m, for readers of max_get(). l's snapshot set
+/* Sets l's maximum to *m, for ttrace_lat_max_get(). l's snapshot set
  * claimed. */
 static void max_set(struct ttrace_lat *l, const struct ttrace_lat_max *m)
 {
@@ -133,6 +135,12 @@ void ttrace_lat_update(struct ttrace_lat *l, uint64_t lat_cycles,
 	uint64_t threshold = READ_ONCE(l->threshold);
 
 	ttrace_lat_count(l);
+	/* The rings may be being replaced (bufsize, mode: they quiesce
+	 * tracepoints, not these hooks, and hold rings_lock meanwhile). */
+	if (!rtrylock(&ttrace_main.rings_lock)) {
+		__atomic_fetch_add(&l->snap.busy, 1, __ATOMIC_RELAXED);
+		return;
+	}
 	if (threshold && lat_cycles > threshold) {
 		__atomic_fetch_add(&l->over, 1, __ATOMIC_RELAXED);
 		ttrace_emit_5(TTRACE_EV_LAT_OVER, l->id, lat_cycles, start_tsc,
@@ -140,6 +148,7 @@ void ttrace_lat_update(struct ttrace_lat *l, uint64_t lat_cycles,
 	}
 	if (lat_cycles > READ_ONCE(l->max.cycles))
 		new_max(l, lat_cycles, now, start_tsc, start_pc, end_pc);
+	runlock(&ttrace_main.rings_lock);
 }
 
 /* Adds a section of cycles to this CPU's histogram of l (in ns).

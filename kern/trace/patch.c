@@ -44,6 +44,12 @@ void ttrace_patch_want(uintptr_t addr, uint8_t op, uintptr_t target,
 		ttrace_patch_flush(mode);
 }
 
+/* Whether site s is a latency tracer's hook (not a tracepoint). */
+static bool is_lat_key(const struct ttrace_site *s)
+{
+	return s->id == TTRACE_KEY_IRQSOFF || s->id == TTRACE_KEY_WAKEUP;
+}
+
 /* Where site s must jump (0: it must be the NOP): nowhere unless its
  * event is armed; to the probe call if a probe is attached to the event.
  * The context key's site jumps while ttrace_ctx_live is set, a latency
@@ -52,7 +58,7 @@ static uintptr_t site_target(const struct ttrace_site *s)
 {
 	if (s->id == TTRACE_KEY_CTX_LIVE)
 		return READ_ONCE(ttrace_ctx_live) ? s->target : 0;
-	if (s->id == TTRACE_KEY_IRQSOFF || s->id == TTRACE_KEY_WAKEUP)
+	if (is_lat_key(s))
 		return ttrace_lat_key_live(s->id) ? s->target : 0;
 	if (!ttrace_armed[s->id])
 		return 0;
@@ -97,12 +103,16 @@ bool ttrace_patch_consistent(void)
 	return fgraph_consistent();
 }
 
-/* The number of tracepoint sites, and of them live (jmp) now. */
+/* The number of tracepoint sites (the latency tracers' hooks aside),
+ * and of them live (jmp) now. */
 void ttrace_patch_counts(uint64_t *sites, uint64_t *live)
 {
-	*sites = (uint64_t)(__tracepoint_sites_end - __tracepoint_sites_start);
-	*live = 0;
+	*sites = *live = 0;
 	for (const struct ttrace_site *s = __tracepoint_sites_start;
-	     s < __tracepoint_sites_end; s++)
+	     s < __tracepoint_sites_end; s++) {
+		if (is_lat_key(s))
+			continue;
+		(*sites)++;
 		*live += !text_patch_is_nop(s->addr);
+	}
 }

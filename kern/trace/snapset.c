@@ -23,7 +23,6 @@
  * names each copy, so a view never reads a copy other than the one it
  * began with (the snapshot probe's set may be freed and made again).
  */
-#include <kmalloc.h>
 #include <pmem.h>
 #include <smp.h>
 #include <string.h>
