@@ -215,7 +215,7 @@ static __attribute__((noinline, cold)) void fire_slow(const struct fprobe *fp,
 						      const uint64_t *regs,
 						      uint64_t rv)
 {
-	uint64_t d[TTRACE_FPROBE_MAX_ARGS] = { 0 };
+	uint64_t d[TTRACE_MAX_ARGS] = { 0 };	/* ttrace_emit_ext() reads up to it */
 
 	if (!READ_ONCE(ttrace_armed[fp->id]))
 		return;
