@@ -22,6 +22,7 @@ PLUGIN = os.path.join(B, "plugins", "ttinsn.so")
 INITRD = os.path.join(B, "initramfs.cpio")
 N_OPS = 1000            # kernel regions (kern/trace/bench.c BATCH)
 N_GETPID = 100000       # user regions (user/bin/insnbench.c)
+N_STREAM = 50000        # getpid calls streamed (insnbench stream)
 
 
 def sh(cmd, **kw):
@@ -52,12 +53,16 @@ def notrace_kernel(fentry=False):
     return build + "/kernel.bin"
 
 
-def plugin_run(kernel, cmdline, smp, name, prompt_poweroff=False):
-    """Boots kernel under the plugin; returns {mark: [counts]}."""
+def plugin_run(kernel, cmdline, smp, name, prompt_poweroff=False,
+               hostout=None):
+    """Boots kernel under the plugin (with the host channel into hostout
+    if given); returns {mark: [counts]}."""
     out = os.path.join(B, "bench-marks-%s.txt" % name)
     cmd = ["sh", "scripts/qemu.sh", "--kernel", kernel, "--initrd", INITRD,
            "--cmdline", cmdline, "--timeout", "600",
            "--plugin", "%s,out=%s" % (PLUGIN, out)]
+    if hostout:
+        cmd += ["--hostout", hostout]
     env = dict(os.environ, SMP=str(smp), MEM="512M")
     p = subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -147,6 +152,42 @@ def guest_figures(kernel_y, kernel_n, kernel_nf):
         # is below them
         runs[rep] = {k2: round(v, 2) for k2, v in g.items()}
     return runs[1], runs[1] == runs[2]
+
+
+def stream_records(path):
+    """(records delivered, records declared lost) in the trace file at
+    path, from ttdecode verify; None if it does not verify."""
+    v = sh([os.path.join(B, "tools", "ttdecode"), "verify", path])
+    if v.returncode or "verify: OK" not in v.stdout:
+        return None
+    got = sum(int(a) + int(b) for a, b in re.findall(
+        r"cpu\d+: \d+ events \((\d+) first \+ (\d+) continuation entries",
+        v.stdout))
+    lost = sum(int(n) for n in re.findall(r"cpu\d+: lost (\d+) records",
+                                          v.stdout))
+    return got, lost
+
+
+def stream_figures(kernel):
+    """Guest instructions per record drained to the host channel: `ttrace
+    stream` of N_STREAM getpid calls' records (user/bin/insnbench.c), one
+    CPU, twice (the counts must agree)."""
+    runs = []
+    for rep in (1, 2):
+        out = os.path.join(B, "bench-stream%d.ttr" % rep)
+        m = plugin_run(kernel, "init=\"/bin/insnbench stream %d\"" % N_STREAM,
+                       1, "stream%d" % rep, hostout=out)
+        counted = stream_records(out)
+        if 38 not in m or 39 not in m or not counted:
+            return {"reason": "the stream run left no marks or no trace "
+                              "that verifies (%s)" % out}
+        insns = m[39][0] - m[38][0]
+        runs.append({"stream_insns": insns, "stream_records": counted[0],
+                     "stream_lost": counted[1],
+                     "stream_insns_per_record":
+                     round(insns / max(1, counted[0]), 2)})
+    runs[0]["stream_insns_identical_on_two_runs"] = runs[0] == runs[1]
+    return runs[0]
 
 
 def ttbench():
@@ -368,6 +409,9 @@ def print_decoder(D):
 
 def main():
     kernel_y = os.path.join(B, "kernel.bin")
+    if sys.argv[1:] == ["stream"]:      # the drain's rows alone
+        print(json.dumps(stream_figures(kernel_y), indent=1, sort_keys=True))
+        return
     kernel_n = notrace_kernel()
     kernel_nf = notrace_kernel(fentry=True)
     host = ttbench()

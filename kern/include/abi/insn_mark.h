@@ -34,6 +34,7 @@ enum insn_mark_id {
 	INSN_MARK_GETPID_ON = 32,	/* getpid, syscall group on */
 	INSN_MARK_GETPID_OFF = 34,	/* getpid, syscall group off */
 	INSN_MARK_GETPID_NONE = 36,	/* getpid, no event enabled */
+	INSN_MARK_STREAM = 38,		/* user: ttrace stream of a burst */
 };
 
 #ifndef __ASSEMBLER__
