@@ -217,9 +217,11 @@ static void switch_to_locked(struct kthread *prev, struct kthread *next)
 		mmu_switch_to(next->proc ? next->proc->pml4 : NULL);
 	if (!is_idle(next))
 		arch_set_kernel_stack(next->kstack + KSTACK_SIZE);
-	if (!next->proc && !is_idle(next))
+	if (!next->proc && !is_idle(next) && !next->untraced)
 		ttrace_kthread_run(next->id);
-	ttrace_sched_switch(trace_pid(prev), trace_pid(next), prev->state);
+	if (!prev->untraced && !next->untraced)
+		ttrace_sched_switch(trace_pid(prev), trace_pid(next),
+				    prev->state);
 	swtch(&prev->saved_rsp, next->saved_rsp);
 }
 
@@ -278,7 +280,8 @@ static bool is_killed(const struct kthread *kt)
 static int block_locked(struct kthread *kt)
 {
 	kt->state = KT_SLEEPING;
-	ttrace_kthread_block(kt->id);
+	if (!kt->untraced)
+		ttrace_kthread_block(kt->id);
 	schedule_locked();
 	return is_killed(kt) ? -EINTR : 0;
 }
@@ -317,7 +320,8 @@ static void wake_locked(struct kthread *kt)
 {
 	list_del(&kt->wait_link);
 	list_del(&kt->timer_link);
-	ttrace_kthread_wake(kt->id);
+	if (!kt->untraced)
+		ttrace_kthread_wake(kt->id);
 	enqueue_locked(kt);
 }
 

@@ -371,6 +371,8 @@ static const char *apply(struct ttrace *t, const struct ttrace_ctl_cmd *cmd)
 		return ttrace_probes_control(cmd);
 	case TTRACE_CTL_MODULE:
 		return module_cmd(t);
+	case TTRACE_CTL_DRAIN:
+		return cmd->mode ? ttrace_drain_on(t) : ttrace_drain_off(t);
 	default:
 		if (t->off_reason)
 			return t->off_reason;
@@ -442,7 +444,8 @@ void ttrace_events_text(struct seqbuf *s)
 	ttrace_ctl_list(&ttrace_main.ctl, s);
 }
 
-/* The state as text: mask, mode, ring size, and the groups that are on. */
+/* The state as text: mask, mode, ring size, the groups that are on, and
+ * the drain's state. */
 void ttrace_state_text(struct seqbuf *s)
 {
 	struct ttrace *t = &ttrace_main;
@@ -459,6 +462,7 @@ void ttrace_state_text(struct seqbuf *s)
 			seqbuf_printf(s, " %s", gm->name);
 	}
 	seqbuf_putc(s, '\n');
+	ttrace_drain_text(s);
 }
 
 /* Timestamp of the first record at or after cur and before end (or 0).

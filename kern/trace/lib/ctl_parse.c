@@ -10,8 +10,8 @@
  * ttrace_ctl_cmd from them, the change it makes to the ctl state, and its
  * arguments for the usage text, which is built from the table. A command
  * whose apply is NULL is the kernel's to carry out (ttrace_control.c:
- * clear, mode, bufsize, hang, counters, probe, unprobe, module). The probe
- * rows' parsers live with the rest of the probes' grammar
+ * clear, mode, bufsize, hang, counters, probe, unprobe, module, drain).
+ * The probe rows' parsers live with the rest of the probes' grammar
  * (ttrace_probe_spec.c) and report through ttrace_ctl_err().
  */
 #include <parse_num.h>
@@ -369,6 +369,17 @@ static const char *parse_module(struct ttrace_ctl_cmd *cmd, char **tok,
 	return NULL;
 }
 
+/* drain on|off. */
+static const char *parse_drain(struct ttrace_ctl_cmd *cmd, char **tok,
+			       size_t ntok, const struct ttrace_meta_table *meta)
+{
+	(void)ntok, (void)meta;
+	if (strcmp(tok[1], "on") && strcmp(tok[1], "off"))
+		return ttrace_ctl_err(cmd, "drain: on|off, not '", tok[1], "'");
+	cmd->mode = !strcmp(tok[1], "on");
+	return NULL;
+}
+
 /* clear, hang: nothing to parse but the word count. */
 static const char *parse_none(struct ttrace_ctl_cmd *cmd, char **tok,
 			      size_t ntok, const struct ttrace_meta_table *meta)
@@ -438,6 +449,8 @@ static const struct ctl_cmdtab ctl_cmds[] = {
 	  NULL, "NAME|*", true },
 	{ "module", TTRACE_CTL_MODULE, 2, 2, parse_module, NULL,
 	  "load PATH|unload NAME", false },
+	{ "drain", TTRACE_CTL_DRAIN, 1, 1, parse_drain, NULL, "on|off",
+	  false },
 };
 
 static const size_t ctl_ncmds = ARRAY_SIZE(ctl_cmds);

@@ -96,13 +96,15 @@ enum ttrace_ctl_op {
 	TTRACE_CTL_PROBE,
 	TTRACE_CTL_UNPROBE,
 	TTRACE_CTL_MODULE,
+	TTRACE_CTL_DRAIN,
 };
 
 /* A parsed command. */
 struct ttrace_ctl_cmd {
 	uint32_t op;		/* enum ttrace_ctl_op */
 	uint32_t mode;		/* MODE: enum ttrace_ring_mode_word;
-				 * COUNTERS: 1 for "all"; MODULE: 1 unload */
+				 * COUNTERS: 1 for "all"; MODULE: 1 unload;
+				 * DRAIN: 1 on, 0 off */
 	uint64_t value;		/* SETMASK: value; BUFSIZE: KB; COUNTERS: ms */
 	uint64_t mask;		/* SETMASK/SETBITS/CLRBITS bits; ENABLE/DISABLE groups */
 	uint8_t events[TTRACE_META_MAX_EVENTS / 8];	/* ENABLE/DISABLE */
