@@ -190,6 +190,81 @@ def stream_figures(kernel):
     return runs[0]
 
 
+N_BACKLOG = 50000       # getpid calls drained from the rings (rates)
+N_BURST = 400000        # getpid calls of make stream's burst
+
+
+def drain_session(smp, lines):
+    """Boots the release kernel under TCG (not the plugin) with the host
+    channel; types each (command, regex) of lines at the shell; returns
+    (the matches, the host file) or raises RuntimeError."""
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from qemu_run import QemuRun
+    out = os.path.join(B, "bench-drain-smp%d.ttr" % smp)
+    run = QemuRun(cmdline="ttrace.mask=default", smp=smp, timeout=900,
+                  hostout=out, kernel=os.path.join(B, "kernel.bin"),
+                  initrd=INITRD, accel="tcg")
+    got = []
+    try:
+        for cmd, want in lines + [("poweroff", None)]:
+            run.expect(r"\$ ", timeout=600)
+            run.send(cmd + "\r")
+            if want:
+                got.append(run.expect(want, timeout=600))
+        run.wait(timeout=120)
+    except TimeoutError as e:
+        raise RuntimeError("SMP=%d: %s" % (smp, e))
+    finally:
+        run.close()
+    return got, out
+
+
+def writer_rate(path):
+    """Records/s one busy CPU wrote: tracestress's getpid records in the
+    trace at path over the time from its first to its last."""
+    t = sh([os.path.join(B, "tools", "ttdecode"), "text", path]).stdout
+    ts = [float(m) for m in re.findall(
+        r"^\s*(\d+\.\d+)\s.*tracestress\[\d+\]:getpid syscall_(?:enter|"
+        r"exit)", t, re.M)]
+    return round(len(ts) / (ts[-1] - ts[0]) * 1e6) if len(ts) > 1 else None
+
+
+def drain_figures():
+    """Under TCG at SMP=2 and 4: the drain's sustained rate (a backlog of
+    N_BACKLOG getpid calls' records in 8 MiB rings drained by `ttrace
+    stream -- true`: records over its time), beside the rate the one busy
+    CPU wrote them at; and the fraction of make stream's burst
+    (`tracestress burst N_BURST` in the default rings) delivered."""
+    D = {}
+    streamed = rb"streamed \d+ bytes of records in (\d+) ms"
+    for smp in (2, 4):
+        try:
+            got, out = drain_session(smp, [
+                ("echo bufsize 8192 > /dev/ttrace/ctl", None),
+                ("tracestress burst %d" % N_BACKLOG, None),
+                ("ttrace stream -- true", streamed)])
+        except RuntimeError as e:
+            D["smp%d_reason" % smp] = str(e)
+            continue
+        counted = stream_records(out)
+        if not counted:
+            D["smp%d_reason" % smp] = "the stream does not verify"
+            continue
+        ms = max(1, int(got[0].group(1)))
+        D["drain_records_per_s_smp%d" % smp] = round(counted[0] * 1000 / ms)
+        D["writer_records_per_s_smp%d" % smp] = writer_rate(out)
+    try:
+        got, out = drain_session(2, [
+            ("ttrace stream -- tracestress burst %d" % N_BURST, streamed)])
+        t = sh([os.path.join(B, "tools", "ttdecode"), "text", out]).stdout
+        n = len(re.findall(r"tracestress\[\d+\]:getpid syscall_(?:enter|"
+                           r"exit)", t))
+        D["burst_delivered_pct_smp2"] = round(100.0 * n / (2 * N_BURST), 1)
+    except RuntimeError as e:
+        D["burst_reason"] = str(e)
+    return D
+
+
 def ttbench():
     p = sh([os.path.join(B, "tools", "ttbench")])
     d = {}
@@ -410,7 +485,8 @@ def print_decoder(D):
 def main():
     kernel_y = os.path.join(B, "kernel.bin")
     if sys.argv[1:] == ["stream"]:      # the drain's rows alone
-        print(json.dumps(stream_figures(kernel_y), indent=1, sort_keys=True))
+        D = dict(stream_figures(kernel_y), **drain_figures())
+        print(json.dumps(D, indent=1, sort_keys=True))
         return
     kernel_n = notrace_kernel()
     kernel_nf = notrace_kernel(fentry=True)

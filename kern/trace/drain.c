@@ -58,6 +58,7 @@ static struct {
 	bool full;			/* the thread's: the window filled up */
 	uint64_t bytes;			/* the last file's size and CRC-32 */
 	uint32_t crc;
+	uint64_t pieces, sleeps;	/* the thread's, since boot */
 	struct kthread *kt;		/* made by the first drain on, kept */
 	/* the thread's, while state is not OFF */
 	struct ttrace *t;
@@ -142,14 +143,18 @@ static void drain_main(void *arg)
 		bool ending = drain_wait_work();
 		int r = TTRACE_IMAGE_MORE;
 
-		for (int i = 0; i < DRAIN_BUDGET && r == TTRACE_IMAGE_MORE; i++)
+		for (int i = 0; i < DRAIN_BUDGET && r == TTRACE_IMAGE_MORE; i++) {
 			r = quiet_step(ending);
-		if (r == TTRACE_IMAGE_DONE)
+			WRITE_ONCE(drain.pieces, drain.pieces + 1);
+		}
+		if (r == TTRACE_IMAGE_DONE) {
 			drain_finish();
-		else if (r == TTRACE_IMAGE_WAIT)
+		} else if (r == TTRACE_IMAGE_WAIT) {
+			WRITE_ONCE(drain.sleeps, drain.sleeps + 1);
 			ksleep_ticks(DRAIN_TICKS);
-		else
+		} else {
 			yield();
+		}
 	}
 }
 
@@ -235,12 +240,16 @@ const char *ttrace_drain_off(struct ttrace *t)
 	return err;
 }
 
-/* "drain STATE bytes N crc32 X": the state, and the size and CRC-32 of
- * the last complete file (0 before the first). */
+/* "drain STATE bytes N crc32 X pieces P sleeps S": the state, the size
+ * and CRC-32 of the last complete file (0 before the first), and the
+ * pieces the thread made and the times it slept for want of records,
+ * since boot. */
 void ttrace_drain_text(struct seqbuf *s)
 {
 	spin_lock(&drain.lock);
-	seqbuf_printf(s, "drain %s bytes %lu crc32 %#010x\n",
-		      drain_state_names[drain.state], drain.bytes, drain.crc);
+	seqbuf_printf(s, "drain %s bytes %lu crc32 %#010x pieces %lu sleeps "
+		      "%lu\n", drain_state_names[drain.state], drain.bytes,
+		      drain.crc, READ_ONCE(drain.pieces),
+		      READ_ONCE(drain.sleeps));
 	spin_unlock(&drain.lock);
 }
