@@ -80,7 +80,13 @@ struct kthread *kthread_alloc(void)
 
 	if (!kt)
 		return NULL;
-	kt->kstack = (uintptr_t)vm_pages_get(2, 0);
+	/* Zeroed, so no stale bytes, and for the emulator: QEMU's TCG keeps
+	 * its translations of a page that was user text until every byte
+	 * of code on it is overwritten, and until then takes a slow path on
+	 * each store to the page. A stack is written only near its top, so
+	 * it never got there: the drain thread ran 10 times slower on a
+	 * stack of tracestress's freed text (docs/benchmarks.md). */
+	kt->kstack = (uintptr_t)vm_pages_get(2, MEM_ZERO);
 	if (!kt->kstack) {
 		kfree(kt);
 		return NULL;
