@@ -1095,6 +1095,21 @@ def trace_sql(trace, queries):
     return out
 
 
+def switch_chains(text):
+    """{cpu: ns} of ttdecode text's sched_switch records: on each CPU the
+    time from each switch to the next whose prev is its next."""
+    switches, spans = {}, {}
+    for us, frac, cpu, prev, nxt in re.findall(
+            r"(?m)^(\d+)\.(\d{3}) us cpu(\d+) \S+ sched_switch: "
+            r"prev=(\S+) next=(\S+)", text):
+        switches.setdefault(cpu, []).append((int(us) * 1000 + int(frac),
+                                             prev, nxt))
+    for cpu, sw in switches.items():
+        spans[cpu] = sum(b[0] - a[0] for a, b in zip(sw, sw[1:])
+                         if b[1] == a[2])
+    return spans
+
+
 def check_perfetto(path, stats, declared):
     """`ttdecode perfetto` of path read by trace_processor_shell: a
     sched_slice on every CPU with a sched_switch record, each CPU's
@@ -1136,12 +1151,18 @@ def check_perfetto(path, stats, declared):
         raise AssertionError("sched_slice on CPUs %s, switches on %s" % (
             sorted(r[0] for r in sched), sorted(switch_cpus)))
     # each CPU's slices tile its time from its first switch to its last,
-    # whose slice runs on to the trace's end (open: dur -1)
+    # whose slice runs on to the trace's end (open: dur -1), but for the
+    # breaks in the chain (a switch whose prev is not the last one's next:
+    # a declared loss took the switches between), where Perfetto leaves
+    # the slice open too
+    chained = switch_chains(text)
     for cpu, _, total, first, last in sched:
-        if int(total) != int(last) - int(first):
+        if int(total) != chained.get(cpu, 0):
             raise AssertionError("cpu%s: sched_slice durations %s ns, its "
-                                 "switches span %d ns" % (
-                                     cpu, total, int(last) - int(first)))
+                                 "chained switches span %d ns (all of "
+                                 "them %d ns)" % (cpu, total,
+                                                  chained.get(cpu, 0),
+                                                  int(last) - int(first)))
     names = {r[1] for r in threads}
     if not procs <= names or not procs <= {r[1] for r in process} or \
             ["0", "swapper"] not in threads:

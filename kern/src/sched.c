@@ -200,12 +200,26 @@ static bool is_idle(const struct kthread *kt)
 }
 
 /* kt's pid in sched_switch records: its process's, TTRACE_IDLE_PID for a
- * CPU's idle thread, 0 for another kernel thread. */
+ * CPU's idle thread and for an untraced one (the trace drain: its time
+ * shows as its CPU's idle time, so the switches still chain), 0 for
+ * another kernel thread. */
 static uint64_t trace_pid(const struct kthread *kt)
 {
-	if (is_idle(kt))
+	if (is_idle(kt) || kt->untraced)
 		return TTRACE_IDLE_PID(kt->cpu);
 	return kt->proc ? (uint64_t)kt->proc->pid : 0;
+}
+
+/* Records the switch from prev to next, an untraced thread as its CPU's
+ * idle thread: none between the two. */
+static void trace_switch(const struct kthread *prev,
+			 const struct kthread *next)
+{
+	uint64_t from = trace_pid(prev), to = trace_pid(next);
+
+	if (from != to || !(prev->untraced || next->untraced))
+		ttrace_sched_switch(from, to, prev->untraced ? KT_RUNNING :
+					      prev->state);
 }
 
 /* Loads next's address space and kernel stack and switches to it.
@@ -225,9 +239,7 @@ static void switch_to_locked(struct kthread *prev, struct kthread *next)
 		arch_set_kernel_stack(next->kstack + KSTACK_SIZE);
 	if (!next->proc && !is_idle(next) && !next->untraced)
 		ttrace_kthread_run(next->id);
-	if (!prev->untraced && !next->untraced)
-		ttrace_sched_switch(trace_pid(prev), trace_pid(next),
-				    prev->state);
+	trace_switch(prev, next);
 	swtch(&prev->saved_rsp, next->saved_rsp);
 }
 

@@ -17,9 +17,12 @@
  *
  * Nothing is traced about the drain itself:
  *	- the scheduler writes no record of its thread (struct kthread's
- *	  untraced: no kthread_run, kthread_block, kthread_wake, nor the
- *	  sched_switch to or from it); only its creation, by the first
- *	  `drain on`, is recorded, as that command's doing;
+ *	  untraced: no kthread_run, kthread_block, kthread_wake); its time
+ *	  on a CPU shows as that CPU's idle time, in sched_switch records
+ *	  and in the context of the records made meanwhile (so the
+ *	  switches still chain: a switch between the idle thread and it is
+ *	  none); only its creation, by the first `drain on`, is recorded,
+ *	  as that command's doing;
  *	- each piece is made with interrupts off and this CPU's writes sent
  *	  to a small quiet ring of its own, so what the piece causes (the
  *	  rings' read lock contended, function entries of the locks it
