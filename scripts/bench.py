@@ -23,6 +23,7 @@ PLUGIN = os.path.join(B, "plugins", "ttinsn.so")
 INITRD = os.path.join(B, "initramfs.cpio")
 N_OPS = 1000            # kernel regions (kern/trace/bench.c BATCH)
 N_GETPID = 100000       # user regions (user/bin/insnbench.c)
+N_STREAM = 50000        # getpid calls streamed (insnbench stream)
 
 
 def sh(cmd, **kw):
@@ -54,10 +55,11 @@ def notrace_kernel(fentry=False):
 
 
 def plugin_run(kernel, cmdline, smp, name, prompt_poweroff=False,
-               live=None):
-    """Boots kernel under the plugin; returns {mark: [counts]}. live: a
-    list that gets ttlive's summary line, ttlive draining the run's rings
-    out of its shared RAM (make live) all along."""
+               live=None, hostout=None):
+    """Boots kernel under the plugin (with the host channel into hostout
+    if given); returns {mark: [counts]}. live: a list that gets ttlive's
+    summary line, ttlive draining the run's rings out of its shared RAM
+    (make live) all along."""
     out = os.path.join(B, "bench-marks-%s.txt" % name)
     cmd = ["sh", "scripts/qemu.sh", "--kernel", kernel, "--initrd", INITRD,
            "--cmdline", cmdline, "--timeout", "600",
@@ -67,6 +69,8 @@ def plugin_run(kernel, cmdline, smp, name, prompt_poweroff=False,
         if os.path.exists(mem):
             os.remove(mem)
         cmd += ["--ram-file", mem]
+    if hostout:
+        cmd += ["--hostout", hostout]
     env = dict(os.environ, SMP=str(smp), MEM="512M")
     p = subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -214,6 +218,117 @@ def guest_figures(kernel_y, kernel_n, kernel_nf):
         # is below them
         runs[rep] = {k2: round(v, 2) for k2, v in g.items()}
     return runs[1], runs[1] == runs[2]
+
+
+def stream_records(path):
+    """(records delivered, records declared lost) in the trace file at
+    path, from ttdecode verify; None if it does not verify."""
+    v = sh([os.path.join(B, "tools", "ttdecode"), "verify", path])
+    if v.returncode or "verify: OK" not in v.stdout:
+        return None
+    got = sum(int(a) + int(b) for a, b in re.findall(
+        r"cpu\d+: \d+ events \((\d+) first \+ (\d+) continuation entries",
+        v.stdout))
+    lost = sum(int(n) for n in re.findall(r"cpu\d+: lost (\d+) records",
+                                          v.stdout))
+    return got, lost
+
+
+def stream_figures(kernel):
+    """Guest instructions per record drained to the host channel: `ttrace
+    stream` of N_STREAM getpid calls' records (user/bin/insnbench.c), one
+    CPU, twice (the counts must agree)."""
+    runs = []
+    for rep in (1, 2):
+        out = os.path.join(B, "bench-stream%d.ttr" % rep)
+        m = plugin_run(kernel, "init=\"/bin/insnbench stream %d\"" % N_STREAM,
+                       1, "stream%d" % rep, hostout=out)
+        counted = stream_records(out)
+        if 38 not in m or 39 not in m or not counted:
+            return {"reason": "the stream run left no marks or no trace "
+                              "that verifies (%s)" % out}
+        insns = m[39][0] - m[38][0]
+        runs.append({"stream_insns": insns, "stream_records": counted[0],
+                     "stream_lost": counted[1],
+                     "stream_insns_per_record":
+                     round(insns / max(1, counted[0]), 2)})
+    runs[0]["stream_insns_identical_on_two_runs"] = runs[0] == runs[1]
+    return runs[0]
+
+
+N_BACKLOG = 50000       # getpid calls drained from the rings (rates)
+N_BURST = 400000        # getpid calls of make stream's burst
+
+
+def drain_session(smp, lines):
+    """Boots the release kernel under TCG (not the plugin) with the host
+    channel; types each (command, regex) of lines at the shell; returns
+    (the matches, the host file) or raises RuntimeError."""
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from qemu_run import QemuRun
+    out = os.path.join(B, "bench-drain-smp%d.ttr" % smp)
+    run = QemuRun(cmdline="ttrace.mask=default", smp=smp, timeout=900,
+                  hostout=out, kernel=os.path.join(B, "kernel.bin"),
+                  initrd=INITRD, accel="tcg")
+    got = []
+    try:
+        for cmd, want in lines + [("poweroff", None)]:
+            run.expect(r"\$ ", timeout=600)
+            run.send(cmd + "\r")
+            if want:
+                got.append(run.expect(want, timeout=600))
+        run.wait(timeout=120)
+    except TimeoutError as e:
+        raise RuntimeError("SMP=%d: %s" % (smp, e))
+    finally:
+        run.close()
+    return got, out
+
+
+def writer_rate(path):
+    """Records/s one busy CPU wrote: tracestress's getpid records in the
+    trace at path over the time from its first to its last."""
+    t = sh([os.path.join(B, "tools", "ttdecode"), "text", path]).stdout
+    ts = [float(m) for m in re.findall(
+        r"^\s*(\d+\.\d+)\s.*tracestress\[\d+\]:getpid syscall_(?:enter|"
+        r"exit)", t, re.M)]
+    return round(len(ts) / (ts[-1] - ts[0]) * 1e6) if len(ts) > 1 else None
+
+
+def drain_figures():
+    """Under TCG at SMP=2 and 4: the drain's sustained rate (a backlog of
+    N_BACKLOG getpid calls' records in 8 MiB rings drained by `ttrace
+    stream -- true`: records over its time), beside the rate the one busy
+    CPU wrote them at; and the fraction of make stream's burst
+    (`tracestress burst N_BURST` in the default rings) delivered."""
+    D = {}
+    streamed = rb"streamed \d+ bytes of records in (\d+) ms"
+    for smp in (2, 4):
+        try:
+            got, out = drain_session(smp, [
+                ("echo bufsize 8192 > /dev/ttrace/ctl", None),
+                ("tracestress burst %d" % N_BACKLOG, None),
+                ("ttrace stream -- true", streamed)])
+        except RuntimeError as e:
+            D["smp%d_reason" % smp] = str(e)
+            continue
+        counted = stream_records(out)
+        if not counted:
+            D["smp%d_reason" % smp] = "the stream does not verify"
+            continue
+        ms = max(1, int(got[0].group(1)))
+        D["drain_records_per_s_smp%d" % smp] = round(counted[0] * 1000 / ms)
+        D["writer_records_per_s_smp%d" % smp] = writer_rate(out)
+    try:
+        got, out = drain_session(2, [
+            ("ttrace stream -- tracestress burst %d" % N_BURST, streamed)])
+        t = sh([os.path.join(B, "tools", "ttdecode"), "text", out]).stdout
+        n = len(re.findall(r"tracestress\[\d+\]:getpid syscall_(?:enter|"
+                           r"exit)", t))
+        D["burst_delivered_pct_smp2"] = round(100.0 * n / (2 * N_BURST), 1)
+    except RuntimeError as e:
+        D["burst_reason"] = str(e)
+    return D
 
 
 def ttbench():
@@ -510,8 +625,28 @@ def print_decoder(D):
             "  met" if D["met"][key] else "  NOT MET"))
 
 
+def print_drain(D):
+    print("\n%-46s" % "the drain (ttrace stream to the host channel)")
+    for key, what in (
+            ("stream_insns_per_record", "guest instructions per record"),
+            ("drain_records_per_s_smp2", "drained records/s, TCG SMP=2"),
+            ("writer_records_per_s_smp2", "... one busy CPU writes, SMP=2"),
+            ("drain_records_per_s_smp4", "drained records/s, TCG SMP=4"),
+            ("writer_records_per_s_smp4", "... one busy CPU writes, SMP=4"),
+            ("burst_delivered_pct_smp2", "400k-getpid burst delivered, %")):
+        t = D["targets"].get(key, "")
+        ok = "" if not t else ("  met" if D["met"][key] else "  NOT MET")
+        print("  %-44s %14s  %s%s" % (what, D.get(key, "null"), t, ok))
+    for key in sorted(k for k in D if k.endswith("reason")):
+        print("  %s: %s" % (key, D[key]))
+
+
 def main():
     kernel_y = os.path.join(B, "kernel.bin")
+    if sys.argv[1:] == ["stream"]:      # the drain's rows alone
+        D = dict(stream_figures(kernel_y), **drain_figures())
+        print(json.dumps(D, indent=1, sort_keys=True))
+        return
     kernel_n = notrace_kernel()
     kernel_nf = notrace_kernel(fentry=True)
     host = ttbench()
@@ -562,10 +697,15 @@ def main():
     J["targets"] = {k: "%s %s" % v for k, v in targets.items()}
     J["met"] = {k: (J[k] is not None and J[k] <= v[1]) for k, v in targets.items()}
     J["decoder"] = decoder()
+    J["drain"] = dict(stream_figures(kernel_y), **drain_figures())
+    J["drain"]["targets"] = {"stream_insns_per_record": "<= 40"}
+    J["drain"]["met"] = {"stream_insns_per_record": J["drain"].get(
+        "stream_insns_per_record", 1e9) <= 40}
     with open(os.path.join(B, "bench.json"), "w") as f:
         json.dump(J, f, indent=1, sort_keys=True)
     print_table(J, host, lt, ft, cyc_ns)
     print_decoder(J["decoder"])
+    print_drain(J["drain"])
     print("\nbench: figures in build/bench.json")
 
 

@@ -55,6 +55,9 @@ struct kthread {
 	uint32_t syscall_nr;		/* current syscall + 1, 0 if none */
 	int cpu;			/* last CPU it ran on */
 	int bound_cpu;			/* the one CPU it runs on, or -1 */
+	bool untraced;			/* the scheduler records nothing of
+					   it (its time shows as idle): the
+					   trace drain's ktask */
 	struct kthread *next;		/* run queue link */
 	struct kmsg reap_msg;		/* a ktask's: its reaper, sent at exit */
 	struct fgraph_shadow fgraph;	/* function-graph return addresses */

@@ -85,7 +85,13 @@ struct kthread *kthread_alloc(void)
 
 	if (!kt)
 		return NULL;
-	kt->kstack = (uintptr_t)vm_pages_get(2, 0);
+	/* Zeroed, so no stale bytes, and for the emulator: QEMU's TCG keeps
+	 * its translations of a page that was user text until every byte
+	 * of code on it is overwritten, and until then takes a slow path on
+	 * each store to the page. A stack is written only near its top, so
+	 * it never got there: the drain thread ran 10 times slower on a
+	 * stack of tracestress's freed text (docs/benchmarks.md). */
+	kt->kstack = (uintptr_t)vm_pages_get(2, MEM_ZERO);
 	if (!kt->kstack) {
 		kfree(kt);
 		return NULL;
@@ -233,12 +239,26 @@ static bool is_idle(const struct kthread *kt)
 }
 
 /* kt's pid in sched_switch records: its process's, TTRACE_IDLE_PID for a
- * CPU's idle thread, 0 for another kernel thread. */
+ * CPU's idle thread and for an untraced one (the trace drain: its time
+ * shows as its CPU's idle time, so the switches still chain), 0 for
+ * another kernel thread. */
 static uint64_t trace_pid(const struct kthread *kt)
 {
-	if (is_idle(kt))
+	if (is_idle(kt) || kt->untraced)
 		return TTRACE_IDLE_PID(kt->cpu);
 	return kt->proc ? (uint64_t)kt->proc->pid : 0;
+}
+
+/* Records the switch from prev to next, an untraced thread as its CPU's
+ * idle thread: none between the two. */
+static void trace_switch(const struct kthread *prev,
+			 const struct kthread *next)
+{
+	uint64_t from = trace_pid(prev), to = trace_pid(next);
+
+	if (from != to || !(prev->untraced || next->untraced))
+		ttrace_sched_switch(from, to, prev->untraced ? KT_RUNNING :
+					      prev->state);
 }
 
 /* Loads next's address space and kernel stack and switches to it.
@@ -256,9 +276,9 @@ static void switch_to_locked(struct kthread *prev, struct kthread *next)
 		mmu_switch_to(next->proc ? next->proc->pml4 : NULL);
 	if (!is_idle(next))
 		arch_set_kernel_stack(next->kstack + KSTACK_SIZE);
-	if (!next->proc && !is_idle(next))
+	if (!next->proc && !is_idle(next) && !next->untraced)
 		ttrace_kthread_run(next->id);
-	ttrace_sched_switch(trace_pid(prev), trace_pid(next), prev->state);
+	trace_switch(prev, next);
 	ttrace_sched_runs(next);
 	swtch(&prev->saved_rsp, next->saved_rsp);
 }
@@ -318,7 +338,8 @@ static bool is_killed(const struct kthread *kt)
 static int block_locked(struct kthread *kt)
 {
 	kt->state = KT_SLEEPING;
-	ttrace_kthread_block(kt->id);
+	if (!kt->untraced)
+		ttrace_kthread_block(kt->id);
 	schedule_locked();
 	return is_killed(kt) ? -EINTR : 0;
 }
@@ -357,7 +378,8 @@ static void wake_locked(struct kthread *kt)
 {
 	list_del(&kt->wait_link);
 	list_del(&kt->timer_link);
-	ttrace_kthread_wake(kt->id);
+	if (!kt->untraced)
+		ttrace_kthread_wake(kt->id);
 	ttrace_sched_woken(kt);
 	enqueue_locked(kt);
 }

@@ -381,6 +381,8 @@ static const char *apply(struct ttrace *t, const struct ttrace_ctl_cmd *cmd)
 		       ttrace_timerlat_control(cmd) : ttrace_lat_control(cmd);
 	case TTRACE_CTL_STACKTRACER:
 		return ttrace_stack_tracer_control(t, cmd->mode);
+	case TTRACE_CTL_DRAIN:
+		return cmd->mode ? ttrace_drain_on(t) : ttrace_drain_off(t);
 	default:
 		if (t->off_reason)
 			return t->off_reason;
@@ -453,7 +455,8 @@ void ttrace_events_text(struct seqbuf *s)
 	ttrace_ctl_list(&ttrace_main.ctl, s);
 }
 
-/* The state as text: mask, mode, ring size, and the groups that are on. */
+/* The state as text: mask, mode, ring size, the groups that are on, and
+ * the drain's state. */
 void ttrace_state_text(struct seqbuf *s)
 {
 	struct ttrace *t = &ttrace_main;
@@ -470,6 +473,7 @@ void ttrace_state_text(struct seqbuf *s)
 			seqbuf_printf(s, " %s", gm->name);
 	}
 	seqbuf_putc(s, '\n');
+	ttrace_drain_text(s);
 }
 
 /* Timestamp of the first record at or after cur and before end (or 0).

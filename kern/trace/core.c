@@ -418,11 +418,12 @@ void ttrace_aux_string(unsigned tag, uint64_t ident, const char *str)
 		 strnlen(str, TTRACE_AUX_MAX_STRLEN));
 }
 
-/* Sets the context for the thread about to run on pcpui's CPU. sched_lock
- * held, interrupts off. */
+/* Sets the context for the thread about to run on pcpui's CPU (the idle
+ * one's for an untraced thread: the trace drain's time is its CPU's idle
+ * time, kern/trace/drain.c). sched_lock held, interrupts off. */
 void ttrace_ctx_switch(struct per_cpu_info *pcpui, const struct kthread *kt)
 {
-	if (kt->id == 0)
+	if (kt->id == 0 || kt->untraced)
 		ttrace_ctx_set(pcpui, TTRACE_CTX_IDLE, 0);
 	else if (!kt->proc)
 		ttrace_ctx_set(pcpui, TTRACE_CTX_KTASK, kt->id);

@@ -44,8 +44,10 @@
 #include <ttrace_root.h>
 
 struct seqbuf;
+struct ttrace;
 struct ttrace_version;
 struct ttrace_file_tsc;
+struct ttrace_file_writer;
 
 /* Carries out one ctl command of len bytes (control.c). Returns 0,
  * or -EINVAL with *why set to a message (with the usage), valid until the
@@ -122,6 +124,22 @@ long ttrace_tracefile_read(struct ttrace_tracefile *f, void *buf, size_t n,
  * write saying so moved the file offset by written bytes. */
 void ttrace_tracefile_end(struct ttrace_tracefile *f, size_t written);
 void ttrace_tracefile_free(struct ttrace_tracefile *f);
+/* The in-kernel drain: f's next piece written to w (the first call binds
+ * it), a stream bounded first when end is set. Returns TTRACE_IMAGE_MORE,
+ * _WAIT or _DONE (ttrace_image.h). */
+int ttrace_tracefile_step(struct ttrace_tracefile *f,
+			  struct ttrace_file_writer *w, bool end);
+
+/*
+ * The in-kernel drain (drain.c, docs/ttrace-device.md): a kernel thread
+ * that streams the trace file straight to the host channel. ctl `drain
+ * on` starts it, `drain off` ends the file and waits for its END. Both
+ * with the ctl mutex held; each returns NULL or why nothing changed.
+ */
+const char *ttrace_drain_on(struct ttrace *t);
+const char *ttrace_drain_off(struct ttrace *t);
+/* The drain's state as ctl text ("drain off|on ..."), appended to s. */
+void ttrace_drain_text(struct seqbuf *s);
 
 
 #define TTRACE_EARLY_ENTRIES	128	/* CPU 0's ring until ttrace_init() */

@@ -10,7 +10,9 @@
  *
  * Memory is bounded whatever the trace's size: SCRATCH_ORDER pages of
  * entries for one run, as many for the piece the writer made last (the
- * pipe), and the aux snapshot while AUX is read.
+ * pipe), and the aux snapshot while AUX is read. The in-kernel drain
+ * (drain.c) steps the same generator into its own writer instead of the
+ * pipe (ttrace_tracefile_step()): no copy to the pipe, none to a reader.
  */
 #include <kmalloc.h>
 #include <pmem.h>
@@ -166,8 +168,9 @@ void ttrace_tracefile_free(struct ttrace_tracefile *f)
 	kfree(f);
 }
 
-/* First read: the header's contents as of now, the writer started. */
-static void tf_start(struct ttrace_tracefile *f)
+/* The first read or step: the header's contents as of now, the
+ * generator set up to write to w (NULL: to the pipe, for reads). */
+static void tf_start(struct ttrace_tracefile *f, struct ttrace_file_writer *w)
 {
 	if (f->kind == TTRACE_READ_SNAP)
 		ttrace_snap_view_begin(&f->view, f->src);
@@ -181,6 +184,8 @@ static void tf_start(struct ttrace_tracefile *f)
 	};
 	f->pipe.size = (size_t)PGSIZE << SCRATCH_ORDER;
 	ttrace_image_pipe_init(&f->pipe);
+	if (w)
+		f->pipe.gen.w = w;
 	f->started = true;
 }
 
@@ -191,7 +196,7 @@ long ttrace_tracefile_read(struct ttrace_tracefile *f, void *buf, size_t n,
 
 	spin_lock(&f->lock);
 	if (!f->started)
-		tf_start(f);
+		tf_start(f, NULL);
 	r = ttrace_image_pipe_read(&f->pipe, buf, n, off);
 	spin_unlock(&f->lock);
 	return r == -1 ? -ESPIPE : r == -2 ? -ENOMEM : (long)r;
@@ -199,19 +204,47 @@ long ttrace_tracefile_read(struct ttrace_tracefile *f, void *buf, size_t n,
 
 /* A stream's end: every CPU bounded at its head now, read as rawN reads
  * (waiting for a slot in flight, then declaring it lost), then the rest
- * of the file. The write that says so moves the file offset by written
- * bytes: the next read continues there. */
+ * of the file. f->lock held, f started. */
+static void tf_bound(struct ttrace_tracefile *f)
+{
+	if (f->kind != TTRACE_READ_STREAM)
+		return;
+	f->kind = TTRACE_READ_RAW;
+	for (uint32_t c = 0; c < f->v.num_cpus; c++)
+		f->cpu[c].end = ttrace_ring_end(f->t, c);
+	ttrace_image_end(&f->pipe.gen);
+}
+
+/* A stream read: its end (tf_bound()). The write that says so moves the
+ * file offset by written bytes: the next read continues there. */
 void ttrace_tracefile_end(struct ttrace_tracefile *f, size_t written)
 {
 	spin_lock(&f->lock);
 	if (!f->started)
-		tf_start(f);
-	if (f->kind == TTRACE_READ_STREAM) {
-		f->kind = TTRACE_READ_RAW;
-		for (uint32_t c = 0; c < f->v.num_cpus; c++)
-			f->cpu[c].end = ttrace_ring_end(f->t, c);
-		ttrace_image_end(&f->pipe.gen);
-	}
+		tf_start(f, NULL);
+	tf_bound(f);
 	f->pipe.off += written;
 	spin_unlock(&f->lock);
+}
+
+/*
+ * The in-kernel drain (drain.c): writes f's next piece straight to w, no
+ * pipe (w for the whole file: the first step binds it); with end set,
+ * bounds a stream first (tf_bound()). Returns ttrace_image_step()'s
+ * TTRACE_IMAGE_MORE, _WAIT (a stream with nothing new) or _DONE (the
+ * file is complete, or w failed). Process context; nobody reads f.
+ */
+int ttrace_tracefile_step(struct ttrace_tracefile *f,
+			  struct ttrace_file_writer *w, bool end)
+{
+	int r;
+
+	spin_lock(&f->lock);
+	if (!f->started)
+		tf_start(f, w);
+	if (end)
+		tf_bound(f);
+	r = ttrace_image_step(&f->pipe.gen);
+	spin_unlock(&f->lock);
+	return r;
 }

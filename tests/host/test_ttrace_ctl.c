@@ -308,7 +308,7 @@ static int test_crash_cmd(void)
 	return 0;
 }
 
-/* One table holds every command: probe, unprobe and module parse here
+/* One table holds every command: probe, unprobe, module and drain parse here
  * (applying them is the kernel's: the state stays), and every error's
  * usage names every command of the table. */
 static int test_one_table(void)
@@ -321,6 +321,7 @@ static int test_one_table(void)
 		"unprobe NAME|*", "module load PATH|unload NAME",
 		"timerlat on [PERIOD_US]",
 		"stacktracer on|off|reset",
+		"drain on|off",
 	};
 	static struct ttrace_ctl_cmd cmd;
 	struct ttrace_ctl_state st;
@@ -353,6 +354,13 @@ static int test_one_table(void)
 	err = ctl(&st, "module load");
 	HT_CHECK(err && strstr(err, "ttrace ctl: module: load PATH|unload "
 			       "NAME; usage: "));
+	HT_CHECK(!ttrace_ctl_parse(&cmd, "drain on", 8, &meta));
+	HT_CHECK(cmd.op == TTRACE_CTL_DRAIN && cmd.mode == 1);
+	HT_CHECK(!ttrace_ctl_parse(&cmd, "drain off\n", 10, &meta));
+	HT_CHECK(cmd.op == TTRACE_CTL_DRAIN && cmd.mode == 0);
+	err = ctl(&st, "drain maybe");
+	HT_CHECK(err && strstr(err, "ttrace ctl: drain: on|off, not 'maybe'"));
+	HT_CHECK(ctl(&st, "drain") && ctl(&st, "drain on off"));
 	err = ctl(&st, "bogus");
 	HT_CHECK(err && !strncmp(err, "ttrace ctl: unknown command 'bogus'; "
 				 "usage: enable NAME... | ", 55));

@@ -859,6 +859,45 @@ static int test_streaming(void)
 	return 0;
 }
 
+/* Sections on both sides of the writer's combine threshold, streamed in
+ * odd chunks: END's file CRC is the CRC-32 of every byte before it
+ * (long sections' CRCs are combined into it at their end, short ones'
+ * bytes fed to it as they come), and the reader accepts the file. */
+static int test_writer_combine(void)
+{
+	static const uint64_t lens[] = { 0, 100, 2047, 2048, 5000, 70001 };
+	static uint8_t payload[70001];
+	struct ttrace_file_writer w;
+	struct ttrace_file_reader r;
+	struct ttrace_file_sec s;
+	struct ttrace_file_error e;
+	struct obuf o = { 0 };
+	uint32_t crc;
+	int rc;
+
+	for (size_t i = 0; i < sizeof(payload); i++)
+		payload[i] = (uint8_t)(i * 131 + 7);
+	ttrace_file_writer_init(&w, obuf_out, &o);
+	ttrace_file_write_header(&w);
+	for (size_t k = 0; k < ARRAY_SIZE(lens); k++) {
+		ttrace_file_section_begin(&w, TTRACE_FILE_SEC_AUX, 0, lens[k]);
+		for (uint64_t at = 0; at < lens[k]; at += 777)
+			ttrace_file_section_data(&w, payload + at,
+						 MIN(777, lens[k] - at));
+		ttrace_file_section_end(&w);
+	}
+	crc = ttrace_crc32(0, o.p, o.len);
+	HT_CHECK(w.file_crc == crc);
+	HT_CHECK(ttrace_file_write_end(&w) == 0);
+	HT_CHECK(ttrace_file_open(&r, o.p, o.len, &e) == 0);
+	while ((rc = ttrace_file_next(&r, &s, &e)) > 0)
+		;
+	if (rc < 0)
+		HT_FAIL("offset %llu: %s", (unsigned long long)e.offset, e.msg);
+	free(o.p);
+	return 0;
+}
+
 static int test_layout(void)
 {
 	struct ttrace_file_reader r;
@@ -2686,6 +2725,7 @@ static const struct ht_test tests[] = {
 	{ test_crc32_fold, "ttrace_file_crc32_fold" },
 	{ test_writer_misuse, "ttrace_file_writer_misuse" },
 	{ test_streaming, "ttrace_file_streaming" },
+	{ test_writer_combine, "ttrace_file_writer_combine" },
 	{ test_layout, "ttrace_file_layout" },
 	{ test_roundtrip, "ttrace_file_roundtrip" },
 	{ test_every_byte, "ttrace_file_every_byte_corruption" },

@@ -21,6 +21,10 @@
  *	fuzz	runs `sysfuzz SEED 5000 2` again and again, a new seed
  *		each time (the seeds are printed, for a replay)
  *	burst N	makes N getpid calls and exits (a workload of known size)
+ *	pace ROUNDS N MS
+ *		makes N getpid calls, sleeps MS ms, ROUNDS times, and exits: a
+ *		steady writer whose pace does not depend on the machine's
+ *		speed (the in-kernel drain's test)
  *	share N	opens cpu0 and aux once and has N processes read each
  *		shared open file to its end at the same time
  *	marks N LEN
@@ -35,7 +39,7 @@
  *		loads the probe module at PATH and unloads it again, N times
  *		(module load/unload through ctl), and prints "modules: N
  *		rounds"; stops at the first refusal, printing it
- * All but burst, share, marks, twin and modules stop when /tmp/stress.done
+ * All but burst, pace, share, marks, twin and modules stop when /tmp/stress.done
  * appears. In a pipeline only the last stage's stdout reaches the console, and the
  * console mixes the bytes of concurrent writers, so mix and fuzz append
  * their result, "mix: N rounds" or "fuzz: N runs, M failed", to
@@ -242,6 +246,16 @@ static int burst(long n)
 	return 0;
 }
 
+/* rounds of n getpid calls, ms ms apart. */
+static int pace(long rounds, long n, long ms)
+{
+	for (long r = 0; r < rounds; r++) {
+		burst(n);
+		nanosleep((uint64_t)ms * 1000000);
+	}
+	return 0;
+}
+
 /* n markers of len (at most 255) characters, each its own number and
  * filler, one write each: a run of long lines for cpuN's text. */
 static int marks(int n, int len)
@@ -413,6 +427,9 @@ int main(int argc, char **argv)
 		return fuzz();
 	if (argc == 3 && !strcmp(argv[1], "burst"))
 		return burst(strtol(argv[2], NULL, 10));
+	if (argc == 5 && !strcmp(argv[1], "pace"))
+		return pace(strtol(argv[2], NULL, 10), strtol(argv[3], NULL, 10),
+			    strtol(argv[4], NULL, 10));
 	if (argc == 2 && !strcmp(argv[1], "drain"))
 		return drain("stdin", 0, 4096) < 0;
 	if (argc == 3 && !strcmp(argv[1], "share"))
@@ -425,7 +442,8 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "modules"))
 		return modules(strtol(argv[2], NULL, 10), argv[3]);
 	fprintf(stderr, "usage: tracestress load | toggle | resize | read | "
-		"mix | fuzz | save SECONDS [INTERVAL] | burst N | share N | "
+		"mix | fuzz | save SECONDS [INTERVAL] | burst N | "
+		"pace ROUNDS N MS | share N | "
 		"marks N LEN | twin PATH | modules N PATH\n");
 	return 2;
 }

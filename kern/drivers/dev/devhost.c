@@ -6,9 +6,12 @@
  *
  *	ttrace save /dev/host/out
  *
- * Writes fail with ENODEV when the machine has no such channel, and with
- * ENOSPC once its window is full.
+ * Writes fail with ENODEV when the machine has no such channel, with
+ * ENOSPC once its window is full, and with EBUSY while the kernel's
+ * trace drain owns the channel (devhost.h: it appends a trace file a
+ * piece at a time, which no other write may split).
  */
+#include <devhost.h>
 #include <ns.h>
 #include <spinlock.h>
 #include <abi/errno.h>
@@ -17,6 +20,7 @@
 enum { Qdir, Qout };
 
 static struct spinlock host_lock = SPINLOCK_INIT("host");	/* appends */
+static bool host_owned;		/* host_lock: the drain owns the channel */
 
 static const struct dirtab host_tab[] = {
 	{ ".", { Qdir, 0, QTDIR }, 0, S_IFDIR | 0555 },
@@ -31,9 +35,38 @@ static long host_write(struct chan *c, const void *buf, size_t n, uint64_t off)
 	if (!arch_hostout_present())
 		return -ENODEV;
 	uint64_t flags = spin_lock_irqsave(&host_lock);
-	bool ok = arch_hostout_write(buf, n);
+	bool owned = host_owned, ok = !owned && arch_hostout_write(buf, n);
 	spin_unlock_irqrestore(&host_lock, flags);
-	return ok ? (long)n : -ENOSPC;
+	return owned ? -EBUSY : ok ? (long)n : -ENOSPC;
+}
+
+/* See devhost.h. Process context. */
+int devhost_claim(void)
+{
+	uint64_t flags;
+	int ret;
+
+	if (!arch_hostout_present())
+		return -ENODEV;
+	flags = spin_lock_irqsave(&host_lock);
+	ret = host_owned ? -EBUSY : 0;
+	host_owned = true;
+	spin_unlock_irqrestore(&host_lock, flags);
+	return ret;
+}
+
+/* See devhost.h: the owner alone appends, so no lock. */
+bool devhost_append(const void *buf, size_t n)
+{
+	return arch_hostout_write(buf, n);
+}
+
+void devhost_release(void)
+{
+	uint64_t flags = spin_lock_irqsave(&host_lock);
+
+	host_owned = false;
+	spin_unlock_irqrestore(&host_lock, flags);
 }
 
 static const struct dev host_dev = {

@@ -40,6 +40,7 @@ enum insn_mark_id {
 	INSN_MARK_IRQSAVE_ON = 62,	/* ... irqsoff on */
 	INSN_MARK_STACK = 50,		/* a 16-frame stack trace: walk, record */
 	INSN_MARK_PROBE_STACK = 52,	/* enabled event, a stacktrace probe */
+	INSN_MARK_STREAM = 38,		/* user: ttrace stream of a burst */
 };
 
 #ifndef __ASSEMBLER__

@@ -11,7 +11,7 @@
  * arguments for the usage text, which is built from the table. A command
  * whose apply is NULL is the kernel's to carry out (ttrace_control.c:
  * clear, mode, bufsize, hang, counters, probe, unprobe, module,
- * fprobe, latency). The probe
+ * fprobe, latency, stacktracer, drain). The probe
  * rows' parsers live with the rest of the probes' grammar
  * (ttrace_probe_spec.c) and report through ttrace_ctl_err().
  */
@@ -480,6 +480,17 @@ static const char *parse_latency(struct ttrace_ctl_cmd *cmd, char **tok,
 	return NULL;
 }
 
+/* drain on|off. */
+static const char *parse_drain(struct ttrace_ctl_cmd *cmd, char **tok,
+			       size_t ntok, const struct ttrace_meta_table *meta)
+{
+	(void)ntok, (void)meta;
+	if (strcmp(tok[1], "on") && strcmp(tok[1], "off"))
+		return ttrace_ctl_err(cmd, "drain: on|off, not '", tok[1], "'");
+	cmd->mode = !strcmp(tok[1], "on");
+	return NULL;
+}
+
 /* clear, hang: nothing to parse but the word count. */
 static const char *parse_none(struct ttrace_ctl_cmd *cmd, char **tok,
 			      size_t ntok, const struct ttrace_meta_table *meta)
@@ -558,6 +569,8 @@ static const struct ctl_cmdtab ctl_cmds[] = {
 	  "osnoise on [RUNTIME_US [THRESHOLD_NS]]", false },
 	{ "stacktracer", TTRACE_CTL_STACKTRACER, 1, 1, parse_stacktracer,
 	  NULL, "on|off|reset", false },
+	{ "drain", TTRACE_CTL_DRAIN, 1, 1, parse_drain, NULL, "on|off",
+	  false },
 };
 
 static const size_t ctl_ncmds = ARRAY_SIZE(ctl_cmds);

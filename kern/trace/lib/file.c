@@ -30,7 +30,9 @@
  * file stays pure C and the tables stay the fallback.
  */
 #define CRC_POLY	0xedb88320u
-#define CRC_COMBINE_MIN	16384	/* payload bytes worth a combine */
+#define CRC_COMBINE_MIN	16384	/* payload bytes worth a combine (reader) */
+#define CRC_WRITER_COMBINE_MIN 2048	/* ... for the writer, which would
+					   otherwise pass over them twice */
 
 static const uint32_t crc_nibble[16] = {
 	0x00000000, 0x1db71064, 0x3b6e20c8, 0x26d930ac,
@@ -195,14 +197,17 @@ void ttrace_file_writer_init(struct ttrace_file_writer *w,
 	w->arg = arg;
 }
 
-/* Emits len bytes, updating the file CRC and offset. Returns w->error. */
+/* Emits len bytes, updating the file CRC (but for a long section's
+ * header and payload, w->sec_combine: its end combines the section's
+ * CRC into the file's) and offset. Returns w->error. */
 static int emit(struct ttrace_file_writer *w, const void *buf, uint64_t len)
 {
 	if (w->error)
 		return w->error;
 	if (len && w->out(w->arg, buf, len) < 0)
 		return w->error = TTRACE_FILE_EIO;
-	w->file_crc = ttrace_crc32(w->file_crc, buf, len);
+	if (!w->sec_combine)
+		w->file_crc = ttrace_crc32(w->file_crc, buf, len);
 	w->offset += len;
 	return 0;
 }
@@ -247,6 +252,8 @@ int ttrace_file_section_begin(struct ttrace_file_writer *w, uint32_t type,
 		return misuse(w);
 	w->sec_type = type;
 	w->sec_left = length;
+	w->sec_bytes = sizeof(s);
+	w->sec_combine = length >= CRC_WRITER_COMBINE_MIN;
 	w->sec_crc = ttrace_crc32(0, &s, sizeof(s));
 	return emit(w, &s, sizeof(s));
 }
@@ -258,6 +265,7 @@ int ttrace_file_section_data(struct ttrace_file_writer *w, const void *buf,
 	if (w->error || !w->sec_type || len > w->sec_left)
 		return misuse(w);
 	w->sec_left -= len;
+	w->sec_bytes += len;
 	w->sec_crc = ttrace_crc32(w->sec_crc, buf, len);
 	return emit(w, buf, len);
 }
@@ -270,6 +278,9 @@ int ttrace_file_section_end(struct ttrace_file_writer *w)
 
 	if (w->error || !w->sec_type || w->sec_left)
 		return misuse(w);
+	if (w->sec_combine)	/* one pass over a long payload, not two */
+		w->file_crc = crc32_combine(w->file_crc, crc, w->sec_bytes);
+	w->sec_combine = false;
 	emit(w, &crc, sizeof(crc));
 	emit(w, zeros, ttrace_file_pad(w->offset));
 	w->sec_type = 0;

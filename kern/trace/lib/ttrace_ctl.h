@@ -142,6 +142,7 @@ enum ttrace_ctl_op {
 	TTRACE_CTL_CRASH,
 	TTRACE_CTL_LATENCY,
 	TTRACE_CTL_STACKTRACER,
+	TTRACE_CTL_DRAIN,
 };
 
 /* ctl crash's words (cmd.mode). */
@@ -167,7 +168,8 @@ struct ttrace_ctl_cmd {
 				 * COUNTERS: 1 for "all"; MODULE: 1 unload;
 				 * CRASH: enum ttrace_ctl_crash;
 				 * LATENCY: enum ttrace_lat_op;
-				 * STACKTRACER: enum ttrace_stacktracer_op */
+				 * STACKTRACER: enum ttrace_stacktracer_op;
+				 * DRAIN: 1 on, 0 off */
 	uint32_t lat;		/* LATENCY: enum ttrace_lat_id */
 	uint64_t value;		/* SETMASK: value; BUFSIZE: KB; COUNTERS: ms;
 				 * LATENCY threshold: us; LATENCY on:

@@ -46,6 +46,7 @@
 #ifndef TTRACE_FILE_H
 #define TTRACE_FILE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <ttrace_format.h>
 
@@ -276,7 +277,9 @@ typedef int (*ttrace_file_out_fn)(void *arg, const void *buf, uint64_t len);
 
 /*
  * Incremental writer. It keeps running CRCs, so a section of any size can
- * be streamed in chunks; nothing is buffered. The first error sticks: every
+ * be streamed in chunks; nothing is buffered. A long section's bytes are
+ * read once: they feed its CRC, and the file's CRC takes them in at the
+ * section's end by combining the two (zlib's crc32_combine). The first error sticks: every
  * later call returns it, so a caller may check only the last one.
  */
 struct ttrace_file_writer {
@@ -284,11 +287,17 @@ struct ttrace_file_writer {
 	void *arg;
 	uint64_t offset;		/* bytes written so far */
 	uint64_t sec_left;		/* payload bytes the open section expects */
-	uint32_t file_crc;		/* CRC-32 of every byte written */
+	uint64_t sec_bytes;		/* bytes of the open section so far */
+	uint32_t file_crc;		/* CRC-32 of every byte written (but a
+					   sec_combine section's, until its
+					   end) */
 	uint32_t sec_crc;		/* CRC-32 of the open section so far */
 	uint32_t nsections;		/* sections ended, END excluded */
 	uint32_t sec_type;		/* open section's type, 0 if none */
 	int32_t state;			/* 0 fresh, 1 header done, 2 ended */
+	bool sec_combine;		/* the open section is long: its CRC
+					   is combined into file_crc at its
+					   end */
 	int32_t error;			/* 0 or enum ttrace_file_werr */
 };
 

@@ -10,14 +10,18 @@
  * not trace itself, saves to FILE (default /tmp/trace.ttr) and finally
  * puts back the group mask it found.
  *
- * stream copies the device's stream file as it runs (a trace file whose
- * runs the kernel drains from every CPU's ring as they come: each record
- * once, losses declared in place), until CMD exits or SECONDS pass
- * (default: CMD, or 10 s without one); then it writes "end" to it, and
- * the kernel adds the records up to every head, the aux snapshot, the
- * counters and the file's END. The default FILE is /dev/host/out. Both
- * copy the kernel's file with save.c's copy and print its size and
- * CRC-32.
+ * stream gets the trace file out as it is made (each record once, losses
+ * declared in place), until CMD exits or SECONDS pass (default: CMD, or
+ * 10 s without one). To the host channel, /dev/host/out (the default
+ * FILE), the kernel does it: ctl `drain on` has its drain thread write
+ * the file straight from the rings into the channel (no copy here, no
+ * system call per piece, none of it traced), and `drain off` returns once
+ * it has added the records up to every head, the aux snapshot, the
+ * counters and the file's END; the size and CRC-32 are then ctl's "drain"
+ * line. Any other FILE is copied here from the device's stream file,
+ * whose "end" write does the same; this loop's own system calls are
+ * then recorded into the rings it drains. record copies the kernel's
+ * trace file with save.c's copy. Each prints the file's size and CRC-32.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -55,20 +59,108 @@ static uint64_t tsc_now(void)
 	return v.tsc_now;
 }
 
+/* Waits until process pid exits (0: none) or secs seconds (0: no limit)
+ * since t0 pass: in waitpid when there is no limit, else polling. Returns
+ * pid's exit status, or -1 when it still runs. */
+static int stream_wait(int pid, uint64_t secs, uint64_t t0, uint64_t hz)
+{
+	int status = -1;
+
+	if (pid && !secs) {
+		if (waitpid(pid, &status) < 0)
+			die_sys("wait");
+		return status;
+	}
+	while (!(pid && exited(pid)) && tsc_now() - t0 < secs * hz)
+		nanosleep(10000000);
+	if (pid && exited(pid) && waitpid(pid, &status) < 0)
+		die_sys("wait");
+	return status;
+}
+
+/* The drain's "drain off bytes N crc32 X" line of ctl into o. */
+static void drain_result(struct copy *o)
+{
+	static const char key[] = "\ndrain off bytes ";
+	char text[1024], *line, *end;
+	int fd = open_or_die(DEV "/ctl", O_RDONLY);
+	ssize_t n = read(fd, text, sizeof(text) - 1);
+
+	close(fd);
+	text[n > 0 ? n : 0] = 0;
+	line = strstr(text, key);
+	if (!line)
+		die(DEV "/ctl: no drain line after drain off");
+	o->bytes = strtoull(line + sizeof(key) - 1, &end, 10);
+	if (strncmp(end, " crc32 ", 7))
+		die(DEV "/ctl: a drain line without its crc32");
+	o->crc = (uint32_t)strtoull(end + 7, NULL, 16);
+}
+
+/* stream to the host channel: the kernel's drain does it. */
+static void stream_drain(struct copy *o, char **cmd, uint64_t secs,
+			 const struct ttrace_version *v, int *status)
+{
+	char path[128];
+	int pid = 0;
+
+	ctl_write("drain on");
+	if (cmd && (pid = spawn_cmd(cmd, path, sizeof(path))) < 0) {
+		ctl_write("drain off");
+		die_sys(path);
+	}
+	*status = stream_wait(pid, secs, v->tsc_now, v->tsc_hz);
+	ctl_write("drain off");
+	drain_result(o);
+	printf("ttrace: saved %s: %llu bytes, crc32 %#010x\n", o->path,
+	       (unsigned long long)o->bytes, o->crc);
+}
+
+/* stream to another file: a copy of the device's stream file. */
+static void stream_copy(struct copy *o, char **cmd, uint64_t secs,
+			const struct ttrace_version *v, int *status)
+{
+	char path[128];
+	int fd = open_or_die(DEV "/stream", O_RDWR), pid = 0;
+	bool ending = false;
+
+	out_open(o, o->path);
+	copy_some(o, fd, DEV "/stream");	/* the file's head: now */
+	if (cmd && (pid = spawn_cmd(cmd, path, sizeof(path))) < 0)
+		die_sys(path);
+	for (;;) {
+		size_t got = copy_some(o, fd, DEV "/stream");
+
+		if (ending) {
+			if (!got)
+				break;		/* the file's END */
+		} else if ((pid && exited(pid)) ||
+			   (secs && tsc_now() - v->tsc_now >= secs * v->tsc_hz)) {
+			if (write(fd, "end", 3) != 3)	/* drain what is */
+				die_sys(DEV "/stream");	/* there, then the tail */
+			ending = true;
+		} else if (!got) {
+			nanosleep(10000000);
+		}
+	}
+	if (pid && waitpid(pid, status) < 0)
+		die_sys("wait");
+	close(fd);
+	out_close(o);
+}
+
 /* ttrace stream (above): the trace drained as it is made. */
 int cmd_stream(int argc, char **argv)
 {
-	const char *out = "/dev/host/out";
 	struct ttrace_version v;
-	struct copy o;
-	char path[128];
-	uint64_t secs = 0, t0;
-	int c, fd, pid = 0, status = 0;
-	bool ending = false;
+	struct copy o = { .path = "/dev/host/out" };
+	char **cmd;
+	uint64_t secs = 0;
+	int c, status = 0;
 
 	while ((c = getopt(argc, argv, "o:t:")) != -1) {
 		if (c == 'o')
-			out = optarg;
+			o.path = optarg;
 		else if (c == 't')
 			secs = strtoull(optarg, NULL, 10);
 		else
@@ -78,37 +170,15 @@ int cmd_stream(int argc, char **argv)
 	if (optind >= argc && !secs)
 		secs = 10;
 	read_version(&v);
-	t0 = v.tsc_now;
-	fd = open_or_die(DEV "/stream", O_RDWR);
-	out_open(&o, out);
-	copy_some(&o, fd, DEV "/stream");	/* the file's head: now */
-	if (optind < argc) {
-		if ((pid = spawn_cmd(argv + optind, path, sizeof(path))) < 0)
-			die_sys(path);
-	}
-	for (;;) {
-		size_t got = copy_some(&o, fd, DEV "/stream");
-
-		if (ending) {
-			if (!got)
-				break;		/* the file's END */
-		} else if ((pid && exited(pid)) ||
-			   (secs && tsc_now() - t0 >= secs * v.tsc_hz)) {
-			if (write(fd, "end", 3) != 3)	/* drain what is */
-				die_sys(DEV "/stream");	/* there, then the tail */
-			ending = true;
-		} else if (!got) {
-			nanosleep(10000000);
-		}
-	}
-	if (pid && waitpid(pid, &status) < 0)
-		die_sys("wait");
-	close(fd);
-	out_close(&o);
+	cmd = optind < argc ? argv + optind : NULL;
+	if (!strcmp(o.path, "/dev/host/out"))
+		stream_drain(&o, cmd, secs, &v, &status);
+	else
+		stream_copy(&o, cmd, secs, &v, &status);
 	printf("ttrace: streamed %llu bytes of records in %llu ms",
 	       (unsigned long long)o.bytes,
-	       (unsigned long long)((tsc_now() - t0) / (v.tsc_hz / 1000)));
-	if (pid)
+	       (unsigned long long)((tsc_now() - v.tsc_now) / (v.tsc_hz / 1000)));
+	if (optind < argc)
 		printf("; %s exited with status %d", argv[optind], status);
 	printf("\n");
 	return 0;
