@@ -1834,6 +1834,17 @@ def doc_examples(doc="probes.md", section="Examples"):
     return out
 
 
+def run_doc_examples(s, doc="probes.md", section="Examples", timeout=60):
+    """Runs the `$ ` lines of the section of docs/doc in session s: each
+    must print the line the doc shows after it, or exit 0 if it shows
+    none."""
+    for cmd, want in doc_examples(doc, section):
+        if want:
+            s.say(cmd, re.escape(want), timeout=timeout)
+        else:
+            s.say(cmd + "; echo status=$?", r"status=0\r?\n")
+
+
 def settled_free_pages(s):
     """The free_pages counter once the process table holds only the shell
     and the ttrace reading it (orphans are reaped by kernel messages, after
@@ -1860,11 +1871,7 @@ def probes():
     s = Session(2, hostout=out, timeout=900, cmdline=DEFAULT_EVENTS,
                 name="probes")
     try:
-        for cmd, want in doc_examples():
-            if want:
-                s.say(cmd, re.escape(want))
-            else:
-                s.say(cmd + "; echo status=$?", r"status=0\r?\n")
+        run_doc_examples(s)
         s.say("echo unprobe '*' > /dev/ttrace/ctl", r"\n")
         # pids are handed out in order: ps is X, the next commands X+1...
         m = s.say("ps", rb"\n\s*(\d+)\s+\d+\s+\S+\s+\S+\s+ps\n")
@@ -1968,11 +1975,7 @@ def latency():
     out = fresh_out("latency.ttr")
     s = Session(2, hostout=out, cmdline=DEFAULT_EVENTS, name="latency")
     try:
-        for cmd, want in doc_examples("latency.md"):
-            if want:
-                s.say(cmd, re.escape(want))
-            else:
-                s.say(cmd + "; echo status=$?", r"status=0\r?\n")
+        run_doc_examples(s, "latency.md")
         s.say("echo latency wakeup on > /dev/ttrace/ctl; ls -l /bin > /tmp/x;"
               " echo latency irqsoff off > /dev/ttrace/ctl", r"\n")
         text = s.say("cat /dev/ttrace/latency",
@@ -2444,11 +2447,7 @@ def fprobe_session(out):
     s = Session(2, hostout=out, timeout=300, cmdline=DEFAULT_EVENTS,
                 name="fprobe")
     try:
-        for cmd, want in doc_examples(section="Function probe examples"):
-            if want:
-                s.say(cmd, re.escape(want))
-            else:
-                s.say(cmd + "; echo status=$?", r"status=0\r?\n")
+        run_doc_examples(s, section="Function probe examples")
         s.say("ttrace clear; echo fp > /tmp/fpknown; ttrace mark fp-end; "
               "echo status=$?", r"status=0\r?\n")
         s.say("ttrace probe list", r"probe fpmodes count fpopen by mode\r?\n"
@@ -2654,12 +2653,8 @@ def osnoise_scenario():
             return s.finish("refused commands changed osnoise:\n%s\n%s" %
                             (before, after))
         s.say("cat /dev/ttrace/timerlat", r"timerlat off period_us")
-        for cmd, want in doc_examples("latency.md",
-                                      "timerlat and osnoise examples"):
-            if want:
-                s.say(cmd, re.escape(want), timeout=120)
-            else:
-                s.say(cmd + "; echo status=$?", r"status=0\r?\n")
+        run_doc_examples(s, "latency.md", "timerlat and osnoise examples",
+                         timeout=120)
     except TimeoutError as e:
         return s.finish(str(e))
     return s.finish("")
