@@ -5,10 +5,12 @@
  * function sites, with the chain that reached it.
  *
  * A chain is a frame-pointer walk (the kernel is built with
- * -fno-omit-frame-pointer): every frame is checked to lie on the stack the
- * walk started on before it is read, so a corrupt chain ends the walk
- * instead of faulting, and at most TTRACE_STACK_DEPTH frames are taken,
- * so one that loops ends too. The pcs are return addresses; a trace names
+ * -fno-omit-frame-pointer): every frame pointer is checked to be aligned,
+ * above the one before and on the stack the walk started on before its
+ * frame is read, so a corrupt chain ends the walk instead of faulting, one
+ * that loops ends where it turns back, and at most TTRACE_STACK_DEPTH
+ * frames are taken. A stack record's walk stores the pcs straight into
+ * the record's reserved slots. The pcs are return addresses; a trace names
  * them by the nearest kernel symbol at or below (aux tag ksym, every
  * symbol written when a stacktrace probe is attached), and so do ttdecode
  * and every exporter; stack_max names them with ksym_lookup().
