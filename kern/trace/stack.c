@@ -5,10 +5,12 @@
  * function sites, with the chain that reached it.
  *
  * A chain is a frame-pointer walk (the kernel is built with
- * -fno-omit-frame-pointer): every frame is checked to lie on the stack the
- * walk started on before it is read, so a corrupt chain ends the walk
- * instead of faulting, and at most TTRACE_STACK_DEPTH frames are taken,
- * so one that loops ends too. The pcs are return addresses; a trace names
+ * -fno-omit-frame-pointer): every frame pointer is checked to be aligned,
+ * above the one before and on the stack the walk started on before its
+ * frame is read, so a corrupt chain ends the walk instead of faulting, one
+ * that loops ends where it turns back, and at most TTRACE_STACK_DEPTH
+ * frames are taken. A stack record's walk stores the pcs straight into
+ * the record's reserved slots. The pcs are return addresses; a trace names
  * them by the nearest kernel symbol at or below (aux tag ksym, every
  * symbol written when a stacktrace probe is attached), and so do ttdecode
  * and every exporter; stack_max names them with ksym_lookup().
@@ -47,6 +49,50 @@ static notrace bool stack_bounds(const struct kthread *kt, uintptr_t rbp,
 	return top && rbp - *lo < KSTACK_SIZE;
 }
 
+/* A frame's words a walk reads: the saved frame pointer, the return
+ * address, and the one above (a trampoline's frame is followed by its
+ * caller's return address). */
+#define FRAME_BYTES	24
+
+/* A frame pointer rotated right by 3 bits: an aligned one over 8, a
+ * misaligned one above them all, so that one unsigned compare with an
+ * aligned bound's key checks both. */
+static __always_inline uintptr_t fp_key(uintptr_t fp)
+{
+	return fp >> 3 | fp << 61;
+}
+
+/* The key (fp_key()) of the highest frame pointer a walk from frame rbp
+ * of the running thread may follow, the frame's words below the top of
+ * the stack rbp lies on; 0 when rbp is no frame on that stack (below it,
+ * too high or misaligned): not walked. */
+static __always_inline uintptr_t frame_limit(uintptr_t rbp)
+{
+	uintptr_t lo, hi;
+
+	if (!stack_bounds(this_cpu()->cur_kthread, rbp, &lo, &hi) ||
+	    fp_key(rbp) > fp_key(hi - FRAME_BYTES))
+		return 0;
+	return fp_key(hi - FRAME_BYTES);
+}
+
+/* Whether a walk at a good frame (key fp_key()) may go on to the one
+ * whose key is next: every frame pointer is aligned, above the one before
+ * (a chain that loops ends there, and none goes below the stack) and at
+ * most the limit (frame_limit()), so a corrupt chain ends the walk
+ * instead of faulting. */
+static __always_inline bool frame_next_ok(uintptr_t key, uintptr_t next,
+					  uintptr_t limit)
+{
+	return next > key && next <= limit;
+}
+
+/* The frame whose key (fp_key(), of an aligned frame pointer) is key. */
+static __always_inline const uintptr_t *frame_at(uintptr_t key)
+{
+	return (const uintptr_t *)(key << 3);
+}
+
 /* The return address in slot: the real one where the graph tracer hooked
  * the return (the shadow stack of kt, the running thread, keeps it). */
 static notrace uintptr_t real_pc(const struct kthread *kt,
@@ -60,8 +106,8 @@ static notrace uintptr_t real_pc(const struct kthread *kt,
 
 /*
  * Walks the chain from frame rbp of the running thread into pcs (at most
- * max); returns how many. A frame is read only when it lies on the stack
- * rbp started on; max bounds a chain that loops. The trampolines
+ * max); returns how many. A frame is read only when frame_next_ok() let
+ * the walk reach it; max bounds the walk. The trampolines
  * (ttrace_fgraph.S) come first in the kernel's text, so one compare a
  * frame finds every return address the walk must look at: below them it
  * is no kernel function's (a trap frame's user pc: the end); a return
@@ -70,28 +116,28 @@ static notrace uintptr_t real_pc(const struct kthread *kt,
  * but the trampoline's frame is: the function entered (its site + 5) and
  * the pc in its caller, which has no frame of its own yet.
  */
-static __always_inline uint32_t walk(uintptr_t rbp, uint64_t *pcs,
-				     uint32_t max)
+static uint32_t walk(uintptr_t rbp, uint64_t *pcs, uint32_t max)
 {
 	const struct kthread *kt = this_cpu()->cur_kthread;
-	uintptr_t lo, hi, span, tramp_end = (uintptr_t)fgraph_trampoline_end;
+	uintptr_t limit = frame_limit(rbp), key = fp_key(rbp);
 	uint64_t *p = pcs, *end = pcs + max;
 
-	if (!stack_bounds(kt, rbp, &lo, &hi))
+	if (!limit)
 		return 0;
-	span = hi - 24 - lo;	/* a frame's three words in [lo, hi) */
-	while (p < end && rbp - lo <= span) {
-		const uintptr_t *f = (const uintptr_t *)rbp;
-		uintptr_t pc = f[1];
+	while (p < end) {
+		const uintptr_t *f = frame_at(key);
+		uintptr_t pc = f[1], next = fp_key(f[0]);
 
-		if (unlikely(pc < tramp_end)) {
+		if (unlikely(pc < (uintptr_t)fgraph_trampoline_end)) {
 			if (pc < (uintptr_t)fgraph_trampoline)
 				break;
 			if (pc != (uintptr_t)fgraph_return_trampoline) {
-				rbp = f[0];	/* the trampoline's frame */
-				if (rbp - lo > span)
+				/* the trampoline's frame */
+				if (!frame_next_ok(key, next, limit))
 					break;
-				f = (const uintptr_t *)rbp;
+				key = next;
+				f = frame_at(key);
+				next = fp_key(f[0]);
 				*p++ = f[1];
 				if (p == end)
 					break;
@@ -100,7 +146,9 @@ static __always_inline uint32_t walk(uintptr_t rbp, uint64_t *pcs,
 						  fgraph_return_trampoline));
 		}
 		*p++ = pc;
-		rbp = f[0];
+		if (!frame_next_ok(key, next, limit))
+			break;
+		key = next;
 	}
 	return (uint32_t)(p - pcs);
 }
@@ -112,52 +160,121 @@ notrace uint32_t ttrace_stack_walk(uintptr_t rbp, uint64_t *pcs, uint32_t max)
 	return walk(rbp, pcs, max);
 }
 
-/* Copies n words, n a constant: unrolled stores (the kernel's memcpy is a
- * call and a byte loop). */
-static __always_inline void copy_words(uint64_t *d, const uint64_t *s,
-				       uint32_t n)
+/* The slots of a stack record: its first entry and 2 continuations. */
+#define STACK_SLOTS	3
+#define PC_WORDS	(TTRACE_ENTRY_ARGS - 1 + \
+			 (STACK_SLOTS - 1) * TTRACE_CONT_ARGS)	/* 18 */
+#define WALK_TRAMPOLINE	UINT32_MAX
+
+/* The word of a stack record (slots s) that holds pc i < PC_WORDS: the
+ * first entry's data[1..4] (data[0]: the count), then each
+ * continuation's 7. Constant folded where i is a constant. */
+static __always_inline uint64_t *pc_word(struct ttrace_entry *const *s,
+					 uint32_t i)
 {
-#pragma GCC unroll 8
-	for (uint32_t i = 0; i < n; i++)
-		d[i] = s[i];
+	if (i < TTRACE_ENTRY_ARGS - 1)
+		return &s[0]->data[1 + i];
+	i -= TTRACE_ENTRY_ARGS - 1;
+	return &s[1 + i / TTRACE_CONT_ARGS]->cont[i % TTRACE_CONT_ARGS];
+}
+
+/*
+ * walk() for a stack record, TTRACE_STACK_DEPTH frames at most, each pc
+ * stored straight into its word of the record (slots s): unrolled, so
+ * every word's address is a constant offset, and a frame costs two
+ * loads, a store, a rotate and the compares. Returns how many pcs, or
+ * WALK_TRAMPOLINE at a return address into a trampoline (walk()'s
+ * business). rbp: a frame within limit (frame_limit()).
+ */
+static __always_inline uint32_t walk_record(uintptr_t rbp, uintptr_t limit,
+					    struct ttrace_entry *const *s)
+{
+	uintptr_t key = fp_key(rbp);
+
+#pragma GCC unroll 16
+	for (uint32_t i = 0; i < TTRACE_STACK_DEPTH; i++) {
+		const uintptr_t *f = frame_at(key);
+		uintptr_t pc = f[1], next = fp_key(f[0]);
+
+		if (unlikely(pc < (uintptr_t)fgraph_trampoline_end))
+			return pc < (uintptr_t)fgraph_trampoline ? i :
+			       WALK_TRAMPOLINE;
+		*pc_word(s, i) = pc;
+		if (!frame_next_ok(key, next, limit))
+			return i + 1;
+		key = next;
+	}
+	return TTRACE_STACK_DEPTH;
+}
+
+/* Stores pcs[i] (pcs: NULL for none) into the pc words i from..n - 1 of
+ * the stack record in slots s0..s2, zero into those from n on. */
+static __attribute__((noinline)) void set_pc_words(struct ttrace_entry *s0,
+				  struct ttrace_entry *s1,
+				  struct ttrace_entry *s2,
+				  const uint64_t *pcs, uint32_t from,
+				  uint32_t n)
+{
+	struct ttrace_entry *const s[STACK_SLOTS] = { s0, s1, s2 };
+
+	for (uint32_t i = from; i < PC_WORDS; i++)
+		*pc_word(s, i) = i < n ? pcs[i] : 0;
+}
+
+/* Fills the pc words of the stack record in slots s with the chain from
+ * frame rbp, at most depth frames, the rest zero; returns how many. */
+static __always_inline uint32_t fill_pcs(struct ttrace_entry *const *s,
+					 uintptr_t rbp, uint32_t depth)
+{
+	uintptr_t limit = frame_limit(rbp);
+	uint32_t n = limit ? walk_record(rbp, limit, s) : 0;
+	uint64_t pcs[TTRACE_STACK_DEPTH];
+
+	if (likely(n == TTRACE_STACK_DEPTH && depth >= n)) {
+		for (uint32_t i = TTRACE_STACK_DEPTH; i < PC_WORDS; i++)
+			*pc_word(s, i) = 0;
+		return n;
+	}
+	if (n == WALK_TRAMPOLINE) {
+		n = walk(rbp, pcs, MIN(depth, TTRACE_STACK_DEPTH));
+		set_pc_words(s[0], s[1], s[2], pcs, 0, n);
+		return n;
+	}
+	n = MIN(n, depth);
+	set_pc_words(s[0], s[1], s[2], NULL, n, n);
+	return n;
 }
 
 /*
  * Writes the stack record of the chain from frame rbp, at most depth
  * frames, into r (this CPU's) with the context words of the record it
- * follows: 17 words, 2 continuations, written here word by word (not by
- * trace_ring_write_ext(), whose general loops cost more than the walk:
- * docs/latency.md has the figures). Any context, preemption off.
+ * follows: 17 words, 2 continuations, reserved first and filled by the
+ * walk itself, no local copy (docs/latency.md has the figures). Any
+ * context, preemption off.
  */
 notrace void ttrace_stack_record(struct trace_ring *r, uint64_t base,
 				 uint64_t ctx, uintptr_t rbp, uint32_t depth)
 {
-	uint64_t pcs[TTRACE_STACK_DEPTH + 2], ts, idx;	/* + 2: c2's tail */
-	uint32_t n = walk(rbp, pcs, MIN(depth, TTRACE_STACK_DEPTH));
-	struct ttrace_entry *e, *c1, *c2;
+	uint64_t ts = arch_trace_clock() & ~TTRACE_TS_CONT, idx;
+	struct ttrace_entry *s[STACK_SLOTS];
+	uint32_t n;
 
-	for (uint32_t i = n; i < TTRACE_STACK_DEPTH + 2; i++)
-		pcs[i] = 0;
-	ts = arch_trace_clock() & ~TTRACE_TS_CONT;
-	if ((idx = trace_ring_reserve(r, 3)) == UINT64_MAX)
+	if ((idx = trace_ring_reserve(r, STACK_SLOTS)) == UINT64_MAX)
 		return;		/* saturated: counted as dropped */
-	e = trace_ring_slot(r, idx);
-	c1 = trace_ring_slot(r, idx + 1);
-	c2 = trace_ring_slot(r, idx + 2);
-	trace_ring_invalidate(e);
-	trace_ring_invalidate(c1);
-	trace_ring_invalidate(c2);
-	copy_words(c1->cont, pcs + 4, TTRACE_CONT_ARGS);
-	copy_words(c2->cont, pcs + 11, TTRACE_CONT_ARGS);
-	trace_ring_publish(c1, ts | TTRACE_TS_CONT);
-	trace_ring_publish(c2, ts | TTRACE_TS_CONT);
-	e->type = (idx << TTRACE_TYPE_SEQ_SHIFT) + (base & ~((uint64_t)0xf <<
-		  TTRACE_TYPE_NCONT_SHIFT)) + TTRACE_EV_STACK +
-		  ((uint64_t)2 << TTRACE_TYPE_NCONT_SHIFT);
-	e->context = ctx;
-	e->data[0] = n;
-	copy_words(&e->data[1], pcs, 4);
-	trace_ring_publish(e, ts);
+#pragma GCC unroll 3
+	for (uint32_t k = 0; k < STACK_SLOTS; k++) {
+		s[k] = trace_ring_slot(r, idx + k);
+		trace_ring_invalidate(s[k]);
+	}
+	n = fill_pcs(s, rbp, depth);
+	trace_ring_publish(s[1], ts | TTRACE_TS_CONT);
+	trace_ring_publish(s[2], ts | TTRACE_TS_CONT);
+	s[0]->type = (idx << TTRACE_TYPE_SEQ_SHIFT) + (base & ~((uint64_t)0xf
+		     << TTRACE_TYPE_NCONT_SHIFT)) + TTRACE_EV_STACK +
+		     ((uint64_t)(STACK_SLOTS - 1) << TTRACE_TYPE_NCONT_SHIFT);
+	s[0]->context = ctx;
+	s[0]->data[0] = n;
+	trace_ring_publish(s[0], ts);
 }
 
 /* Names every kernel symbol in aux (tag ksym, ident = its address), so
