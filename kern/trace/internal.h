@@ -517,7 +517,6 @@ void fprobe_rings_cleared(struct ttrace *t);
 void fprobe_state_text(struct seqbuf *s);
 
 /* stack.c: call chains (docs/latency.md, "Stack traces") */
-uint32_t ttrace_stack_walk(uintptr_t rbp, uint64_t *pcs, uint32_t max);
 void ttrace_stack_record(struct trace_ring *r, uint64_t base, uint64_t ctx,
 			 uintptr_t rbp, uint32_t depth);
 void ttrace_stack_name_ksyms(void);

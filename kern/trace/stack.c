@@ -153,13 +153,6 @@ static uint32_t walk(uintptr_t rbp, uint64_t *pcs, uint32_t max)
 	return (uint32_t)(p - pcs);
 }
 
-/* The chain from frame rbp of the running thread into pcs (at most max);
- * returns how many. Any context. */
-notrace uint32_t ttrace_stack_walk(uintptr_t rbp, uint64_t *pcs, uint32_t max)
-{
-	return walk(rbp, pcs, max);
-}
-
 /* The slots of a stack record: its first entry and 2 continuations. */
 #define STACK_SLOTS	3
 #define PC_WORDS	(TTRACE_ENTRY_ARGS - 1 + \
