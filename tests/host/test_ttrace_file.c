@@ -388,6 +388,11 @@ static void gen_names(struct gen *g, const uint8_t *meta, size_t meta_len)
 		put_name(g, TTRACE_AUX_PROC_NAME, 3, name, strlen(name));
 	}
 	gen_names_unordered(g);
+	/* symbols out of address order, another tag between them */
+	put_name(g, TTRACE_AUX_KSYM_NAME, 0x3000, "c_fn", 4);
+	put_name(g, TTRACE_AUX_PROC_NAME, 6, "p6", 2);
+	put_name(g, TTRACE_AUX_KSYM_NAME, 0x1000, "a_fn", 4);
+	put_name(g, TTRACE_AUX_KSYM_NAME, 0x2000, "b_fn", 4);
 }
 
 /* emit_fn keeping each section in the sample (arg: the sample). */
@@ -2678,14 +2683,20 @@ static int test_tsc_skew(void)
 /* ttload_resolve, remembering its answers with the times they hold for,
  * gives what a walk of the aux buffer gives, for lookups in any order:
  * a name renamed twelve times, one renamed with stamps out of aux order,
- * names of one record, an unknown one. */
+ * names of one record, an unknown one, and pcs named by the symbol at or
+ * below them (symbols written out of address order, among other tags). */
 static int test_resolve_memo(void)
 {
 	static const struct { unsigned tag; uint64_t ident; } keys[] = {
 		{ TTRACE_AUX_PROC_NAME, 3 }, { TTRACE_AUX_PROC_NAME, 1 },
 		{ TTRACE_AUX_PROC_NAME, 4 },
 		{ TTRACE_AUX_SYSCALL_NAME, 1 }, { TTRACE_AUX_PROC_NAME, 999 },
-		{ TTRACE_AUX_PROC_NAME, 170 },
+		{ TTRACE_AUX_PROC_NAME, 170 }, { TTRACE_AUX_PROC_NAME, 6 },
+		{ TTRACE_AUX_KSYM_NAME, 0x1010 },
+		{ TTRACE_AUX_KSYM_NAME, 0x2fff },
+		{ TTRACE_AUX_KSYM_NAME, 0x3000 },
+		{ TTRACE_AUX_KSYM_NAME, 0x3500 },
+		{ TTRACE_AUX_KSYM_NAME, 0x500 },
 	};
 	struct ttrace_file_error e;
 	struct ttload t;
