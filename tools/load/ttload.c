@@ -427,20 +427,45 @@ static void place_losses(struct ttload_cpu *c)
 	}
 }
 
+/*
+ * Sorts the n keys at k by (timestamp, order) by insertion, as a ring's
+ * few records stamped out of order move back a short way; gives up
+ * (false) rather than move more than budget keys in all, leaving them
+ * still a permutation with equal stamps in order (qsort's to finish).
+ */
+static bool keys_insertion_sort(struct sort_key *k, uint64_t n,
+				uint64_t budget)
+{
+	for (uint64_t i = 1; i < n; i++) {
+		struct sort_key x = k[i];
+		uint64_t j = i;
+
+		if (x.ts >= k[i - 1].ts)
+			continue;
+		while (j > 0 && k[j - 1].ts > x.ts)
+			j--;
+		if (i - j > budget)
+			return false;
+		budget -= i - j;
+		memmove(&k[j + 1], &k[j], (i - j) * sizeof(*k));
+		k[j] = x;
+	}
+	return true;
+}
+
 /* c->sorted as a copy: the runs' events sorted by (timestamp, index). */
 static int sort_copy(struct ttload_cpu *c)
 {
 	struct sort_key *k = malloc((c->slots ? c->slots : 1) * sizeof(*k));
 	uint64_t n, out = 0;
 
-	c->sorted = aligned_alloc(TTRACE_ENTRY_SIZE, (c->slots ? c->slots : 1) *
-				  sizeof(*c->sorted));
+	c->sorted = big_alloc((c->slots ? c->slots : 1) * sizeof(*c->sorted));
 	if (!k || !c->sorted) {
 		free(k);
 		return -1;
 	}
 	n = event_keys(c, k);
-	if (c->check.reordered)
+	if (c->check.reordered && !keys_insertion_sort(k, n, n))
 		qsort(k, n, sizeof(*k), key_cmp);
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t m = event_slots(k[i].e, c->slots - out);
