@@ -352,8 +352,8 @@ static __always_inline unsigned dec_len(uint64_t v)
 
 /*
  * Where n bytes are written in place at the end of sb: its tail when they
- * fit (then seqbuf_commit(sb, n) counts them), else tmp (which has room
- * for n; then seqbuf_write(sb, tmp, n) appends what fits). Writing a
+ * fit, else tmp (which has room for n; then sb_placed() appends what fits
+ * of them). Writing a
  * number's digits straight into the line, not into a copy read back a
  * word at a time, spares the stall of a load over several small stores.
  */
@@ -368,10 +368,12 @@ static __always_inline char *sb_place(struct seqbuf *sb, size_t n, char *tmp)
 static __always_inline void sb_placed(struct seqbuf *sb, const char *d,
 				      size_t n, const char *tmp)
 {
-	if (d == tmp)
+	if (d == tmp) {
 		seqbuf_write(sb, tmp, n);
-	else
-		seqbuf_commit(sb, n);
+	} else {
+		sb->len += n;		/* they fit: no saturation */
+		sb->buf[sb->len] = 0;
+	}
 }
 
 /* Appends v as an FMT_INT step with flags prints it. */
