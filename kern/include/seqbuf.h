@@ -149,9 +149,56 @@ void seqbuf_printf(struct seqbuf *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void seqbuf_vprintf(struct seqbuf *s, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
+/* Whether each byte of w is printable ASCII, 0x20..0x7e: none is below
+ * 0x20 and none above 0x7e (each test exact on whether any byte is). */
+static __always_inline bool seqbuf_word_printable(uint64_t w)
+{
+	const uint64_t ones = ~0ULL / 0xff, highs = ones << 7;
+	uint64_t below = (w - 0x20 * ones) & ~w & highs;
+	uint64_t above = ((w + (0x7f - 0x7e) * ones) | w) & highs;
+
+	return !(below | above);
+}
+
+void seqbuf_printable_slow(struct seqbuf *s, const char *p, size_t n);
+
 /* Appends the n bytes at p with each one that is not printable ASCII as
- * '?'. */
-void seqbuf_printable(struct seqbuf *s, const char *p, size_t n);
+ * '?'. Inline for 4 to 16 printable bytes that fit (the decoder's names,
+ * two per line), by two overlapping words; the rest out of line. */
+static __always_inline void seqbuf_printable(struct seqbuf *s, const char *p,
+					     size_t n)
+{
+	char *d = s->buf + s->len;
+	uint64_t a, b;
+	uint32_t x, y;
+
+	if (n < 4 || n > 16 || s->len >= s->size || n >= s->size - s->len) {
+		seqbuf_printable_slow(s, p, n);
+		return;
+	}
+	if (n >= 8) {
+		memcpy(&a, p, 8);
+		memcpy(&b, p + n - 8, 8);
+	} else {
+		memcpy(&x, p, 4);
+		memcpy(&y, p + n - 4, 4);
+		a = b = x | (uint64_t)y << 32;
+	}
+	if (!seqbuf_word_printable(a) || !seqbuf_word_printable(b)) {
+		seqbuf_printable_slow(s, p, n);
+		return;
+	}
+	if (n >= 8) {
+		memcpy(d, &a, 8);
+		memcpy(d + n - 8, &b, 8);
+	} else {
+		memcpy(d, &x, 4);
+		memcpy(d + n - 4, &y, 4);
+	}
+	s->len += n;
+	s->buf[s->len] = 0;
+}
+
 /* When s overflowed, makes its held text end with SEQBUF_CUT (as much of
  * it as fits when s holds fewer bytes), so a reader sees the cut. */
 void seqbuf_mark_cut(struct seqbuf *s);

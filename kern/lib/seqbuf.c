@@ -33,18 +33,6 @@ void seqbuf_printf(struct seqbuf *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Whether each byte of w is printable ASCII, 0x20..0x7e: none is below
- * 0x20 and none above 0x7e (each test exact on whether any byte is). */
-static bool word_printable(uint64_t w)
-{
-	const uint64_t ones = ~0ULL / 0xff, highs = ones << 7;
-
-	uint64_t below = (w - 0x20 * ones) & ~w & highs;
-	uint64_t above = ((w + (0x7f - 0x7e) * ones) | w) & highs;
-
-	return !(below | above);
-}
-
 /* Copies the k bytes at p to d when all are printable, a word at a time
  * (the last word, or two halves below 8 bytes, overlapping what is
  * before); returns false, with d partly written, when one is not. */
@@ -59,7 +47,7 @@ static bool copy_printable(char *d, const char *p, size_t k)
 	if (k < 8) {
 		memcpy(&x, p, 4);
 		memcpy(&y, p + k - 4, 4);
-		if (!word_printable(x | (uint64_t)y << 32))
+		if (!seqbuf_word_printable(x | (uint64_t)y << 32))
 			return false;
 		memcpy(d, &x, 4);
 		memcpy(d + k - 4, &y, 4);
@@ -69,7 +57,7 @@ static bool copy_printable(char *d, const char *p, size_t k)
 		if (i + 8 > k)
 			i = k - 8;	/* the last word */
 		memcpy(&w, p + i, 8);
-		if (!word_printable(w))
+		if (!seqbuf_word_printable(w))
 			return false;
 		memcpy(d + i, &w, 8);
 		if (i + 8 == k)
@@ -77,7 +65,8 @@ static bool copy_printable(char *d, const char *p, size_t k)
 	}
 }
 
-void seqbuf_printable(struct seqbuf *s, const char *p, size_t n)
+/* seqbuf_printable() past its inline case. */
+void seqbuf_printable_slow(struct seqbuf *s, const char *p, size_t n)
 {
 	char *d = s->buf + seqbuf_used(s);
 	size_t k = MIN(n, seqbuf_room(s));

@@ -1077,6 +1077,37 @@ static int test_timestamps(void)
 	return 0;
 }
 
+/* ttrace_ticks_to_ns() is exactly floor(ticks * 10^9 / hz) wherever that
+ * fits in 64 bits, for clocks from 1 Hz to 2^40 Hz and tick counts of
+ * every size (most beyond 2^64 / 10^9, where the product overflows). */
+static int test_ticks_to_ns(void)
+{
+	uint64_t x = 88172645463325252ULL;
+	int checked = 0;
+
+	for (int i = 0; i < 200000; i++) {
+		uint64_t ticks, hz, got;
+		unsigned __int128 want;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		ticks = x >> (x % 64);
+		hz = (x >> 24) % (1ULL << (1 + (x >> 8) % 40)) + 1;
+		want = (unsigned __int128)ticks * 1000000000 / hz;
+		if (want > UINT64_MAX)
+			continue;
+		checked++;
+		got = ttrace_ticks_to_ns(ticks, hz);
+		if (got != (uint64_t)want)
+			HT_FAIL("%llu ticks at %llu Hz: %llu ns, want %llu",
+				(unsigned long long)ticks,
+				(unsigned long long)hz,
+				(unsigned long long)got,
+				(unsigned long long)want);
+	}
+	HT_CHECK(checked > 50000);
+	return 0;
+}
+
 /* A compiled format indents by the argument named "depth" as the parsed
  * one does: each depth, a clamped one, and one whose word is lost. */
 static int test_plans_depth(void)
@@ -1106,6 +1137,7 @@ static const struct ht_test tests[] = {
 	{ test_plans, "ttdecode_compiled_formats_match_parsed" },
 	{ test_plans_depth, "ttdecode_compiled_formats_indent" },
 	{ test_timestamps, "ttdecode_timestamps" },
+	{ test_ticks_to_ns, "ttdecode_ticks_to_ns" },
 	{ test_text, "ttdecode_text" },
 	{ test_text_filters, "ttdecode_text_filters" },
 	{ test_many_cpus, "ttdecode_many_cpus" },

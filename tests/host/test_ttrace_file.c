@@ -388,6 +388,11 @@ static void gen_names(struct gen *g, const uint8_t *meta, size_t meta_len)
 		put_name(g, TTRACE_AUX_PROC_NAME, 3, name, strlen(name));
 	}
 	gen_names_unordered(g);
+	/* symbols out of address order, another tag between them */
+	put_name(g, TTRACE_AUX_KSYM_NAME, 0x3000, "c_fn", 4);
+	put_name(g, TTRACE_AUX_PROC_NAME, 6, "p6", 2);
+	put_name(g, TTRACE_AUX_KSYM_NAME, 0x1000, "a_fn", 4);
+	put_name(g, TTRACE_AUX_KSYM_NAME, 0x2000, "b_fn", 4);
 }
 
 /* emit_fn keeping each section in the sample (arg: the sample). */
@@ -1713,6 +1718,62 @@ static uint64_t fb_range(struct fb *f, uint64_t first, uint64_t end)
 
 /* The RANGE section: a run cut from either end of a cpu's (or every run
  * of it) is refused, naming the missing indices at cpu 1's range. */
+/*
+ * Events of one entry each stamped out of index order (two stamps alike
+ * among them) come out sorted by (time, index), the runs left in index
+ * order: a few moved back a short way (the loader's insertion sort), and
+ * a ring that runs backwards (more moves than that sort allows itself).
+ */
+static int test_reordered_single(void)
+{
+	static struct ttrace_entry mem[64], got[64];
+	struct trace_ring_tally tally = { 0 };
+	struct ttrace_file_error e;
+	struct trace_ring r;
+	struct ttload t;
+	struct fb f;
+
+	HT_TRY(hm_build());
+	for (int backwards = 0; backwards < 2; backwards++) {
+		uint64_t ts[40], base = TSC_BOOT + 1000;
+		uint32_t order[40];
+		const struct ttload_cpu *c;
+
+		HT_CHECK(trace_ring_init(&r, mem, sizeof(mem),
+					 TRACE_RING_OVERWRITE) == 0);
+		for (uint32_t i = 0; i < 40; i++) {
+			ts[i] = backwards ? base + 16 * ((40 - i) / 2) :
+				base + 16 * i;
+			if (!backwards && (i == 10 || i == 30 || i == 31))
+				ts[i] = i == 10 ? ts[7] : i == 30 ?
+					base + 16 * 25 + 8 : base + 32;
+			put_event(&r, ts[i], 1, EV_IRQ, TTRACE_CTX_IRQ, 32,
+				  (uint64_t[]){ i }, 1);
+		}
+		HT_CHECK(trace_ring_collect(&r, 0, got, 44, &tally) == 40);
+		fb_start(&f, &hm_v);
+		fb_rec(&f, 1, 0, got, 25);
+		fb_rec(&f, 1, 25, got + 25, 15);
+		HT_CHECK(fb_load(&f, &t, &e) == 0);
+		c = &t.cpus[1];
+		HT_CHECK(c->check.reordered > 0 && c->nsorted == 40);
+		HT_TRY(check_loaded(&t));
+		for (uint32_t a = 0; a < 40; a++) {	/* stable, by time */
+			uint32_t b = a;
+
+			for (; b > 0 && ts[order[b - 1]] > ts[a]; b--)
+				order[b] = order[b - 1];
+			order[b] = a;
+		}
+		for (uint32_t k = 0; k < 40; k++)
+			HT_CHECK(c->sorted[k].timestamp == ts[order[k]] &&
+				 c->sorted[k].data[0] == order[k]);
+		HT_TRY(check_sorted(&t, 1));
+		ttload_free(&t);
+	}
+	return 0;
+}
+
 static int test_range(void)
 {
 	uint64_t at = 0;
@@ -2678,14 +2739,20 @@ static int test_tsc_skew(void)
 /* ttload_resolve, remembering its answers with the times they hold for,
  * gives what a walk of the aux buffer gives, for lookups in any order:
  * a name renamed twelve times, one renamed with stamps out of aux order,
- * names of one record, an unknown one. */
+ * names of one record, an unknown one, and pcs named by the symbol at or
+ * below them (symbols written out of address order, among other tags). */
 static int test_resolve_memo(void)
 {
 	static const struct { unsigned tag; uint64_t ident; } keys[] = {
 		{ TTRACE_AUX_PROC_NAME, 3 }, { TTRACE_AUX_PROC_NAME, 1 },
 		{ TTRACE_AUX_PROC_NAME, 4 },
 		{ TTRACE_AUX_SYSCALL_NAME, 1 }, { TTRACE_AUX_PROC_NAME, 999 },
-		{ TTRACE_AUX_PROC_NAME, 170 },
+		{ TTRACE_AUX_PROC_NAME, 170 }, { TTRACE_AUX_PROC_NAME, 6 },
+		{ TTRACE_AUX_KSYM_NAME, 0x1010 },
+		{ TTRACE_AUX_KSYM_NAME, 0x2fff },
+		{ TTRACE_AUX_KSYM_NAME, 0x3000 },
+		{ TTRACE_AUX_KSYM_NAME, 0x3500 },
+		{ TTRACE_AUX_KSYM_NAME, 0x500 },
 	};
 	struct ttrace_file_error e;
 	struct ttload t;
@@ -2739,6 +2806,7 @@ static const struct ht_test tests[] = {
 	{ test_seq_mismatch, "ttrace_file_seq_mismatch" },
 	{ test_bad_runs, "ttrace_file_bad_runs" },
 	{ test_range, "ttrace_file_range" },
+	{ test_reordered_single, "ttrace_file_reordered_single" },
 	{ test_reserved, "ttrace_file_reserved" },
 	{ test_interleaved, "ttrace_file_interleaved_cpus" },
 	{ test_dump_snapshot, "ttrace_file_dump_snapshot" },

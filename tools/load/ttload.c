@@ -427,20 +427,45 @@ static void place_losses(struct ttload_cpu *c)
 	}
 }
 
+/*
+ * Sorts the n keys at k by (timestamp, order) by insertion, as a ring's
+ * few records stamped out of order move back a short way; gives up
+ * (false) rather than move more than budget keys in all, leaving them
+ * still a permutation with equal stamps in order (qsort's to finish).
+ */
+static bool keys_insertion_sort(struct sort_key *k, uint64_t n,
+				uint64_t budget)
+{
+	for (uint64_t i = 1; i < n; i++) {
+		struct sort_key x = k[i];
+		uint64_t j = i;
+
+		if (x.ts >= k[i - 1].ts)
+			continue;
+		while (j > 0 && k[j - 1].ts > x.ts)
+			j--;
+		if (i - j > budget)
+			return false;
+		budget -= i - j;
+		memmove(&k[j + 1], &k[j], (i - j) * sizeof(*k));
+		k[j] = x;
+	}
+	return true;
+}
+
 /* c->sorted as a copy: the runs' events sorted by (timestamp, index). */
 static int sort_copy(struct ttload_cpu *c)
 {
 	struct sort_key *k = malloc((c->slots ? c->slots : 1) * sizeof(*k));
 	uint64_t n, out = 0;
 
-	c->sorted = aligned_alloc(TTRACE_ENTRY_SIZE, (c->slots ? c->slots : 1) *
-				  sizeof(*c->sorted));
+	c->sorted = big_alloc((c->slots ? c->slots : 1) * sizeof(*c->sorted));
 	if (!k || !c->sorted) {
 		free(k);
 		return -1;
 	}
 	n = event_keys(c, k);
-	if (c->check.reordered)
+	if (c->check.reordered && !keys_insertion_sort(k, n, n))
 		qsort(k, n, sizeof(*k), key_cmp);
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t m = event_slots(k[i].e, c->slots - out);
@@ -556,13 +581,15 @@ static uint64_t *name_slot(const struct ttload *t, uint32_t tag,
 	return name_slot_in(t->name_hash, t->name_bits, t->names, tag, ident);
 }
 
-/* The aux records' keys while they are grouped: one name of each
- * distinct (tag, ident), and how many names it has, then where its group
- * starts in t->names. */
+/* The aux records while they are grouped: each record (rec, in position
+ * order) and the index of its group's first record (group); by the index
+ * of a group's first record, how many names it has, then where the group
+ * starts in t->names (count). */
 struct name_groups {
-	struct ttload_name *keys;
+	struct ttload_name *rec;
+	uint64_t *group;
 	uint64_t *count;
-	uint64_t nkeys;
+	uint64_t nrec;
 };
 
 static struct ttload_name aux_name(const struct ttrace_aux_rec *rec)
@@ -571,56 +598,79 @@ static struct ttload_name aux_name(const struct ttrace_aux_rec *rec)
 				     (uint32_t)rec->len, rec->tag };
 }
 
-/* Counts t's aux records by (tag, ident) into g, t->name_hash mapping each
- * key to 1 + its index in g->keys. */
-static void count_groups(struct ttload *t, struct name_groups *g)
+/* Counts rec in *ac, as ttload_check_aux() does. */
+static void aux_count(struct ttload_aux_check *ac,
+		      const struct ttrace_aux_rec *rec)
 {
-	struct ttrace_aux_iter it;
-	struct ttrace_aux_rec rec;
-
-	ttrace_aux_iter_init(&it, &t->aux);
-	while (g->nkeys < t->auxcheck.records && ttrace_aux_next(&it, &rec)) {
-		uint64_t *slot = name_slot_in(t->name_hash, t->name_bits,
-					      g->keys, rec.tag, rec.ident);
-
-		if (!*slot) {
-			g->keys[g->nkeys] = aux_name(&rec);
-			g->count[g->nkeys] = 0;
-			*slot = ++g->nkeys;
-		}
-		g->count[*slot - 1]++;
-	}
+	if (rec->tag > 0 && rec->tag < TTRACE_AUX_NTAGS)
+		ac->bytag[rec->tag]++;
+	else
+		ac->unknown_tag++;
+	ac->records++;
 }
 
-/* Places t's aux records in t->names by group, each group in position
- * order, and points t->name_hash at each group's first name. */
-static void place_groups(struct ttload *t, struct name_groups *g)
+/* Ends a walk it of t's aux snapshot counted in *ac, whose last good
+ * record ended at at: a length that broke the chain is an error. */
+static int aux_walk_end(const struct ttload *t, struct ttload_aux_check *ac,
+			const struct ttrace_aux_iter *it, size_t at,
+			struct ttrace_file_error *err)
+{
+	ac->invalid = it->invalid;
+	if (it->malformed)
+		return fail(err, t->aux_offset + at, "section AUX: malformed "
+			    "record at or after this offset (bad length)");
+	return 0;
+}
+
+/* Walks t's aux records once (at most cap of them): checks and counts
+ * them in t->auxcheck (ttload_check_aux()) and keeps each in g with its
+ * group, t->name_hash mapping each (tag, ident) to 1 + the index of its
+ * first record. Returns 0 or -1. */
+static int walk_groups(struct ttload *t, struct name_groups *g, uint64_t cap,
+		       struct ttrace_file_error *err)
 {
 	struct ttrace_aux_iter it;
 	struct ttrace_aux_rec rec;
+	size_t at = 0;
+
+	memset(&t->auxcheck, 0, sizeof(t->auxcheck));
+	ttrace_aux_iter_init(&it, &t->aux);
+	while (g->nrec < cap && ttrace_aux_next(&it, &rec)) {
+		uint64_t *slot = name_slot_in(t->name_hash, t->name_bits,
+					      g->rec, rec.tag, rec.ident);
+
+		aux_count(&t->auxcheck, &rec);
+		at = it.pos;
+		if (!*slot) {
+			g->count[g->nrec] = 0;
+			*slot = g->nrec + 1;
+		}
+		g->count[*slot - 1]++;
+		g->group[g->nrec] = *slot - 1;
+		g->rec[g->nrec++] = aux_name(&rec);
+	}
+	return aux_walk_end(t, &t->auxcheck, &it, at, err);
+}
+
+/* Places g's records in t->names by group, each group in position order,
+ * and points t->name_hash at each group's first name. */
+static void place_groups(struct ttload *t, struct name_groups *g)
+{
 	uint64_t start = 0;
 
-	for (uint64_t k = 0; k < g->nkeys; k++) {	/* counts to starts */
-		uint64_t n = g->count[k];
+	for (uint64_t i = 0; i < g->nrec; i++)	/* counts to starts */
+		if (g->group[i] == i) {
+			uint64_t n = g->count[i];
 
-		g->count[k] = start;
-		start += n;
-	}
-	ttrace_aux_iter_init(&it, &t->aux);
-	while (t->nnames < start && ttrace_aux_next(&it, &rec)) {
-		uint64_t k = *name_slot_in(t->name_hash, t->name_bits, g->keys,
-					   rec.tag, rec.ident) - 1;
-
-		t->names[g->count[k]++] = aux_name(&rec);
-		t->nnames++;
-	}
-	/* g->count[k] is now group k's end, which is group k + 1's start */
-	for (uint64_t i = 0; i < 1ULL << t->name_bits; i++)
-		if (t->name_hash[i]) {
-			uint64_t k = t->name_hash[i] - 1;
-
-			t->name_hash[i] = (k ? g->count[k - 1] : 0) + 1;
+			g->count[i] = start;
+			start += n;
 		}
+	for (uint64_t i = 0; i < 1ULL << t->name_bits; i++)
+		if (t->name_hash[i])
+			t->name_hash[i] = g->count[t->name_hash[i] - 1] + 1;
+	for (uint64_t i = 0; i < g->nrec; i++)
+		t->names[g->count[g->group[i]]++] = g->rec[i];
+	t->nnames = g->nrec;
 }
 
 /* Sorts each group of t->names that is not in (time, position) order
@@ -643,39 +693,69 @@ static void sort_groups(struct ttload *t)
 	}
 }
 
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ttload_name *x = a, *y = b;
+
+	if (x->ident != y->ident)
+		return x->ident < y->ident ? -1 : 1;
+	return x->str < y->str ? -1 : x->str > y->str;	/* position */
+}
+
+/* t->ksyms: g's records of tag ksym by (address, position), for
+ * resolve_ksym()'s binary search. Returns 0 or -1 (out of memory). */
+static int index_ksyms(struct ttload *t, const struct name_groups *g)
+{
+	uint64_t n = t->auxcheck.bytag[TTRACE_AUX_KSYM_NAME];
+
+	if (!n)
+		return 0;
+	t->ksyms = malloc(n * sizeof(*t->ksyms));
+	if (!t->ksyms)
+		return -1;
+	for (uint64_t i = 0; i < g->nrec; i++)
+		if (g->rec[i].tag == TTRACE_AUX_KSYM_NAME)
+			t->ksyms[t->nksyms++] = g->rec[i];
+	qsort(t->ksyms, t->nksyms, sizeof(*t->ksyms), ksym_cmp);
+	return 0;
+}
+
 /*
  * Checks the aux snapshot (t->auxcheck) and indexes its records in
  * t->names by (tag, ident, time, position), t->name_hash mapping each
- * (tag, ident) to its first name, so a lookup finds its names in O(1).
- * The records are grouped by a counting sort over their keys (two walks
- * and two hash probes a record), not a comparison sort: a trace names
- * tens of thousands of processes. Returns 0, or -1 with err set.
+ * (tag, ident) to its first name, so a lookup finds its names in O(1),
+ * and the ksym records apart by address (t->ksyms). One walk of the
+ * snapshot keeps its records with their groups, then a counting sort
+ * places them (no comparison sort: a trace names tens of thousands of
+ * processes). Returns 0, or -1 with err set.
  */
 static int index_aux(struct ttload *t, struct ttrace_file_error *err)
 {
-	uint64_t n;
+	/* every record is at least its header */
+	uint64_t n = t->aux.len / TTRACE_AUX_HDR_SIZE + 1;
 	struct name_groups g = { 0 };
 
-	if (ttload_check_aux(t, &t->auxcheck, err) < 0)
-		return -1;
-	n = t->auxcheck.records ? t->auxcheck.records : 1;
 	t->name_bits = 4;
 	while ((1ULL << t->name_bits) < 2 * n)
 		t->name_bits++;
-	/* one block (big_alloc): the names, the hash, and the groups' keys
-	 * and counts while they are made */
-	t->names = big_alloc(n * (2 * sizeof(*t->names) + sizeof(*g.count)) +
+	/* one block (big_alloc): the names and the hash, then the records,
+	 * their groups and the groups' counts while they are placed */
+	t->names = big_alloc(n * (2 * sizeof(*t->names) + 2 * sizeof(*g.count)) +
 			     (sizeof(*t->name_hash) << t->name_bits));
 	t->memo = calloc(1u << TTLOAD_MEMO_BITS, sizeof(*t->memo));
 	if (!t->names || !t->memo)
 		return fail(err, TTLOAD_NO_OFFSET, "out of memory");
 	t->name_hash = (uint64_t *)(t->names + n);
-	g.keys = (struct ttload_name *)(t->name_hash + (1ULL << t->name_bits));
-	g.count = (uint64_t *)(g.keys + n);
+	g.rec = (struct ttload_name *)(t->name_hash + (1ULL << t->name_bits));
+	g.group = (uint64_t *)(g.rec + n);
+	g.count = g.group + n;
 	memset(t->name_hash, 0, sizeof(*t->name_hash) << t->name_bits);
-	count_groups(t, &g);
+	if (walk_groups(t, &g, n, err) < 0)
+		return -1;
 	place_groups(t, &g);
 	sort_groups(t);
+	if (index_ksyms(t, &g) < 0)
+		return fail(err, TTLOAD_NO_OFFSET, "out of memory");
 	return 0;
 }
 
@@ -810,6 +890,7 @@ void ttload_free(struct ttload *t)
 		}
 	free(t->cpus);
 	free(t->names);		/* and the hash, in the same block */
+	free(t->ksyms);
 	free(t->memo);
 	free(t->meta_arena);
 	free(t->buf);
@@ -833,20 +914,11 @@ int ttload_check_aux(const struct ttload *t, struct ttload_aux_check *ac,
 	memset(ac, 0, sizeof(*ac));
 	ttrace_aux_iter_init(&it, &t->aux);
 	while (ttrace_aux_next(&it, &rec)) {
-		if (rec.tag > 0 && rec.tag < TTRACE_AUX_NTAGS)
-			ac->bytag[rec.tag]++;
-		else
-			ac->unknown_tag++;
-		ac->records++;
+		aux_count(ac, &rec);
 		at = it.pos;
 	}
-	ac->invalid = it.invalid;
-	if (it.malformed)
-		return fail(err, t->aux_offset + at, "section AUX: malformed "
-			    "record at or after this offset (bad length)");
-	return 0;
+	return aux_walk_end(t, ac, &it, at, err);
 }
-
 
 /* Checks one first entry e (at file offset off) of cpu's ring. */
 static int entry_check(const struct ttload *t, uint32_t cpu,
@@ -967,28 +1039,26 @@ static bool name_before(const struct ttload *t, uint64_t i, uint32_t tag,
 }
 
 /* The ksym name of pc (tag ksym: the symbol with the largest address at
- * or below pc, at any time) by a binary search of the index, sorted by
- * tag then ident; *m gets it, for every ts. */
+ * or below pc, the last written of that address, at any time) by a
+ * binary search of t->ksyms; *m gets it, for every ts. */
 static void resolve_ksym(const struct ttload *t, uint64_t pc,
 			 struct ttload_name_memo *m)
 {
-	uint64_t lo = 0, hi = t->nnames;
+	uint64_t lo = 0, hi = t->nksyms;
 
 	*m = (struct ttload_name_memo){ pc, 0, UINT64_MAX, NULL, 0,
 					TTRACE_AUX_KSYM_NAME };
-	while (lo < hi) {	/* lo: the first name after (ksym, pc) */
+	while (lo < hi) {	/* lo: the first symbol above pc */
 		uint64_t mid = lo + (hi - lo) / 2;
-		const struct ttload_name *n = &t->names[mid];
 
-		if (n->tag < TTRACE_AUX_KSYM_NAME ||
-		    (n->tag == TTRACE_AUX_KSYM_NAME && n->ident <= pc))
+		if (t->ksyms[mid].ident <= pc)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo && t->names[lo - 1].tag == TTRACE_AUX_KSYM_NAME) {
-		m->str = t->names[lo - 1].str;
-		m->len = t->names[lo - 1].len;
+	if (lo) {
+		m->str = t->ksyms[lo - 1].str;
+		m->len = t->ksyms[lo - 1].len;
 	}
 }
 

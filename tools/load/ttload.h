@@ -147,6 +147,9 @@ struct ttload {
 					   first name; 0 empty (in names'
 					   block) */
 	uint32_t name_bits;
+	struct ttload_name *ksyms;	/* the ksym records by (address,
+					   position), for ttload_resolve */
+	uint64_t nksyms;
 	struct ttload_name_memo *memo;	/* TTLOAD_MEMO recent lookups (the
 					   one mutable part: ttload_resolve
 					   is not thread-safe) */

@@ -330,11 +330,58 @@ static char *dec_digits(char *end, uint64_t v)
 	return q;
 }
 
+/* 10^i for i < 20. */
+static const uint64_t pow10[20] = {
+	1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+	10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
+	100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+	100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+	100000000000000000ULL, 1000000000000000000ULL,
+	10000000000000000000ULL,
+};
+
+/* How many decimal digits v has. */
+static __always_inline unsigned dec_len(uint64_t v)
+{
+	unsigned n = 1;
+
+	while (n < 20 && v >= pow10[n])
+		n++;
+	return n;
+}
+
+/*
+ * Where n bytes are written in place at the end of sb: its tail when they
+ * fit, else tmp (which has room for n; then sb_placed() appends what fits
+ * of them). Writing a
+ * number's digits straight into the line, not into a copy read back a
+ * word at a time, spares the stall of a load over several small stores.
+ */
+static __always_inline char *sb_place(struct seqbuf *sb, size_t n, char *tmp)
+{
+	if (likely(sb->len < sb->size && n < sb->size - sb->len))
+		return sb->buf + sb->len;
+	return tmp;
+}
+
+/* Appends the n bytes placed at d (sb_place(sb, n, tmp)). */
+static __always_inline void sb_placed(struct seqbuf *sb, const char *d,
+				      size_t n, const char *tmp)
+{
+	if (d == tmp) {
+		seqbuf_write(sb, tmp, n);
+	} else {
+		sb->len += n;		/* they fit: no saturation */
+		sb->buf[sb->len] = 0;
+	}
+}
+
 /* Appends v as an FMT_INT step with flags prints it. */
 static __always_inline void sb_int(struct seqbuf *sb, uint64_t v, uint8_t flags)
 {
-	char tmp[24], *q = tmp + sizeof(tmp);
-	bool neg = false;
+	char tmp[24], *d, *q;
+	bool neg = false, prefix = false;
+	unsigned n;
 
 	if (!(flags & FMT_WIDE))
 		v = flags & FMT_SIGNED ? (uint64_t)(int64_t)(int)v :
@@ -344,8 +391,15 @@ static __always_inline void sb_int(struct seqbuf *sb, uint64_t v, uint8_t flags)
 		v = 0 - v;
 	}
 	if (flags & FMT_HEX) {
-		bool prefix = (flags & FMT_PTR) || ((flags & FMT_ALT) && v);
-
+		prefix = (flags & FMT_PTR) || ((flags & FMT_ALT) && v);
+		n = (unsigned)(67 - __builtin_clzll(v | 1)) / 4 + 2 * prefix;
+	} else {
+		n = dec_len(v);
+	}
+	n += neg;
+	d = sb_place(sb, n, tmp);
+	q = d + n;
+	if (flags & FMT_HEX) {
 		do {
 			*--q = "0123456789abcdef"[v & 15];
 			v >>= 4;
@@ -359,7 +413,7 @@ static __always_inline void sb_int(struct seqbuf *sb, uint64_t v, uint8_t flags)
 	}
 	if (neg)
 		*--q = '-';
-	seqbuf_write(sb, q, (size_t)(tmp + sizeof(tmp) - q));
+	sb_placed(sb, d, n, tmp);
 }
 
 /*
@@ -722,8 +776,20 @@ int ttrace_format_line(char *buf, size_t size,
  * uptime (the kernel's tsc_to_ns() rounds the same way). */
 uint64_t ttrace_ticks_to_ns(uint64_t ticks, uint64_t hz)
 {
-	/* the same floor(ticks * 10^9 / hz) with one division while the
-	 * product fits (seconds of ticks): a text line's costliest step */
+#if defined(__x86_64__)
+	/* one divide of the 128-bit product while the quotient fits in 64
+	 * bits (hi < hz, which divq needs): a text line's costliest step */
+	unsigned __int128 p = (unsigned __int128)ticks * 1000000000;
+	uint64_t hi = (uint64_t)(p >> 64), q, r;
+
+	if (hi < hz) {
+		__asm__("divq %4" : "=a"(q), "=d"(r)
+			: "a"((uint64_t)p), "d"(hi), "rm"(hz));
+		return q;
+	}
+#endif
+	/* the same floor(ticks * 10^9 / hz), with one division while the
+	 * product fits in 64 bits (seconds of ticks) */
 	if (ticks <= UINT64_MAX / 1000000000)
 		return ticks * 1000000000 / hz;
 	return ticks / hz * 1000000000 + ticks % hz * 1000000000 / hz;
@@ -750,17 +816,19 @@ int ttrace_format_timed_line_plans(char *buf, size_t size, uint64_t tsc_hz,
 		uint64_t d = ev->timestamp >= tsc_boot ? ev->timestamp - tsc_boot :
 			     tsc_boot - ev->timestamp;
 		uint64_t ns = ttrace_ticks_to_ns(d, tsc_hz);
-		char tmp[32], *q = tmp + sizeof(tmp) - 7;
-		uint64_t r = ns % 1000;
+		uint64_t r = ns % 1000, us = ns / 1000;
+		bool neg = ev->timestamp < tsc_boot;
+		size_t n = neg + dec_len(us) + 7;
+		char tmp[32], *dst = sb_place(&sb, n, tmp), *q = dst + n - 7;
 
-		/* "-US.NNN us", built backwards and appended at once */
+		/* "-US.NNN us", built backwards in place */
 		memcpy(q, ".000 us", 7);
 		q[1] = (char)('0' + r / 100);
 		memcpy(q + 2, &digit_pairs[2 * (r % 100)], 2);
-		q = dec_digits(q, ns / 1000);
-		if (ev->timestamp < tsc_boot)
+		q = dec_digits(q, us);
+		if (neg)
 			*--q = '-';
-		seqbuf_write(&sb, q, (size_t)(tmp + sizeof(tmp) - q));
+		sb_placed(&sb, dst, n, tmp);
 	} else {
 		sb_dec(&sb, ev->timestamp);
 		seqbuf_write(&sb, " tsc", 4);
