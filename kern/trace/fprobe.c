@@ -37,6 +37,7 @@
 #include <fgraph.h>
 #include <ksyms.h>
 #include <printk.h>
+#include <proc.h>
 #include <seqbuf.h>
 #include <string.h>
 #include <ttrace_ctl.h>
@@ -62,8 +63,9 @@ enum fp_how { W_UNSIGNED, W_SIGNED, W_BOOL, W_KSTR, W_USTR };
 #define AT_RET	6		/* at: the return value, not a register */
 
 struct fp_word {
+	uint64_t mask;		/* the type's bits: cut to them ... */
+	uint64_t sign;		/* ... then widen by this one (signed) */
 	uint8_t at;		/* regs[at] (5 - argN), or AT_RET */
-	uint8_t shift;		/* 64 - the type's bits: cut, then widen */
 	uint8_t how;		/* enum fp_how */
 };
 
@@ -194,6 +196,13 @@ static uint64_t put_str(uintptr_t p, bool user)
 	return id;
 }
 
+/* Word w of a record from v, where it is: an integer cut to its type
+ * and widened by its sign, with no branch. */
+static __always_inline uint64_t fast_word(const struct fp_word *w, uint64_t v)
+{
+	return ((v & w->mask) ^ w->sign) - w->sign;
+}
+
 /* Record word w from the saved registers regs or the return value rv. */
 static uint64_t word(const struct fp_word *w, const uint64_t *regs,
 		     uint64_t rv)
@@ -201,11 +210,10 @@ static uint64_t word(const struct fp_word *w, const uint64_t *regs,
 	uint64_t v = w->at == AT_RET ? rv : regs[w->at];
 
 	switch (w->how) {
-	case W_SIGNED:	return (uint64_t)((int64_t)(v << w->shift) >> w->shift);
 	case W_BOOL:	return v != 0;
 	case W_KSTR:	return put_str(v, false);
 	case W_USTR:	return put_str(v, true);
-	default:	return v << w->shift >> w->shift;
+	default:	return fast_word(w, v);
 	}
 }
 
@@ -227,15 +235,6 @@ static __attribute__((noinline, cold)) void fire_slow(const struct fprobe *fp,
 		ttrace_emit_ext(fp->id, d, fp->nargs);
 }
 
-/* Word w of a record on the fast path from v, where it is: an integer
- * cut to its type and widened by its sign. */
-static __always_inline uint64_t fast_word(const struct fp_word *w, uint64_t v)
-{
-	v <<= w->shift;
-	return w->how == W_SIGNED ? (uint64_t)((int64_t)v >> w->shift)
-				 : v >> w->shift;
-}
-
 /* Whether fp's hit takes fire_slow(). */
 static __always_inline bool slow_hit(const struct fprobe *fp)
 {
@@ -246,8 +245,8 @@ static __always_inline bool slow_hit(const struct fprobe *fp)
 /* Records entry probe fp's event from the saved argument registers regs
  * (regs[5] rdi .. regs[0] r9), through its probes if it has any: the
  * record a static event of these words writes. Any context. */
-static __always_inline void fire_entry(const struct fprobe *fp,
-				       const uint64_t *regs)
+static __attribute__((noinline)) void fire_entry(const struct fprobe *fp,
+						 const uint64_t *regs)
 {
 	uint64_t d0 = 0, d1 = 0, d2 = 0, d3 = 0, d4 = 0;
 
@@ -277,53 +276,86 @@ static __always_inline void fire_entry(const struct fprobe *fp,
 	ttrace_emit_5(fp->id, d0, d1, d2, d3, d4);
 }
 
-/* fprobe_entry()'s case with the graph tracer on: hooks for it too when
- * it wants the site. */
-static __attribute__((noinline, cold)) void entry_graph(
-	uintptr_t *parent, uintptr_t func, const struct fprobe *hit,
-	unsigned kind)
+/* Records the entry probes emask (a bit per slot, live) from regs. */
+static __attribute__((noinline, cold)) void fire_entries(uint32_t emask,
+						   const uint64_t *regs)
 {
-	if (fgraph_graphs(hit->site))
+	for (; emask; emask &= emask - 1)
+		fire_entry(&slots[__builtin_ctz(emask)], regs);
+}
+
+/* fprobe_entry()'s case with the graph tracer or the stack tracer on:
+ * the entry probes emask, then the hook, for the graph too when it wants
+ * the site, and the stack tracer's check. */
+static __attribute__((noinline, cold)) void entry_slow(
+	uintptr_t *parent, uintptr_t func, const uint64_t *regs,
+	uint32_t emask, uint32_t rmask)
+{
+	uint32_t any = emask | rmask;
+	unsigned kind = rmask ? FGRAPH_HOOK_FPROBE : 0;
+
+	fire_entries(emask, regs);
+	if (any && READ_ONCE(fgraph_on) &&
+	    fgraph_graphs(slots[__builtin_ctz(any)].site))
 		kind |= FGRAPH_HOOK_GRAPH;
-	if (kind)
-		fgraph_hook(parent, func, kind);
+	fgraph_hook(parent, func, kind, rmask);
 }
 
 /* Called by a site fprobe_trampoline made live (ttrace_fgraph.S), with the
- * return address slot, the function and its saved argument registers.
- * Any context, on the function's stack. */
+ * return address slot, the function and its saved argument registers:
+ * for the function's return probes, pushes a shadow frame that names
+ * them (fprobe_return()); records its entry probes. Any context, on the
+ * function's stack. */
 void fprobe_entry(uintptr_t *parent, uintptr_t func, const uint64_t *regs)
 {
-	const struct fprobe *hit = NULL;
-	unsigned kind = 0;
+	uint32_t emask = 0, rmask = 0, d;
+	struct kthread *kt;
 
 	for (uint32_t hot = READ_ONCE(fp_hot); hot; hot &= hot - 1) {
 		const struct fprobe *fp = &slots[__builtin_ctz(hot)];
 
 		if (fp->func != func)
 			continue;
-		hit = fp;
 		if (fp->ret)
-			kind = FGRAPH_HOOK_FPROBE;
+			rmask |= hot & -hot;
 		else
-			fire_entry(fp, regs);
+			emask |= hot & -hot;
 	}
-	if (unlikely(READ_ONCE(fgraph_on) && hit))
-		entry_graph(parent, func, hit, kind);
-	else if (kind)
-		fgraph_hook_return(parent, func);
+	if (unlikely(READ_ONCE(fgraph_on) ||
+		     READ_ONCE(ttrace_stack_tracer_on))) {
+		entry_slow(parent, func, regs, emask, rmask);
+		return;
+	}
+	if (rmask && (kt = this_cpu()->cur_kthread)) {
+		d = kt->fgraph.depth;
+		if (unlikely(d >= FGRAPH_DEPTH))
+			fgraph_overflow();
+		else
+			fgraph_push(&kt->fgraph, d, parent,
+				    fgraph_frame_word(func, rmask),
+				    FGRAPH_TAG_FPROBE | FGRAPH_TAG_NOGRAPH);
+	}
+	if (unlikely(emask & (emask - 1)))
+		fire_entries(emask, regs);
+	else if (emask)		/* the one entry probe, as a tail call */
+		fire_entry(&slots[__builtin_ctz(emask)], regs);
 }
 
-/* See internal.h: the return of a call fprobe_entry() hooked. */
-uintptr_t fprobe_return(uintptr_t ret, uintptr_t func, uint32_t depth,
-			bool graph, uint64_t rv)
+/* See internal.h: the return of a call fprobe_entry() hooked. A probe of
+ * rmask deleted since (its bit off in fp_hot), or its slot since taken
+ * by a probe of another function, is not fired. */
+uintptr_t fprobe_return(uintptr_t ret, uintptr_t word, uint32_t depth,
+			uintptr_t tag, uint64_t rv)
 {
-	if (unlikely(graph))
-		ttrace_func_exit(func, depth);
-	for (uint32_t hot = READ_ONCE(fp_hot); hot; hot &= hot - 1) {
-		const struct fprobe *fp = &slots[__builtin_ctz(hot)];
+	uintptr_t func = fgraph_frame_func(word);
+	uint32_t rmask = (uint32_t)(word >> 32) & READ_ONCE(fp_hot);
 
-		if (fp->func != func || !fp->ret)
+	if (unlikely(!(tag & FGRAPH_TAG_NOGRAPH)))
+		ttrace_func_exit(func, depth);
+	for (; rmask; rmask &= rmask - 1) {
+		const struct fprobe *fp = &slots[__builtin_ctz(rmask)];
+
+		if (unlikely(fp->func != func || !fp->ret))
 			continue;
 		if (slow_hit(fp))
 			fire_slow(fp, NULL, rv);
@@ -421,15 +453,18 @@ static struct fp_word word_of(const struct ttrace_fprobe_arg *a)
 		[TTRACE_ARG_U32] = 32, [TTRACE_ARG_S8] = 8,
 		[TTRACE_ARG_S16] = 16, [TTRACE_ARG_S32] = 32,
 	};
+	unsigned b = a->type < ARRAY_SIZE(bits) && bits[a->type] ?
+		     bits[a->type] : 64;
 	struct fp_word w = {
+		.mask = b == 64 ? ~0ull : (1ull << b) - 1,
 		.at = a->reg == TTRACE_FPROBE_RET ? AT_RET : 5 - a->reg,
-		.shift = a->type < ARRAY_SIZE(bits) && bits[a->type] ?
-			 64 - bits[a->type] : 0,
 		.how = W_UNSIGNED,
 	};
 
-	if (a->type >= TTRACE_ARG_S8 && a->type <= TTRACE_ARG_S64)
+	if (a->type >= TTRACE_ARG_S8 && a->type <= TTRACE_ARG_S64) {
 		w.how = W_SIGNED;
+		w.sign = 1ull << (b - 1);
+	}
 	else if (a->type == TTRACE_ARG_BOOL)
 		w.how = W_BOOL;
 	else if (a->type == TTRACE_ARG_STR)
