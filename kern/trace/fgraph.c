@@ -52,7 +52,8 @@ static char filter[TTRACE_CTL_MAX_LEN + 1] = "*";	/* ctl mutex */
 static uint8_t *selected;	/* bit per site; NULL: all (filter "*") */
 static uint64_t filter_gen;	/* ctl mutex: bumped by each filter */
 uint64_t fgraph_overflows;	/* calls too deep for the shadow stack */
-bool fgraph_on;			/* the sites follow the graph (done.on) */
+bool fgraph_shared;		/* the graph or the stack tracer is on
+				 * (done.on || done.stack) */
 static struct {
 	bool on;
 	bool stack;
@@ -114,12 +115,14 @@ notrace uintptr_t fgraph_exit(uint64_t rv)
 	struct fgraph_shadow *sh = &kt->fgraph;
 	uint32_t d = sh->depth - 1;
 	uintptr_t ret = sh->frames[d].ret, func = sh->frames[d].func;
-	uintptr_t tag = (uintptr_t)sh->frames[d].slot & FGRAPH_TAG_MASK;
+	uintptr_t slot = (uintptr_t)sh->frames[d].slot;
 
 	cmb();			/* read the frame before releasing it */
 	WRITE_ONCE(sh->depth, d);
-	if (unlikely(tag))	/* fprobe_entry()'s frame */
-		return fprobe_return(ret, func, d, tag, rv);
+	if (unlikely(slot & FGRAPH_TAG_MASK)) {	/* fprobe_entry()'s frame */
+		fprobe_return(func, d, slot, rv);
+		return ret;
+	}
 	ttrace_func_exit(func, d);
 	return ret;
 }
@@ -234,7 +237,7 @@ void fgraph_sync(enum text_patch_mode mode)
 	ttrace_patch_flush(mode);
 	fprobe_set_hot(hot);
 	done.on = on;
-	WRITE_ONCE(fgraph_on, on);
+	WRITE_ONCE(fgraph_shared, on || stack);
 	done.stack = stack;
 	done.gen = filter_gen;
 	done.hot = hot;

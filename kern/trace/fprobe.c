@@ -90,6 +90,8 @@ static const struct ttrace_meta_table live_table = {
 static uint8_t blobs[2][TTRACE_META_BLOB_MAX];
 static uint64_t blob_word;	/* size << 1 | which blob: one load */
 static uint32_t fp_hot;		/* bit per slot live with its event armed */
+static uintptr_t fp_func[FP_N];	/* slots[i].func, packed for the hit */
+static uint32_t fp_ret;		/* bit per slot whose probe is at the return */
 
 /* ---- the live metadata --------------------------------------------------- */
 
@@ -238,22 +240,16 @@ static __attribute__((noinline, cold)) void fire_slow(const struct fprobe *fp,
 /* Whether fp's hit takes fire_slow(). */
 static __always_inline bool slow_hit(const struct fprobe *fp)
 {
-	return unlikely(fp->slow || !READ_ONCE(ttrace_armed[fp->id]) ||
-			READ_ONCE(ttrace_probes[fp->id]));
+	return unlikely(fp->slow || !ttrace_is_armed(fp->id) ||
+			ttrace_is_probed(fp->id));
 }
 
-/* Records entry probe fp's event from the saved argument registers regs
- * (regs[5] rdi .. regs[0] r9), through its probes if it has any: the
- * record a static event of these words writes. Any context. */
-static __attribute__((noinline)) void fire_entry(const struct fprobe *fp,
-						 const uint64_t *regs)
+/* fire_entry()'s case of 3 to 5 words. */
+static __attribute__((noinline)) void fire_wide(const struct fprobe *fp,
+						const uint64_t *regs)
 {
-	uint64_t d0 = 0, d1 = 0, d2 = 0, d3 = 0, d4 = 0;
+	uint64_t d3 = 0, d4 = 0;
 
-	if (slow_hit(fp)) {
-		fire_slow(fp, regs, 0);
-		return;
-	}
 	switch (fp->nargs) {	/* straight-line: no loop, no array */
 	case 5:
 		d4 = fast_word(&fp->w[4], regs[fp->w[4].at]);
@@ -261,19 +257,32 @@ static __attribute__((noinline)) void fire_entry(const struct fprobe *fp,
 	case 4:
 		d3 = fast_word(&fp->w[3], regs[fp->w[3].at]);
 		/* fallthrough */
-	case 3:
-		d2 = fast_word(&fp->w[2], regs[fp->w[2].at]);
-		/* fallthrough */
-	case 2:
-		d1 = fast_word(&fp->w[1], regs[fp->w[1].at]);
-		/* fallthrough */
-	case 1:
-		d0 = fast_word(&fp->w[0], regs[fp->w[0].at]);
-		/* fallthrough */
 	default:
 		break;
 	}
-	ttrace_emit_5(fp->id, d0, d1, d2, d3, d4);
+	ttrace_emit_5(fp->id, fast_word(&fp->w[0], regs[fp->w[0].at]),
+		      fast_word(&fp->w[1], regs[fp->w[1].at]),
+		      fast_word(&fp->w[2], regs[fp->w[2].at]), d3, d4);
+}
+
+/* Records entry probe fp's event from the saved argument registers regs
+ * (regs[5] rdi .. regs[0] r9), through its probes if it has any: the
+ * record a static event of these words writes. A word past nargs has
+ * mask 0 (go_live()): 0, as a record's unused words; so up to 2 words
+ * take the record of 2 with no test of their number. Any context. */
+static __attribute__((noinline)) void fire_entry(const struct fprobe *fp,
+						 const uint64_t *regs)
+{
+	if (slow_hit(fp)) {
+		fire_slow(fp, regs, 0);
+		return;
+	}
+	if (unlikely(fp->nargs > 2)) {
+		fire_wide(fp, regs);
+		return;
+	}
+	ttrace_emit_2(fp->id, fast_word(&fp->w[0], regs[fp->w[0].at]),
+		      fast_word(&fp->w[1], regs[fp->w[1].at]));
 }
 
 /* Records the entry probes emask (a bit per slot, live) from regs. */
@@ -295,8 +304,7 @@ static __attribute__((noinline, cold)) void entry_slow(
 	unsigned kind = rmask ? FGRAPH_HOOK_FPROBE : 0;
 
 	fire_entries(emask, regs);
-	if (any && READ_ONCE(fgraph_on) &&
-	    fgraph_graphs(slots[__builtin_ctz(any)].site))
+	if (any && fgraph_graphs(slots[__builtin_ctz(any)].site))
 		kind |= FGRAPH_HOOK_GRAPH;
 	fgraph_hook(parent, func, kind, rmask);
 }
@@ -308,21 +316,17 @@ static __attribute__((noinline, cold)) void entry_slow(
  * function's stack. */
 void fprobe_entry(uintptr_t *parent, uintptr_t func, const uint64_t *regs)
 {
-	uint32_t emask = 0, rmask = 0, d;
+	uint32_t mine = 0, emask, rmask, d;
 	struct kthread *kt;
 
 	for (uint32_t hot = READ_ONCE(fp_hot); hot; hot &= hot - 1) {
-		const struct fprobe *fp = &slots[__builtin_ctz(hot)];
+		unsigned i = (unsigned)__builtin_ctz(hot);
 
-		if (fp->func != func)
-			continue;
-		if (fp->ret)
-			rmask |= hot & -hot;
-		else
-			emask |= hot & -hot;
+		mine |= (uint32_t)(fp_func[i] == func) << i;
 	}
-	if (unlikely(READ_ONCE(fgraph_on) ||
-		     READ_ONCE(ttrace_stack_tracer_on))) {
+	rmask = mine & READ_ONCE(fp_ret);
+	emask = mine & ~rmask;
+	if (unlikely(READ_ONCE(fgraph_shared))) {
 		entry_slow(parent, func, regs, emask, rmask);
 		return;
 	}
@@ -341,28 +345,53 @@ void fprobe_entry(uintptr_t *parent, uintptr_t func, const uint64_t *regs)
 		fire_entry(&slots[__builtin_ctz(emask)], regs);
 }
 
-/* See internal.h: the return of a call fprobe_entry() hooked. A probe of
- * rmask deleted since (its bit off in fp_hot), or its slot since taken
- * by a probe of another function, is not fired. */
-uintptr_t fprobe_return(uintptr_t ret, uintptr_t word, uint32_t depth,
-			uintptr_t tag, uint64_t rv)
+/* Records return probe fp's event, its word from the return value rv. */
+static __attribute__((noinline)) void fire_return(const struct fprobe *fp,
+						  uint64_t rv)
 {
-	uintptr_t func = fgraph_frame_func(word);
-	uint32_t rmask = (uint32_t)(word >> 32) & READ_ONCE(fp_hot);
+	if (slow_hit(fp))
+		fire_slow(fp, NULL, rv);
+	else	/* a return probe has one word: the value */
+		ttrace_emit_1(fp->id, fast_word(&fp->w[0], rv));
+}
 
-	if (unlikely(!(tag & FGRAPH_TAG_NOGRAPH)))
+/* fprobe_return()'s case of several return probes, or the graph's exit
+ * too. */
+static __attribute__((noinline, cold)) void return_slow(uintptr_t func,
+							uint32_t rmask,
+							uint32_t depth,
+							uintptr_t slot,
+							uint64_t rv)
+{
+	if (!(slot & FGRAPH_TAG_NOGRAPH))
 		ttrace_func_exit(func, depth);
 	for (; rmask; rmask &= rmask - 1) {
 		const struct fprobe *fp = &slots[__builtin_ctz(rmask)];
 
-		if (unlikely(fp->func != func || !fp->ret))
-			continue;
-		if (slow_hit(fp))
-			fire_slow(fp, NULL, rv);
-		else	/* a return probe has one word: the value */
-			ttrace_emit_1(fp->id, fast_word(&fp->w[0], rv));
+		if (fp->func == func && fp->ret)
+			fire_return(fp, rv);
 	}
-	return ret;
+}
+
+/* See internal.h: the return of a call fprobe_entry() hooked. A probe of
+ * the frame's deleted since (its bit off in fp_hot), or its slot since
+ * taken by a probe of another function, is not fired. */
+void fprobe_return(uintptr_t word, uint32_t depth, uintptr_t slot,
+		   uint64_t rv)
+{
+	uintptr_t func = fgraph_frame_func(word);
+	uint32_t rmask = (uint32_t)(word >> 32) & READ_ONCE(fp_hot);
+	const struct fprobe *fp;
+
+	if (unlikely(!(slot & FGRAPH_TAG_NOGRAPH) || (rmask & (rmask - 1)))) {
+		return_slow(func, rmask, depth, slot, rv);
+		return;
+	}
+	if (!rmask)
+		return;
+	fp = &slots[__builtin_ctz(rmask)];
+	if (likely(fp->func == func && fp->ret))
+		fire_return(fp, rv);	/* the one return probe, tail call */
 }
 
 /* ---- the sites ----------------------------------------------------------- */
@@ -482,10 +511,16 @@ static const char *go_live(struct ttrace *t, int i,
 	slots[i].spec = *s;
 	slots[i].site = site;
 	slots[i].func = __fentry_sites_start[site];
+	fp_func[i] = slots[i].func;
 	slots[i].id = id;
 	slots[i].ret = s->ret;
+	if (s->ret)
+		fp_ret |= 1u << i;
+	else
+		fp_ret &= ~(1u << i);
 	slots[i].nargs = s->nargs;
 	slots[i].slow = s->nargs == TTRACE_FPROBE_MAX_ARGS;
+	memset(slots[i].w, 0, sizeof(slots[i].w));	/* fire_entry() */
 	for (unsigned a = 0; a < s->nargs; a++) {
 		slots[i].w[a] = word_of(&s->args[a]);
 		slots[i].slow |= slots[i].w[a].how > W_SIGNED;

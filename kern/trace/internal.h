@@ -541,10 +541,11 @@ static __always_inline void fgraph_push(struct fgraph_shadow *sh, uint32_t d,
 	*parent = (uintptr_t)fgraph_return_trampoline;
 }
 
-/* Whether the graph tracer wants function site i live now; fgraph_on:
- * whether it wants any (a hit's cheap first test). */
+/* Whether the graph tracer wants function site i live now; fgraph_shared:
+ * whether the graph or the stack tracer has the sites now (a probe hit's
+ * one test for their work). */
 bool fgraph_graphs(size_t i);
-extern bool fgraph_on;
+extern bool fgraph_shared;
 /* The live metadata: the generated table with the probes' events, and its
  * serialised blob (size in *size); what the trace files carry. */
 const struct ttrace_meta_table *ttrace_meta_now(void);
@@ -558,11 +559,11 @@ uint32_t fprobe_hot(void);
 void fprobe_set_hot(uint32_t hot);
 bool fprobe_site_hot(uintptr_t site, uint32_t hot);
 void fprobe_trampoline(void);
-/* The return of a call fprobe_entry() hooked, to ret: func_exit at depth
- * unless tag (its frame's) says FGRAPH_TAG_NOGRAPH, then the return probes
- * of word (its frame's func word) with rv. */
-uintptr_t fprobe_return(uintptr_t ret, uintptr_t word, uint32_t depth,
-			uintptr_t tag, uint64_t rv);
+/* The return of a call fprobe_entry() hooked: func_exit at depth unless
+ * the tag in slot (its frame's slot word) says FGRAPH_TAG_NOGRAPH, then
+ * the return probes of word (its frame's func word) with rv. */
+void fprobe_return(uintptr_t word, uint32_t depth, uintptr_t slot,
+		   uint64_t rv);
 /* ctl fprobe add/del: NULL or why nothing changed. ctl mutex held. */
 const char *fprobe_control(struct ttrace *t,
 			   const struct ttrace_fprobe_spec *s);
