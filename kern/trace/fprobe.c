@@ -91,6 +91,7 @@ static uint8_t blobs[2][TTRACE_META_BLOB_MAX];
 static uint64_t blob_word;	/* size << 1 | which blob: one load */
 static uint32_t fp_hot;		/* bit per slot live with its event armed */
 static uintptr_t fp_func[FP_N];	/* slots[i].func, packed for the hit */
+static uint32_t fp_same[FP_N];	/* the slots in use on slot i's function */
 static uint32_t fp_ret;		/* bit per slot whose probe is at the return */
 
 /* ---- the live metadata --------------------------------------------------- */
@@ -322,7 +323,10 @@ void fprobe_entry(uintptr_t *parent, uintptr_t func, const uint64_t *regs)
 	for (uint32_t hot = READ_ONCE(fp_hot); hot; hot &= hot - 1) {
 		unsigned i = (unsigned)__builtin_ctz(hot);
 
-		mine |= (uint32_t)(fp_func[i] == func) << i;
+		if (fp_func[i] == func) {	/* those below i are not */
+			mine = READ_ONCE(fp_same[i]) & hot;
+			break;
+		}
 	}
 	rmask = mine & READ_ONCE(fp_ret);
 	emask = mine & ~rmask;
@@ -501,6 +505,23 @@ static struct fp_word word_of(const struct ttrace_fprobe_arg *a)
 	return w;
 }
 
+/* Makes fp_same[] say which slots in use (not FP_FREE), and slot also,
+ * share each one's function: a hit's slots are those of the first hot one
+ * on its function that are hot. Each word changes only by slots that are
+ * not hot. ctl mutex held. */
+static void same_funcs(int also)
+{
+	for (int i = 0; i < FP_N; i++) {
+		uint32_t m = 0;
+
+		for (int j = 0; j < FP_N; j++)
+			if ((slots[j].state != FP_FREE || j == also) &&
+			    fp_func[j] == fp_func[i])
+				m |= 1u << j;
+		WRITE_ONCE(fp_same[i], m);
+	}
+}
+
 /* Makes slot i live as s (func's site), its event enabled. */
 static const char *go_live(struct ttrace *t, int i,
 			   const struct ttrace_fprobe_spec *s, size_t site)
@@ -512,6 +533,7 @@ static const char *go_live(struct ttrace *t, int i,
 	slots[i].site = site;
 	slots[i].func = __fentry_sites_start[site];
 	fp_func[i] = slots[i].func;
+	same_funcs(i);
 	slots[i].id = id;
 	slots[i].ret = s->ret;
 	if (s->ret)
@@ -602,8 +624,10 @@ void fprobe_rings_cleared(struct ttrace *t)
 		live_events[FP_FIRST + i] = ttrace_event_table[FP_FIRST + i];
 		changed = true;
 	}
-	if (changed)
+	if (changed) {
+		same_funcs(-1);
 		publish_meta(t, false);	/* smaller than before: fits */
+	}
 }
 
 /* See internal.h. */
