@@ -75,6 +75,7 @@ struct fprobe {
 	uint8_t nargs;
 	bool ret;		/* at the return */
 	bool slow;		/* a string or bool, or 6 words: fire_slow() */
+	bool wide;		/* slow, or 3 to 5 words: fire_wide() */
 	struct fp_word w[TTRACE_FPROBE_MAX_ARGS];
 	size_t site;		/* the site's index */
 	uint32_t state;		/* enum fp_state */
@@ -241,16 +242,23 @@ static __attribute__((noinline, cold)) void fire_slow(const struct fprobe *fp,
 /* Whether fp's hit takes fire_slow(). */
 static __always_inline bool slow_hit(const struct fprobe *fp)
 {
-	return unlikely(fp->slow || !ttrace_is_armed(fp->id) ||
-			ttrace_is_probed(fp->id));
+	uint32_t id = fp->id;
+
+	return unlikely(fp->slow || !READ_ONCE(ttrace_armed[id]) ||
+			READ_ONCE(ttrace_probes[id]));
 }
 
-/* fire_entry()'s case of 3 to 5 words. */
+/* fire_entry()'s case of a wide probe, or of one with probes attached or
+ * its event disarmed. */
 static __attribute__((noinline)) void fire_wide(const struct fprobe *fp,
 						const uint64_t *regs)
 {
 	uint64_t d3 = 0, d4 = 0;
 
+	if (slow_hit(fp)) {
+		fire_slow(fp, regs, 0);
+		return;
+	}
 	switch (fp->nargs) {	/* straight-line: no loop, no array */
 	case 5:
 		d4 = fast_word(&fp->w[4], regs[fp->w[4].at]);
@@ -274,11 +282,10 @@ static __attribute__((noinline)) void fire_wide(const struct fprobe *fp,
 static __attribute__((noinline)) void fire_entry(const struct fprobe *fp,
 						 const uint64_t *regs)
 {
-	if (slow_hit(fp)) {
-		fire_slow(fp, regs, 0);
-		return;
-	}
-	if (unlikely(fp->nargs > 2)) {
+	uint32_t id = fp->id;
+
+	if (unlikely(fp->wide || !READ_ONCE(ttrace_armed[id]) ||
+		     READ_ONCE(ttrace_probes[id]))) {
 		fire_wide(fp, regs);
 		return;
 	}
@@ -350,8 +357,7 @@ void fprobe_entry(uintptr_t *parent, uintptr_t func, const uint64_t *regs)
 }
 
 /* Records return probe fp's event, its word from the return value rv. */
-static __attribute__((noinline)) void fire_return(const struct fprobe *fp,
-						  uint64_t rv)
+static __always_inline void fire_return(const struct fprobe *fp, uint64_t rv)
 {
 	if (slow_hit(fp))
 		fire_slow(fp, NULL, rv);
@@ -395,7 +401,7 @@ void fprobe_return(uintptr_t word, uint32_t depth, uintptr_t slot,
 		return;
 	fp = &slots[__builtin_ctz(rmask)];
 	if (likely(fp->func == func && fp->ret))
-		fire_return(fp, rv);	/* the one return probe, tail call */
+		fire_return(fp, rv);	/* the one return probe */
 }
 
 /* ---- the sites ----------------------------------------------------------- */
@@ -547,6 +553,7 @@ static const char *go_live(struct ttrace *t, int i,
 		slots[i].w[a] = word_of(&s->args[a]);
 		slots[i].slow |= slots[i].w[a].how > W_SIGNED;
 	}
+	slots[i].wide = slots[i].slow || s->nargs > 2;
 	ttrace_fprobe_meta(&slots[i].spec, &slot_meta[i], (uint16_t)id,
 			   TTRACE_GROUP_FPROBE);
 	live_events[id] = slot_meta[i].ev;
