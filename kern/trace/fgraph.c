@@ -67,7 +67,7 @@ static struct {
 static __always_inline void hook(uintptr_t *parent, uintptr_t func,
 				 unsigned kind, uint32_t rmask)
 {
-	struct kthread *kt = this_cpu()->cur_kthread;
+	struct kthread *kt = fgraph_thread();
 	uintptr_t tag = kind & FGRAPH_HOOK_FPROBE ? FGRAPH_TAG_FPROBE : 0;
 	uint32_t d;
 
@@ -111,7 +111,7 @@ notrace void fgraph_hook(uintptr_t *parent, uintptr_t func, unsigned kind,
  * its return value rv: returns the real return address. */
 notrace uintptr_t fgraph_exit(uint64_t rv)
 {
-	struct kthread *kt = this_cpu()->cur_kthread;
+	struct kthread *kt = fgraph_thread();
 	struct fgraph_shadow *sh = &kt->fgraph;
 	uint32_t d = sh->depth - 1;
 	uintptr_t ret = sh->frames[d].ret, func = sh->frames[d].func;

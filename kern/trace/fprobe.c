@@ -341,7 +341,7 @@ void fprobe_entry(uintptr_t *parent, uintptr_t func, const uint64_t *regs)
 		entry_slow(parent, func, regs, emask, rmask);
 		return;
 	}
-	if (rmask && (kt = this_cpu()->cur_kthread)) {
+	if (rmask && (kt = fgraph_thread())) {
 		d = kt->fgraph.depth;
 		if (unlikely(d >= FGRAPH_DEPTH))
 			fgraph_overflow();

@@ -517,6 +517,14 @@ static __always_inline uintptr_t fgraph_frame_func(uintptr_t word)
 	return (uintptr_t)(intptr_t)(int32_t)word;
 }
 
+/* The running thread, NULL on a CPU before its scheduler is up: one
+ * GS-relative load (this_cpu()->cur_kthread is two). */
+static __always_inline struct kthread *fgraph_thread(void)
+{
+	return (struct kthread *)arch_pcpu_read_u64(
+		offsetof(struct per_cpu_info, cur_kthread));
+}
+
 static __always_inline void fgraph_overflow(void)
 {
 	__atomic_fetch_add(&fgraph_overflows, 1, __ATOMIC_RELAXED);
