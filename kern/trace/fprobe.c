@@ -336,7 +336,7 @@ void fprobe_entry(uintptr_t *parent, uintptr_t func, const uint64_t *regs)
 		}
 	}
 	rmask = mine & READ_ONCE(fp_ret);
-	emask = mine & ~rmask;
+	emask = mine ^ rmask;	/* rmask is in mine */
 	if (unlikely(READ_ONCE(fgraph_shared))) {
 		entry_slow(parent, func, regs, emask, rmask);
 		return;
