@@ -62,6 +62,12 @@ enum fp_state { FP_FREE, FP_LIVE, FP_DEAD };
 enum fp_how { W_UNSIGNED, W_SIGNED, W_BOOL, W_KSTR, W_USTR };
 #define AT_RET	6		/* at: the return value, not a register */
 
+/* The record a probe's hit writes inline, when its event is armed with no
+ * probe attached; 0: none, fire_wide() or fire_slow() does. */
+enum fp_fast { FAST_ENTRY = 1, FAST_RETURN };	/* 0 to 2 integer words
+						 * at the entry; an
+						 * integer at the return */
+
 struct fp_word {
 	uint64_t mask;		/* the type's bits: cut to them ... */
 	uint64_t sign;		/* ... then widen by this one (signed) */
@@ -75,7 +81,7 @@ struct fprobe {
 	uint8_t nargs;
 	bool ret;		/* at the return */
 	bool slow;		/* a string or bool, or 6 words: fire_slow() */
-	bool wide;		/* slow, or 3 to 5 words: fire_wide() */
+	uint8_t fast;		/* enum fp_fast */
 	struct fp_word w[TTRACE_FPROBE_MAX_ARGS];
 	size_t site;		/* the site's index */
 	uint32_t state;		/* enum fp_state */
@@ -248,8 +254,8 @@ static __always_inline bool slow_hit(const struct fprobe *fp)
 			READ_ONCE(ttrace_probes[id]));
 }
 
-/* fire_entry()'s case of a wide probe, or of one with probes attached or
- * its event disarmed. */
+/* fire_entry()'s case of a probe not FAST_ENTRY, or of one with probes
+ * attached or its event disarmed. */
 static __attribute__((noinline)) void fire_wide(const struct fprobe *fp,
 						const uint64_t *regs)
 {
@@ -284,7 +290,7 @@ static __attribute__((noinline)) void fire_entry(const struct fprobe *fp,
 {
 	uint32_t id = fp->id;
 
-	if (unlikely(fp->wide || !READ_ONCE(ttrace_armed[id]) ||
+	if (unlikely(fp->fast != FAST_ENTRY || !READ_ONCE(ttrace_armed[id]) ||
 		     READ_ONCE(ttrace_probes[id]))) {
 		fire_wide(fp, regs);
 		return;
@@ -356,13 +362,19 @@ void fprobe_entry(uintptr_t *parent, uintptr_t func, const uint64_t *regs)
 		fire_entry(&slots[__builtin_ctz(emask)], regs);
 }
 
-/* Records return probe fp's event, its word from the return value rv. */
+/* Records return probe fp's event, its word from the return value rv,
+ * through its probes if it has any; nothing if fp is an entry probe (of
+ * the same function, that took a deleted return probe's slot since the
+ * call). */
 static __always_inline void fire_return(const struct fprobe *fp, uint64_t rv)
 {
-	if (slow_hit(fp))
+	uint32_t id = fp->id;
+
+	if (likely(fp->fast == FAST_RETURN && READ_ONCE(ttrace_armed[id]) &&
+		   !READ_ONCE(ttrace_probes[id])))	/* one word: the value */
+		ttrace_emit_1(id, fast_word(&fp->w[0], rv));
+	else if (fp->ret)	/* not an entry probe that took the slot */
 		fire_slow(fp, NULL, rv);
-	else	/* a return probe has one word: the value */
-		ttrace_emit_1(fp->id, fast_word(&fp->w[0], rv));
 }
 
 /* fprobe_return()'s case of several return probes, or the graph's exit
@@ -378,7 +390,7 @@ static __attribute__((noinline, cold)) void return_slow(uintptr_t func,
 	for (; rmask; rmask &= rmask - 1) {
 		const struct fprobe *fp = &slots[__builtin_ctz(rmask)];
 
-		if (fp->func == func && fp->ret)
+		if (fp->func == func)
 			fire_return(fp, rv);
 	}
 }
@@ -400,7 +412,7 @@ void fprobe_return(uintptr_t word, uint32_t depth, uintptr_t slot,
 	if (!rmask)
 		return;
 	fp = &slots[__builtin_ctz(rmask)];
-	if (likely(fp->func == func && fp->ret))
+	if (likely(fp->func == func))
 		fire_return(fp, rv);	/* the one return probe */
 }
 
@@ -553,7 +565,8 @@ static const char *go_live(struct ttrace *t, int i,
 		slots[i].w[a] = word_of(&s->args[a]);
 		slots[i].slow |= slots[i].w[a].how > W_SIGNED;
 	}
-	slots[i].wide = slots[i].slow || s->nargs > 2;
+	slots[i].fast = slots[i].slow ? 0 : s->ret ? FAST_RETURN :
+			s->nargs <= 2 ? FAST_ENTRY : 0;
 	ttrace_fprobe_meta(&slots[i].spec, &slot_meta[i], (uint16_t)id,
 			   TTRACE_GROUP_FPROBE);
 	live_events[id] = slot_meta[i].ev;
