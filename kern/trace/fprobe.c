@@ -362,6 +362,16 @@ void fprobe_entry(uintptr_t *parent, uintptr_t func, const uint64_t *regs)
 		fire_entry(&slots[__builtin_ctz(emask)], regs);
 }
 
+/* Whether return probe fp of a frame pushed for func is still on it: not
+ * deleted since (FP_DEAD, or FP_FREE after a clear), nor its slot taken
+ * by a probe of another function (go_live() makes a slot FP_LIVE last). A
+ * probe whose event is disarmed records nothing (fire_return()). */
+static __always_inline bool still_on(const struct fprobe *fp, uintptr_t func)
+{
+	return __atomic_load_n(&fp->state, __ATOMIC_ACQUIRE) == FP_LIVE &&
+	       fp->func == func;
+}
+
 /* Records return probe fp's event, its word from the return value rv,
  * through its probes if it has any; nothing if fp is an entry probe (of
  * the same function, that took a deleted return probe's slot since the
@@ -390,29 +400,27 @@ static __attribute__((noinline, cold)) void return_slow(uintptr_t func,
 	for (; rmask; rmask &= rmask - 1) {
 		const struct fprobe *fp = &slots[__builtin_ctz(rmask)];
 
-		if (fp->func == func)
+		if (still_on(fp, func))
 			fire_return(fp, rv);
 	}
 }
 
-/* See internal.h: the return of a call fprobe_entry() hooked. A probe of
- * the frame's deleted since (its bit off in fp_hot), or its slot since
- * taken by a probe of another function, is not fired. */
+/* See internal.h: the return of a call fprobe_entry() hooked; its return
+ * probes that are still_on(). */
 void fprobe_return(uintptr_t word, uint32_t depth, uintptr_t slot,
 		   uint64_t rv)
 {
 	uintptr_t func = fgraph_frame_func(word);
-	uint32_t rmask = (uint32_t)(word >> 32) & READ_ONCE(fp_hot);
+	uint32_t rmask = (uint32_t)(word >> 32);	/* not 0: a frame is
+							 * tagged for some */
 	const struct fprobe *fp;
 
 	if (unlikely(!(slot & FGRAPH_TAG_NOGRAPH) || (rmask & (rmask - 1)))) {
 		return_slow(func, rmask, depth, slot, rv);
 		return;
 	}
-	if (!rmask)
-		return;
 	fp = &slots[__builtin_ctz(rmask)];
-	if (likely(fp->func == func))
+	if (likely(still_on(fp, func)))
 		fire_return(fp, rv);	/* the one return probe */
 }
 
@@ -574,7 +582,7 @@ static const char *go_live(struct ttrace *t, int i,
 		live_events[id] = keep;
 		return "fprobe: the event metadata is full";
 	}
-	slots[i].state = FP_LIVE;
+	__atomic_store_n(&slots[i].state, FP_LIVE, __ATOMIC_RELEASE);
 	t->enabled[id] = 1;
 	ttrace_rearm_locked(t);
 	return NULL;
