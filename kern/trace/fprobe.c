@@ -245,13 +245,24 @@ static __attribute__((noinline, cold)) void fire_slow(const struct fprobe *fp,
 		ttrace_emit_ext(fp->id, d, fp->nargs);
 }
 
+/* Whether event id is armed: `cmpb $0, ttrace_armed+id; je off`, one
+ * instruction fewer than a load and a test (as ttrace_is_probed()). */
+static __always_inline bool is_armed(uint32_t id)
+{
+	__asm__ goto("cmpb $0, %0\n\tje %l[off]"
+		     : : "m"(ttrace_armed[id]) : "cc" : off);
+	return true;
+off: __attribute__((cold));
+	return false;
+}
+
 /* Whether fp's hit takes fire_slow(). */
 static __always_inline bool slow_hit(const struct fprobe *fp)
 {
 	uint32_t id = fp->id;
 
-	return unlikely(fp->slow || !READ_ONCE(ttrace_armed[id]) ||
-			READ_ONCE(ttrace_probes[id]));
+	return unlikely(fp->slow || !is_armed(id) ||
+			ttrace_is_probed(id));
 }
 
 /* fire_entry()'s case of a probe not FAST_ENTRY, or of one with probes
@@ -290,8 +301,8 @@ static __attribute__((noinline)) void fire_entry(const struct fprobe *fp,
 {
 	uint32_t id = fp->id;
 
-	if (unlikely(fp->fast != FAST_ENTRY || !READ_ONCE(ttrace_armed[id]) ||
-		     READ_ONCE(ttrace_probes[id]))) {
+	if (unlikely(fp->fast != FAST_ENTRY || !is_armed(id) ||
+		     ttrace_is_probed(id))) {
 		fire_wide(fp, regs);
 		return;
 	}
@@ -380,8 +391,8 @@ static __always_inline void fire_return(const struct fprobe *fp, uint64_t rv)
 {
 	uint32_t id = fp->id;
 
-	if (likely(fp->fast == FAST_RETURN && READ_ONCE(ttrace_armed[id]) &&
-		   !READ_ONCE(ttrace_probes[id])))	/* one word: the value */
+	if (likely(fp->fast == FAST_RETURN && is_armed(id) &&
+		   !ttrace_is_probed(id)))	/* one word: the value */
 		ttrace_emit_1(id, fast_word(&fp->w[0], rv));
 	else if (fp->ret)	/* not an entry probe that took the slot */
 		fire_slow(fp, NULL, rv);
