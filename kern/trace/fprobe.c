@@ -29,9 +29,12 @@
  * word the marker's id.
  *
  * Locking: slots, the live table and the blobs change under the ctl mutex;
- * the hit path reads fp_hot and the live slots without a lock: a slot is
- * filled before its bit is set, and a deleted one keeps its contents for
- * a grace period and until the next clear.
+ * the hit path reads fp_hot, fp_func[], fp_same[], fp_ret and the live
+ * slots without a lock: a slot (and its words there) is filled before its
+ * bit is set, fp_same[] words change only by slots that are not hot, and
+ * a deleted slot keeps its contents for a grace period and until the
+ * next clear. A return finds its probes in its shadow frame, and fires
+ * those still FP_LIVE on its function (still_on()).
  */
 #include <ttrace.h>
 #include <fgraph.h>
