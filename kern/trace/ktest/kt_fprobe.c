@@ -21,6 +21,7 @@
 #include "kt.h"
 #include <ttrace.h>
 #include <ttrace_probe.h>
+#include <ksyms.h>
 #include <ns.h>
 #include <proc.h>
 #include <printfmt.h>
@@ -282,3 +283,54 @@ static bool test_ttrace_fprobe_words(void)
 }
 
 KTEST_REG(ttrace_fprobe_words, test_ttrace_fprobe_words);
+
+/* ksym_lookup() (a leaf with a site) at the bottom of n frames of 1 KiB
+ * of this file's (no sites: the stack tracer sees none of them). */
+static __attribute__((noinline)) uintptr_t deep_call(unsigned n)
+{
+	volatile char pad[1024];
+	uintptr_t off;
+
+	pad[0] = (char)n;
+	if (n)
+		return deep_call(n - 1) + (uintptr_t)pad[0];	/* no tail call */
+	return (uintptr_t)ksym_lookup((uintptr_t)deep_call, &off);
+}
+
+/*
+ * The stack tracer sees a function whose site an entry probe alone has
+ * (fprobe's trampoline, not the stack tracer's): ksym_lookup() called 8
+ * KiB deeper than the test's own stack, interrupts off, is this CPU's
+ * deepest stack, its frame first.
+ */
+static bool test_ttrace_fprobe_stack(void)
+{
+	static char text[4096];
+	char want[32], *at;
+	struct seqbuf s;
+	uint64_t flags;
+	unsigned long bytes = 0;
+	uint32_t cpu;
+
+	if (!kt_ctl("fprobe add kt_st ksym_lookup") ||
+	    !kt_ctl("stacktracer on") || !kt_ctl("stacktracer reset"))
+		return false;
+	flags = arch_irq_save();
+	cpu = this_cpu()->coreid;
+	deep_call(8);
+	arch_irq_restore(flags);
+	seqbuf_init(&s, text, sizeof(text));
+	ttrace_stack_max_text(&s);
+	if (!kt_ctl("stacktracer off") || !kt_ctl("fprobe del kt_st"))
+		return false;
+	fmt_snprintf(want, sizeof(want), "cpu%u ", cpu);
+	at = strstr(text, want);
+	if (at)
+		bytes = strtoul(at + strlen(want), NULL, 10);
+	KT_ASSERT(at && bytes > 8 * 1024 &&
+		  !strncmp(strchr(at, '\n'), "\n  #0 ksym_lookup+", 18),
+		  "no deepest stack at ksym_lookup on cpu%u: %s", cpu, text);
+	return true;
+}
+
+KTEST_REG(ttrace_fprobe_stack, test_ttrace_fprobe_stack);
