@@ -27,7 +27,7 @@
  * Function probes (fprobe.c) share the sites and the shadow stack: a site
  * with a live probe calls fprobe_trampoline instead, whose fprobe_entry()
  * does the graph's work too through fgraph_hook(); its frames are tagged
- * (TAG_*) and return through fprobe_return() (docs/function-graph.md,
+ * (FGRAPH_TAG_*, internal.h) and return through fprobe_return() (docs/function-graph.md,
  * "Sharing the sites").
  */
 #include <ttrace.h>
@@ -45,15 +45,15 @@
 extern const uint64_t __fentry_sites_start[], __fentry_sites_end[];
 void fgraph_trampoline(void);
 void ttrace_stack_trampoline(void);
-void fgraph_return_trampoline(void);
 void fgraph_entry(uintptr_t *parent, uintptr_t func);
 uintptr_t fgraph_exit(uint64_t rv);
 
 static char filter[TTRACE_CTL_MAX_LEN + 1] = "*";	/* ctl mutex */
 static uint8_t *selected;	/* bit per site; NULL: all (filter "*") */
 static uint64_t filter_gen;	/* ctl mutex: bumped by each filter */
-static uint64_t overflows;	/* calls too deep for the shadow stack */
-bool fgraph_on;			/* the sites follow the graph (done.on) */
+uint64_t fgraph_overflows;	/* calls too deep for the shadow stack */
+bool fgraph_shared;		/* the graph or the stack tracer is on
+				 * (done.on || done.stack) */
 static struct {
 	bool on;
 	bool stack;
@@ -61,32 +61,23 @@ static struct {
 	uint32_t hot;		/* fprobe_hot() */
 } done;				/* ctl mutex: what the sites are now */
 
-/* The low bits of a shadow frame's slot word (slots are 8-byte aligned):
- * what its return does besides going back. 0: the graph's func_exit only,
- * as fgraph_entry() hooks. */
-#define TAG_FPROBE	1ul	/* fprobe_return() (fprobe.c): set in every
-				 * tagged frame */
-#define TAG_NOGRAPH	2ul	/* no func_exit record */
-#define TAG_MASK	3ul
-
 /* Hooks the call for kind (FGRAPH_HOOK_*, internal.h): records func_entry
- * for the graph, and pushes a shadow frame when its return must be seen. */
+ * for the graph, and pushes a shadow frame when its return must be seen;
+ * a probe's frame keeps rmask, its return probes (fgraph_frame_word()). */
 static __always_inline void hook(uintptr_t *parent, uintptr_t func,
-				 unsigned kind)
+				 unsigned kind, uint32_t rmask)
 {
-	struct kthread *kt = this_cpu()->cur_kthread;
-	struct fgraph_shadow *sh;
-	uintptr_t tag = kind & FGRAPH_HOOK_FPROBE ? TAG_FPROBE : 0;
+	struct kthread *kt = fgraph_thread();
+	uintptr_t tag = kind & FGRAPH_HOOK_FPROBE ? FGRAPH_TAG_FPROBE : 0;
 	uint32_t d;
 
 	if (unlikely(READ_ONCE(ttrace_stack_tracer_on)))
 		ttrace_stack_check(parent);
 	if (!kt)		/* a CPU before its scheduler is up */
 		return;
-	sh = &kt->fgraph;
-	d = sh->depth;
+	d = kt->fgraph.depth;
 	if (d >= FGRAPH_DEPTH) {
-		__atomic_fetch_add(&overflows, 1, __ATOMIC_RELAXED);
+		fgraph_overflow();
 		return;
 	}
 	if (kind & FGRAPH_HOOK_GRAPH)
@@ -95,15 +86,10 @@ static __always_inline void hook(uintptr_t *parent, uintptr_t func,
 	    !READ_ONCE(ttrace_armed[TTRACE_EV_FUNC_EXIT])) {
 		if (!tag)
 			return;
-		tag |= TAG_NOGRAPH;
+		tag |= FGRAPH_TAG_NOGRAPH;
 	}
-	WRITE_ONCE(sh->depth, d + 1);	/* reserve before writing: an */
-	cmb();				/* interrupt pushes above it */
-	sh->frames[d].ret = *parent;
-	sh->frames[d].func = func;
-	sh->frames[d].slot = (const uintptr_t *)((uintptr_t)parent | tag);
-	cmb();
-	*parent = (uintptr_t)fgraph_return_trampoline;
+	fgraph_push(&kt->fgraph, d, parent,
+		    tag ? fgraph_frame_word(func, rmask) : func, tag);
 }
 
 /* Called by a live function site (through the trampoline) with the
@@ -111,35 +97,32 @@ static __always_inline void hook(uintptr_t *parent, uintptr_t func,
  * function's own stack. */
 notrace void fgraph_entry(uintptr_t *parent, uintptr_t func)
 {
-	hook(parent, func, FGRAPH_HOOK_GRAPH);
+	hook(parent, func, FGRAPH_HOOK_GRAPH, 0);
 }
 
 /* See internal.h (fprobe_entry()'s way to the shadow stack). */
-notrace void fgraph_hook(uintptr_t *parent, uintptr_t func, unsigned kind)
+notrace void fgraph_hook(uintptr_t *parent, uintptr_t func, unsigned kind,
+			 uint32_t rmask)
 {
-	hook(parent, func, kind);
-}
-
-/* See internal.h: fgraph_hook(parent, func, FGRAPH_HOOK_FPROBE), lean. */
-notrace void fgraph_hook_return(uintptr_t *parent, uintptr_t func)
-{
-	hook(parent, func, FGRAPH_HOOK_FPROBE);
+	hook(parent, func, kind, rmask);
 }
 
 /* Where a hooked function returns (through the return trampoline), with
  * its return value rv: returns the real return address. */
 notrace uintptr_t fgraph_exit(uint64_t rv)
 {
-	struct kthread *kt = this_cpu()->cur_kthread;
+	struct kthread *kt = fgraph_thread();
 	struct fgraph_shadow *sh = &kt->fgraph;
 	uint32_t d = sh->depth - 1;
 	uintptr_t ret = sh->frames[d].ret, func = sh->frames[d].func;
-	uintptr_t tag = (uintptr_t)sh->frames[d].slot & TAG_MASK;
+	uintptr_t slot = (uintptr_t)sh->frames[d].slot;
 
 	cmb();			/* read the frame before releasing it */
 	WRITE_ONCE(sh->depth, d);
-	if (unlikely(tag))	/* fprobe_entry()'s frame */
-		return fprobe_return(ret, func, d, !(tag & TAG_NOGRAPH), rv);
+	if (unlikely(slot & FGRAPH_TAG_MASK)) {	/* fprobe_entry()'s frame */
+		fprobe_return(func, d, slot, rv);
+		return ret;
+	}
 	ttrace_func_exit(func, d);
 	return ret;
 }
@@ -155,7 +138,7 @@ notrace uintptr_t fgraph_ret_addr(const struct fgraph_shadow *s,
 	if (pc != (uintptr_t)fgraph_return_trampoline)
 		return pc;
 	while (d--)
-		if (((uintptr_t)s->frames[d].slot & ~TAG_MASK) ==
+		if (((uintptr_t)s->frames[d].slot & ~FGRAPH_TAG_MASK) ==
 		    (uintptr_t)slot)
 			return s->frames[d].ret;
 	return pc;
@@ -254,7 +237,7 @@ void fgraph_sync(enum text_patch_mode mode)
 	ttrace_patch_flush(mode);
 	fprobe_set_hot(hot);
 	done.on = on;
-	WRITE_ONCE(fgraph_on, on);
+	WRITE_ONCE(fgraph_shared, on || stack);
 	done.stack = stack;
 	done.gen = filter_gen;
 	done.hot = hot;
@@ -347,5 +330,5 @@ void fgraph_state_text(struct seqbuf *s)
 	fgraph_counts(&sites, &live);
 	seqbuf_printf(s, "filter %s\nfunctions %lu\nselected %lu\nlive %lu\n"
 		      "overflows %lu\n", filter, sites, sel, live,
-		      __atomic_load_n(&overflows, __ATOMIC_RELAXED));
+		      __atomic_load_n(&fgraph_overflows, __ATOMIC_RELAXED));
 }

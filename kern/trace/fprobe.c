@@ -29,14 +29,18 @@
  * word the marker's id.
  *
  * Locking: slots, the live table and the blobs change under the ctl mutex;
- * the hit path reads fp_hot and the live slots without a lock: a slot is
- * filled before its bit is set, and a deleted one keeps its contents for
- * a grace period and until the next clear.
+ * the hit path reads fp_hot, fp_func[], fp_same[], fp_ret and the live
+ * slots without a lock: a slot (and its words there) is filled before its
+ * bit is set, fp_same[] words change only by slots that are not hot, and
+ * a deleted slot keeps its contents for a grace period and until the
+ * next clear. A return finds its probes in its shadow frame, and fires
+ * those still FP_LIVE on its function (still_on()).
  */
 #include <ttrace.h>
 #include <fgraph.h>
 #include <ksyms.h>
 #include <printk.h>
+#include <proc.h>
 #include <seqbuf.h>
 #include <string.h>
 #include <ttrace_ctl.h>
@@ -61,9 +65,16 @@ enum fp_state { FP_FREE, FP_LIVE, FP_DEAD };
 enum fp_how { W_UNSIGNED, W_SIGNED, W_BOOL, W_KSTR, W_USTR };
 #define AT_RET	6		/* at: the return value, not a register */
 
+/* The record a probe's hit writes inline, when its event is armed with no
+ * probe attached; 0: none, fire_wide() or fire_slow() does. */
+enum fp_fast { FAST_ENTRY = 1, FAST_RETURN };	/* 0 to 2 integer words
+						 * at the entry; an
+						 * integer at the return */
+
 struct fp_word {
+	uint64_t mask;		/* the type's bits: cut to them ... */
+	uint64_t sign;		/* ... then widen by this one (signed) */
 	uint8_t at;		/* regs[at] (5 - argN), or AT_RET */
-	uint8_t shift;		/* 64 - the type's bits: cut, then widen */
 	uint8_t how;		/* enum fp_how */
 };
 
@@ -73,6 +84,7 @@ struct fprobe {
 	uint8_t nargs;
 	bool ret;		/* at the return */
 	bool slow;		/* a string or bool, or 6 words: fire_slow() */
+	uint8_t fast;		/* enum fp_fast */
 	struct fp_word w[TTRACE_FPROBE_MAX_ARGS];
 	size_t site;		/* the site's index */
 	uint32_t state;		/* enum fp_state */
@@ -88,6 +100,9 @@ static const struct ttrace_meta_table live_table = {
 static uint8_t blobs[2][TTRACE_META_BLOB_MAX];
 static uint64_t blob_word;	/* size << 1 | which blob: one load */
 static uint32_t fp_hot;		/* bit per slot live with its event armed */
+static uintptr_t fp_func[FP_N];	/* slots[i].func, packed for the hit */
+static uint32_t fp_same[FP_N];	/* the slots in use on slot i's function */
+static uint32_t fp_ret;		/* bit per slot whose probe is at the return */
 
 /* ---- the live metadata --------------------------------------------------- */
 
@@ -194,6 +209,13 @@ static uint64_t put_str(uintptr_t p, bool user)
 	return id;
 }
 
+/* Word w of a record from v, where it is: an integer cut to its type
+ * and widened by its sign, with no branch. */
+static __always_inline uint64_t fast_word(const struct fp_word *w, uint64_t v)
+{
+	return ((v & w->mask) ^ w->sign) - w->sign;
+}
+
 /* Record word w from the saved registers regs or the return value rv. */
 static uint64_t word(const struct fp_word *w, const uint64_t *regs,
 		     uint64_t rv)
@@ -201,11 +223,10 @@ static uint64_t word(const struct fp_word *w, const uint64_t *regs,
 	uint64_t v = w->at == AT_RET ? rv : regs[w->at];
 
 	switch (w->how) {
-	case W_SIGNED:	return (uint64_t)((int64_t)(v << w->shift) >> w->shift);
 	case W_BOOL:	return v != 0;
 	case W_KSTR:	return put_str(v, false);
 	case W_USTR:	return put_str(v, true);
-	default:	return v << w->shift >> w->shift;
+	default:	return fast_word(w, v);
 	}
 }
 
@@ -227,29 +248,32 @@ static __attribute__((noinline, cold)) void fire_slow(const struct fprobe *fp,
 		ttrace_emit_ext(fp->id, d, fp->nargs);
 }
 
-/* Word w of a record on the fast path from v, where it is: an integer
- * cut to its type and widened by its sign. */
-static __always_inline uint64_t fast_word(const struct fp_word *w, uint64_t v)
+/* Whether event id is armed: `cmpb $0, ttrace_armed+id; je off`, one
+ * instruction fewer than a load and a test (as ttrace_is_probed()). */
+static __always_inline bool is_armed(uint32_t id)
 {
-	v <<= w->shift;
-	return w->how == W_SIGNED ? (uint64_t)((int64_t)v >> w->shift)
-				 : v >> w->shift;
+	__asm__ goto("cmpb $0, %0\n\tje %l[off]"
+		     : : "m"(ttrace_armed[id]) : "cc" : off);
+	return true;
+off: __attribute__((cold));
+	return false;
 }
 
 /* Whether fp's hit takes fire_slow(). */
 static __always_inline bool slow_hit(const struct fprobe *fp)
 {
-	return unlikely(fp->slow || !READ_ONCE(ttrace_armed[fp->id]) ||
-			READ_ONCE(ttrace_probes[fp->id]));
+	uint32_t id = fp->id;
+
+	return unlikely(fp->slow || !is_armed(id) ||
+			ttrace_is_probed(id));
 }
 
-/* Records entry probe fp's event from the saved argument registers regs
- * (regs[5] rdi .. regs[0] r9), through its probes if it has any: the
- * record a static event of these words writes. Any context. */
-static __always_inline void fire_entry(const struct fprobe *fp,
-				       const uint64_t *regs)
+/* fire_entry()'s case of a probe not FAST_ENTRY, or of one with probes
+ * attached or its event disarmed. */
+static __attribute__((noinline)) void fire_wide(const struct fprobe *fp,
+						const uint64_t *regs)
 {
-	uint64_t d0 = 0, d1 = 0, d2 = 0, d3 = 0, d4 = 0;
+	uint64_t d3 = 0, d4 = 0;
 
 	if (slow_hit(fp)) {
 		fire_slow(fp, regs, 0);
@@ -262,75 +286,156 @@ static __always_inline void fire_entry(const struct fprobe *fp,
 	case 4:
 		d3 = fast_word(&fp->w[3], regs[fp->w[3].at]);
 		/* fallthrough */
-	case 3:
-		d2 = fast_word(&fp->w[2], regs[fp->w[2].at]);
-		/* fallthrough */
-	case 2:
-		d1 = fast_word(&fp->w[1], regs[fp->w[1].at]);
-		/* fallthrough */
-	case 1:
-		d0 = fast_word(&fp->w[0], regs[fp->w[0].at]);
-		/* fallthrough */
 	default:
 		break;
 	}
-	ttrace_emit_5(fp->id, d0, d1, d2, d3, d4);
+	ttrace_emit_5(fp->id, fast_word(&fp->w[0], regs[fp->w[0].at]),
+		      fast_word(&fp->w[1], regs[fp->w[1].at]),
+		      fast_word(&fp->w[2], regs[fp->w[2].at]), d3, d4);
 }
 
-/* fprobe_entry()'s case with the graph tracer on: hooks for it too when
- * it wants the site. */
-static __attribute__((noinline, cold)) void entry_graph(
-	uintptr_t *parent, uintptr_t func, const struct fprobe *hit,
-	unsigned kind)
+/* Records entry probe fp's event from the saved argument registers regs
+ * (regs[5] rdi .. regs[0] r9), through its probes if it has any: the
+ * record a static event of these words writes. A word past nargs has
+ * mask 0 (go_live()): 0, as a record's unused words; so up to 2 words
+ * take the record of 2 with no test of their number. Any context. */
+static __attribute__((noinline)) void fire_entry(const struct fprobe *fp,
+						 const uint64_t *regs)
 {
-	if (fgraph_graphs(hit->site))
+	uint32_t id = fp->id;
+
+	if (unlikely(fp->fast != FAST_ENTRY || !is_armed(id) ||
+		     ttrace_is_probed(id))) {
+		fire_wide(fp, regs);
+		return;
+	}
+	ttrace_emit_2(fp->id, fast_word(&fp->w[0], regs[fp->w[0].at]),
+		      fast_word(&fp->w[1], regs[fp->w[1].at]));
+}
+
+/* Records the entry probes emask (a bit per slot, live) from regs. */
+static __attribute__((noinline, cold)) void fire_entries(uint32_t emask,
+						   const uint64_t *regs)
+{
+	for (; emask; emask &= emask - 1)
+		fire_entry(&slots[__builtin_ctz(emask)], regs);
+}
+
+/* fprobe_entry()'s case with the graph tracer or the stack tracer on:
+ * the entry probes emask, then the hook, for the graph too when it wants
+ * the site, and the stack tracer's check. */
+static __attribute__((noinline, cold)) void entry_slow(
+	uintptr_t *parent, uintptr_t func, const uint64_t *regs,
+	uint32_t emask, uint32_t rmask)
+{
+	uint32_t any = emask | rmask;
+	unsigned kind = rmask ? FGRAPH_HOOK_FPROBE : 0;
+
+	fire_entries(emask, regs);
+	if (any && fgraph_graphs(slots[__builtin_ctz(any)].site))
 		kind |= FGRAPH_HOOK_GRAPH;
-	if (kind)
-		fgraph_hook(parent, func, kind);
+	fgraph_hook(parent, func, kind, rmask);
 }
 
 /* Called by a site fprobe_trampoline made live (ttrace_fgraph.S), with the
- * return address slot, the function and its saved argument registers.
- * Any context, on the function's stack. */
+ * return address slot, the function and its saved argument registers:
+ * for the function's return probes, pushes a shadow frame that names
+ * them (fprobe_return()); records its entry probes. Any context, on the
+ * function's stack. */
 void fprobe_entry(uintptr_t *parent, uintptr_t func, const uint64_t *regs)
 {
-	const struct fprobe *hit = NULL;
-	unsigned kind = 0;
+	uint32_t mine = 0, emask, rmask, d;
+	struct kthread *kt;
 
 	for (uint32_t hot = READ_ONCE(fp_hot); hot; hot &= hot - 1) {
-		const struct fprobe *fp = &slots[__builtin_ctz(hot)];
+		unsigned i = (unsigned)__builtin_ctz(hot);
 
-		if (fp->func != func)
-			continue;
-		hit = fp;
-		if (fp->ret)
-			kind = FGRAPH_HOOK_FPROBE;
-		else
-			fire_entry(fp, regs);
+		if (fp_func[i] == func) {	/* those below i are not */
+			mine = READ_ONCE(fp_same[i]) & hot;
+			break;
+		}
 	}
-	if (unlikely(READ_ONCE(fgraph_on) && hit))
-		entry_graph(parent, func, hit, kind);
-	else if (kind)
-		fgraph_hook_return(parent, func);
+	rmask = mine & READ_ONCE(fp_ret);
+	emask = mine ^ rmask;	/* rmask is in mine */
+	if (unlikely(READ_ONCE(fgraph_shared))) {
+		entry_slow(parent, func, regs, emask, rmask);
+		return;
+	}
+	if (rmask && (kt = fgraph_thread())) {
+		d = kt->fgraph.depth;
+		if (unlikely(d >= FGRAPH_DEPTH))
+			fgraph_overflow();
+		else
+			fgraph_push(&kt->fgraph, d, parent,
+				    fgraph_frame_word(func, rmask),
+				    FGRAPH_TAG_FPROBE | FGRAPH_TAG_NOGRAPH);
+	}
+	if (unlikely(emask & (emask - 1)))
+		fire_entries(emask, regs);
+	else if (emask)		/* the one entry probe, as a tail call */
+		fire_entry(&slots[__builtin_ctz(emask)], regs);
 }
 
-/* See internal.h: the return of a call fprobe_entry() hooked. */
-uintptr_t fprobe_return(uintptr_t ret, uintptr_t func, uint32_t depth,
-			bool graph, uint64_t rv)
+/* Whether return probe fp of a frame pushed for func is still on it: not
+ * deleted since (FP_DEAD, or FP_FREE after a clear), nor its slot taken
+ * by a probe of another function (go_live() makes a slot FP_LIVE last). A
+ * probe whose event is disarmed records nothing (fire_return()). */
+static __always_inline bool still_on(const struct fprobe *fp, uintptr_t func)
 {
-	if (unlikely(graph))
-		ttrace_func_exit(func, depth);
-	for (uint32_t hot = READ_ONCE(fp_hot); hot; hot &= hot - 1) {
-		const struct fprobe *fp = &slots[__builtin_ctz(hot)];
+	return __atomic_load_n(&fp->state, __ATOMIC_ACQUIRE) == FP_LIVE &&
+	       fp->func == func;
+}
 
-		if (fp->func != func || !fp->ret)
-			continue;
-		if (slow_hit(fp))
-			fire_slow(fp, NULL, rv);
-		else	/* a return probe has one word: the value */
-			ttrace_emit_1(fp->id, fast_word(&fp->w[0], rv));
+/* Records return probe fp's event, its word from the return value rv,
+ * through its probes if it has any; nothing if fp is an entry probe (of
+ * the same function, that took a deleted return probe's slot since the
+ * call). */
+static __always_inline void fire_return(const struct fprobe *fp, uint64_t rv)
+{
+	uint32_t id = fp->id;
+
+	if (likely(fp->fast == FAST_RETURN && is_armed(id) &&
+		   !ttrace_is_probed(id)))	/* one word: the value */
+		ttrace_emit_1(id, fast_word(&fp->w[0], rv));
+	else if (fp->ret)	/* not an entry probe that took the slot */
+		fire_slow(fp, NULL, rv);
+}
+
+/* fprobe_return()'s case of several return probes, or the graph's exit
+ * too. */
+static __attribute__((noinline, cold)) void return_slow(uintptr_t func,
+							uint32_t rmask,
+							uint32_t depth,
+							uintptr_t slot,
+							uint64_t rv)
+{
+	if (!(slot & FGRAPH_TAG_NOGRAPH))
+		ttrace_func_exit(func, depth);
+	for (; rmask; rmask &= rmask - 1) {
+		const struct fprobe *fp = &slots[__builtin_ctz(rmask)];
+
+		if (still_on(fp, func))
+			fire_return(fp, rv);
 	}
-	return ret;
+}
+
+/* See internal.h: the return of a call fprobe_entry() hooked; its return
+ * probes that are still_on(). */
+void fprobe_return(uintptr_t word, uint32_t depth, uintptr_t slot,
+		   uint64_t rv)
+{
+	uintptr_t func = fgraph_frame_func(word);
+	uint32_t rmask = (uint32_t)(word >> 32);	/* not 0: a frame is
+							 * tagged for some */
+	const struct fprobe *fp;
+
+	if (unlikely(!(slot & FGRAPH_TAG_NOGRAPH) || (rmask & (rmask - 1)))) {
+		return_slow(func, rmask, depth, slot, rv);
+		return;
+	}
+	fp = &slots[__builtin_ctz(rmask)];
+	if (likely(still_on(fp, func)))
+		fire_return(fp, rv);	/* the one return probe */
 }
 
 /* ---- the sites ----------------------------------------------------------- */
@@ -421,20 +526,40 @@ static struct fp_word word_of(const struct ttrace_fprobe_arg *a)
 		[TTRACE_ARG_U32] = 32, [TTRACE_ARG_S8] = 8,
 		[TTRACE_ARG_S16] = 16, [TTRACE_ARG_S32] = 32,
 	};
+	unsigned b = a->type < ARRAY_SIZE(bits) && bits[a->type] ?
+		     bits[a->type] : 64;
 	struct fp_word w = {
+		.mask = b == 64 ? ~0ull : (1ull << b) - 1,
 		.at = a->reg == TTRACE_FPROBE_RET ? AT_RET : 5 - a->reg,
-		.shift = a->type < ARRAY_SIZE(bits) && bits[a->type] ?
-			 64 - bits[a->type] : 0,
 		.how = W_UNSIGNED,
 	};
 
-	if (a->type >= TTRACE_ARG_S8 && a->type <= TTRACE_ARG_S64)
+	if (a->type >= TTRACE_ARG_S8 && a->type <= TTRACE_ARG_S64) {
 		w.how = W_SIGNED;
+		w.sign = 1ull << (b - 1);
+	}
 	else if (a->type == TTRACE_ARG_BOOL)
 		w.how = W_BOOL;
 	else if (a->type == TTRACE_ARG_STR)
 		w.how = a->str == TTRACE_FPROBE_USTR ? W_USTR : W_KSTR;
 	return w;
+}
+
+/* Makes fp_same[] say which slots in use (not FP_FREE), and slot also,
+ * share each one's function: a hit's slots are those of the first hot one
+ * on its function that are hot. Each word changes only by slots that are
+ * not hot. ctl mutex held. */
+static void same_funcs(int also)
+{
+	for (int i = 0; i < FP_N; i++) {
+		uint32_t m = 0;
+
+		for (int j = 0; j < FP_N; j++)
+			if ((slots[j].state != FP_FREE || j == also) &&
+			    fp_func[j] == fp_func[i])
+				m |= 1u << j;
+		WRITE_ONCE(fp_same[i], m);
+	}
 }
 
 /* Makes slot i live as s (func's site), its event enabled. */
@@ -447,14 +572,23 @@ static const char *go_live(struct ttrace *t, int i,
 	slots[i].spec = *s;
 	slots[i].site = site;
 	slots[i].func = __fentry_sites_start[site];
+	fp_func[i] = slots[i].func;
+	same_funcs(i);
 	slots[i].id = id;
 	slots[i].ret = s->ret;
+	if (s->ret)
+		fp_ret |= 1u << i;
+	else
+		fp_ret &= ~(1u << i);
 	slots[i].nargs = s->nargs;
 	slots[i].slow = s->nargs == TTRACE_FPROBE_MAX_ARGS;
+	memset(slots[i].w, 0, sizeof(slots[i].w));	/* fire_entry() */
 	for (unsigned a = 0; a < s->nargs; a++) {
 		slots[i].w[a] = word_of(&s->args[a]);
 		slots[i].slow |= slots[i].w[a].how > W_SIGNED;
 	}
+	slots[i].fast = slots[i].slow ? 0 : s->ret ? FAST_RETURN :
+			s->nargs <= 2 ? FAST_ENTRY : 0;
 	ttrace_fprobe_meta(&slots[i].spec, &slot_meta[i], (uint16_t)id,
 			   TTRACE_GROUP_FPROBE);
 	live_events[id] = slot_meta[i].ev;
@@ -462,7 +596,7 @@ static const char *go_live(struct ttrace *t, int i,
 		live_events[id] = keep;
 		return "fprobe: the event metadata is full";
 	}
-	slots[i].state = FP_LIVE;
+	__atomic_store_n(&slots[i].state, FP_LIVE, __ATOMIC_RELEASE);
 	t->enabled[id] = 1;
 	ttrace_rearm_locked(t);
 	return NULL;
@@ -532,8 +666,10 @@ void fprobe_rings_cleared(struct ttrace *t)
 		live_events[FP_FIRST + i] = ttrace_event_table[FP_FIRST + i];
 		changed = true;
 	}
-	if (changed)
+	if (changed) {
+		same_funcs(-1);
 		publish_meta(t, false);	/* smaller than before: fits */
+	}
 }
 
 /* See internal.h. */

@@ -42,6 +42,7 @@
 #include <text_patch.h>
 #include <ttrace_probe.h>
 #include <ttrace_root.h>
+#include <fgraph.h>
 
 struct seqbuf;
 struct ttrace;
@@ -485,13 +486,74 @@ void fgraph_state_text(struct seqbuf *s);
 enum { FGRAPH_HOOK_GRAPH = 1, FGRAPH_HOOK_FPROBE = 2 };
 /* Hooks the call whose return address is at *parent for kind: the graph
  * tracer's func_entry (and its exit when func_exit is armed), and/or
- * fprobe_return() at its return. Any context, the function's stack. */
-void fgraph_hook(uintptr_t *parent, uintptr_t func, unsigned kind);
-void fgraph_hook_return(uintptr_t *parent, uintptr_t func);
-/* Whether the graph tracer wants function site i live now; fgraph_on:
- * whether it wants any (a hit's cheap first test). */
+ * fprobe_return() for the return probes rmask at its return; the stack
+ * tracer's check when it is on. Any context, the function's stack. */
+void fgraph_hook(uintptr_t *parent, uintptr_t func, unsigned kind,
+		 uint32_t rmask);
+/* Calls the shadow stack had no room for: fgraph_overflow() counts one. */
+extern uint64_t fgraph_overflows;
+void fgraph_return_trampoline(void);
+
+/* The low bits of a shadow frame's slot word (slots are 8-byte aligned):
+ * what its return does besides going back. 0: the graph's func_exit only,
+ * as fgraph_entry() hooks. */
+#define FGRAPH_TAG_FPROBE	1ul	/* fprobe_return(): in every tagged
+					 * frame, whose func word is
+					 * fgraph_frame_word()'s */
+#define FGRAPH_TAG_NOGRAPH	2ul	/* no func_exit record */
+#define FGRAPH_TAG_MASK		3ul
+
+/* A probe's frame's func word: the function (kernel text, in the top 2
+ * GiB: -mcmodel=kernel, so its low 32 bits sign-extended) and the return
+ * probes to fire (a bit per slot) above them; and back. */
+static __always_inline uintptr_t fgraph_frame_word(uintptr_t func,
+						   uint32_t rmask)
+{
+	return (uintptr_t)rmask << 32 | (uint32_t)func;
+}
+
+static __always_inline uintptr_t fgraph_frame_func(uintptr_t word)
+{
+	return (uintptr_t)(intptr_t)(int32_t)word;
+}
+
+/* The running thread, NULL on a CPU before its scheduler is up: one
+ * GS-relative load (this_cpu()->cur_kthread is two). */
+static __always_inline struct kthread *fgraph_thread(void)
+{
+	return (struct kthread *)arch_pcpu_read_u64(
+		offsetof(struct per_cpu_info, cur_kthread));
+}
+
+static __always_inline void fgraph_overflow(void)
+{
+	__atomic_fetch_add(&fgraph_overflows, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * Pushes frame d (sh's depth, below FGRAPH_DEPTH) on sh, the running
+ * thread's shadow stack: the caller's return address at *parent, the
+ * func word and the tag, and makes the call return through
+ * fgraph_return_trampoline. Any context, on the function's stack.
+ */
+static __always_inline void fgraph_push(struct fgraph_shadow *sh, uint32_t d,
+					uintptr_t *parent, uintptr_t func,
+					uintptr_t tag)
+{
+	WRITE_ONCE(sh->depth, d + 1);	/* reserve before writing: an */
+	cmb();				/* interrupt pushes above it */
+	sh->frames[d].ret = *parent;
+	sh->frames[d].func = func;
+	sh->frames[d].slot = (const uintptr_t *)((uintptr_t)parent | tag);
+	cmb();
+	*parent = (uintptr_t)fgraph_return_trampoline;
+}
+
+/* Whether the graph tracer wants function site i live now; fgraph_shared:
+ * whether the graph or the stack tracer has the sites now (a probe hit's
+ * one test for their work). */
 bool fgraph_graphs(size_t i);
-extern bool fgraph_on;
+extern bool fgraph_shared;
 /* The live metadata: the generated table with the probes' events, and its
  * serialised blob (size in *size); what the trace files carry. */
 const struct ttrace_meta_table *ttrace_meta_now(void);
@@ -505,10 +567,11 @@ uint32_t fprobe_hot(void);
 void fprobe_set_hot(uint32_t hot);
 bool fprobe_site_hot(uintptr_t site, uint32_t hot);
 void fprobe_trampoline(void);
-/* The return of a call fprobe_entry() hooked, to ret: func_exit at depth
- * when graph says, then the return probes of func with rv. */
-uintptr_t fprobe_return(uintptr_t ret, uintptr_t func, uint32_t depth,
-			bool graph, uint64_t rv);
+/* The return of a call fprobe_entry() hooked: func_exit at depth unless
+ * the tag in slot (its frame's slot word) says FGRAPH_TAG_NOGRAPH, then
+ * the return probes of word (its frame's func word) with rv. */
+void fprobe_return(uintptr_t word, uint32_t depth, uintptr_t slot,
+		   uint64_t rv);
 /* ctl fprobe add/del: NULL or why nothing changed. ctl mutex held. */
 const char *fprobe_control(struct ttrace *t,
 			   const struct ttrace_fprobe_spec *s);

@@ -21,6 +21,7 @@
 #include "kt.h"
 #include <ttrace.h>
 #include <ttrace_probe.h>
+#include <ksyms.h>
 #include <ns.h>
 #include <proc.h>
 #include <printfmt.h>
@@ -200,3 +201,136 @@ static bool test_ttrace_fprobe(void)
 }
 
 KTEST_REG(ttrace_fprobe, test_ttrace_fprobe);
+
+/* v cut to bits and widened by its sign (sign) or not: a probe word. */
+static uint64_t cut(uint64_t v, unsigned bits, bool sign)
+{
+	uint64_t m = bits == 64 ? ~0ull : (1ull << bits) - 1;
+
+	v &= m;
+	return sign && bits < 64 && (v >> (bits - 1) & 1) ? v | ~m : v;
+}
+
+/* The record of event id among n in ev, or NULL. */
+static const struct ttrace_entry *record_of(const struct ttrace_entry *ev,
+					    size_t n, int id)
+{
+	for (size_t i = 0; i < n; i += 1 + TTRACE_TYPE_NCONT(ev[i].type))
+		if ((int)TTRACE_TYPE_ID(ev[i].type) == id)
+			return &ev[i];
+	return NULL;
+}
+
+/*
+ * The records the hit path writes itself (no probe attached to the
+ * events: the words cut and widened inline): two entry probes on one
+ * function, of 2 and of 5 words, and a return probe, each word of every
+ * integer type's width with and without its sign, from pointers whose low
+ * bytes are 0x90 (negative as s8) and 0x10; one call with interrupts off,
+ * its records read back from this CPU's ring.
+ */
+static bool test_ttrace_fprobe_words(void)
+{
+	static char buf[512] __attribute__((aligned(256)));
+	static struct ttrace_entry ev[64];
+	char *out = buf + 0x90, *path = buf + 0x110;
+	struct trace_ring *ring;
+	const struct ttrace_entry *e2, *e5, *er;
+	uint64_t a, b, flags, head;
+	long r;
+	size_t n;
+	int id2, id5, idr;
+
+	strcpy(path, "/kt/../w");
+	if (!kt_ctl("fprobe add kt_w2 ns_clean a=arg0:s8 b=arg1:s8") ||
+	    !kt_ctl("fprobe add kt_w5 ns_clean a=arg0:u8 b=arg1:s16 "
+		    "c=arg0:s32 d=arg1:u32 e=arg0:u16") ||
+	    !kt_ctl("fprobe add kt_wr ns_clean%return r=ret:s16"))
+		return false;
+	id2 = ttrace_event_id("kt_w2");
+	id5 = ttrace_event_id("kt_w5");
+	idr = ttrace_event_id("kt_wr");
+	flags = arch_irq_save();
+	ring = this_cpu()->ttrace_ring;
+	head = trace_ring_head(ring);
+	r = ns_clean(out, path);
+	n = trace_ring_collect(ring, head, ev, ARRAY_SIZE(ev), NULL);
+	arch_irq_restore(flags);
+	if (!kt_ctl("fprobe del kt_w2") || !kt_ctl("fprobe del kt_w5") ||
+	    !kt_ctl("fprobe del kt_wr"))
+		return false;
+	a = (uintptr_t)out;
+	b = (uintptr_t)path;
+	e2 = record_of(ev, n, id2);
+	e5 = record_of(ev, n, id5);
+	er = record_of(ev, n, idr);
+	KT_ASSERT(r == 2 && e2 && e5 && er, "ns_clean %ld; %zu records, "
+		  "kt_w2 %d kt_w5 %d kt_wr %d", r, n, !!e2, !!e5, !!er);
+	KT_ASSERT(e2->data[0] == cut(a, 8, true) && e2->data[1] == cut(b, 8, true) &&
+		  !e2->data[2] && !e2->data[3] && !e2->data[4],
+		  "kt_w2 %#lx %#lx %#lx (out %#lx path %#lx)", e2->data[0],
+		  e2->data[1], e2->data[2], a, b);
+	KT_ASSERT(e5->data[0] == cut(a, 8, false) &&
+		  e5->data[1] == cut(b, 16, true) &&
+		  e5->data[2] == cut(a, 32, true) &&
+		  e5->data[3] == cut(b, 32, false) &&
+		  e5->data[4] == cut(a, 16, false),
+		  "kt_w5 %#lx %#lx %#lx %#lx %#lx (out %#lx path %#lx)",
+		  e5->data[0], e5->data[1], e5->data[2], e5->data[3],
+		  e5->data[4], a, b);
+	KT_ASSERT(er->data[0] == 2 && !er->data[1], "kt_wr %#lx", er->data[0]);
+	return true;
+}
+
+KTEST_REG(ttrace_fprobe_words, test_ttrace_fprobe_words);
+
+/* ksym_lookup() (a leaf with a site) at the bottom of n frames of 1 KiB
+ * of this file's (no sites: the stack tracer sees none of them). */
+static __attribute__((noinline)) uintptr_t deep_call(unsigned n)
+{
+	volatile char pad[1024];
+	uintptr_t off;
+
+	pad[0] = (char)n;
+	if (n)
+		return deep_call(n - 1) + (uintptr_t)pad[0];	/* no tail call */
+	return (uintptr_t)ksym_lookup((uintptr_t)deep_call, &off);
+}
+
+/*
+ * The stack tracer sees a function whose site an entry probe alone has
+ * (fprobe's trampoline, not the stack tracer's): ksym_lookup() called 8
+ * KiB deeper than the test's own stack, interrupts off, is this CPU's
+ * deepest stack, its frame first.
+ */
+static bool test_ttrace_fprobe_stack(void)
+{
+	static char text[4096];
+	char want[32], *at;
+	struct seqbuf s;
+	uint64_t flags;
+	unsigned long bytes = 0;
+	uint32_t cpu;
+
+	if (!kt_ctl("fprobe add kt_st ksym_lookup") ||
+	    !kt_ctl("stacktracer on") || !kt_ctl("stacktracer reset"))
+		return false;
+	flags = arch_irq_save();
+	cpu = this_cpu()->coreid;
+	deep_call(8);
+	arch_irq_restore(flags);
+	seqbuf_init(&s, text, sizeof(text));
+	ttrace_stack_max_text(&s);
+	if (!kt_ctl("stacktracer off") || !kt_ctl("fprobe del kt_st"))
+		return false;
+	fmt_snprintf(want, sizeof(want), "cpu%u ", cpu);
+	at = strstr(text, want);
+	if (at)
+		bytes = strtoul(at + strlen(want), NULL, 10);
+	KT_ASSERT(at && bytes > 8 * 1024 &&
+		  !strncmp(strchr(at, '\n'), "\n  #0 ksym_lookup+", 18),
+		  "no deepest stack at ksym_lookup on cpu%u: %s", cpu, text);
+	return true;
+}
+
+KTEST_REG(ttrace_fprobe_stack, test_ttrace_fprobe_stack);
