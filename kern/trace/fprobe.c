@@ -98,7 +98,11 @@ static const struct ttrace_meta_table live_table = {
 	live_events, ttrace_group_table, TTRACE_NUM_EVENTS, TTRACE_NUM_GROUPS,
 };
 static uint8_t blobs[2][TTRACE_META_BLOB_MAX];
-static uint64_t blob_word;	/* size << 1 | which blob: one load */
+/* size << 2 | which blob: blobs[0], blobs[1], or BLOB_BUILT, the build's
+ * (ttrace_meta_blob: the generated table serialised on the host, the
+ * same bytes, test_ttrace_events checks) until the first probe; one load */
+#define BLOB_BUILT	2
+static uint64_t blob_word;
 static uint32_t fp_hot;		/* bit per slot live with its event armed */
 static uintptr_t fp_func[FP_N];	/* slots[i].func, packed for the hit */
 static uint32_t fp_same[FP_N];	/* the slots in use on slot i's function */
@@ -117,35 +121,36 @@ const uint8_t *ttrace_meta_blob_now(uint32_t *size)
 {
 	uint64_t w = __atomic_load_n(&blob_word, __ATOMIC_ACQUIRE);
 
-	*size = (uint32_t)(w >> 1);
-	return blobs[w & 1];
+	*size = (uint32_t)(w >> 2);
+	return (w & 3) == BLOB_BUILT ? ttrace_meta_blob : blobs[w & 3];
 }
 
 /* Serialises the live table into the blob not in use and publishes it;
  * names it in aux and in the root record. False if it does not fit. ctl
- * mutex held (or alone, at boot). */
-static bool publish_meta(struct ttrace *t, bool boot)
+ * mutex held. */
+static bool publish_meta(struct ttrace *t)
 {
-	unsigned next = !(blob_word & 1);
+	unsigned next = (blob_word & 3) == 0;
 	size_t n = ttrace_meta_serialise(&live_table, blobs[next], TTRACE_META_BLOB_MAX);
 
 	if (!n || n > TTRACE_META_BLOB_MAX)
 		return false;
-	__atomic_store_n(&blob_word, (uint64_t)n << 1 | next, __ATOMIC_RELEASE);
-	if (!boot) {
-		ttrace_aux_blob(t, TTRACE_AUX_EVENT_META, 0, blobs[next], n);
-		ttrace_root_update(t);
-	}
+	__atomic_store_n(&blob_word, (uint64_t)n << 2 | next, __ATOMIC_RELEASE);
+	ttrace_aux_blob(t, TTRACE_AUX_EVENT_META, 0, blobs[next], n);
+	ttrace_root_update(t);
 	return true;
 }
 
-/* The live table as the generated one. Boot, alone, before any use. */
+/* The live table as the generated one, its blob the build's (not
+ * serialised again at every boot). Boot, alone, before any use. */
 void fprobe_init(void)
 {
-	memcpy(live_events, ttrace_event_table, sizeof(live_events));
-	if (!publish_meta(&ttrace_main, true))
+	if (ttrace_meta_blob_size > TTRACE_META_BLOB_MAX)
 		panic("fprobe: the event metadata does not fit %u bytes",
 		      TTRACE_META_BLOB_MAX);
+	memcpy(live_events, ttrace_event_table, sizeof(live_events));
+	__atomic_store_n(&blob_word, (uint64_t)ttrace_meta_blob_size << 2 |
+			 BLOB_BUILT, __ATOMIC_RELEASE);
 }
 
 /* ---- the hit path -------------------------------------------------------- */
@@ -592,7 +597,7 @@ static const char *go_live(struct ttrace *t, int i,
 	ttrace_fprobe_meta(&slots[i].spec, &slot_meta[i], (uint16_t)id,
 			   TTRACE_GROUP_FPROBE);
 	live_events[id] = slot_meta[i].ev;
-	if (!publish_meta(t, false)) {
+	if (!publish_meta(t)) {
 		live_events[id] = keep;
 		return "fprobe: the event metadata is full";
 	}
@@ -668,7 +673,7 @@ void fprobe_rings_cleared(struct ttrace *t)
 	}
 	if (changed) {
 		same_funcs(-1);
-		publish_meta(t, false);	/* smaller than before: fits */
+		publish_meta(t);	/* smaller than before: fits */
 	}
 }
 
