@@ -84,23 +84,26 @@ static bool crc_tables(void)
 	return true;
 }
 
+/* Sixteen bytes a turn as two little-endian words (__builtin_memcpy: the
+ * freestanding kernel would otherwise call memcpy for each). */
 static uint32_t crc_slices(uint32_t crc, const uint8_t *p, uint64_t len)
 {
 	const uint32_t (*t)[256] = crc_slice;
 
 	for (; len >= 16; p += 16, len -= 16) {
-		uint32_t w[4];
+		uint64_t a, b;
 
-		memcpy(w, p, sizeof(w));
-		w[0] ^= crc;
-		crc = t[15][w[0] & 0xff] ^ t[14][(w[0] >> 8) & 0xff] ^
-		      t[13][(w[0] >> 16) & 0xff] ^ t[12][w[0] >> 24] ^
-		      t[11][w[1] & 0xff] ^ t[10][(w[1] >> 8) & 0xff] ^
-		      t[9][(w[1] >> 16) & 0xff] ^ t[8][w[1] >> 24] ^
-		      t[7][w[2] & 0xff] ^ t[6][(w[2] >> 8) & 0xff] ^
-		      t[5][(w[2] >> 16) & 0xff] ^ t[4][w[2] >> 24] ^
-		      t[3][w[3] & 0xff] ^ t[2][(w[3] >> 8) & 0xff] ^
-		      t[1][(w[3] >> 16) & 0xff] ^ t[0][w[3] >> 24];
+		__builtin_memcpy(&a, p, sizeof(a));
+		__builtin_memcpy(&b, p + 8, sizeof(b));
+		a ^= crc;
+		crc = t[15][a & 0xff] ^ t[14][(a >> 8) & 0xff] ^
+		      t[13][(a >> 16) & 0xff] ^ t[12][(a >> 24) & 0xff] ^
+		      t[11][(a >> 32) & 0xff] ^ t[10][(a >> 40) & 0xff] ^
+		      t[9][(a >> 48) & 0xff] ^ t[8][a >> 56] ^
+		      t[7][b & 0xff] ^ t[6][(b >> 8) & 0xff] ^
+		      t[5][(b >> 16) & 0xff] ^ t[4][(b >> 24) & 0xff] ^
+		      t[3][(b >> 32) & 0xff] ^ t[2][(b >> 40) & 0xff] ^
+		      t[1][(b >> 48) & 0xff] ^ t[0][b >> 56];
 	}
 	while (len--)
 		crc = (crc >> 8) ^ t[0][(crc ^ *p++) & 0xff];
@@ -138,26 +141,47 @@ static uint32_t crc_multmodp(uint32_t a, uint32_t b)
 {
 	uint32_t p = 0;
 
-	for (uint32_t m = 1u << 31; m; m >>= 1) {
-		if (a & m)
+	for (uint32_t m = 1u << 31; a; m >>= 1) {	/* to a's last bit */
+		if (a & m) {
 			p ^= b;
+			a ^= m;
+		}
 		b = (b >> 1) ^ (CRC_POLY & (0u - (b & 1)));
 	}
 	return p;
 }
 
+/* x^(2^k) modulo the CRC polynomial, k = 0..31; x^(2^32) is x again
+ * (zlib's x2n_table). */
+static const uint32_t crc_x2n[32] = {
+	0x40000000, 0x20000000, 0x08000000, 0x00800000, 0x00008000,
+	0xedb88320, 0xb1e6b092, 0xa06a2517, 0xed627dae, 0x88d14467,
+	0xd7bbfe6a, 0xec447f11, 0x8e7ea170, 0x6427800e, 0x4d47bae0,
+	0x09fe548f, 0x83852d0f, 0x30362f1a, 0x7b5a9cc3, 0x31fec169,
+	0x9fec022a, 0x6c8dedc4, 0x15d6874d, 0x5fde7a4e, 0xbad90e37,
+	0x2e4e5eef, 0x4eaba214, 0xa8a472c0, 0x429a969e, 0x148d302a,
+	0xc40ba6d0, 0xc4e22c3c,
+};
+
+/* x^(8 len) modulo the polynomial: what carries a CRC over len bytes
+ * (a multiplication per set bit of len). */
+static uint32_t crc_shift_op(uint64_t len)
+{
+	uint32_t p = 1u << 31;	/* x^0 */
+
+	for (unsigned k = 3; len; len >>= 1, k++)
+		if (len & 1)
+			p = crc_multmodp(crc_x2n[k & 31], p);
+	return p;
+}
+
 /*
  * The CRC-32 of A followed by B, given crc_a = CRC-32(A), crc_b =
- * CRC-32(B) and len_b = |B| (zlib's crc32_combine): O(log len_b).
+ * CRC-32(B) and op = crc_shift_op(|B|) (zlib's crc32_combine_op).
  */
-static uint32_t crc32_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
+static uint32_t crc32_combine_op(uint32_t crc_a, uint32_t crc_b, uint32_t op)
 {
-	uint32_t p = 1u << 31, sq = 1u << 23;	/* x^0, x^8 */
-
-	for (; len_b; len_b >>= 1, sq = crc_multmodp(sq, sq))
-		if (len_b & 1)
-			p = crc_multmodp(sq, p);
-	return crc_multmodp(p, crc_a) ^ crc_b;
+	return crc_multmodp(op, crc_a) ^ crc_b;
 }
 
 /* See ttrace_file.h: the next header starts at 48 mod 64. */
@@ -278,8 +302,13 @@ int ttrace_file_section_end(struct ttrace_file_writer *w)
 
 	if (w->error || !w->sec_type || w->sec_left)
 		return misuse(w);
-	if (w->sec_combine)	/* one pass over a long payload, not two */
-		w->file_crc = crc32_combine(w->file_crc, crc, w->sec_bytes);
+	if (w->sec_combine) {	/* one pass over a long payload, not two */
+		if (w->comb_len != w->sec_bytes) {	/* runs repeat sizes */
+			w->comb_len = w->sec_bytes;
+			w->comb_op = crc_shift_op(w->sec_bytes);
+		}
+		w->file_crc = crc32_combine_op(w->file_crc, crc, w->comb_op);
+	}
 	w->sec_combine = false;
 	emit(w, &crc, sizeof(crc));
 	emit(w, zeros, ttrace_file_pad(w->offset));
@@ -544,7 +573,8 @@ int ttrace_file_next(struct ttrace_file_reader *r, struct ttrace_file_sec *s,
 	/* the file's CRC from the section's, without a second pass over a
 	 * big payload */
 	if (h.length >= CRC_COMBINE_MIN)
-		r->crc = ttrace_crc32(crc32_combine(r->crc, crc, crc_off - pos),
+		r->crc = ttrace_crc32(crc32_combine_op(r->crc, crc,
+						crc_shift_op(crc_off - pos)),
 				      r->buf + crc_off, next - crc_off);
 	else
 		r->crc = ttrace_crc32(r->crc, r->buf + pos, next - pos);

@@ -298,6 +298,8 @@ struct ttrace_file_writer {
 	bool sec_combine;		/* the open section is long: its CRC
 					   is combined into file_crc at its
 					   end */
+	uint64_t comb_len;		/* the last such section's size, */
+	uint32_t comb_op;		/* and its crc_shift_op() (file.c) */
 	int32_t error;			/* 0 or enum ttrace_file_werr */
 };
 
