@@ -26,8 +26,10 @@
  * first caller that wins the state word, and until they are ready (and on
  * big-endian hosts) every caller uses the 64-byte nibble table. A host
  * program may hand in a faster routine for the long middle part of a
- * buffer (ttrace_crc32_set_fold: tools/load/ttcrc32.c folds with PCLMUL); this
- * file stays pure C and the tables stay the fallback.
+ * buffer (ttrace_crc32_set_fold): on x86-64 the PCLMUL folding below, which
+ * the host tools (tools/load/ttcrc32.c) and the kernel
+ * (arch/x86_64/src/crc32.c) install when the CPU has it; the tables stay
+ * the fallback and the reference.
  */
 #define CRC_POLY	0xedb88320u
 #define CRC_COMBINE_MIN	16384	/* payload bytes worth a combine (reader) */
@@ -109,6 +111,88 @@ static uint32_t crc_slices(uint32_t crc, const uint8_t *p, uint64_t len)
 		crc = (crc >> 8) ^ t[0][(crc ^ *p++) & 0xff];
 	return crc;
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/*
+ * CRC-32 by folding with carry-less multiplication (PCLMULQDQ): Intel's
+ * "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ
+ * Instruction" (Gopal et al., 2009), bit-reflected, with the constants its
+ * appendix gives for 0x04C11DB7 (as Linux's crc32-pclmul and zlib's
+ * crc32_simd use them): four 128-bit lanes folded 64 bytes at a time, then
+ * into one, then a lane at a time, the last 128 bits reduced to 32
+ * (Barrett). Compiler builtins and vector types only, no header, so the
+ * freestanding kernel builds it too; who may run it (a CPU with PCLMUL
+ * and SSE4.1, SSE usable: tools/load/ttcrc32.c, arch/x86_64/src/crc32.c)
+ * installs it with ttrace_crc32_set_fold().
+ */
+typedef long long crc_v2di __attribute__((vector_size(16)));
+typedef int crc_v4si __attribute__((vector_size(16)));
+#define FOLD_TARGET	__attribute__((target("pclmul,sse4.1")))
+#define clmul(a, b, imm) __builtin_ia32_pclmulqdq128((a), (b), (imm))
+
+/* x^(k) mod P constants, bit-reflected (the paper's k1..k5, mu and P'). */
+static const uint64_t fold_k1k2[2] = { 0x0154442bd4, 0x01c6e41596 }; /* 512 */
+static const uint64_t fold_k3k4[2] = { 0x01751997d0, 0x00ccaa009e }; /* 128 */
+static const uint64_t fold_k5 = 0x0163cd6124;			     /* 64 */
+static const uint64_t fold_poly[2] = { 0x01db710641, 0x01f7011641 }; /* P', u */
+
+FOLD_TARGET static inline crc_v2di load16(const void *p)
+{
+	crc_v2di v;
+
+	__builtin_memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* x folded over 128 bits with the constants k, plus the next block y. */
+FOLD_TARGET static inline crc_v2di fold16(crc_v2di x, crc_v2di k, crc_v2di y)
+{
+	return clmul(x, k, 0x00) ^ clmul(x, k, 0x11) ^ y;
+}
+
+/* The 128 bits of x reduced to the 32-bit CRC state (fold to 64 bits,
+ * then Barrett). */
+FOLD_TARGET static inline uint32_t reduce128(crc_v2di x)
+{
+	crc_v2di low32 = (crc_v2di)(crc_v4si){ -1, 0, -1, 0 };
+	crc_v2di k = load16(fold_k3k4), t;
+	crc_v4si w;
+
+	t = clmul(x, k, 0x10);
+	x = (crc_v2di){ x[1], 0 } ^ t;			/* x >> 64, + t */
+	w = (crc_v4si)x;
+	t = (crc_v2di)(crc_v4si){ w[1], w[2], w[3], 0 };	/* x >> 32 */
+	x = clmul(x & low32, ((crc_v2di){ (long long)fold_k5, 0 }), 0x00) ^ t;
+	k = load16(fold_poly);
+	t = clmul(x & low32, k, 0x10);
+	t = clmul(t & low32, k, 0x00);
+	return (uint32_t)((crc_v4si)(x ^ t))[1];
+}
+
+/* See ttrace_file.h: len a multiple of 16, at least 64. */
+FOLD_TARGET uint32_t ttrace_crc32_fold_pclmul(uint32_t state,
+					      const uint8_t *p, uint64_t len)
+{
+	crc_v2di x1 = load16(p), x2 = load16(p + 16);
+	crc_v2di x3 = load16(p + 32), x4 = load16(p + 48);
+	crc_v2di k = load16(fold_k1k2);
+
+	x1 ^= (crc_v2di)(crc_v4si){ (int)state, 0, 0, 0 };
+	for (p += 64, len -= 64; len >= 64; p += 64, len -= 64) {
+		x1 = fold16(x1, k, load16(p));
+		x2 = fold16(x2, k, load16(p + 16));
+		x3 = fold16(x3, k, load16(p + 32));
+		x4 = fold16(x4, k, load16(p + 48));
+	}
+	k = load16(fold_k3k4);
+	x1 = fold16(x1, k, x2);
+	x1 = fold16(x1, k, x3);
+	x1 = fold16(x1, k, x4);
+	for (; len >= 16; p += 16, len -= 16)
+		x1 = fold16(x1, k, load16(p));
+	return reduce128(x1);
+}
+#endif
 
 /* See ttrace_file.h: zlib-compatible, chainable. */
 uint32_t ttrace_crc32(uint32_t crc, const void *buf, uint64_t len)

@@ -248,17 +248,24 @@ TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_end) == 16, "end payload");
 uint32_t ttrace_crc32(uint32_t crc, const void *buf, uint64_t len);
 
 /*
- * A faster CRC-32 step a host program may install (tools/load/ttcrc32.c): it
+ * A faster CRC-32 step a program may install (the host tools:
+ * tools/load/ttcrc32.c; the kernel: arch/x86_64/src/crc32.c): it
  * takes the running state (the CRC before its final xor, i.e. ~crc) and
  * len bytes at p, len a multiple of 16 and at least TTRACE_CRC32_FOLD_MIN,
  * and returns the state after them. ttrace_crc32() then hands it the long
  * middle of every buffer (the tail stays with the tables); NULL goes back
- * to the tables alone. The kernel never installs one.
+ * to the tables alone.
  */
 #define TTRACE_CRC32_FOLD_MIN	64
 typedef uint32_t (*ttrace_crc32_fold_fn)(uint32_t state, const uint8_t *p,
 					 uint64_t len);
 void ttrace_crc32_set_fold(ttrace_crc32_fold_fn fold);
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The fold by carry-less multiplication (file.c): only on a CPU with
+ * PCLMUL and SSE4.1, and only where SSE may be used. */
+uint32_t ttrace_crc32_fold_pclmul(uint32_t state, const uint8_t *p,
+				  uint64_t len);
+#endif
 
 /* Zero bytes that follow a section whose CRC ends at file offset end. */
 uint64_t ttrace_file_pad(uint64_t end);
