@@ -305,6 +305,13 @@ void ttrace_file_writer_init(struct ttrace_file_writer *w,
 	w->arg = arg;
 }
 
+/* Where w's next len bytes would land (ttrace_file_place_fn), or NULL:
+ * no place function, no room, or w has failed. */
+void *ttrace_file_writer_place(struct ttrace_file_writer *w, uint64_t len)
+{
+	return w->place && !w->error ? w->place(w->arg, len) : NULL;
+}
+
 /* Emits len bytes, updating the file CRC (but for a long section's
  * header and payload, w->sec_combine: its end combines the section's
  * CRC into the file's) and offset. Returns w->error. */

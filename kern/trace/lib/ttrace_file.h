@@ -281,6 +281,12 @@ enum ttrace_file_werr {
 
 /* Writes len bytes somewhere; returns 0, or -1 on failure. */
 typedef int (*ttrace_file_out_fn)(void *arg, const void *buf, uint64_t len);
+/*
+ * Optional, for an output that is memory: where the next len bytes would
+ * land if written now, or NULL (no room). A writer of bytes made there in
+ * place hands out() that same address, and out() must then not copy.
+ */
+typedef void *(*ttrace_file_place_fn)(void *arg, uint64_t len);
 
 /*
  * Incremental writer. It keeps running CRCs, so a section of any size can
@@ -291,6 +297,7 @@ typedef int (*ttrace_file_out_fn)(void *arg, const void *buf, uint64_t len);
  */
 struct ttrace_file_writer {
 	ttrace_file_out_fn out;
+	ttrace_file_place_fn place;	/* NULL: none (ttrace_file_writer_init) */
 	void *arg;
 	uint64_t offset;		/* bytes written so far */
 	uint64_t sec_left;		/* payload bytes the open section expects */
@@ -312,6 +319,7 @@ struct ttrace_file_writer {
 
 void ttrace_file_writer_init(struct ttrace_file_writer *w,
 			     ttrace_file_out_fn out, void *arg);
+void *ttrace_file_writer_place(struct ttrace_file_writer *w, uint64_t len);
 int ttrace_file_write_header(struct ttrace_file_writer *w);
 int ttrace_file_section_begin(struct ttrace_file_writer *w, uint32_t type,
 			      uint32_t cpu, uint64_t length);
