@@ -209,7 +209,9 @@ uint32_t ttrace_crc32(uint32_t crc, const void *buf, uint64_t len)
 		p += n;
 		len -= n;
 	}
-	if (little && len >= 64 && crc_tables())
+	if (little && (len >= 64 || __atomic_load_n(&crc_tables_state,
+				__ATOMIC_ACQUIRE) == CRC_TABLES_READY) &&
+	    crc_tables())	/* short buffers: only if they are built */
 		return ~crc_slices(~crc, p, len);
 	return ~crc_nibbles(~crc, p, len);
 }
