@@ -853,6 +853,25 @@ static int test_crc32_bitwise(void)
 	return 0;
 }
 
+/* Ends w's file (in o) and walks it with the reader: every section's CRC
+ * and the file's check. Frees o's bytes. */
+static int end_and_walk(struct ttrace_file_writer *w, struct obuf *o)
+{
+	struct ttrace_file_reader r;
+	struct ttrace_file_sec s;
+	struct ttrace_file_error e;
+	int rc;
+
+	HT_CHECK(ttrace_file_write_end(w) == 0);
+	HT_CHECK(ttrace_file_open(&r, o->p, o->len, &e) == 0);
+	while ((rc = ttrace_file_next(&r, &s, &e)) > 0)
+		;
+	free(o->p);
+	if (rc < 0)
+		HT_FAIL("offset %llu: %s", (unsigned long long)e.offset, e.msg);
+	return 0;
+}
+
 /* Long sections (their CRCs combined into the file's, the shift operator
  * kept while sizes repeat) of repeating and changing sizes: the file CRC
  * is the CRC of the bytes written after each, and the reader (which
@@ -863,11 +882,7 @@ static int test_writer_combine_sizes(void)
 					  16016, 65536, 65536, 2049, 300000 };
 	static uint8_t payload[300000 + ARRAY_SIZE(sizes)];
 	struct ttrace_file_writer w;
-	struct ttrace_file_reader r;
-	struct ttrace_file_sec s;
-	struct ttrace_file_error e;
 	struct obuf o = { 0 };
-	int rc;
 
 	for (size_t i = 0; i < sizeof(payload); i++)
 		payload[i] = (uint8_t)(i * 2654435761u >> 13);
@@ -878,14 +893,7 @@ static int test_writer_combine_sizes(void)
 						   payload + i, sizes[i]) == 0);
 		HT_CHECK(w.file_crc == crc32_bitwise(0, o.p, o.len));
 	}
-	HT_CHECK(ttrace_file_write_end(&w) == 0);
-	HT_CHECK(ttrace_file_open(&r, o.p, o.len, &e) == 0);
-	while ((rc = ttrace_file_next(&r, &s, &e)) > 0)
-		;
-	if (rc < 0)
-		HT_FAIL("offset %llu: %s", (unsigned long long)e.offset, e.msg);
-	free(o.p);
-	return 0;
+	return end_and_walk(&w, &o);
 }
 
 static int test_writer_misuse(void)
@@ -943,12 +951,8 @@ static int test_writer_combine(void)
 	static const uint64_t lens[] = { 0, 100, 2047, 2048, 5000, 70001 };
 	static uint8_t payload[70001];
 	struct ttrace_file_writer w;
-	struct ttrace_file_reader r;
-	struct ttrace_file_sec s;
-	struct ttrace_file_error e;
 	struct obuf o = { 0 };
 	uint32_t crc;
-	int rc;
 
 	for (size_t i = 0; i < sizeof(payload); i++)
 		payload[i] = (uint8_t)(i * 131 + 7);
@@ -963,14 +967,7 @@ static int test_writer_combine(void)
 	}
 	crc = ttrace_crc32(0, o.p, o.len);
 	HT_CHECK(w.file_crc == crc);
-	HT_CHECK(ttrace_file_write_end(&w) == 0);
-	HT_CHECK(ttrace_file_open(&r, o.p, o.len, &e) == 0);
-	while ((rc = ttrace_file_next(&r, &s, &e)) > 0)
-		;
-	if (rc < 0)
-		HT_FAIL("offset %llu: %s", (unsigned long long)e.offset, e.msg);
-	free(o.p);
-	return 0;
+	return end_and_walk(&w, &o);
 }
 
 static int test_layout(void)
