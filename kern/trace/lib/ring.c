@@ -216,12 +216,16 @@ static __always_inline int ring_copy_event(const struct ttrace_entry *ents,
 	uint32_t ncont;
 
 	/* invalid or a continuation in one test: TTRACE_TS_INVALID is odd */
-	if (ttrace_ts_is_cont(ts) ||
-	    TTRACE_TYPE_SEQ(out->type) != TTRACE_SEQ_OF(idx))
+	if (ttrace_ts_is_cont(ts))
+		return 0;
+	/* the usual event, of this seq and one slot (its copy was checked:
+	 * nothing copied after), in one test */
+	if (!((out->type ^ idx << TTRACE_TYPE_SEQ_SHIFT) &
+	      (TTRACE_TYPE_SEQ_MASK | 0xfull << TTRACE_TYPE_NCONT_SHIFT)))
+		return 1;
+	if (TTRACE_TYPE_SEQ(out->type) != TTRACE_SEQ_OF(idx))
 		return 0;
 	ncont = TTRACE_TYPE_NCONT(out->type);
-	if (!ncont)	/* its copy was checked: nothing copied after */
-		return 1;
 	if (ncont > TTRACE_MAX_CONT)
 		return -1;
 	for (uint32_t k = 1; k <= ncont; k++)
