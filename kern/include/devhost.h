@@ -21,6 +21,9 @@
 int devhost_claim(void);
 /* Appends n bytes; false when the window is full. The owner only. */
 bool devhost_append(const void *buf, size_t n);
+/* Where the next n bytes would land (to make them there and append them
+ * from there, no copy), or NULL: no room. The owner only. */
+void *devhost_place(size_t n);
 /* Gives the channel back. The owner only. */
 void devhost_release(void);
 

@@ -303,6 +303,7 @@ void ttrace_init(void)
 	struct ttrace *t = &ttrace_main;
 	unsigned aux_order = ttrace_order_for(CONFIG_TTRACE_AUX_BUFFER_KB * 1024);
 
+	arch_crc32_init();		/* before the first CRC */
 	ttrace_lastboot_take();		/* before the pool is handed out */
 	if (!aux_alloc(t, aux_order)) {
 		ttrace_off(t, "out of memory for the aux buffer");

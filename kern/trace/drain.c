@@ -81,6 +81,14 @@ static int drain_out(void *arg, const void *buf, uint64_t len)
 	return -1;
 }
 
+/* Where the writer's next bytes land in the window: the generator reads
+ * runs straight there (one copy, ring to window). */
+static void *drain_place(void *arg, uint64_t len)
+{
+	(void)arg;
+	return devhost_place(len);
+}
+
 /* One piece of the file, made quietly (above). The drain thread. */
 static int quiet_step(bool end)
 {
@@ -200,6 +208,7 @@ const char *ttrace_drain_on(struct ttrace *t)
 	drain.t = t;
 	drain.full = false;
 	ttrace_file_writer_init(&drain.w, drain_out, NULL);
+	drain.w.place = drain_place;
 	for (uint32_t c = 0; c < CONFIG_MAX_NUM_CPUS; c++)
 		trace_ring_init(&drain.quiet[c], drain.quiet_entries[c],
 				sizeof(drain.quiet_entries[c]),

@@ -818,6 +818,89 @@ static int test_crc32_fold(void)
 	return 0;
 }
 
+/* CRC-32 a bit at a time: the definition, for the tests below. */
+static uint32_t crc32_bitwise(uint32_t crc, const uint8_t *p, size_t len)
+{
+	crc = ~crc;
+	while (len--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1)));
+	}
+	return ~crc;
+}
+
+/* ttrace_crc32 (tables, then folding if the host has it) is the bitwise
+ * CRC on random bytes for every length 0..300 at every alignment 0..15,
+ * from random starting CRCs. */
+static int test_crc32_bitwise(void)
+{
+	static uint8_t buf[300 + 16];
+	uint32_t seed = 7;
+
+	for (int fold = 0; fold < 2; fold++) {
+		if (fold && !ttcrc32_install())
+			break;
+		for (size_t len = 0; len <= 300; len++)
+			for (size_t al = 0; al < 16; al++) {
+				uint32_t c0;
+
+				for (size_t i = 0; i < sizeof(buf); i++) {
+					seed = seed * 1103515245 + 12345;
+					buf[i] = (uint8_t)(seed >> 16);
+				}
+				c0 = seed;
+				HT_CHECK(ttrace_crc32(c0, buf + al, len) ==
+					 crc32_bitwise(c0, buf + al, len));
+			}
+	}
+	ttrace_crc32_set_fold(NULL);
+	return 0;
+}
+
+/* Ends w's file (in o) and walks it with the reader: every section's CRC
+ * and the file's check. Frees o's bytes. */
+static int end_and_walk(struct ttrace_file_writer *w, struct obuf *o)
+{
+	struct ttrace_file_reader r;
+	struct ttrace_file_sec s;
+	struct ttrace_file_error e;
+	int rc;
+
+	HT_CHECK(ttrace_file_write_end(w) == 0);
+	HT_CHECK(ttrace_file_open(&r, o->p, o->len, &e) == 0);
+	while ((rc = ttrace_file_next(&r, &s, &e)) > 0)
+		;
+	free(o->p);
+	if (rc < 0)
+		HT_FAIL("offset %llu: %s", (unsigned long long)e.offset, e.msg);
+	return 0;
+}
+
+/* Long sections (their CRCs combined into the file's, the shift operator
+ * kept while sizes repeat) of repeating and changing sizes: the file CRC
+ * is the CRC of the bytes written after each, and the reader (which
+ * combines too) accepts the file. */
+static int test_writer_combine_sizes(void)
+{
+	static const uint32_t sizes[] = { 2048, 16016, 16016, 16016, 4097,
+					  16016, 65536, 65536, 2049, 300000 };
+	static uint8_t payload[300000 + ARRAY_SIZE(sizes)];
+	struct ttrace_file_writer w;
+	struct obuf o = { 0 };
+
+	for (size_t i = 0; i < sizeof(payload); i++)
+		payload[i] = (uint8_t)(i * 2654435761u >> 13);
+	ttrace_file_writer_init(&w, obuf_out, &o);
+	ttrace_file_write_header(&w);
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		HT_CHECK(ttrace_file_write_section(&w, TTRACE_FILE_SEC_META, 0,
+						   payload + i, sizes[i]) == 0);
+		HT_CHECK(w.file_crc == crc32_bitwise(0, o.p, o.len));
+	}
+	return end_and_walk(&w, &o);
+}
+
 static int test_writer_misuse(void)
 {
 	struct ttrace_file_writer w;
@@ -873,12 +956,8 @@ static int test_writer_combine(void)
 	static const uint64_t lens[] = { 0, 100, 2047, 2048, 5000, 70001 };
 	static uint8_t payload[70001];
 	struct ttrace_file_writer w;
-	struct ttrace_file_reader r;
-	struct ttrace_file_sec s;
-	struct ttrace_file_error e;
 	struct obuf o = { 0 };
 	uint32_t crc;
-	int rc;
 
 	for (size_t i = 0; i < sizeof(payload); i++)
 		payload[i] = (uint8_t)(i * 131 + 7);
@@ -893,14 +972,7 @@ static int test_writer_combine(void)
 	}
 	crc = ttrace_crc32(0, o.p, o.len);
 	HT_CHECK(w.file_crc == crc);
-	HT_CHECK(ttrace_file_write_end(&w) == 0);
-	HT_CHECK(ttrace_file_open(&r, o.p, o.len, &e) == 0);
-	while ((rc = ttrace_file_next(&r, &s, &e)) > 0)
-		;
-	if (rc < 0)
-		HT_FAIL("offset %llu: %s", (unsigned long long)e.offset, e.msg);
-	free(o.p);
-	return 0;
+	return end_and_walk(&w, &o);
 }
 
 static int test_layout(void)
@@ -2790,6 +2862,8 @@ static int test_resolve_memo(void)
 static const struct ht_test tests[] = {
 	{ test_crc32, "ttrace_file_crc32" },
 	{ test_crc32_fold, "ttrace_file_crc32_fold" },
+	{ test_crc32_bitwise, "ttrace_file_crc32_bitwise" },
+	{ test_writer_combine_sizes, "ttrace_file_writer_combine_sizes" },
 	{ test_writer_misuse, "ttrace_file_writer_misuse" },
 	{ test_streaming, "ttrace_file_streaming" },
 	{ test_writer_combine, "ttrace_file_writer_combine" },

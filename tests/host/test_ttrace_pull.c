@@ -227,6 +227,73 @@ static int check_file(const struct ttload *t)
 	return 0;
 }
 
+/* An output that is memory, as the drain's host window: runs are read
+ * straight into it where place() says (ttrace_file_place_fn). */
+struct window {
+	uint8_t *base;		/* skew bytes past a 64-byte boundary */
+	uint64_t len, size;
+	uint64_t in_place;	/* bytes out() found already there */
+};
+
+static void *window_place(void *arg, uint64_t len)
+{
+	struct window *win = arg;
+
+	return len <= win->size - win->len ? win->base + win->len : NULL;
+}
+
+static int window_out(void *arg, const void *buf, uint64_t len)
+{
+	struct window *win = arg;
+
+	if (len > win->size - win->len)
+		return -1;
+	if (buf == win->base + win->len)
+		win->in_place += len;
+	else
+		memcpy(win->base + win->len, buf, len);
+	win->len += len;
+	return 0;
+}
+
+/* The image written to a window that takes its runs in place is the same
+ * file, byte for byte, as written through copies; a window that would put
+ * the records off their 64-byte alignment gets them copied, the same. */
+static int test_pull_in_place(void)
+{
+	static struct ttrace_entry scratch[32];
+	static uint8_t mem[1 << 20] __attribute__((aligned(64)));
+	struct ttrace_file_writer w;
+	struct ht_membuf m = { 0 };
+	int bad = 0;
+
+	make_guest();
+	dump_all();
+	if (rebuild() < 0)
+		HT_FAIL("rebuild: %s", pull.why);
+	ttrace_file_writer_init(&w, ht_mem_out, &m);
+	HT_CHECK(ttrace_image_write(&w, &pull.img, scratch, 32) == 0);
+	for (uint64_t skew = 0; skew <= 8 && !bad; skew += 8) {
+		struct window win = { mem + skew, 0, sizeof(mem) - 8, 0 };
+
+		ttrace_file_writer_init(&w, window_out, &win);
+		w.place = window_place;
+		memset(mem, 0xa5, sizeof(mem));
+		bad = ttrace_image_write(&w, &pull.img, scratch, 32) != 0 ||
+		      win.len != m.len || memcmp(win.base, m.p, m.len) ||
+		      (skew ? win.in_place != 0 : win.in_place < 1000);
+		if (bad)
+			snprintf(ht_why, sizeof(ht_why), "skew %llu: %llu bytes "
+				 "(want %zu), %llu in place",
+				 (unsigned long long)skew,
+				 (unsigned long long)win.len, m.len,
+				 (unsigned long long)win.in_place);
+	}
+	free(m.p);
+	free_all();
+	return bad;
+}
+
 static int test_pull_roundtrip(void)
 {
 	static struct ttrace_entry scratch[32];
@@ -328,6 +395,7 @@ static int test_pull_refuses(void)
 
 static const struct ht_test tests[] = {
 	{ test_pull_roundtrip, "pull_roundtrip" },
+	{ test_pull_in_place, "pull_in_place" },
 	{ test_pull_torn_root, "pull_torn_root" },
 	{ test_pull_refuses, "pull_refuses" },
 	{ 0 },

@@ -65,15 +65,30 @@ bool arch_hostout_present(void)
 	return window != NULL;
 }
 
-/* Appends n bytes to the host file; returns false when the window is full.
- * Callers serialise (devhost's lock, or the panicking CPU alone). */
-bool arch_hostout_write(const void *buf, size_t n)
+/* Where the next n bytes would go, or NULL when the window has no room
+ * for them. Callers serialise with arch_hostout_write(). */
+void *arch_hostout_place(size_t n)
 {
 	uint64_t len = window->length;
 
 	if (n > window_size - HOSTOUT_DATA_OFFSET - len)
+		return NULL;
+	return (char *)window + HOSTOUT_DATA_OFFSET + len;
+}
+
+/* Appends n bytes to the host file; returns false when the window is full.
+ * buf may be where they go (made there in place, arch_hostout_place()):
+ * then they are only published. Callers serialise (devhost's lock, or the
+ * panicking CPU alone). */
+bool arch_hostout_write(const void *buf, size_t n)
+{
+	uint64_t len = window->length;
+	char *dst = (char *)window + HOSTOUT_DATA_OFFSET + len;
+
+	if (n > window_size - HOSTOUT_DATA_OFFSET - len)
 		return false;
-	memcpy((char *)window + HOSTOUT_DATA_OFFSET + len, buf, n);
+	if (dst != buf)
+		memcpy(dst, buf, n);
 	__atomic_store_n(&window->length, len + n, __ATOMIC_RELEASE);
 	return true;
 }

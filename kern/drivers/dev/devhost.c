@@ -61,6 +61,12 @@ bool devhost_append(const void *buf, size_t n)
 	return arch_hostout_write(buf, n);
 }
 
+/* See devhost.h. */
+void *devhost_place(size_t n)
+{
+	return arch_hostout_place(n);
+}
+
 void devhost_release(void)
 {
 	uint64_t flags = spin_lock_irqsave(&host_lock);

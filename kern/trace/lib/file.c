@@ -26,8 +26,10 @@
  * first caller that wins the state word, and until they are ready (and on
  * big-endian hosts) every caller uses the 64-byte nibble table. A host
  * program may hand in a faster routine for the long middle part of a
- * buffer (ttrace_crc32_set_fold: tools/load/ttcrc32.c folds with PCLMUL); this
- * file stays pure C and the tables stay the fallback.
+ * buffer (ttrace_crc32_set_fold): on x86-64 the PCLMUL folding below, which
+ * the host tools (tools/load/ttcrc32.c) and the kernel
+ * (arch/x86_64/src/crc32.c) install when the CPU has it; the tables stay
+ * the fallback and the reference.
  */
 #define CRC_POLY	0xedb88320u
 #define CRC_COMBINE_MIN	16384	/* payload bytes worth a combine (reader) */
@@ -84,28 +86,113 @@ static bool crc_tables(void)
 	return true;
 }
 
+/* Sixteen bytes a turn as two little-endian words (__builtin_memcpy: the
+ * freestanding kernel would otherwise call memcpy for each). */
 static uint32_t crc_slices(uint32_t crc, const uint8_t *p, uint64_t len)
 {
 	const uint32_t (*t)[256] = crc_slice;
 
 	for (; len >= 16; p += 16, len -= 16) {
-		uint32_t w[4];
+		uint64_t a, b;
 
-		memcpy(w, p, sizeof(w));
-		w[0] ^= crc;
-		crc = t[15][w[0] & 0xff] ^ t[14][(w[0] >> 8) & 0xff] ^
-		      t[13][(w[0] >> 16) & 0xff] ^ t[12][w[0] >> 24] ^
-		      t[11][w[1] & 0xff] ^ t[10][(w[1] >> 8) & 0xff] ^
-		      t[9][(w[1] >> 16) & 0xff] ^ t[8][w[1] >> 24] ^
-		      t[7][w[2] & 0xff] ^ t[6][(w[2] >> 8) & 0xff] ^
-		      t[5][(w[2] >> 16) & 0xff] ^ t[4][w[2] >> 24] ^
-		      t[3][w[3] & 0xff] ^ t[2][(w[3] >> 8) & 0xff] ^
-		      t[1][(w[3] >> 16) & 0xff] ^ t[0][w[3] >> 24];
+		__builtin_memcpy(&a, p, sizeof(a));
+		__builtin_memcpy(&b, p + 8, sizeof(b));
+		a ^= crc;
+		crc = t[15][a & 0xff] ^ t[14][(a >> 8) & 0xff] ^
+		      t[13][(a >> 16) & 0xff] ^ t[12][(a >> 24) & 0xff] ^
+		      t[11][(a >> 32) & 0xff] ^ t[10][(a >> 40) & 0xff] ^
+		      t[9][(a >> 48) & 0xff] ^ t[8][a >> 56] ^
+		      t[7][b & 0xff] ^ t[6][(b >> 8) & 0xff] ^
+		      t[5][(b >> 16) & 0xff] ^ t[4][(b >> 24) & 0xff] ^
+		      t[3][(b >> 32) & 0xff] ^ t[2][(b >> 40) & 0xff] ^
+		      t[1][(b >> 48) & 0xff] ^ t[0][b >> 56];
 	}
 	while (len--)
 		crc = (crc >> 8) ^ t[0][(crc ^ *p++) & 0xff];
 	return crc;
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/*
+ * CRC-32 by folding with carry-less multiplication (PCLMULQDQ): Intel's
+ * "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ
+ * Instruction" (Gopal et al., 2009), bit-reflected, with the constants its
+ * appendix gives for 0x04C11DB7 (as Linux's crc32-pclmul and zlib's
+ * crc32_simd use them): four 128-bit lanes folded 64 bytes at a time, then
+ * into one, then a lane at a time, the last 128 bits reduced to 32
+ * (Barrett). Compiler builtins and vector types only, no header, so the
+ * freestanding kernel builds it too; who may run it (a CPU with PCLMUL
+ * and SSE4.1, SSE usable: tools/load/ttcrc32.c, arch/x86_64/src/crc32.c)
+ * installs it with ttrace_crc32_set_fold().
+ */
+typedef long long crc_v2di __attribute__((vector_size(16)));
+typedef int crc_v4si __attribute__((vector_size(16)));
+#define FOLD_TARGET	__attribute__((target("pclmul,sse4.1")))
+#define clmul(a, b, imm) __builtin_ia32_pclmulqdq128((a), (b), (imm))
+
+/* x^(k) mod P constants, bit-reflected (the paper's k1..k5, mu and P'). */
+static const uint64_t fold_k1k2[2] = { 0x0154442bd4, 0x01c6e41596 }; /* 512 */
+static const uint64_t fold_k3k4[2] = { 0x01751997d0, 0x00ccaa009e }; /* 128 */
+static const uint64_t fold_k5 = 0x0163cd6124;			     /* 64 */
+static const uint64_t fold_poly[2] = { 0x01db710641, 0x01f7011641 }; /* P', u */
+
+FOLD_TARGET static inline crc_v2di load16(const void *p)
+{
+	crc_v2di v;
+
+	__builtin_memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* x folded over 128 bits with the constants k, plus the next block y. */
+FOLD_TARGET static inline crc_v2di fold16(crc_v2di x, crc_v2di k, crc_v2di y)
+{
+	return clmul(x, k, 0x00) ^ clmul(x, k, 0x11) ^ y;
+}
+
+/* The 128 bits of x reduced to the 32-bit CRC state (fold to 64 bits,
+ * then Barrett). */
+FOLD_TARGET static inline uint32_t reduce128(crc_v2di x)
+{
+	crc_v2di low32 = (crc_v2di)(crc_v4si){ -1, 0, -1, 0 };
+	crc_v2di k = load16(fold_k3k4), t;
+	crc_v4si w;
+
+	t = clmul(x, k, 0x10);
+	x = (crc_v2di){ x[1], 0 } ^ t;			/* x >> 64, + t */
+	w = (crc_v4si)x;
+	t = (crc_v2di)(crc_v4si){ w[1], w[2], w[3], 0 };	/* x >> 32 */
+	x = clmul(x & low32, ((crc_v2di){ (long long)fold_k5, 0 }), 0x00) ^ t;
+	k = load16(fold_poly);
+	t = clmul(x & low32, k, 0x10);
+	t = clmul(t & low32, k, 0x00);
+	return (uint32_t)((crc_v4si)(x ^ t))[1];
+}
+
+/* See ttrace_file.h: len a multiple of 16, at least 64. */
+FOLD_TARGET uint32_t ttrace_crc32_fold_pclmul(uint32_t state,
+					      const uint8_t *p, uint64_t len)
+{
+	crc_v2di x1 = load16(p), x2 = load16(p + 16);
+	crc_v2di x3 = load16(p + 32), x4 = load16(p + 48);
+	crc_v2di k = load16(fold_k1k2);
+
+	x1 ^= (crc_v2di)(crc_v4si){ (int)state, 0, 0, 0 };
+	for (p += 64, len -= 64; len >= 64; p += 64, len -= 64) {
+		x1 = fold16(x1, k, load16(p));
+		x2 = fold16(x2, k, load16(p + 16));
+		x3 = fold16(x3, k, load16(p + 32));
+		x4 = fold16(x4, k, load16(p + 48));
+	}
+	k = load16(fold_k3k4);
+	x1 = fold16(x1, k, x2);
+	x1 = fold16(x1, k, x3);
+	x1 = fold16(x1, k, x4);
+	for (; len >= 16; p += 16, len -= 16)
+		x1 = fold16(x1, k, load16(p));
+	return reduce128(x1);
+}
+#endif
 
 /* See ttrace_file.h: zlib-compatible, chainable. */
 uint32_t ttrace_crc32(uint32_t crc, const void *buf, uint64_t len)
@@ -122,7 +209,9 @@ uint32_t ttrace_crc32(uint32_t crc, const void *buf, uint64_t len)
 		p += n;
 		len -= n;
 	}
-	if (little && len >= 64 && crc_tables())
+	if (little && (len >= 64 || __atomic_load_n(&crc_tables_state,
+				__ATOMIC_ACQUIRE) == CRC_TABLES_READY) &&
+	    crc_tables())	/* short buffers: only if they are built */
 		return ~crc_slices(~crc, p, len);
 	return ~crc_nibbles(~crc, p, len);
 }
@@ -138,26 +227,47 @@ static uint32_t crc_multmodp(uint32_t a, uint32_t b)
 {
 	uint32_t p = 0;
 
-	for (uint32_t m = 1u << 31; m; m >>= 1) {
-		if (a & m)
+	for (uint32_t m = 1u << 31; a; m >>= 1) {	/* to a's last bit */
+		if (a & m) {
 			p ^= b;
+			a ^= m;
+		}
 		b = (b >> 1) ^ (CRC_POLY & (0u - (b & 1)));
 	}
 	return p;
 }
 
+/* x^(2^k) modulo the CRC polynomial, k = 0..31; x^(2^32) is x again
+ * (zlib's x2n_table). */
+static const uint32_t crc_x2n[32] = {
+	0x40000000, 0x20000000, 0x08000000, 0x00800000, 0x00008000,
+	0xedb88320, 0xb1e6b092, 0xa06a2517, 0xed627dae, 0x88d14467,
+	0xd7bbfe6a, 0xec447f11, 0x8e7ea170, 0x6427800e, 0x4d47bae0,
+	0x09fe548f, 0x83852d0f, 0x30362f1a, 0x7b5a9cc3, 0x31fec169,
+	0x9fec022a, 0x6c8dedc4, 0x15d6874d, 0x5fde7a4e, 0xbad90e37,
+	0x2e4e5eef, 0x4eaba214, 0xa8a472c0, 0x429a969e, 0x148d302a,
+	0xc40ba6d0, 0xc4e22c3c,
+};
+
+/* x^(8 len) modulo the polynomial: what carries a CRC over len bytes
+ * (a multiplication per set bit of len). */
+static uint32_t crc_shift_op(uint64_t len)
+{
+	uint32_t p = 1u << 31;	/* x^0 */
+
+	for (unsigned k = 3; len; len >>= 1, k++)
+		if (len & 1)
+			p = crc_multmodp(crc_x2n[k & 31], p);
+	return p;
+}
+
 /*
  * The CRC-32 of A followed by B, given crc_a = CRC-32(A), crc_b =
- * CRC-32(B) and len_b = |B| (zlib's crc32_combine): O(log len_b).
+ * CRC-32(B) and op = crc_shift_op(|B|) (zlib's crc32_combine_op).
  */
-static uint32_t crc32_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
+static uint32_t crc32_combine_op(uint32_t crc_a, uint32_t crc_b, uint32_t op)
 {
-	uint32_t p = 1u << 31, sq = 1u << 23;	/* x^0, x^8 */
-
-	for (; len_b; len_b >>= 1, sq = crc_multmodp(sq, sq))
-		if (len_b & 1)
-			p = crc_multmodp(sq, p);
-	return crc_multmodp(p, crc_a) ^ crc_b;
+	return crc_multmodp(op, crc_a) ^ crc_b;
 }
 
 /* See ttrace_file.h: the next header starts at 48 mod 64. */
@@ -195,6 +305,13 @@ void ttrace_file_writer_init(struct ttrace_file_writer *w,
 	memset(w, 0, sizeof(*w));
 	w->out = out;
 	w->arg = arg;
+}
+
+/* Where w's next len bytes would land (ttrace_file_place_fn), or NULL:
+ * no place function, no room, or w has failed. */
+void *ttrace_file_writer_place(struct ttrace_file_writer *w, uint64_t len)
+{
+	return w->place && !w->error ? w->place(w->arg, len) : NULL;
 }
 
 /* Emits len bytes, updating the file CRC (but for a long section's
@@ -278,8 +395,13 @@ int ttrace_file_section_end(struct ttrace_file_writer *w)
 
 	if (w->error || !w->sec_type || w->sec_left)
 		return misuse(w);
-	if (w->sec_combine)	/* one pass over a long payload, not two */
-		w->file_crc = crc32_combine(w->file_crc, crc, w->sec_bytes);
+	if (w->sec_combine) {	/* one pass over a long payload, not two */
+		if (w->comb_len != w->sec_bytes) {	/* runs repeat sizes */
+			w->comb_len = w->sec_bytes;
+			w->comb_op = crc_shift_op(w->sec_bytes);
+		}
+		w->file_crc = crc32_combine_op(w->file_crc, crc, w->comb_op);
+	}
 	w->sec_combine = false;
 	emit(w, &crc, sizeof(crc));
 	emit(w, zeros, ttrace_file_pad(w->offset));
@@ -544,7 +666,8 @@ int ttrace_file_next(struct ttrace_file_reader *r, struct ttrace_file_sec *s,
 	/* the file's CRC from the section's, without a second pass over a
 	 * big payload */
 	if (h.length >= CRC_COMBINE_MIN)
-		r->crc = ttrace_crc32(crc32_combine(r->crc, crc, crc_off - pos),
+		r->crc = ttrace_crc32(crc32_combine_op(r->crc, crc,
+						crc_shift_op(crc_off - pos)),
 				      r->buf + crc_off, next - crc_off);
 	else
 		r->crc = ttrace_crc32(r->crc, r->buf + pos, next - pos);

@@ -81,6 +81,24 @@ static void write_head(struct ttrace_image_gen *g)
 }
 
 /*
+ * Where the next run is read to: if the writer's output is memory with
+ * room for the run's largest section, straight where its records will land
+ * (write_run() then hands out() its own bytes: no copy), else g->buf.
+ * After a section header and a run prefix (one entry), so 64-byte aligned
+ * when the output is (a file's payloads start at 0 mod 64).
+ */
+static struct ttrace_entry *run_buf(struct ttrace_image_gen *g)
+{
+	uint64_t prefix = TTRACE_FILE_SEC_HDR_SIZE + sizeof(struct ttrace_file_run);
+	uint8_t *p = ttrace_file_writer_place(g->w, prefix + g->max *
+		sizeof(struct ttrace_entry) + TTRACE_FILE_CRC_SIZE);
+
+	if (!p || ((uintptr_t)(p + prefix) & (_Alignof(struct ttrace_entry) - 1)))
+		return g->buf;
+	return (struct ttrace_entry *)(void *)(p + prefix);
+}
+
+/*
  * One run of the CPU whose turn it is. A save takes each CPU to its end
  * in turn; a stream takes one run of each CPU in turn and waits when a
  * whole round found nothing, until ttrace_image_end() (then a whole
@@ -90,10 +108,11 @@ static int rings_step(struct ttrace_image_gen *g)
 {
 	uint32_t n = g->version->num_cpus, cpu = g->cpu;
 	struct trace_ring_run run;
-	uint32_t k = g->ops->run(g->arg, cpu, g->buf, g->max, &run);
+	struct ttrace_entry *buf = run_buf(g);
+	uint32_t k = g->ops->run(g->arg, cpu, buf, g->max, &run);
 
 	if (k != TRACE_RUN_NONE) {
-		write_run(g->w, cpu, k, &run, g->buf);
+		write_run(g->w, cpu, k, &run, buf);
 		g->idle = 0;
 		if (g->stream)
 			g->cpu = (cpu + 1) % n;

@@ -22,6 +22,9 @@
 
 #include <trace_ring.h>
 
+TTRACE_STATIC_ASSERT(TTRACE_TS_INVALID & TTRACE_TS_CONT,
+		     "an invalid timestamp reads as a continuation's");
+
 /*
  * Saturate mode's reservation: all n slots below start + nentries, or none.
  * head moves only on success (a compare-exchange without lock prefix: one
@@ -176,51 +179,61 @@ void trace_ring_stats(const struct trace_ring *r, struct trace_ring_stats *st)
 	st->live = MIN(st->written, n);
 }
 
-/* Copies slot idx into *out; returns its timestamp as read before the
- * copy (TTRACE_TS_INVALID if it changed during the copy). */
-static uint64_t ring_copy_slot(const struct trace_ring *r, uint64_t idx,
-			       struct ttrace_entry *out)
+/* Copies the ring slot at slot into *out; returns its timestamp as read
+ * before the copy (TTRACE_TS_INVALID if it changed during the copy).
+ * Inline, its word loop unrolled: the drain runs it for every record. */
+static __always_inline uint64_t ring_copy_slot(const struct ttrace_entry *slot,
+					       struct ttrace_entry *out)
 {
-	const volatile struct ttrace_entry *e = &r->entries[idx & r->mask];
+	const volatile struct ttrace_entry *e = slot;
 	uint64_t t1, t2;
 
-	t1 = __atomic_load_n(&r->entries[idx & r->mask].timestamp,
-			     __ATOMIC_RELAXED);
+	t1 = __atomic_load_n(&slot->timestamp, __ATOMIC_RELAXED);
 	rmb();
+#pragma GCC unroll 8
 	for (int i = 0; i < TTRACE_CONT_ARGS; i++)
 		out->cont[i] = e->cont[i];
 	rmb();
-	t2 = __atomic_load_n(&r->entries[idx & r->mask].timestamp,
-			     __ATOMIC_RELAXED);
+	t2 = __atomic_load_n(&slot->timestamp, __ATOMIC_RELAXED);
 	out->timestamp = t1;
 	return t1 == t2 ? t1 : TTRACE_TS_INVALID;
 }
 
 /*
- * Copies the event whose first entry is at idx into out[0..1+ncont).
- * Returns its slot count, 0 if slot idx holds no intact first entry of
- * that index (being written, stale or overwritten), or -1 if it does but
- * its continuations are not intact (the writer lapped them). The caller
- * checks that the copy fits: room must be at least 1 + TTRACE_MAX_CONT.
+ * Copies the event whose first entry is at idx into out[0..1+ncont), the
+ * ring's entries and mask given (read once a run). Returns its slot count,
+ * 0 if slot idx holds no intact first entry of that index (being written,
+ * stale or overwritten), or -1 if it does but its continuations are not
+ * intact (the writer lapped them). The caller checks that the copy fits:
+ * room must be at least 1 + TTRACE_MAX_CONT.
  */
-static int ring_copy_event(const struct trace_ring *r, uint64_t idx,
-			   struct ttrace_entry *out)
+static __always_inline int ring_copy_event(const struct ttrace_entry *ents,
+					   uint64_t mask, uint64_t idx,
+					   struct ttrace_entry *out)
 {
-	uint64_t ts = ring_copy_slot(r, idx, out);
+	const struct ttrace_entry *first = &ents[idx & mask];
+	uint64_t ts = ring_copy_slot(first, out);
 	uint32_t ncont;
 
-	if (!ttrace_ts_valid(ts) || ttrace_ts_is_cont(ts) ||
-	    TTRACE_TYPE_SEQ(out->type) != TTRACE_SEQ_OF(idx))
+	/* invalid or a continuation in one test: TTRACE_TS_INVALID is odd */
+	if (ttrace_ts_is_cont(ts))
+		return 0;
+	/* the usual event, of this seq and one slot (its copy was checked:
+	 * nothing copied after), in one test */
+	if (!((out->type ^ idx << TTRACE_TYPE_SEQ_SHIFT) &
+	      (TTRACE_TYPE_SEQ_MASK | 0xfull << TTRACE_TYPE_NCONT_SHIFT)))
+		return 1;
+	if (TTRACE_TYPE_SEQ(out->type) != TTRACE_SEQ_OF(idx))
 		return 0;
 	ncont = TTRACE_TYPE_NCONT(out->type);
 	if (ncont > TTRACE_MAX_CONT)
 		return -1;
 	for (uint32_t k = 1; k <= ncont; k++)
-		if (ring_copy_slot(r, idx + k, &out[k]) != (ts | TTRACE_TS_CONT))
+		if (ring_copy_slot(&ents[(idx + k) & mask], &out[k]) !=
+		    (ts | TTRACE_TS_CONT))
 			return -1;
 	rmb();
-	if (__atomic_load_n(&r->entries[idx & r->mask].timestamp,
-			    __ATOMIC_RELAXED) != ts)
+	if (__atomic_load_n(&first->timestamp, __ATOMIC_RELAXED) != ts)
 		return -1;
 	return (int)(1 + ncont);
 }
@@ -277,12 +290,14 @@ static uint32_t ring_slot_gone(const struct trace_ring *r,
 static size_t ring_copy_run(const struct trace_ring *r, uint64_t from,
 			    uint64_t end, struct ttrace_entry *out, size_t max)
 {
-	size_t n = 0;
+	const struct ttrace_entry *ents = r->entries;
+	uint64_t mask = r->mask, left = end - from;
+	size_t n = 0, lim = MIN(left, max - TTRACE_MAX_CONT);	/* max > it */
 
-	while (from + n < end && max - n > TTRACE_MAX_CONT) {
-		int got = ring_copy_event(r, from + n, out + n);
+	while (n < lim) {
+		int got = ring_copy_event(ents, mask, from + n, out + n);
 
-		if (got <= 0 || from + n + (uint64_t)got > end)
+		if (got <= 0 || n + (uint64_t)got > left)
 			break;
 		n += (size_t)got;
 	}
@@ -507,7 +522,8 @@ int trace_ring_copy_newest(struct trace_ring *dst, void *mem, size_t bytes,
 					    TRACE_RING_OVERWRITE;
 	from = trace_ring_head(src) - keep;	/* wraps: slots by position */
 	for (uint64_t i = from; i != from + keep; i++)
-		if (ring_copy_slot(src, i, &dst->entries[i & dst->mask]) ==
+		if (ring_copy_slot(&src->entries[i & src->mask],
+				   &dst->entries[i & dst->mask]) ==
 		    TTRACE_TS_INVALID)
 			dst->entries[i & dst->mask].timestamp = TTRACE_TS_INVALID;
 	rmb();

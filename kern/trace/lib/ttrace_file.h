@@ -248,17 +248,24 @@ TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_end) == 16, "end payload");
 uint32_t ttrace_crc32(uint32_t crc, const void *buf, uint64_t len);
 
 /*
- * A faster CRC-32 step a host program may install (tools/load/ttcrc32.c): it
+ * A faster CRC-32 step a program may install (the host tools:
+ * tools/load/ttcrc32.c; the kernel: arch/x86_64/src/crc32.c): it
  * takes the running state (the CRC before its final xor, i.e. ~crc) and
  * len bytes at p, len a multiple of 16 and at least TTRACE_CRC32_FOLD_MIN,
  * and returns the state after them. ttrace_crc32() then hands it the long
  * middle of every buffer (the tail stays with the tables); NULL goes back
- * to the tables alone. The kernel never installs one.
+ * to the tables alone.
  */
 #define TTRACE_CRC32_FOLD_MIN	64
 typedef uint32_t (*ttrace_crc32_fold_fn)(uint32_t state, const uint8_t *p,
 					 uint64_t len);
 void ttrace_crc32_set_fold(ttrace_crc32_fold_fn fold);
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The fold by carry-less multiplication (file.c): only on a CPU with
+ * PCLMUL and SSE4.1, and only where SSE may be used. */
+uint32_t ttrace_crc32_fold_pclmul(uint32_t state, const uint8_t *p,
+				  uint64_t len);
+#endif
 
 /* Zero bytes that follow a section whose CRC ends at file offset end. */
 uint64_t ttrace_file_pad(uint64_t end);
@@ -274,6 +281,12 @@ enum ttrace_file_werr {
 
 /* Writes len bytes somewhere; returns 0, or -1 on failure. */
 typedef int (*ttrace_file_out_fn)(void *arg, const void *buf, uint64_t len);
+/*
+ * Optional, for an output that is memory: where the next len bytes would
+ * land if written now, or NULL (no room). A writer of bytes made there in
+ * place hands out() that same address, and out() must then not copy.
+ */
+typedef void *(*ttrace_file_place_fn)(void *arg, uint64_t len);
 
 /*
  * Incremental writer. It keeps running CRCs, so a section of any size can
@@ -284,6 +297,7 @@ typedef int (*ttrace_file_out_fn)(void *arg, const void *buf, uint64_t len);
  */
 struct ttrace_file_writer {
 	ttrace_file_out_fn out;
+	ttrace_file_place_fn place;	/* NULL: none (ttrace_file_writer_init) */
 	void *arg;
 	uint64_t offset;		/* bytes written so far */
 	uint64_t sec_left;		/* payload bytes the open section expects */
@@ -298,11 +312,14 @@ struct ttrace_file_writer {
 	bool sec_combine;		/* the open section is long: its CRC
 					   is combined into file_crc at its
 					   end */
+	uint64_t comb_len;		/* the last such section's size, */
+	uint32_t comb_op;		/* and its crc_shift_op() (file.c) */
 	int32_t error;			/* 0 or enum ttrace_file_werr */
 };
 
 void ttrace_file_writer_init(struct ttrace_file_writer *w,
 			     ttrace_file_out_fn out, void *arg);
+void *ttrace_file_writer_place(struct ttrace_file_writer *w, uint64_t len);
 int ttrace_file_write_header(struct ttrace_file_writer *w);
 int ttrace_file_section_begin(struct ttrace_file_writer *w, uint32_t type,
 			      uint32_t cpu, uint64_t length);

@@ -210,8 +210,11 @@ static inline uintptr_t arch_frame_pointer(void)
 
 const char *arch_hypervisor(void);
 void arch_hostout_init(void);
+/* The trace file CRC's PCLMUL fold, if the CPU has it (crc32.c). */
+void arch_crc32_init(void);
 bool arch_hostout_present(void);
 bool arch_hostout_write(const void *buf, size_t n);
+void *arch_hostout_place(size_t n);
 __attribute__((noreturn)) void arch_halt_forever(void);
 void arch_send_ipi(uint32_t coreid, uint8_t vector);
 void arch_send_ipi_others(uint8_t vector);
