@@ -69,6 +69,7 @@ static __always_inline void hook(uintptr_t *parent, uintptr_t func,
 {
 	struct kthread *kt = fgraph_thread();
 	uintptr_t tag = kind & FGRAPH_HOOK_FPROBE ? FGRAPH_TAG_FPROBE : 0;
+	uint64_t flags;
 	uint32_t d;
 
 	if (unlikely(READ_ONCE(ttrace_stack_tracer_on)))
@@ -80,16 +81,27 @@ static __always_inline void hook(uintptr_t *parent, uintptr_t func,
 		fgraph_overflow();
 		return;
 	}
-	if (kind & FGRAPH_HOOK_GRAPH)
-		ttrace_func_entry(func, d);
-	if (!(kind & FGRAPH_HOOK_GRAPH) ||
-	    !READ_ONCE(ttrace_armed[TTRACE_EV_FUNC_EXIT])) {
+	if (!(kind & FGRAPH_HOOK_GRAPH)) {	/* a probe's frame: no record */
+		if (tag)			/* carries its depth */
+			fgraph_push(&kt->fgraph, d, parent,
+				    fgraph_frame_word(func, rmask),
+				    tag | FGRAPH_TAG_NOGRAPH);
+		return;
+	}
+	/* The func_entry record and the frame at once for an interrupt, whose
+	 * calls nest on this shadow stack: between the two its records would
+	 * show the depth of the call just recorded as entered. */
+	flags = arch_irq_save_raw();
+	ttrace_func_entry(func, d);
+	if (!READ_ONCE(ttrace_armed[TTRACE_EV_FUNC_EXIT])) {
 		if (!tag)
-			return;
+			goto out;
 		tag |= FGRAPH_TAG_NOGRAPH;
 	}
 	fgraph_push(&kt->fgraph, d, parent,
 		    tag ? fgraph_frame_word(func, rmask) : func, tag);
+out:
+	arch_irq_restore_raw(flags);
 }
 
 /* Called by a live function site (through the trampoline) with the
@@ -107,6 +119,23 @@ notrace void fgraph_hook(uintptr_t *parent, uintptr_t func, unsigned kind,
 	hook(parent, func, kind, rmask);
 }
 
+/* fgraph_exit() of a frame with a func_exit record: releases frame d of
+ * sh and records the exit at once for an interrupt (as hook() does the
+ * entry), and fprobe_return() if the frame is also a probe's. */
+static __attribute__((noinline)) void graph_exit(struct fgraph_shadow *sh,
+						 uint32_t d, uintptr_t func,
+						 uintptr_t slot, uint64_t rv)
+{
+	uint64_t flags = arch_irq_save_raw();
+
+	WRITE_ONCE(sh->depth, d);
+	if (unlikely(slot & FGRAPH_TAG_MASK))	/* fprobe_entry()'s frame */
+		fprobe_return(func, d, slot, rv);
+	else
+		ttrace_func_exit(func, d);
+	arch_irq_restore_raw(flags);
+}
+
 /* Where a hooked function returns (through the return trampoline), with
  * its return value rv: returns the real return address. */
 notrace uintptr_t fgraph_exit(uint64_t rv)
@@ -118,12 +147,12 @@ notrace uintptr_t fgraph_exit(uint64_t rv)
 	uintptr_t slot = (uintptr_t)sh->frames[d].slot;
 
 	cmb();			/* read the frame before releasing it */
-	WRITE_ONCE(sh->depth, d);
-	if (unlikely(slot & FGRAPH_TAG_MASK)) {	/* fprobe_entry()'s frame */
-		fprobe_return(func, d, slot, rv);
+	if (!(slot & FGRAPH_TAG_NOGRAPH)) {
+		graph_exit(sh, d, func, slot, rv);
 		return ret;
 	}
-	ttrace_func_exit(func, d);
+	WRITE_ONCE(sh->depth, d);	/* a probe's frame: no func_exit */
+	fprobe_return(func, d, slot, rv);
 	return ret;
 }
 
