@@ -110,6 +110,8 @@ struct ttrace_fmt_plan {
 	uint8_t nsteps;
 	uint8_t depth_arg;	/* the argument named "depth" (indents the
 				   text), or the event's nargs if none */
+	size_t maxlen;		/* the longest "NAME: ARGS[ (incomplete)]"
+				   an event of it prints, or 0 if unbounded */
 	struct ttrace_fmt_step steps[TTRACE_PLAN_MAX];
 };
 
