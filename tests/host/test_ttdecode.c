@@ -1141,11 +1141,41 @@ static int test_plans_depth(void)
 	return 0;
 }
 
+/* A call chain's frames past its end (str:ksym words that are 0) print
+ * as nothing, with the text before them, through a compiled format as
+ * through a parsed one (ttrace_fmt_plan's frames). */
+static int test_plans_frames(void)
+{
+	struct ttrace_arg_meta args[3];
+	struct ttrace_event_meta m = { "stack", "%s <- %s <- %s", args, 0, 0,
+				       1, 3 };
+	struct ttrace_meta_table t = { &m, NULL, 1, 0 };
+	struct ttrace_event_view ev = { .timestamp = 5, .nwords = 5,
+					.args = { 0x1234, 0, 0 } };
+	struct ttrace_fmt_plan plan;
+	char line[1024];
+	int n;
+
+	for (size_t i = 0; i < 3; i++)
+		args[i] = (struct ttrace_arg_meta){ "pc", TTRACE_ARG_STR,
+						    TTRACE_AUX_KSYM_NAME };
+	ttrace_fmt_plan_init(&plan, &m);
+	n = ttrace_format_timed_line_plans(line, sizeof(line), 1000, 0, &t,
+					   &plan, &ev, NULL, NULL);
+	HT_CHECK(n > 0 && !strcmp(line, "5000.000 us cpu0 boot stack: #4660"));
+	if (plans_agree(&t, &ev))
+		return -1;
+	ev.args[1] = 7;		/* a frame in the middle, the last missing */
+	ev.nwords = 2;
+	return plans_agree(&t, &ev);
+}
+
 static const struct ht_test tests[] = {
 	{ test_ts_on_cpu0, "ttdecode_ts_on_cpu0" },
 	{ test_conversions, "ttdecode_conversions_match_printf" },
 	{ test_plans, "ttdecode_compiled_formats_match_parsed" },
 	{ test_plans_depth, "ttdecode_compiled_formats_indent" },
+	{ test_plans_frames, "ttdecode_compiled_formats_frames" },
 	{ test_timestamps, "ttdecode_timestamps" },
 	{ test_ticks_to_ns, "ttdecode_ticks_to_ns" },
 	{ test_text, "ttdecode_text" },

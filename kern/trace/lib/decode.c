@@ -275,7 +275,7 @@ static bool format_ok(const struct ttrace_event_meta *e)
 static size_t plan_maxlen(const struct ttrace_fmt_plan *plan,
 			  const struct ttrace_event_meta *e)
 {
-	size_t n = (e->name ? strlen(e->name) : 6 + 20) + 2 +
+	size_t n = (e->name ? plan->namelen : 6 + 20) + 2 +
 		   2 * INDENT_MAX_LEVELS + 13;
 
 	if (plan->mode == TTRACE_PLAN_RAW)
@@ -321,6 +321,10 @@ void ttrace_fmt_plan_init(struct ttrace_fmt_plan *plan,
 	plan->mode = TTRACE_PLAN_RAW;
 	plan->depth_arg = e ? depth_arg(e) : 0;
 	plan->maxlen = 0;
+	plan->namelen = e && e->name ? strlen(e->name) : 0;
+	plan->frames = 0;
+	for (uint8_t i = 0; e && e->args && i < e->nargs; i++)
+		plan->frames |= e->args[i].aux_tag == TTRACE_AUX_KSYM_NAME;
 	if (format_ok(e)) {
 		plan->mode = TTRACE_PLAN_PARSE;
 		for (p = e->format; plan->nsteps < TTRACE_PLAN_MAX;) {
@@ -601,19 +605,20 @@ static __always_inline bool no_frame(const struct ttrace_event_meta *e,
 }
 
 /* Appends step s of e's format; *argi is the next argument word's index
- * (advanced past the one s uses). */
+ * (advanced past the one s uses); frames is false only when no argument
+ * of e is a frame (no_frame(), ttrace_fmt_plan's frames). */
 static __always_inline void sb_step(struct seqbuf *sb,
 				    const struct ttrace_event_meta *e,
 				    const struct ttrace_fmt_step *s,
 				    const struct ttrace_event_view *ev,
-				    unsigned *argi,
+				    unsigned *argi, bool frames,
 				    ttrace_resolve_fn resolve, void *rarg,
 				    bool fits)
 {
 	unsigned i = *argi;
 
-	if (s->kind != TTRACE_FMT_END && s->kind != TTRACE_FMT_PERCENT &&
-	    no_frame(e, ev, i)) {
+	if (frames && s->kind != TTRACE_FMT_END &&
+	    s->kind != TTRACE_FMT_PERCENT && no_frame(e, ev, i)) {
 		(*argi)++;
 		return;
 	}
@@ -661,13 +666,13 @@ static __always_inline void sb_args(struct seqbuf *sb,
 
 	if (plan && plan->mode == TTRACE_PLAN_STEPS) {
 		for (unsigned i = 0; i < plan->nsteps; i++)
-			sb_step(sb, e, &plan->steps[i], ev, &argi, resolve, rarg,
-				fits);
+			sb_step(sb, e, &plan->steps[i], ev, &argi, plan->frames,
+				resolve, rarg, fits);
 		return;
 	}
 	do {
 		p = fmt_step_parse(p, &s);
-		sb_step(sb, e, &s, ev, &argi, resolve, rarg, fits);
+		sb_step(sb, e, &s, ev, &argi, true, resolve, rarg, fits);
 	} while (s.kind != TTRACE_FMT_END);
 }
 
@@ -818,7 +823,9 @@ static __always_inline void sb_line_rest(struct seqbuf *sb,
 	sb_putc(sb, ' ', fits);
 	sb_ctx(sb, ev, resolve, rarg, fits);
 	sb_putc(sb, ' ', fits);
-	if (e && e->name) {
+	if (e && e->name && fits) {	/* then plans are t's (line_fits()) */
+		sb_write(sb, e->name, plans[ev->id].namelen, fits);
+	} else if (e && e->name) {
 		sb_puts(sb, e->name, fits);
 	} else {
 		sb_puts(sb, "event#", fits);
