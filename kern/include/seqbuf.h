@@ -162,17 +162,19 @@ static __always_inline bool seqbuf_word_printable(uint64_t w)
 
 void seqbuf_printable_slow(struct seqbuf *s, const char *p, size_t n);
 
-/* Appends the n bytes at p with each one that is not printable ASCII as
- * '?'. Inline for 4 to 16 printable bytes that fit (the decoder's names,
- * two per line), by two overlapping words; the rest out of line. */
-static __always_inline void seqbuf_printable(struct seqbuf *s, const char *p,
-					     size_t n)
+/* seqbuf_printable(), and with fits true for a caller that knows the n
+ * bytes fit: then the inline case neither checks the room nor ends the
+ * held text (the caller ends it). */
+static __always_inline void seqbuf_printable_in(struct seqbuf *s,
+						const char *p, size_t n,
+						bool fits)
 {
 	char *d = s->buf + s->len;
 	uint64_t a, b;
 	uint32_t x, y;
 
-	if (n < 4 || n > 16 || s->len >= s->size || n >= s->size - s->len) {
+	if (n < 4 || n > 16 ||
+	    (!fits && (s->len >= s->size || n >= s->size - s->len))) {
 		seqbuf_printable_slow(s, p, n);
 		return;
 	}
@@ -196,7 +198,17 @@ static __always_inline void seqbuf_printable(struct seqbuf *s, const char *p,
 		memcpy(d + n - 4, &y, 4);
 	}
 	s->len += n;
-	s->buf[s->len] = 0;
+	if (!fits)
+		s->buf[s->len] = 0;
+}
+
+/* Appends the n bytes at p with each one that is not printable ASCII as
+ * '?'. Inline for 4 to 16 printable bytes that fit (the decoder's names,
+ * two per line), by two overlapping words; the rest out of line. */
+static __always_inline void seqbuf_printable(struct seqbuf *s, const char *p,
+					     size_t n)
+{
+	seqbuf_printable_in(s, p, n, false);
 }
 
 /* When s overflowed, makes its held text end with SEQBUF_CUT (as much of

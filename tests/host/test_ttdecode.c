@@ -911,26 +911,36 @@ static int test_conversions(void)
 	return 0;
 }
 
-/* Formats ev of table t as a timed line with and without compiled plans;
- * fails unless both give the same text and length, whole and cut. */
+/* Formats ev of table t as a timed line with and without compiled plans,
+ * in buffers of each size up to PLANS_AGREE_MAX bytes, each on the heap
+ * with exactly that size (so that ASan sees a write past it: a line with
+ * a plan is written unchecked when the buffer holds its longest text,
+ * some 700 bytes for these formats); fails unless both give the same
+ * text and length, whole and cut. */
+#define PLANS_AGREE_MAX	1024
 static int plans_agree(const struct ttrace_meta_table *t,
 		       const struct ttrace_event_view *ev)
 {
 	struct ttrace_fmt_plan plan;
-	char a[256], b[256];
 
 	ttrace_fmt_plan_init(&plan, &t->events[0]);
-	for (size_t n = 0; n <= sizeof(a); n += n < 40 ? 1 : sizeof(a) - 40) {
-		int x = ttrace_format_timed_line_plans(n ? a : NULL, n, 1000,
-						       0, t, &plan, ev, NULL,
-						       NULL);
-		int y = ttrace_format_timed_line(n ? b : NULL, n, 1000, 0, t,
-						 ev, NULL, NULL);
+	for (size_t n = 0; n <= PLANS_AGREE_MAX; n++) {
+		char *a = n ? malloc(n) : NULL, *b = n ? malloc(n) : NULL;
+		int x, y;
+		bool same;
 
-		if (x != y || (n && strcmp(a, b)))
+		if (n && (!a || !b))
+			HT_FAIL("out of memory");
+		x = ttrace_format_timed_line_plans(a, n, 1000, 0, t, &plan, ev,
+						   NULL, NULL);
+		y = ttrace_format_timed_line(b, n, 1000, 0, t, ev, NULL, NULL);
+		same = x == y && (!n || !strcmp(a, b));
+		if (!same)
 			HT_FAIL("format '%.40s' in %zu bytes: planned '%.60s' "
 				"(%d), parsed '%.60s' (%d)", t->events[0].format, n,
 				n ? a : "", x, n ? b : "", y);
+		free(a);
+		free(b);
 	}
 	return 0;
 }
@@ -1131,11 +1141,41 @@ static int test_plans_depth(void)
 	return 0;
 }
 
+/* A call chain's frames past its end (str:ksym words that are 0) print
+ * as nothing, with the text before them, through a compiled format as
+ * through a parsed one (ttrace_fmt_plan's frames). */
+static int test_plans_frames(void)
+{
+	struct ttrace_arg_meta args[3];
+	struct ttrace_event_meta m = { "stack", "%s <- %s <- %s", args, 0, 0,
+				       1, 3 };
+	struct ttrace_meta_table t = { &m, NULL, 1, 0 };
+	struct ttrace_event_view ev = { .timestamp = 5, .nwords = 5,
+					.args = { 0x1234, 0, 0 } };
+	struct ttrace_fmt_plan plan;
+	char line[1024];
+	int n;
+
+	for (size_t i = 0; i < 3; i++)
+		args[i] = (struct ttrace_arg_meta){ "pc", TTRACE_ARG_STR,
+						    TTRACE_AUX_KSYM_NAME };
+	ttrace_fmt_plan_init(&plan, &m);
+	n = ttrace_format_timed_line_plans(line, sizeof(line), 1000, 0, &t,
+					   &plan, &ev, NULL, NULL);
+	HT_CHECK(n > 0 && !strcmp(line, "5000.000 us cpu0 boot stack: #4660"));
+	if (plans_agree(&t, &ev))
+		return -1;
+	ev.args[1] = 7;		/* a frame in the middle, the last missing */
+	ev.nwords = 2;
+	return plans_agree(&t, &ev);
+}
+
 static const struct ht_test tests[] = {
 	{ test_ts_on_cpu0, "ttdecode_ts_on_cpu0" },
 	{ test_conversions, "ttdecode_conversions_match_printf" },
 	{ test_plans, "ttdecode_compiled_formats_match_parsed" },
 	{ test_plans_depth, "ttdecode_compiled_formats_indent" },
+	{ test_plans_frames, "ttdecode_compiled_formats_frames" },
 	{ test_timestamps, "ttdecode_timestamps" },
 	{ test_ticks_to_ns, "ttdecode_ticks_to_ns" },
 	{ test_text, "ttdecode_text" },

@@ -183,6 +183,16 @@ bool ttrace_pair_next(struct ttrace_pair_iter *it, struct ttrace_event_view *ev)
 
 /* ---- compiled formats ---------------------------------------------------- */
 
+#define INDENT_MAX_LEVELS	32	/* sb_indent() */
+
+/* The longest text of: a name (sb_name(): a name or "#IDENT"), an FMT_INT
+ * step's number (sign and 20 digits, or "0x" and 16), a line up to its
+ * event's name (the time stamp, " cpuN ", the longest context word: sys:
+ * with two names and a pid, and the space after it). */
+#define NAME_TEXT_MAX	MAX(TTRACE_AUX_MAX_STRLEN, 1 + 20)
+#define INT_TEXT_MAX	21
+#define LINE_HEAD_MAX	(1 + 20 + 7 + 4 + 20 + 1 + 27 + 2 * NAME_TEXT_MAX + 1)
+
 /* flags of an FMT_INT step */
 #define FMT_HEX		1	/* base 16 (else 10) */
 #define FMT_ALT		2	/* "0x" before a value that is not 0 */
@@ -258,6 +268,32 @@ static bool format_ok(const struct ttrace_event_meta *e)
 	       !ttrace_meta_check_format(e->format, e->args, e->nargs, &why);
 }
 
+/* plan->maxlen for e (plan_init's): the name, ": ", the indent, each
+ * step's text at its longest (raw words: a space and 18 hex digits
+ * each), " (incomplete)"; 0 when a step has no bound (FMT_GENERIC, or
+ * steps parsed at each use). */
+static size_t plan_maxlen(const struct ttrace_fmt_plan *plan,
+			  const struct ttrace_event_meta *e)
+{
+	size_t n = (e->name ? plan->namelen : 6 + 20) + 2 +
+		   2 * INDENT_MAX_LEVELS + 13;
+
+	if (plan->mode == TTRACE_PLAN_RAW)
+		return n + TTRACE_MAX_ARGS * (1 + 18);
+	if (plan->mode != TTRACE_PLAN_STEPS)
+		return 0;
+	for (unsigned i = 0; i < plan->nsteps; i++) {
+		const struct ttrace_fmt_step *s = &plan->steps[i];
+
+		if (s->kind == TTRACE_FMT_GENERIC)
+			return 0;
+		n += s->litlen + (s->kind == TTRACE_FMT_INT ? INT_TEXT_MAX :
+				  s->kind == TTRACE_FMT_STR ? NAME_TEXT_MAX :
+				  s->kind == TTRACE_FMT_PERCENT ? 1 : 0);
+	}
+	return n;
+}
+
 /* The index of e's first argument named "depth" (the function-graph
  * events'), or e->nargs if none. */
 static uint8_t depth_arg(const struct ttrace_event_meta *e)
@@ -284,18 +320,25 @@ void ttrace_fmt_plan_init(struct ttrace_fmt_plan *plan,
 	plan->nsteps = 0;
 	plan->mode = TTRACE_PLAN_RAW;
 	plan->depth_arg = e ? depth_arg(e) : 0;
-	if (!format_ok(e))
-		return;
-	plan->mode = TTRACE_PLAN_PARSE;
-	for (p = e->format; plan->nsteps < TTRACE_PLAN_MAX;) {
-		struct ttrace_fmt_step *s = &plan->steps[plan->nsteps++];
+	plan->maxlen = 0;
+	plan->namelen = e && e->name ? strlen(e->name) : 0;
+	plan->frames = 0;
+	for (uint8_t i = 0; e && e->args && i < e->nargs; i++)
+		plan->frames |= e->args[i].aux_tag == TTRACE_AUX_KSYM_NAME;
+	if (format_ok(e)) {
+		plan->mode = TTRACE_PLAN_PARSE;
+		for (p = e->format; plan->nsteps < TTRACE_PLAN_MAX;) {
+			struct ttrace_fmt_step *s = &plan->steps[plan->nsteps++];
 
-		p = fmt_step_parse(p, s);
-		if (s->kind == TTRACE_FMT_END) {
-			plan->mode = TTRACE_PLAN_STEPS;
-			return;
+			p = fmt_step_parse(p, s);
+			if (s->kind == TTRACE_FMT_END) {
+				plan->mode = TTRACE_PLAN_STEPS;
+				break;
+			}
 		}
 	}
+	if (e)
+		plan->maxlen = plan_maxlen(plan, e);
 }
 
 /* ---- conversions --------------------------------------------------------- */
@@ -340,14 +383,44 @@ static const uint64_t pow10[20] = {
 	10000000000000000000ULL,
 };
 
-/* How many decimal digits v has. */
+/* How many decimal digits v has: with b its bit length, t = b * 1233 >>
+ * 12 (floor(b * log10(2)) for b <= 64) and it has t or t + 1 digits. */
 static __always_inline unsigned dec_len(uint64_t v)
 {
-	unsigned n = 1;
+	unsigned t = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
 
-	while (n < 20 && v >= pow10[n])
-		n++;
-	return n;
+	return t + ((v | 1) >= pow10[t]);
+}
+
+/*
+ * The appends of a line. Each takes fits: true when the caller reserved
+ * room for all the line can hold (line_fits()), so that the append skips
+ * the check of the room and the NUL after it (the line's end stores it
+ * once); false, the appends of seqbuf.h, each checked.
+ */
+static __always_inline void sb_write(struct seqbuf *sb, const char *p,
+				     size_t n, bool fits)
+{
+	if (!fits) {
+		seqbuf_write(sb, p, n);
+		return;
+	}
+	if (n <= 16)
+		seqbuf_copy_short(sb->buf + sb->len, p, n);
+	else
+		memcpy(sb->buf + sb->len, p, n);
+	sb->len += n;
+}
+
+static __always_inline void sb_putc(struct seqbuf *sb, char c, bool fits)
+{
+	sb_write(sb, &c, 1, fits);
+}
+
+static __always_inline void sb_puts(struct seqbuf *sb, const char *str,
+				    bool fits)
+{
+	sb_write(sb, str, strlen(str), fits);
 }
 
 /*
@@ -357,27 +430,30 @@ static __always_inline unsigned dec_len(uint64_t v)
  * number's digits straight into the line, not into a copy read back a
  * word at a time, spares the stall of a load over several small stores.
  */
-static __always_inline char *sb_place(struct seqbuf *sb, size_t n, char *tmp)
+static __always_inline char *sb_place(struct seqbuf *sb, size_t n, char *tmp,
+				      bool fits)
 {
-	if (likely(sb->len < sb->size && n < sb->size - sb->len))
+	if (fits || likely(sb->len < sb->size && n < sb->size - sb->len))
 		return sb->buf + sb->len;
 	return tmp;
 }
 
-/* Appends the n bytes placed at d (sb_place(sb, n, tmp)). */
+/* Appends the n bytes placed at d (sb_place(sb, n, tmp, fits)). */
 static __always_inline void sb_placed(struct seqbuf *sb, const char *d,
-				      size_t n, const char *tmp)
+				      size_t n, const char *tmp, bool fits)
 {
 	if (d == tmp) {
 		seqbuf_write(sb, tmp, n);
 	} else {
 		sb->len += n;		/* they fit: no saturation */
-		sb->buf[sb->len] = 0;
+		if (!fits)
+			sb->buf[sb->len] = 0;
 	}
 }
 
 /* Appends v as an FMT_INT step with flags prints it. */
-static __always_inline void sb_int(struct seqbuf *sb, uint64_t v, uint8_t flags)
+static __always_inline void sb_int(struct seqbuf *sb, uint64_t v, uint8_t flags,
+				   bool fits)
 {
 	char tmp[24], *d, *q;
 	bool neg = false, prefix = false;
@@ -397,7 +473,7 @@ static __always_inline void sb_int(struct seqbuf *sb, uint64_t v, uint8_t flags)
 		n = dec_len(v);
 	}
 	n += neg;
-	d = sb_place(sb, n, tmp);
+	d = sb_place(sb, n, tmp, fits);
 	q = d + n;
 	if (flags & FMT_HEX) {
 		do {
@@ -413,7 +489,7 @@ static __always_inline void sb_int(struct seqbuf *sb, uint64_t v, uint8_t flags)
 	}
 	if (neg)
 		*--q = '-';
-	sb_placed(sb, d, n, tmp);
+	sb_placed(sb, d, n, tmp, fits);
 }
 
 /*
@@ -461,14 +537,14 @@ static void sb_conv(struct seqbuf *sb, const struct ttrace_conv *cv, uint64_t v,
 	seqbuf_commit(sb, n > 0 ? (size_t)n : 0);
 }
 
-static __always_inline void sb_hex(struct seqbuf *sb, uint64_t v)
+static __always_inline void sb_hex(struct seqbuf *sb, uint64_t v, bool fits)
 {
-	sb_int(sb, v, FMT_HEX | FMT_ALT | FMT_WIDE);
+	sb_int(sb, v, FMT_HEX | FMT_ALT | FMT_WIDE, fits);
 }
 
-static __always_inline void sb_dec(struct seqbuf *sb, uint64_t v)
+static __always_inline void sb_dec(struct seqbuf *sb, uint64_t v, bool fits)
 {
-	sb_int(sb, v, FMT_WIDE);
+	sb_int(sb, v, FMT_WIDE, fits);
 }
 
 /*
@@ -479,35 +555,40 @@ static __always_inline void sb_dec(struct seqbuf *sb, uint64_t v)
 static __always_inline bool sb_name_of(struct seqbuf *sb,
 				       ttrace_resolve_fn resolve, void *rarg,
 				       unsigned tag, uint64_t ident,
-				       uint64_t ts)
+				       uint64_t ts, bool fits)
 {
 	const char *s = NULL;
 	size_t len = resolve ? resolve(rarg, tag, ident, ts, &s) : 0;
 
 	if (!s || !len)
 		return false;
-	seqbuf_printable(sb, s, MIN(len, (size_t)TTRACE_AUX_MAX_STRLEN));
+	seqbuf_printable_in(sb, s, MIN(len, (size_t)TTRACE_AUX_MAX_STRLEN),
+			    fits);
 	return true;
 }
 
 /* ---- formatting ---------------------------------------------------------- */
 
-static void sb_raw_words(struct seqbuf *sb, const struct ttrace_event_view *ev)
+static __always_inline void sb_raw_words(struct seqbuf *sb,
+					 const struct ttrace_event_view *ev,
+					 bool fits)
 {
 	for (uint32_t i = 0; i < ev->nwords && i < TTRACE_MAX_ARGS; i++) {
 		if (i)
-			seqbuf_putc(sb, ' ');
-		sb_hex(sb, ev->args[i]);
+			sb_putc(sb, ' ', fits);
+		sb_hex(sb, ev->args[i], fits);
 	}
 }
 
 /* Appends the name of (tag, ident), or "#ident" if it has none. */
-static void sb_name(struct seqbuf *sb, ttrace_resolve_fn resolve, void *rarg,
-		    unsigned tag, uint64_t ident, uint64_t ts)
+static __always_inline void sb_name(struct seqbuf *sb,
+				    ttrace_resolve_fn resolve, void *rarg,
+				    unsigned tag, uint64_t ident, uint64_t ts,
+				    bool fits)
 {
-	if (!sb_name_of(sb, resolve, rarg, tag, ident, ts)) {
-		seqbuf_putc(sb, '#');
-		sb_dec(sb, ident);
+	if (!sb_name_of(sb, resolve, rarg, tag, ident, ts, fits)) {
+		sb_putc(sb, '#', fits);
+		sb_dec(sb, ident, fits);
 	}
 }
 
@@ -524,36 +605,38 @@ static __always_inline bool no_frame(const struct ttrace_event_meta *e,
 }
 
 /* Appends step s of e's format; *argi is the next argument word's index
- * (advanced past the one s uses). */
+ * (advanced past the one s uses); frames is false only when no argument
+ * of e is a frame (no_frame(), ttrace_fmt_plan's frames). */
 static __always_inline void sb_step(struct seqbuf *sb,
 				    const struct ttrace_event_meta *e,
 				    const struct ttrace_fmt_step *s,
 				    const struct ttrace_event_view *ev,
-				    unsigned *argi,
-				    ttrace_resolve_fn resolve, void *rarg)
+				    unsigned *argi, bool frames,
+				    ttrace_resolve_fn resolve, void *rarg,
+				    bool fits)
 {
 	unsigned i = *argi;
 
-	if (s->kind != TTRACE_FMT_END && s->kind != TTRACE_FMT_PERCENT &&
-	    no_frame(e, ev, i)) {
+	if (frames && s->kind != TTRACE_FMT_END &&
+	    s->kind != TTRACE_FMT_PERCENT && no_frame(e, ev, i)) {
 		(*argi)++;
 		return;
 	}
-	seqbuf_write(sb, s->lit, s->litlen);
+	sb_write(sb, s->lit, s->litlen, fits);
 	if (s->kind == TTRACE_FMT_END)
 		return;
 	if (s->kind == TTRACE_FMT_PERCENT) {
-		seqbuf_putc(sb, '%');
+		sb_putc(sb, '%', fits);
 		return;
 	}
 	(*argi)++;
 	if (i >= ev->nwords) {
-		seqbuf_putc(sb, '?');	/* continuation lost */
+		sb_putc(sb, '?', fits);	/* continuation lost */
 	} else if (s->kind == TTRACE_FMT_INT) {
-		sb_int(sb, ev->args[i], s->flags);
+		sb_int(sb, ev->args[i], s->flags, fits);
 	} else if (s->kind == TTRACE_FMT_STR) {
 		sb_name(sb, resolve, rarg, e->args[i].aux_tag, ev->args[i],
-			ev->timestamp);
+			ev->timestamp, fits);
 	} else {
 		struct ttrace_conv cv;
 		char name[TTRACE_AUX_MAX_STRLEN + 24];
@@ -563,17 +646,19 @@ static __always_inline void sb_step(struct seqbuf *sb,
 		seqbuf_init(&nb, name, sizeof(name));
 		if (cv.conv == 's')
 			sb_name(&nb, resolve, rarg, e->args[i].aux_tag,
-				ev->args[i], ev->timestamp);
+				ev->args[i], ev->timestamp, false);
 		sb_conv(sb, &cv, ev->args[i], name);
 	}
 }
 
 /* Appends ev's arguments by e's format, with the steps of plan when it
  * has them (else parsing the format as it goes). */
-static void sb_args(struct seqbuf *sb, const struct ttrace_event_meta *e,
-		    const struct ttrace_fmt_plan *plan,
-		    const struct ttrace_event_view *ev,
-		    ttrace_resolve_fn resolve, void *rarg)
+static __always_inline void sb_args(struct seqbuf *sb,
+				    const struct ttrace_event_meta *e,
+				    const struct ttrace_fmt_plan *plan,
+				    const struct ttrace_event_view *ev,
+				    ttrace_resolve_fn resolve, void *rarg,
+				    bool fits)
 {
 	struct ttrace_fmt_step s;
 	const char *p = e->format;
@@ -581,12 +666,13 @@ static void sb_args(struct seqbuf *sb, const struct ttrace_event_meta *e,
 
 	if (plan && plan->mode == TTRACE_PLAN_STEPS) {
 		for (unsigned i = 0; i < plan->nsteps; i++)
-			sb_step(sb, e, &plan->steps[i], ev, &argi, resolve, rarg);
+			sb_step(sb, e, &plan->steps[i], ev, &argi, plan->frames,
+				resolve, rarg, fits);
 		return;
 	}
 	do {
 		p = fmt_step_parse(p, &s);
-		sb_step(sb, e, &s, ev, &argi, resolve, rarg);
+		sb_step(sb, e, &s, ev, &argi, true, resolve, rarg, fits);
 	} while (s.kind != TTRACE_FMT_END);
 }
 
@@ -605,21 +691,24 @@ int ttrace_format_args(char *buf, size_t size,
 
 	seqbuf_init(&sb, buf, size);
 	if (format_ok(e))
-		sb_args(&sb, e, NULL, ev, resolve, rarg);
+		sb_args(&sb, e, NULL, ev, resolve, rarg, false);
 	else
-		sb_raw_words(&sb, ev);
+		sb_raw_words(&sb, ev, false);
 	return (int)MIN(sb.len, (size_t)INT32_MAX);
 }
 
-static void sb_pidword(struct seqbuf *sb, const struct ttrace_event_view *ev,
-		       ttrace_resolve_fn resolve, void *rarg)
+static __always_inline void sb_pidword(struct seqbuf *sb,
+				       const struct ttrace_event_view *ev,
+				       ttrace_resolve_fn resolve, void *rarg,
+				       bool fits)
 {
 	uint32_t pid = TTRACE_CTX_PID(ev->context);
 
-	sb_name_of(sb, resolve, rarg, TTRACE_AUX_PROC_NAME, pid, ev->timestamp);
-	seqbuf_putc(sb, '[');
-	sb_dec(sb, pid);
-	seqbuf_write(sb, "]:", 2);
+	sb_name_of(sb, resolve, rarg, TTRACE_AUX_PROC_NAME, pid, ev->timestamp,
+		   fits);
+	sb_putc(sb, '[', fits);
+	sb_dec(sb, pid, fits);
+	sb_write(sb, "]:", 2, fits);
 }
 
 /*
@@ -629,54 +718,55 @@ static void sb_pidword(struct seqbuf *sb, const struct ttrace_event_view *ev,
  */
 static __always_inline void sb_ctx(struct seqbuf *sb,
 				   const struct ttrace_event_view *ev,
-				   ttrace_resolve_fn resolve, void *rarg)
+				   ttrace_resolve_fn resolve, void *rarg,
+				   bool fits)
 {
 	uint64_t c = ev->context, ts = ev->timestamp;
 
 	switch (ev->ctx_kind) {
 	case TTRACE_CTX_BOOT:
-		seqbuf_puts(sb, "boot");
+		sb_puts(sb, "boot", fits);
 		if (c) {
-			seqbuf_putc(sb, ':');
+			sb_putc(sb, ':', fits);
 			sb_name(sb, resolve, rarg, TTRACE_AUX_BOOT_PHASE, c,
-				ts);
+				ts, fits);
 		}
 		break;
 	case TTRACE_CTX_KTASK:
-		seqbuf_puts(sb, "kt:");
-		sb_name(sb, resolve, rarg, TTRACE_AUX_KTHREAD_NAME, c, ts);
+		sb_puts(sb, "kt:", fits);
+		sb_name(sb, resolve, rarg, TTRACE_AUX_KTHREAD_NAME, c, ts, fits);
 		break;
 	case TTRACE_CTX_RKMSG:
-		seqbuf_puts(sb, "kmsg:");
-		sb_name(sb, resolve, rarg, TTRACE_AUX_KMSG_NAME, c, ts);
+		sb_puts(sb, "kmsg:", fits);
+		sb_name(sb, resolve, rarg, TTRACE_AUX_KMSG_NAME, c, ts, fits);
 		break;
 	case TTRACE_CTX_SYSC:
-		seqbuf_puts(sb, "sys:");
-		sb_pidword(sb, ev, resolve, rarg);
+		sb_puts(sb, "sys:", fits);
+		sb_pidword(sb, ev, resolve, rarg, fits);
 		sb_name(sb, resolve, rarg, TTRACE_AUX_SYSCALL_NAME,
-			TTRACE_CTX_LOW(c), ts);
+			TTRACE_CTX_LOW(c), ts, fits);
 		break;
 	case TTRACE_CTX_TRAP:
-		seqbuf_puts(sb, "trap:");
-		sb_pidword(sb, ev, resolve, rarg);
-		sb_dec(sb, TTRACE_CTX_LOW(c));
+		sb_puts(sb, "trap:", fits);
+		sb_pidword(sb, ev, resolve, rarg, fits);
+		sb_dec(sb, TTRACE_CTX_LOW(c), fits);
 		break;
 	case TTRACE_CTX_IRQ:
-		seqbuf_puts(sb, "irq:");
-		sb_dec(sb, c);
+		sb_puts(sb, "irq:", fits);
+		sb_dec(sb, c, fits);
 		if (ev->depth > 1) {
-			seqbuf_puts(sb, "/d");
-			sb_dec(sb, ev->depth);
+			sb_puts(sb, "/d", fits);
+			sb_dec(sb, ev->depth, fits);
 		}
 		break;
 	case TTRACE_CTX_IDLE:
-		seqbuf_puts(sb, "idle");
+		sb_puts(sb, "idle", fits);
 		break;
 	default:
-		seqbuf_puts(sb, "ctx");
-		sb_dec(sb, ev->ctx_kind);
-		seqbuf_putc(sb, ':');
-		sb_hex(sb, c);
+		sb_puts(sb, "ctx", fits);
+		sb_dec(sb, ev->ctx_kind, fits);
+		sb_putc(sb, ':', fits);
+		sb_hex(sb, c, fits);
 	}
 }
 
@@ -689,36 +779,38 @@ int ttrace_format_ctx(char *buf, size_t size,
 	struct seqbuf sb;
 
 	seqbuf_init(&sb, buf, size);
-	sb_ctx(&sb, ev, resolve, rarg);
+	sb_ctx(&sb, ev, resolve, rarg, false);
 	return (int)MIN(sb.len, (size_t)INT32_MAX);
 }
-
-#define INDENT_MAX_LEVELS	32
 
 /* Appends two spaces per level of call depth when e has an argument named
  * "depth" (the function-graph events, func_entry and func_exit), so that
  * text output shows the call graph's nesting; at most INDENT_MAX_LEVELS
  * levels, whatever a corrupt record says. plan is e's compiled format,
  * which knows that argument, or NULL (then it is looked up by name). */
-static void sb_indent(struct seqbuf *sb, const struct ttrace_event_meta *e,
-		      const struct ttrace_fmt_plan *plan,
-		      const struct ttrace_event_view *ev)
+static __always_inline void sb_indent(struct seqbuf *sb,
+				      const struct ttrace_event_meta *e,
+				      const struct ttrace_fmt_plan *plan,
+				      const struct ttrace_event_view *ev,
+				      bool fits)
 {
 	uint32_t i = plan ? plan->depth_arg : depth_arg(e);
 
 	if (i >= e->nargs || i >= ev->nwords)
 		return;
 	for (uint64_t d = 0; d < MIN(ev->args[i], INDENT_MAX_LEVELS); d++)
-		seqbuf_write(sb, "  ", 2);
+		sb_write(sb, "  ", 2, fits);
 }
 
 /* Appends " cpuN CONTEXT NAME: ARGS[ (incomplete)]", the line after its
  * time stamp; ARGS indented by depth (sb_indent); plans (NULL, or
  * t->nevents of them) are t's compiled formats. */
-static void sb_line_rest(struct seqbuf *sb, const struct ttrace_meta_table *t,
-			 const struct ttrace_fmt_plan *plans,
-			 const struct ttrace_event_view *ev,
-			 ttrace_resolve_fn resolve, void *rarg)
+static __always_inline void sb_line_rest(struct seqbuf *sb,
+					 const struct ttrace_meta_table *t,
+					 const struct ttrace_fmt_plan *plans,
+					 const struct ttrace_event_view *ev,
+					 ttrace_resolve_fn resolve, void *rarg,
+					 bool fits)
 {
 	const struct ttrace_event_meta *e = NULL;
 	char *dst;
@@ -726,31 +818,33 @@ static void sb_line_rest(struct seqbuf *sb, const struct ttrace_meta_table *t,
 
 	if (t && ev->id < t->nevents)
 		e = &t->events[ev->id];
-	seqbuf_write(sb, " cpu", 4);
-	sb_dec(sb, ev->cpu);
-	seqbuf_putc(sb, ' ');
-	sb_ctx(sb, ev, resolve, rarg);
-	seqbuf_putc(sb, ' ');
-	if (e && e->name) {
-		seqbuf_puts(sb, e->name);
+	sb_write(sb, " cpu", 4, fits);
+	sb_dec(sb, ev->cpu, fits);
+	sb_putc(sb, ' ', fits);
+	sb_ctx(sb, ev, resolve, rarg, fits);
+	sb_putc(sb, ' ', fits);
+	if (e && e->name && fits) {	/* then plans are t's (line_fits()) */
+		sb_write(sb, e->name, plans[ev->id].namelen, fits);
+	} else if (e && e->name) {
+		sb_puts(sb, e->name, fits);
 	} else {
-		seqbuf_puts(sb, "event#");
-		sb_dec(sb, ev->id);
+		sb_puts(sb, "event#", fits);
+		sb_dec(sb, ev->id, fits);
 	}
-	seqbuf_write(sb, ": ", 2);
+	sb_write(sb, ": ", 2, fits);
 	if (e)
-		sb_indent(sb, e, plans ? &plans[ev->id] : NULL, ev);
+		sb_indent(sb, e, plans ? &plans[ev->id] : NULL, ev, fits);
 	if (e && plans && plans[ev->id].mode != TTRACE_PLAN_RAW) {
-		sb_args(sb, e, &plans[ev->id], ev, resolve, rarg);
+		sb_args(sb, e, &plans[ev->id], ev, resolve, rarg, fits);
 	} else if (e && plans) {
-		sb_raw_words(sb, ev);
+		sb_raw_words(sb, ev, fits);
 	} else {
 		room = seqbuf_get_buf(sb, &dst);
 		seqbuf_commit(sb, (size_t)ttrace_format_args(dst, room, e, ev,
 							     resolve, rarg));
 	}
 	if (ev->ncont_found < ev->ncont)
-		seqbuf_write(sb, " (incomplete)", 13);
+		sb_write(sb, " (incomplete)", 13, fits);
 }
 
 /*
@@ -767,8 +861,8 @@ int ttrace_format_line(char *buf, size_t size,
 	struct seqbuf sb;
 
 	seqbuf_init(&sb, buf, size);
-	sb_dec(&sb, ev->timestamp);
-	sb_line_rest(&sb, t, NULL, ev, resolve, rarg);
+	sb_dec(&sb, ev->timestamp, false);
+	sb_line_rest(&sb, t, NULL, ev, resolve, rarg, false);
 	return (int)MIN(sb.len, (size_t)INT32_MAX);
 }
 
@@ -795,12 +889,64 @@ uint64_t ttrace_ticks_to_ns(uint64_t ticks, uint64_t hz)
 	return ticks / hz * 1000000000 + ticks % hz * 1000000000 / hz;
 }
 
+/* Appends ev's line (ttrace_format_timed_line_plans()) to sb, checking
+ * the room at each append unless fits (line_fits()). */
+static __always_inline void sb_timed_line(struct seqbuf *sb, uint64_t tsc_hz,
+					  uint64_t tsc_boot,
+					  const struct ttrace_meta_table *t,
+					  const struct ttrace_fmt_plan *plans,
+					  const struct ttrace_event_view *ev,
+					  ttrace_resolve_fn resolve, void *rarg,
+					  bool fits)
+{
+	if (tsc_hz) {
+		uint64_t d = ev->timestamp >= tsc_boot ? ev->timestamp - tsc_boot :
+			     tsc_boot - ev->timestamp;
+		uint64_t ns = ttrace_ticks_to_ns(d, tsc_hz);
+		uint64_t r = ns % 1000, us = ns / 1000;
+		bool neg = ev->timestamp < tsc_boot;
+		size_t n = neg + dec_len(us) + 7;
+		char tmp[32], *dst = sb_place(sb, n, tmp, fits), *q = dst + n - 7;
+
+		/* "-US.NNN us", built backwards in place */
+		memcpy(q, ".000 us", 7);
+		q[1] = (char)('0' + r / 100);
+		memcpy(q + 2, &digit_pairs[2 * (r % 100)], 2);
+		q = dec_digits(q, us);
+		if (neg)
+			*--q = '-';
+		sb_placed(sb, dst, n, tmp, fits);
+	} else {
+		sb_dec(sb, ev->timestamp, fits);
+		sb_write(sb, " tsc", 4, fits);
+	}
+	sb_line_rest(sb, t, plans, ev, resolve, rarg, fits);
+}
+
+/* Whether the empty sb has room for the longest line of ev's event
+ * (LINE_HEAD_MAX and its plan's maxlen): a plan that bounds it, and
+ * then no append of the line needs to check the room. */
+static __always_inline bool line_fits(const struct seqbuf *sb,
+				      const struct ttrace_meta_table *t,
+				      const struct ttrace_fmt_plan *plans,
+				      const struct ttrace_event_view *ev)
+{
+	size_t max;
+
+	if (!plans || !t || ev->id >= t->nevents || !plans[ev->id].maxlen)
+		return false;
+	max = LINE_HEAD_MAX + plans[ev->id].maxlen;
+	return max > plans[ev->id].maxlen && sb->size > max;
+}
+
 /*
  * Formats one event as the device's cpuN files and the host tools print it:
  * "SECONDS.MMM us cpuN CONTEXT NAME: ARGS", the time in microseconds since
  * tsc_boot (a raw TSC when tsc_hz is 0). plans is NULL or t's formats
  * compiled by ttrace_fmt_plan_init(), one per event id (the same text,
- * sooner). Returns the length it wanted, as ttrace_format_line() does.
+ * sooner: a line whose longest text fits is written with no check of the
+ * room at each append). Returns the length it wanted, as
+ * ttrace_format_line() does.
  */
 int ttrace_format_timed_line_plans(char *buf, size_t size, uint64_t tsc_hz,
 				   uint64_t tsc_boot,
@@ -812,28 +958,14 @@ int ttrace_format_timed_line_plans(char *buf, size_t size, uint64_t tsc_hz,
 	struct seqbuf sb;
 
 	seqbuf_init(&sb, buf, size);
-	if (tsc_hz) {
-		uint64_t d = ev->timestamp >= tsc_boot ? ev->timestamp - tsc_boot :
-			     tsc_boot - ev->timestamp;
-		uint64_t ns = ttrace_ticks_to_ns(d, tsc_hz);
-		uint64_t r = ns % 1000, us = ns / 1000;
-		bool neg = ev->timestamp < tsc_boot;
-		size_t n = neg + dec_len(us) + 7;
-		char tmp[32], *dst = sb_place(&sb, n, tmp), *q = dst + n - 7;
-
-		/* "-US.NNN us", built backwards in place */
-		memcpy(q, ".000 us", 7);
-		q[1] = (char)('0' + r / 100);
-		memcpy(q + 2, &digit_pairs[2 * (r % 100)], 2);
-		q = dec_digits(q, us);
-		if (neg)
-			*--q = '-';
-		sb_placed(&sb, dst, n, tmp);
+	if (line_fits(&sb, t, plans, ev)) {
+		sb_timed_line(&sb, tsc_hz, tsc_boot, t, plans, ev, resolve,
+			      rarg, true);
+		sb.buf[sb.len] = 0;	/* len < size: it fit */
 	} else {
-		sb_dec(&sb, ev->timestamp);
-		seqbuf_write(&sb, " tsc", 4);
+		sb_timed_line(&sb, tsc_hz, tsc_boot, t, plans, ev, resolve,
+			      rarg, false);
 	}
-	sb_line_rest(&sb, t, plans, ev, resolve, rarg);
 	return (int)MIN(sb.len, (size_t)INT32_MAX);
 }
 

@@ -110,6 +110,12 @@ struct ttrace_fmt_plan {
 	uint8_t nsteps;
 	uint8_t depth_arg;	/* the argument named "depth" (indents the
 				   text), or the event's nargs if none */
+	uint8_t frames;		/* whether an argument is a str:ksym word
+				   (a call chain's frame, which may print as
+				   nothing) */
+	size_t maxlen;		/* the longest "NAME: ARGS[ (incomplete)]"
+				   an event of it prints, or 0 if unbounded */
+	size_t namelen;		/* strlen of the event's name (0: none) */
 	struct ttrace_fmt_step steps[TTRACE_PLAN_MAX];
 };
 
