@@ -28,6 +28,7 @@
  */
 #include <ttrace.h>
 #include <ttrace_aux.h>
+#include <strnlen_inline.h>
 #include <ttrace_ctl.h>
 #include <trace_ring.h>
 #include <ttrace_file.h>
@@ -381,19 +382,18 @@ void ttrace_delete(struct ttrace *t)
 	free_cont_pages(t, ttrace_order_for(sizeof(*t)));
 }
 
-/* Appends a record of n payload bytes to aux. Any context: the write lock
- * is held with interrupts off only to reserve the space. A record that
- * cannot be placed (too big, or it would overwrite one in flight) is
- * counted in aux.dropped by the reserve. Inline in its two callers (a
- * name costs no more calls than it must). */
-static __always_inline void aux_blob(struct ttrace *t, unsigned tag,
-				     uint64_t ident, const void *p, size_t n)
+/* Appends a record of n payload bytes to aux: any record, and any
+ * context. The write lock is held with interrupts off only to reserve the
+ * space. A record that cannot be placed (too big, or it would overwrite one
+ * in flight) is counted in aux.dropped by the reserve. */
+static void __attribute__((noinline)) aux_blob_slow(struct ttrace *t,
+						    unsigned tag,
+						    uint64_t ident,
+						    const void *p, size_t n)
 {
 	uint64_t flags, pos;
 	int err;
 
-	if (!t->aux_mem)
-		return;
 	flags = arch_irq_save_raw();	/* the tracer's own: not timed */
 	wlock(&t->aux_lock);
 	err = ttrace_aux_reserve(&t->aux, tag, core_id(), n, &pos);
@@ -405,6 +405,37 @@ static __always_inline void aux_blob(struct ttrace *t, unsigned tag,
 	arch_irq_restore_raw(flags);
 }
 
+/*
+ * aux_blob_slow()'s common case, inline and without a call: the lock is
+ * free and the record fits without eviction or wrap-around
+ * (ttrace_aux_reserve_linear()). Anything else goes to aux_blob_slow(), as
+ * a tail call, so that this needs no callee-saved register (a name's cost
+ * is a few dozen instructions, its frame included).
+ */
+static __always_inline void aux_blob(struct ttrace *t, unsigned tag,
+				     uint64_t ident, const void *p, size_t n)
+{
+	uint64_t flags, *w;
+	bool ok;
+
+	if (!t->aux_mem)
+		return;
+	flags = arch_irq_save_raw();	/* the tracer's own: not timed */
+	if (!wtrylock(&t->aux_lock))
+		goto slow;
+	ok = ttrace_aux_reserve_linear(&t->aux, tag, core_id(), n, &w);
+	wunlock(&t->aux_lock);
+	if (!ok)
+		goto slow;
+	ttrace_aux_fill_linear(w, arch_trace_clock(), ident, p, n);
+	ttrace_aux_publish_word(w);
+	arch_irq_restore_raw(flags);
+	return;
+slow:
+	arch_irq_restore_raw(flags);
+	aux_blob_slow(t, tag, ident, p, n);
+}
+
 /* aux_blob() for the rest of the tracer (internal.h). */
 void ttrace_aux_blob(struct ttrace *t, unsigned tag, uint64_t ident,
 		     const void *p, size_t n)
@@ -412,10 +443,11 @@ void ttrace_aux_blob(struct ttrace *t, unsigned tag, uint64_t ident,
 	aux_blob(t, tag, ident, p, n);
 }
 
+/* The string's scan is inline too (no call on the common path). */
 void ttrace_aux_string(unsigned tag, uint64_t ident, const char *str)
 {
 	aux_blob(&ttrace_main, tag, ident, str,
-		 strnlen(str, TTRACE_AUX_MAX_STRLEN));
+		 strnlen_inline(str, TTRACE_AUX_MAX_STRLEN));
 }
 
 /* Sets the context for the thread about to run on pcpui's CPU (the idle
