@@ -169,7 +169,7 @@ static __always_inline bool ttrace_aux_reserve_linear(struct ttrace_aux *aux,
 	uint64_t need = TTRACE_AUX_ALIGN_UP(len);
 
 	if (payload_len > TTRACE_AUX_MAX_PAYLOAD ||
-	    last + need - aux->first > aux->size || off + need > aux->size)
+	    MAX(last - aux->first, off) + need > aux->size)
 		return false;
 	*w = (uint64_t *)(void *)&aux->buf[off];
 	__atomic_store_n(*w, path, __ATOMIC_RELAXED);
