@@ -280,6 +280,39 @@ static int test_reserve_linear(void)
 	return 0;
 }
 
+/* Every payload length of 0..24 comes back exactly, its last word zero
+ * padded, from a heap block of exactly that size (ASan catches a read past
+ * it): the tail's 4-, 2- and 1-byte loads, by both fills. */
+static int test_fill_tails(void)
+{
+	struct ttrace_aux aux;
+
+	for (size_t n = 0; n <= 24; n++) {
+		uint8_t *p = malloc(n ? n : 1);
+		uint64_t pos, *w;
+		const uint8_t *rec;
+
+		for (size_t i = 0; i < n; i++)
+			p[i] = (uint8_t)(0x80 + 3 * i);
+		memset(aux_mem, 0xa5, 256);
+		HT_CHECK(ttrace_aux_init(&aux, aux_mem, 256) == 0);
+		HT_CHECK(ttrace_aux_reserve_linear(&aux, 1, 3, n, &w));
+		ttrace_aux_fill_linear(w, 1, 2, p, n);
+		ttrace_aux_publish_word(w);
+		HT_CHECK(ttrace_aux_reserve(&aux, 1, 3, n, &pos) == 0);
+		ttrace_aux_fill(&aux, pos, 1, 2, p, n);
+		ttrace_aux_publish(&aux, pos);
+		for (int k = 0; k < 2; k++) {
+			rec = aux_mem + (k ? pos : 0) + TTRACE_AUX_HDR_SIZE;
+			HT_CHECK(memcmp(rec, p, n) == 0);
+			for (size_t i = n; i < TTRACE_AUX_ALIGN_UP(n); i++)
+				HT_CHECK(rec[i] == 0);
+		}
+		free(p);
+	}
+	return 0;
+}
+
 /* A short payload is zero filled, a long one cut to the reservation. */
 static int test_fill_lengths(void)
 {
@@ -710,6 +743,7 @@ static const struct ht_test tests[] = {
 	{ test_overwrite_oldest, "aux_overwrite_oldest" },
 	{ test_in_flight, "aux_in_flight" },
 	{ test_reserve_linear, "aux_reserve_linear" },
+	{ test_fill_tails, "aux_fill_tails" },
 	{ test_fill_lengths, "aux_fill_lengths" },
 	{ test_trim, "aux_trim" },
 	{ test_copy_overwritten, "aux_copy_overwritten" },

@@ -177,16 +177,30 @@ static __always_inline bool ttrace_aux_reserve_linear(struct ttrace_aux *aux,
 	return true;
 }
 
-/* The n (< 8) bytes at p as the start of a word, the rest zero. */
+/* The n (< 8) bytes at p as the start of a word, the rest zero: a 4-, a
+ * 2- and a 1-byte load as n's bits say, not a loop over the bytes. */
 static __always_inline uint64_t ttrace_aux_get_tail(const uint8_t *p,
 						    size_t n)
 {
 	static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 		      "the bytes are gathered low byte first");
 	uint64_t v = 0;
+	uint32_t v4;
+	uint16_t v2;
+	size_t i = 0;
 
-	while (n--)
-		v = v << 8 | p[n];
+	if (n & 4) {
+		__builtin_memcpy(&v4, p, 4);
+		v = v4;
+		i = 4;
+	}
+	if (n & 2) {
+		__builtin_memcpy(&v2, p + i, 2);
+		v |= (uint64_t)v2 << (8 * i);
+		i += 2;
+	}
+	if (n & 1)
+		v |= (uint64_t)p[i] << (8 * i);
 	return v;
 }
 
