@@ -219,6 +219,7 @@ static __always_inline size_t ttrace_aux_put_payload(uint64_t *d, uint64_t ts,
 	d[0] = ts;
 	d[1] = ident;
 	d += 2;
+#pragma GCC unroll 2
 	for (i = 0; i < n / 8; i++)
 		d[i] = ttrace_aux_get_u64(p + 8 * i);
 	if (n & 7) {
