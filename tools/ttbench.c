@@ -91,18 +91,31 @@ static inline __attribute__((always_inline)) void run_op(enum op op, uint64_t i)
 		__asm__ __volatile__("" ::: "memory");
 		break;
 	}
-	case AUXSTR:	/* the kernel's wlock: one CAS in, one atomic and out */
+	case AUXSTR: {	/* the kernel's wlock: one CAS in, one atomic and
+			 * out; its aux_blob(): the common path, else the
+			 * general one */
+		uint64_t *w;
+		bool linear;
+
 		while (!__atomic_compare_exchange_n(&aux_lock, &(uint32_t){ 0 },
 						    0x80000000u, 0, __ATOMIC_ACQUIRE,
 						    __ATOMIC_RELAXED))
 			;
-		err = ttrace_aux_reserve(&aux, TTRACE_AUX_USER_MARKER, 0, 32, &pos);
+		linear = ttrace_aux_reserve_linear(&aux, TTRACE_AUX_USER_MARKER,
+						   0, 32, &w);
+		err = linear ? 0 : ttrace_aux_reserve(&aux,
+						      TTRACE_AUX_USER_MARKER,
+						      0, 32, &pos);
 		__atomic_fetch_and(&aux_lock, ~0x80000000u, __ATOMIC_RELEASE);
-		if (!err) {
+		if (linear) {
+			ttrace_aux_fill_linear(w, tsc(), i, s32, 32);
+			ttrace_aux_publish_word(w);
+		} else if (!err) {
 			ttrace_aux_fill(&aux, pos, tsc(), i, s32, 32);
 			ttrace_aux_publish(&aux, pos);
 		}
 		break;
+	}
 	}
 }
 

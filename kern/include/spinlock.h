@@ -49,13 +49,19 @@ bool rtrylock(struct rwlock *l);
 void runlock(struct rwlock *l);
 void wlock_wait(struct rwlock *l);
 
-/* Takes the lock exclusively: one compare-exchange inline when it is free
- * (the tracer's aux writer takes it for every name), else wlock_wait(). */
-static inline void wlock(struct rwlock *l)
+/* Takes the lock exclusively if it is free (one compare-exchange, inline:
+ * the tracer's aux writer takes it for every name); false if it is not. */
+static inline bool wtrylock(struct rwlock *l)
 {
 	uint32_t free = 0;
 
-	if (!atomic_cas(&l->state, &free, RW_WRITER))
+	return atomic_cas(&l->state, &free, RW_WRITER);
+}
+
+/* Takes the lock exclusively: wtrylock(), else wlock_wait(). */
+static inline void wlock(struct rwlock *l)
+{
+	if (!wtrylock(l))
 		wlock_wait(l);
 }
 

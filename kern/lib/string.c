@@ -27,6 +27,7 @@
 #include <compiler.h>
 #include <parse_num.h>
 #include <string.h>
+#include <strnlen_inline.h>
 
 #define WORD_SIZE	sizeof(unsigned long)
 
@@ -203,43 +204,11 @@ size_t strlen(const char *s)
 	return p - s;
 }
 
-/* The bytes of a little-endian word that are zero, each as its top bit
- * (exact up to the first zero byte, which is all strnlen needs). */
-static unsigned long zero_bytes(unsigned long w)
-{
-	const unsigned long ones = ~0UL / 0xff;
-
-	return (w - ones) & ~w & (ones << 7);
-}
-
-/*
- * Returns the length of s, but at most maxlen. Byte by byte up to an
- * aligned address, then a word at a time: a word is read only when it
- * holds a byte s[i], i < maxlen, with no terminator before it, so never a
- * word past the one holding the terminator or s[maxlen - 1].
- */
+/* Returns the length of s, but at most maxlen (strnlen_inline.h). */
 __attribute__((no_sanitize_address))
 size_t strnlen(const char *s, size_t maxlen)
 {
-	unsigned long z;
-	size_t n = 0;
-
-	for (; (uintptr_t)(s + n) & (WORD_SIZE - 1); n++)
-		if (n == maxlen || !s[n])
-			return n;
-	/* two words a turn while both hold bytes below maxlen */
-	for (; n + WORD_SIZE < maxlen; n += 2 * WORD_SIZE) {
-		if ((z = zero_bytes(*(const str_word *)(s + n))))
-			goto found;
-		if ((z = zero_bytes(*(const str_word *)(s + n + WORD_SIZE)))) {
-			n += WORD_SIZE;
-			goto found;
-		}
-	}
-	if (n >= maxlen || !(z = zero_bytes(*(const str_word *)(s + n))))
-		return maxlen;
-found:
-	return MIN(n + (size_t)__builtin_ctzl(z) / 8, maxlen);
+	return strnlen_inline(s, maxlen);
 }
 
 /* Compares strings as unsigned chars; returns <0, 0 or >0. */

@@ -28,6 +28,7 @@
  */
 #include <ttrace.h>
 #include <ttrace_aux.h>
+#include <strnlen_inline.h>
 #include <ttrace_ctl.h>
 #include <trace_ring.h>
 #include <ttrace_file.h>
@@ -382,27 +383,73 @@ void ttrace_delete(struct ttrace *t)
 	free_cont_pages(t, ttrace_order_for(sizeof(*t)));
 }
 
-/* Appends a record of n payload bytes to aux. Any context: the write lock
- * is held with interrupts off only to reserve the space. A record that
- * cannot be placed (too big, or it would overwrite one in flight) is
- * counted in aux.dropped by the reserve. Inline in its two callers (a
- * name costs no more calls than it must). */
-static __always_inline void aux_blob(struct ttrace *t, unsigned tag,
-				     uint64_t ident, const void *p, size_t n)
+/*
+ * aux_blob()'s general case, out of line: reserves with
+ * ttrace_aux_reserve() (evicting, wrapping, or refusing a record too big
+ * or one that would overwrite a record in flight, counted in aux.dropped),
+ * releases the write lock, fills and publishes, and restores the interrupt
+ * flag to flags. Precondition: the aux write lock is held, interrupts are
+ * off and flags is what arch_irq_save_raw() returned.
+ */
+static void __attribute__((noinline)) aux_blob_locked(struct ttrace *t,
+						      unsigned tag,
+						      uint64_t ident,
+						      const void *p, size_t n,
+						      uint64_t flags)
 {
-	uint64_t flags, pos;
+	uint64_t pos;
 	int err;
 
-	if (!t->aux_mem)
-		return;
-	flags = arch_irq_save_raw();	/* the tracer's own: not timed */
-	wlock(&t->aux_lock);
 	err = ttrace_aux_reserve(&t->aux, tag, core_id(), n, &pos);
 	wunlock(&t->aux_lock);
 	if (!err) {
 		ttrace_aux_fill(&t->aux, pos, arch_trace_clock(), ident, p, n);
 		ttrace_aux_publish(&t->aux, pos);
 	}
+	arch_irq_restore_raw(flags);
+}
+
+/* aux_blob_locked() once the contended write lock is ours. Precondition:
+ * interrupts off, flags as there. */
+static void __attribute__((noinline)) aux_blob_wait(struct ttrace *t,
+						    unsigned tag,
+						    uint64_t ident,
+						    const void *p, size_t n,
+						    uint64_t flags)
+{
+	wlock_wait(&t->aux_lock);
+	aux_blob_locked(t, tag, ident, p, n, flags);
+}
+
+/*
+ * Appends a record of n payload bytes to aux: any record, and any context.
+ * The write lock is held with interrupts off only to reserve the space.
+ * Inline and without a call in the common case: the lock is free and the
+ * record fits without wrapping round the buffer's end or evicting
+ * (ttrace_aux_reserve_linear()). Anything else is a tail call to
+ * aux_blob_wait() or aux_blob_locked(), which go on from where this is, so
+ * that this keeps no callee-saved register (a name's cost is a few dozen
+ * instructions, its frame included).
+ */
+static __always_inline void aux_blob(struct ttrace *t, unsigned tag,
+				     uint64_t ident, const void *p, size_t n)
+{
+	uint64_t flags, *w;
+
+	if (!t->aux_mem)
+		return;
+	flags = arch_irq_save_raw();	/* the tracer's own: not timed */
+	if (!wtrylock(&t->aux_lock)) {
+		aux_blob_wait(t, tag, ident, p, n, flags);
+		return;
+	}
+	if (!ttrace_aux_reserve_linear(&t->aux, tag, core_id(), n, &w)) {
+		aux_blob_locked(t, tag, ident, p, n, flags);
+		return;
+	}
+	wunlock(&t->aux_lock);
+	ttrace_aux_fill_linear(w, arch_trace_clock(), ident, p, n);
+	ttrace_aux_publish_word(w);
 	arch_irq_restore_raw(flags);
 }
 
@@ -413,10 +460,11 @@ void ttrace_aux_blob(struct ttrace *t, unsigned tag, uint64_t ident,
 	aux_blob(t, tag, ident, p, n);
 }
 
+/* The string's scan is inline too (no call on the common path). */
 void ttrace_aux_string(unsigned tag, uint64_t ident, const char *str)
 {
 	aux_blob(&ttrace_main, tag, ident, str,
-		 strnlen(str, TTRACE_AUX_MAX_STRLEN));
+		 strnlen_inline(str, TTRACE_AUX_MAX_STRLEN));
 }
 
 /* Sets the context for the thread about to run on pcpui's CPU (the idle

@@ -29,6 +29,20 @@ static int put(struct ttrace_aux *aux, unsigned tag, uint64_t ident,
 	return 0;
 }
 
+/* Writes one record through the common path alone (kern/trace/core.c's
+ * aux_blob()); false if ttrace_aux_reserve_linear() refused it. */
+static bool put_linear(struct ttrace_aux *aux, unsigned tag, uint64_t ident,
+		       uint64_t ts, const char *s)
+{
+	uint64_t *w;
+
+	if (!ttrace_aux_reserve_linear(aux, tag, 3, strlen(s), &w))
+		return false;
+	ttrace_aux_fill_linear(w, ts, ident, s, strlen(s));
+	ttrace_aux_publish_word(w);
+	return true;
+}
+
 static int snapshot(struct ttrace_aux *aux, struct ttrace_aux_view *v)
 {
 	return ttrace_aux_snapshot(aux, NULL, snap, sizeof(snap), v);
@@ -196,6 +210,109 @@ static int test_in_flight(void)
 	return 0;
 }
 
+/*
+ * The common path writes the same bytes as the general one, and refuses,
+ * changing nothing, exactly what needs the general one: eviction, a
+ * record across the buffer's end, a payload over the limit.
+ */
+static int test_reserve_linear(void)
+{
+	static _Alignas(8) uint8_t mem2[1024];
+	static _Alignas(8) uint8_t big[1 << 17];
+	const char *names[] = { "", "a", "seven..", "eight!!!", "nine!!!!!",
+				"0123456789abcdef0123456789abcdef" };
+	struct ttrace_aux aux, gen;
+	struct ttrace_aux_view v;
+	struct ttrace_aux_iter it;
+	struct ttrace_aux_rec r;
+	uint64_t *w;
+	int n = 0;
+
+	memset(aux_mem, 0xa5, 1024);
+	memset(mem2, 0x5a, 1024);
+	HT_CHECK(ttrace_aux_init(&aux, aux_mem, 1024) == 0);
+	HT_CHECK(ttrace_aux_init(&gen, mem2, 1024) == 0);
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		HT_CHECK(put_linear(&aux, 4, i, 50 + i, names[i]));
+		HT_CHECK(put(&gen, 4, i, 50 + i, names[i]) == 0);
+	}
+	HT_CHECK(aux.last == gen.last && aux.first == 0);
+	HT_CHECK(memcmp(aux_mem, mem2, (size_t)aux.last) == 0);
+	HT_CHECK(snapshot(&aux, &v) == 0);
+	ttrace_aux_iter_init(&it, &v);
+	for (; ttrace_aux_next(&it, &r); n++)
+		HT_CHECK(rec_is(&r, 4, (uint64_t)n, names[n]) &&
+			 r.timestamp == 50 + (uint64_t)n);
+	HT_CHECK(n == (int)ARRAY_SIZE(names) && !it.malformed);
+
+	/* 256 bytes: records of 32 fill it to the end, then one more would
+	 * evict the oldest */
+	HT_CHECK(ttrace_aux_init(&aux, aux_mem, 256) == 0);
+	for (int i = 0; i < 8; i++)
+		HT_CHECK(put_linear(&aux, 1, i, 0, "abcdefgh"));
+	HT_CHECK(aux.first == 0 && aux.last == 256);
+	HT_CHECK(!put_linear(&aux, 1, 8, 0, ""));
+	HT_CHECK(aux.first == 0 && aux.last == 256 && aux.dropped == 0);
+	HT_CHECK(put(&aux, 1, 8, 0, "abcdefghijklmnop") == 0);	/* evicts 2 */
+	HT_CHECK(aux.first == 64 && aux.last == 256 + 40);
+
+	/* 40 bytes free, but 16 before the end: across it, refused */
+	HT_CHECK(ttrace_aux_init(&aux, aux_mem, 256) == 0);
+	for (int i = 0; i < 6; i++)
+		HT_CHECK(put_linear(&aux, 1, i, 0, "abcdefgh"));
+	HT_CHECK(put_linear(&aux, 1, 6, 0, "12345678abcdefgh"));
+	HT_CHECK(aux.last == 232);
+	HT_CHECK(ttrace_aux_make_room(&aux, 16) == 0 && aux.first == 32);
+	HT_CHECK(!put_linear(&aux, 1, 7, 0, "12345678abcdefgh"));
+	HT_CHECK(aux.first == 32 && aux.last == 232 && aux.dropped == 0);
+	HT_CHECK(put_linear(&aux, 1, 7, 0, ""));	/* 24 bytes still fit */
+	HT_CHECK(aux.last == 256);
+
+	/* over the payload limit in a ring that has room for it */
+	HT_CHECK(ttrace_aux_init(&aux, big, sizeof(big)) == 0);
+	HT_CHECK(!ttrace_aux_reserve_linear(&aux, 1, 0,
+					    TTRACE_AUX_MAX_PAYLOAD + 1, &w));
+	HT_CHECK(aux.last == 0 && aux.dropped == 0);
+	HT_CHECK(ttrace_aux_reserve_linear(&aux, 1, 0, TTRACE_AUX_MAX_PAYLOAD,
+					   &w));
+	HT_CHECK(w == (uint64_t *)(void *)big &&
+		 aux.last == TTRACE_AUX_HDR_SIZE + TTRACE_AUX_MAX_PAYLOAD);
+	return 0;
+}
+
+/* Every payload length of 0..24 comes back exactly, its last word zero
+ * padded, from a heap block of exactly that size (ASan catches a read past
+ * it): the tail's 4-, 2- and 1-byte loads, by both fills. */
+static int test_fill_tails(void)
+{
+	struct ttrace_aux aux;
+
+	for (size_t n = 0; n <= 24; n++) {
+		uint8_t *p = malloc(n ? n : 1);
+		uint64_t pos, *w;
+		const uint8_t *rec;
+
+		for (size_t i = 0; i < n; i++)
+			p[i] = (uint8_t)(0x80 + 3 * i);
+		memset(aux_mem, 0xa5, 256);
+		HT_CHECK(ttrace_aux_init(&aux, aux_mem, 256) == 0);
+		HT_CHECK(ttrace_aux_reserve_linear(&aux, 1, 3, n, &w));
+		ttrace_aux_fill_linear(w, 1, 2, p, n);
+		ttrace_aux_publish_word(w);
+		HT_CHECK(ttrace_aux_reserve(&aux, 1, 3, n, &pos) == 0);
+		ttrace_aux_fill(&aux, pos, 1, 2, p, n);
+		ttrace_aux_publish(&aux, pos);
+		for (int k = 0; k < 2; k++) {
+			rec = aux_mem + (k ? pos : 0) + TTRACE_AUX_HDR_SIZE;
+			HT_CHECK(memcmp(rec, p, n) == 0);
+			for (size_t i = n; i < TTRACE_AUX_ALIGN_UP(n); i++)
+				HT_CHECK(rec[i] == 0);
+		}
+		free(p);
+	}
+	return 0;
+}
+
 /* A short payload is zero filled, a long one cut to the reservation. */
 static int test_fill_lengths(void)
 {
@@ -324,7 +441,7 @@ struct aux_race {
 	struct ttrace_aux aux;
 	pthread_rwlock_t lock;
 	volatile int stop;
-	uint64_t written[3], busy[3];
+	uint64_t written[3], busy[3], linear[3];
 };
 
 struct aux_writer {
@@ -353,22 +470,36 @@ static void *aux_writer(void *arg)
 	while (!ar->stop) {
 		uint64_t ident = (uint64_t)w->id << 32 | seq, pos;
 		size_t len = race_len(ident);
+		uint64_t *word;
+		bool linear;
 		int err;
 
 		for (size_t i = 0; i < len; i++)
 			buf[i] = race_byte(ident, i);
+		/* as the kernel does: the common path, else the general one */
 		pthread_rwlock_wrlock(&ar->lock);
-		err = ttrace_aux_reserve(&ar->aux, TTRACE_AUX_USER_MARKER, w->id,
-					 len, &pos);
+		linear = ttrace_aux_reserve_linear(&ar->aux,
+						   TTRACE_AUX_USER_MARKER,
+						   w->id, len, &word);
+		err = linear ? 0 : ttrace_aux_reserve(&ar->aux,
+						      TTRACE_AUX_USER_MARKER,
+						      w->id, len, &pos);
 		pthread_rwlock_unlock(&ar->lock);
 		if (err) {
 			ar->busy[w->id]++;
 			continue;
 		}
-		ttrace_aux_fill(&ar->aux, pos, ~ident, ident, buf, len);
+		if (linear)
+			ttrace_aux_fill_linear(word, ~ident, ident, buf, len);
+		else
+			ttrace_aux_fill(&ar->aux, pos, ~ident, ident, buf, len);
 		if (seq % 7 == 0)
 			sched_yield();		/* widen the in-flight window */
-		ttrace_aux_publish(&ar->aux, pos);
+		if (linear)
+			ttrace_aux_publish_word(word);
+		else
+			ttrace_aux_publish(&ar->aux, pos);
+		ar->linear[w->id] += linear;
 		seq++;
 	}
 	ar->written[w->id] = seq;
@@ -440,10 +571,13 @@ static int test_race(void)
 	ar.stop = 1;
 	for (int i = 0; i < 3; i++)
 		pthread_join(th[i], NULL);
-	printf("# aux race: %llu+%llu+%llu written, %llu snapshots (%llu "
-	       "retried out), %llu records checked, %llu busy\n",
+	printf("# aux race: %llu+%llu+%llu written (%llu linear), %llu "
+	       "snapshots (%llu retried out), %llu records checked, %llu "
+	       "busy\n",
 	       (unsigned long long)ar.written[0], (unsigned long long)ar.written[1],
-	       (unsigned long long)ar.written[2], (unsigned long long)snaps,
+	       (unsigned long long)ar.written[2],
+	       (unsigned long long)(ar.linear[0] + ar.linear[1] + ar.linear[2]),
+	       (unsigned long long)snaps,
 	       (unsigned long long)fails, (unsigned long long)records,
 	       (unsigned long long)(ar.busy[0] + ar.busy[1] + ar.busy[2]));
 	if (err)
@@ -608,6 +742,8 @@ static const struct ht_test tests[] = {
 	{ test_wrap_across_end, "aux_wrap_across_end" },
 	{ test_overwrite_oldest, "aux_overwrite_oldest" },
 	{ test_in_flight, "aux_in_flight" },
+	{ test_reserve_linear, "aux_reserve_linear" },
+	{ test_fill_tails, "aux_fill_tails" },
 	{ test_fill_lengths, "aux_fill_lengths" },
 	{ test_trim, "aux_trim" },
 	{ test_copy_overwritten, "aux_copy_overwritten" },

@@ -148,42 +148,99 @@ static __always_inline int ttrace_aux_reserve(struct ttrace_aux *aux,
 	return 0;
 }
 
-/* The n (< 8) bytes at p as the start of a word, the rest zero. */
+/*
+ * ttrace_aux_reserve()'s common case alone: a record of payload_len bytes
+ * that fits after last without evicting a record and without wrapping
+ * round the buffer's end. Reserves it (path word stored, VALID clear) and
+ * returns true with its path word, whose record is linear memory, in *w;
+ * or returns false with nothing changed (nothing counted either: the
+ * caller goes on to ttrace_aux_reserve(), which evicts, wraps or refuses).
+ * Precondition: the caller holds the aux WRITE lock.
+ */
+static __always_inline bool ttrace_aux_reserve_linear(struct ttrace_aux *aux,
+						      unsigned tag,
+						      unsigned cpu,
+						      size_t payload_len,
+						      uint64_t **w)
+{
+	uint64_t len = TTRACE_AUX_HDR_SIZE + (uint64_t)payload_len;
+	uint64_t path = TTRACE_AUX_PATH(tag, cpu, len, 0);
+	uint64_t last = aux->last, off = last & aux->mask;
+	uint64_t need = TTRACE_AUX_ALIGN_UP(len);
+
+	if (payload_len > TTRACE_AUX_MAX_PAYLOAD ||
+	    MAX(last - aux->first, off) + need > aux->size)
+		return false;
+	*w = (uint64_t *)(void *)&aux->buf[off];
+	__atomic_store_n(*w, path, __ATOMIC_RELAXED);
+	WRITE_ONCE(aux->last, last + need);
+	return true;
+}
+
+/* The n (< 8) bytes at p as the start of a word, the rest zero: a 4-, a
+ * 2- and a 1-byte load as n's bits say, not a loop over the bytes. */
 static __always_inline uint64_t ttrace_aux_get_tail(const uint8_t *p,
 						    size_t n)
 {
 	static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 		      "the bytes are gathered low byte first");
 	uint64_t v = 0;
+	uint32_t v4;
+	uint16_t v2;
+	size_t i = 0;
 
-	while (n--)
-		v = v << 8 | p[n];
+	if (n & 4) {
+		__builtin_memcpy(&v4, p, 4);
+		v = v4;
+		i = 4;
+	}
+	if (n & 2) {
+		__builtin_memcpy(&v2, p + i, 2);
+		v |= (uint64_t)v2 << (8 * i);
+		i += 2;
+	}
+	if (n & 1)
+		v |= (uint64_t)p[i] << (8 * i);
 	return v;
 }
 
 /*
  * Stores a record's words after its path word at d (linear memory): the
- * timestamp, the ident, the n payload bytes at p (any alignment, none read
- * past n) and zero words up to words payload words in all.
+ * timestamp, the ident and the n payload bytes at p (any alignment, none
+ * read past n), the last word zero padded. Returns the payload words
+ * stored: n / 8 rounded up.
  */
-static __always_inline void ttrace_aux_put_words(uint64_t *d, uint64_t ts,
-						 uint64_t ident,
-						 const uint8_t *p, size_t n,
-						 size_t words)
+static __always_inline size_t ttrace_aux_put_payload(uint64_t *d, uint64_t ts,
+						     uint64_t ident,
+						     const uint8_t *p, size_t n)
 {
 	size_t i;
 
 	d[0] = ts;
 	d[1] = ident;
 	d += 2;
+#pragma GCC unroll 2
 	for (i = 0; i < n / 8; i++)
 		d[i] = ttrace_aux_get_u64(p + 8 * i);
 	if (n & 7) {
 		d[i] = ttrace_aux_get_tail(p + 8 * i, n & 7);
 		i++;
 	}
-	for (; i < words; i++)
-		d[i] = 0;
+	return i;
+}
+
+/*
+ * ttrace_aux_put_payload(), then zero words up to words payload words in
+ * all.
+ */
+static __always_inline void ttrace_aux_put_words(uint64_t *d, uint64_t ts,
+						 uint64_t ident,
+						 const uint8_t *p, size_t n,
+						 size_t words)
+{
+	for (size_t i = ttrace_aux_put_payload(d, ts, ident, p, n); i < words;
+	     i++)
+		d[2 + i] = 0;
 }
 
 void ttrace_aux_fill_wrapped(struct ttrace_aux *aux, uint64_t pos,
@@ -221,6 +278,29 @@ static __always_inline void ttrace_aux_fill(struct ttrace_aux *aux,
 			     (size_t)(need - TTRACE_AUX_HDR_SIZE) / 8);
 }
 
+/* ttrace_aux_publish() given the record's path word w. */
+static __always_inline void ttrace_aux_publish_word(uint64_t *w)
+{
+	uint64_t path = __atomic_load_n(w, __ATOMIC_RELAXED);
+
+	wmb();
+	__atomic_store_n(w, path | TTRACE_AUX_VALID, __ATOMIC_RELAXED);
+}
+
+/*
+ * ttrace_aux_fill() for the record reserved by ttrace_aux_reserve_linear()
+ * at path word w for exactly n payload bytes (payload at any alignment).
+ * Precondition: no lock held.
+ */
+static __always_inline void ttrace_aux_fill_linear(uint64_t *w,
+						   uint64_t timestamp,
+						   uint64_t ident,
+						   const void *payload,
+						   size_t n)
+{
+	ttrace_aux_put_payload(w + 1, timestamp, ident, payload, n);
+}
+
 /*
  * Marks the record at pos VALID once its bytes are written (wmb first).
  * Precondition: ttrace_aux_fill() was called for pos; no lock held.
@@ -228,11 +308,7 @@ static __always_inline void ttrace_aux_fill(struct ttrace_aux *aux,
 static __always_inline void ttrace_aux_publish(struct ttrace_aux *aux,
 					       uint64_t pos)
 {
-	uint64_t *w = ttrace_aux_word(aux->buf, aux->mask, pos);
-	uint64_t path = __atomic_load_n(w, __ATOMIC_RELAXED);
-
-	wmb();
-	__atomic_store_n(w, path | TTRACE_AUX_VALID, __ATOMIC_RELAXED);
+	ttrace_aux_publish_word(ttrace_aux_word(aux->buf, aux->mask, pos));
 }
 
 /* Reader side, split (caller takes the read lock where it says). */
