@@ -376,7 +376,6 @@ void ttrace_lat_hist_add(struct ttrace_lat *l, uint64_t cycles);
 struct ttrace_lat_max ttrace_lat_max_get(const struct ttrace_lat *l);
 struct ttrace_snapset *ttrace_lat_snapset(uint32_t id);
 bool ttrace_lat_key_live(uint64_t key);
-bool ttrace_lat_any_on(void);
 const char *ttrace_lat_control(const struct ttrace_ctl_cmd *cmd);
 void ttrace_lat_text(struct seqbuf *s);	/* the latency file */
 uint64_t ttrace_cycles_ns(uint64_t cycles);	/* of the trace clock */

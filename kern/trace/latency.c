@@ -283,12 +283,3 @@ void ttrace_lat_text(struct seqbuf *s)
 		lat_text(s, lats[i]);
 	ttrace_ctl_mutex_exit(&ttrace_main);
 }
-
-/* Whether any latency tracer is on. */
-bool ttrace_lat_any_on(void)
-{
-	for (uint32_t i = 0; i < TTRACE_LAT_COUNT; i++)
-		if (READ_ONCE(lats[i]->on))
-			return true;
-	return false;
-}
