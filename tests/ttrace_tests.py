@@ -740,10 +740,7 @@ def drain_run(name, setup, workload):
     in-kernel drain), then `drain off` again and `drain maybe`, which
     must be refused with their reasons. Returns (why it failed, {cpu:
     stream_cpus() tuple}) with the file verified."""
-    os.makedirs(OUT, exist_ok=True)
-    out = os.path.join(OUT, name + ".ttr")
-    if os.path.exists(out):
-        os.remove(out)
+    out = fresh_out(name + ".ttr")
     s = Session(2, hostout=out, cmdline=DEFAULT_EVENTS, name=name)
     try:
         s.say("; ".join(["echo bufsize %d > /dev/ttrace/ctl" % DRAIN_RING_KB]
@@ -1473,10 +1470,7 @@ def lastboot():
     ttrace.reboot_on_panic; the second boot finds that trace, and the
     lastboot file pulled to the host verifies, holds the marker and
     declares exactly the spoiled slot lost."""
-    os.makedirs(OUT, exist_ok=True)
-    out = os.path.join(OUT, "lastboot.ttr")
-    if os.path.exists(out):
-        os.remove(out)
+    out = fresh_out("lastboot.ttr")
     s = Session(2, hostout=out, timeout=300, name="lastboot", reboot=True,
                 cmdline="ttrace.reboot_on_panic ttrace.crashtest " +
                 DEFAULT_EVENTS)
@@ -1518,11 +1512,8 @@ def lastboot_reset():
     """A reset the kernel does not see coming (QMP system_reset, as a
     triple fault or a watchdog would): the next boot's lastboot, pulled
     to the host, verifies and holds the marker written before it."""
-    os.makedirs(OUT, exist_ok=True)
-    out = os.path.join(OUT, "lastboot-reset.ttr")
+    out = fresh_out("lastboot-reset.ttr")
     sock = os.path.join(OUT, "lastboot-qmp.sock")
-    if os.path.exists(out):
-        os.remove(out)
     s = Session(2, hostout=out, timeout=300, name="lastboot-reset",
                 reboot=True, cmdline=DEFAULT_EVENTS, qmp=sock)
     why = ""
@@ -2594,10 +2585,7 @@ def timerlat_scenario(smp):
     in the saved trace each sample is recorded on its own CPU (the
     thread is bound to it); the maximum's frozen trace (timerlat_trace)
     verifies and holds the maximum's sample and the core's mark."""
-    os.makedirs(OUT, exist_ok=True)
-    out = os.path.join(OUT, "timerlat-smp%d.ttr" % smp)
-    if os.path.exists(out):
-        os.remove(out)
+    out = fresh_out("timerlat-smp%d.ttr" % smp)
     s = Session(smp, name="timerlat-smp%d" % smp, hostout=out)
     try:
         s.say("ttrace enable latency", r"\n")
