@@ -94,14 +94,15 @@ $(BUILD)/host/test_ttrace_lastboot: $(call hostobj,$(TTLOAD_SRCS))
 
 # The host half of `make bench`: the kernel's fast-path code timed on this
 # CPU (tools/ttbench.c explains why). Its own copies of the two files it
-# times, with fixed flags: its figures must not depend on TOOLS_SAN.
-$(BUILD)/tools/ttbench: tools/ttbench.c kern/trace/lib/ring.c \
-		kern/trace/lib/aux.c kern/trace/lib/trace_ring.h \
-		kern/trace/lib/ttrace_aux.h
+# times (and what they call: the reader's CRC), with fixed flags: its
+# figures must not depend on TOOLS_SAN.
+TTBENCH_SRCS	:= tools/ttbench.c kern/trace/lib/ring.c kern/trace/lib/aux.c \
+		   kern/trace/lib/file.c kern/lib/printfmt.c
+$(BUILD)/tools/ttbench: $(TTBENCH_SRCS) kern/trace/lib/trace_ring.h \
+		kern/trace/lib/ttrace_aux.h kern/trace/lib/crc32c.h
 	@mkdir -p $(dir $@)
 	$(HOSTCC) -std=gnu11 -O2 $(WARN) -idirafter kern/include \
-		-idirafter kern/trace/lib -o $@ \
-		tools/ttbench.c kern/trace/lib/ring.c kern/trace/lib/aux.c
+		-idirafter kern/trace/lib -o $@ $(TTBENCH_SRCS)
 
 TOOLS += $(BUILD)/tools/ttbench
 

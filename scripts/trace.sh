@@ -26,22 +26,24 @@ esac |
 		--hostout "$out" --timeout 300 > "$out.log" 2>&1 || true
 # every save the guest made to the host channel, in order: CMD may save
 # its own (ttrace graph, ttrace record -o /dev/host/out) before ours
-guest=$(sed -n 's/.*ttrace: saved \/dev\/host\/out: \([0-9]*\) bytes, crc32 \(0x[0-9a-f]*\).*/\1 \2/p' "$out.log")
+guest=$(sed -n 's/.*ttrace: saved \/dev\/host\/out: \([0-9]*\) bytes, crc32c \(0x[0-9a-f]*\).*/\1 \2/p' "$out.log")
 [ -n "$guest" ] || { tail -20 "$out.log"; echo "trace: the guest did not save a trace (log: $out.log)" >&2; exit 1; }
 # The host file holds the saves back to back (docs/trace-file.md): each
 # must have landed whole. The last (ours, or stream's) stays in OUT, the
 # earlier ones CMD made go to OUT-0.ttr, OUT-1.ttr, ...
 echo "$guest" | ${PY:-python3} -c '
-import sys, zlib
+import sys
+sys.path.insert(0, sys.argv[2])
+from crc32c import crc32c
 out = sys.argv[1]
 data = open(out, "rb").read()
 saves = [l.split() for l in sys.stdin.read().split("\n") if l.strip()]
 pos, pieces = 0, []
 for size, crc in saves:
     piece = data[pos:pos + int(size)]
-    print("trace: guest wrote %s %s, host has %d 0x%08x (bytes, crc32)" % (
-        size, crc, len(piece), zlib.crc32(piece)))
-    if len(piece) != int(size) or zlib.crc32(piece) != int(crc, 16):
+    print("trace: guest wrote %s %s, host has %d 0x%08x (bytes, crc32c)" % (
+        size, crc, len(piece), crc32c(piece)))
+    if len(piece) != int(size) or crc32c(piece) != int(crc, 16):
         sys.exit("trace: MISMATCH")
     pieces.append(piece)
     pos += int(size)
@@ -52,5 +54,5 @@ for i, piece in enumerate(pieces[:-1]):
     open(name, "wb").write(piece)
     print("trace: a trace COMMAND saved itself: %s" % name)
 open(out, "wb").write(pieces[-1])
-' "$out"
+' "$out" "$(dirname "$0")"
 echo "trace: $out"

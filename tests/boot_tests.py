@@ -11,7 +11,7 @@ import subprocess
 from functools import partial
 
 from qemu_run import QemuRun, QEMU_STATUS, verdict, accel, ROOT, \
-    DEFAULT_EVENTS, KERNEL_ELF, ISO
+    DEFAULT_EVENTS, KERNEL_ELF, ISO, crc32c
 
 
 def boot_and_check(res, name, cmdline, smp, expect, status=0, accel=None,
@@ -48,16 +48,15 @@ def boot_and_check(res, name, cmdline, smp, expect, status=0, accel=None,
     return log
 
 
-TEXT_CRC = re.compile(r"ttrace_patch_loop: .* text crc32 0x([0-9a-f]+) over "
+TEXT_CRC = re.compile(r"ttrace_patch_loop: .* text crc32c 0x([0-9a-f]+) over "
                       r"0x([0-9a-f]+) bytes at 0x([0-9a-f]+)")
 
 
 def image_text_crc(start, size):
-    """CRC-32 (zlib's, as the kernel's ttrace_crc32) of size bytes of the
+    """CRC-32C (scripts/crc32c.py, as the kernel's ttrace_crc32) of size bytes of the
     kernel image from address start, read from the booted kernel's ELF section
     headers and contents (.text, then zeros up to the page-aligned end the
     linker leaves). None when the range is not all .text and padding."""
-    import zlib
     elf = KERNEL_ELF
     hdr = subprocess.run(["readelf", "-SW", elf], capture_output=True,
                          text=True).stdout
@@ -71,7 +70,7 @@ def image_text_crc(start, size):
     with open(elf, "rb") as f:
         f.seek(off)
         data = f.read(length)
-    return zlib.crc32(data + bytes(size - length)) & 0xffffffff
+    return crc32c(data + bytes(size - length))
 
 
 def check_text_crc(res, name, log):
@@ -88,7 +87,7 @@ def check_text_crc(res, name, log):
     crc, size, start = (int(g, 16) for g in m.groups())
     want = image_text_crc(start, size)
     res.add(name + ":text_crc", crc == want, "" if crc == want else
-            "kernel text crc32 %#x after the patch loop, the image's .text "
+            "kernel text crc32c %#x after the patch loop, the image's .text "
             "%s" % (crc, "%#x" % want if want is not None else
                     "does not cover %#x bytes at %#x" % (size, start)))
 

@@ -11,11 +11,10 @@ import struct
 import shutil
 import subprocess
 import time
-import zlib
 
 import tracedat_check
 from qemu_run import QemuRun, QEMU_STATUS, verdict, ROOT, DEFAULT_EVENTS, \
-    KERNEL, KERNEL_ELF
+    KERNEL, KERNEL_ELF, crc32c
 
 BUILD = os.path.join(ROOT, "build")
 TTDECODE = os.path.join(BUILD, "tools", "ttdecode")
@@ -167,9 +166,9 @@ def cut_run(data, cpu, last):
     d = data[:a] + data[b:frames[-1][2]]
     end = len(d)
     nsections = struct.unpack_from("<I", data, frames[-1][2] + 16)[0] - 1
-    body = struct.pack("<IIQIIQ", 6, 0, 16, nsections, zlib.crc32(d),
+    body = struct.pack("<IIQIIQ", 6, 0, 16, nsections, crc32c(d),
                        end + 36)
-    return d + body + struct.pack("<I", zlib.crc32(body))
+    return d + body + struct.pack("<I", crc32c(body))
 
 
 def cut_runs_refused(path):

@@ -266,7 +266,7 @@ static int sync_ring(struct ttlive *l, struct ttlive_cpu *c, uint32_t cpu)
 }
 
 /*
- * One trace_ring_read() of cpu's ring as the guest has it now. Returns
+ * One trace_ring_read_crc() of cpu's ring as the guest has it now. Returns
  * its kind, or AGAIN when the root record changed (attach again); a run
  * whose first slot the writer lapped during the copy is read again, the
  * head taken anew, so the reader declares what it overwrote.
@@ -286,7 +286,8 @@ static uint32_t read_guest(struct ttlive *l, uint32_t cpu,
 
 		if (s < 0)
 			return s == -1 ? AGAIN : TRACE_RUN_NONE;
-		k = trace_ring_read(&c->ring, &c->cur, c->end, buf, max, run);
+		k = trace_ring_read_crc(&c->ring, &c->cur, c->end, buf, max,
+					run, false);
 		rmb();
 		if (root_gen(l) != l->generation) {
 			c->cur = saved;

@@ -111,7 +111,7 @@ static void print_version(const struct ttload *t)
 {
 	const struct ttrace_version *v = &t->version;
 
-	printf("file: %llu bytes, %u sections + END, crc32 %#010x\n",
+	printf("file: %llu bytes, %u sections + END, crc32c %#010x\n",
 	       ull(t->size), t->nsections, t->file_crc);
 	printf("version: %u cpus, %llu entries/cpu, tsc %llu Hz, %s mode, "
 	       "group mask %#llx\n", v->num_cpus, ull(v->entries_per_cpu),

@@ -106,7 +106,7 @@ static int write_file(const struct ttrace_pull *p, const char *out)
 		remove(out);
 		die(out, "write failed");
 	}
-	printf("ttpull: %s: %llu bytes, crc32 %#010x, %u cpus, %llu entries "
+	printf("ttpull: %s: %llu bytes, crc32c %#010x, %u cpus, %llu entries "
 	       "each, aux %llu bytes\n", out, ull(w.offset), w.file_crc,
 	       p->img.version.num_cpus, ull(p->img.version.entries_per_cpu),
 	       ull(p->img.version.aux_last - p->img.version.aux_first));

@@ -277,17 +277,17 @@ bool ttrace_armed_consistent(struct ttrace *t)
 	return ok;
 }
 
-/* Reads the next run of t's cpu's ring (trace_ring_read()) under the
- * rings' read lock. Process context. */
+/* Reads the next run of t's cpu's ring as how says (ttrace_copy_run())
+ * under the rings' read lock. Process context. */
 uint32_t ttrace_ring_read(struct ttrace *t, uint32_t cpu,
 			  struct trace_ring_cursor *cur, uint64_t end,
 			  struct ttrace_entry *out, size_t max,
-			  struct trace_ring_run *run)
+			  struct trace_ring_run *run, enum ttrace_copy how)
 {
 	uint32_t kind;
 
 	rlock(&t->rings_lock);
-	kind = trace_ring_read(&t->rings[cpu], cur, end, out, max, run);
+	kind = ttrace_copy_run(&t->rings[cpu], cur, end, out, max, run, how);
 	runlock(&t->rings_lock);
 	return kind;
 }
@@ -489,7 +489,7 @@ static uint64_t first_ts(struct ttrace *t, uint32_t cpu,
 	uint32_t k;
 
 	while ((k = ttrace_ring_read(t, cpu, cur, end, e, ARRAY_SIZE(e),
-				     &run)) == TRACE_RUN_LOST)
+				     &run, TTRACE_COPY_PLAIN)) == TRACE_RUN_LOST)
 		;
 	return k == TRACE_RUN_RECORDS ? e[0].timestamp : 0;
 }

@@ -45,7 +45,7 @@
 
 #include "internal.h"
 
-#define DRAIN_BUDGET	64	/* pieces between yields: ~16,000 records */
+#define DRAIN_BUDGET	16	/* pieces between yields: ~16,000 records */
 #define DRAIN_TICKS	1	/* sleep when the rings have nothing new */
 
 enum drain_state { DRAIN_OFF, DRAIN_ON, DRAIN_ENDING };
@@ -89,10 +89,12 @@ static void *drain_place(void *arg, uint64_t len)
 	return devhost_place(len);
 }
 
-/* One piece of the file, made quietly (above). The drain thread. */
+/* One piece of the file, made quietly (above), its records copied with
+ * SSE (an SSE section: interrupts are off). The drain thread. */
 static int quiet_step(bool end)
 {
 	uint64_t flags = arch_irq_save();
+	bool simd = arch_simd_begin();
 	uint32_t cpu = core_id();
 	struct trace_ring *own = &drain.t->rings[cpu], *q = &drain.quiet[cpu];
 	struct trace_ring **ring = &this_cpu()->ttrace_ring;
@@ -101,7 +103,7 @@ static int quiet_step(bool end)
 						 __ATOMIC_ACQ_REL,
 						 __ATOMIC_RELAXED);
 	uint64_t head = q->head;
-	int r = ttrace_tracefile_step(drain.f, &drain.w, end);
+	int r = ttrace_tracefile_step(drain.f, &drain.w, end, simd);
 
 	if (quiet) {
 		expect = q;
@@ -110,6 +112,8 @@ static int quiet_step(bool end)
 		for (uint64_t n = q->head - head; n; n--)
 			trace_ring_count_filtered(own);
 	}
+	if (simd)
+		arch_simd_end();
 	arch_irq_restore(flags);
 	return r;
 }
@@ -252,14 +256,14 @@ const char *ttrace_drain_off(struct ttrace *t)
 	return err;
 }
 
-/* "drain STATE bytes N crc32 X pieces P sleeps S": the state, the size
+/* "drain STATE bytes N crc32c X pieces P sleeps S": the state, the size
  * and CRC-32 of the last complete file (0 before the first), and the
  * pieces the thread made and the times it slept for want of records,
  * since boot. */
 void ttrace_drain_text(struct seqbuf *s)
 {
 	spin_lock(&drain.lock);
-	seqbuf_printf(s, "drain %s bytes %lu crc32 %#010x pieces %lu sleeps "
+	seqbuf_printf(s, "drain %s bytes %lu crc32c %#010x pieces %lu sleeps "
 		      "%lu\n", drain_state_names[drain.state], drain.bytes,
 		      drain.crc, READ_ONCE(drain.pieces),
 		      READ_ONCE(drain.sleeps));

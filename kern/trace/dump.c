@@ -101,6 +101,6 @@ void ttrace_panic_dump(void)
 	write_trace(t, &w, a);
 	if (!host)
 		console_write("\nTTRACE-DUMP-END\n", 17);
-	printk(KERN_EMERG "ttrace: dump %s: %lu bytes, crc32 0x%08x\n",
+	printk(KERN_EMERG "ttrace: dump %s: %lu bytes, crc32c 0x%08x\n",
 	       w.error ? "FAILED" : "done", w.offset, w.file_crc);
 }

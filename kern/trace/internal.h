@@ -126,10 +126,11 @@ long ttrace_tracefile_read(struct ttrace_tracefile *f, void *buf, size_t n,
 void ttrace_tracefile_end(struct ttrace_tracefile *f, size_t written);
 void ttrace_tracefile_free(struct ttrace_tracefile *f);
 /* The in-kernel drain: f's next piece written to w (the first call binds
- * it), a stream bounded first when end is set. Returns TTRACE_IMAGE_MORE,
- * _WAIT or _DONE (ttrace_image.h). */
+ * it), a stream bounded first when end is set; simd: SSE is usable for
+ * this step (arch_simd_begin()). Returns TTRACE_IMAGE_MORE, _WAIT or
+ * _DONE (ttrace_image.h). */
 int ttrace_tracefile_step(struct ttrace_tracefile *f,
-			  struct ttrace_file_writer *w, bool end);
+			  struct ttrace_file_writer *w, bool end, bool simd);
 
 /*
  * The in-kernel drain (drain.c, docs/ttrace-device.md): a kernel thread
@@ -292,6 +293,25 @@ int ttrace_snapset_alloc(struct ttrace_snapset *s, size_t bytes,
 			 enum ttrace_snap_fit fit);
 void ttrace_snapset_free(struct ttrace_snapset *s);
 bool ttrace_snapset_trylock(struct ttrace_snapset *s);
+/*
+ * How a reader copies a run out of a ring: plain (the cpuN files and
+ * their like), with its CRC-32C for a trace file (trace_ring_read_crc()),
+ * and that with SSE copies (the drain, inside arch_simd_begin()).
+ */
+enum ttrace_copy { TTRACE_COPY_PLAIN, TTRACE_COPY_CRC, TTRACE_COPY_CRC_SIMD };
+
+static inline uint32_t ttrace_copy_run(const struct trace_ring *r,
+				       struct trace_ring_cursor *cur,
+				       uint64_t end, struct ttrace_entry *out,
+				       size_t max, struct trace_ring_run *run,
+				       enum ttrace_copy how)
+{
+	if (how == TTRACE_COPY_PLAIN)
+		return trace_ring_read(r, cur, end, out, max, run);
+	return trace_ring_read_crc(r, cur, end, out, max, run,
+				   how == TTRACE_COPY_CRC_SIMD);
+}
+
 void ttrace_snapset_lock(struct ttrace_snapset *s);
 void ttrace_snapset_unlock(struct ttrace_snapset *s);
 void ttrace_snapset_copy(struct ttrace_snapset *s);
@@ -300,7 +320,7 @@ void ttrace_snap_view_end(struct ttrace_snap_view *v);
 uint32_t ttrace_snap_read(struct ttrace_snap_view *v, uint32_t cpu,
 			  struct trace_ring_cursor *cur, uint64_t *end,
 			  struct ttrace_entry *out, size_t max,
-			  struct trace_ring_run *run);
+			  struct trace_ring_run *run, enum ttrace_copy how);
 
 /* The built-in probes (ttrace_probes.c): ctl probe and unprobe commands
  * with the ctl mutex held, results as text, the snapshot probe's set
@@ -388,11 +408,12 @@ const char *ttrace_counters_set(struct ttrace *t, uint32_t ms, bool all);
  * with the ctl mutex held; the core's part is ttrace_lat_control(). */
 const char *ttrace_timerlat_control(const struct ttrace_ctl_cmd *cmd);
 
-/* Ring access for readers (the device): each takes rings_lock for reading. */
+/* Ring access for readers (the device): each takes rings_lock for
+ * reading; how says what else the run needs (enum ttrace_copy). */
 uint32_t ttrace_ring_read(struct ttrace *t, uint32_t cpu,
 			  struct trace_ring_cursor *cur, uint64_t end,
 			  struct ttrace_entry *out, size_t max,
-			  struct trace_ring_run *run);
+			  struct trace_ring_run *run, enum ttrace_copy how);
 uint64_t ttrace_ring_end(struct ttrace *t, uint32_t cpu);
 void ttrace_ring_oldest(struct ttrace *t, uint32_t cpu,
 			struct trace_ring_cursor *cur);
@@ -417,7 +438,7 @@ uint32_t ttrace_run_next(struct ttrace *t, enum ttrace_read_kind kind,
 			 struct trace_ring_cursor *cur, uint64_t *end,
 			 struct trace_ring_patience *wait,
 			 struct ttrace_entry *out, size_t max,
-			 struct trace_ring_run *run);
+			 struct trace_ring_run *run, enum ttrace_copy how);
 
 /*
  * The root record for pulls from outside (ttrace_root.c): it describes

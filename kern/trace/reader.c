@@ -226,21 +226,22 @@ static int reader_start(struct ttrace_reader *r)
 }
 
 /* Reads cpu's next run of kind (as ttrace_run_start() began it; of a
- * snapshot: in view's copy) into out (max entries), waiting for a slot in flight as trace_ring_wait()
+ * snapshot: in view's copy) into out (max entries), copied as how says,
+ * waiting for a slot in flight as trace_ring_wait()
  * says: a stream returns TRACE_RUN_NONE meanwhile, the others spin. */
 uint32_t ttrace_run_next(struct ttrace *t, enum ttrace_read_kind kind,
 			 struct ttrace_snap_view *view, uint32_t cpu,
 			 struct trace_ring_cursor *cur, uint64_t *end,
 			 struct trace_ring_patience *wait,
 			 struct ttrace_entry *out, size_t max,
-			 struct trace_ring_run *run)
+			 struct trace_ring_run *run, enum ttrace_copy how)
 {
 	uint32_t k;
 
 	for (;;) {
 		k = kind == TTRACE_READ_SNAP ?
-		    ttrace_snap_read(view, cpu, cur, end, out, max, run) :
-		    ttrace_ring_read(t, cpu, cur, *end, out, max, run);
+		    ttrace_snap_read(view, cpu, cur, end, out, max, run, how) :
+		    ttrace_ring_read(t, cpu, cur, *end, out, max, run, how);
 		k = trace_ring_wait(wait, cur, run, k, arch_read_tsc());
 		if (k != TRACE_RUN_BUSY)
 			return k;
@@ -255,7 +256,7 @@ static uint32_t next_run(struct ttrace_reader *r, struct ttrace_entry *out,
 			 size_t max, struct trace_ring_run *run)
 {
 	return ttrace_run_next(r->t, r->kind, &r->view, r->cpu, &r->cur, &r->end,
-			       &r->wait, out, max, run);
+			       &r->wait, out, max, run, TTRACE_COPY_PLAIN);
 }
 
 /* rawN, streamN, snapN: whole runs into buf while one more fits. */

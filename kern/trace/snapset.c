@@ -204,12 +204,13 @@ void ttrace_snap_view_end(struct ttrace_snap_view *v)
  * copy's clear point (what the ring overwrote before the copy, declared
  * lost, comes first), and *end is set to the copy's head. A slot that was
  * in flight when copied is declared lost at once. Returns TRACE_RUN_NONE
- * when the view holds no copy. Takes the ctl mutex.
+ * when the view holds no copy. how: as ttrace_copy_run(). Takes the ctl
+ * mutex.
  */
 uint32_t ttrace_snap_read(struct ttrace_snap_view *v, uint32_t cpu,
 			  struct trace_ring_cursor *cur, uint64_t *end,
 			  struct ttrace_entry *out, size_t max,
-			  struct trace_ring_run *run)
+			  struct trace_ring_run *run, enum ttrace_copy how)
 {
 	uint32_t kind = TRACE_RUN_NONE;
 	struct ttrace_snapset *s;
@@ -223,7 +224,7 @@ uint32_t ttrace_snap_read(struct ttrace_snap_view *v, uint32_t cpu,
 			trace_ring_cursor_start(r, cur);
 			*end = trace_ring_head(r);
 		}
-		kind = trace_ring_read(r, cur, *end, out, max, run);
+		kind = ttrace_copy_run(r, cur, *end, out, max, run, how);
 		if (kind == TRACE_RUN_BUSY) {	/* a copy: nothing completes it */
 			trace_ring_give_up(cur, run);
 			kind = TRACE_RUN_LOST;

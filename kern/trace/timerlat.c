@@ -179,7 +179,9 @@ static size_t gap_records(struct lat_cpu *lc, uint64_t from)
 
 	while (GAP_RECORDS - n > TTRACE_MAX_CONT &&
 	       (k = ttrace_ring_read(&ttrace_main, cpu, &cur, end, lc->gap + n,
-				     GAP_RECORDS - n, &run)) != TRACE_RUN_NONE &&
+				     GAP_RECORDS - n, &run,
+				     TTRACE_COPY_PLAIN)) !=
+	       TRACE_RUN_NONE &&
 	       k != TRACE_RUN_BUSY)
 		if (k == TRACE_RUN_RECORDS)
 			n += run.count;

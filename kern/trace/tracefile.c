@@ -26,8 +26,9 @@
 
 #include "internal.h"
 
-#define SCRATCH_ORDER	2	/* 16 KiB of entries, and of output */
-#define RUN_ENTRIES	250	/* a run's section fits the output */
+#define SCRATCH_ORDER	4	/* 64 KiB of entries, and of output */
+#define RUN_ENTRIES	1000	/* a run's section fits the output: fewer
+				   runs, less framing a record (the drain) */
 
 TTRACE_STATIC_ASSERT(RUN_ENTRIES * sizeof(struct ttrace_entry) <=
 		     (size_t)PGSIZE << SCRATCH_ORDER, "a run fits the scratch");
@@ -52,6 +53,7 @@ struct ttrace_tracefile {
 	struct ttrace_snap_view view;	/* SNAP: the copy read */
 	uint32_t src;			/* SNAP: whose (ttrace_snap_src) */
 	bool started;
+	enum ttrace_copy copy;		/* how runs are read: the step's */
 	struct ttrace_version v;
 	struct ttrace_file_tsc tsc[CONFIG_MAX_NUM_CPUS];
 	struct ttrace_image_pipe pipe;
@@ -73,7 +75,7 @@ static uint32_t tf_run(void *arg, uint32_t cpu, struct ttrace_entry *buf,
 		c->started = true;
 	}
 	k = ttrace_run_next(f->t, f->kind, &f->view, cpu, &c->cur, &c->end,
-			    &c->wait, buf, max, run);
+			    &c->wait, buf, max, run, f->copy);
 	if (k == TRACE_RUN_NONE)
 		return k;
 	if (c->range.first == c->range.end)	/* its first run */
@@ -141,6 +143,7 @@ struct ttrace_tracefile *ttrace_tracefile_new(enum ttrace_read_kind kind)
 	}
 	spinlock_init(&f->lock, "ttrace_tracefile");
 	f->kind = kind;
+	f->copy = TTRACE_COPY_CRC;
 	f->src = TTRACE_SNAP_PROBE;
 	return f;
 }
@@ -235,11 +238,12 @@ void ttrace_tracefile_end(struct ttrace_tracefile *f, size_t written)
  * file is complete, or w failed). Process context; nobody reads f.
  */
 int ttrace_tracefile_step(struct ttrace_tracefile *f,
-			  struct ttrace_file_writer *w, bool end)
+			  struct ttrace_file_writer *w, bool end, bool simd)
 {
 	int r;
 
 	spin_lock(&f->lock);
+	f->copy = simd ? TTRACE_COPY_CRC_SIMD : TTRACE_COPY_CRC;
 	if (!f->started)
 		tf_start(f, w);
 	if (end)

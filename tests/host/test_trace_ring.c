@@ -29,6 +29,7 @@
 
 #include <trace_ring.h>
 #include <ttrace_decode.h>
+#include <ttrace_file.h>
 
 #define TEST_ID 7
 #define TEST_CPU 1
@@ -1138,12 +1139,24 @@ struct reader {
 	uint64_t pre_clear;	/* records from before the clear point */
 	uint64_t false_loss;	/* OVERWRITTEN or RACED, not lapped */
 	uint64_t cleared_past;	/* CLEARED declared past the clear point */
+	uint64_t bad_crcs;	/* a run's CRC not its records' */
+	uint64_t steps;
 };
 
 static uint64_t reader_errors(const struct reader *rd)
 {
 	return rd->torn + rd->older + rd->newer + rd->dups + rd->bad_runs +
-	       rd->pre_clear + rd->false_loss;
+	       rd->pre_clear + rd->false_loss + rd->bad_crcs;
+}
+
+/* Whether this CPU has the crc32 instruction (SSE4.2). */
+static bool crc_hw_ok(void)
+{
+#if defined(__x86_64__)
+	return __builtin_cpu_supports("sse4.2");
+#else
+	return false;
+#endif
 }
 
 static uint64_t reader_lost(const struct reader *rd)
@@ -1190,8 +1203,17 @@ static uint32_t reader_step(struct reader *rd, size_t max)
 {
 	struct trace_ring_run run;
 	uint64_t start = __atomic_load_n(&rd->r->start, __ATOMIC_ACQUIRE);
-	uint32_t k = trace_ring_read(rd->r, &rd->cur, UINT64_MAX, out, max,
-				     &run);
+	uint64_t turn;
+	uint32_t k;
+
+	/* the file writer's read (its CRC right after each copy) by turns
+	 * by the tables, the crc32 instruction, and that with SSE copies */
+	turn = rd->steps++ % 3;
+	ttrace_crc32_set_hw(turn && crc_hw_ok());
+	k = trace_ring_read_crc(rd->r, &rd->cur, UINT64_MAX, out, max, &run,
+				turn == 2);
+	rd->bad_crcs += k == TRACE_RUN_RECORDS &&
+			run.crc != ttrace_crc32(0, out, run.count * sizeof(*out));
 
 	rd->bad_runs += k != run.kind;
 	rd->idle = k == TRACE_RUN_NONE || k == TRACE_RUN_BUSY ? rd->idle + 1 : 0;
@@ -1261,8 +1283,9 @@ static int reader_check(const struct reader *rd, const char *what,
 	if (reader_errors(rd) || bad_idx)
 		HT_FAIL("%s: %llu torn, %llu older lap, %llu newer lap, %llu "
 			"duplicates, %llu bad runs, %llu from before a clear, "
-			"%llu losses of slots not lapped; %llu writes not at "
-			"the head", what,
+			"%llu losses of slots not lapped, %llu runs whose CRC "
+			"is not their records'; %llu writes not at the head",
+			what,
 			(unsigned long long)rd->torn,
 			(unsigned long long)rd->older,
 			(unsigned long long)rd->newer,
@@ -1270,6 +1293,7 @@ static int reader_check(const struct reader *rd, const char *what,
 			(unsigned long long)rd->bad_runs,
 			(unsigned long long)rd->pre_clear,
 			(unsigned long long)rd->false_loss,
+			(unsigned long long)rd->bad_crcs,
 			(unsigned long long)bad_idx);
 	return 0;
 }

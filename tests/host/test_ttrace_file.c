@@ -1,6 +1,6 @@
 /*
  * Host tests of the trace file (kern/trace/lib/file.c) and its loader
- * (tools/load/ttload.c), file format version 2: per-CPU RECORDS and LOSS
+ * (tools/load/ttload.c), file format version 3: per-CPU RECORDS and LOSS
  * sections, each a struct ttrace_file_run and (RECORDS) its entries.
  *
  * The sample trace is made the way the kernel and `ttrace stream` make one:
@@ -773,8 +773,8 @@ static int test_crc32(void)
 {
 	const char *s = "123456789";
 
-	HT_CHECK(ttrace_crc32(0, s, 9) == 0xcbf43926);	/* the check value */
-	HT_CHECK(ttrace_crc32(ttrace_crc32(0, s, 4), s + 4, 5) == 0xcbf43926);
+	HT_CHECK(ttrace_crc32(0, s, 9) == 0xe3069283);	/* the check value */
+	HT_CHECK(ttrace_crc32(ttrace_crc32(0, s, 4), s + 4, 5) == 0xe3069283);
 	HT_CHECK(ttrace_crc32(0, "", 0) == 0);
 	for (uint32_t i = 0, a = 0, b = 0; i < 1000; i++) {
 		uint8_t buf[1000];	/* sixteen at a time = one at a time */
@@ -789,9 +789,10 @@ static int test_crc32(void)
 	return 0;
 }
 
-/* The PCLMUL folding (tools/load/ttcrc32.c) gives the tables' CRC for every
- * length and alignment, chained or not; without PCLMUL it is the tables. */
-static int test_crc32_fold(void)
+/* The crc32 instruction (tools/load/ttcrc32.c), one stream or three,
+ * gives the tables' CRC for every length and alignment, chained or not;
+ * without SSE4.2 it is the tables. */
+static int test_crc32_hw(void)
 {
 	static uint8_t buf[20000];
 	static uint32_t want[64][4];
@@ -801,14 +802,14 @@ static int test_crc32_fold(void)
 		seed = seed * 1103515245 + 12345;
 		buf[i] = (uint8_t)(seed >> 16);
 	}
-	ttrace_crc32_set_fold(NULL);
+	ttrace_crc32_set_hw(false);
 	for (uint32_t l = 0; l < 64; l++)
 		for (uint32_t o = 0; o < 4; o++)
 			want[l][o] = ttrace_crc32(l * 0x9e3779b9u, buf + o * 5,
 						  l * l * 4 + l);
 	if (!ttcrc32_install())
 		return 0;
-	HT_CHECK(ttrace_crc32(0, "123456789", 9) == 0xcbf43926);
+	HT_CHECK(ttrace_crc32(0, "123456789", 9) == 0xe3069283);
 	for (uint32_t l = 0; l < 64; l++)
 		for (uint32_t o = 0; o < 4; o++)
 			HT_CHECK(ttrace_crc32(l * 0x9e3779b9u, buf + o * 5,
@@ -818,43 +819,46 @@ static int test_crc32_fold(void)
 	return 0;
 }
 
-/* CRC-32 a bit at a time: the definition, for the tests below. */
+/* CRC-32C a bit at a time: the definition, for the tests below. */
 static uint32_t crc32_bitwise(uint32_t crc, const uint8_t *p, size_t len)
 {
 	crc = ~crc;
 	while (len--) {
 		crc ^= *p++;
 		for (int k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1)));
+			crc = (crc >> 1) ^ (0x82f63b78u & (0u - (crc & 1)));
 	}
 	return ~crc;
 }
 
-/* ttrace_crc32 (tables, then folding if the host has it) is the bitwise
- * CRC on random bytes for every length 0..300 at every alignment 0..15,
- * from random starting CRCs. */
+/* ttrace_crc32 (tables, then the instruction if the host has it) is the
+ * bitwise CRC on random bytes for every length 0..300 at every alignment
+ * 0..15, from random starting CRCs, and on lengths around the three
+ * streams' block (3 x 2048). */
 static int test_crc32_bitwise(void)
 {
-	static uint8_t buf[300 + 16];
+	static uint8_t buf[13000 + 16];
+	static const size_t longs[] = { 6143, 6144, 6145, 6151, 12288, 12999 };
 	uint32_t seed = 7;
 
-	for (int fold = 0; fold < 2; fold++) {
-		if (fold && !ttcrc32_install())
+	for (int hw = 0; hw < 2; hw++) {
+		if (hw && !ttcrc32_install())
 			break;
-		for (size_t len = 0; len <= 300; len++)
+		for (size_t len = 0; len <= 300 + ARRAY_SIZE(longs); len++)
 			for (size_t al = 0; al < 16; al++) {
+				size_t n = len <= 300 ? len : longs[len - 301];
 				uint32_t c0;
 
-				for (size_t i = 0; i < sizeof(buf); i++) {
+				for (size_t i = 0; i < n + 16; i++) {
 					seed = seed * 1103515245 + 12345;
 					buf[i] = (uint8_t)(seed >> 16);
 				}
 				c0 = seed;
-				HT_CHECK(ttrace_crc32(c0, buf + al, len) ==
-					 crc32_bitwise(c0, buf + al, len));
+				HT_CHECK(ttrace_crc32(c0, buf + al, n) ==
+					 crc32_bitwise(c0, buf + al, n));
 			}
 	}
-	ttrace_crc32_set_fold(NULL);
+	ttrace_crc32_set_hw(false);
 	return 0;
 }
 
@@ -987,15 +991,23 @@ static int test_layout(void)
 		 offsetof(struct ttrace_file_run, type) == 16 &&
 		 offsetof(struct ttrace_file_run, reason) == 20 &&
 		 offsetof(struct ttrace_file_run, reserved) == 24);
-	HT_CHECK(TTRACE_FILE_VERSION == 2);
+	HT_CHECK(TTRACE_FILE_VERSION == 3);
 	HT_CHECK(!strcmp(ttrace_file_sec_name(TTRACE_FILE_SEC_RECORDS),
 			 "RECORDS") &&
 		 !strcmp(ttrace_file_sec_name(TTRACE_FILE_SEC_LOSS), "LOSS") &&
 		 !strcmp(ttrace_file_sec_name(4), "RING") &&
 		 !strcmp(ttrace_file_sec_name(77), "UNKNOWN"));
 	HT_CHECK(good_file() == 0);
-	HT_CHECK(!memcmp(good.p, "\x89TTR\r\n\x1a\n\x04\x03\x02\x01\x02\x00",
+	HT_CHECK(!memcmp(good.p, "\x89TTR\r\n\x1a\n\x04\x03\x02\x01\x03\x00",
 			 14));
+	{	/* a version 2 file (CRC-32) is named as such at offset 12 */
+		uint8_t old[TTRACE_FILE_HDR_SIZE];
+
+		memcpy(old, good.p, sizeof(old));
+		old[12] = 2;
+		HT_CHECK(ttrace_file_open(&r, old, sizeof(old), &e) == -1 &&
+			 e.offset == 12 && strstr(e.msg, "version 2 (CRC-32)"));
+	}
 	HT_CHECK(ttrace_file_open(&r, good.p, good.len, &e) == 0);
 	while ((rc = ttrace_file_next(&r, &s, &e)) > 0) {
 		HT_CHECK(s.payload_offset % TTRACE_FILE_ALIGN == 0);
@@ -2861,7 +2873,7 @@ static int test_resolve_memo(void)
 
 static const struct ht_test tests[] = {
 	{ test_crc32, "ttrace_file_crc32" },
-	{ test_crc32_fold, "ttrace_file_crc32_fold" },
+	{ test_crc32_hw, "ttrace_file_crc32_hw" },
 	{ test_crc32_bitwise, "ttrace_file_crc32_bitwise" },
 	{ test_writer_combine_sizes, "ttrace_file_writer_combine_sizes" },
 	{ test_writer_misuse, "ttrace_file_writer_misuse" },

@@ -1,10 +1,9 @@
 /*
- * ttcrc32: CRC-32 (zlib's) folded with carry-less multiplication (x86-64
- * PCLMULQDQ) for the host tools, installed into kern/trace/lib's ttrace_crc32()
- * through ttrace_crc32_set_fold(): the loader checks every byte of a trace
- * file, and the tables (slicing-by-16) were 8% of `ttdecode text`.
+ * ttcrc32: the trace file's CRC-32C by x86-64's crc32 instruction (SSE4.2)
+ * for the host tools, turned on in kern/trace/lib's ttrace_crc32() through
+ * ttrace_crc32_set_hw(): the loader checks every byte of a trace file.
  *
- * Usage (idempotent, cheap; on a CPU or compiler without PCLMUL it leaves
+ * Usage (idempotent, cheap; on a CPU or compiler without SSE4.2 it leaves
  * the tables in charge):
  *	ttcrc32_install();
  *	crc = ttrace_crc32(0, buf, len);

@@ -190,7 +190,7 @@ static bool test_ttrace_patch_loop(void)
 	ttrace_patch_counts(&sites, &live);
 	fgraph_counts(&fsites, &live);
 	printk("ttrace_patch_loop: %d rounds of %lu tracepoint and %lu function "
-	       "sites in %lu ms; text crc32 0x%08x over 0x%lx bytes at 0x%lx\n",
+	       "sites in %lu ms; text crc32c 0x%08x over 0x%lx bytes at 0x%lx\n",
 	       PATCH_ROUNDS, sites, fsites,
 	       tsc_to_ns(arch_read_tsc() - start) / 1000000, crc,
 	       (uint64_t)(__text_end - __text_start), (uint64_t)__text_start);

@@ -18,36 +18,49 @@
 
 #include <compiler.h>
 #include <ttrace_file.h>
+#include "crc32c.h"
 
 /*
- * CRC-32 (reflected 0xEDB88320). Long buffers go sixteen bytes at a time
- * through sixteen 256-entry tables (slicing-by-16, about twenty times
- * faster than a nibble at a time); the tables (16 KiB) are built once, by the
- * first caller that wins the state word, and until they are ready (and on
- * big-endian hosts) every caller uses the 64-byte nibble table. A host
- * program may hand in a faster routine for the long middle part of a
- * buffer (ttrace_crc32_set_fold): on x86-64 the PCLMUL folding below, which
- * the host tools (tools/load/ttcrc32.c) and the kernel
- * (arch/x86_64/src/crc32.c) install when the CPU has it; the tables stay
- * the fallback and the reference.
+ * CRC-32C (Castagnoli: reflected polynomial 0x82F63B78; iSCSI, ext4,
+ * btrfs). Why not zlib's CRC-32: x86-64 computes CRC-32C with one
+ * instruction per 8 bytes (SSE4.2's crc32) in general registers, so the
+ * kernel runs it anywhere without SSE state, and the drain computes a
+ * run's CRC in the pass that copies it out of the ring (ring.c,
+ * crc32c.h): docs/trace-file.md "CRC-32C".
+ *
+ * Three ways to a state, the fastest this CPU has (ttrace_crc32_mode()):
+ * the instruction (a program that finds SSE4.2 says so with
+ * ttrace_crc32_set_hw(): tools/load/ttcrc32.c, arch/x86_64/src/crc32.c),
+ * with three independent streams over long buffers (the instruction's
+ * latency is three times its throughput) joined by a multiplication
+ * table; sixteen 256-entry tables (slicing-by-16, 16 KiB) built once by
+ * the first caller that wins the state word; and until they are ready
+ * (and on big-endian hosts) a nibble at a time. The tables are the
+ * reference the host test checks the instruction against.
  */
-#define CRC_POLY	0xedb88320u
+#define CRC_POLY	0x82f63b78u
 #define CRC_COMBINE_MIN	16384	/* payload bytes worth a combine (reader) */
 #define CRC_WRITER_COMBINE_MIN 2048	/* ... for the writer, which would
 					   otherwise pass over them twice */
+#define CRC_LANE	2048	/* bytes of each of the three streams */
 
 static const uint32_t crc_nibble[16] = {
-	0x00000000, 0x1db71064, 0x3b6e20c8, 0x26d930ac,
-	0x76dc4190, 0x6b6b51f4, 0x4db26158, 0x5005713c,
-	0xedb88320, 0xf00f9344, 0xd6d6a3e8, 0xcb61b38c,
-	0x9b64c2b0, 0x86d3d2d4, 0xa00ae278, 0xbdbdf21c,
+	0x00000000, 0x105ec76f, 0x20bd8ede, 0x30e349b1,
+	0x417b1dbc, 0x5125dad3, 0x61c69362, 0x7198540d,
+	0x82f63b78, 0x92a8fc17, 0xa24bb5a6, 0xb21572c9,
+	0xc38d26c4, 0xd3d3e1ab, 0xe330a81a, 0xf36e6f75,
 };
 
 enum { CRC_TABLES_NONE, CRC_TABLES_BUILDING, CRC_TABLES_READY };
-#define CRC_SLICES	16
-static uint32_t crc_slice[CRC_SLICES][256];
+uint32_t ttrace_crc_slice[TTRACE_CRC_SLICES][256];
+/* crc_lane[k][b]: byte b at position k of a state, carried over CRC_LANE
+ * zero bytes (the state times x^(8 CRC_LANE), a byte at a time) */
+static uint32_t crc_lane[4][256];
 static int crc_tables_state;
-static ttrace_crc32_fold_fn crc_fold;
+static bool crc_hw;
+
+static uint32_t crc_multmodp(uint32_t a, uint32_t b);
+static uint32_t crc_shift_op(uint64_t len);
 
 static uint32_t crc_nibbles(uint32_t crc, const uint8_t *p, uint64_t len)
 {
@@ -59,7 +72,25 @@ static uint32_t crc_nibbles(uint32_t crc, const uint8_t *p, uint64_t len)
 	return crc;
 }
 
-/* Builds crc_slice if nobody has; returns whether it is ready. */
+/* Fills crc_lane: each entry is linear in its byte, so eight products
+ * per position and xors for the rest. */
+static void crc_lane_build(void)
+{
+	uint32_t op = crc_shift_op(CRC_LANE);
+
+	for (int k = 0; k < 4; k++) {
+		crc_lane[k][0] = 0;
+		for (uint32_t i = 1; i < 256; i++) {
+			uint32_t low = i & (0u - i);
+
+			crc_lane[k][i] = i == low ?
+				crc_multmodp(op, i << (8 * k)) :
+				crc_lane[k][low] ^ crc_lane[k][i ^ low];
+		}
+	}
+}
+
+/* Builds the tables if nobody has; returns whether they are ready. */
 static bool crc_tables(void)
 {
 	int none = CRC_TABLES_NONE;
@@ -76,28 +107,50 @@ static bool crc_tables(void)
 
 		for (int k = 0; k < 8; k++)
 			c = (c >> 1) ^ (CRC_POLY & (0u - (c & 1)));
-		crc_slice[0][i] = c;
+		ttrace_crc_slice[0][i] = c;
 	}
 	for (uint32_t i = 0; i < 256; i++)
-		for (int k = 1; k < CRC_SLICES; k++)
-			crc_slice[k][i] = (crc_slice[k - 1][i] >> 8) ^
-					  crc_slice[0][crc_slice[k - 1][i] & 0xff];
+		for (int k = 1; k < TTRACE_CRC_SLICES; k++)
+			ttrace_crc_slice[k][i] =
+				(ttrace_crc_slice[k - 1][i] >> 8) ^
+				ttrace_crc_slice[0][ttrace_crc_slice[k - 1][i] &
+						    0xff];
+	crc_lane_build();
 	__atomic_store_n(&crc_tables_state, CRC_TABLES_READY, __ATOMIC_RELEASE);
 	return true;
 }
 
-/* Sixteen bytes a turn as two little-endian words (__builtin_memcpy: the
- * freestanding kernel would otherwise call memcpy for each). */
+/* See crc32c.h. */
+int ttrace_crc32_mode(void)
+{
+	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__ || !crc_tables())
+		return TTRACE_CRC_NIBBLES;
+	return __atomic_load_n(&crc_hw, __ATOMIC_RELAXED) ? TTRACE_CRC_HW :
+							    TTRACE_CRC_TABLES;
+}
+
+/* See ttrace_file.h: the instruction may be used (a CPU with SSE4.2). */
+void ttrace_crc32_set_hw(bool on)
+{
+	__atomic_store_n(&crc_hw, on, __ATOMIC_RELAXED);
+}
+
+static uint64_t crc_load64(const uint8_t *p)
+{
+	uint64_t w;
+
+	__builtin_memcpy(&w, p, sizeof(w));	/* no call: -ffreestanding */
+	return w;
+}
+
+/* Sixteen bytes a turn through the tables (built; little-endian). */
 static uint32_t crc_slices(uint32_t crc, const uint8_t *p, uint64_t len)
 {
-	const uint32_t (*t)[256] = crc_slice;
+	const uint32_t (*t)[256] = ttrace_crc_slice;
 
 	for (; len >= 16; p += 16, len -= 16) {
-		uint64_t a, b;
+		uint64_t a = crc_load64(p) ^ crc, b = crc_load64(p + 8);
 
-		__builtin_memcpy(&a, p, sizeof(a));
-		__builtin_memcpy(&b, p + 8, sizeof(b));
-		a ^= crc;
 		crc = t[15][a & 0xff] ^ t[14][(a >> 8) & 0xff] ^
 		      t[13][(a >> 16) & 0xff] ^ t[12][(a >> 24) & 0xff] ^
 		      t[11][(a >> 32) & 0xff] ^ t[10][(a >> 40) & 0xff] ^
@@ -112,114 +165,52 @@ static uint32_t crc_slices(uint32_t crc, const uint8_t *p, uint64_t len)
 	return crc;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-/*
- * CRC-32 by folding with carry-less multiplication (PCLMULQDQ): Intel's
- * "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ
- * Instruction" (Gopal et al., 2009), bit-reflected, with the constants its
- * appendix gives for 0x04C11DB7 (as Linux's crc32-pclmul and zlib's
- * crc32_simd use them): four 128-bit lanes folded 64 bytes at a time, then
- * into one, then a lane at a time, the last 128 bits reduced to 32
- * (Barrett). Compiler builtins and vector types only, no header, so the
- * freestanding kernel builds it too; who may run it (a CPU with PCLMUL
- * and SSE4.1, SSE usable: tools/load/ttcrc32.c, arch/x86_64/src/crc32.c)
- * installs it with ttrace_crc32_set_fold().
- */
-typedef long long crc_v2di __attribute__((vector_size(16)));
-typedef int crc_v4si __attribute__((vector_size(16)));
-#define FOLD_TARGET	__attribute__((target("pclmul,sse4.1")))
-#define clmul(a, b, imm) __builtin_ia32_pclmulqdq128((a), (b), (imm))
-
-/* x^(k) mod P constants, bit-reflected (the paper's k1..k5, mu and P'). */
-static const uint64_t fold_k1k2[2] = { 0x0154442bd4, 0x01c6e41596 }; /* 512 */
-static const uint64_t fold_k3k4[2] = { 0x01751997d0, 0x00ccaa009e }; /* 128 */
-static const uint64_t fold_k5 = 0x0163cd6124;			     /* 64 */
-static const uint64_t fold_poly[2] = { 0x01db710641, 0x01f7011641 }; /* P', u */
-
-FOLD_TARGET static inline crc_v2di load16(const void *p)
+/* The state crc carried over CRC_LANE zero bytes (tables built). */
+static uint32_t crc_lane_shift(uint32_t crc)
 {
-	crc_v2di v;
-
-	__builtin_memcpy(&v, p, sizeof(v));
-	return v;
+	return crc_lane[0][crc & 0xff] ^ crc_lane[1][(crc >> 8) & 0xff] ^
+	       crc_lane[2][(crc >> 16) & 0xff] ^ crc_lane[3][crc >> 24];
 }
 
-/* x folded over 128 bits with the constants k, plus the next block y. */
-FOLD_TARGET static inline crc_v2di fold16(crc_v2di x, crc_v2di k, crc_v2di y)
+/* By the instruction (crc_hw; tables built): three streams of CRC_LANE
+ * bytes at a time while they last, then one. */
+static uint32_t crc_hw_run(uint32_t crc, const uint8_t *p, uint64_t len)
 {
-	return clmul(x, k, 0x00) ^ clmul(x, k, 0x11) ^ y;
-}
+	for (; len >= 3 * CRC_LANE; p += 3 * CRC_LANE, len -= 3 * CRC_LANE) {
+		uint32_t b = 0, c = 0;
 
-/* The 128 bits of x reduced to the 32-bit CRC state (fold to 64 bits,
- * then Barrett). */
-FOLD_TARGET static inline uint32_t reduce128(crc_v2di x)
-{
-	crc_v2di low32 = (crc_v2di)(crc_v4si){ -1, 0, -1, 0 };
-	crc_v2di k = load16(fold_k3k4), t;
-	crc_v4si w;
-
-	t = clmul(x, k, 0x10);
-	x = (crc_v2di){ x[1], 0 } ^ t;			/* x >> 64, + t */
-	w = (crc_v4si)x;
-	t = (crc_v2di)(crc_v4si){ w[1], w[2], w[3], 0 };	/* x >> 32 */
-	x = clmul(x & low32, ((crc_v2di){ (long long)fold_k5, 0 }), 0x00) ^ t;
-	k = load16(fold_poly);
-	t = clmul(x & low32, k, 0x10);
-	t = clmul(t & low32, k, 0x00);
-	return (uint32_t)((crc_v4si)(x ^ t))[1];
-}
-
-/* See ttrace_file.h: len a multiple of 16, at least 64. */
-FOLD_TARGET uint32_t ttrace_crc32_fold_pclmul(uint32_t state,
-					      const uint8_t *p, uint64_t len)
-{
-	crc_v2di x1 = load16(p), x2 = load16(p + 16);
-	crc_v2di x3 = load16(p + 32), x4 = load16(p + 48);
-	crc_v2di k = load16(fold_k1k2);
-
-	x1 ^= (crc_v2di)(crc_v4si){ (int)state, 0, 0, 0 };
-	for (p += 64, len -= 64; len >= 64; p += 64, len -= 64) {
-		x1 = fold16(x1, k, load16(p));
-		x2 = fold16(x2, k, load16(p + 16));
-		x3 = fold16(x3, k, load16(p + 32));
-		x4 = fold16(x4, k, load16(p + 48));
+		for (const uint8_t *q = p; q < p + CRC_LANE; q += 8) {
+			crc = ttrace_crc32c_u64(crc, crc_load64(q), true);
+			b = ttrace_crc32c_u64(b, crc_load64(q + CRC_LANE), true);
+			c = ttrace_crc32c_u64(c, crc_load64(q + 2 * CRC_LANE),
+					      true);
+		}
+		crc = crc_lane_shift(crc_lane_shift(crc) ^ b) ^ c;
 	}
-	k = load16(fold_k3k4);
-	x1 = fold16(x1, k, x2);
-	x1 = fold16(x1, k, x3);
-	x1 = fold16(x1, k, x4);
-	for (; len >= 16; p += 16, len -= 16)
-		x1 = fold16(x1, k, load16(p));
-	return reduce128(x1);
+	for (; len >= 8; p += 8, len -= 8)
+		crc = ttrace_crc32c_u64(crc, crc_load64(p), true);
+	while (len--)
+		crc = (crc >> 8) ^ ttrace_crc_slice[0][(crc ^ *p++) & 0xff];
+	return crc;
 }
-#endif
 
-/* See ttrace_file.h: zlib-compatible, chainable. */
+/* See ttrace_file.h: chainable, start with 0. */
 uint32_t ttrace_crc32(uint32_t crc, const void *buf, uint64_t len)
 {
-	bool little = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
-	ttrace_crc32_fold_fn fold = __atomic_load_n(&crc_fold,
-						    __ATOMIC_RELAXED);
 	const uint8_t *p = buf;
 
-	if (fold && len >= TTRACE_CRC32_FOLD_MIN) {
-		uint64_t n = len & ~(uint64_t)15;
-
-		crc = ~fold(~crc, p, n);
-		p += n;
-		len -= n;
-	}
-	if (little && (len >= 64 || __atomic_load_n(&crc_tables_state,
-				__ATOMIC_ACQUIRE) == CRC_TABLES_READY) &&
-	    crc_tables())	/* short buffers: only if they are built */
+	/* short buffers: the tables only if built already */
+	if (len < 64 && __atomic_load_n(&crc_tables_state, __ATOMIC_ACQUIRE) !=
+			CRC_TABLES_READY)
+		return ~crc_nibbles(~crc, p, len);
+	switch (ttrace_crc32_mode()) {
+	case TTRACE_CRC_HW:
+		return ~crc_hw_run(~crc, p, len);
+	case TTRACE_CRC_TABLES:
 		return ~crc_slices(~crc, p, len);
-	return ~crc_nibbles(~crc, p, len);
-}
-
-/* See ttrace_file.h: fold (NULL: none) takes over long buffers. */
-void ttrace_crc32_set_fold(ttrace_crc32_fold_fn fold)
-{
-	__atomic_store_n(&crc_fold, fold, __ATOMIC_RELAXED);
+	default:
+		return ~crc_nibbles(~crc, p, len);
+	}
 }
 
 /* a * b modulo the CRC polynomial (reflected bit order). */
@@ -237,16 +228,17 @@ static uint32_t crc_multmodp(uint32_t a, uint32_t b)
 	return p;
 }
 
-/* x^(2^k) modulo the CRC polynomial, k = 0..31; x^(2^32) is x again
- * (zlib's x2n_table). */
-static const uint32_t crc_x2n[32] = {
+/* x^(2^k) modulo the CRC polynomial, k = 0..30 (zlib's x2n_table, for
+ * 0x82F63B78, whose x has order 2^31 - 1: x^(2^31) is x again). */
+#define CRC_X2N_PERIOD	31
+static const uint32_t crc_x2n[CRC_X2N_PERIOD] = {
 	0x40000000, 0x20000000, 0x08000000, 0x00800000, 0x00008000,
-	0xedb88320, 0xb1e6b092, 0xa06a2517, 0xed627dae, 0x88d14467,
-	0xd7bbfe6a, 0xec447f11, 0x8e7ea170, 0x6427800e, 0x4d47bae0,
-	0x09fe548f, 0x83852d0f, 0x30362f1a, 0x7b5a9cc3, 0x31fec169,
-	0x9fec022a, 0x6c8dedc4, 0x15d6874d, 0x5fde7a4e, 0xbad90e37,
-	0x2e4e5eef, 0x4eaba214, 0xa8a472c0, 0x429a969e, 0x148d302a,
-	0xc40ba6d0, 0xc4e22c3c,
+	0x82f63b78, 0x6ea2d55c, 0x18b8ea18, 0x510ac59a, 0xb82be955,
+	0xb8fdb1e7, 0x88e56f72, 0x74c360a4, 0xe4172b16, 0x0d65762a,
+	0x35d73a62, 0x28461564, 0xbf455269, 0xe2ea32dc, 0xfe7740e6,
+	0xf946610b, 0x3c204f8f, 0x538586e3, 0x59726915, 0x734d5309,
+	0xbc1ac763, 0x7d0722cc, 0xd289cabe, 0xe94ca9bc, 0x05b74f3f,
+	0xa51e1f42,
 };
 
 /* x^(8 len) modulo the polynomial: what carries a CRC over len bytes
@@ -257,7 +249,7 @@ static uint32_t crc_shift_op(uint64_t len)
 
 	for (unsigned k = 3; len; len >>= 1, k++)
 		if (len & 1)
-			p = crc_multmodp(crc_x2n[k & 31], p);
+			p = crc_multmodp(crc_x2n[k % CRC_X2N_PERIOD], p);
 	return p;
 }
 
@@ -387,6 +379,30 @@ int ttrace_file_section_data(struct ttrace_file_writer *w, const void *buf,
 	return emit(w, buf, len);
 }
 
+/*
+ * ttrace_file_section_data() of bytes whose CRC-32C the caller computed
+ * as it made them (crc == ttrace_crc32(0, buf, len): a run read by
+ * trace_ring_read_crc()): in a long section they are not read again,
+ * their CRC is combined into the section's (the file's takes the
+ * section's at its end); short ones are read (cheaper than a combine).
+ */
+int ttrace_file_section_data_crc(struct ttrace_file_writer *w,
+				 const void *buf, uint64_t len, uint32_t crc)
+{
+	if (!w->sec_combine || len < CRC_WRITER_COMBINE_MIN)
+		return ttrace_file_section_data(w, buf, len);
+	if (w->error || !w->sec_type || len > w->sec_left)
+		return misuse(w);
+	if (w->data_len != len) {	/* runs repeat sizes */
+		w->data_len = len;
+		w->data_op = crc_shift_op(len);
+	}
+	w->sec_left -= len;
+	w->sec_bytes += len;
+	w->sec_crc = crc32_combine_op(w->sec_crc, crc, w->data_op);
+	return emit(w, buf, len);
+}
+
 /* Closes the open section once all its payload is written: CRC, padding. */
 int ttrace_file_section_end(struct ttrace_file_writer *w)
 {
@@ -495,6 +511,12 @@ static int header_check(const struct ttrace_file_header *h,
 	if (h->bom != TTRACE_FILE_BOM)
 		return ttrace_file_set_error(err, 8, "bad byte-order mark "
 					     "%#x", h->bom), -1;
+	/* the version before the CRC: version 2 files are CRC-32 */
+	if (h->version == 2)
+		return ttrace_file_set_error(err, 12, "file format version 2 "
+					     "(CRC-32): this reader reads "
+					     "version %u (CRC-32C)",
+					     TTRACE_FILE_VERSION), -1;
 	if (h->crc != crc)
 		return ttrace_file_set_error(err, 0, "file header CRC mismatch "
 					     "(stored %#x, computed %#x)",

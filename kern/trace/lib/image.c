@@ -30,7 +30,8 @@ static size_t chunk_bytes(const struct ttrace_image_gen *g)
 	return g->max * sizeof(struct ttrace_entry);
 }
 
-/* A run as a RECORDS (its count entries in buf) or LOSS section. */
+/* A run as a RECORDS (its count entries in buf, their CRC-32C run->crc:
+ * trace_ring_read_crc()) or LOSS section. */
 static void write_run(struct ttrace_file_writer *w, uint32_t cpu, uint32_t k,
 		      const struct trace_ring_run *run,
 		      const struct ttrace_entry *buf)
@@ -42,7 +43,7 @@ static void write_run(struct ttrace_file_writer *w, uint32_t cpu, uint32_t k,
 			     run->count, run->reason);
 	ttrace_file_section_begin(w, hdr.type, cpu, sizeof(hdr) + bytes);
 	ttrace_file_section_data(w, &hdr, sizeof(hdr));
-	ttrace_file_section_data(w, buf, bytes);
+	ttrace_file_section_data_crc(w, buf, bytes, run->crc);
 	ttrace_file_section_end(w);
 }
 
@@ -314,7 +315,7 @@ static uint32_t ring_next(struct mem_src *m, const struct trace_ring *r,
 		trace_ring_cursor_start(r, &m->cur);
 		m->end = trace_ring_head(r);
 	}
-	k = trace_ring_read(r, &m->cur, m->end, buf, max, run);
+	k = trace_ring_read_crc(r, &m->cur, m->end, buf, max, run, false);
 	if (k == TRACE_RUN_BUSY) {
 		trace_ring_give_up(&m->cur, run);
 		k = TRACE_RUN_LOST;

@@ -21,6 +21,9 @@
 #include <string.h>
 
 #include <trace_ring.h>
+#include <ttrace_file.h>
+
+#include "crc32c.h"
 
 TTRACE_STATIC_ASSERT(TTRACE_TS_INVALID & TTRACE_TS_CONT,
 		     "an invalid timestamp reads as a continuation's");
@@ -199,6 +202,37 @@ static __always_inline uint64_t ring_copy_slot(const struct ttrace_entry *slot,
 	return t1 == t2 ? t1 : TTRACE_TS_INVALID;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#define SIMD_TARGET	__attribute__((target("sse2")))
+typedef long long ring_v2di __attribute__((vector_size(16)));
+
+/* ring_copy_slot() sixteen bytes a load and a store (SSE2: the caller
+ * has SSE usable, trace_ring_read_crc()'s simd). The timestamp checks are
+ * ring_copy_slot()'s; the copy's own is stored (the same when they
+ * agree: a slot's next timestamp is another). */
+SIMD_TARGET static inline uint64_t ring_copy_slot_simd(
+	const struct ttrace_entry *slot, struct ttrace_entry *out)
+{
+	const volatile ring_v2di *src = (const volatile void *)slot;
+	ring_v2di *dst = (void *)out, a, b, c, d;
+	uint64_t t1, t2;
+
+	t1 = __atomic_load_n(&slot->timestamp, __ATOMIC_RELAXED);
+	rmb();
+	a = src[0];
+	b = src[1];
+	c = src[2];
+	d = src[3];
+	rmb();
+	t2 = __atomic_load_n(&slot->timestamp, __ATOMIC_RELAXED);
+	dst[0] = a;
+	dst[1] = b;
+	dst[2] = c;
+	dst[3] = d;
+	return t1 == t2 ? t1 : TTRACE_TS_INVALID;
+}
+#endif
+
 /*
  * Copies the event whose first entry is at idx into out[0..1+ncont), the
  * ring's entries and mask given (read once a run). Returns its slot count,
@@ -283,26 +317,140 @@ static uint32_t ring_slot_gone(const struct trace_ring *r,
 	return 0;
 }
 
+/* ring_copy_event() out of line, for the events ring_copy_run()'s loop
+ * does not take itself: the loop keeps its registers. */
+static __attribute__((noinline)) int
+ring_copy_event_slow(const struct ttrace_entry *ents, uint64_t mask,
+		     uint64_t idx, struct ttrace_entry *out)
+{
+	return ring_copy_event(ents, mask, idx, out);
+}
+
+/* crc carries state over n slots at p (a TTRACE_CRC_* mode, crc32c.h;
+ * 0: none), the state in a whole register (ttrace_crc32c_mem()). */
+static __always_inline uint64_t slots_crc(uint64_t state,
+					  const struct ttrace_entry *p,
+					  uint64_t n, int crc)
+{
+	const uint64_t *w = (const uint64_t *)(const void *)p;
+
+	if (!crc)
+		return state;
+	for (uint64_t k = 0; k < n; k++, w += 8) {
+#if defined(__x86_64__) && defined(__GNUC__)
+		if (crc == TTRACE_CRC_HW) {	/* a slot: one asm, no moves */
+			__asm__("crc32q (%1), %0\n\tcrc32q 8(%1), %0\n\t"
+				"crc32q 16(%1), %0\n\tcrc32q 24(%1), %0\n\t"
+				"crc32q 32(%1), %0\n\tcrc32q 40(%1), %0\n\t"
+				"crc32q 48(%1), %0\n\tcrc32q 56(%1), %0"
+				: "+r"(state)
+				: "r"(w), "m"(*(const uint64_t(*)[8])w));
+			continue;
+		}
+#endif
+#pragma GCC unroll 8
+		for (int i = 0; i < 8; i++)
+			state = ttrace_crc32c_mem(state, &w[i], false);
+	}
+	return state;
+}
+
+/* slots_crc() out of line, for ring_copy_event_slow()'s events: the
+ * loop's one crc32 asm keeps the state in one register. */
+static __attribute__((noinline)) uint64_t
+slots_crc_slow(uint64_t state, const struct ttrace_entry *p, uint64_t n,
+	       int crc)
+{
+	switch (crc) {
+	case TTRACE_CRC_HW:
+		return slots_crc(state, p, n, TTRACE_CRC_HW);
+	case TTRACE_CRC_TABLES:
+		return slots_crc(state, p, n, TTRACE_CRC_TABLES);
+	default:
+		return state;
+	}
+}
+
 /*
  * Copies whole events from index from while they are intact, below end
- * and fit in max slots. Returns the slots copied.
+ * and fit in max slots, and with crc carries *state over what it copied:
+ * each event once its copy is checked, from the copy (in the cache: the
+ * drain reads a record from the ring once). Returns the slots copied.
+ * The usual event (one slot, intact, of its index's seq) is taken in the
+ * loop; any other is copied again by ring_copy_event_slow().
  */
-static size_t ring_copy_run(const struct trace_ring *r, uint64_t from,
-			    uint64_t end, struct ttrace_entry *out, size_t max)
+static __always_inline size_t copy_run(const struct trace_ring *r,
+				       uint64_t from, uint64_t end,
+				       struct ttrace_entry *out, size_t max,
+				       int crc, bool simd, uint32_t *state)
 {
 	const struct ttrace_entry *ents = r->entries;
-	uint64_t mask = r->mask, left = end - from;
-	size_t n = 0, lim = MIN(left, max - TTRACE_MAX_CONT);	/* max > it */
+	uint64_t usual = TTRACE_TYPE_SEQ_MASK |
+			 0xfull << TTRACE_TYPE_NCONT_SHIFT;
+	uint64_t mask = r->mask, idx = from;
+	uint64_t lim = from + MIN(end - from, max - TTRACE_MAX_CONT);
+	struct ttrace_entry *o = out;
+	uint64_t s = *state;	/* a whole register: ttrace_crc32c_mem() */
 
-	while (n < lim) {
-		int got = ring_copy_event(ents, mask, from + n, out + n);
+	__asm__("" : "+r"(usual));	/* in a register, not in the loop */
+	while (idx < lim) {	/* max > TTRACE_MAX_CONT */
+		const struct ttrace_entry *slot = &ents[idx & mask];
+		int got;
+#if defined(__x86_64__) && defined(__GNUC__)
+		uint64_t ts = simd ? ring_copy_slot_simd(slot, o) :
+				     ring_copy_slot(slot, o);
+#else
+		uint64_t ts = ring_copy_slot(slot, o);
+#endif
 
-		if (got <= 0 || n + (uint64_t)got > left)
+		/* invalid or a continuation (TTRACE_TS_INVALID is odd); else
+		 * of this seq and one slot, in one test */
+		if (__builtin_expect(!ttrace_ts_is_cont(ts) &&
+				     !((o->type ^ idx << TTRACE_TYPE_SEQ_SHIFT) &
+				       usual), 1)) {
+			s = slots_crc(s, o, 1, crc);
+			idx++;
+			o++;
+			continue;
+		}
+		got = ring_copy_event_slow(ents, mask, idx, o);
+		if (got <= 0 || idx + (uint64_t)got > end)
 			break;
-		n += (size_t)got;
+		s = slots_crc_slow(s, o, (uint64_t)got, crc);
+		idx += (uint64_t)got;
+		o += got;
 	}
-	return n;
+	*state = (uint32_t)s;
+	return (size_t)(idx - from);
 }
+
+/* copy_run() out of line, for each crc: its loop has the registers to
+ * itself. */
+static __attribute__((noinline)) size_t
+ring_copy_run(const struct trace_ring *r, uint64_t from, uint64_t end,
+	      struct ttrace_entry *out, size_t max, int crc, uint32_t *state)
+{
+	switch (crc) {
+	case TTRACE_CRC_HW:
+		return copy_run(r, from, end, out, max, TTRACE_CRC_HW, false,
+				state);
+	case TTRACE_CRC_TABLES:
+		return copy_run(r, from, end, out, max, TTRACE_CRC_TABLES,
+				false, state);
+	default:
+		return copy_run(r, from, end, out, max, 0, false, state);
+	}
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* copy_run() by the instruction and sixteen-byte copies (SSE usable). */
+SIMD_TARGET static __attribute__((noinline)) size_t
+ring_copy_run_simd(const struct trace_ring *r, uint64_t from, uint64_t end,
+		   struct ttrace_entry *out, size_t max, uint32_t *state)
+{
+	return copy_run(r, from, end, out, max, TTRACE_CRC_HW, true, state);
+}
+#endif
 
 /*
  * Puts cur at r's oldest live slot, as if the records before it had been
@@ -347,13 +495,14 @@ void trace_ring_cursor_start(const struct trace_ring *r,
  * Successive calls cover every index exactly once, each as a record or a
  * declared loss. Lock-free; any CPU.
  */
-uint32_t trace_ring_read(const struct trace_ring *r,
-			 struct trace_ring_cursor *cur, uint64_t end,
-			 struct ttrace_entry *out, size_t max,
-			 struct trace_ring_run *run)
+static __always_inline uint32_t ring_read(const struct trace_ring *r,
+					  struct trace_ring_cursor *cur,
+					  uint64_t end, struct ttrace_entry *out,
+					  size_t max, struct trace_ring_run *run,
+					  int crc, bool simd)
 {
 	uint64_t start, lo, hi, head_after, n;
-	uint32_t gone;
+	uint32_t gone, state = ~0u;
 
 	ring_live(r, &start, &lo, &hi);
 	if (cur->next >= end)
@@ -365,7 +514,12 @@ uint32_t trace_ring_read(const struct trace_ring *r,
 	end = MIN(end, hi);
 	if (cur->next >= end)
 		return run_none(cur, run, TRACE_RUN_NONE);
-	n = ring_copy_run(r, cur->next, end, out, max);
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (simd)
+		n = ring_copy_run_simd(r, cur->next, end, out, max, &state);
+	else
+#endif
+		n = ring_copy_run(r, cur->next, end, out, max, crc, &state);
 	if (!n) {
 		gone = ring_slot_gone(r, cur, cur->next);
 		if (gone)
@@ -381,9 +535,51 @@ uint32_t trace_ring_read(const struct trace_ring *r,
 	run->reason = 0;
 	run->first = cur->next;
 	run->count = n;
+	run->crc = ~state;
 	cur->next += n;
 	cur->after_loss = 0;
 	return TRACE_RUN_RECORDS;
+}
+
+uint32_t trace_ring_read(const struct trace_ring *r,
+			 struct trace_ring_cursor *cur, uint64_t end,
+			 struct ttrace_entry *out, size_t max,
+			 struct trace_ring_run *run)
+{
+	return ring_read(r, cur, end, out, max, run, 0, false);
+}
+
+/*
+ * trace_ring_read(), and of a RECORDS run also run->crc, the CRC-32C of
+ * its records as copied (ttrace_crc32(0, out, count * 64)): each record's
+ * CRC taken right after its copy, from the copy (the trace file writer's
+ * reader: the drain reads a record once). simd: the caller may use SSE
+ * (the kernel: arch_simd_begin()), so the copies move sixteen bytes at a
+ * time where the CPU has the crc32 instruction too.
+ */
+uint32_t trace_ring_read_crc(const struct trace_ring *r,
+			     struct trace_ring_cursor *cur, uint64_t end,
+			     struct ttrace_entry *out, size_t max,
+			     struct trace_ring_run *run, bool simd)
+{
+	uint32_t k;
+
+	switch (ttrace_crc32_mode()) {
+	case TTRACE_CRC_HW:
+		return simd ? ring_read(r, cur, end, out, max, run,
+					TTRACE_CRC_HW, true) :
+			      ring_read(r, cur, end, out, max, run,
+					TTRACE_CRC_HW, false);
+	case TTRACE_CRC_TABLES:
+		return ring_read(r, cur, end, out, max, run, TTRACE_CRC_TABLES,
+				 false);
+	default:
+		k = ring_read(r, cur, end, out, max, run, 0, false);
+		if (k == TRACE_RUN_RECORDS)
+			run->crc = ttrace_crc32(0, out, run->count *
+						sizeof(*out));
+		return k;
+	}
 }
 
 /* Declares the busy slot of the last read (run) lost, in flight. */

@@ -128,6 +128,8 @@ struct trace_ring_run {
 	uint32_t reason;	/* TRACE_RUN_LOST: enum ttrace_loss_reason */
 	uint64_t first;		/* logical index of the run's first slot */
 	uint64_t count;		/* slots in the run */
+	uint32_t crc;		/* trace_ring_read_crc(), RECORDS: the
+				   CRC-32C of the records copied */
 };
 
 /* A reader's patience with a slot in flight (trace_ring_wait()). */
@@ -401,6 +403,10 @@ uint32_t trace_ring_read(const struct trace_ring *r,
 			 struct trace_ring_cursor *cur, uint64_t end,
 			 struct ttrace_entry *out, size_t max,
 			 struct trace_ring_run *run);
+uint32_t trace_ring_read_crc(const struct trace_ring *r,
+			     struct trace_ring_cursor *cur, uint64_t end,
+			     struct ttrace_entry *out, size_t max,
+			     struct trace_ring_run *run, bool simd);
 void trace_ring_cursor_oldest(const struct trace_ring *r,
 			      struct trace_ring_cursor *cur);
 void trace_ring_cursor_start(const struct trace_ring *r,

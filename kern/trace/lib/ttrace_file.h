@@ -8,8 +8,8 @@
  *
  *	file header		48 bytes: magic, byte-order mark, version, CRC
  *	section ...		16-byte header {type, cpu, length}, payload,
- *				CRC-32 of header + payload, zero padding
- *	END section		section count, CRC-32 of every byte before it,
+ *				CRC-32C of header + payload, zero padding
+ *	END section		section count, CRC-32C of every byte before it,
  *				file size: truncation and splicing show
  *
  * Every payload starts at a file offset that is a multiple of 64, so a
@@ -63,7 +63,7 @@
 /* Byte-order mark, stored in the writer's order: 04 03 02 01 on x86_64. */
 #define TTRACE_FILE_BOM		0x01020304U
 #define TTRACE_FILE_BOM_SWAPPED	0x04030201U
-#define TTRACE_FILE_VERSION	2	/* this layout */
+#define TTRACE_FILE_VERSION	3	/* this layout, CRC-32C (2: CRC-32) */
 #define TTRACE_FILE_HDR_SIZE	48
 #define TTRACE_FILE_SEC_HDR_SIZE 16
 #define TTRACE_FILE_CRC_SIZE	4
@@ -80,7 +80,7 @@ struct ttrace_file_header {
 	uint32_t flags;			/* 20: 0 */
 	uint64_t reserved[2];		/* 24: 0 */
 	uint32_t reserved2;		/* 40: 0 */
-	uint32_t crc;			/* 44: CRC-32 of bytes 0-43 */
+	uint32_t crc;			/* 44: CRC-32C of bytes 0-43 */
 };
 
 TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_header) == 48, "file header");
@@ -92,7 +92,7 @@ TTRACE_OFFSET_ASSERT(struct ttrace_file_header, reserved, 24);
 TTRACE_OFFSET_ASSERT(struct ttrace_file_header, crc, 44);
 
 /*
- * A section: this header, `length` payload bytes, the CRC-32 (u32) of the
+ * A section: this header, `length` payload bytes, the CRC-32C (u32) of the
  * 16 header bytes followed by the payload, then 0-63 zero bytes so that the
  * next section's payload is 64-byte aligned (the next header starts at an
  * offset that is 48 mod 64). END is the last section and has no padding.
@@ -225,7 +225,7 @@ TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_stats) == 32, "stats");
 /* END payload. */
 struct ttrace_file_end {
 	uint32_t nsections;		/*  0: sections before END */
-	uint32_t file_crc;		/*  4: CRC-32 of bytes [0, END header) */
+	uint32_t file_crc;		/*  4: CRC-32C of bytes [0, END header) */
 	uint64_t file_size;		/*  8: size of the whole file */
 };
 
@@ -241,31 +241,17 @@ TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_end) == 16, "end payload");
 /* ------------------------------------------------------------------------ */
 
 /*
- * CRC-32 as zlib's crc32() and IEEE 802.3 (reflected polynomial 0xEDB88320,
- * initial value and final xor 0xffffffff): start with crc = 0 and feed the
- * result back to continue, so crc32(crc32(0, a), b) == crc32(0, a + b).
+ * CRC-32C (Castagnoli: reflected polynomial 0x82F63B78, initial value and
+ * final xor 0xffffffff; as iSCSI, ext4 and btrfs): start with crc = 0 and
+ * feed the result back to continue, so crc32(crc32(0, a), b) ==
+ * crc32(0, a + b). crc32("123456789") = 0xe3069283.
  */
 uint32_t ttrace_crc32(uint32_t crc, const void *buf, uint64_t len);
 
-/*
- * A faster CRC-32 step a program may install (the host tools:
- * tools/load/ttcrc32.c; the kernel: arch/x86_64/src/crc32.c): it
- * takes the running state (the CRC before its final xor, i.e. ~crc) and
- * len bytes at p, len a multiple of 16 and at least TTRACE_CRC32_FOLD_MIN,
- * and returns the state after them. ttrace_crc32() then hands it the long
- * middle of every buffer (the tail stays with the tables); NULL goes back
- * to the tables alone.
- */
-#define TTRACE_CRC32_FOLD_MIN	64
-typedef uint32_t (*ttrace_crc32_fold_fn)(uint32_t state, const uint8_t *p,
-					 uint64_t len);
-void ttrace_crc32_set_fold(ttrace_crc32_fold_fn fold);
-#if defined(__x86_64__) && defined(__GNUC__)
-/* The fold by carry-less multiplication (file.c): only on a CPU with
- * PCLMUL and SSE4.1, and only where SSE may be used. */
-uint32_t ttrace_crc32_fold_pclmul(uint32_t state, const uint8_t *p,
-				  uint64_t len);
-#endif
+/* Says whether this CPU has x86-64's crc32 instruction (SSE4.2), which
+ * ttrace_crc32() then uses (the host tools: tools/load/ttcrc32.c; the
+ * kernel: arch/x86_64/src/crc32.c); else it uses tables. */
+void ttrace_crc32_set_hw(bool on);
 
 /* Zero bytes that follow a section whose CRC ends at file offset end. */
 uint64_t ttrace_file_pad(uint64_t end);
@@ -302,10 +288,10 @@ struct ttrace_file_writer {
 	uint64_t offset;		/* bytes written so far */
 	uint64_t sec_left;		/* payload bytes the open section expects */
 	uint64_t sec_bytes;		/* bytes of the open section so far */
-	uint32_t file_crc;		/* CRC-32 of every byte written (but a
+	uint32_t file_crc;		/* CRC-32C of every byte written (but a
 					   sec_combine section's, until its
 					   end) */
-	uint32_t sec_crc;		/* CRC-32 of the open section so far */
+	uint32_t sec_crc;		/* CRC-32C of the open section so far */
 	uint32_t nsections;		/* sections ended, END excluded */
 	uint32_t sec_type;		/* open section's type, 0 if none */
 	int32_t state;			/* 0 fresh, 1 header done, 2 ended */
@@ -314,6 +300,8 @@ struct ttrace_file_writer {
 					   end */
 	uint64_t comb_len;		/* the last such section's size, */
 	uint32_t comb_op;		/* and its crc_shift_op() (file.c) */
+	uint64_t data_len;		/* the last section_data_crc's size, */
+	uint32_t data_op;		/* and its crc_shift_op() */
 	int32_t error;			/* 0 or enum ttrace_file_werr */
 };
 
@@ -325,6 +313,8 @@ int ttrace_file_section_begin(struct ttrace_file_writer *w, uint32_t type,
 			      uint32_t cpu, uint64_t length);
 int ttrace_file_section_data(struct ttrace_file_writer *w, const void *buf,
 			     uint64_t len);
+int ttrace_file_section_data_crc(struct ttrace_file_writer *w,
+				 const void *buf, uint64_t len, uint32_t crc);
 int ttrace_file_section_end(struct ttrace_file_writer *w);
 int ttrace_file_write_section(struct ttrace_file_writer *w, uint32_t type,
 			      uint32_t cpu, const void *payload,
@@ -352,7 +342,7 @@ struct ttrace_file_reader {
 	const uint8_t *buf;
 	uint64_t size;
 	uint64_t pos;			/* offset of the next section header */
-	uint32_t crc;			/* CRC-32 of bytes [0, pos) */
+	uint32_t crc;			/* CRC-32C of bytes [0, pos) */
 	uint32_t nsections;		/* sections returned so far */
 	int32_t done;			/* END was read and checked */
 	int32_t stream;			/* more may follow END: see

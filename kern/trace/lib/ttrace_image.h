@@ -43,7 +43,8 @@
 /* Where the sections' contents come from; arg is the gen's. */
 struct ttrace_image_ops {
 	/* cpu's next run: TRACE_RUN_RECORDS (run->count entries into
-	 * buf, at most max) or TRACE_RUN_LOST, run set; TRACE_RUN_NONE
+	 * buf, at most max, and their CRC-32C in run->crc: read them with
+	 * trace_ring_read_crc()) or TRACE_RUN_LOST, run set; TRACE_RUN_NONE
 	 * when cpu has no more (a stream: for now). */
 	uint32_t (*run)(void *arg, uint32_t cpu, struct ttrace_entry *buf,
 			size_t max, struct trace_ring_run *run);

@@ -78,7 +78,7 @@ static int stream_wait(int pid, uint64_t secs, uint64_t t0, uint64_t hz)
 	return status;
 }
 
-/* The drain's "drain off bytes N crc32 X" line of ctl into o. */
+/* The drain's "drain off bytes N crc32c X" line of ctl into o. */
 static void drain_result(struct copy *o)
 {
 	static const char key[] = "\ndrain off bytes ";
@@ -92,9 +92,9 @@ static void drain_result(struct copy *o)
 	if (!line)
 		die(DEV "/ctl: no drain line after drain off");
 	o->bytes = strtoull(line + sizeof(key) - 1, &end, 10);
-	if (strncmp(end, " crc32 ", 7))
-		die(DEV "/ctl: a drain line without its crc32");
-	o->crc = (uint32_t)strtoull(end + 7, NULL, 16);
+	if (strncmp(end, " crc32c ", 8))
+		die(DEV "/ctl: a drain line without its crc32c");
+	o->crc = (uint32_t)strtoull(end + 8, NULL, 16);
 }
 
 /* stream to the host channel: the kernel's drain does it. */
@@ -112,7 +112,7 @@ static void stream_drain(struct copy *o, char **cmd, uint64_t secs,
 	*status = stream_wait(pid, secs, v->tsc_now, v->tsc_hz);
 	ctl_write("drain off");
 	drain_result(o);
-	printf("ttrace: saved %s: %llu bytes, crc32 %#010x\n", o->path,
+	printf("ttrace: saved %s: %llu bytes, crc32c %#010x\n", o->path,
 	       (unsigned long long)o->bytes, o->crc);
 }
 

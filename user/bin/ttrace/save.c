@@ -48,7 +48,7 @@ void out_close(struct copy *o)
 	if (close(o->fd) < 0)
 		die_sys(o->path);
 	partial = NULL;
-	printf("ttrace: saved %s: %llu bytes, crc32 %#010x\n", o->path,
+	printf("ttrace: saved %s: %llu bytes, crc32c %#010x\n", o->path,
 	       (unsigned long long)o->bytes, o->crc);
 }
 

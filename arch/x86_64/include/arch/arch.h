@@ -210,8 +210,12 @@ static inline uintptr_t arch_frame_pointer(void)
 
 const char *arch_hypervisor(void);
 void arch_hostout_init(void);
-/* The trace file CRC's PCLMUL fold, if the CPU has it (crc32.c). */
+/* The trace file CRC-32C by the crc32 instruction, if the CPU has it
+ * (crc32.c). */
 void arch_crc32_init(void);
+/* A section that may use SSE, interrupts off (simd.c). */
+bool arch_simd_begin(void);
+void arch_simd_end(void);
 bool arch_hostout_present(void);
 bool arch_hostout_write(const void *buf, size_t n);
 void *arch_hostout_place(size_t n);

@@ -47,7 +47,7 @@
 #define CR0_PG		(1u << 31)
 #define CR4_PAE		(1u << 5)
 #define CR4_PGE		(1u << 7)
-#define CR4_OSFXSR	(1u << 9)	/* SSE usable (arch/x86_64/src/crc32.c) */
+#define CR4_OSFXSR	(1u << 9)	/* SSE usable (arch/x86_64/src/simd.c) */
 
 #define MSR_EFER	0xc0000080
 #define EFER_SCE	(1u << 0)
