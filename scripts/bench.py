@@ -234,26 +234,40 @@ def stream_records(path):
     return got, lost
 
 
+def stream_run(kernel, n, name):
+    """`insnbench stream n` under the plugin: (guest instructions between
+    its marks, records the file holds, records it declares lost), or
+    None."""
+    out = os.path.join(B, "bench-%s.ttr" % name)
+    m = plugin_run(kernel, "init=\"/bin/insnbench stream %d\"" % n, 1, name,
+                   hostout=out)
+    counted = stream_records(out)
+    if 38 not in m or 39 not in m or not counted:
+        return None
+    return m[39][0] - m[38][0], counted[0], counted[1]
+
+
 def stream_figures(kernel):
     """Guest instructions per record drained to the host channel: `ttrace
     stream` of N_STREAM getpid calls' records (user/bin/insnbench.c), one
-    CPU, twice (the counts must agree)."""
-    runs = []
-    for rep in (1, 2):
-        out = os.path.join(B, "bench-stream%d.ttr" % rep)
-        m = plugin_run(kernel, "init=\"/bin/insnbench stream %d\"" % N_STREAM,
-                       1, "stream%d" % rep, hostout=out)
-        counted = stream_records(out)
-        if 38 not in m or 39 not in m or not counted:
-            return {"reason": "the stream run left no marks or no trace "
-                              "that verifies (%s)" % out}
-        insns = m[39][0] - m[38][0]
-        runs.append({"stream_insns": insns, "stream_records": counted[0],
-                     "stream_lost": counted[1],
-                     "stream_insns_per_record":
-                     round(insns / max(1, counted[0]), 2)})
-    runs[0]["stream_insns_identical_on_two_runs"] = runs[0] == runs[1]
-    return runs[0]
+    CPU, twice (the counts must agree), and of half as many: the slope
+    between the two is the cost of a record (the target's figure), the
+    whole run over its records adds what spawning `ttrace stream -- true`
+    costs once (about 700,000)."""
+    runs = [stream_run(kernel, N_STREAM, "stream1"),
+            stream_run(kernel, N_STREAM, "stream2"),
+            stream_run(kernel, N_STREAM // 2, "stream-half")]
+    if None in runs:
+        return {"reason": "a stream run left no marks or no trace that "
+                          "verifies (build/bench-stream*.ttr)"}
+    (insns, got, lost), _, (h_insns, h_got, _) = runs
+    return {"stream_insns": insns, "stream_records": got,
+            "stream_lost": lost,
+            "stream_insns_per_record": round(insns / max(1, got), 2),
+            "stream_insns_identical_on_two_runs": runs[0] == runs[1],
+            "stream_half_insns": h_insns, "stream_half_records": h_got,
+            "stream_insns_per_drained_record":
+            round((insns - h_insns) / max(1, got - h_got), 2)}
 
 
 N_BACKLOG = 50000       # getpid calls drained from the rings (rates)
@@ -628,7 +642,9 @@ def print_decoder(D):
 def print_drain(D):
     print("\n%-46s" % "the drain (ttrace stream to the host channel)")
     for key, what in (
-            ("stream_insns_per_record", "guest instructions per record"),
+            ("stream_insns_per_drained_record",
+             "guest instructions per drained record"),
+            ("stream_insns_per_record", "... whole stream run / records"),
             ("drain_records_per_s_smp2", "drained records/s, TCG SMP=2"),
             ("writer_records_per_s_smp2", "... one busy CPU writes, SMP=2"),
             ("drain_records_per_s_smp4", "drained records/s, TCG SMP=4"),
@@ -698,9 +714,9 @@ def main():
     J["met"] = {k: (J[k] is not None and J[k] <= v[1]) for k, v in targets.items()}
     J["decoder"] = decoder()
     J["drain"] = dict(stream_figures(kernel_y), **drain_figures())
-    J["drain"]["targets"] = {"stream_insns_per_record": "<= 40"}
-    J["drain"]["met"] = {"stream_insns_per_record": J["drain"].get(
-        "stream_insns_per_record", 1e9) <= 40}
+    J["drain"]["targets"] = {"stream_insns_per_drained_record": "<= 40"}
+    J["drain"]["met"] = {"stream_insns_per_drained_record": J["drain"].get(
+        "stream_insns_per_drained_record", 1e9) <= 40}
     with open(os.path.join(B, "bench.json"), "w") as f:
         json.dump(J, f, indent=1, sort_keys=True)
     print_table(J, host, lt, ft, cyc_ns)

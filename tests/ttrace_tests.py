@@ -1341,19 +1341,28 @@ def exports():
     return ""
 
 
-def leading_losses(verify_out):
-    """{cpu: count} of the records each CPU's ring overwrote before the
-    trace, from `ttdecode verify`: a CPU's loss that begins at its first
-    index, overwritten."""
+def leading_runs(verify_out):
+    """{cpu: [(first, end)]}: the losses each CPU's ring overwrote before
+    the trace, from `ttdecode verify`: the overwritten losses that follow
+    one another from a CPU's first index (a stream that starts behind a
+    writer may declare several before its first record)."""
     first = {c: int(f) for c, f in re.findall(
         r"^cpu(\d+): \d+ events .*?indices (\d+)-", verify_out, re.M)}
+    runs = {(c, int(f)): int(e) for c, f, e in re.findall(
+        r"^cpu(\d+): lost \d+ records \[(\d+), (\d+)\): overwritten$",
+        verify_out, re.M)}
     out = {}
-    for c, n, f in re.findall(
-            r"^cpu(\d+): lost (\d+) records \[(\d+), \d+\): overwritten$",
-            verify_out, re.M):
-        if first.get(c) == int(f):
-            out[int(c)] = int(n)
+    for c, f in first.items():
+        while (c, f) in runs:
+            out.setdefault(int(c), []).append((f, runs[(c, f)]))
+            f = runs[(c, f)]
     return out
+
+
+def leading_losses(verify_out):
+    """{cpu: count} of leading_runs()."""
+    return {c: sum(e - f for f, e in r)
+            for c, r in leading_runs(verify_out).items()}
 
 
 def pull_trace(sock, out):
@@ -1450,13 +1459,13 @@ def pull_hung():
 def lastboot_losses(verify_out, cpu):
     """cpu's declared losses in `ttdecode verify` output, but for the
     records its ring overwrote before the trace: [(first, end, reason)]."""
-    lead = leading_losses(verify_out).get(cpu)
+    lead = leading_runs(verify_out).get(cpu, [])
     out = []
-    for c, n, f, e, why in re.findall(
-            r"^cpu(\d+): lost (\d+) records \[(\d+), (\d+)\): (.+)$",
+    for c, f, e, why in re.findall(
+            r"^cpu(\d+): lost \d+ records \[(\d+), (\d+)\): (.+)$",
             verify_out, re.M):
-        if int(c) == cpu and not (lead and why == "overwritten" and
-                                  int(n) == lead):
+        if int(c) == cpu and not (why == "overwritten" and
+                                  (int(f), int(e)) in lead):
             out.append((int(f), int(e), why))
     return out
 

@@ -1917,7 +1917,7 @@ static int test_range(void)
 
 /* Reserved bytes: a non-zero byte in the file header (CRC made to match),
  * a run header or the version header is refused at its offset; so is a
- * format 1 RING section in a format 2 file. */
+ * format 1 RING section in a format 3 file. */
 static int test_reserved(void)
 {
 	struct ttrace_file_run h = { .first = 80, .count = 20,

@@ -335,7 +335,7 @@ static int load_section(struct ttload *t, const struct ttrace_file_sec *s,
 		return load_range(t, s, err);
 	case TTRACE_FILE_SEC_RING:
 		return fail(err, s->offset, "section RING (type 4) is format "
-			    "1's: not allowed in a format 2 file");
+			    "1's: not allowed in a format 3 file");
 	case TTRACE_FILE_SEC_RECORDS:
 	case TTRACE_FILE_SEC_LOSS:
 	case TTRACE_FILE_SEC_STATS:

@@ -1,7 +1,8 @@
 /*
  * In-kernel tests of the #ttrace readers (../reader.c) where only the
  * kernel can make the case: a reader whose start fails for want of
- * memory, read again and again; the cpuN text's TSC offset rule.
+ * memory, read again and again; the cpuN text's TSC offset rule; the
+ * drain's SSE section.
  */
 #include <ktest.h>
 #include <kmalloc.h>
@@ -15,6 +16,7 @@
 #include <arch/arch.h>
 #include <arch/mmu.h>
 #include <arch/tsc.h>
+#include <arch/x86.h>
 
 #include "../internal.h"
 
@@ -133,3 +135,34 @@ static bool test_ttrace_reader_tsc_rule(void)
 	return true;
 }
 KTEST_REG(ttrace_reader_tsc_rule, test_ttrace_reader_tsc_rule);
+
+/*
+ * The drain's SSE section (arch/x86_64/src/simd.c, drain.c's quiet_step):
+ * one at a time on a CPU, and once it ends SSE is off again and the XMM
+ * registers no longer hold what the section left in them.
+ */
+static bool test_ttrace_simd_section(void)
+{
+	uint64_t flags = arch_irq_save(), xmm[2] = { 1, 1 };
+	bool open = arch_simd_begin(), nested = false, off, again;
+
+	if (open) {
+		nested = arch_simd_begin();
+		__asm__ __volatile__("pcmpeqd %%xmm7, %%xmm7" ::: "memory");
+		arch_simd_end();
+	}
+	off = !(rcr4() & CR4_OSFXSR);
+	again = arch_simd_begin();
+	if (again) {
+		__asm__ __volatile__("movdqu %%xmm7, %0" : "=m"(xmm));
+		arch_simd_end();
+	}
+	arch_irq_restore(flags);
+	KT_ASSERT(open && again, "no SSE section opened");
+	KT_ASSERT(!nested, "a section opened inside another");
+	KT_ASSERT(off, "CR4.OSFXSR still set after the section");
+	KT_ASSERT(!xmm[0] && !xmm[1], "xmm7 kept %#lx %#lx after the section",
+		  xmm[0], xmm[1]);
+	return true;
+}
+KTEST_REG(ttrace_simd_section, test_ttrace_simd_section);
