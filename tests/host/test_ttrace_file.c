@@ -2828,10 +2828,13 @@ static int test_resolve_memo(void)
 	};
 	struct ttrace_file_error e;
 	struct ttload t;
-	uint64_t x = 12345, lo = TSC_BOOT, span = 3000;
+	const struct ttload_name *names;
+	uint64_t x = 12345, lo = TSC_BOOT, span = 3000, nnames;
 
 	HT_CHECK(good_file() == 0);
 	HT_CHECK(ttload_buffer(&t, good.p, good.len, &e) == 0);
+	names = ttload_names(&t, &nnames);
+	HT_CHECK(names && nnames);
 	for (int i = 0; i < 20000; i++) {
 		const char *a, *b;
 		size_t na, nb;
@@ -2842,7 +2845,7 @@ static int test_resolve_memo(void)
 		k = (unsigned)(x >> 60) % (sizeof(keys) / sizeof(keys[0]));
 		ts = lo + (x >> 20) % span;
 		if (i % 3 == 0)		/* now and then, the edges */
-			ts = t.names[(x >> 8) % t.nnames].ts - (x >> 7) % 2;
+			ts = names[(x >> 8) % nnames].ts - (x >> 7) % 2;
 		na = ttload_resolve(&t, keys[k].tag, keys[k].ident, ts, &a);
 		nb = ttrace_aux_resolve(&t.aux, keys[k].tag, keys[k].ident, ts,
 					&b);
