@@ -695,18 +695,22 @@ static int index_ksyms(struct ttload *t)
 
 /*
  * size bytes for t's index, 64-byte aligned: from the spare tail of the
- * file's buffer when they fit (its pages came with the file's huge pages:
- * no fault and nothing more to clear), else a block of their own
- * (t->index_block). NULL if out of memory.
+ * file's buffer while they fit (its pages came with the file's huge pages:
+ * no fault and nothing more to clear), else a block of their own in
+ * t->index_block[i]. NULL if out of memory.
  */
-static void *index_alloc(struct ttload *t, uint64_t size)
+static void *index_alloc(struct ttload *t, uint64_t size, int i)
 {
-	uint64_t used = ROUNDUP(t->size ? t->size : 1, TTRACE_FILE_ALIGN);
+	uint64_t used = ROUNDUP(t->size ? t->size : 1, TTRACE_FILE_ALIGN) +
+			t->spare_used;
 
-	if (t->buf_cap - used >= size)
+	size = ROUNDUP(size ? size : 1, TTRACE_FILE_ALIGN);
+	if (t->buf_cap - used >= size) {
+		t->spare_used += size;
 		return t->buf + used;
-	t->index_block = size == (size_t)size ? malloc((size_t)size) : NULL;
-	return t->index_block;
+	}
+	t->index_block[i] = size == (size_t)size ? malloc((size_t)size) : NULL;
+	return t->index_block[i];
 }
 
 /*
@@ -733,7 +737,7 @@ static int index_aux(struct ttload *t, struct ttrace_file_error *err)
 	 * and the records */
 	p = index_alloc(t, sizeof(*t->lookup) +
 			(sizeof(*t->group_hash) << t->group_bits) +
-			n * (sizeof(*t->groups) + sizeof(*t->recs)));
+			n * (sizeof(*t->groups) + sizeof(*t->recs)), 0);
 	if (!p)
 		return fail(err, TTLOAD_NO_OFFSET, "out of memory");
 	t->lookup = (struct ttload_lookup *)(void *)p;
@@ -746,8 +750,8 @@ static int index_aux(struct ttload *t, struct ttrace_file_error *err)
 	if (walk_groups(t, n, err) < 0)
 		return -1;
 	/* the sorted groups, touched only as far as lookups sort them */
-	t->lookup->names = malloc((t->nrecs ? t->nrecs : 1) *
-				  sizeof(*t->lookup->names));
+	t->lookup->names = index_alloc(t, t->nrecs * sizeof(*t->lookup->names),
+				       1);
 	if (!t->lookup->names || index_ksyms(t) < 0)
 		return fail(err, TTLOAD_NO_OFFSET, "out of memory");
 	return 0;
@@ -906,11 +910,10 @@ void ttload_free(struct ttload *t)
 			free(t->cpus[c].losses);
 		}
 	free(t->cpus);
-	if (t->lookup) {
-		free(t->lookup->names);
+	if (t->lookup)
 		free(t->lookup->all);
-	}
-	free(t->index_block);	/* NULL when the index is in buf's tail */
+	free(t->index_block[0]);	/* NULL when in buf's tail */
+	free(t->index_block[1]);
 	free(t->ksyms);
 	free(t->meta_arena);
 	free(t->buf);
@@ -973,54 +976,99 @@ static int entry_check(const struct ttload *t, uint32_t cpu,
 	return 0;
 }
 
+/* Checks the first entry e at index idx (file offset off) of cpu's ring:
+ * its seq is its index's, and entry_check(). */
+static int first_check(const struct ttload *t, uint32_t cpu,
+		       const struct ttrace_entry *e, uint64_t idx, uint64_t off,
+		       struct ttrace_file_error *err)
+{
+	if (TTRACE_TYPE_SEQ(e->type) != TTRACE_SEQ_OF(idx)) {
+		ttrace_file_set_error(err, off, "entry: cpu %u index %llu holds "
+			"the record of seq %u: records are missing or out of "
+			"place", cpu, (unsigned long long)idx,
+			TTRACE_TYPE_SEQ(e->type));
+		return -1;
+	}
+	return entry_check(t, cpu, e, off, err);
+}
+
+/* Whether a first entry of type word type at index idx of cpu's ring
+ * passes first_check(), told at a glance: its seq and cpu in one
+ * comparison, then its context kind, event id and continuations. */
+static bool first_ok(const struct ttload *t, uint32_t cpu, uint64_t type,
+		     uint64_t idx)
+{
+	uint32_t id = TTRACE_TYPE_ID(type);
+
+	return type >> TTRACE_TYPE_CPU_SHIFT ==
+	       ((uint64_t)TTRACE_SEQ_OF(idx) <<
+		(TTRACE_TYPE_SEQ_SHIFT - TTRACE_TYPE_CPU_SHIFT) | cpu) &&
+	       TTRACE_TYPE_CTX(type) < TTRACE_CTX_NKINDS &&
+	       id < t->meta.nevents &&
+	       TTRACE_TYPE_NCONT(type) == ttrace_ncont(t->meta.events[id].nargs);
+}
+
 /* Checks run r's entries: every first entry's seq is its index's, every
- * continuation follows its first entry, no event is cut. */
+ * continuation follows its first entry, no event is cut. Counts them in
+ * *rc, *prev_ts being the last first entry's stamp (kept in locals: the
+ * loop runs once per record of the file). */
 static int run_entries_check(const struct ttload *t, uint32_t cpu,
 			     const struct ttload_run *r,
 			     struct ttload_ring_check *rc, uint64_t *prev_ts,
 			     struct ttrace_file_error *err)
 {
-	uint64_t parent_ts = 0;
+	uint64_t parent_ts = 0, prev = *prev_ts, boot = t->version.tsc_boot;
+	uint64_t firsts = 0, conts = 0, before_boot = 0, reordered = 0, i;
 	uint32_t want_conts = 0;
+	int ret = -1;
 
-	for (uint64_t i = 0; i < r->count; i++) {
+	for (i = 0; i < r->count; i++) {
 		const struct ttrace_entry *e = &r->entries[i];
-		uint64_t off = r->offset + i * TTRACE_ENTRY_SIZE, idx = r->first + i;
+		uint64_t ts = e->timestamp, idx = r->first + i;
 
-		if (!ttrace_ts_valid(e->timestamp))
-			return fail(err, off, "entry: invalid timestamp in a "
-				    "RECORDS section");
-		if (ttrace_ts_is_cont(e->timestamp)) {
-			if (!want_conts || e->timestamp != (parent_ts | 1))
-				return fail(err, off, "entry: continuation "
-					    "without its first entry");
+		if (!ttrace_ts_valid(ts)) {
+			fail(err, r->offset + i * TTRACE_ENTRY_SIZE, "entry: "
+			     "invalid timestamp in a RECORDS section");
+			goto out;
+		}
+		if (ttrace_ts_is_cont(ts)) {
+			if (!want_conts || ts != (parent_ts | 1)) {
+				fail(err, r->offset + i * TTRACE_ENTRY_SIZE,
+				     "entry: continuation without its first "
+				     "entry");
+				goto out;
+			}
 			want_conts--;
-			rc->conts++;
+			conts++;
 			continue;
 		}
-		if (want_conts)
-			return fail(err, off, "entry: an event's continuation "
-				    "is missing");
-		if (TTRACE_TYPE_SEQ(e->type) != TTRACE_SEQ_OF(idx)) {
-			ttrace_file_set_error(err, off, "entry: cpu %u index "
-				"%llu holds the record of seq %u: records are "
-				"missing or out of place", cpu,
-				(unsigned long long)idx, TTRACE_TYPE_SEQ(e->type));
-			return -1;
+		if (want_conts) {
+			fail(err, r->offset + i * TTRACE_ENTRY_SIZE, "entry: an "
+			     "event's continuation is missing");
+			goto out;
 		}
-		if (entry_check(t, cpu, e, off, err) < 0)
-			return -1;
-		rc->firsts++;
-		rc->before_boot += e->timestamp < t->version.tsc_boot;
-		rc->reordered += e->timestamp < *prev_ts;
-		*prev_ts = e->timestamp;
-		parent_ts = e->timestamp;
+		if (!first_ok(t, cpu, e->type, idx) &&
+		    first_check(t, cpu, e, idx, r->offset + i * TTRACE_ENTRY_SIZE,
+				err) < 0)
+			goto out;
+		firsts++;
+		before_boot += ts < boot;
+		reordered += ts < prev;
+		prev = parent_ts = ts;
 		want_conts = TTRACE_TYPE_NCONT(e->type);
 	}
 	if (want_conts)
-		return fail(err, r->offset + r->count * TTRACE_ENTRY_SIZE,
-			    "entry: the section ends inside an event");
-	return 0;
+		fail(err, r->offset + r->count * TTRACE_ENTRY_SIZE,
+		     "entry: the section ends inside an event");
+	else
+		ret = 0;
+out:
+	rc->firsts += firsts;
+	rc->conts += conts;
+	rc->before_boot += before_boot;
+	rc->reordered += reordered;
+	*prev_ts = prev;
+	return ret;
 }
 
 /*

@@ -187,7 +187,9 @@ struct ttload {
 					   position), for ttload_resolve */
 	uint64_t nksyms;
 	struct ttload_lookup *lookup;
-	void *index_block;		/* the index's memory when not in
+	uint64_t spare_used;		/* bytes of buf's spare tail given to
+					   the index */
+	void *index_block[2];		/* the index's memory when not in
 					   buf's spare tail (owned) */
 	const struct ttrace_file_tsc *tsc; /* num_cpus offsets, or NULL */
 	const struct ttrace_file_range *range; /* num_cpus, or NULL */
