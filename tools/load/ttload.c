@@ -693,6 +693,17 @@ static int index_ksyms(struct ttload *t)
 	return 0;
 }
 
+void *ttload_scratch(struct ttload *t, uint64_t size)
+{
+	uint64_t used = ROUNDUP(t->size ? t->size : 1, TTRACE_FILE_ALIGN) +
+			t->spare_used;
+
+	if (!t->buf || t->buf_cap - used < size)
+		return NULL;
+	t->spare_used += ROUNDUP(size, TTRACE_FILE_ALIGN);
+	return t->buf + used;
+}
+
 /*
  * size bytes for t's index, 64-byte aligned: from the spare tail of the
  * file's buffer while they fit (its pages came with the file's huge pages:
@@ -701,15 +712,12 @@ static int index_ksyms(struct ttload *t)
  */
 static void *index_alloc(struct ttload *t, uint64_t size, int i)
 {
-	uint64_t used = ROUNDUP(t->size ? t->size : 1, TTRACE_FILE_ALIGN) +
-			t->spare_used;
+	void *p = ttload_scratch(t, size);
 
-	size = ROUNDUP(size ? size : 1, TTRACE_FILE_ALIGN);
-	if (t->buf_cap - used >= size) {
-		t->spare_used += size;
-		return t->buf + used;
-	}
-	t->index_block[i] = size == (size_t)size ? malloc((size_t)size) : NULL;
+	if (p)
+		return p;
+	t->index_block[i] = size == (size_t)size ?
+			    malloc((size_t)(size ? size : 1)) : NULL;
 	return t->index_block[i];
 }
 
@@ -742,13 +750,16 @@ static int index_aux(struct ttload *t, struct ttrace_file_error *err)
 		return fail(err, TTLOAD_NO_OFFSET, "out of memory");
 	t->lookup = (struct ttload_lookup *)(void *)p;
 	t->group_hash = (uint32_t *)(t->lookup + 1);
-	t->groups = (struct ttload_group *)(t->group_hash +
-					    (1ULL << t->group_bits));
-	t->recs = (struct ttload_rec *)(t->groups + n);
+	t->recs = (struct ttload_rec *)(t->group_hash +
+					(1ULL << t->group_bits));
+	t->groups = (struct ttload_group *)(t->recs + n);
 	memset(p, 0, sizeof(*t->lookup) +
 	       (sizeof(*t->group_hash) << t->group_bits));
 	if (walk_groups(t, n, err) < 0)
 		return -1;
+	if (!t->index_block[0])		/* the groups' unused end is spare */
+		t->spare_used -= (n - t->ngroups) * sizeof(*t->groups) /
+				 TTRACE_FILE_ALIGN * TTRACE_FILE_ALIGN;
 	/* the sorted groups, touched only as far as lookups sort them */
 	t->lookup->names = index_alloc(t, t->nrecs * sizeof(*t->lookup->names),
 				       1);

@@ -225,6 +225,12 @@ int ttload_open(struct ttload *t, const char *path);
 size_t ttload_resolve(void *t, unsigned tag, uint64_t ident, uint64_t ts,
 		      const char **str);
 
+/* size bytes, 64-byte aligned, for the caller's use until ttload_free(),
+ * from the spare tail of t's file buffer (pages already faulted in with
+ * the file's huge pages, so cheaper than a block of their own), or NULL
+ * when they do not fit there. */
+void *ttload_scratch(struct ttload *t, uint64_t size);
+
 /* Every aux name (*n of them), grouped by (tag, ident) in the order of
  * each group's first record, each group by (time, position); built on
  * the first call, or NULL when out of memory. */
