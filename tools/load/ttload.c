@@ -1134,10 +1134,9 @@ static void resolve_ksym(const struct ttload *t, uint64_t pc,
 
 /* The name of (tag, ident) at ts looked up in the index (its group
  * sorted on the first lookup); *m gets it with the times [lo, hi) for
- * which it is the answer. Out of line: the memo's hit, ttload_resolve()'s
- * usual path, then saves no registers. */
-static __attribute__((noinline)) void resolve_index(const struct ttload *t,
-			  unsigned tag, uint64_t ident, uint64_t ts,
+ * which it is the answer. */
+static void resolve_index(const struct ttload *t, unsigned tag,
+			  uint64_t ident, uint64_t ts,
 			  struct ttload_name_memo *m)
 {
 	struct ttload_lookup *lk = t->lookup;
@@ -1178,22 +1177,33 @@ static __attribute__((noinline)) void resolve_index(const struct ttload *t,
 	m->len = n[k].len;
 }
 
+/* ttload_resolve() when memo m does not hold the answer: looks it up and
+ * keeps it in m. Out of line, so that the memo's hit saves no registers. */
+static __attribute__((noinline)) size_t resolve_miss(const struct ttload *t,
+			unsigned tag, uint64_t ident, uint64_t ts,
+			struct ttload_name_memo *m, const char **str)
+{
+	if (tag == TTRACE_AUX_KSYM_NAME)
+		resolve_ksym(t, ident, m);
+	else
+		resolve_index(t, tag, ident, ts, m);
+	*str = (const char *)m->str;
+	return m->len;
+}
+
 size_t ttload_resolve(void *arg, unsigned tag, uint64_t ident, uint64_t ts,
 		      const char **str)
 {
 	const struct ttload *t = arg;
 	struct ttload_name_memo *m;
 
-	*str = NULL;
-	if (!t->lookup)
+	if (!t->lookup) {
+		*str = NULL;
 		return 0;
-	m = &t->lookup->memo[hash_word(ident * 31 + tag, TTLOAD_MEMO_BITS)];
-	if (m->tag != tag || m->ident != ident || ts < m->lo || ts >= m->hi) {
-		if (tag == TTRACE_AUX_KSYM_NAME)
-			resolve_ksym(t, ident, m);
-		else
-			resolve_index(t, tag, ident, ts, m);
 	}
+	m = &t->lookup->memo[hash_word(ident * 31 + tag, TTLOAD_MEMO_BITS)];
+	if (m->tag != tag || m->ident != ident || ts < m->lo || ts >= m->hi)
+		return resolve_miss(t, tag, ident, ts, m, str);
 	*str = (const char *)m->str;
 	return m->len;
 }
