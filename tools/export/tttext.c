@@ -97,6 +97,7 @@ static int text_run(struct ttload *t, const struct ttfilter *f)
 	struct ttrace_fmt_plan *plans = compile_plans(t, &owned);
 	struct ttmerge m;
 	struct ttmerge_item it;
+	bool all = ttfilter_none(f);
 
 	if (!plans || ttmerge_init(&m, t) < 0) {
 		free(owned);
@@ -108,7 +109,7 @@ static int text_run(struct ttload *t, const struct ttfilter *f)
 		if (it.loss) {
 			if (loss_passes(f, it.cpu, it.loss->ts))
 				print_loss(&o, it.cpu, it.loss);
-		} else if (ttfilter_event(f, it.ev)) {
+		} else if (all || ttfilter_event(f, it.ev)) {
 			print_event(&o, t, plans, it.ev);
 		}
 	}
