@@ -632,19 +632,19 @@ static int walk_groups(struct ttload *t, uint64_t cap,
 	return aux_walk_end(t, &t->auxcheck, &it, at, err);
 }
 
-/* Record i (of t->recs, in group g) as a name: the fields the walk's
- * ttrace_aux_next() read from its header. */
+/* Record i of t->recs (in group g) as a name, read again by
+ * ttrace_aux_next() where the walk found it. */
 static struct ttload_name rec_name(const struct ttload *t,
 				   const struct ttload_group *g, uint32_t i)
 {
-	const uint8_t *d = t->aux.data +
-			   (size_t)t->recs[i].pos * TTRACE_AUX_ALIGN;
-	uint64_t len = TTRACE_AUX_PATH_LEN(ttrace_aux_get_u64(d));
+	struct ttrace_aux_iter it;
+	struct ttrace_aux_rec rec = { 0 };
 
-	return (struct ttload_name){ g->ident, ttrace_aux_get_u64(d + 8),
-				     d + TTRACE_AUX_HDR_SIZE,
-				     (uint32_t)(len - TTRACE_AUX_HDR_SIZE),
-				     g->tag };
+	ttrace_aux_iter_init(&it, &t->aux);
+	it.pos = (size_t)t->recs[i].pos * TTRACE_AUX_ALIGN;
+	ttrace_aux_next(&it, &rec);	/* the walk took it: VALID, whole */
+	return (struct ttload_name){ g->ident, rec.timestamp, rec.payload,
+				     (uint32_t)rec.len, g->tag };
 }
 
 /* Writes g's g->count names to out by (time, position): its chain in
