@@ -540,9 +540,12 @@ static void put_chunks(struct ttrace_file_writer *w, const void *p,
 					 MIN(chunk, len - off));
 }
 
+static size_t sample_pad;	/* bytes of a section type 77 before END */
+
 /*
  * Writes s as `ttrace stream` does: VERSION, META, the runs in the order
- * they were read, AUX, STATS, END; payloads streamed in chunks of `chunk`.
+ * they were read, AUX, STATS, END; payloads streamed in chunks of `chunk`;
+ * sample_pad bytes of a type this code skips before END when not 0.
  */
 static int sample_write(const struct sample *s, struct obuf *o, size_t chunk)
 {
@@ -573,6 +576,14 @@ static int sample_write(const struct sample *s, struct obuf *o, size_t chunk)
 	for (uint32_t c = 0; c < NCPU; c++)
 		ttrace_file_write_section(&w, TTRACE_FILE_SEC_STATS, c,
 					  &s->stats[c], sizeof(s->stats[c]));
+	if (sample_pad) {
+		void *pad = calloc(1, sample_pad);
+
+		if (!pad)
+			abort();
+		ttrace_file_write_section(&w, 77, 0, pad, sample_pad);
+		free(pad);
+	}
 	if (ttrace_file_write_end(&w) < 0)
 		return w.error;
 	if (w.offset != o->len || w.file_crc != ttrace_crc32(0, o->p, o->len))
@@ -2825,7 +2836,12 @@ static int test_tsc_skew(void)
  * a name renamed twelve times, one renamed with stamps out of aux order,
  * names of one record, an unknown one, and pcs named by the symbol at or
  * below them (symbols written out of address order, among other tags). */
-static int test_resolve_memo(void)
+/* Whether ttload_resolve on t gives what a walk of t's aux buffer gives,
+ * for 20,000 lookups of the sample's names in a random order (a name
+ * renamed twelve times, one renamed with stamps out of aux order, names
+ * of one record, an unknown one, pcs named by the symbol at or below
+ * them). Frees t and fails on the first difference. */
+static int resolve_matches_walk(struct ttload *t)
 {
 	static const struct { unsigned tag; uint64_t ident; } keys[] = {
 		{ TTRACE_AUX_PROC_NAME, 3 }, { TTRACE_AUX_PROC_NAME, 1 },
@@ -2838,12 +2854,14 @@ static int test_resolve_memo(void)
 		{ TTRACE_AUX_KSYM_NAME, 0x3500 },
 		{ TTRACE_AUX_KSYM_NAME, 0x500 },
 	};
-	struct ttrace_file_error e;
-	struct ttload t;
-	uint64_t x = 12345, lo = TSC_BOOT, span = 3000;
+	const struct ttload_name *names;
+	uint64_t x = 12345, lo = TSC_BOOT, span = 3000, nnames;
 
-	HT_CHECK(good_file() == 0);
-	HT_CHECK(ttload_buffer(&t, good.p, good.len, &e) == 0);
+	names = ttload_names(t, &nnames);
+	if (!names || !nnames) {
+		ttload_free(t);
+		HT_FAIL("ttload_names: none");
+	}
 	for (int i = 0; i < 20000; i++) {
 		const char *a, *b;
 		size_t na, nb;
@@ -2854,12 +2872,12 @@ static int test_resolve_memo(void)
 		k = (unsigned)(x >> 60) % (sizeof(keys) / sizeof(keys[0]));
 		ts = lo + (x >> 20) % span;
 		if (i % 3 == 0)		/* now and then, the edges */
-			ts = t.names[(x >> 8) % t.nnames].ts - (x >> 7) % 2;
-		na = ttload_resolve(&t, keys[k].tag, keys[k].ident, ts, &a);
-		nb = ttrace_aux_resolve(&t.aux, keys[k].tag, keys[k].ident, ts,
+			ts = names[(x >> 8) % nnames].ts - (x >> 7) % 2;
+		na = ttload_resolve(t, keys[k].tag, keys[k].ident, ts, &a);
+		nb = ttrace_aux_resolve(&t->aux, keys[k].tag, keys[k].ident, ts,
 					&b);
 		if (na != nb || (na && memcmp(a, b, na))) {
-			ttload_free(&t);
+			ttload_free(t);
 			HT_FAIL("tag %u ident %llu at %llu: '%.*s', aux walk "
 				"'%.*s'", keys[k].tag,
 				(unsigned long long)keys[k].ident,
@@ -2867,6 +2885,102 @@ static int test_resolve_memo(void)
 				(int)nb, b ? b : "");
 		}
 	}
+	return 0;
+}
+
+/* ttload_resolve, remembering its answers with the times they hold for
+ * and sorting a name's records on its first lookup, gives what a walk of
+ * the aux buffer gives, for lookups in any order. */
+static int test_resolve_memo(void)
+{
+	struct ttrace_file_error e;
+	struct ttload t;
+
+	HT_CHECK(good_file() == 0);
+	HT_CHECK(ttload_buffer(&t, good.p, good.len, &e) == 0);
+	if (resolve_matches_walk(&t))
+		return 1;
+	ttload_free(&t);
+	return 0;
+}
+
+/* Whether the names of ttload_names() are every aux record once, grouped
+ * by (tag, ident) in the order of each group's first record, each group
+ * by (time, position). */
+static bool names_grouped(const struct ttload *t)
+{
+	const struct ttload_name *n;
+	const uint8_t *prev_first = NULL;
+	uint64_t nn, start = 0;
+
+	n = ttload_names(t, &nn);
+	if (!n || nn != t->auxcheck.records)
+		return false;
+	while (start < nn) {
+		const uint8_t *first = n[start].str;
+		uint64_t end = start + 1;
+
+		for (; end < nn && n[end].tag == n[start].tag &&
+		       n[end].ident == n[start].ident; end++) {
+			if (n[end].ts < n[end - 1].ts ||
+			    (n[end].ts == n[end - 1].ts &&
+			     n[end].str < n[end - 1].str))
+				return false;	/* not by (time, position) */
+			first = n[end].str < first ? n[end].str : first;
+		}
+		if (prev_first && first < prev_first)
+			return false;	/* not by first record */
+		for (uint64_t j = 0; j < start; j++)
+			if (n[j].tag == n[start].tag &&
+			    n[j].ident == n[start].ident)
+				return false;	/* a group in two pieces */
+		prev_first = first;
+		start = end;
+	}
+	return true;
+}
+
+/*
+ * A file of 256 KiB or more sits in huge pages whose spare tail holds the
+ * aux index and what ttload_scratch() hands out: blocks apart from the
+ * file and from each other, refused when too big; scribbling over them
+ * changes neither the file's bytes nor any name ttload_resolve finds.
+ */
+static int test_spare(void)
+{
+	struct ttrace_file_error e;
+	struct obuf o = { 0 };
+	struct ttload t;
+	uint8_t *p, *q, *end;
+	int rc;
+
+	HT_CHECK(good_file() == 0);
+	sample_pad = 300 << 10;
+	rc = sample_write(&sample, &o, 1000);
+	sample_pad = 0;
+	HT_CHECK(rc == 0 && o.len > (256 << 10));
+	HT_CHECK(ttload_buffer(&t, o.p, o.len, &e) == 0);
+	free(o.p);
+	end = t.buf + t.buf_cap;
+	HT_CHECK(t.nunknown == 1 && !t.index_block[0] && !t.index_block[1] &&
+		 (uint8_t *)t.lookup >= t.buf + t.size &&
+		 (uint8_t *)t.lookup < end && names_grouped(&t));
+	p = ttload_scratch(&t, 1000);
+	q = ttload_scratch(&t, 64 << 10);
+	HT_CHECK(p && q && (uintptr_t)p % 64 == 0 && (uintptr_t)q % 64 == 0 &&
+		 p >= t.buf + t.size && q >= p + 1000 && q + (64 << 10) <= end);
+	HT_CHECK(!ttload_scratch(&t, t.buf_cap));
+	memset(p, 0xa5, 1000);
+	memset(q, 0x5a, 64 << 10);
+	HT_CHECK(ttrace_crc32(0, t.buf, t.size) == t.file_crc);
+	if (resolve_matches_walk(&t))
+		return 1;
+	HT_CHECK(names_grouped(&t));
+	ttload_free(&t);
+	/* a small file has no spare tail: the index has blocks of its own */
+	HT_CHECK(ttload_buffer(&t, good.p, good.len, &e) == 0);
+	HT_CHECK(t.index_block[0] && !ttload_scratch(&t, 64 << 10) &&
+		 names_grouped(&t));
 	ttload_free(&t);
 	return 0;
 }
@@ -2900,6 +3014,7 @@ static const struct ht_test tests[] = {
 	{ test_fuzz, "ttrace_file_fuzz" },
 	{ test_tsc_skew, "ttrace_file_tsc_skew" },
 	{ test_resolve_memo, "ttload_resolve_memo_matches_aux_walk" },
+	{ test_spare, "ttload_spare_memory_apart_from_file_and_index" },
 	{ 0 },
 };
 

@@ -13,7 +13,8 @@
  * The options of ttfilter.h choose events; a loss is shown when its cpu
  * and time pass. Each event's format is compiled once (ttrace_fmt_plan);
  * lines are formatted straight into one 64 KiB output buffer (struct
- * ttout), so the cost is the formatting, not copies or writes.
+ * ttout, in the loader's spare memory when it has room), so the cost is
+ * the formatting, not copies, writes or page faults.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -60,13 +61,19 @@ static void print_event(struct ttout *o, const struct ttload *t,
 	o->len += len + 1;
 }
 
-/* Every event's format of t compiled once, or NULL if out of memory. */
-static struct ttrace_fmt_plan *compile_plans(const struct ttload *t)
+/* Every event's format of t compiled once, in t's scratch memory (no page
+ * faults) or else in *owned; NULL if out of memory. */
+static struct ttrace_fmt_plan *compile_plans(struct ttload *t, void **owned)
 {
-	struct ttrace_fmt_plan *plans = calloc(t->meta.nevents ?
-					       t->meta.nevents : 1,
-					       sizeof(*plans));
+	size_t size = (t->meta.nevents ? t->meta.nevents : 1) *
+		      sizeof(struct ttrace_fmt_plan);
+	struct ttrace_fmt_plan *plans = ttload_scratch(t, size);
 
+	*owned = NULL;
+	if (!plans)
+		plans = *owned = malloc(size);
+	if (plans)
+		memset(plans, 0, size);
 	for (uint32_t i = 0; plans && i < t->meta.nevents; i++)
 		ttrace_fmt_plan_init(&plans[i], &t->meta.events[i]);
 	return plans;
@@ -81,16 +88,19 @@ static bool loss_passes(const struct ttfilter *f, uint32_t cpu, uint64_t ts)
 	return ts == UINT64_MAX ? !f->has_to : ttfilter_time(f, ts);
 }
 
-static int text_run(const struct ttload *t, const struct ttfilter *f)
+static int text_run(struct ttload *t, const struct ttfilter *f)
 {
 	static char obuf[TTOUT_SIZE];
-	struct ttout o = { .f = stdout, .buf = obuf };
-	struct ttrace_fmt_plan *plans = compile_plans(t);
+	char *spare = ttload_scratch(t, TTOUT_SIZE);	/* no page faults */
+	struct ttout o = { .f = stdout, .buf = spare ? spare : obuf };
+	void *owned;
+	struct ttrace_fmt_plan *plans = compile_plans(t, &owned);
 	struct ttmerge m;
 	struct ttmerge_item it;
+	bool all = ttfilter_none(f);
 
 	if (!plans || ttmerge_init(&m, t) < 0) {
-		free(plans);
+		free(owned);
 		fprintf(stderr, "ttdecode: out of memory\n");
 		return 1;
 	}
@@ -99,12 +109,12 @@ static int text_run(const struct ttload *t, const struct ttfilter *f)
 		if (it.loss) {
 			if (loss_passes(f, it.cpu, it.loss->ts))
 				print_loss(&o, it.cpu, it.loss);
-		} else if (ttfilter_event(f, it.ev)) {
+		} else if (all || ttfilter_event(f, it.ev)) {
 			print_event(&o, t, plans, it.ev);
 		}
 	}
 	ttmerge_free(&m);
-	free(plans);
+	free(owned);
 	ttout_flush(&o);
 	if (o.failed)
 		fprintf(stderr, "ttdecode: write error on stdout\n");

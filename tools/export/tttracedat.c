@@ -289,10 +289,14 @@ static void td_formats(struct td_export *x, struct td_text *b)
 static void td_names(struct td_export *x, struct td_text *b)
 {
 	const struct ttload *t = x->t;
+	uint64_t nn;
+	const struct ttload_name *all = ttload_names(t, &nn);
 	bool idle = false;
 
-	for (uint64_t i = 0; i < t->nnames; i++) {
-		const struct ttload_name *n = &t->names[i];
+	if (!all)
+		x->failed = true;
+	for (uint64_t i = 0; i < nn; i++) {
+		const struct ttload_name *n = &all[i];
 
 		if (n->tag == TTRACE_AUX_FUNC_NAME)
 			td_printf(b, "%016llx t %.*s\n", ull(n->ident),
@@ -300,12 +304,12 @@ static void td_names(struct td_export *x, struct td_text *b)
 	}
 	td_text_out(x, b, false);
 	td_u32(x, 0);			/* printk formats: none */
-	for (uint64_t i = 0; i < t->nnames; i++) {
-		const struct ttload_name *n = &t->names[i];
+	for (uint64_t i = 0; i < nn; i++) {
+		const struct ttload_name *n = &all[i];
 		char name[TD_NAME_MAX];
 
 		if (n->tag != TTRACE_AUX_PROC_NAME ||
-		    (i + 1 < t->nnames && n[1].tag == n->tag &&
+		    (i + 1 < nn && n[1].tag == n->tag &&
 		     n[1].ident == n->ident))
 			continue;	/* not the pid's newest name */
 		if (n->ident >= TTRACE_IDLE_PID(0)) {

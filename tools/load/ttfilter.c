@@ -123,6 +123,14 @@ bool ttfilter_time(const struct ttfilter *f, uint64_t ts)
 	return ts >= f->from_ts && ts <= f->to_ts;
 }
 
+/* Whether every event passes f (no option given): a caller's loop can
+ * then skip ttfilter_event(). */
+bool ttfilter_none(const struct ttfilter *f)
+{
+	return !f->has_cpu && !f->has_pid && !f->has_from && !f->has_to &&
+	       !f->glob;
+}
+
 /* Whether ev passes every option. Precondition: ttfilter_bind() done. */
 bool ttfilter_event(const struct ttfilter *f,
 		    const struct ttrace_event_view *ev)

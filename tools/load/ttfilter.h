@@ -51,6 +51,7 @@ struct ttfilter {
 int ttfilter_parse(struct ttfilter *f, int *argc, char **argv,
 		   enum ttfilter_opts opts, const char **why);
 int ttfilter_bind(struct ttfilter *f, const struct ttload *t);
+bool ttfilter_none(const struct ttfilter *f);
 bool ttfilter_event(const struct ttfilter *f,
 		    const struct ttrace_event_view *ev);
 bool ttfilter_time(const struct ttfilter *f, uint64_t ts);

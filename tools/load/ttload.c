@@ -29,23 +29,26 @@ static int fail(struct ttrace_file_error *err, uint64_t off, const char *why)
 }
 
 /*
- * size bytes (not cleared), 64-byte aligned, or NULL. A block of 256 KiB
- * or more is asked to be backed by huge pages: one page fault and one
- * clear of 2 MiB in place of a fault for every 4 KiB, which on a 10k-record
- * trace was a fifth of `ttdecode text`. (A hint only; free() frees it.)
+ * size bytes (not cleared), 64-byte aligned, or NULL; *cap (if not NULL)
+ * gets the bytes allocated, size or more. A block of 256 KiB or more is
+ * asked to be backed by huge pages: one page fault and one clear of 2 MiB
+ * in place of a fault for every 4 KiB, which on a 10k-record trace was a
+ * fifth of `ttdecode text`. (A hint only; free() frees it.)
  */
-static void *big_alloc(uint64_t size)
+static void *big_alloc(uint64_t size, uint64_t *cap)
 {
 	bool big = size >= HUGE_PAGE / 8;
 	uint64_t align = big ? HUGE_PAGE : TTRACE_FILE_ALIGN;
-	uint64_t cap = ROUNDUP(size ? size : 1, align);
-	void *p = cap == (size_t)cap ?
-		  aligned_alloc((size_t)align, (size_t)cap) : NULL;
+	uint64_t n = ROUNDUP(size ? size : 1, align);
+	void *p = n == (size_t)n ?
+		  aligned_alloc((size_t)align, (size_t)n) : NULL;
 
 #ifdef MADV_HUGEPAGE
 	if (p && big)
-		madvise(p, (size_t)cap, MADV_HUGEPAGE);
+		madvise(p, (size_t)n, MADV_HUGEPAGE);
 #endif
+	if (cap)
+		*cap = n;
 	return p;
 }
 
@@ -459,7 +462,8 @@ static int sort_copy(struct ttload_cpu *c)
 	struct sort_key *k = malloc((c->slots ? c->slots : 1) * sizeof(*k));
 	uint64_t n, out = 0;
 
-	c->sorted = big_alloc((c->slots ? c->slots : 1) * sizeof(*c->sorted));
+	c->sorted = big_alloc((c->slots ? c->slots : 1) * sizeof(*c->sorted),
+			      NULL);
 	if (!k || !c->sorted) {
 		free(k);
 		return -1;
@@ -552,50 +556,21 @@ static int name_cmp(const void *a, const void *b)
 	return x->str < y->str ? -1 : x->str > y->str; /* position */
 }
 
-static uint32_t name_key(uint32_t tag, uint64_t ident, uint32_t bits)
+/* The slot of (tag, ident) in t->group_hash (never full: it has twice as
+ * many slots as there can be groups): its group's or an empty one. */
+static uint32_t *group_slot(const struct ttload *t, uint32_t tag,
+			    uint64_t ident)
 {
-	return hash_word(ident * 31 + tag, bits);
-}
+	uint32_t mask = (1u << t->group_bits) - 1;
 
-/* The slot of (tag, ident) in hash (2^bits slots, each 0 or 1 + the index
- * in names of a name of its key): its entry or an empty one. */
-static uint64_t *name_slot_in(uint64_t *hash, uint32_t bits,
-			      const struct ttload_name *names, uint32_t tag,
-			      uint64_t ident)
-{
-	uint32_t mask = (1u << bits) - 1;
+	for (uint32_t i = hash_word(ident * 31 + tag, t->group_bits);;
+	     i = (i + 1) & mask) {
+		uint32_t v = t->group_hash[i];
 
-	for (uint32_t i = name_key(tag, ident, bits);; i = (i + 1) & mask) {
-		uint64_t v = hash[i];
-
-		if (!v || (names[v - 1].tag == tag &&
-			   names[v - 1].ident == ident))
-			return &hash[i];
+		if (!v || (t->groups[v - 1].tag == tag &&
+			   t->groups[v - 1].ident == ident))
+			return &t->group_hash[i];
 	}
-}
-
-/* The slot of (tag, ident) in t->name_hash. */
-static uint64_t *name_slot(const struct ttload *t, uint32_t tag,
-			   uint64_t ident)
-{
-	return name_slot_in(t->name_hash, t->name_bits, t->names, tag, ident);
-}
-
-/* The aux records while they are grouped: each record (rec, in position
- * order) and the index of its group's first record (group); by the index
- * of a group's first record, how many names it has, then where the group
- * starts in t->names (count). */
-struct name_groups {
-	struct ttload_name *rec;
-	uint64_t *group;
-	uint64_t *count;
-	uint64_t nrec;
-};
-
-static struct ttload_name aux_name(const struct ttrace_aux_rec *rec)
-{
-	return (struct ttload_name){ rec->ident, rec->timestamp, rec->payload,
-				     (uint32_t)rec->len, rec->tag };
 }
 
 /* Counts rec in *ac, as ttload_check_aux() does. */
@@ -622,11 +597,11 @@ static int aux_walk_end(const struct ttload *t, struct ttload_aux_check *ac,
 	return 0;
 }
 
-/* Walks t's aux records once (at most cap of them): checks and counts
- * them in t->auxcheck (ttload_check_aux()) and keeps each in g with its
- * group, t->name_hash mapping each (tag, ident) to 1 + the index of its
- * first record. Returns 0 or -1. */
-static int walk_groups(struct ttload *t, struct name_groups *g, uint64_t cap,
+/* Walks t's aux records once (room for cap of them in t->recs): checks
+ * and counts them in t->auxcheck (ttload_check_aux()) and chains each to
+ * its group (t->groups, found through t->group_hash, zeroed). Returns 0
+ * or -1. */
+static int walk_groups(struct ttload *t, uint64_t cap,
 		       struct ttrace_file_error *err)
 {
 	struct ttrace_aux_iter it;
@@ -635,62 +610,58 @@ static int walk_groups(struct ttload *t, struct name_groups *g, uint64_t cap,
 
 	memset(&t->auxcheck, 0, sizeof(t->auxcheck));
 	ttrace_aux_iter_init(&it, &t->aux);
-	while (g->nrec < cap && ttrace_aux_next(&it, &rec)) {
-		uint64_t *slot = name_slot_in(t->name_hash, t->name_bits,
-					      g->rec, rec.tag, rec.ident);
+	while (t->nrecs < cap && ttrace_aux_next(&it, &rec)) {
+		uint32_t *slot = group_slot(t, rec.tag, rec.ident);
+		struct ttload_group *g;
 
 		aux_count(&t->auxcheck, &rec);
 		at = it.pos;
 		if (!*slot) {
-			g->count[g->nrec] = 0;
-			*slot = g->nrec + 1;
+			t->groups[t->ngroups] = (struct ttload_group){
+				rec.ident, rec.tag, 0, 0, 0 };
+			*slot = (uint32_t)++t->ngroups;
 		}
-		g->count[*slot - 1]++;
-		g->group[g->nrec] = *slot - 1;
-		g->rec[g->nrec++] = aux_name(&rec);
+		g = &t->groups[*slot - 1];
+		t->recs[t->nrecs] = (struct ttload_rec){
+			(uint32_t)((rec.offset - t->aux.first) /
+				   TTRACE_AUX_ALIGN),
+			g->count ? g->last + 1 : 0 };
+		g->last = (uint32_t)t->nrecs++;
+		g->count++;
 	}
 	return aux_walk_end(t, &t->auxcheck, &it, at, err);
 }
 
-/* Places g's records in t->names by group, each group in position order,
- * and points t->name_hash at each group's first name. */
-static void place_groups(struct ttload *t, struct name_groups *g)
+/* Record i of t->recs (in group g) as a name, read again by
+ * ttrace_aux_next() where the walk found it. */
+static struct ttload_name rec_name(const struct ttload *t,
+				   const struct ttload_group *g, uint32_t i)
 {
-	uint64_t start = 0;
+	struct ttrace_aux_iter it;
+	struct ttrace_aux_rec rec = { 0 };
 
-	for (uint64_t i = 0; i < g->nrec; i++)	/* counts to starts */
-		if (g->group[i] == i) {
-			uint64_t n = g->count[i];
-
-			g->count[i] = start;
-			start += n;
-		}
-	for (uint64_t i = 0; i < 1ULL << t->name_bits; i++)
-		if (t->name_hash[i])
-			t->name_hash[i] = g->count[t->name_hash[i] - 1] + 1;
-	for (uint64_t i = 0; i < g->nrec; i++)
-		t->names[g->count[g->group[i]]++] = g->rec[i];
-	t->nnames = g->nrec;
+	ttrace_aux_iter_init(&it, &t->aux);
+	it.pos = (size_t)t->recs[i].pos * TTRACE_AUX_ALIGN;
+	ttrace_aux_next(&it, &rec);	/* the walk took it: VALID, whole */
+	return (struct ttload_name){ g->ident, rec.timestamp, rec.payload,
+				     (uint32_t)rec.len, g->tag };
 }
 
-/* Sorts each group of t->names that is not in (time, position) order
- * (writers on several CPUs can stamp a name out of its place). */
-static void sort_groups(struct ttload *t)
+/* Writes g's g->count names to out by (time, position): its chain in
+ * position order, sorted only when a writer on another CPU stamped a
+ * name out of its place. */
+static void group_names(const struct ttload *t, const struct ttload_group *g,
+			struct ttload_name *out)
 {
-	uint64_t i = 0;
+	uint32_t i = g->last + 1;
+	bool sorted = true;
 
-	while (i < t->nnames) {
-		uint64_t end = i + 1;
-		bool sorted = true;
-
-		for (; end < t->nnames && t->names[end].tag == t->names[i].tag &&
-		     t->names[end].ident == t->names[i].ident; end++)
-			sorted = sorted &&
-				 name_cmp(&t->names[end - 1], &t->names[end]) < 0;
-		if (!sorted)
-			qsort(&t->names[i], end - i, sizeof(*t->names), name_cmp);
-		i = end;
-	}
+	for (uint32_t k = g->count; k-- > 0; i = t->recs[i - 1].prev)
+		out[k] = rec_name(t, g, i - 1);
+	for (uint32_t k = 1; sorted && k < g->count; k++)
+		sorted = out[k - 1].ts <= out[k].ts;
+	if (!sorted)
+		qsort(out, g->count, sizeof(*out), name_cmp);
 }
 
 static int ksym_cmp(const void *a, const void *b)
@@ -702,9 +673,9 @@ static int ksym_cmp(const void *a, const void *b)
 	return x->str < y->str ? -1 : x->str > y->str;	/* position */
 }
 
-/* t->ksyms: g's records of tag ksym by (address, position), for
+/* t->ksyms: the records of tag ksym by (address, position), for
  * resolve_ksym()'s binary search. Returns 0 or -1 (out of memory). */
-static int index_ksyms(struct ttload *t, const struct name_groups *g)
+static int index_ksyms(struct ttload *t)
 {
 	uint64_t n = t->auxcheck.bytag[TTRACE_AUX_KSYM_NAME];
 
@@ -713,50 +684,109 @@ static int index_ksyms(struct ttload *t, const struct name_groups *g)
 	t->ksyms = malloc(n * sizeof(*t->ksyms));
 	if (!t->ksyms)
 		return -1;
-	for (uint64_t i = 0; i < g->nrec; i++)
-		if (g->rec[i].tag == TTRACE_AUX_KSYM_NAME)
-			t->ksyms[t->nksyms++] = g->rec[i];
+	for (uint64_t i = 0; i < t->ngroups; i++)
+		if (t->groups[i].tag == TTRACE_AUX_KSYM_NAME) {
+			group_names(t, &t->groups[i], &t->ksyms[t->nksyms]);
+			t->nksyms += t->groups[i].count;
+		}
 	qsort(t->ksyms, t->nksyms, sizeof(*t->ksyms), ksym_cmp);
 	return 0;
 }
 
+void *ttload_scratch(struct ttload *t, uint64_t size)
+{
+	uint64_t used = ROUNDUP(t->size ? t->size : 1, TTRACE_FILE_ALIGN) +
+			t->spare_used;
+
+	if (!t->buf || t->buf_cap - used < size)
+		return NULL;
+	t->spare_used += ROUNDUP(size, TTRACE_FILE_ALIGN);
+	return t->buf + used;
+}
+
 /*
- * Checks the aux snapshot (t->auxcheck) and indexes its records in
- * t->names by (tag, ident, time, position), t->name_hash mapping each
- * (tag, ident) to its first name, so a lookup finds its names in O(1),
- * and the ksym records apart by address (t->ksyms). One walk of the
- * snapshot keeps its records with their groups, then a counting sort
- * places them (no comparison sort: a trace names tens of thousands of
- * processes). Returns 0, or -1 with err set.
+ * size bytes for t's index, 64-byte aligned: from the spare tail of the
+ * file's buffer while they fit (its pages came with the file's huge pages:
+ * no fault and nothing more to clear), else a block of their own in
+ * t->index_block[i]. NULL if out of memory.
+ */
+static void *index_alloc(struct ttload *t, uint64_t size, int i)
+{
+	void *p = ttload_scratch(t, size);
+
+	if (p)
+		return p;
+	t->index_block[i] = size == (size_t)size ?
+			    malloc((size_t)(size ? size : 1)) : NULL;
+	return t->index_block[i];
+}
+
+/*
+ * Checks the aux snapshot (t->auxcheck) and indexes its records: one walk
+ * chains each to its (tag, ident) group, t->group_hash finding a group in
+ * O(1); a group's names are sorted by time only when a lookup first asks
+ * for it (resolve_index()), as a trace's records name a few hundred of the
+ * thousands of processes its aux snapshot may hold; the ksym records are
+ * sorted apart by address (t->ksyms). Returns 0, or -1 with err set.
  */
 static int index_aux(struct ttload *t, struct ttrace_file_error *err)
 {
 	/* every record is at least its header */
 	uint64_t n = t->aux.len / TTRACE_AUX_HDR_SIZE + 1;
-	struct name_groups g = { 0 };
+	uint8_t *p;
 
-	t->name_bits = 4;
-	while ((1ULL << t->name_bits) < 2 * n)
-		t->name_bits++;
-	/* one block (big_alloc): the names and the hash, then the records,
-	 * their groups and the groups' counts while they are placed */
-	t->names = big_alloc(n * (2 * sizeof(*t->names) + 2 * sizeof(*g.count)) +
-			     (sizeof(*t->name_hash) << t->name_bits));
-	t->memo = calloc(1u << TTLOAD_MEMO_BITS, sizeof(*t->memo));
-	if (!t->names || !t->memo)
+	if (t->aux.len / TTRACE_AUX_ALIGN > UINT32_MAX)
+		return fail(err, t->aux_offset, "section AUX: too large to "
+			    "index (32 GiB or more)");
+	t->group_bits = 4;
+	while ((1ULL << t->group_bits) < 2 * n)
+		t->group_bits++;
+	/* one block: the lookup's state and the hash (cleared), the groups
+	 * and the records */
+	p = index_alloc(t, sizeof(*t->lookup) +
+			(sizeof(*t->group_hash) << t->group_bits) +
+			n * (sizeof(*t->groups) + sizeof(*t->recs)), 0);
+	if (!p)
 		return fail(err, TTLOAD_NO_OFFSET, "out of memory");
-	t->name_hash = (uint64_t *)(t->names + n);
-	g.rec = (struct ttload_name *)(t->name_hash + (1ULL << t->name_bits));
-	g.group = (uint64_t *)(g.rec + n);
-	g.count = g.group + n;
-	memset(t->name_hash, 0, sizeof(*t->name_hash) << t->name_bits);
-	if (walk_groups(t, &g, n, err) < 0)
+	t->lookup = (struct ttload_lookup *)(void *)p;
+	t->group_hash = (uint32_t *)(t->lookup + 1);
+	t->recs = (struct ttload_rec *)(t->group_hash +
+					(1ULL << t->group_bits));
+	t->groups = (struct ttload_group *)(t->recs + n);
+	memset(p, 0, sizeof(*t->lookup) +
+	       (sizeof(*t->group_hash) << t->group_bits));
+	if (walk_groups(t, n, err) < 0)
 		return -1;
-	place_groups(t, &g);
-	sort_groups(t);
-	if (index_ksyms(t, &g) < 0)
+	if (!t->index_block[0])		/* the groups' unused end is spare */
+		t->spare_used -= (n - t->ngroups) * sizeof(*t->groups) /
+				 TTRACE_FILE_ALIGN * TTRACE_FILE_ALIGN;
+	/* the sorted groups, touched only as far as lookups sort them */
+	t->lookup->names = index_alloc(t, t->nrecs * sizeof(*t->lookup->names),
+				       1);
+	if (!t->lookup->names || index_ksyms(t) < 0)
 		return fail(err, TTLOAD_NO_OFFSET, "out of memory");
 	return 0;
+}
+
+const struct ttload_name *ttload_names(const struct ttload *t, uint64_t *n)
+{
+	struct ttload_lookup *lk = t->lookup;
+	uint64_t k = 0;
+
+	*n = 0;
+	if (!lk)
+		return NULL;
+	if (!lk->all) {
+		lk->all = malloc((t->nrecs ? t->nrecs : 1) * sizeof(*lk->all));
+		if (!lk->all)
+			return NULL;
+		for (uint64_t i = 0; i < t->ngroups; i++) {
+			group_names(t, &t->groups[i], &lk->all[k]);
+			k += t->groups[i].count;
+		}
+	}
+	*n = t->nrecs;
+	return lk->all;
 }
 
 static int load_walk(struct ttload *t, struct ttrace_file_error *err)
@@ -805,10 +835,11 @@ static int load_own_buffer(struct ttload *t, struct ttrace_file_error *err)
 }
 
 /* An aligned buffer for a file of size bytes, zero padded to a multiple
- * of 64, or NULL. */
-static uint8_t *file_buffer(uint64_t size)
+ * of 64, or NULL; *cap gets the bytes allocated. */
+static uint8_t *file_buffer(uint64_t size, uint64_t *cap)
 {
-	uint8_t *p = big_alloc(ROUNDUP(size ? size : 1, TTRACE_FILE_ALIGN));
+	uint8_t *p = big_alloc(ROUNDUP(size ? size : 1, TTRACE_FILE_ALIGN),
+			       cap);
 
 	if (p)
 		memset(p + size, 0, ROUNDUP(size ? size : 1,
@@ -826,7 +857,7 @@ int ttload_buffer(struct ttload *t, const void *data, uint64_t size,
 {
 	memset(t, 0, sizeof(*t));
 	ttcrc32_install();
-	t->buf = file_buffer(size);
+	t->buf = file_buffer(size, &t->buf_cap);
 	if (!t->buf)
 		return fail(err, TTLOAD_NO_OFFSET, "out of memory");
 	memcpy(t->buf, data, size);
@@ -834,11 +865,12 @@ int ttload_buffer(struct ttload *t, const void *data, uint64_t size,
 	return load_own_buffer(t, err);
 }
 
-/* Reads size bytes of f into a buffer of file_buffer(); NULL on failure,
- * with *why saying what failed. */
-static uint8_t *file_read(FILE *f, uint64_t size, const char **why)
+/* Reads size bytes of f into a buffer of file_buffer() (*cap bytes); NULL
+ * on failure, with *why saying what failed. */
+static uint8_t *file_read(FILE *f, uint64_t size, uint64_t *cap,
+			  const char **why)
 {
-	uint8_t *p = file_buffer(size);
+	uint8_t *p = file_buffer(size, cap);
 
 	*why = "out of memory";
 	if (p && fread(p, 1, (size_t)size, f) != (size_t)size) {
@@ -868,7 +900,7 @@ int ttload_file(struct ttload *t, const char *path,
 		return -1;
 	}
 	t->size = (uint64_t)st.st_size;
-	t->buf = file_read(f, t->size, &why);
+	t->buf = file_read(f, t->size, &t->buf_cap, &why);
 	fclose(f);
 	if (!t->buf) {
 		ttrace_file_set_error(err, TTLOAD_NO_OFFSET, "%s", why);
@@ -889,9 +921,11 @@ void ttload_free(struct ttload *t)
 			free(t->cpus[c].losses);
 		}
 	free(t->cpus);
-	free(t->names);		/* and the hash, in the same block */
+	if (t->lookup)
+		free(t->lookup->all);
+	free(t->index_block[0]);	/* NULL when in buf's tail */
+	free(t->index_block[1]);
 	free(t->ksyms);
-	free(t->memo);
 	free(t->meta_arena);
 	free(t->buf);
 	memset(t, 0, sizeof(*t));
@@ -953,54 +987,99 @@ static int entry_check(const struct ttload *t, uint32_t cpu,
 	return 0;
 }
 
+/* Checks the first entry e at index idx (file offset off) of cpu's ring:
+ * its seq is its index's, and entry_check(). */
+static int first_check(const struct ttload *t, uint32_t cpu,
+		       const struct ttrace_entry *e, uint64_t idx, uint64_t off,
+		       struct ttrace_file_error *err)
+{
+	if (TTRACE_TYPE_SEQ(e->type) != TTRACE_SEQ_OF(idx)) {
+		ttrace_file_set_error(err, off, "entry: cpu %u index %llu holds "
+			"the record of seq %u: records are missing or out of "
+			"place", cpu, (unsigned long long)idx,
+			TTRACE_TYPE_SEQ(e->type));
+		return -1;
+	}
+	return entry_check(t, cpu, e, off, err);
+}
+
+/* Whether a first entry of type word type at index idx of cpu's ring
+ * passes first_check(), told at a glance: its seq and cpu in one
+ * comparison, then its context kind, event id and continuations. */
+static bool first_ok(const struct ttload *t, uint32_t cpu, uint64_t type,
+		     uint64_t idx)
+{
+	uint32_t id = TTRACE_TYPE_ID(type);
+
+	return type >> TTRACE_TYPE_CPU_SHIFT ==
+	       ((uint64_t)TTRACE_SEQ_OF(idx) <<
+		(TTRACE_TYPE_SEQ_SHIFT - TTRACE_TYPE_CPU_SHIFT) | cpu) &&
+	       TTRACE_TYPE_CTX(type) < TTRACE_CTX_NKINDS &&
+	       id < t->meta.nevents &&
+	       TTRACE_TYPE_NCONT(type) == ttrace_ncont(t->meta.events[id].nargs);
+}
+
 /* Checks run r's entries: every first entry's seq is its index's, every
- * continuation follows its first entry, no event is cut. */
+ * continuation follows its first entry, no event is cut. Counts them in
+ * *rc, *prev_ts being the last first entry's stamp (kept in locals: the
+ * loop runs once per record of the file). */
 static int run_entries_check(const struct ttload *t, uint32_t cpu,
 			     const struct ttload_run *r,
 			     struct ttload_ring_check *rc, uint64_t *prev_ts,
 			     struct ttrace_file_error *err)
 {
-	uint64_t parent_ts = 0;
+	uint64_t parent_ts = 0, prev = *prev_ts, boot = t->version.tsc_boot;
+	uint64_t firsts = 0, conts = 0, before_boot = 0, reordered = 0, i;
 	uint32_t want_conts = 0;
+	int ret = -1;
 
-	for (uint64_t i = 0; i < r->count; i++) {
+	for (i = 0; i < r->count; i++) {
 		const struct ttrace_entry *e = &r->entries[i];
-		uint64_t off = r->offset + i * TTRACE_ENTRY_SIZE, idx = r->first + i;
+		uint64_t ts = e->timestamp, idx = r->first + i;
 
-		if (!ttrace_ts_valid(e->timestamp))
-			return fail(err, off, "entry: invalid timestamp in a "
-				    "RECORDS section");
-		if (ttrace_ts_is_cont(e->timestamp)) {
-			if (!want_conts || e->timestamp != (parent_ts | 1))
-				return fail(err, off, "entry: continuation "
-					    "without its first entry");
+		if (!ttrace_ts_valid(ts)) {
+			fail(err, r->offset + i * TTRACE_ENTRY_SIZE, "entry: "
+			     "invalid timestamp in a RECORDS section");
+			goto out;
+		}
+		if (ttrace_ts_is_cont(ts)) {
+			if (!want_conts || ts != (parent_ts | 1)) {
+				fail(err, r->offset + i * TTRACE_ENTRY_SIZE,
+				     "entry: continuation without its first "
+				     "entry");
+				goto out;
+			}
 			want_conts--;
-			rc->conts++;
+			conts++;
 			continue;
 		}
-		if (want_conts)
-			return fail(err, off, "entry: an event's continuation "
-				    "is missing");
-		if (TTRACE_TYPE_SEQ(e->type) != TTRACE_SEQ_OF(idx)) {
-			ttrace_file_set_error(err, off, "entry: cpu %u index "
-				"%llu holds the record of seq %u: records are "
-				"missing or out of place", cpu,
-				(unsigned long long)idx, TTRACE_TYPE_SEQ(e->type));
-			return -1;
+		if (want_conts) {
+			fail(err, r->offset + i * TTRACE_ENTRY_SIZE, "entry: an "
+			     "event's continuation is missing");
+			goto out;
 		}
-		if (entry_check(t, cpu, e, off, err) < 0)
-			return -1;
-		rc->firsts++;
-		rc->before_boot += e->timestamp < t->version.tsc_boot;
-		rc->reordered += e->timestamp < *prev_ts;
-		*prev_ts = e->timestamp;
-		parent_ts = e->timestamp;
+		if (!first_ok(t, cpu, e->type, idx) &&
+		    first_check(t, cpu, e, idx, r->offset + i * TTRACE_ENTRY_SIZE,
+				err) < 0)
+			goto out;
+		firsts++;
+		before_boot += ts < boot;
+		reordered += ts < prev;
+		prev = parent_ts = ts;
 		want_conts = TTRACE_TYPE_NCONT(e->type);
 	}
 	if (want_conts)
-		return fail(err, r->offset + r->count * TTRACE_ENTRY_SIZE,
-			    "entry: the section ends inside an event");
-	return 0;
+		fail(err, r->offset + r->count * TTRACE_ENTRY_SIZE,
+		     "entry: the section ends inside an event");
+	else
+		ret = 0;
+out:
+	rc->firsts += firsts;
+	rc->conts += conts;
+	rc->before_boot += before_boot;
+	rc->reordered += reordered;
+	*prev_ts = prev;
+	return ret;
 }
 
 /*
@@ -1029,15 +1108,6 @@ int ttload_check_ring(const struct ttload *t, uint32_t cpu,
 	return 0;
 }
 
-/* Whether name i is (tag, ident) written at or before ts. */
-static bool name_before(const struct ttload *t, uint64_t i, uint32_t tag,
-			uint64_t ident, uint64_t ts)
-{
-	const struct ttload_name *n = &t->names[i];
-
-	return n->tag == tag && n->ident == ident && n->ts <= ts;
-}
-
 /* The ksym name of pc (tag ksym: the symbol with the largest address at
  * or below pc, the last written of that address, at any time) by a
  * binary search of t->ksyms; *m gets it, for every ts. */
@@ -1062,40 +1132,63 @@ static void resolve_ksym(const struct ttload *t, uint64_t pc,
 	}
 }
 
-/* The name of (tag, ident) at ts looked up in the index; *m gets it with
- * the times [lo, hi) for which it is the answer. Out of line: the memo's
- * hit, ttload_resolve()'s usual path, then saves no registers. */
-static __attribute__((noinline)) void resolve_index(const struct ttload *t, unsigned tag, uint64_t ident,
-			  uint64_t ts, struct ttload_name_memo *m)
+/* The name of (tag, ident) at ts looked up in the index (its group
+ * sorted on the first lookup); *m gets it with the times [lo, hi) for
+ * which it is the answer. */
+static void resolve_index(const struct ttload *t, unsigned tag,
+			  uint64_t ident, uint64_t ts,
+			  struct ttload_name_memo *m)
 {
-	uint64_t first, u, k, hi;
+	struct ttload_lookup *lk = t->lookup;
+	uint32_t v = *group_slot(t, tag, ident);
+	const struct ttload_name *n;
+	struct ttload_group *g;
+	uint64_t u, k, hi;
 
 	*m = (struct ttload_name_memo){ ident, 0, UINT64_MAX, NULL, 0, tag };
-	if (!(first = *name_slot(t, tag, ident)))
+	if (!v)
 		return;
-	/* the names of (tag, ident) start at first - 1, by time: u is the
-	 * first one after ts (a few looked at, then a binary search) */
-	first--;
-	for (u = first, k = 0; k < 8 && u < t->nnames &&
-	     name_before(t, u, tag, ident, ts); k++)
-		u++;
-	for (hi = t->nnames; k == 8 && u < hi;) {
+	g = &t->groups[v - 1];
+	if (!g->start) {
+		group_names(t, g, &lk->names[lk->nnames]);
+		g->start = (uint32_t)lk->nnames + 1;
+		lk->nnames += g->count;
+	}
+	/* g's names by time: u is the first one after ts (a few looked at,
+	 * then a binary search) */
+	n = &lk->names[g->start - 1];
+	for (u = 0; u < 8 && u < g->count && n[u].ts <= ts; u++)
+		;
+	for (hi = u < 8 ? u : g->count; u < hi;) {
 		uint64_t mid = u + (hi - u) / 2;
 
-		if (name_before(t, mid, tag, ident, ts))
+		if (n[mid].ts <= ts)
 			u = mid + 1;
 		else
 			hi = mid;
 	}
 	/* the newest at or before ts, else the oldest after it: the answer
 	 * until the next name of (tag, ident), which is newer than ts */
-	k = u > first ? u - 1 : first;
-	m->lo = k > first ? t->names[k].ts : 0;
-	if (k + 1 < t->nnames && t->names[k + 1].tag == tag &&
-	    t->names[k + 1].ident == ident)
-		m->hi = t->names[k + 1].ts;
-	m->str = t->names[k].str;
-	m->len = t->names[k].len;
+	k = u ? u - 1 : 0;
+	m->lo = k ? n[k].ts : 0;
+	if (k + 1 < g->count)
+		m->hi = n[k + 1].ts;
+	m->str = n[k].str;
+	m->len = n[k].len;
+}
+
+/* ttload_resolve() when memo m does not hold the answer: looks it up and
+ * keeps it in m. Out of line, so that the memo's hit saves no registers. */
+static __attribute__((noinline)) size_t resolve_miss(const struct ttload *t,
+			unsigned tag, uint64_t ident, uint64_t ts,
+			struct ttload_name_memo *m, const char **str)
+{
+	if (tag == TTRACE_AUX_KSYM_NAME)
+		resolve_ksym(t, ident, m);
+	else
+		resolve_index(t, tag, ident, ts, m);
+	*str = (const char *)m->str;
+	return m->len;
 }
 
 size_t ttload_resolve(void *arg, unsigned tag, uint64_t ident, uint64_t ts,
@@ -1104,16 +1197,13 @@ size_t ttload_resolve(void *arg, unsigned tag, uint64_t ident, uint64_t ts,
 	const struct ttload *t = arg;
 	struct ttload_name_memo *m;
 
-	*str = NULL;
-	if (!t->name_hash)
+	if (!t->lookup) {
+		*str = NULL;
 		return 0;
-	m = &t->memo[hash_word(ident * 31 + tag, TTLOAD_MEMO_BITS)];
-	if (m->tag != tag || m->ident != ident || ts < m->lo || ts >= m->hi) {
-		if (tag == TTRACE_AUX_KSYM_NAME)
-			resolve_ksym(t, ident, m);
-		else
-			resolve_index(t, tag, ident, ts, m);
 	}
+	m = &t->lookup->memo[hash_word(ident * 31 + tag, TTLOAD_MEMO_BITS)];
+	if (m->tag != tag || m->ident != ident || ts < m->lo || ts >= m->hi)
+		return resolve_miss(t, tag, ident, ts, m, str);
 	*str = (const char *)m->str;
 	return m->len;
 }

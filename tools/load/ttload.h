@@ -17,10 +17,11 @@
  * TSC offset subtracted in place, and a CPU whose records are in time
  * order in sections one after the other (the usual case) has them moved
  * together in place (over the framing between them; runs[].entries
- * follow) and uses them as its sorted view; the aux records are indexed
- * once by (tag, ident, time) (grouped by a counting sort over the keys,
- * only a group out of time order sorted) so that ttload_resolve() is a
- * binary search,
+ * follow) and uses them as its sorted view; the aux records are checked
+ * and chained by (tag, ident) in one walk, and a (tag, ident)'s names are
+ * sorted by time only when a lookup first asks for it (a trace names
+ * thousands of processes, its records a few hundred), so that
+ * ttload_resolve() is a hash and a binary search,
  * and it remembers its recent answers with the time range each holds
  * for, so a decoder's repeated lookups cost one hash.
  *
@@ -94,7 +95,8 @@ struct ttload_cpu {
 	struct ttload_ring_check check;	/* made at load: the file is valid */
 };
 
-/* One aux name in the index: records by (tag, ident, timestamp, order). */
+/* One aux name: a record's (tag, ident, timestamp), its text and (str)
+ * its place. */
 struct ttload_name {
 	uint64_t ident;
 	uint64_t ts;
@@ -116,6 +118,36 @@ struct ttload_name_memo {
 
 #define TTLOAD_MEMO_BITS	8
 
+/* The aux records of one (tag, ident): chained newest first from last
+ * (t->recs) until a lookup first asks for them, then sorted by (time,
+ * position) at start - 1 in the lookup's names. */
+struct ttload_group {
+	uint64_t ident;
+	uint32_t tag;
+	uint32_t count;			/* records */
+	uint32_t last;			/* its newest record, in t->recs */
+	uint32_t start;			/* 0 until sorted */
+};
+
+/* An aux record in the walk's order: its offset in the snapshot (in
+ * units of TTRACE_AUX_ALIGN) and 1 + the index of the record of its
+ * group before it (0: the group's first). */
+struct ttload_rec {
+	uint32_t pos;
+	uint32_t prev;
+};
+
+/* What ttload_resolve() changes as it goes (the one mutable part of a
+ * loaded trace: ttload_resolve is not thread-safe). */
+struct ttload_lookup {
+	struct ttload_name_memo memo[1u << TTLOAD_MEMO_BITS]; /* recent
+					   lookups */
+	struct ttload_name *names;	/* the groups sorted so far, each
+					   by (time, position) */
+	uint64_t nnames;
+	struct ttload_name *all;	/* ttload_names(), once asked */
+};
+
 /* What ttload_check_aux() found in the aux snapshot. */
 struct ttload_aux_check {
 	uint64_t records;		/* VALID records */
@@ -127,6 +159,9 @@ struct ttload_aux_check {
 struct ttload {
 	uint8_t *buf;			/* the whole file, 64-byte aligned */
 	uint64_t size;
+	uint64_t buf_cap;		/* bytes allocated at buf (the spare
+					   tail's pages come with the file's
+					   huge pages) */
 	uint32_t file_crc;		/* CRC-32 of the whole file */
 	uint32_t nsections;		/* sections before END */
 	uint32_t nunknown;		/* sections of types skipped */
@@ -140,19 +175,22 @@ struct ttload {
 	struct ttrace_aux_view aux;	/* empty if the file has no AUX */
 	uint64_t aux_offset;		/* file offset of aux byte 0 */
 	struct ttload_aux_check auxcheck; /* made at load: the aux is valid */
-	struct ttload_name *names;	/* the aux records by (tag, ident,
-					   ts, position), for ttload_resolve */
-	uint64_t nnames;
-	uint64_t *name_hash;		/* (tag, ident) -> 1 + index of its
-					   first name; 0 empty (in names'
-					   block) */
-	uint32_t name_bits;
+	struct ttload_group *groups;	/* each (tag, ident) of the aux
+					   records, by its first record */
+	uint64_t ngroups;
+	struct ttload_rec *recs;	/* the aux records, walk order */
+	uint64_t nrecs;
+	uint32_t *group_hash;		/* (tag, ident) -> 1 + its group;
+					   0 empty */
+	uint32_t group_bits;
 	struct ttload_name *ksyms;	/* the ksym records by (address,
 					   position), for ttload_resolve */
 	uint64_t nksyms;
-	struct ttload_name_memo *memo;	/* TTLOAD_MEMO recent lookups (the
-					   one mutable part: ttload_resolve
-					   is not thread-safe) */
+	struct ttload_lookup *lookup;
+	uint64_t spare_used;		/* bytes of buf's spare tail given to
+					   the index */
+	void *index_block[2];		/* the index's memory when not in
+					   buf's spare tail (owned) */
 	const struct ttrace_file_tsc *tsc; /* num_cpus offsets, or NULL */
 	const struct ttrace_file_range *range; /* num_cpus, or NULL */
 	uint64_t range_offset;		/* file offset of range[0] */
@@ -186,5 +224,16 @@ int ttload_open(struct ttload *t, const char *path);
 
 size_t ttload_resolve(void *t, unsigned tag, uint64_t ident, uint64_t ts,
 		      const char **str);
+
+/* size bytes, 64-byte aligned, for the caller's use until ttload_free(),
+ * from the spare tail of t's file buffer (pages already faulted in with
+ * the file's huge pages, so cheaper than a block of their own), or NULL
+ * when they do not fit there. */
+void *ttload_scratch(struct ttload *t, uint64_t size);
+
+/* Every aux name (*n of them), grouped by (tag, ident) in the order of
+ * each group's first record, each group by (time, position); built on
+ * the first call, or NULL when out of memory. */
+const struct ttload_name *ttload_names(const struct ttload *t, uint64_t *n);
 
 #endif /* TTLOAD_H */

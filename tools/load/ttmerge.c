@@ -15,29 +15,27 @@
 
 enum { PENDING_NONE, PENDING_EVENT, PENDING_LOSS };
 
-/* Whether stream c's next item is a loss (else an event); it has one. */
-static bool next_is_loss(const struct ttmerge *m, uint32_t c)
+/* Whether stream s's next item is a loss (else an event); it has one. */
+static bool next_is_loss(const struct ttmerge_stream *s)
 {
-	const struct ttload_cpu *cpu = &m->t->cpus[c];
-	const struct ttmerge_stream *s = &m->s[c];
-
-	return s->nextloss < cpu->nlosses &&
-	       (!s->have || cpu->losses[s->nextloss].ts <= s->ev.timestamp);
+	return s->nextloss < s->nlosses &&
+	       (!s->have || s->losses[s->nextloss].ts <= s->ev.timestamp);
 }
 
-static bool has_item(const struct ttmerge *m, uint32_t c)
+static bool has_item(const struct ttmerge_stream *s)
 {
-	return m->s[c].have || m->s[c].nextloss < m->t->cpus[c].nlosses;
+	return s->have || s->nextloss < s->nlosses;
 }
 
 /* Stream c in a heap slot, keyed by the timestamp of its next item (it
  * must have one), so that the heap's comparisons read only the heap. */
 static struct ttmerge_slot slot_of(const struct ttmerge *m, uint32_t c)
 {
-	if (next_is_loss(m, c))
-		return (struct ttmerge_slot){
-			m->t->cpus[c].losses[m->s[c].nextloss].ts, c };
-	return (struct ttmerge_slot){ m->s[c].ev.timestamp, c };
+	const struct ttmerge_stream *s = &m->s[c];
+
+	if (next_is_loss(s))
+		return (struct ttmerge_slot){ s->losses[s->nextloss].ts, c };
+	return (struct ttmerge_slot){ s->ev.timestamp, c };
 }
 
 static bool before(const struct ttmerge_slot *a, const struct ttmerge_slot *b)
@@ -91,8 +89,10 @@ int ttmerge_init(struct ttmerge *m, const struct ttload *t)
 	for (uint32_t c = 0; c < n; c++) {
 		ttrace_pair_init(&m->s[c].it, t->cpus[c].sorted,
 				 t->cpus[c].nsorted);
+		m->s[c].losses = t->cpus[c].losses;
+		m->s[c].nlosses = t->cpus[c].nlosses;
 		m->s[c].have = ttrace_pair_next(&m->s[c].it, &m->s[c].ev);
-		if (has_item(m, c))
+		if (has_item(&m->s[c]))
 			m->heap[m->nheap++] = slot_of(m, c);
 	}
 	for (uint32_t i = m->nheap / 2; i-- > 0;)
@@ -100,10 +100,13 @@ int ttmerge_init(struct ttmerge *m, const struct ttload *t)
 	return 0;
 }
 
-/* Moves the top stream past the item returned last, re-placing it. */
+/* Moves the top stream past the item returned last, re-placing it: a
+ * stream whose next item still comes first (a CPU's burst) stays on top
+ * without a sift. */
 static void advance_top(struct ttmerge *m)
 {
-	uint32_t c = m->heap[0].cpu;
+	struct ttmerge_slot *h = m->heap;
+	uint32_t c = h[0].cpu;
 	struct ttmerge_stream *s = &m->s[c];
 
 	if (m->top_pending == PENDING_LOSS)
@@ -111,11 +114,15 @@ static void advance_top(struct ttmerge *m)
 	else
 		s->have = ttrace_pair_next(&s->it, &s->ev);
 	m->top_pending = PENDING_NONE;
-	if (has_item(m, c))
-		m->heap[0] = slot_of(m, c);
-	else
-		m->heap[0] = m->heap[--m->nheap];
-	sift_down(m, 0);
+	if (!has_item(s)) {
+		h[0] = h[--m->nheap];
+		sift_down(m, 0);
+		return;
+	}
+	h[0] = slot_of(m, c);
+	if ((m->nheap > 1 && before(&h[1], &h[0])) ||
+	    (m->nheap > 2 && before(&h[2], &h[0])))
+		sift_down(m, 0);
 }
 
 /* Writes the percentage of events done when it changed. */
@@ -153,8 +160,8 @@ bool ttmerge_next(struct ttmerge *m, struct ttmerge_item *item)
 	}
 	c = m->heap[0].cpu;
 	item->cpu = c;
-	if (next_is_loss(m, c)) {
-		item->loss = &m->t->cpus[c].losses[m->s[c].nextloss];
+	if (next_is_loss(&m->s[c])) {
+		item->loss = &m->s[c].losses[m->s[c].nextloss];
 		item->ev = NULL;
 		item->entry = NULL;
 		m->top_pending = PENDING_LOSS;

@@ -45,7 +45,9 @@ struct ttmerge_stream {
 	struct ttrace_pair_iter it;
 	struct ttrace_event_view ev;
 	bool have;			/* ev holds the next event */
-	uint64_t nextloss;		/* index into the cpu's losses */
+	uint64_t nextloss;		/* index into losses */
+	const struct ttload_loss *losses; /* the cpu's (ttload_cpu) */
+	uint64_t nlosses;
 };
 
 /* A cpu in the heap, with the timestamp of its next item. */
