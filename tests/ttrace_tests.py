@@ -1343,19 +1343,23 @@ def exports():
 
 def leading_runs(verify_out):
     """{cpu: [(first, end)]}: the losses each CPU's ring overwrote before
-    the trace, from `ttdecode verify`: the overwritten losses that follow
-    one another from a CPU's first index (a stream that starts behind a
-    writer may declare several before its first record)."""
+    the trace, from `ttdecode verify`: the overwritten ones among the
+    losses that follow one another from a CPU's first index, up to its
+    first record (a stream that starts behind a writer may declare
+    several, and skip ahead between them), as the exporters count them
+    (tools/load/ttmodel.c's before_trace)."""
     first = {c: int(f) for c, f in re.findall(
         r"^cpu(\d+): \d+ events .*?indices (\d+)-", verify_out, re.M)}
-    runs = {(c, int(f)): int(e) for c, f, e in re.findall(
-        r"^cpu(\d+): lost \d+ records \[(\d+), (\d+)\): overwritten$",
+    runs = {(c, int(f)): (int(e), why) for c, f, e, why in re.findall(
+        r"^cpu(\d+): lost \d+ records \[(\d+), (\d+)\): (.+)$",
         verify_out, re.M)}
     out = {}
     for c, f in first.items():
         while (c, f) in runs:
-            out.setdefault(int(c), []).append((f, runs[(c, f)]))
-            f = runs[(c, f)]
+            e, why = runs[(c, f)]
+            if why == "overwritten":
+                out.setdefault(int(c), []).append((f, e))
+            f = e
     return out
 
 

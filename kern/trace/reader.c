@@ -41,6 +41,10 @@
 #define TEXT_BYTES	(TEXT_EVENTS * LINE_MAX)	/* cpuN's text block */
 #define SNAP_WAIT_NS	20000000	/* wait for a slot in flight: 20 ms */
 #define STREAM_WAIT_NS	200000000	/* ... in a stream, across reads */
+/* A stream the writer lapped resumes this fraction of the ring past the
+ * oldest record (trace_ring_cursor's lap_skip): runs long enough to pay
+ * for their framing before the writer catches up again. */
+#define STREAM_LAP_SKIP_DIV	2
 #define RUN_MIN		(sizeof(struct ttrace_file_run) + \
 			 (1 + TTRACE_MAX_CONT) * sizeof(struct ttrace_entry))
 
@@ -195,6 +199,12 @@ void ttrace_run_start(struct ttrace *t, enum ttrace_read_kind kind,
 	ttrace_ring_since_clear(t, cpu, cur);
 	*end = kind == TTRACE_READ_STREAM ? UINT64_MAX :
 					    ttrace_ring_end(t, cpu);
+	if (kind == TTRACE_READ_STREAM) {	/* lapped: a quarter ahead */
+		struct trace_ring_stats st;
+
+		ttrace_ring_get_stats(t, cpu, &st);
+		cur->lap_skip = st.nentries / STREAM_LAP_SKIP_DIV;
+	}
 }
 
 /* First read: fix the snapshot bound, take the snapshots. */

@@ -315,6 +315,60 @@ static int test_basic(void)
  * Overwrite mode laps: a reader from 0 is told exactly what was
  * overwritten, then gets the rest; one from the oldest loses nothing.
  */
+/*
+ * A live reader the writer laps resumes lap_skip slots past the oldest:
+ * the overwritten slots, then the skipped ones, each declared; nothing
+ * skipped without a lap, and a skip never past the head; an event the
+ * skip cuts loses its continuations too.
+ */
+static int test_lap_skip(void)
+{
+	struct trace_ring r;
+	struct trace_ring_cursor cur = { .lap_skip = 6 };
+
+	HT_CHECK(ring(&r, 16, TRACE_RING_OVERWRITE) == 0);
+	for (uint64_t i = 0; i < 10; i++)
+		HT_CHECK(put(&r));
+	EXPECT(&r, &cur, RECORDS, 0, 10);	/* not lapped: no skip */
+	for (uint64_t i = 0; i < 40; i++)
+		HT_CHECK(put(&r));
+	EXPECT(&r, &cur, LOST(OVERWRITTEN), 10, 24);	/* [10, 34) */
+	EXPECT(&r, &cur, LOST(SKIPPED), 34, 6);
+	EXPECT(&r, &cur, RECORDS, 40, 10);
+	EXPECT(&r, &cur, NONE, 50, 0);
+	/* lapped again before the skip was taken: overwritten first */
+	for (uint64_t i = 0; i < 40; i++)
+		HT_CHECK(put(&r));
+	EXPECT(&r, &cur, LOST(OVERWRITTEN), 50, 24);	/* lo 74 */
+	for (uint64_t i = 0; i < 8; i++)
+		HT_CHECK(put(&r));
+	EXPECT(&r, &cur, LOST(OVERWRITTEN), 74, 8);	/* lo 82 */
+	EXPECT(&r, &cur, LOST(SKIPPED), 82, 6);
+	EXPECT(&r, &cur, RECORDS, 88, 10);
+	/* a skip larger than the ring stops at the head */
+	cur = (struct trace_ring_cursor){ .lap_skip = 1000 };
+	EXPECT(&r, &cur, LOST(OVERWRITTEN), 0, 82);
+	EXPECT(&r, &cur, LOST(SKIPPED), 82, 16);
+	EXPECT(&r, &cur, NONE, 98, 0);
+	/* 3-slot events: a skip ending in an event loses its rest too */
+	HT_CHECK(ring(&r, 16, TRACE_RING_OVERWRITE) == 0);
+	for (int i = 0; i < 8; i++)
+		HT_CHECK(put_ext(&r, 19));		/* 0, 3, ... 21 */
+	cur = (struct trace_ring_cursor){ .lap_skip = 3 };
+	EXPECT(&r, &cur, LOST(OVERWRITTEN), 0, 8);
+	EXPECT(&r, &cur, LOST(SKIPPED), 8, 3);		/* [8, 11) */
+	EXPECT(&r, &cur, LOST(SKIPPED), 11, 1);		/* event 9's last */
+	EXPECT(&r, &cur, RECORDS, 12, 12);
+	/* the cursor functions start without a skip */
+	cur.lap_skip = cur.skip_to = 99;
+	trace_ring_cursor_start(&r, &cur);
+	HT_CHECK(cur.lap_skip == 0 && cur.skip_to == 0);
+	cur.lap_skip = cur.skip_to = 99;
+	trace_ring_cursor_oldest(&r, &cur);
+	HT_CHECK(cur.lap_skip == 0 && cur.skip_to == 0);
+	return 0;
+}
+
 static int test_wrap_overwrite(void)
 {
 	struct trace_ring r;
@@ -1554,6 +1608,7 @@ static int test_race_multi(void)
 	rc.multi = 1;
 	rd.r = &rc.r;
 	rd.give_up_after = 1000;
+	rd.cur.lap_skip = 4;	/* a live stream's: lapped, resume ahead */
 	race_read_for(&rc, &rd, 1.0);
 	if (reader_drain(&rd, "race-multi"))
 		return 1;
@@ -1563,6 +1618,7 @@ static int test_race_multi(void)
 	HT_CHECK(rd.cur.next == rc.slots && rd.pos == rc.slots);
 	HT_CHECK(rd.slots + reader_lost(&rd) == rc.slots);
 	HT_CHECK(rd.events > 100 && rc.slow > 10 && rc.nested > 10);
+	HT_CHECK(rd.lost[TTRACE_LOSS_SKIPPED] > 0);
 	return 0;
 }
 
@@ -1818,6 +1874,7 @@ static const struct ht_test tests[] = {
 	{ test_local_fetch_add, "ring_local_fetch_add" },
 	{ test_basic, "ring_basic" },
 	{ test_wrap_overwrite, "ring_wrap_overwrite" },
+	{ test_lap_skip, "ring_lap_skip" },
 	{ test_saturate, "ring_saturate" },
 	{ test_clear, "ring_clear" },
 	{ test_in_flight, "ring_in_flight" },

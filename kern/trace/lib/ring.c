@@ -466,6 +466,7 @@ void trace_ring_cursor_oldest(const struct trace_ring *r,
 	cur->next = lo;
 	cur->last_reason = TTRACE_LOSS_OVERWRITTEN;
 	cur->after_loss = lo != start;	/* lo may cut an event only if lapped */
+	cur->lap_skip = cur->skip_to = 0;
 }
 
 /*
@@ -481,6 +482,7 @@ void trace_ring_cursor_start(const struct trace_ring *r,
 	cur->next = __atomic_load_n(&r->start, __ATOMIC_ACQUIRE);
 	cur->last_reason = TTRACE_LOSS_OVERWRITTEN;
 	cur->after_loss = 0;	/* a clear point is an event boundary */
+	cur->lap_skip = cur->skip_to = 0;
 }
 
 /*
@@ -493,7 +495,12 @@ void trace_ring_cursor_start(const struct trace_ring *r,
  *		trace_ring_give_up() to declare it lost;
  *	TRACE_RUN_NONE: nothing more before min(end, head) for now.
  * Successive calls cover every index exactly once, each as a record or a
- * declared loss. Lock-free; any CPU.
+ * declared loss. A read the writer lapped resumes cur->lap_skip slots
+ * past the oldest live one, declaring those lost as skipped (the next
+ * call) after the overwritten ones: a live reader the writer outruns
+ * would otherwise resume at the very slot the writer overwrites next, and
+ * take a few records a call, each call's framing for a handful of them.
+ * Lock-free; any CPU.
  */
 static __always_inline uint32_t ring_read(const struct trace_ring *r,
 					  struct trace_ring_cursor *cur,
@@ -509,8 +516,13 @@ static __always_inline uint32_t ring_read(const struct trace_ring *r,
 		return run_none(cur, run, TRACE_RUN_NONE);
 	if (cur->next < start)
 		return run_lost(cur, run, MIN(start, end), TTRACE_LOSS_CLEARED);
-	if (cur->next < lo)
+	if (cur->next < lo) {	/* lapped: resume lap_skip ahead of it */
+		cur->skip_to = lo + MIN(cur->lap_skip, hi - lo);
 		return run_lost(cur, run, MIN(lo, end), TTRACE_LOSS_OVERWRITTEN);
+	}
+	if (cur->next < cur->skip_to)
+		return run_lost(cur, run, MIN(cur->skip_to, end),
+				TTRACE_LOSS_SKIPPED);
 	end = MIN(end, hi);
 	if (cur->next >= end)
 		return run_none(cur, run, TRACE_RUN_NONE);

@@ -112,6 +112,10 @@ struct trace_ring_cursor {
 	uint32_t last_reason;	/* reason of the last loss, for the orphan
 				   continuations that may follow it */
 	uint32_t after_loss;	/* the last run was a loss */
+	uint64_t lap_skip;	/* a live reader's: where a read the writer
+				   lapped resumes, slots past the oldest
+				   (0 by the cursor functions) */
+	uint64_t skip_to;	/* that lap's end of the slots skipped */
 };
 
 /* What one trace_ring_read() call returned. */

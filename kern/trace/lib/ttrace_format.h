@@ -147,7 +147,9 @@ enum ttrace_loss_reason {
 	TTRACE_LOSS_RACED = 2,		/* lapped while being read */
 	TTRACE_LOSS_IN_FLIGHT = 3,	/* still being written; given up */
 	TTRACE_LOSS_CLEARED = 4,	/* cleared (clear, mode, bufsize) */
-	TTRACE_LOSS_NREASONS = 5,
+	TTRACE_LOSS_SKIPPED = 5,	/* given up by a reader the writer
+					   lapped, to resume ahead of it */
+	TTRACE_LOSS_NREASONS = 6,
 };
 
 /*
