@@ -462,11 +462,13 @@ def run_child(argv, stdout=subprocess.DEVNULL):
 
 
 def decode_trace():
-    """A real trace (build/trace.ttr, or one captured now) scaled by
+    """A real trace (build/trace.ttr if it verifies, or one captured now) scaled by
     `ttdecode scale` to at least DECODE_MIN_RECORDS events. Returns (path,
     events) or (None, why)."""
     td = os.path.join(B, "tools", "ttdecode")
     real = os.path.join(B, "trace.ttr")
+    if os.path.exists(real) and sh([td, "verify", real]).returncode:
+        os.remove(real)     # an older format's, or damaged: capture anew
     if not os.path.exists(real):
         p = sh(["sh", "scripts/trace.sh", os.path.join(B, "kernel.bin"),
                 INITRD, real, "ls -l /bin; cat /dev/kmsg | head -3; ps"])
