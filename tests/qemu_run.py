@@ -5,6 +5,7 @@ flags `make run` uses), reads the console on a thread, and offers expect() /
 send() for scripted sessions. Every run has a deadline and is killed when it
 passes it; a test never hangs.
 """
+import importlib.machinery
 import importlib.util
 import os
 import signal
@@ -16,17 +17,19 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def _script_module(name):
-    """scripts/NAME.py, imported."""
-    spec = importlib.util.spec_from_file_location(
-        name, os.path.join(ROOT, "scripts", name + ".py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+def script_module(file):
+    """scripts/FILE imported as a module (FILE may lack .py: scripts/pull)."""
+    name = os.path.splitext(file)[0]
+    loader = importlib.machinery.SourceFileLoader(
+        name, os.path.join(ROOT, "scripts", file))
+    mod = importlib.util.module_from_spec(
+        importlib.util.spec_from_loader(name, loader))
+    loader.exec_module(mod)
     return mod
 
 
 # The trace file's CRC (docs/trace-file.md), for tests that check one.
-crc32c = _script_module("crc32c").crc32c
+crc32c = script_module("crc32c.py").crc32c
 # The kernel every test boots: the debug build (docs/debug.md; the
 # Makefile's DEBUG_BUILD), with the allocators' checks and UBSAN on.
 # TEST_KBUILD=build boots the release kernel instead, to compare.

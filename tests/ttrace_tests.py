@@ -2,7 +2,6 @@
 trace to the host: typed into the shell as a person would, checked on the
 console, and, for saved traces, checked on the host with ttdecode."""
 import decimal
-import importlib.machinery
 import json
 import os
 import re
@@ -14,7 +13,7 @@ import time
 
 import tracedat_check
 from qemu_run import QemuRun, QEMU_STATUS, verdict, ROOT, DEFAULT_EVENTS, \
-    KERNEL, KERNEL_ELF, crc32c
+    KERNEL, KERNEL_ELF, crc32c, script_module
 
 BUILD = os.path.join(ROOT, "build")
 TTDECODE = os.path.join(BUILD, "tools", "ttdecode")
@@ -1566,8 +1565,7 @@ def records_by_index(path):
 def start_ttlive(mem, out, ncpus, qemu_pid):
     """tools/ttlive on the shared RAM file mem, writing out, ending when
     process qemu_pid has gone."""
-    pull = importlib.machinery.SourceFileLoader(
-        "pull", os.path.join(ROOT, "scripts", "pull")).load_module()
+    pull = script_module("pull")
     pa, size = pull.root_symbol(KERNEL_ELF, os.environ.get("NM", "nm"))
     return subprocess.Popen(
         [os.path.join(BUILD, "tools", "ttlive"), "-c", str(ncpus), "-w",

@@ -24,9 +24,10 @@ extern uint32_t ttrace_crc_slice[TTRACE_CRC_SLICES][256];
 /*
  * Which step ttrace_crc32() takes for 8 bytes: TTRACE_CRC_HW (the CPU's
  * instruction), TTRACE_CRC_TABLES (built), or TTRACE_CRC_NIBBLES (neither
- * yet: the tables are being built, or on a big-endian host).
+ * yet: the tables are being built, or on a big-endian host). The ring
+ * reader's crc argument takes these, NIBBLES (0) meaning it takes no step.
  */
-enum { TTRACE_CRC_NIBBLES, TTRACE_CRC_TABLES, TTRACE_CRC_HW };
+enum { TTRACE_CRC_NIBBLES = 0, TTRACE_CRC_TABLES, TTRACE_CRC_HW };
 int ttrace_crc32_mode(void);
 
 /* The state after the 8 little-endian bytes w, by the instruction (hw,

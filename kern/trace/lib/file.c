@@ -367,14 +367,33 @@ int ttrace_file_section_begin(struct ttrace_file_writer *w, uint32_t type,
 	return emit(w, &s, sizeof(s));
 }
 
-/* Appends len payload bytes to the open section (no more than it has left). */
-int ttrace_file_section_data(struct ttrace_file_writer *w, const void *buf,
-			     uint64_t len)
+/* c's operator for len bytes, made again only when len changes. */
+static uint32_t shift_op_for(struct ttrace_crc_op *c, uint64_t len)
+{
+	if (c->len != len) {
+		c->len = len;
+		c->op = crc_shift_op(len);
+	}
+	return c->op;
+}
+
+/* Takes len more payload bytes of the open section (no more than it has
+ * left). Returns 0, or the error (misuse). */
+static int section_take(struct ttrace_file_writer *w, uint64_t len)
 {
 	if (w->error || !w->sec_type || len > w->sec_left)
 		return misuse(w);
 	w->sec_left -= len;
 	w->sec_bytes += len;
+	return 0;
+}
+
+/* Appends len payload bytes to the open section (no more than it has left). */
+int ttrace_file_section_data(struct ttrace_file_writer *w, const void *buf,
+			     uint64_t len)
+{
+	if (section_take(w, len))
+		return w->error;
 	w->sec_crc = ttrace_crc32(w->sec_crc, buf, len);
 	return emit(w, buf, len);
 }
@@ -391,15 +410,10 @@ int ttrace_file_section_data_crc(struct ttrace_file_writer *w,
 {
 	if (!w->sec_combine || len < CRC_WRITER_COMBINE_MIN)
 		return ttrace_file_section_data(w, buf, len);
-	if (w->error || !w->sec_type || len > w->sec_left)
-		return misuse(w);
-	if (w->data_len != len) {	/* runs repeat sizes */
-		w->data_len = len;
-		w->data_op = crc_shift_op(len);
-	}
-	w->sec_left -= len;
-	w->sec_bytes += len;
-	w->sec_crc = crc32_combine_op(w->sec_crc, crc, w->data_op);
+	if (section_take(w, len))
+		return w->error;
+	w->sec_crc = crc32_combine_op(w->sec_crc, crc,
+				      shift_op_for(&w->data, len));
 	return emit(w, buf, len);
 }
 
@@ -411,13 +425,10 @@ int ttrace_file_section_end(struct ttrace_file_writer *w)
 
 	if (w->error || !w->sec_type || w->sec_left)
 		return misuse(w);
-	if (w->sec_combine) {	/* one pass over a long payload, not two */
-		if (w->comb_len != w->sec_bytes) {	/* runs repeat sizes */
-			w->comb_len = w->sec_bytes;
-			w->comb_op = crc_shift_op(w->sec_bytes);
-		}
-		w->file_crc = crc32_combine_op(w->file_crc, crc, w->comb_op);
-	}
+	if (w->sec_combine)	/* one pass over a long payload, not two */
+		w->file_crc = crc32_combine_op(w->file_crc, crc,
+					       shift_op_for(&w->comb,
+							    w->sec_bytes));
 	w->sec_combine = false;
 	emit(w, &crc, sizeof(crc));
 	emit(w, zeros, ttrace_file_pad(w->offset));

@@ -502,11 +502,10 @@ void trace_ring_cursor_start(const struct trace_ring *r,
  * take a few records a call, each call's framing for a handful of them.
  * Lock-free; any CPU.
  */
-static __always_inline uint32_t ring_read(const struct trace_ring *r,
-					  struct trace_ring_cursor *cur,
-					  uint64_t end, struct ttrace_entry *out,
-					  size_t max, struct trace_ring_run *run,
-					  int crc, bool simd)
+static uint32_t ring_read(const struct trace_ring *r,
+			  struct trace_ring_cursor *cur, uint64_t end,
+			  struct ttrace_entry *out, size_t max,
+			  struct trace_ring_run *run, int crc, bool simd)
 {
 	uint64_t start, lo, hi, head_after, n;
 	uint32_t gone, state = ~0u;
@@ -574,24 +573,13 @@ uint32_t trace_ring_read_crc(const struct trace_ring *r,
 			     struct ttrace_entry *out, size_t max,
 			     struct trace_ring_run *run, bool simd)
 {
-	uint32_t k;
+	int mode = ttrace_crc32_mode();	/* TTRACE_CRC_NIBBLES, 0: no step */
+	uint32_t k = ring_read(r, cur, end, out, max, run, mode,
+			       simd && mode == TTRACE_CRC_HW);
 
-	switch (ttrace_crc32_mode()) {
-	case TTRACE_CRC_HW:
-		return simd ? ring_read(r, cur, end, out, max, run,
-					TTRACE_CRC_HW, true) :
-			      ring_read(r, cur, end, out, max, run,
-					TTRACE_CRC_HW, false);
-	case TTRACE_CRC_TABLES:
-		return ring_read(r, cur, end, out, max, run, TTRACE_CRC_TABLES,
-				 false);
-	default:
-		k = ring_read(r, cur, end, out, max, run, 0, false);
-		if (k == TRACE_RUN_RECORDS)
-			run->crc = ttrace_crc32(0, out, run->count *
-						sizeof(*out));
-		return k;
-	}
+	if (k == TRACE_RUN_RECORDS && mode == TTRACE_CRC_NIBBLES)
+		run->crc = ttrace_crc32(0, out, run->count * sizeof(*out));
+	return k;
 }
 
 /* Declares the busy slot of the last read (run) lost, in flight. */

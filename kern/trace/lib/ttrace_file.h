@@ -281,6 +281,13 @@ typedef void *(*ttrace_file_place_fn)(void *arg, uint64_t len);
  * section's end by combining the two (zlib's crc32_combine). The first error sticks: every
  * later call returns it, so a caller may check only the last one.
  */
+/* A CRC combine's operator for a length, kept while lengths repeat (a
+ * stream's runs do): file.c's crc_shift_op() of len. */
+struct ttrace_crc_op {
+	uint64_t len;
+	uint32_t op;
+};
+
 struct ttrace_file_writer {
 	ttrace_file_out_fn out;
 	ttrace_file_place_fn place;	/* NULL: none (ttrace_file_writer_init) */
@@ -298,10 +305,8 @@ struct ttrace_file_writer {
 	bool sec_combine;		/* the open section is long: its CRC
 					   is combined into file_crc at its
 					   end */
-	uint64_t comb_len;		/* the last such section's size, */
-	uint32_t comb_op;		/* and its crc_shift_op() (file.c) */
-	uint64_t data_len;		/* the last section_data_crc's size, */
-	uint32_t data_op;		/* and its crc_shift_op() */
+	struct ttrace_crc_op comb;	/* the last such section's size */
+	struct ttrace_crc_op data;	/* the last section_data_crc's size */
 	int32_t error;			/* 0 or enum ttrace_file_werr */
 };
 
