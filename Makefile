@@ -98,6 +98,16 @@ $(GEN)/ttrace_meta_blob.c: $(BUILD)/tools/ttmetablob
 	$< > $@.tmp
 	@mv $@.tmp $@
 
+# The kernel's __user parameters (kern/include/user_args.h), from every
+# kernel source; written only when the table changes.
+$(GEN)/user_args.stamp: scripts/gen-user-args.py \
+		$(shell find kern arch -name '*.[ch]') | $(DEPS_STAMP)
+	@mkdir -p $(GEN)
+	$(PY) scripts/gen-user-args.py $(GEN)/user_args.c $(filter %.c %.h,$^)
+	@touch $@
+$(GEN)/user_args.c: $(GEN)/user_args.stamp
+	@:
+
 # --- kernel --------------------------------------------------------------
 # Each folder's Makefrag lists what it builds, Kbuild's way (kern/src/Makefrag
 # explains): obj-y always, obj-$(CONFIG_FOO) with an option (an unset option
@@ -137,7 +147,8 @@ endef
 $(foreach d,$(KDIRS),$(eval $(call kbuild_dir,$(d))))
 ifeq ($(CONFIG_TTRACE),y)
 KERN_OBJS += $(BUILD)/kern/$(GEN)/ttrace_events.o \
-	     $(BUILD)/kern/$(GEN)/ttrace_meta_blob.o
+	     $(BUILD)/kern/$(GEN)/ttrace_meta_blob.o \
+	     $(BUILD)/kern/$(GEN)/user_args.o
 endif
 
 # The function-graph tracer (docs/function-graph.md): every function starts

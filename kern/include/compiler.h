@@ -22,6 +22,11 @@
 /* Never traced by the function-graph tracer (no patchable entry): the
  * tracer, the text patcher and the trap path use such functions. */
 #define notrace		__attribute__((patchable_function_entry(0, 0)))
+/* A parameter that holds a user-space address (a pointer or an integer),
+ * which the process chose: on a prototype or a definition, it puts the
+ * argument in the table a function probe reads strings by
+ * (kern/include/user_args.h). No code changes. */
+#define __user
 
 #ifndef static_assert
 #define static_assert _Static_assert

@@ -31,6 +31,7 @@ void kpage_free(void *addr);
 size_t pmem_nr_free_pages(void);
 size_t pmem_nr_total_pages(void);
 uint64_t pmem_max_phys(void);
+bool pmem_kernel_ram(uint64_t pa);
 void *boot_alloc(size_t size, size_t align);
 bool pmem_boot_spares(const struct multiboot_info *mbi, uint64_t start,
 		      uint64_t end);

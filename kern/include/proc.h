@@ -20,6 +20,7 @@
 #include <list.h>
 #include <spinlock.h>
 #include <smp.h>
+#include <abi/syscall.h>
 
 #define NOFILE		64		/* fds per process */
 #define PATH_MAX	256		/* bytes, with the NUL */
@@ -77,6 +78,10 @@ struct proc {
 	char name[PROC_NAME_MAX];
 	enum proc_state state;
 	bool killed;			/* exit at the next chance */
+	uint32_t caps;			/* rights, CAP_* of abi/syscall.h:
+					   init has CAP_ALL, a child its
+					   parent's; only capdrop, by the
+					   process itself, clears one */
 	int exit_status;		/* 0-255 from exit, >= 128 when killed */
 	uint64_t *pml4;			/* address space */
 	uintptr_t heap_end;		/* end of the loaded image */
@@ -118,6 +123,14 @@ struct proc *proc_find_locked(int pid);
 void proc_dump(void);
 struct trapframe;
 void proc_dump_here(const struct trapframe *tf);
+/* Whether the current thread has the rights caps (CAP_*): a kernel
+ * thread has them all. Any context. */
+static inline bool proc_capable(uint32_t caps)
+{
+	struct proc *p = current_proc();
+
+	return !p || (READ_ONCE(p->caps) & caps) == caps;
+}
 /* Marks pid killed and wakes it if it sleeps; returns 0 or -ESRCH. */
 int proc_kill(int pid);
 int proc_spawn(struct proc *parent, const char *path, int argc,
@@ -137,10 +150,10 @@ void kwakeup(const void *chan);
 /* Copies between kernel and the current process's user memory. Every
  * address is checked against the page tables (present, user, and writable
  * for copyout); returns 0 or -EFAULT, having copied nothing on failure. */
-int copyin(void *dst, const void *usrc, size_t n);
-int copyout(void *udst, const void *src, size_t n);
+int copyin(void *dst, const void __user *usrc, size_t n);
+int copyout(void __user *udst, const void *src, size_t n);
 /* Copies a NUL-terminated user string of at most max bytes (NUL included);
  * returns its length, -EFAULT, or -ENAMETOOLONG when no NUL fits. */
-long copyinstr(char *dst, const char *usrc, size_t max);
+long copyinstr(char *dst, const char __user *usrc, size_t max);
 
 #endif /* PROC_H */

@@ -53,5 +53,6 @@ long sys_errstr(const uint64_t *a);
 long sys_yield(const uint64_t *a);
 long sys_setfg(const uint64_t *a);
 long sys_poweroff(const uint64_t *a);
+long sys_capdrop(const uint64_t *a);
 
 #endif /* SYSCALL_H */

@@ -23,8 +23,8 @@ void vm_pages_put(void *p, unsigned order);
 uint64_t vm_pages_held(void);
 uint64_t *vm_create(void);
 void vm_free(uint64_t *pml4);
-int vm_map_zero(uint64_t *pml4, uintptr_t va, unsigned perm, void **kva);
-bool vm_user_range_ok(uint64_t *pml4, uintptr_t va, size_t n, bool write);
-void *vm_user_kaddr(uint64_t *pml4, uintptr_t va);
+int vm_map_zero(uint64_t *pml4, uintptr_t __user va, unsigned perm, void **kva);
+bool vm_user_range_ok(uint64_t *pml4, uintptr_t __user va, size_t n, bool write);
+void *vm_user_kaddr(uint64_t *pml4, uintptr_t __user va);
 
 #endif /* VM_H */

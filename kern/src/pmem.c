@@ -29,6 +29,19 @@ static uint64_t boot_free;
 static size_t total_pages;
 static bool pmem_ready;
 
+/*
+ * The kernel's RAM, for pmem_kernel_ram(): the memory map's available
+ * regions from the kernel image up (below it: the firmware's memory, the
+ * VGA window and option ROMs among it), written once by pmem_init(). A
+ * map of more regions than this keeps the first RAM_RANGES: a region left
+ * out is only refused to pmem_kernel_ram()'s callers, never misread.
+ */
+#define RAM_RANGES	16
+static struct ram_range {
+	uint64_t start, end;
+} ram[RAM_RANGES];
+static unsigned nram;
+
 #ifdef CONFIG_KMEM_DEBUG
 /*
  * The guard windows (docs/debug.md). The kernel reaches memory through
@@ -274,6 +287,17 @@ static void scan_mmap(const struct multiboot_info *mbi)
 	}
 }
 
+/* Notes available region e in ram[], from KERN_PHYS up. */
+static void note_ram(const struct multiboot_mmap_entry *e)
+{
+	uint64_t s = MAX(e->addr, (uint64_t)KERN_PHYS);
+
+	if (s < e->addr + e->len && nram < RAM_RANGES)
+		ram[nram++] = (struct ram_range){ s, e->addr + e->len };
+}
+
+/* Gives every available page above the boot's to the allocator; notes
+ * the kernel's RAM. */
 static void add_free_regions(const struct multiboot_info *mbi)
 {
 	uintptr_t p = (uintptr_t)KADDR(mbi->mmap_addr);
@@ -287,6 +311,8 @@ static void add_free_regions(const struct multiboot_info *mbi)
 		uint64_t s = ROUNDUP(e->addr, PGSIZE);
 		uint64_t t = ROUNDDOWN(e->addr + e->len, PGSIZE);
 
+		if (e->type == MB_MMAP_AVAILABLE)
+			note_ram(e);
 		if (e->type == MB_MMAP_AVAILABLE && s < floor)
 			s = floor;
 		if (e->type == MB_MMAP_AVAILABLE && s < t) {	/* minus the area */
@@ -295,6 +321,20 @@ static void add_free_regions(const struct multiboot_info *mbi)
 		}
 		p += e->size + sizeof(e->size);
 	}
+}
+
+/* Whether physical address pa is the kernel's RAM: the image, the boot
+ * modules, the allocator's metadata and pages, the tracer's persistent
+ * area; never device memory (the MMIO hole below 4 GiB, a PCI BAR), the
+ * firmware's or a hole. For a reader that must not touch anything else
+ * (a probe's str, kern/trace/fprobe.c): lock-free, any context, notrace
+ * (a probe's own path). */
+notrace bool pmem_kernel_ram(uint64_t pa)
+{
+	for (unsigned i = 0; i < nram; i++)
+		if (pa >= ram[i].start && pa < ram[i].end)
+			return true;
+	return false;
 }
 
 /* Builds the allocator from the Multiboot memory map. Boot CPU only. */

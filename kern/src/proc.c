@@ -331,6 +331,8 @@ int proc_spawn(struct proc *parent, const char *path, int argc,
 	else
 		err = chan_stat(c, &st);
 	p = err ? NULL : proc_alloc(path, parent ? parent->pid : 0);
+	if (p)
+		p->caps = parent ? parent->caps : CAP_ALL;
 	if (!err && !p)
 		err = -ENOMEM;
 	if (err) {

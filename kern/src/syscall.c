@@ -25,7 +25,7 @@ const struct syscall_desc syscall_table[NR_SYSCALLS] = {
 	SYSCALL(mkdir), SYSCALL(remove), SYSCALL(dup2), SYSCALL(pipe),
 	SYSCALL(chdir), SYSCALL(getcwd), SYSCALL(bind), SYSCALL(errstr),
 	SYSCALL(yield), SYSCALL(setfg), SYSCALL(poweroff), SYSCALL(ftruncate),
-	SYSCALL(unmount),
+	SYSCALL(unmount), SYSCALL(capdrop),
 };
 
 static __always_inline long syscall_dispatch(uint64_t nr,

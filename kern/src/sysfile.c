@@ -96,7 +96,8 @@ static long write_step(const struct bounce *b, void *kbuf, size_t done,
 
 /* Reads up to n bytes of c at off into user buffer ubuf. Returns the count
  * or -errno. */
-static long read_chunks(struct chan *c, char *ubuf, size_t n, uint64_t off)
+static long read_chunks(struct chan *c, char __user *ubuf, size_t n,
+			uint64_t off)
 {
 	struct bounce b = { c, (uint64_t)ubuf, off, read_step };
 
@@ -105,7 +106,7 @@ static long read_chunks(struct chan *c, char *ubuf, size_t n, uint64_t off)
 
 /* Writes n bytes of user buffer ubuf to c at off. Returns the count or
  * -errno. */
-static long write_chunks(struct chan *c, const char *ubuf, size_t n,
+static long write_chunks(struct chan *c, const char __user *ubuf, size_t n,
 			 uint64_t off)
 {
 	struct bounce b = { c, (uint64_t)ubuf, off, write_step };

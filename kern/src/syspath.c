@@ -19,7 +19,7 @@
 
 /* Copies in the user path at a word into path (PATH_MAX bytes). Returns
  * 0, -EFAULT or -ENAMETOOLONG. */
-static long path_in(char *path, uint64_t uaddr)
+static long path_in(char *path, uint64_t __user uaddr)
 {
 	long r = copyinstr(path, (const char *)uaddr, PATH_MAX);
 

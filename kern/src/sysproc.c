@@ -1,6 +1,6 @@
 /*
  * Process syscalls: spawn, exit, wait, getpid, kill, nanosleep, errstr,
- * yield, setfg, poweroff. Each validates its user arguments (copyin and
+ * yield, setfg, poweroff, capdrop. Each validates its user arguments (copyin and
  * friends give EFAULT) before acting.
  */
 #include <syscall.h>
@@ -31,7 +31,7 @@ static void free_args(char **argv, int argc)
 
 /* Copies the user argv array (NULL-terminated) into kernel strings;
  * returns argc or -errno. */
-static int copy_argv(uint64_t uargv, char **argv)
+static int copy_argv(uint64_t __user uargv, char **argv)
 {
 	int argc;
 
@@ -149,6 +149,18 @@ long sys_setfg(const uint64_t *a)
 {
 	console_set_fg((int)a[0]);
 	return 0;
+}
+
+/* capdrop(caps) -> the rights left: the process's own thread alone
+ * writes its caps, and only clears bits (include/abi/syscall.h). */
+long sys_capdrop(const uint64_t *a)
+{
+	struct proc *p = current_proc();
+
+	if (a[0] & ~(uint64_t)CAP_ALL)
+		return -EINVAL;
+	WRITE_ONCE(p->caps, p->caps & ~(uint32_t)a[0]);
+	return p->caps;
 }
 
 long sys_poweroff(const uint64_t *a)

@@ -95,7 +95,7 @@ void vm_free(uint64_t *pml4)
 
 /* Maps a zeroed page at user address va with perm (VM_*); returns 0 and its
  * kernel address in *kva, -ENOMEM, or -EINVAL when va is taken or not user. */
-int vm_map_zero(uint64_t *pml4, uintptr_t va, unsigned perm, void **kva)
+int vm_map_zero(uint64_t *pml4, uintptr_t __user va, unsigned perm, void **kva)
 {
 	uint64_t pte = PTE_U;
 	uint64_t *slot;
@@ -121,7 +121,7 @@ int vm_map_zero(uint64_t *pml4, uintptr_t va, unsigned perm, void **kva)
 	return 0;
 }
 
-static uint64_t *user_pte(uint64_t *pml4, uintptr_t va, bool write)
+static uint64_t *user_pte(uint64_t *pml4, uintptr_t __user va, bool write)
 {
 	uint64_t *pte;
 
@@ -137,7 +137,7 @@ static uint64_t *user_pte(uint64_t *pml4, uintptr_t va, bool write)
 
 /* True when every page of [va, va+n) is mapped for user access (and
  * writable if write). */
-bool vm_user_range_ok(uint64_t *pml4, uintptr_t va, size_t n, bool write)
+bool vm_user_range_ok(uint64_t *pml4, uintptr_t __user va, size_t n, bool write)
 {
 	if (n == 0)
 		return true;
@@ -150,7 +150,7 @@ bool vm_user_range_ok(uint64_t *pml4, uintptr_t va, size_t n, bool write)
 }
 
 /* Kernel address of user address va, which must be mapped. */
-void *vm_user_kaddr(uint64_t *pml4, uintptr_t va)
+void *vm_user_kaddr(uint64_t *pml4, uintptr_t __user va)
 {
 	uint64_t *pte = mmu_walk(pml4, va, false);
 
@@ -159,7 +159,8 @@ void *vm_user_kaddr(uint64_t *pml4, uintptr_t va)
 
 /* Copies n bytes between kernel memory k and user memory u, a page at a
  * time through the direct map. The range is already checked. */
-static void copy_user(uint64_t *pml4, void *k, uintptr_t u, size_t n, bool out)
+static void copy_user(uint64_t *pml4, void *k, uintptr_t __user u, size_t n,
+		      bool out)
 {
 	while (n) {
 		size_t chunk = MIN(n, PGSIZE - (u & (PGSIZE - 1)));
@@ -175,7 +176,7 @@ static void copy_user(uint64_t *pml4, void *k, uintptr_t u, size_t n, bool out)
 	}
 }
 
-int copyin(void *dst, const void *usrc, size_t n)
+int copyin(void *dst, const void __user *usrc, size_t n)
 {
 	struct proc *p = current_proc();
 
@@ -185,7 +186,7 @@ int copyin(void *dst, const void *usrc, size_t n)
 	return 0;
 }
 
-int copyout(void *udst, const void *src, size_t n)
+int copyout(void __user *udst, const void *src, size_t n)
 {
 	struct proc *p = current_proc();
 
@@ -195,7 +196,7 @@ int copyout(void *udst, const void *src, size_t n)
 	return 0;
 }
 
-long copyinstr(char *dst, const char *usrc, size_t max)
+long copyinstr(char *dst, const char __user *usrc, size_t max)
 {
 	struct proc *p = current_proc();
 	uintptr_t u = (uintptr_t)usrc;

@@ -535,6 +535,7 @@ void ttrace_stats_text(struct seqbuf *s)
 	}
 	seqbuf_printf(s, "aux bytes %lu size %lu dropped %lu\n", bytes,
 		      aux_size, dropped);
+	fprobe_stats_text(s);
 }
 
 /* Records a user annotation: the text in aux (tag marker), and a

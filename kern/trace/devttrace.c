@@ -28,12 +28,19 @@
  *	lastboot the previous boot's trace as a trace file, kept across a
  *		warm reset (lastboot.c); empty when there is none
  *
+ * The right to trace (CAP_TRACE, abi/syscall.h) is asked at every open
+ * and every read of a file of records or of what was made of them
+ * (needs_right()), and at every write but the marker's: a process that
+ * dropped it gets EPERM and changes nothing; the files that describe the
+ * tracer stay readable (docs/ttrace-device.md, "Who may use the tracer").
+ *
  * Each open of a per-CPU file, aux or probes gets its own reader
  * (ttrace_reader.c: cursor, snapshot, waiting for slots in flight),
  * shared by the processes that share the open file; each open of a
  * trace file gets its own writer (ttrace_tracefile.c).
  */
 #include <ns.h>
+#include <proc.h>
 #include <kmalloc.h>
 #include <printfmt.h>
 #include <seqbuf.h>
@@ -180,12 +187,28 @@ static int ttgen(struct chan *c, const char *name, uint64_t i,
 	return 1;
 }
 
+/* Whether reading file q needs CAP_TRACE: it holds records, strings
+ * from them or from the kernel's memory, or what was made of them (probe
+ * results, latency maxima, stack chains, timer latencies), as text or
+ * binary alike. */
+static bool needs_right(uint64_t q)
+{
+	return q >= Qcpu || is_tracefile(q) || q == Qaux || q == Qprobes ||
+	       q == Qlastboot || q == Qtimerlat || q == Qosnoise ||
+	       q == Qlatency || q == Qstackmax;
+}
+
+static const char no_right[] = "ttrace: this process dropped the right "
+			       "to trace (capdrop CAP_TRACE)";
+
 /* The files read through a reader or a writer get one per open. */
 static int tt_open(struct chan *c, int omode)
 {
 	uint64_t q = c->qid.path;
 
 	(void)omode;
+	if (needs_right(q) && !proc_capable(CAP_TRACE))
+		return (int)errstr_device(-EPERM, no_right);
 	if (q >= Qlattrace && q < Qlattrace + TTRACE_LAT_COUNT)
 		c->aux = ttrace_tracefile_snap(TTRACE_SNAP_LAT + q - Qlattrace);
 	else if (is_tracefile(q))
@@ -242,6 +265,8 @@ static long tt_read(struct chan *c, void *buf, size_t n, uint64_t off)
 	struct ttrace_version v;
 	uint32_t meta_size;
 
+	if (needs_right(q) && !proc_capable(CAP_TRACE))
+		return errstr_device(-EPERM, no_right);
 	if (is_tracefile(q))
 		return ttrace_tracefile_read(c->aux, buf, n, off);
 	if (c->aux)
@@ -284,6 +309,8 @@ static long tt_write(struct chan *c, const void *buf, size_t n, uint64_t off)
 	int r;
 
 	(void)off;
+	if (c->qid.path != Qmarker && !proc_capable(CAP_TRACE))
+		return errstr_device(-EPERM, no_right);
 	switch (c->qid.path) {
 	case Qmarker:
 		ttrace_mark(buf, n);

@@ -38,6 +38,7 @@
  */
 #include <ttrace.h>
 #include <fgraph.h>
+#include <pmem.h>
 #include <ksyms.h>
 #include <printk.h>
 #include <proc.h>
@@ -46,6 +47,7 @@
 #include <ttrace_ctl.h>
 #include <ttrace_fprobe.h>
 #include <ttrace_probe.h>
+#include <user_args.h>
 #include <arch/mmu.h>
 #include <arch/x86.h>
 
@@ -176,20 +178,44 @@ static uint64_t mapped_pa(uintptr_t va, bool user)
 	return (uint64_t)-1;
 }
 
-/* Copies the string at p (kernel or user half) into dst through the
- * direct map, each page checked first; returns its length, NUL excluded,
- * or -1 at an unmapped byte or one outside its half. */
+/* Why copy_str() refused a string; each has its marker text (put_str()). */
+enum str_refusal { STR_UNMAPPED = -1, STR_NOT_RAM = -2 };
+
+/*
+ * The physical address of byte p of a string read as a kernel (str) or a
+ * user (ustr) one, checked for its page: a user string's page must be a
+ * user page below ULIM in the current page tables (copyinstr's rules); a
+ * kernel string's must be mapped above KERNBASE and be the kernel's RAM
+ * (pmem_kernel_ram(): never device memory, where a read can have an
+ * effect, such as the direct map's uncached hole below 4 GiB). A negative
+ * enum str_refusal if it is not. Any context.
+ */
+static int64_t str_page(uintptr_t p, bool user)
+{
+	uint64_t pa;
+
+	if (user ? p >= ULIM : p < KERNBASE)
+		return STR_UNMAPPED;
+	pa = mapped_pa(p, user);
+	if (pa == (uint64_t)-1)
+		return STR_UNMAPPED;
+	return user || pmem_kernel_ram(pa) ? (int64_t)pa : STR_NOT_RAM;
+}
+
+/* Copies the string at p into dst through the direct map, each page
+ * checked by str_page() as the string reaches it; a str at a lower-half
+ * (user) address is read as a ustr. Returns its length, NUL excluded, or
+ * an enum str_refusal. */
 static long copy_str(char *dst, uintptr_t p, bool user)
 {
-	uint64_t pa = 0;
+	int64_t pa = 0;
 
+	user |= p < ULIM;
 	for (size_t i = 0; i < TTRACE_FPROBE_STR_MAX - 1; i++, p++, pa++) {
-		if (user ? p >= ULIM : p < KERNBASE)
-			return -1;
 		if (i == 0 || !(p & (PGSIZE - 1)))
-			pa = mapped_pa(p, user);
-		if (pa == (uint64_t)-1)
-			return -1;
+			pa = str_page(p, user);
+		if (pa < 0)
+			return (long)pa;
 		dst[i] = *(const char *)KADDR(pa);
 		if (!dst[i])
 			return (long)i;
@@ -198,20 +224,37 @@ static long copy_str(char *dst, uintptr_t p, bool user)
 	return TTRACE_FPROBE_STR_MAX - 1;
 }
 
-/* The string at p in aux as a marker record; returns its id. */
+/* Strings not read, by enum str_refusal (-1 - r); and their markers. */
+static uint64_t str_refused[2];
+static const char *const refusal_text[2] = { "(bad address)",
+					     "(not kernel RAM)" };
+
+/* The string at p in aux as a marker record; returns its id. A string
+ * not read is counted, its marker saying why. */
 static uint64_t put_str(uintptr_t p, bool user)
 {
-	static const char bad[] = "(bad address)";
 	struct ttrace *t = &ttrace_main;
 	uint64_t id = __atomic_fetch_add(&t->marker_seq, 1, __ATOMIC_RELAXED);
 	char buf[TTRACE_FPROBE_STR_MAX];
 	long n = copy_str(buf, p, user);
+	const char *why;
 
-	if (n < 0)
-		ttrace_aux_blob(t, TTRACE_AUX_USER_MARKER, id, bad, sizeof(bad) - 1);
-	else
+	if (n >= 0) {
 		ttrace_aux_blob(t, TTRACE_AUX_USER_MARKER, id, buf, (size_t)n);
+		return id;
+	}
+	__atomic_fetch_add(&str_refused[-1 - n], 1, __ATOMIC_RELAXED);
+	why = refusal_text[-1 - n];
+	ttrace_aux_blob(t, TTRACE_AUX_USER_MARKER, id, why, strlen(why));
 	return id;
+}
+
+/* See internal.h. */
+void fprobe_stats_text(struct seqbuf *s)
+{
+	seqbuf_printf(s, "fprobe str bad_address %lu not_ram %lu\n",
+		      __atomic_load_n(&str_refused[0], __ATOMIC_RELAXED),
+		      __atomic_load_n(&str_refused[1], __ATOMIC_RELAXED));
 }
 
 /* Word w of a record from v, where it is: an integer cut to its type
@@ -607,14 +650,41 @@ static const char *go_live(struct ttrace *t, int i,
 	return NULL;
 }
 
-/* fprobe add: see ttrace_fprobe.h. ctl mutex held. */
-static const char *fp_add(struct ttrace *t, const struct ttrace_fprobe_spec *s)
+/* The arguments of func marked __user (user_args.h), a bit each. */
+static uint8_t user_args_of(const char *func)
+{
+	for (size_t i = 0; i < user_args_count; i++)
+		if (!strcmp(user_args_table[i].func, func))
+			return user_args_table[i].args;
+	return 0;
+}
+
+/* Makes each str argument of s that its function takes from user space
+ * (__user) a ustr: the address is the process's choice, and read as a
+ * kernel string it would copy kernel memory into the trace. */
+static void user_strs(struct ttrace_fprobe_spec *s)
+{
+	uint8_t user = user_args_of(s->func);
+
+	for (unsigned a = 0; a < s->nargs; a++)
+		if (s->args[a].type == TTRACE_ARG_STR &&
+		    s->args[a].reg != TTRACE_FPROBE_RET &&
+		    (user >> s->args[a].reg & 1))
+			s->args[a].str = TTRACE_FPROBE_USTR;
+}
+
+/* fprobe add: see ttrace_fprobe.h; given's str arguments on __user
+ * parameters are ustr. ctl mutex held. */
+static const char *fp_add(struct ttrace *t,
+			  const struct ttrace_fprobe_spec *given)
 {
 	static char why[160];
+	struct ttrace_fprobe_spec spec = *given, *s = &spec;
 	int i = slot_named(s->name, FP_DEAD);
 	size_t site;
 	const char *e;
 
+	user_strs(s);
 	if (i >= 0 && ttrace_fprobe_same(&slots[i].spec, s))
 		return go_live(t, i, s, slots[i].site);	/* its id back */
 	if (i >= 0)

@@ -598,6 +598,9 @@ const char *fprobe_control(struct ttrace *t,
 /* The rings were cleared: deleted probes' ids come free. ctl mutex. */
 void fprobe_rings_cleared(struct ttrace *t);
 void fprobe_state_text(struct seqbuf *s);
+/* The stats file's line of the strings probes could not read, by why:
+ * "fprobe str bad_address N not_ram N". */
+void fprobe_stats_text(struct seqbuf *s);
 
 /* stack.c: call chains (docs/latency.md, "Stack traces") */
 void ttrace_stack_record(struct trace_ring *r, uint64_t base, uint64_t ctx,

@@ -40,6 +40,7 @@
 #include <unistd.h>
 #include <dirent.h>
 #include <err.h>
+#include <errno.h>
 #include <sys/stat.h>
 #include <elf.h>
 
@@ -249,7 +250,8 @@ static int would_block(long fd, uint64_t n, int writing)
 	return writing ? n > 4096 - st.size : n > st.size;
 }
 
-static void report(const char *what, long nr, const uint64_t *a, long ret)
+static __attribute__((noinline, cold)) void report(const char *what, long nr,
+						 const uint64_t *a, long ret)
 {
 	nviolations++;
 	fprintf(REPORT_FD, "sysfuzz: VIOLATION call %ld: %s: nr %ld (%lx, "
@@ -622,6 +624,17 @@ static void c_simple(long nr)
 	call(nr, nr == SYS_setfg ? (uint64_t)PICK(fg) : rnd(), rnd(), rnd(), rnd());
 }
 
+/* capdrop of random bits but the right to trace (fuzz_ctl() needs it):
+ * EINVAL for a bit that is no right, nothing dropped. */
+static void c_capdrop(long nr)
+{
+	uint64_t a[4] = { rnd() & ~(uint64_t)CAP_TRACE, rnd(), rnd(), rnd() };
+	long r = call(nr, a[0], a[1], a[2], a[3]);
+
+	if ((a[0] & ~(uint64_t)CAP_ALL) && r != -EINVAL)
+		report("capdrop took a bit that is no right", nr, a, r);
+}
+
 /* A number that is no system call, even in its low 32 bits. */
 static void c_bogus(long nr)
 {
@@ -648,6 +661,7 @@ static void (*const calls[NR_SYSCALLS])(long) = {
 	[SYS_bind] = c_mount, [SYS_unmount] = c_mount,
 	[SYS_errstr] = c_getcwd_errstr, [SYS_yield] = c_simple,
 	[SYS_setfg] = c_simple, [SYS_ftruncate] = c_ftruncate,
+	[SYS_capdrop] = c_capdrop,
 };
 
 /* One random call or pseudo-call. */

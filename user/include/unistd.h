@@ -39,6 +39,8 @@ int nanosleep(uint64_t ns);		/* sleeps at least ns nanoseconds */
 int yield(void);
 int setfg(int pid);			/* ^C on the console kills pid; 0: none */
 __noreturn void poweroff(int status);	/* QEMU exits with status */
+int capdrop(unsigned caps);	/* drops rights CAP_* for good (0: none);
+				 * returns those left */
 
 /* File descriptors. */
 ssize_t read(int fd, void *buf, size_t n);	/* bytes read, 0 at end */

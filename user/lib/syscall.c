@@ -192,6 +192,11 @@ int unmount(const char *path)
 	return (int)sys3(SYS_unmount, (long)path, 0, 0);
 }
 
+int capdrop(unsigned caps)
+{
+	return (int)sys3(SYS_capdrop, caps, 0, 0);
+}
+
 int errstr(char *buf, size_t n)
 {
 	return (int)sys3(SYS_errstr, (long)buf, (long)n, 0);

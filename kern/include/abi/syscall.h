@@ -50,8 +50,21 @@ enum {
 	SYS_poweroff,		/* (int status) -> no return: QEMU exits with status */
 	SYS_ftruncate,		/* (fd, length) -> 0 */
 	SYS_unmount,		/* (path) -> 0: takes down the mount at path */
+	SYS_capdrop,		/* (caps) -> the rights left: drops the
+				 * rights caps (CAP_*; 0: none, a query)
+				 * for good, the children spawned after
+				 * too; EINVAL for a bit that is none */
 	NR_SYSCALLS
 };
+
+/*
+ * A process's rights, as Linux's capabilities: init has them all, a child
+ * gets its parent's, capdrop drops some for good (nothing gives one back).
+ * CAP_TRACE: control the tracer and read what it recorded, as Linux's
+ * CAP_PERFMON (docs/ttrace-device.md, "Who may use the tracer").
+ */
+#define CAP_TRACE	0x1
+#define CAP_ALL		CAP_TRACE
 
 /* open flags */
 #define O_RDONLY	0x000
