@@ -1221,6 +1221,89 @@ static void test_proc(void)
 		fail("/dev/memstat: no free_pages count");
 }
 
+/* ---- the right to trace (CAP_TRACE, docs/ttrace-device.md) ---- */
+
+#define TT	"/dev/ttrace/"
+
+/* The text of file path from its start into buf (n bytes). */
+static void read_text(const char *path, char *buf, size_t n)
+{
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		fail("open %s: %s", path, strerror(errno));
+	read_all(fd, buf, n);
+	close(fd);
+}
+
+/*
+ * A process that dropped the right to trace: capdrop takes no bit that is
+ * no right, and gives none back; every write to ctl and funcs (on a
+ * descriptor opened before the drop too) and every open or read of a file
+ * of records is EPERM, with ctl and funcs as they were; the files that
+ * describe the tracer and the marker stay open to it; a child it spawns
+ * has no right either.
+ */
+static void test_trace_right(void)
+{
+	static const char *const records[] = {
+		TT "raw0", TT "cpu0", TT "stream0", TT "snap0", TT "trace",
+		TT "snaptrace", TT "stream", TT "aux", TT "probes",
+		TT "lastboot", TT "latency", TT "stack_max", TT "timerlat",
+		TT "irqsoff_trace",
+	};
+	static const char *const described[] = {
+		TT "ctl", TT "stats", TT "events", TT "version", TT "meta",
+		TT "funcs", TT "counters", TT "tsc",
+	};
+	static char ctl_before[2048], ctl_after[2048], funcs_before[2048],
+		    funcs_after[2048];
+	char buf[256];
+	const char *cmd;
+	int raw, ctl, funcs, fd;
+
+	CHECK(capdrop(0) == CAP_TRACE);
+	CHECK((raw = open(TT "raw0", O_RDONLY)) >= 0);
+	CHECK((ctl = open(TT "ctl", O_RDWR)) >= 0);
+	CHECK((funcs = open(TT "funcs", O_RDWR)) >= 0);
+	read_text(TT "ctl", ctl_before, sizeof(ctl_before));
+	read_text(TT "funcs", funcs_before, sizeof(funcs_before));
+	EXPECT_ERR(capdrop(0x80), EINVAL);
+	EXPECT_ERR(capdrop(~0u), EINVAL);
+	CHECK(capdrop(0) == CAP_TRACE);
+	CHECK(capdrop(CAP_TRACE) == 0);
+	CHECK(capdrop(0) == 0);
+
+	cmd = strstr(ctl_before, "mask 0x0\n") ? "enable all" : "disable all";
+	EXPECT_ERR(write(ctl, cmd, strlen(cmd)), EPERM);
+	CHECK(errstr(buf, sizeof(buf)) > 0 && strstr(buf, "right to trace"));
+	EXPECT_ERR(write(funcs, "ns_*", 4), EPERM);
+	EXPECT_ERR(read(raw, buf, sizeof(buf)), EPERM);
+	for (size_t i = 0; i < sizeof(records) / sizeof(records[0]); i++)
+		if (open(records[i], O_RDONLY) >= 0 || errno != EPERM)
+			fail("open %s without the right: %s", records[i],
+			     strerror(errno));
+	for (size_t i = 0; i < sizeof(described) / sizeof(described[0]); i++) {
+		CHECK((fd = open(described[i], O_RDONLY)) >= 0);
+		CHECK(read(fd, buf, sizeof(buf)) > 0);
+		close(fd);
+	}
+	CHECK((fd = open(TT "marker", O_WRONLY)) >= 0);
+	CHECK(write(fd, "ut no right", 11) == 11);
+	close(fd);
+
+	read_text(TT "ctl", ctl_after, sizeof(ctl_after));
+	read_text(TT "funcs", funcs_after, sizeof(funcs_after));
+	if (strcmp(ctl_before, ctl_after) || strcmp(funcs_before, funcs_after))
+		fail("a refused write changed the tracer: ctl '%s' then '%s'",
+		     ctl_before, ctl_after);
+	CHECK(wait_status(start_helper("_caps", NULL, -1)) == 0);
+	CHECK(capdrop(0) == 0);
+	close(raw);
+	close(ctl);
+	close(funcs);
+}
+
 static void test_malloc(void)
 {
 	enum { N = 200 };
@@ -1373,6 +1456,24 @@ static int helper_getpid(int argc, char **argv)
 	(void)argv;
 	printf("%d\n", getpid());
 	return 0;
+}
+
+/* open(ADDR) of the address in hex argv[2] (tests/seams_strsafe.py:
+ * a kernel address); exits 0 if it failed with EFAULT. */
+static int helper_open_at(int argc, char **argv)
+{
+	if (argc < 3)
+		return 2;
+	return !(open((const char *)strtoul(argv[2], NULL, 16), O_RDONLY) < 0 &&
+		 errno == EFAULT);
+}
+
+/* Exits with the rights it has (capdrop(0)). */
+static int helper_caps(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return capdrop(0);
 }
 
 static int helper_cwd(int argc, char **argv)
@@ -1599,6 +1700,7 @@ static const struct test tests[] = {
 	{ test_fd_exhaust, "fd_exhaust" },
 	{ test_proc, "proc" },
 	{ test_malloc, "malloc" },
+	{ test_trace_right, "trace_right" },
 };
 
 /* Run once, after the leak check of the main table. */
@@ -1611,6 +1713,8 @@ static const struct helper helpers[] = {
 	{ helper_args, "_args" },
 	{ helper_nofds, "_nofds" },
 	{ helper_getpid, "_getpid" },
+	{ helper_caps, "_caps" },
+	{ helper_open_at, "_open_at" },
 	{ helper_cwd, "_cwd" },
 	{ helper_loop, "_loop" },
 	{ helper_sleep, "_sleep" },

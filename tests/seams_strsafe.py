@@ -1,0 +1,62 @@
+"""What a probe's string may read and who may use the tracer, at the shell
+(docs/probes.md "Strings", docs/ttrace-device.md "Who may use the
+tracer"): one boot.
+
+- The reproducer of kernel memory read into a trace: a `str` probe on
+  copyinstr's source and a process's open(KERNEL_ADDRESS). The probe's
+  listing says ustr (the argument is __user), and the saved trace's record
+  of that open says `(bad address)`, not the kernel's bytes.
+- `dropcap trace CMD`: CMD cannot write ctl nor read records (EPERM, the
+  errstr names the right), the state is what it was, and the shell keeps
+  its right.
+"""
+import re
+
+from ttrace_tests import Session, fresh_out, ttdecode, DEFAULT_EVENTS
+
+KERNEL_ADDR = "ffffffff80100000"    # the kernel image (usertests' too)
+
+
+def strsafe_session(out):
+    """The boot; saves the trace to out. Returns why it failed, or ""."""
+    s = Session(2, hostout=out, timeout=300, cmdline=DEFAULT_EVENTS,
+                name="strsafe")
+    try:
+        s.say("echo fprobe add cis copyinstr s=arg1:str > /dev/ttrace/ctl; "
+              "echo status=$?", r"status=0\r?\n")
+        s.say("cat /dev/ttrace/funcs | grep cis",
+              r"fprobe add cis copyinstr s=arg1:ustr\r?\n")
+        s.say("usertests _open_at %s; echo status=$?" % KERNEL_ADDR,
+              r"status=0\r?\n")
+        s.say("dropcap trace ttrace disable all; echo status=$?",
+              r"right to trace.*\r?\n(?:.*\r?\n)?status=1\r?\n")
+        s.say("dropcap trace cat /dev/ttrace/cpu0; echo status=$?",
+              r"cpu0: [^\n]*not permitted\r?\n(?:.*\r?\n)?status=1\r?\n")
+        s.say("cat /dev/ttrace/ctl | grep -c '^groups .*syscall'",
+              r"\n1\r?\n")
+        s.say("echo fprobe del cis > /dev/ttrace/ctl; echo status=$?",
+              r"status=0\r?\n")
+        s.say("ttrace save /dev/host/out", r"saved /dev/host/out")
+    except TimeoutError as e:
+        return s.finish(str(e))
+    return s.finish("")
+
+
+def strsafe():
+    """The scenario; returns why it failed, or ""."""
+    out = fresh_out("strsafe.ttr")
+    why = strsafe_session(out)
+    if why:
+        return why
+    text = ttdecode("text", out).stdout
+    opens = re.findall(r"usertests\[\d+\]:open cis: copyinstr s=(.*)", text)
+    if opens != ["(bad address)"]:
+        return ("usertests' open(0x%s) under a str probe on copyinstr "
+                "recorded %r, want ['(bad address)']" % (KERNEL_ADDR, opens))
+    return ""
+
+
+def run_all(res, only):
+    if not only or only in "strsafe":
+        why = strsafe()
+        res.add("strsafe", not why, why)
