@@ -28,12 +28,17 @@ def strsafe_session(out):
               r"fprobe add cis copyinstr s=arg1:ustr\r?\n")
         s.say("usertests _open_at %s; echo status=$?" % KERNEL_ADDR,
               r"status=0\r?\n")
+        mask = s.say("cat /dev/ttrace/ctl | head -1",
+                     r"mask (0x[0-9a-f]+)\r?\n").group(1)
         s.say("dropcap trace ttrace disable all; echo status=$?",
               r"right to trace.*\r?\n(?:.*\r?\n)?status=1\r?\n")
         s.say("dropcap trace cat /dev/ttrace/cpu0; echo status=$?",
               r"cpu0: [^\n]*not permitted\r?\n(?:.*\r?\n)?status=1\r?\n")
-        s.say("cat /dev/ttrace/ctl | grep -c '^groups .*syscall'",
-              r"\n1\r?\n")
+        after = s.say("cat /dev/ttrace/ctl | head -1",
+                      r"mask (0x[0-9a-f]+)\r?\n").group(1)
+        if after != mask:
+            return s.finish("ctl's mask %s after dropcap's disable all, %s "
+                            "before" % (after, mask))
         s.say("echo fprobe del cis > /dev/ttrace/ctl; echo status=$?",
               r"status=0\r?\n")
         s.say("ttrace save /dev/host/out", r"saved /dev/host/out")
