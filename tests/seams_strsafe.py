@@ -3,22 +3,31 @@
 tracer"): one boot.
 
 - The reproducer of kernel memory read into a trace: a `str` probe on
-  copyinstr's source and a process's open(KERNEL_ADDRESS). The probe's
-  listing says ustr (the argument is __user), and the saved trace's record
-  of that open says `(bad address)`, not the kernel's bytes.
-- `dropcap trace CMD`: CMD cannot write ctl nor read records (EPERM, the
-  errstr names the right), the state is what it was, and the shell keeps
-  its right.
+  copyinstr's source and a process's open(&boot_cmdline), the kernel's
+  command line (its address from kernel.elf). The probe's listing says
+  ustr (the argument is __user), and the saved trace's record of that
+  open says `(bad address)`, not the command line.
+- `dropcap trace CMD`: CMD cannot write ctl (not even on a descriptor
+  its shell opened) nor read records (EPERM, the errstr names the right),
+  the mask is what it was, and the shell keeps its right.
 """
 import re
+import subprocess
 
+from qemu_run import KERNEL_ELF
 from ttrace_tests import Session, fresh_out, ttdecode, DEFAULT_EVENTS
 
-KERNEL_ADDR = "ffffffff80100000"    # the kernel image (usertests' too)
+
+def cmdline_addr():
+    """boot_cmdline's address in the booted kernel, in hex."""
+    nm = subprocess.run(["nm", KERNEL_ELF], capture_output=True, text=True,
+                        check=True).stdout
+    return re.search(r"^([0-9a-f]+) \w boot_cmdline$", nm, re.M).group(1)
 
 
-def strsafe_session(out):
-    """The boot; saves the trace to out. Returns why it failed, or ""."""
+def strsafe_session(out, addr):
+    """The boot, open(addr) in it; saves the trace to out. Returns why it
+    failed, or ""."""
     s = Session(2, hostout=out, timeout=300, cmdline=DEFAULT_EVENTS,
                 name="strsafe")
     try:
@@ -26,18 +35,20 @@ def strsafe_session(out):
               "echo status=$?", r"status=0\r?\n")
         s.say("cat /dev/ttrace/funcs | grep cis",
               r"fprobe add cis copyinstr s=arg1:ustr\r?\n")
-        s.say("usertests _open_at %s; echo status=$?" % KERNEL_ADDR,
+        s.say("usertests _open_at %s; echo status=$?" % addr,
               r"status=0\r?\n")
         mask = s.say("cat /dev/ttrace/ctl | head -1",
                      r"mask (0x[0-9a-f]+)\r?\n").group(1)
-        s.say("dropcap trace ttrace disable all; echo status=$?",
+        # the shell opens ctl (it has the right); echo's write has none
+        s.say("dropcap trace echo setmask 0 0xffffffff > /dev/ttrace/ctl; "
+              "echo status=$?",
               r"right to trace.*\r?\n(?:.*\r?\n)?status=1\r?\n")
         s.say("dropcap trace cat /dev/ttrace/cpu0; echo status=$?",
               r"cpu0: [^\n]*not permitted\r?\n(?:.*\r?\n)?status=1\r?\n")
         after = s.say("cat /dev/ttrace/ctl | head -1",
                       r"mask (0x[0-9a-f]+)\r?\n").group(1)
         if after != mask:
-            return s.finish("ctl's mask %s after dropcap's disable all, %s "
+            return s.finish("ctl's mask %s after dropcap's setmask, %s "
                             "before" % (after, mask))
         s.say("echo fprobe del cis > /dev/ttrace/ctl; echo status=$?",
               r"status=0\r?\n")
@@ -49,15 +60,15 @@ def strsafe_session(out):
 
 def strsafe():
     """The scenario; returns why it failed, or ""."""
-    out = fresh_out("strsafe.ttr")
-    why = strsafe_session(out)
+    out, addr = fresh_out("strsafe.ttr"), cmdline_addr()
+    why = strsafe_session(out, addr)
     if why:
         return why
     text = ttdecode("text", out).stdout
     opens = re.findall(r"usertests\[\d+\]:open cis: copyinstr s=(.*)", text)
-    if opens != ["(bad address)"]:
-        return ("usertests' open(0x%s) under a str probe on copyinstr "
-                "recorded %r, want ['(bad address)']" % (KERNEL_ADDR, opens))
+    if opens != ["(bad address)"] or "ttrace.mask=" in "".join(opens):
+        return ("usertests' open(&boot_cmdline, 0x%s) under a str probe on "
+                "copyinstr recorded %r, want ['(bad address)']" % (addr, opens))
     return ""
 
 
