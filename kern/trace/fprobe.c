@@ -26,7 +26,10 @@
  * definition again takes it back. A string argument (str, ustr) is copied
  * into aux as a marker record (at most TTRACE_FPROBE_STR_MAX bytes, each
  * page checked present in the page tables first: no fault), its record
- * word the marker's id.
+ * word the marker's id. A str is read only from the kernel's RAM (never
+ * device memory), a str at a user address or at an argument declared
+ * __user (user_args.h: the process chose it) as a ustr (docs/probes.md,
+ * "Strings").
  *
  * Locking: slots, the live table and the blobs change under the ctl mutex;
  * the hit path reads fp_hot, fp_func[], fp_same[], fp_ret and the live
