@@ -30,7 +30,8 @@ def drain_off_seen(s, timeout=60):
     its thread after an interrupted wait finishes on its own)."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        m = s.say("cat /dev/ttrace/ctl | grep '^drain'", rb"\ndrain (\w+)")
+        m = s.say("cat /dev/ttrace/ctl | grep drain",
+                  rb"\ndrain (\w+) bytes")
         if m.group(1) == b"off":
             return
         time.sleep(1)
@@ -56,8 +57,9 @@ def spoil(s, n):
               "; echo spoiled=$?", r"spoiled=0")
 
 
-def lifecycle_steps(s):
-    # 1. ^C while the stream waits for its time: the close ends the drain
+def killed_stream(s):
+    """1. ^C while the stream waits for its time: the close ends the
+    drain and the channel is free again."""
     s.say("ttrace clear", r"\n")
     s.run.expect(r"\$ ", timeout=60)
     s.run.send("ttrace stream -t 100\r")
@@ -67,7 +69,11 @@ def lifecycle_steps(s):
     s.run.send("\r")
     drain_off_seen(s)
     s.say("ttrace save /dev/host/out; echo saved=$?", r"saved=0")
-    # 2. ^C while the stream waits in drain off behind slots in flight
+
+
+def killed_drain_off(s):
+    """2. ^C while the stream waits in drain off behind slots in flight;
+    then the drain streams again."""
     s.say("ttrace clear", r"\n")
     spoil(s, SPOILED)
     s.run.expect(r"\$ ", timeout=60)
@@ -75,11 +81,17 @@ def lifecycle_steps(s):
     interrupt(s, r"\ngo\r?\n", CTRL_C_DELAY)
     drain_off_seen(s)
     s.say("ttrace stream -t 1", r"ttrace: streamed \d+ bytes", timeout=120)
-    # 3. a panic while the drain streams
+
+
+def panic_while_streaming(s):
+    """3. a panic while the drain streams: the dump follows the stream."""
     s.run.expect(r"\$ ", timeout=60)
     s.run.send("ttrace stream -- sh -c 'sleep 1; echo crash > /dev/ttrace/ctl'"
                "\r")
     s.run.expect(r"ttrace: dump done", timeout=120)
+
+
+STEPS = (killed_stream, killed_drain_off, panic_while_streaming)
 
 
 def split_verified(out):
@@ -106,15 +118,17 @@ def split_verified(out):
     return ""
 
 
-def drainlife():
-    """The scenario above; returns why it failed, or ""."""
+def drainlife(steps=STEPS):
+    """The scenario above (steps: all of it, the panic last); returns why
+    it failed, or ""."""
     out = fresh_out("drainlife.ttr")
     s = Session(1, hostout=out, timeout=600, name="drainlife",
                 cmdline="ttrace.mask=default ttrace.crashtest "
                         "ttrace.dump_on_panic=1")
     why = ""
     try:
-        lifecycle_steps(s)
+        for step in steps:
+            step(s)
     except TimeoutError as e:
         why = str(e)
     if why:
