@@ -182,10 +182,8 @@ static struct snap *probes_snapshot(struct ttrace *t)
 	return s;
 }
 
-/* Starts reading t's cpu's runs of kind (rawN, streamN, snapN: the
- * TTRACE_READ_* of a ring): wait's patience, and for a ring the cursor at
- * its clear point (the records it overwrote before the read come first,
- * declared lost) and the end (a snapshot's head, or none: a stream). */
+/* wait's patience with a slot in flight for a read of kind: a stream's
+ * waits across reads, the others' within one (internal.h). */
 void ttrace_run_patience(enum ttrace_read_kind kind,
 			 struct trace_ring_patience *wait)
 {
@@ -195,6 +193,10 @@ void ttrace_run_patience(enum ttrace_read_kind kind,
 	wait->limit = wait_ns / 1000 * (tsc_freq_hz / 1000000);
 }
 
+/* Starts reading t's cpu's runs of kind (rawN, streamN, snapN: the
+ * TTRACE_READ_* of a ring): wait's patience, and for a ring the cursor at
+ * its clear point (the records it overwrote before the read come first,
+ * declared lost) and the end (a snapshot's head, or none: a stream). */
 void ttrace_run_start(struct ttrace *t, enum ttrace_read_kind kind,
 		      uint32_t cpu, struct trace_ring_cursor *cur,
 		      uint64_t *end, struct trace_ring_patience *wait)

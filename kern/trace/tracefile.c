@@ -207,8 +207,9 @@ long ttrace_tracefile_read(struct ttrace_tracefile *f, void *buf, size_t n,
 }
 
 /* A stream's end: every CPU bounded at its head now, read as rawN reads
- * (waiting for a slot in flight, then declaring it lost), then the rest
- * of the file. f->lock held, f started. */
+ * (waiting for a slot in flight with rawN's patience, not the stream's,
+ * then declaring it lost), then the rest of the file. f->lock held, f
+ * started. */
 static void tf_bound(struct ttrace_tracefile *f)
 {
 	if (f->kind != TTRACE_READ_STREAM)
