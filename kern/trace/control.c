@@ -350,9 +350,10 @@ static const char *module_cmd(struct ttrace *t)
 	return err;
 }
 
-/* Carries out a parsed command; returns NULL or an error message. ctl
- * mutex held. */
-static const char *apply(struct ttrace *t, const struct ttrace_ctl_cmd *cmd)
+/* Carries out a parsed command that came from file (NULL: a kernel
+ * caller); returns NULL or an error message. ctl mutex held. */
+static const char *apply(struct ttrace *t, const struct ttrace_ctl_cmd *cmd,
+			 const void *file)
 {
 	switch (cmd->op) {
 	case TTRACE_CTL_CLEAR:
@@ -382,7 +383,8 @@ static const char *apply(struct ttrace *t, const struct ttrace_ctl_cmd *cmd)
 	case TTRACE_CTL_STACKTRACER:
 		return ttrace_stack_tracer_control(t, cmd->mode);
 	case TTRACE_CTL_DRAIN:
-		return cmd->mode ? ttrace_drain_on(t) : ttrace_drain_off(t);
+		return cmd->mode ? ttrace_drain_on(t, file) :
+		       ttrace_drain_off(t);
 	default:
 		if (t->off_reason)
 			return t->off_reason;
@@ -395,10 +397,11 @@ static const char *apply(struct ttrace *t, const struct ttrace_ctl_cmd *cmd)
 }
 
 /* Parses and carries out one ctl command (len bytes of text), any of the
- * table's. Returns 0, or -EINVAL with *why set to a message (with the
- * usage) valid until the next call; nothing changes on error. Process
- * context. */
-int ttrace_control(const char *text, size_t len, const char **why)
+ * table's, written to file (an open ctl file; NULL: a kernel caller's).
+ * Returns 0, or -EINVAL with *why set to a message (with the usage) valid
+ * until the next call; nothing changes on error. Process context. */
+int ttrace_control_file(const void *file, const char *text, size_t len,
+			const char **why)
 {
 	struct ttrace *t = &ttrace_main;
 	const char *err;
@@ -406,12 +409,17 @@ int ttrace_control(const char *text, size_t len, const char **why)
 	ctl_enter(t);
 	err = ttrace_ctl_parse(&t->ctl_cmd, text, len, ttrace_meta_now());
 	if (!err)
-		err = apply(t, &t->ctl_cmd);
+		err = apply(t, &t->ctl_cmd, file);
 	if (err)
 		strlcpy(t->ctl_err, err, sizeof(t->ctl_err));
 	ctl_exit(t);
 	*why = t->ctl_err;
 	return err ? -EINVAL : 0;
+}
+
+int ttrace_control(const char *text, size_t len, const char **why)
+{
+	return ttrace_control_file(NULL, text, len, why);
 }
 
 /* Sets the function-graph filter (the funcs file): one glob; the function

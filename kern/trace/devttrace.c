@@ -225,6 +225,8 @@ static int tt_open(struct chan *c, int omode)
 
 static void tt_close(struct chan *c)
 {
+	if (c->qid.path == Qctl)	/* the drain it began ends */
+		ttrace_drain_close(c);
 	if (is_tracefile(c->qid.path))
 		ttrace_tracefile_free(c->aux);
 	else
@@ -316,7 +318,7 @@ static long tt_write(struct chan *c, const void *buf, size_t n, uint64_t off)
 		ttrace_mark(buf, n);
 		return (long)n;
 	case Qctl:
-		r = ttrace_control(buf, n, &why);
+		r = ttrace_control_file(c, buf, n, &why);
 		break;
 	case Qfuncs:
 		r = ttrace_funcs_control(buf, n, &why);

@@ -95,7 +95,9 @@ void ttrace_panic_dump(void)
 	ttrace_patch_sync(TEXT_PATCH_ALONE);	/* the others are stopped */
 	printk(KERN_EMERG "ttrace: dumping the trace to the %s\n",
 	       host ? "host channel" : "console");
-	if (!host)
+	if (host)	/* a drained stream before the dump ends first */
+		ttrace_drain_panic_close(to_host);
+	else
 		console_write("TTRACE-DUMP-BEGIN\n", 18);
 	ttrace_file_writer_init(&w, host ? to_host : to_console, &so);
 	write_trace(t, &w, a);

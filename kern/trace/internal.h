@@ -54,6 +54,10 @@ struct ttrace_file_writer;
  * or -EINVAL with *why set to a message (with the usage), valid until the
  * next call; nothing changes on error. */
 int ttrace_control(const char *text, size_t len, const char **why);
+/* The same for a command written to file, an open ctl file: the drain it
+ * starts is that file's (ttrace_drain_on()). */
+int ttrace_control_file(const void *file, const char *text, size_t len,
+			const char **why);
 /* Sets the function-graph filter (the funcs file), as ttrace_control(). */
 int ttrace_funcs_control(const char *text, size_t len, const char **why);
 /* Records a user annotation (the marker file). */
@@ -135,11 +139,25 @@ int ttrace_tracefile_step(struct ttrace_tracefile *f,
 /*
  * The in-kernel drain (drain.c, docs/ttrace-device.md): a kernel thread
  * that streams the trace file straight to the host channel. ctl `drain
- * on` starts it, `drain off` ends the file and waits for its END. Both
- * with the ctl mutex held; each returns NULL or why nothing changed.
+ * on` starts it, the file of the ctl file it was written to (NULL: a
+ * kernel caller's, none); `drain off`, or that file's last close
+ * (ttrace_drain_close()), ends it. Both with the ctl mutex held; each
+ * returns NULL or why nothing changed.
  */
-const char *ttrace_drain_on(struct ttrace *t);
+const char *ttrace_drain_on(struct ttrace *t, const void *file);
 const char *ttrace_drain_off(struct ttrace *t);
+/* file's last close: the drain it started, if still on, ends its file on
+ * its own (no wait). Process context, no lock held. */
+void ttrace_drain_close(const void *file);
+/* Runs fn(arg) on this CPU with interrupts off, what it records sent to
+ * a quiet ring and counted as filtered events in this CPU's ring (the
+ * drain's pieces). Returns fn's value. */
+int ttrace_drain_quietly(int (*fn)(void *arg), void *arg);
+/* The panic dump's first step: the drain's file, if the channel holds one
+ * unfinished, closed where it stands (out: the panic's way to the
+ * channel), so that the dump after it is found (docs/trace-file.md). */
+void ttrace_drain_panic_close(int (*out)(void *arg, const void *buf,
+					 uint64_t len));
 /* The drain's state as ctl text ("drain off|on ..."), appended to s. */
 void ttrace_drain_text(struct seqbuf *s);
 
@@ -429,7 +447,16 @@ struct ttrace_reader *ttrace_reader_open(struct ttrace *t,
 					 uint32_t cpu);
 
 /* A ring's runs as the per-CPU files read them (ttrace_reader.c), for
- * the trace files too (ttrace_tracefile.c). */
+ * the trace files too (ttrace_tracefile.c). busy: how a read that is not
+ * a stream's meets a slot in flight within its patience: it spins (a
+ * process's read), or returns TRACE_RUN_BUSY to be called again later
+ * (the drain's piece, made with interrupts off); a stream returns
+ * TRACE_RUN_NONE meanwhile. ttrace_run_patience() sets wait's limit for
+ * kind (a stream's is longer: it waits across reads). */
+enum ttrace_busy { TTRACE_BUSY_SPIN, TTRACE_BUSY_RETURN };
+
+void ttrace_run_patience(enum ttrace_read_kind kind,
+			 struct trace_ring_patience *wait);
 void ttrace_run_start(struct ttrace *t, enum ttrace_read_kind kind,
 		      uint32_t cpu, struct trace_ring_cursor *cur,
 		      uint64_t *end, struct trace_ring_patience *wait);
@@ -438,7 +465,8 @@ uint32_t ttrace_run_next(struct ttrace *t, enum ttrace_read_kind kind,
 			 struct trace_ring_cursor *cur, uint64_t *end,
 			 struct trace_ring_patience *wait,
 			 struct ttrace_entry *out, size_t max,
-			 struct trace_ring_run *run, enum ttrace_copy how);
+			 struct trace_ring_run *run, enum ttrace_copy how,
+			 enum ttrace_busy busy);
 
 /*
  * The root record for pulls from outside (ttrace_root.c): it describes

@@ -182,6 +182,17 @@ static struct snap *probes_snapshot(struct ttrace *t)
 	return s;
 }
 
+/* wait's patience with a slot in flight for a read of kind: a stream's
+ * waits across reads, the others' within one (internal.h). */
+void ttrace_run_patience(enum ttrace_read_kind kind,
+			 struct trace_ring_patience *wait)
+{
+	uint64_t wait_ns = kind == TTRACE_READ_STREAM ? STREAM_WAIT_NS :
+							SNAP_WAIT_NS;
+
+	wait->limit = wait_ns / 1000 * (tsc_freq_hz / 1000000);
+}
+
 /* Starts reading t's cpu's runs of kind (rawN, streamN, snapN: the
  * TTRACE_READ_* of a ring): wait's patience, and for a ring the cursor at
  * its clear point (the records it overwrote before the read come first,
@@ -190,10 +201,7 @@ void ttrace_run_start(struct ttrace *t, enum ttrace_read_kind kind,
 		      uint32_t cpu, struct trace_ring_cursor *cur,
 		      uint64_t *end, struct trace_ring_patience *wait)
 {
-	uint64_t wait_ns = kind == TTRACE_READ_STREAM ? STREAM_WAIT_NS :
-							SNAP_WAIT_NS;
-
-	wait->limit = wait_ns / 1000 * (tsc_freq_hz / 1000000);
+	ttrace_run_patience(kind, wait);
 	if (kind == TTRACE_READ_SNAP)
 		return;		/* cursor and end set by the first read */
 	ttrace_ring_since_clear(t, cpu, cur);
@@ -238,13 +246,15 @@ static int reader_start(struct ttrace_reader *r)
 /* Reads cpu's next run of kind (as ttrace_run_start() began it; of a
  * snapshot: in view's copy) into out (max entries), copied as how says,
  * waiting for a slot in flight as trace_ring_wait()
- * says: a stream returns TRACE_RUN_NONE meanwhile, the others spin. */
+ * says: a stream returns TRACE_RUN_NONE meanwhile, the others spin or
+ * return TRACE_RUN_BUSY as busy says. */
 uint32_t ttrace_run_next(struct ttrace *t, enum ttrace_read_kind kind,
 			 struct ttrace_snap_view *view, uint32_t cpu,
 			 struct trace_ring_cursor *cur, uint64_t *end,
 			 struct trace_ring_patience *wait,
 			 struct ttrace_entry *out, size_t max,
-			 struct trace_ring_run *run, enum ttrace_copy how)
+			 struct trace_ring_run *run, enum ttrace_copy how,
+			 enum ttrace_busy busy)
 {
 	uint32_t k;
 
@@ -257,6 +267,8 @@ uint32_t ttrace_run_next(struct ttrace *t, enum ttrace_read_kind kind,
 			return k;
 		if (kind == TTRACE_READ_STREAM)
 			return TRACE_RUN_NONE;
+		if (busy == TTRACE_BUSY_RETURN)
+			return k;
 		arch_pause();
 	}
 }
@@ -266,7 +278,8 @@ static uint32_t next_run(struct ttrace_reader *r, struct ttrace_entry *out,
 			 size_t max, struct trace_ring_run *run)
 {
 	return ttrace_run_next(r->t, r->kind, &r->view, r->cpu, &r->cur, &r->end,
-			       &r->wait, out, max, run, TTRACE_COPY_PLAIN);
+			       &r->wait, out, max, run, TTRACE_COPY_PLAIN,
+			       TTRACE_BUSY_SPIN);
 }
 
 /* rawN, streamN, snapN: whole runs into buf while one more fits. */

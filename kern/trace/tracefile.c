@@ -54,6 +54,7 @@ struct ttrace_tracefile {
 	uint32_t src;			/* SNAP: whose (ttrace_snap_src) */
 	bool started;
 	enum ttrace_copy copy;		/* how runs are read: the step's */
+	enum ttrace_busy busy;		/* a slot in flight: the step's */
 	struct ttrace_version v;
 	struct ttrace_file_tsc tsc[CONFIG_MAX_NUM_CPUS];
 	struct ttrace_image_pipe pipe;
@@ -75,7 +76,7 @@ static uint32_t tf_run(void *arg, uint32_t cpu, struct ttrace_entry *buf,
 		c->started = true;
 	}
 	k = ttrace_run_next(f->t, f->kind, &f->view, cpu, &c->cur, &c->end,
-			    &c->wait, buf, max, run, f->copy);
+			    &c->wait, buf, max, run, f->copy, f->busy);
 	if (k == TRACE_RUN_NONE)
 		return k;
 	if (c->range.first == c->range.end)	/* its first run */
@@ -206,15 +207,18 @@ long ttrace_tracefile_read(struct ttrace_tracefile *f, void *buf, size_t n,
 }
 
 /* A stream's end: every CPU bounded at its head now, read as rawN reads
- * (waiting for a slot in flight, then declaring it lost), then the rest
- * of the file. f->lock held, f started. */
+ * (waiting for a slot in flight with rawN's patience, not the stream's,
+ * then declaring it lost), then the rest of the file. f->lock held, f
+ * started. */
 static void tf_bound(struct ttrace_tracefile *f)
 {
 	if (f->kind != TTRACE_READ_STREAM)
 		return;
 	f->kind = TTRACE_READ_RAW;
-	for (uint32_t c = 0; c < f->v.num_cpus; c++)
+	for (uint32_t c = 0; c < f->v.num_cpus; c++) {
 		f->cpu[c].end = ttrace_ring_end(f->t, c);
+		ttrace_run_patience(f->kind, &f->cpu[c].wait);
+	}
 	ttrace_image_end(&f->pipe.gen);
 }
 
@@ -234,8 +238,9 @@ void ttrace_tracefile_end(struct ttrace_tracefile *f, size_t written)
  * The in-kernel drain (drain.c): writes f's next piece straight to w, no
  * pipe (w for the whole file: the first step binds it); with end set,
  * bounds a stream first (tf_bound()). Returns ttrace_image_step()'s
- * TTRACE_IMAGE_MORE, _WAIT (a stream with nothing new) or _DONE (the
- * file is complete, or w failed). Process context; nobody reads f.
+ * TTRACE_IMAGE_MORE, _WAIT (a stream with nothing new, or a slot in
+ * flight: a step never spins) or _DONE (the file is complete, or w
+ * failed). Process context; nobody reads f.
  */
 int ttrace_tracefile_step(struct ttrace_tracefile *f,
 			  struct ttrace_file_writer *w, bool end, bool simd)
@@ -244,6 +249,7 @@ int ttrace_tracefile_step(struct ttrace_tracefile *f,
 
 	spin_lock(&f->lock);
 	f->copy = simd ? TTRACE_COPY_CRC_SIMD : TTRACE_COPY_CRC;
+	f->busy = TTRACE_BUSY_RETURN;
 	if (!f->started)
 		tf_start(f, w);
 	if (end)

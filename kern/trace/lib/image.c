@@ -103,7 +103,8 @@ static struct ttrace_entry *run_buf(struct ttrace_image_gen *g)
  * One run of the CPU whose turn it is. A save takes each CPU to its end
  * in turn; a stream takes one run of each CPU in turn and waits when a
  * whole round found nothing, until ttrace_image_end() (then a whole
- * round of nothing is every CPU at its end).
+ * round of nothing is every CPU at its end). A source that will not
+ * wait here for a slot in flight returns TRACE_RUN_BUSY: the step waits.
  */
 static int rings_step(struct ttrace_image_gen *g)
 {
@@ -112,6 +113,8 @@ static int rings_step(struct ttrace_image_gen *g)
 	struct ttrace_entry *buf = run_buf(g);
 	uint32_t k = g->ops->run(g->arg, cpu, buf, g->max, &run);
 
+	if (k == TRACE_RUN_BUSY)	/* the same CPU again, later */
+		return TTRACE_IMAGE_WAIT;
 	if (k != TRACE_RUN_NONE) {
 		write_run(g->w, cpu, k, &run, buf);
 		g->idle = 0;

@@ -45,7 +45,9 @@ struct ttrace_image_ops {
 	/* cpu's next run: TRACE_RUN_RECORDS (run->count entries into
 	 * buf, at most max, and their CRC-32C in run->crc: read them with
 	 * trace_ring_read_crc()) or TRACE_RUN_LOST, run set; TRACE_RUN_NONE
-	 * when cpu has no more (a stream: for now). */
+	 * when cpu has no more (a stream: for now); TRACE_RUN_BUSY when it
+	 * waits for a slot in flight (the step returns TTRACE_IMAGE_WAIT
+	 * and reads cpu again at the next). */
 	uint32_t (*run)(void *arg, uint32_t cpu, struct ttrace_entry *buf,
 			size_t max, struct trace_ring_run *run);
 	/* The logical indices cpu's runs covered (the RANGE section). */
@@ -90,7 +92,8 @@ struct ttrace_image_gen {
 /* What ttrace_image_step() did. */
 enum ttrace_image_step {
 	TTRACE_IMAGE_DONE = -1,		/* the file is complete, or w failed */
-	TTRACE_IMAGE_WAIT = 0,		/* stream: nothing for now */
+	TTRACE_IMAGE_WAIT = 0,		/* nothing for now (a stream, or a
+					   slot in flight) */
 	TTRACE_IMAGE_MORE = 1,		/* wrote a piece */
 };
 

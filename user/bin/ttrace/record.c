@@ -18,7 +18,8 @@
  * system call per piece, none of it traced), and `drain off` returns once
  * it has added the records up to every head, the aux snapshot, the
  * counters and the file's END; the size and CRC-32 are then ctl's "drain"
- * line. Any other FILE is copied here from the device's stream file,
+ * line. Both are written to one open ctl file, whose close (this
+ * process killed by ^C) ends the drain too. Any other FILE is copied here from the device's stream file,
  * whose "end" write does the same; this loop's own system calls are
  * then recorded into the rings it drains. record copies the kernel's
  * trace file with save.c's copy. Each prints the file's size and CRC-32.
@@ -97,20 +98,21 @@ static void drain_result(struct copy *o)
 	o->crc = (uint32_t)strtoull(end + 8, NULL, 16);
 }
 
-/* stream to the host channel: the kernel's drain does it. */
+/* stream to the host channel: the kernel's drain does it. The drain is
+ * the ctl file's that turned it on: kept open until drain off, so that
+ * if this process dies first (^C), its close ends the drain. */
 static void stream_drain(struct copy *o, char **cmd, uint64_t secs,
 			 const struct ttrace_version *v, int *status)
 {
 	char path[128];
-	int pid = 0;
+	int pid = 0, ctl = open_or_die(DEV "/ctl", O_WRONLY);
 
-	ctl_write("drain on");
-	if (cmd && (pid = spawn_cmd(cmd, path, sizeof(path))) < 0) {
-		ctl_write("drain off");
-		die_sys(path);
-	}
+	ctl_write_fd(ctl, "drain on");
+	if (cmd && (pid = spawn_cmd(cmd, path, sizeof(path))) < 0)
+		die_sys(path);		/* the exit's close ends the drain */
 	*status = stream_wait(pid, secs, v->tsc_now, v->tsc_hz);
-	ctl_write("drain off");
+	ctl_write_fd(ctl, "drain off");
+	close(ctl);
 	drain_result(o);
 	printf("ttrace: saved %s: %llu bytes, crc32c %#010x\n", o->path,
 	       (unsigned long long)o->bytes, o->crc);

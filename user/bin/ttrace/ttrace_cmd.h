@@ -45,6 +45,7 @@ __noreturn void die_sys(const char *what);
 __noreturn void die(const char *msg);
 int open_or_die(const char *path, int flags);
 size_t read_full(int fd, void *buf, size_t n, const char *path);
+void ctl_write_fd(int fd, const char *cmd);
 void ctl_write(const char *cmd);
 void join(char *buf, size_t size, const char *prefix, int n, char **words);
 void cat_file(const char *path);

@@ -85,13 +85,20 @@ size_t read_full(int fd, void *buf, size_t n, const char *path)
 	return got;
 }
 
-/* Writes one command to the ctl file; exits with the kernel's error text. */
+/* Writes one command to the open ctl file fd; exits with the kernel's
+ * error text. */
+void ctl_write_fd(int fd, const char *cmd)
+{
+	if (write(fd, cmd, strlen(cmd)) < 0)
+		die_sys(cmd);
+}
+
+/* Writes one command to the ctl file, opened for it. */
 void ctl_write(const char *cmd)
 {
 	int fd = open_or_die(DEV "/ctl", O_WRONLY);
 
-	if (write(fd, cmd, strlen(cmd)) < 0)
-		die_sys(cmd);
+	ctl_write_fd(fd, cmd);
 	close(fd);
 }
 
