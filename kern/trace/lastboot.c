@@ -77,6 +77,9 @@ struct lastboot_cb {
 
 #define CB_BYTES	ROUNDUP(sizeof(struct lastboot_cb), PGSIZE)
 
+/* Copies of the area are page aligned: each region's bytes in them are
+ * then as aligned as its paddr, which ttrace_root_check() checks. */
+static_assert(AREA_PADDR % PGSIZE == 0, "the persistent area is page aligned");
 static_assert(AREA_BYTES == 0 ||
 	      AREA_BYTES > TTRACE_LASTBOOT_HDR_BYTES + 2 * CB_BYTES,
 	      "the persistent area holds its header and control blocks");

@@ -6,7 +6,7 @@
  * else is reached through it, so each step checks what the next one uses:
  * the record's magic, version, sizes, generation and CRC; that no region
  * wraps, overlaps another or is misaligned for its kind; each dump's size
- * and alignment against its region; each descriptor's pointer against the region the
+ * against its region; each descriptor's pointer against the region the
  * record names for its memory (so a descriptor and a record from either
  * side of a ring resize cannot be paired); each ring's size, shift and
  * counters; the aux counters. Regions are indexed in one pass over the
@@ -32,19 +32,23 @@ uint32_t ttrace_root_crc(const struct ttrace_root *root)
 			    sizeof(struct ttrace_root_region));
 }
 
-/* The alignment the bytes of a region of kind need, the kernel's own
- * types' (1 for a kind this code does not know: it reads none of it). */
+/* The alignment a region of kind has in the kernel and its readers'
+ * reads of it need: entries and aux by cache lines, descriptors and TSC
+ * arrays by words; scalars and metadata are copied bytewise (and a kind
+ * this code does not know is not read). */
 uint64_t ttrace_root_align(uint32_t kind)
 {
 	switch (kind) {
-	case TTRACE_ROOT_META:
-		return 1;
-	case TTRACE_ROOT_NUM_CPUS:
-		return 4;
 	case TTRACE_ROOT_RING_BUF:
-		return sizeof(struct ttrace_entry);
+	case TTRACE_ROOT_AUX_BUF:
+		return 64;
+	case TTRACE_ROOT_RING:
+	case TTRACE_ROOT_AUX:
+	case TTRACE_ROOT_TSC_OFFSET:
+	case TTRACE_ROOT_TSC_UNCERTAINTY:
+		return 8;
 	default:
-		return kind < TTRACE_ROOT_NKINDS ? 8 : 1;
+		return 1;
 	}
 }
 
@@ -182,12 +186,6 @@ static int index_regions(struct ttrace_pull *p, const struct ttrace_root *root,
 				    ttrace_root_kind_name(reg[i].kind),
 				    (unsigned long long)dumps[i].size,
 				    (unsigned long long)reg[i].size);
-		if ((uintptr_t)dumps[i].data % ttrace_root_align(reg[i].kind))
-			return fail(p, "region %u (%s): its bytes are not "
-				    "%llu-byte aligned", i,
-				    ttrace_root_kind_name(reg[i].kind),
-				    (unsigned long long)
-				    ttrace_root_align(reg[i].kind));
 		if (slot && *slot >= 0)
 			return fail(p, "region %u: a second %s (cpu %u)", i,
 				    ttrace_root_kind_name(reg[i].kind),
@@ -346,7 +344,8 @@ static int pull_scalars(struct ttrace_pull *p,
 
 /*
  * Rebuilds p->img from the dumps of every region of root (dumps[i] is
- * region i's bytes, aligned as ttrace_root_align() says for its kind): the rings, aux, TSC offsets and a
+ * region i's bytes, aligned as its region's paddr is to
+ * ttrace_root_align() of its kind, which ttrace_root_check() checked): the rings, aux, TSC offsets and a
  * complete version header. Returns 0, or -1 with p->why.
  */
 int ttrace_pull_image(const struct ttrace_root *root,
