@@ -21,12 +21,6 @@
  * from it: the text a reader copies from is never freed or rewritten
  * beneath it, whichever process sharing the chan made a newer one.
  */
-
-/* A generated file's text as it was made. */
-struct devtext {
-	size_t len;
-	char *data;
-};
 #include <ns.h>
 #include <atomic.h>
 #include <kmalloc.h>
@@ -34,6 +28,12 @@ struct devtext {
 #include <seqbuf.h>
 #include <string.h>
 #include <abi/errno.h>
+
+/* A generated file's text as it was made. */
+struct devtext {
+	size_t len;
+	char *data;
+};
 
 extern const struct dev *const __devtab_start[];
 extern const struct dev *const __devtab_end[];
