@@ -344,8 +344,8 @@ static int pull_scalars(struct ttrace_pull *p,
 
 /*
  * Rebuilds p->img from the dumps of every region of root (dumps[i] is
- * region i's bytes, aligned as its region's paddr is to
- * ttrace_root_align() of its kind, which ttrace_root_check() checked): the rings, aux, TSC offsets and a
+ * region i's bytes, as aligned as its paddr, which ttrace_root_check()
+ * found aligned for its kind): the rings, aux, TSC offsets and a
  * complete version header. Returns 0, or -1 with p->why.
  */
 int ttrace_pull_image(const struct ttrace_root *root,

@@ -36,8 +36,8 @@
  * Reading the previous boot's trace (pure, so a host test feeds it
  * garbage): ttrace_lastboot_hdr_check() says whether the area holds a
  * header of this layout; ttrace_lastboot_build() checks that its trace is
- * the last boot's, checks the copied control
- * block's root record, maps every region it names onto the copies, and
+ * the last boot's, checks the copied control block's root record, maps
+ * every region it names onto the copies, and
  * rebuilds the tracer's structures with ttrace_pull_image() (pull.c's
  * checks of sizes, pointers and counters), ready for ttrace_image_write().
  * Anything that does not check is refused with a reason.
