@@ -1,7 +1,8 @@
-"""Tests of the seams between boots and of the files made for a reader
-(issue 27): every `make` target README.md shows can be made from a fresh
-build tree (`make -n`), and a boot that kept no trace leaves no trace to
-pass for the last boot's (docs/ttrace-device.md, the lastboot file)."""
+"""Tests of the seams between boots and of the build (issue 27): every
+`make` target README.md shows can be made from a fresh build tree
+(`make -n`), and a boot that kept no trace leaves no trace to pass for
+the last boot's (docs/ttrace-device.md, the lastboot file). The files
+made for a reader (one text per open) are usertests' `text_once`."""
 import os
 import re
 import shlex
@@ -56,9 +57,12 @@ def readme_make_targets():
     # the host packages are checked once, by the build that ran the tests
     stamp = os.path.join(BUILD, ".deps-ok")
     extra = ["DEPS_STAMP=" + stamp] if os.path.exists(stamp) else []
+    env = dict(os.environ)     # a make of its own, as typed in a shell
+    for var in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS"):
+        env.pop(var, None)
     p = subprocess.run(["make", "-n", "-k", "BUILD=" + fresh] + extra +
-                       assigns + targets, cwd=ROOT, capture_output=True,
-                       text=True, timeout=600)
+                       assigns + targets, cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=600)
     shutil.rmtree(fresh, ignore_errors=True)
     if p.returncode != 0:
         return "make -n -k %s: %s" % (" ".join(targets),
