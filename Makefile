@@ -6,6 +6,9 @@
 
 BUILD		:= build
 GEN		:= $(BUILD)/gen
+# The debug kernel's build (below): named here, before any rule, because
+# make expands a rule's prerequisites as it reads the rule.
+DEBUG_BUILD	:= $(BUILD)/debug
 CROSS_COMPILE	?=
 CC		:= $(CROSS_COMPILE)gcc
 LD		:= $(CROSS_COMPILE)ld
@@ -330,7 +333,6 @@ soak: $(DEBUG_BUILD)/kernel.bin $(INITRAMFS) tools
 # CONFIG_UBSAN), built by a second make in build/debug/: only the kernel
 # and its ISO; the initramfs, probes and tools are the release build's.
 # `make run` and `make bench` boot build/kernel.bin, the release kernel.
-DEBUG_BUILD	:= $(BUILD)/debug
 $(DEBUG_BUILD).config: configs/defconfig configs/debug.config Kconfig \
 		scripts/mergeconfig.py | $(DEPS_STAMP)
 	@mkdir -p $(BUILD)

@@ -49,33 +49,14 @@ static uint64_t root_gen(const struct ttlive *l)
 	return __atomic_load_n(&r->generation, __ATOMIC_ACQUIRE);
 }
 
-/* The alignment the host's reads of a region of kind need: entries and
- * aux by cache lines, descriptors and TSC arrays by words; scalars and
- * metadata are copied bytewise. */
-static uint64_t region_align(uint32_t kind)
-{
-	switch (kind) {
-	case TTRACE_ROOT_RING_BUF:
-	case TTRACE_ROOT_AUX_BUF:
-		return 64;
-	case TTRACE_ROOT_RING:
-	case TTRACE_ROOT_AUX:
-	case TTRACE_ROOT_TSC_OFFSET:
-	case TTRACE_ROOT_TSC_UNCERTAINTY:
-		return 8;
-	default:
-		return 1;
-	}
-}
-
-/* Points dumps[i] at region i of root in the RAM. */
+/* Points dumps[i] at region i of root in the RAM (page aligned, so each
+ * is as aligned as ttrace_root_check() found its paddr). */
 static int map_regions(struct ttlive *l, const struct ttrace_root *root,
 		       struct ttrace_pull_dump *dumps)
 {
 	const struct ttrace_root_region *reg = ttrace_root_regions(root);
 
 	for (uint32_t i = 0; i < root->nregions; i++) {
-		uint64_t align = region_align(reg[i].kind);
 		const void *p = ram_at(l, reg[i].paddr, reg[i].size);
 
 		if (!p)
@@ -85,12 +66,6 @@ static int map_regions(struct ttlive *l, const struct ttrace_root *root,
 				    (unsigned long long)reg[i].paddr,
 				    (unsigned long long)reg[i].size,
 				    (unsigned long long)l->ram_size);
-		if (reg[i].paddr % align)
-			return fail(l, -1, "region %u (%s) at %#llx: not "
-				    "%llu-byte aligned", i,
-				    ttrace_root_kind_name(reg[i].kind),
-				    (unsigned long long)reg[i].paddr,
-				    (unsigned long long)align);
 		dumps[i] = (struct ttrace_pull_dump){ p, reg[i].size };
 	}
 	return 0;

@@ -1225,13 +1225,32 @@ static void test_proc(void)
 
 #define TT	"/dev/ttrace/"
 
-/* The text of file path from its start into buf (n bytes). */
-static void read_text(const char *path, char *buf, size_t n)
+/* The length of the line at s, without its newline. */
+static int line_len(const char *s)
+{
+	const char *nl = strchr(s, '\n');
+
+	return (int)(nl ? nl - s : (long)strlen(s));
+}
+
+/* Reads fd from where it is to its end, one byte a read, into buf (n
+ * bytes, NUL-terminated). Returns the bytes stored. */
+static size_t read_bytewise(int fd, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	while (len < n - 1 && read(fd, buf + len, 1) == 1)
+		len++;
+	buf[len] = 0;
+	return len;
+}
+
+/* The text of the file at path, read afresh (buf: n bytes). */
+static void read_file(const char *path, char *buf, size_t n)
 {
 	int fd = open(path, O_RDONLY);
 
-	if (fd < 0)
-		fail("open %s: %s", path, strerror(errno));
+	CHECK(fd >= 0);
 	read_all(fd, buf, n);
 	close(fd);
 }
@@ -1266,8 +1285,8 @@ static void test_trace_right(void)
 	CHECK((raw = open(TT "raw0", O_RDONLY)) >= 0);
 	CHECK((ctl = open(TT "ctl", O_RDWR)) >= 0);
 	CHECK((funcs = open(TT "funcs", O_RDWR)) >= 0);
-	read_text(TT "ctl", ctl_before, sizeof(ctl_before));
-	read_text(TT "funcs", funcs_before, sizeof(funcs_before));
+	read_file(TT "ctl", ctl_before, sizeof(ctl_before));
+	read_file(TT "funcs", funcs_before, sizeof(funcs_before));
 	EXPECT_ERR(capdrop(0x80), EINVAL);
 	EXPECT_ERR(capdrop(~0u), EINVAL);
 	CHECK(capdrop(0) == CAP_TRACE);
@@ -1294,8 +1313,8 @@ static void test_trace_right(void)
 	CHECK(write(fd, "ut no right", 11) == 11);
 	close(fd);
 
-	read_text(TT "ctl", ctl_after, sizeof(ctl_after));
-	read_text(TT "funcs", funcs_after, sizeof(funcs_after));
+	read_file(TT "ctl", ctl_after, sizeof(ctl_after));
+	read_file(TT "funcs", funcs_after, sizeof(funcs_after));
 	if (strcmp(ctl_before, ctl_after) || strcmp(funcs_before, funcs_after))
 		fail("a refused write changed the tracer: ctl '%s' then '%s'",
 		     ctl_before, ctl_after);
@@ -1304,6 +1323,108 @@ static void test_trace_right(void)
 	close(raw);
 	close(ctl);
 	close(funcs);
+/* Waits (up to 10 s) until /proc's status of pid (path) shows state. */
+static void wait_state(const char *path, char state, char *buf, size_t n)
+{
+	for (int i = 0; i < 10000; i++) {
+		read_file(path, buf, n);
+		if (strchr(buf, ' ') && strchr(strchr(buf, ' ') + 1, ' ') &&
+		    strchr(strchr(buf, ' ') + 1, ' ')[1] == state)
+			return;
+		CHECK(nanosleep(MS) == 0);
+	}
+	fail("%s: never state %c: '%s'", path, state, buf);
+}
+
+/* Reads the file at path one byte at a time, after change() between its
+ * first byte and the rest; fails unless what it read is want (the text
+ * before the change), and a read from offset 0 then gives fresh (the
+ * text after it, buf: n bytes). */
+static void read_across(const char *path, void (*change)(void),
+			const char *want, char *fresh, size_t n)
+{
+	char got[1024];
+	int fd = open(path, O_RDONLY);
+	ssize_t k;
+
+	CHECK(fd >= 0 && read(fd, got, 1) == 1);
+	change();
+	read_bytewise(fd, got + 1, sizeof(got) - 1);
+	if (strcmp(got, want) != 0) {
+		size_t i = 0;
+
+		while (got[i] == want[i])	/* to the line that differs */
+			i++;
+		while (i && got[i - 1] != '\n')
+			i--;
+		fail("%s read a byte at a time across a change: '%.*s', want "
+		     "the text of its first read: '%.*s'", path,
+		     line_len(got + i), got + i, line_len(want + i), want + i);
+	}
+	k = pread(fd, fresh, n - 1, 0);
+	CHECK(k > 0);
+	fresh[k] = 0;
+	close(fd);
+}
+
+static int text_child = -1, text_pipe = -1;
+static char text_status[64];
+
+/* The child blocked on its pipe reads its end and exits: a zombie. */
+static void child_exits(void)
+{
+	char buf[64];
+
+	CHECK(close(text_pipe) == 0);
+	wait_state(text_status, 'Z', buf, sizeof(buf));
+}
+
+static void ctl_mode_saturate(void)
+{
+	int fd = open("/dev/ttrace/ctl", O_WRONLY);
+
+	CHECK(fd >= 0 && write(fd, "mode saturate", 13) == 13);
+	close(fd);
+}
+
+/*
+ * Generated files (a text made from live state) read in small pieces
+ * are one text, that of the open file's first read; a read from offset
+ * 0 makes it afresh (devgen_readtext(), docs/namespace.md). /proc's
+ * status across its process's exit, #ttrace's ctl across a mode change.
+ */
+static void test_text_once(void)
+{
+	char before[1024], after[1024];
+	int fds[2], fd;
+
+	CHECK(pipe(fds) == 0);
+	int fdmap[3] = { fds[0], -1, 2 };
+	char *argv[] = { "usertests", "_readstdin", NULL };
+	text_child = live_child = spawn(SELF, argv, fdmap);
+	CHECK(text_child > 0 && close(fds[0]) == 0);
+	text_pipe = fds[1];
+	snprintf(text_status, sizeof(text_status), "/proc/%d/status",
+		 text_child);
+	wait_state(text_status, 'S', before, sizeof(before));
+	read_across(text_status, child_exits, before, after, sizeof(after));
+	if (!strstr(after, " Z "))
+		fail("%s from offset 0 after the exit: '%s'", text_status,
+		     after);
+	CHECK(wait_status(text_child) == 0);
+	live_child = -1;
+
+	read_file("/dev/ttrace/ctl", before, sizeof(before));
+	if (!strstr(before, "mode overwrite\n"))
+		fail("/dev/ttrace/ctl: not in overwrite mode: '%s'", before);
+	read_across("/dev/ttrace/ctl", ctl_mode_saturate, before, after,
+		    sizeof(after));
+	fd = open("/dev/ttrace/ctl", O_WRONLY);
+	CHECK(fd >= 0 && write(fd, "mode overwrite", 14) == 14);
+	close(fd);
+	if (!strstr(after, "mode saturate\n"))
+		fail("/dev/ttrace/ctl from offset 0 after the change: '%s'",
+		     after);
 }
 
 static void test_malloc(void)
@@ -1701,6 +1822,7 @@ static const struct test tests[] = {
 	{ test_errstr, "errstr" },
 	{ test_fd_exhaust, "fd_exhaust" },
 	{ test_proc, "proc" },
+	{ test_text_once, "text_once" },
 	{ test_malloc, "malloc" },
 	{ test_trace_right, "trace_right" },
 };

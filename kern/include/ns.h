@@ -55,7 +55,10 @@
  * A device whose files change (one per CPU, one per process) adds a
  * generator, .gen, that makes entry i of a directory on demand
  * (devttrace.c, devproc.c); a device with a tree of its own (devroot.c,
- * devtmp.c) fills in walk, stat and readdir itself.
+ * devtmp.c) fills in walk, stat and readdir itself. A file whose text is
+ * made from live state is read through devgen_readtext(), which makes it
+ * once per open (and at each read from offset 0) and serves every read
+ * from that one text.
  *
  * Errors are -errno (abi/errno.h) throughout.
  */
@@ -90,6 +93,8 @@ struct chan {
 	void *aux;		/* the device's own state for this file */
 	uint64_t dir_index;	/* a directory's readdir cursor: the index */
 	uint64_t dir_pos;	/* last listed, and the device's mark of it */
+	struct devtext *text;	/* a generated file's text (devgen_readtext) */
+	struct spinlock text_lock;	/* guards text */
 	char path[PATH_MAX];	/* the cleaned path it was reached by */
 };
 
@@ -229,6 +234,24 @@ void devdir_of(struct devdir *e, const struct dirtab *t);
 long devgen_readstr(uint64_t off, void *buf, size_t n, const char *s);
 long devgen_readbytes(uint64_t off, void *buf, size_t n, const void *src,
 		      size_t len);
+
+struct seqbuf;
+/* Makes the text of generated file c into s (as much as fits; the rest
+ * is counted, and cut visibly). Returns 0 or -errno (-ENOENT: gone). */
+typedef int (*devtext_fn)(struct chan *c, struct seqbuf *s);
+/*
+ * Reads a generated file (a text made from live state: counters, a
+ * status line), as Plan 9's and Linux's seq_file do: the text is made by
+ * make (at most max bytes, the NUL included) once, at the open file's
+ * first read or at a read from offset 0, and kept with c; every read
+ * serves the part of that one text at off, so a file read in small
+ * pieces is one consistent text, never the tail of a newer one. Returns
+ * the count, 0 past its end, or make's -errno (or -ENOMEM). The text is
+ * freed with c. Process context, no spinlock held (make may take the
+ * device's locks).
+ */
+long devgen_readtext(struct chan *c, void *buf, size_t n, uint64_t off,
+		     size_t max, devtext_fn make);
 
 /* ---- the name space (ns.c, mount.c) ---- */
 

@@ -15,13 +15,25 @@
  * go supplies its own. A walk asks for entries in order until one has the
  * name, and passes the name so that a generator with many entries (one per
  * process) can find it at once.
+ *
+ * A generated file's text (devgen_readtext()) is made outside any lock
+ * and then swapped in under the chan's text_lock, under which reads copy
+ * from it: the text a reader copies from is never freed or rewritten
+ * beneath it, whichever process sharing the chan made a newer one.
  */
 #include <ns.h>
 #include <atomic.h>
 #include <kmalloc.h>
 #include <printk.h>
+#include <seqbuf.h>
 #include <string.h>
 #include <abi/errno.h>
+
+/* A generated file's text as it was made. */
+struct devtext {
+	size_t len;
+	char *data;
+};
 
 extern const struct dev *const __devtab_start[];
 extern const struct dev *const __devtab_end[];
@@ -53,8 +65,17 @@ struct chan *chan_new(const struct dev *d)
 	if (c) {
 		c->dev = d;
 		c->ref = 1;
+		spinlock_init(&c->text_lock, "chan_text");
 	}
 	return c;
+}
+
+static void devtext_free(struct devtext *t)
+{
+	if (t) {
+		kfree(t->data);
+		kfree(t);
+	}
 }
 
 struct chan *chan_get(struct chan *c)
@@ -69,6 +90,7 @@ void chan_put(struct chan *c)
 		return;
 	if (c->dev->close)
 		c->dev->close(c);
+	devtext_free(c->text);
 	kfree(c);
 }
 
@@ -237,4 +259,51 @@ long devgen_readbytes(uint64_t off, void *buf, size_t n, const void *src,
 	n = MIN(n, len - (size_t)off);
 	memcpy(buf, (const char *)src + off, n);
 	return (long)n;
+}
+
+/* c's text made afresh by make, at most max bytes (the NUL included),
+ * cut visibly when longer; NULL with *err. No lock held. */
+static struct devtext *devtext_make(struct chan *c, size_t max,
+				    devtext_fn make, int *err)
+{
+	struct devtext *t = kzmalloc(sizeof(*t));
+	struct seqbuf s;
+
+	*err = -ENOMEM;
+	if (!t || !(t->data = kmalloc(max))) {
+		kfree(t);
+		return NULL;
+	}
+	seqbuf_init(&s, t->data, max);
+	if ((*err = make(c, &s)) < 0) {
+		devtext_free(t);
+		return NULL;
+	}
+	seqbuf_mark_cut(&s);
+	t->len = seqbuf_used(&s);
+	return t;
+}
+
+long devgen_readtext(struct chan *c, void *buf, size_t n, uint64_t off,
+		     size_t max, devtext_fn make)
+{
+	struct devtext *fresh = NULL, *old = NULL;
+	int err;
+	long r;
+
+	/* text is set once and only ever replaced: seen set here, it is
+	 * set under the lock */
+	if (off == 0 || !__atomic_load_n(&c->text, __ATOMIC_ACQUIRE)) {
+		if (!(fresh = devtext_make(c, max, make, &err)))
+			return err;
+	}
+	spin_lock(&c->text_lock);
+	if (fresh) {
+		old = c->text;
+		__atomic_store_n(&c->text, fresh, __ATOMIC_RELEASE);
+	}
+	r = devgen_readbytes(off, buf, n, c->text->data, c->text->len);
+	spin_unlock(&c->text_lock);
+	devtext_free(old);
+	return r;
 }

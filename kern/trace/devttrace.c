@@ -37,11 +37,13 @@
  * Each open of a per-CPU file, aux or probes gets its own reader
  * (ttrace_reader.c: cursor, snapshot, waiting for slots in flight),
  * shared by the processes that share the open file; each open of a
- * trace file gets its own writer (ttrace_tracefile.c).
+ * trace file gets its own writer (ttrace_tracefile.c); each open of a
+ * file made from live state (tt_text: ctl, stats, latency...) holds the
+ * text its first read made (devgen_readtext(), made again by a read from
+ * offset 0), so a reader in small pieces reads one text.
  */
 #include <ns.h>
 #include <proc.h>
-#include <kmalloc.h>
 #include <printfmt.h>
 #include <seqbuf.h>
 #include <smp.h>
@@ -106,9 +108,35 @@ static enum ttrace_read_kind tracefile_kind(uint64_t q)
 	       TTRACE_READ_SNAP : TTRACE_READ_STREAM;
 }
 
-/* The text files, made afresh for each read. */
+/* The version file: the header a trace file would start with now. */
+static void version_text(struct seqbuf *s)
+{
+	struct ttrace_version v;
+
+	ttrace_fill_version(&v);
+	seqbuf_write(s, (const char *)&v, sizeof(v));
+}
+
+/* The tsc file: tsc_offset[] and its uncertainty, per online CPU. */
+static void tsc_text(struct seqbuf *s)
+{
+	struct ttrace_file_tsc t[CONFIG_MAX_NUM_CPUS];
+
+	seqbuf_write(s, (const char *)t, ttrace_tsc_offsets(t));
+}
+
+/* The files made from live state (texts, and two small binary ones),
+ * each made once per open file and at each read from offset 0
+ * (devgen_readtext()): at most TEXT_MAX bytes, the NUL included, a
+ * longer text cut visibly (the binary ones always fit). */
+#define TEXT_MAX	PGSIZE
+static_assert(sizeof(struct ttrace_version) < TEXT_MAX &&
+	      CONFIG_MAX_NUM_CPUS * sizeof(struct ttrace_file_tsc) < TEXT_MAX,
+	      "the binary files fit a text");
 static void (*const tt_text[])(struct seqbuf *s) = {
 	[Qctl] = ttrace_state_text,
+	[Qversion] = version_text,
+	[Qtsc] = tsc_text,
 	[Qevents] = ttrace_events_text,
 	[Qstats] = ttrace_stats_text,
 	[Qfuncs] = ttrace_funcs_text,
@@ -234,37 +262,16 @@ static void tt_close(struct chan *c)
 	c->aux = NULL;
 }
 
-/* A text file: text() into a page (cut with the mark if longer), the
- * part at off. */
-static long text_read(void (*text)(struct seqbuf *), void *buf, size_t n,
-		      uint64_t off)
+/* A file of tt_text: its text, the one this open file holds. */
+static int text_make(struct chan *c, struct seqbuf *s)
 {
-	char *page = kmalloc(PGSIZE);
-	struct seqbuf s;
-	long ret;
-
-	if (!page)
-		return -ENOMEM;
-	seqbuf_init(&s, page, PGSIZE);
-	text(&s);
-	seqbuf_mark_cut(&s);
-	ret = devgen_readbytes(off, buf, n, page, seqbuf_used(&s));
-	kfree(page);
-	return ret;
-}
-
-/* The tsc file: tsc_offset[] and its uncertainty, per online CPU. */
-static long tsc_read(void *buf, size_t n, uint64_t off)
-{
-	struct ttrace_file_tsc t[CONFIG_MAX_NUM_CPUS];
-
-	return devgen_readbytes(off, buf, n, t, ttrace_tsc_offsets(t));
+	tt_text[c->qid.path](s);
+	return 0;
 }
 
 static long tt_read(struct chan *c, void *buf, size_t n, uint64_t off)
 {
 	uint64_t q = c->qid.path;
-	struct ttrace_version v;
 	uint32_t meta_size;
 
 	if (needs_right(q) && !proc_capable(CAP_TRACE))
@@ -273,21 +280,15 @@ static long tt_read(struct chan *c, void *buf, size_t n, uint64_t off)
 		return ttrace_tracefile_read(c->aux, buf, n, off);
 	if (c->aux)
 		return ttrace_reader_read(c->aux, buf, n, off);
-	if (q == Qversion) {
-		ttrace_fill_version(&v);
-		return devgen_readbytes(off, buf, n, &v, sizeof(v));
-	}
 	if (q == Qmeta) {
 		const uint8_t *meta = ttrace_meta_blob_now(&meta_size);
 
 		return devgen_readbytes(off, buf, n, meta, meta_size);
 	}
-	if (q == Qtsc)
-		return tsc_read(buf, n, off);
 	if (q == Qlastboot)
 		return lastboot_read(buf, n, off);
 	if (q < ARRAY_SIZE(tt_text) && tt_text[q])
-		return text_read(tt_text[q], buf, n, off);
+		return devgen_readtext(c, buf, n, off, TEXT_MAX, text_make);
 	return -EBADF;
 }
 

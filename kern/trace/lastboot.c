@@ -35,6 +35,12 @@
  * size twice on every boot. Slots a CPU was writing, and slots spoiled
  * in memory, fail the rings' sequence check and are declared lost (in
  * flight), as in any trace file.
+ *
+ * Whose trace it is. Each boot stamps its number into the header from
+ * kmain's first lines (ttrace_lastboot_claim()), the previous trace still
+ * named there; a boot that resets before ttrace_init() takes the area
+ * over leaves that trace stamped as older than the last boot, and the
+ * next boot does not serve it (ttrace_lastboot.h).
  */
 #include <cmdline.h>
 #include <init.h>
@@ -71,6 +77,9 @@ struct lastboot_cb {
 
 #define CB_BYTES	ROUNDUP(sizeof(struct lastboot_cb), PGSIZE)
 
+/* Copies of the area are page aligned: each region's bytes in them are
+ * then as aligned as its paddr, which ttrace_root_check() checks. */
+static_assert(AREA_PADDR % PGSIZE == 0, "the persistent area is page aligned");
 static_assert(AREA_BYTES == 0 ||
 	      AREA_BYTES > TTRACE_LASTBOOT_HDR_BYTES + 2 * CB_BYTES,
 	      "the persistent area holds its header and control blocks");
@@ -85,13 +94,15 @@ static struct {
 	bool owned;			/* hdr names cb: the pool is ours */
 	struct ttrace_lastboot_hdr prev; /* the previous boot's, if prev_ok */
 	bool prev_ok;
+	uint64_t boot;			/* this boot's number (1, 2...) */
 	const char *why;		/* no area, or no previous header */
 	uint8_t *file;			/* the lastboot file, or NULL */
 	size_t file_len;
 	unsigned file_order;
 } lb;
 
-/* The header this kernel writes, but for slot, pool_used, boot_id, crc. */
+/* The header this kernel writes, but for slot, pool_used, boot_id,
+ * last_boot, crc. */
 static struct ttrace_lastboot_hdr layout(void)
 {
 	return (struct ttrace_lastboot_hdr){
@@ -121,11 +132,27 @@ static void cb_init(struct lastboot_cb *cb)
 	};
 }
 
+/* Rewrites the header: slot, pool_used and boot_id as given, last_boot
+ * this boot. Boot CPU or ctl mutex. */
+static void hdr_write(uint32_t slot, uint64_t pool_used, uint64_t boot_id)
+{
+	struct ttrace_lastboot_hdr h = layout();
+
+	h.slot = slot;
+	h.pool_used = pool_used;
+	h.boot_id = boot_id;
+	h.last_boot = lb.boot;
+	h.crc = ttrace_lastboot_crc(&h);
+	*lb.hdr = h;
+}
+
 /*
  * Finds the area and returns where ttrace_main is to live: a zeroed
  * struct ttrace in the control block the previous boot did not use, or
- * fallback when there is no area. Notes the previous boot's header.
- * Boot CPU, from ttrace_early_init(), boot_mbi set, nothing traced yet.
+ * fallback when there is no area. Notes the previous boot's header and
+ * stamps this boot's number into it (ttrace_lastboot.h, "Whose trace it
+ * is"). Boot CPU, from ttrace_early_init(), boot_mbi set, nothing
+ * traced yet.
  */
 struct ttrace *ttrace_lastboot_claim(struct ttrace *fallback)
 {
@@ -142,6 +169,13 @@ struct ttrace *ttrace_lastboot_claim(struct ttrace *fallback)
 		lb.prev_ok = true;
 		lb.slot = !lb.prev.slot;
 	}
+	/* this boot's number, stamped now: a reset before ttrace_init()
+	 * must not leave the previous trace passing for the last boot's */
+	lb.boot = lb.prev_ok ? lb.prev.last_boot + 1 : 1;
+	if (lb.prev_ok)
+		hdr_write(lb.prev.slot, lb.prev.pool_used, lb.prev.boot_id);
+	else
+		hdr_write(0, 0, 0);
 	lb.cb = KADDR(AREA_PADDR + TTRACE_LASTBOOT_HDR_BYTES +
 		      lb.slot * CB_BYTES);
 	memset(lb.cb, 0, offsetof(struct lastboot_cb, meta));	/* meta: copied */
@@ -159,19 +193,6 @@ bool ttrace_persist_range(uint64_t *start, uint64_t *end)
 	*start = AREA_PADDR;
 	*end = AREA_PADDR + AREA_BYTES;
 	return true;
-}
-
-/* Rewrites the header: slot, pool_used and boot_id as given. Boot CPU or
- * ctl mutex. */
-static void hdr_write(uint32_t slot, uint64_t pool_used, uint64_t boot_id)
-{
-	struct ttrace_lastboot_hdr h = layout();
-
-	h.slot = slot;
-	h.pool_used = pool_used;
-	h.boot_id = boot_id;
-	h.crc = ttrace_lastboot_crc(&h);
-	*lb.hdr = h;
 }
 
 /* Copies the area's root record's scalars from the kernel's and
@@ -332,7 +353,6 @@ static const char *keep_prev(void)
 void ttrace_lastboot_take(void)
 {
 	const char *why = lb.why;
-	uint64_t id = lb.prev_ok ? lb.prev.boot_id : 0;
 
 	if (!lb.hdr) {
 		printk(KERN_INFO "ttrace: last boot: none: %s\n", why);
@@ -340,16 +360,20 @@ void ttrace_lastboot_take(void)
 	}
 	if (lb.prev_ok)
 		why = keep_prev();
-	if (why)
-		printk(KERN_INFO "ttrace: last boot%s: none kept: %s\n",
-		       lb.prev_ok ? " (its header checked)" : "", why);
+	if (why && lb.prev_ok)
+		printk(KERN_INFO "ttrace: last boot %lu: none kept: %s (the "
+		       "area's trace: boot %lu's)\n", lb.prev.last_boot, why,
+		       lb.prev.boot_id);
+	else if (why)
+		printk(KERN_INFO "ttrace: last boot: none kept: %s\n", why);
 	else
 		printk(KERN_INFO "ttrace: last boot %lu: its trace is "
-		       "/dev/ttrace/lastboot (%zu bytes)\n", id, lb.file_len);
-	hdr_write(lb.slot, 0, id + 1);
+		       "/dev/ttrace/lastboot (%zu bytes)\n", lb.prev.boot_id,
+		       lb.file_len);
+	hdr_write(lb.slot, 0, lb.boot);
 	lb.owned = true;
 	printk(KERN_INFO "ttrace: this is boot %lu; its trace is kept in %lu "
-	       "KiB at %#lx for the next boot\n", id + 1, AREA_BYTES / 1024,
+	       "KiB at %#lx for the next boot\n", lb.boot, AREA_BYTES / 1024,
 	       AREA_PADDR);
 }
 

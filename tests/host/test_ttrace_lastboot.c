@@ -9,7 +9,10 @@
  * written as a trace file and loaded back with tools/load/ttload.c.
  * Then damage: a spoiled slot (declared lost, exactly), random bytes in
  * the header, the control block and the pool (refused or declared lost,
- * never a crash), a region outside the area, another layout.
+ * never a crash), a region outside the area, another layout; root
+ * records no kernel writes (misaligned, overlapping, wrapping, out of
+ * the area) refused before anything reads through them; a trace older
+ * than the last boot (which reset before its tracer started) refused.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +104,7 @@ static void publish(void)
 	hdr->slot = SLOT;
 	hdr->pool_used = NCPU * NENT * sizeof(struct ttrace_entry) + AUX_SIZE;
 	hdr->boot_id = 7;
+	hdr->last_boot = 7;
 	hdr->crc = ttrace_lastboot_crc(hdr);
 }
 
@@ -296,11 +300,137 @@ static int test_lastboot_refuses(void)
 	return 0;
 }
 
+/* A boot after boot 7 stamps its number (8) from kmain's first lines and
+ * resets before its tracer starts: boot 7's trace, intact, is not boot
+ * 8's, and the next boot (9) must not serve it as the last boot's. Nor
+ * after a second such boot; nor a header that names no trace. */
+static int test_lastboot_stale(void)
+{
+	const char *why = "";
+
+	boot_once();
+	hdr->last_boot = 8;
+	hdr->crc = ttrace_lastboot_crc(hdr);
+	HT_CHECK(next_boot(&why) == -1 && strstr(why, "kept no trace"));
+	hdr->last_boot = 9;
+	hdr->crc = ttrace_lastboot_crc(hdr);
+	HT_CHECK(next_boot(&why) == -1 && strstr(why, "kept no trace"));
+	hdr->boot_id = 0;		/* stamped after a cold boot */
+	hdr->last_boot = 1;
+	hdr->crc = ttrace_lastboot_crc(hdr);
+	HT_CHECK(next_boot(&why) == -1 && strstr(why, "kept no trace"));
+	hdr->last_boot = 0;		/* no kernel writes this */
+	hdr->crc = ttrace_lastboot_crc(hdr);
+	HT_CHECK(next_boot(&why) == -1 && strstr(why, "kept no trace"));
+	return 0;
+}
+
+/* Region kind (of cpu) of the published root record. */
+static struct ttrace_root_region *region_of(uint32_t kind, uint32_t cpu)
+{
+	for (uint32_t i = 0; i < cb->root.nregions; i++)
+		if (cb->r[i].kind == kind && cb->r[i].cpu == cpu)
+			return &cb->r[i];
+	abort();
+}
+
+/* Moves region r by delta bytes, in both address spaces. */
+static void move_region(struct ttrace_root_region *r, int64_t delta)
+{
+	r->paddr += (uint64_t)delta;
+	r->vaddr += (uint64_t)delta;
+}
+
+/* The previous boot once more, with its root record's region (kind, cpu)
+ * changed by change and the record sealed again (a valid CRC): hostile,
+ * not torn. Returns next_boot()'s result. */
+static int hostile(uint32_t kind, uint32_t cpu,
+		   void (*change)(struct ttrace_root_region *r),
+		   const char **why)
+{
+	boot_once();
+	change(region_of(kind, cpu));
+	cb->root.crc = ttrace_root_crc(&cb->root);
+	return next_boot(why);
+}
+
+/* 4 bytes on: the TSC offsets, read as int64_t */
+static void off_by_4(struct ttrace_root_region *r)
+{
+	move_region(r, 4);
+}
+
+/* 8 bytes on: cpu 0's entries, read as 64-byte entries (its descriptor
+ * follows, or the record would be refused as torn) */
+static void entries_off_by_8(struct ttrace_root_region *r)
+{
+	move_region(r, 8);
+	cb->rings[0].entries = (struct ttrace_entry *)(uintptr_t)r->vaddr;
+}
+
+/* cpu 1's entries are cpu 0's */
+static void entries_shared(struct ttrace_root_region *r)
+{
+	*r = *region_of(TTRACE_ROOT_RING_BUF, 0);
+	r->cpu = 1;
+	cb->rings[1].entries = cb->rings[0].entries;
+}
+
+/* the metadata runs past the end of the address space */
+static void size_wraps(struct ttrace_root_region *r)
+{
+	r->size = 0 - r->paddr + 64;
+}
+
+/* the metadata before the area, across the other control block's end,
+ * after the area */
+static void before_area(struct ttrace_root_region *r)
+{
+	move_region(r, (int64_t)(PADDR - 4096 - r->paddr));
+}
+
+static void across_blocks(struct ttrace_root_region *r)
+{
+	move_region(r, (int64_t)(pa(cb) - 64 - r->paddr));
+	r->size = 128;
+}
+
+static void after_area(struct ttrace_root_region *r)
+{
+	move_region(r, (int64_t)(PADDR + AREA_SIZE - r->paddr));
+}
+
+/* Root records no kernel writes, each sealed with a valid CRC: refused
+ * with a reason, never read (a misaligned read would stop this test:
+ * UBSan, no recovery). */
+static int test_lastboot_hostile(void)
+{
+	const char *why = "";
+
+	HT_CHECK(hostile(TTRACE_ROOT_TSC_OFFSET, 0, off_by_4, &why) == -1 &&
+		 strstr(why, "aligned"));
+	HT_CHECK(hostile(TTRACE_ROOT_RING_BUF, 0, entries_off_by_8, &why) ==
+		 -1 && strstr(why, "aligned"));
+	HT_CHECK(hostile(TTRACE_ROOT_RING_BUF, 1, entries_shared, &why) == -1 &&
+		 strstr(why, "overlap"));
+	HT_CHECK(hostile(TTRACE_ROOT_META, 0, size_wraps, &why) == -1 &&
+		 strstr(why, "wraps"));
+	HT_CHECK(hostile(TTRACE_ROOT_META, 0, before_area, &why) == -1 &&
+		 strstr(why, "outside"));
+	HT_CHECK(hostile(TTRACE_ROOT_META, 0, across_blocks, &why) == -1 &&
+		 strstr(why, "outside"));
+	HT_CHECK(hostile(TTRACE_ROOT_META, 0, after_area, &why) == -1 &&
+		 strstr(why, "outside"));
+	return 0;
+}
+
 static const struct ht_test tests[] = {
 	{ test_lastboot_intact, "lastboot_intact" },
 	{ test_lastboot_spoiled_slot, "lastboot_spoiled_slot" },
 	{ test_lastboot_garbage, "lastboot_garbage" },
 	{ test_lastboot_refuses, "lastboot_refuses" },
+	{ test_lastboot_hostile, "lastboot_hostile" },
+	{ test_lastboot_stale, "lastboot_stale" },
 	{ 0 },
 };
 

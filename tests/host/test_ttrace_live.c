@@ -362,9 +362,9 @@ static int test_live_hostile(void)
 	struct ttlive *l;
 
 	HT_CHECK(refuses(region_outside, "outside guest RAM") == 0);
-	HT_CHECK(refuses(region_wraps, "outside guest RAM") == 0);
+	HT_CHECK(refuses(region_wraps, "wraps the address space") == 0);
 	HT_CHECK(refuses(root_garbage, "bad magic") == 0);
-	HT_CHECK(refuses(ring_misplaced, "not 64-byte aligned") == 0);
+	HT_CHECK(refuses(ring_misplaced, "not aligned as its kind") == 0);
 	/* a torn or corrupt record is "try again", with the reason */
 	make_guest();
 	root_corrupt();

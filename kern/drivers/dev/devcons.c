@@ -19,13 +19,15 @@
 #include <console.h>
 #include <pmem.h>
 #include <vm.h>
-#include <printfmt.h>
 #include <printk.h>
+#include <seqbuf.h>
 #include <string.h>
 #include <abi/errno.h>
 #include <arch/mmu.h>
 
 enum { Qdir, Qcons, Qnull, Qzero, Qkmsg, Qsysname, Qmemstat };
+
+#define MEMSTAT_MAX	128	/* the memstat text, the NUL included */
 
 static const struct dirtab cons_tab[] = {
 	{ ".", { Qdir, 0, QTDIR }, 0, S_IFDIR | 0555 },
@@ -37,16 +39,15 @@ static const struct dirtab cons_tab[] = {
 	{ "memstat", { Qmemstat, 0, QTFILE }, 0, S_IFREG | 0444 },
 };
 
-/* Reads the memstat text at off. */
-static long memstat_read(void *buf, size_t n, uint64_t off)
+/* The memstat text (devtext_fn). */
+static int memstat_text(struct chan *c, struct seqbuf *s)
 {
-	char text[128];
-
-	fmt_snprintf(text, sizeof(text), "free_pages %zu\ntotal_pages %zu\n"
-		     "kernel_table_pages %lu\nproc_pages %lu\n",
-		     pmem_nr_free_pages(), pmem_nr_total_pages(),
-		     mmu_kernel_table_pages(), vm_pages_held());
-	return devgen_readstr(off, buf, n, text);
+	(void)c;
+	seqbuf_printf(s, "free_pages %zu\ntotal_pages %zu\n"
+		      "kernel_table_pages %lu\nproc_pages %lu\n",
+		      pmem_nr_free_pages(), pmem_nr_total_pages(),
+		      mmu_kernel_table_pages(), vm_pages_held());
+	return 0;
 }
 
 static long cons_read(struct chan *c, void *buf, size_t n, uint64_t off)
@@ -64,7 +65,8 @@ static long cons_read(struct chan *c, void *buf, size_t n, uint64_t off)
 	case Qsysname:
 		return devgen_readstr(off, buf, n, "ttrace\n");
 	case Qmemstat:
-		return memstat_read(buf, n, off);
+		return devgen_readtext(c, buf, n, off, MEMSTAT_MAX,
+				       memstat_text);
 	}
 	return -EBADF;
 }

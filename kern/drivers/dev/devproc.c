@@ -9,8 +9,10 @@
  * The files are made by a generator (procgen, Plan 9's), from which the
  * channel layer makes walk, stat, open and readdir. Nothing is cached: a
  * walk checks that the pid exists (the generator finds the name it is
- * given in the pid hash, without listing), a read formats the line afresh
- * under proc_lock, and a process that has gone since gives ENOENT. The
+ * given in the pid hash, without listing), the open file's first read
+ * (and any read from offset 0) formats the line afresh under proc_lock
+ * (devgen_readtext(): the next reads serve that line), and a process that
+ * has gone by then gives ENOENT. The
  * root lists the pids in increasing order; the chan's readdir cursor
  * remembers the last pid listed, so reading the directory in order costs
  * one pid-hash lookup an entry.
@@ -20,6 +22,7 @@
  */
 #include <ns.h>
 #include <printfmt.h>
+#include <seqbuf.h>
 #include <string.h>
 #include <abi/errno.h>
 
@@ -83,17 +86,17 @@ static char state_letter(const struct proc *p)
 	return p->kt->state == KT_SLEEPING ? 'S' : 'R';
 }
 
-/* Formats pid's status line into buf (STATUS_MAX bytes). Returns 0 or
+/* Formats c's process's status line into s (devtext_fn). Returns 0 or
  * -ENOENT. */
-static int status_line(int pid, char *buf)
+static int status_text(struct chan *c, struct seqbuf *s)
 {
 	uint64_t flags = spin_lock_irqsave(&proc_lock);
-	struct proc *p = proc_find_locked(pid);
+	struct proc *p = proc_find_locked(QPID(c->qid.path));
 
 	if (p)
-		fmt_snprintf(buf, STATUS_MAX, "%d %d %c %d %s\n", p->pid,
-			     p->ppid, state_letter(p), p->kt ? p->kt->cpu : -1,
-			     p->name);
+		seqbuf_printf(s, "%d %d %c %d %s\n", p->pid, p->ppid,
+			      state_letter(p), p->kt ? p->kt->cpu : -1,
+			      p->name);
 	spin_unlock_irqrestore(&proc_lock, flags);
 	return p ? 0 : -ENOENT;
 }
@@ -138,10 +141,7 @@ static int procgen(struct chan *c, const char *name, uint64_t i,
 
 static long procfs_read(struct chan *c, void *buf, size_t n, uint64_t off)
 {
-	char line[STATUS_MAX];
-	int err = status_line(QPID(c->qid.path), line);
-
-	return err < 0 ? err : devgen_readstr(off, buf, n, line);
+	return devgen_readtext(c, buf, n, off, STATUS_MAX, status_text);
 }
 
 static const struct dev procfs_dev = {

@@ -71,8 +71,10 @@ static const void *region_copy(const struct ttrace_lastboot_hdr *h,
  * (pool: h->pool_used bytes, 64-byte aligned), h checked by
  * ttrace_lastboot_hdr_check(): p->img is then ready for
  * ttrace_image_write(). dumps has room for TTRACE_ROOT_MAX_REGIONS. The
- * root record must check and every region it names must lie in the
- * copies (a ring given ordinary memory by bufsize does not: refused).
+ * trace must be the last boot's (boot_id == last_boot, see
+ * ttrace_lastboot.h), the root record must check and every region it
+ * names must lie in the copies (a ring given ordinary memory by bufsize
+ * does not: refused).
  * Returns 0, or -1 with *why.
  */
 int ttrace_lastboot_build(const struct ttrace_lastboot_hdr *h,
@@ -83,6 +85,10 @@ int ttrace_lastboot_build(const struct ttrace_lastboot_hdr *h,
 	const struct ttrace_root *root;
 	const struct ttrace_root_region *reg;
 
+	if (!h->boot_id || h->boot_id != h->last_boot)
+		return *why = "the last boot kept no trace (a reset before "
+			      "the tracer started): an older trace there is "
+			      "not served", -1;
 	if (ttrace_root_check(cb, h->cb_size, &root, why) < 0)
 		return -1;
 	reg = ttrace_root_regions(root);

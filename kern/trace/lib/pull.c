@@ -4,7 +4,8 @@
  *
  * The root record is the only thing the host finds by itself; everything
  * else is reached through it, so each step checks what the next one uses:
- * the record's magic, version, sizes, generation and CRC; each dump's size
+ * the record's magic, version, sizes, generation and CRC; that no region
+ * wraps, overlaps another or is misaligned for its kind; each dump's size
  * against its region; each descriptor's pointer against the region the
  * record names for its memory (so a descriptor and a record from either
  * side of a ring resize cannot be paired); each ring's size, shift and
@@ -31,11 +32,67 @@ uint32_t ttrace_root_crc(const struct ttrace_root *root)
 			    sizeof(struct ttrace_root_region));
 }
 
+/* The alignment a region of kind has in the kernel and its readers'
+ * reads of it need: entries and aux by cache lines, descriptors and TSC
+ * arrays by words; scalars and metadata are copied bytewise (and a kind
+ * this code does not know is not read). */
+uint64_t ttrace_root_align(uint32_t kind)
+{
+	switch (kind) {
+	case TTRACE_ROOT_RING_BUF:
+	case TTRACE_ROOT_AUX_BUF:
+		return 64;
+	case TTRACE_ROOT_RING:
+	case TTRACE_ROOT_AUX:
+	case TTRACE_ROOT_TSC_OFFSET:
+	case TTRACE_ROOT_TSC_UNCERTAINTY:
+		return 8;
+	default:
+		return 1;
+	}
+}
+
+/* Whether the physical ranges of a and b share a byte. */
+static int regions_overlap(const struct ttrace_root_region *a,
+			   const struct ttrace_root_region *b)
+{
+	return a->size && b->size && a->paddr < b->paddr + b->size &&
+	       b->paddr < a->paddr + a->size;
+}
+
+/*
+ * Why the regions in use cannot be a kernel's, or NULL: one wraps the
+ * address space, is not aligned as its kind needs, or shares memory with
+ * another. A reader reads each region's bytes through a pointer of its
+ * kind's type, so none of these may reach it. Quadratic in nregions,
+ * which the record's length bounds.
+ */
+static const char *regions_bad(const struct ttrace_root *r)
+{
+	const struct ttrace_root_region *reg = ttrace_root_regions(r);
+
+	for (uint32_t i = 0; i < r->nregions; i++) {
+		uint64_t align = ttrace_root_align(reg[i].kind);
+
+		if (reg[i].paddr + reg[i].size < reg[i].paddr ||
+		    reg[i].vaddr + reg[i].size < reg[i].vaddr)
+			return "a region of the root record wraps the address "
+			       "space";
+		if ((reg[i].paddr | reg[i].vaddr) % align)
+			return "a region of the root record is not aligned as "
+			       "its kind needs";
+		for (uint32_t k = 0; k < i; k++)
+			if (regions_overlap(&reg[i], &reg[k]))
+				return "two regions of the root record overlap";
+	}
+	return NULL;
+}
+
 /*
  * Checks the root record at buf (len bytes, 8-byte aligned) and sets *root.
- * Returns 0; -1 with *why if it is not a root record this code knows; -2
- * with *why if it was caught being changed (odd generation, bad CRC): read
- * it again.
+ * Returns 0; -1 with *why if it is not a root record this code knows (or
+ * its regions could not be a kernel's: regions_bad()); -2 with *why if it
+ * was caught being changed (odd generation, bad CRC): read it again.
  */
 int ttrace_root_check(const void *buf, size_t len,
 		      const struct ttrace_root **root, const char **why)
@@ -57,6 +114,8 @@ int ttrace_root_check(const void *buf, size_t len,
 			      "generation): its trace buffers were moving", -2;
 	if (ttrace_root_crc(r) != r->crc)
 		return *why = "root record CRC mismatch (torn read)", -2;
+	if ((*why = regions_bad(r)))
+		return -1;
 	*root = r;
 	return 0;
 }
@@ -285,7 +344,8 @@ static int pull_scalars(struct ttrace_pull *p,
 
 /*
  * Rebuilds p->img from the dumps of every region of root (dumps[i] is
- * region i's bytes, 64-byte aligned): the rings, aux, TSC offsets and a
+ * region i's bytes, as aligned as its paddr, which ttrace_root_check()
+ * found aligned for its kind): the rings, aux, TSC offsets and a
  * complete version header. Returns 0, or -1 with p->why.
  */
 int ttrace_pull_image(const struct ttrace_root *root,

@@ -25,10 +25,19 @@
  * root record has its own generation and CRC; the rings' sequence
  * protocol (trace_ring.h) tells which slots are intact.
  *
+ * Whose trace it is. Boots are numbered from the first after a cold boot
+ * (1). Each boot stamps its number into last_boot from kmain's first
+ * lines, the header otherwise unchanged; boot_id becomes its number only
+ * when it takes the area over. So a boot that reset before that (or
+ * that could not keep a trace) leaves boot_id < last_boot, and its
+ * successor is not served the older trace as the last boot's: a trace
+ * is the last boot's only when boot_id == last_boot.
+ *
  * Reading the previous boot's trace (pure, so a host test feeds it
  * garbage): ttrace_lastboot_hdr_check() says whether the area holds a
- * header of this layout; ttrace_lastboot_build() checks the copied control
- * block's root record, maps every region it names onto the copies, and
+ * header of this layout; ttrace_lastboot_build() checks that its trace is
+ * the last boot's, checks the copied control block's root record, maps
+ * every region it names onto the copies, and
  * rebuilds the tracer's structures with ttrace_pull_image() (pull.c's
  * checks of sizes, pointers and counters), ready for ttrace_image_write().
  * Anything that does not check is refused with a reason.
@@ -46,7 +55,7 @@
 
 /* "TTLASTB\1" in memory on a little-endian machine. */
 #define TTRACE_LASTBOOT_MAGIC	0x01425453414c5454ULL
-#define TTRACE_LASTBOOT_VERSION	1
+#define TTRACE_LASTBOOT_VERSION	2
 #define TTRACE_LASTBOOT_HDR_BYTES 4096	/* the header's page */
 
 struct ttrace_lastboot_hdr {
@@ -57,12 +66,14 @@ struct ttrace_lastboot_hdr {
 	uint64_t size;			/* 24: the area's bytes */
 	uint64_t cb_size;		/* 32: one control block's bytes */
 	uint64_t pool_used;		/* 40: pool bytes handed out */
-	uint64_t boot_id;		/* 48: the boot that wrote it (1, 2...) */
-	uint32_t crc;			/* 56: CRC-32 of the header, crc 0 */
-	uint32_t reserved;		/* 60: zero */
+	uint64_t boot_id;		/* 48: the boot whose trace the area
+					   holds (1, 2...; 0: none) */
+	uint64_t last_boot;		/* 56: the newest boot that started */
+	uint32_t crc;			/* 64: CRC-32 of the header, crc 0 */
+	uint32_t reserved;		/* 68: zero */
 };
 
-TTRACE_STATIC_ASSERT(sizeof(struct ttrace_lastboot_hdr) == 64,
+TTRACE_STATIC_ASSERT(sizeof(struct ttrace_lastboot_hdr) == 72,
 		     "lastboot header");
 
 /* Where the area's parts are, from its header. */

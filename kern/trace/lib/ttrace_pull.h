@@ -23,7 +23,7 @@
 
 /* One region's bytes as the host dumped them (region i of the root). */
 struct ttrace_pull_dump {
-	const void *data;		/* 64-byte aligned */
+	const void *data;		/* as aligned as its region's paddr */
 	uint64_t size;
 };
 

@@ -29,6 +29,12 @@
  * descriptor points at the memory its region names (a resize caught
  * half-way shows as a mismatch).
  *
+ * Hostile records. A record may come from a previous boot (the lastboot
+ * file) or a damaged dump, so it is refused when a region wraps the
+ * address space, overlaps another, or is not aligned as its kind's type
+ * needs (ttrace_root_align()): no kernel writes one, and each region's
+ * bytes are read through a pointer of that type.
+ *
  * Usage (host):
  *	const struct ttrace_root *root;
  *	const char *why;
@@ -102,6 +108,7 @@ ttrace_root_regions(const struct ttrace_root *root)
 }
 
 uint32_t ttrace_root_crc(const struct ttrace_root *root);
+uint64_t ttrace_root_align(uint32_t kind);
 int ttrace_root_check(const void *buf, size_t len,
 		      const struct ttrace_root **root, const char **why);
 const char *ttrace_root_kind_name(uint32_t kind);
