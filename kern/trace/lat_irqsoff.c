@@ -18,9 +18,22 @@
  * interrupts-off stretches (the aux lock, core.c). Everything here is
  * notrace (kern/trace) and changes the interrupt flag only raw, so a
  * hook never re-enters the tracer.
+ *
+ * The return to user mode closes what is open (ttrace_irqsoff_user_return(),
+ * at the end of trap() and syscall_trap(), as Linux's exit_to_user_mode()
+ * turns its tracking of the flag on): user mode runs with interrupts on,
+ * and a thread switched to on its way out (a sleeper's irqsave opened the
+ * section, the switch kept interrupts off) returns there by an iretq no
+ * hook sees. Without it that section stayed open through user mode and
+ * was closed by whichever thread turned interrupts on next with a hook.
+ *
+ * The sites go live, or back to NOPs, batch by batch: while they change,
+ * an open may find its close still a NOP (or the reverse), and the
+ * section would be closed, much later, by another close. So a section
+ * counts only if it began after every site was live (irqsoff_from) and
+ * ends while the tracer is on: one that straddles a switch is dropped.
  */
 #include <smp.h>
-#include <string.h>
 #include <arch/arch.h>
 
 #include "internal.h"
@@ -32,6 +45,9 @@ struct irqsoff_cpu {
 } __attribute__((aligned(64)));
 
 static struct irqsoff_cpu irqsoff_cpus[CONFIG_MAX_NUM_CPUS];
+/* The trace clock when the last switch on had made every site live;
+ * UINT64_MAX while the sites change, or off. ctl mutex writes it. */
+static uint64_t irqsoff_from = UINT64_MAX;
 
 static void irqsoff_set(struct ttrace_lat *l, bool on);
 
@@ -61,6 +77,8 @@ void ttrace_irqsoff_close(uintptr_t pc)
 	if (!start)
 		return;
 	c->start = 0;
+	if (start < READ_ONCE(irqsoff_from))	/* straddles a switch */
+		return;
 	cycles = arch_trace_clock() - start;
 	if (ttrace_lat_wanted(&ttrace_lat_irqsoff, cycles))
 		ttrace_lat_update(&ttrace_lat_irqsoff, cycles, start, c->pc, pc);
@@ -93,12 +111,21 @@ void ttrace_irqsoff_enable(void)
 		irqsoff_cpus[core_id()].start = 0;
 }
 
-/* Turns the hooks on (every CPU's section closed: no stale start is
- * left from the last time) or off. ctl mutex held. */
+/* See internal.h. */
+bool ttrace_irqsoff_is_open(void)
+{
+	uint64_t start = READ_ONCE(irqsoff_cpus[core_id()].start);
+
+	return start && start >= READ_ONCE(irqsoff_from);
+}
+
+/* Turns the hooks on or off; a section counts only once every site is
+ * live, from the moment ttrace_patch_sync() returns. ctl mutex held. */
 static void irqsoff_set(struct ttrace_lat *l, bool on)
 {
-	if (on)
-		memset(irqsoff_cpus, 0, sizeof(irqsoff_cpus));
+	WRITE_ONCE(irqsoff_from, UINT64_MAX);
 	WRITE_ONCE(l->on, on);
 	ttrace_patch_sync(TEXT_PATCH_LIVE);
+	if (on)
+		WRITE_ONCE(irqsoff_from, arch_trace_clock());
 }
