@@ -344,15 +344,19 @@ static bool irqsoff_off_window(void)
 	return true;
 }
 
-static bool test_lat_irqsoff_user_return(void)
-{
+/* The load and the sleepers, run by a ktask: the ktests' thread is CPU
+ * 0's idle thread, which the load would keep off its CPU. */
+struct user_run {
 	int pids[CONFIG_MAX_NUM_CPUS];
-	uint32_t nload, nsleep = 2 * num_cpus;
+	uint32_t nload;
+	uint32_t done;
+};
 
-	user_entries = user_open = 0;
-	KT_ASSERT(ctl("latency irqsoff on"), "latency irqsoff on refused");
-	KT_ASSERT(ttrace_probe_attach(TTRACE_EV_SYSCALL_ENTER, syscall_entered,
-				      NULL) == 0, "probe attach refused");
+static void user_run_task(void *arg)
+{
+	struct user_run *r = arg;
+	uint32_t nsleep = 2 * num_cpus;
+
 	sleepers_running = nsleep;
 	for (uint32_t i = 0; i < nsleep; i++) {
 		struct kthread *kt = kthread_create("kt_lat_sleeper",
@@ -364,16 +368,35 @@ static bool test_lat_irqsoff_user_return(void)
 			__atomic_fetch_sub(&sleepers_running, 1,
 					   __ATOMIC_RELAXED);
 	}
-	nload = kt_load_start(pids);
+	r->nload = kt_load_start(r->pids);
 	while (__atomic_load_n(&sleepers_running, __ATOMIC_ACQUIRE))
 		yield();
-	kt_load_stop(pids, nload);
+	kt_load_stop(r->pids, r->nload);
+	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+}
+
+static bool test_lat_irqsoff_user_return(void)
+{
+	static struct user_run r;
+	struct kthread *kt;
+
+	memset(&r, 0, sizeof(r));
+	user_entries = user_open = 0;
+	KT_ASSERT(ctl("latency irqsoff on"), "latency irqsoff on refused");
+	KT_ASSERT(ttrace_probe_attach(TTRACE_EV_SYSCALL_ENTER, syscall_entered,
+				      NULL) == 0, "probe attach refused");
+	kt = kthread_create("kt_lat_user", user_run_task, &r);
+	if (kt) {
+		sched_make_runnable(kt);
+		while (!__atomic_load_n(&r.done, __ATOMIC_ACQUIRE))
+			yield();
+	}
 	ttrace_probe_detach(TTRACE_EV_SYSCALL_ENTER, syscall_entered, NULL);
 	if (!irqsoff_off_window())
 		return false;
-	KT_ASSERT(nload == num_cpus && user_entries,
-		  "%u of %u load processes, %lu syscalls", nload, num_cpus,
-		  user_entries);
+	KT_ASSERT(kt && r.nload == num_cpus && user_entries,
+		  "ktask %s, %u of %u load processes, %lu syscalls",
+		  kt ? "made" : "not made", r.nload, num_cpus, user_entries);
 	KT_ASSERT(!user_open, "%lu of %lu syscalls entered from user mode "
 		  "with an interrupts-off section open on their CPU",
 		  user_open, user_entries);
