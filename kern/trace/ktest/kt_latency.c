@@ -392,15 +392,14 @@ static bool test_lat_irqsoff_user_return(void)
 			yield();
 	}
 	ttrace_probe_detach(TTRACE_EV_SYSCALL_ENTER, syscall_entered, NULL);
-	if (!irqsoff_off_window())
-		return false;
+	ctl("latency irqsoff off");
 	KT_ASSERT(kt && r.nload == num_cpus && user_entries,
 		  "ktask %s, %u of %u load processes, %lu syscalls",
 		  kt ? "made" : "not made", r.nload, num_cpus, user_entries);
 	KT_ASSERT(!user_open, "%lu of %lu syscalls entered from user mode "
 		  "with an interrupts-off section open on their CPU",
 		  user_open, user_entries);
-	return ctl("latency irqsoff reset");
+	return irqsoff_off_window() && ctl("latency irqsoff reset");
 }
 KTEST_REG(lat_irqsoff_user_return, test_lat_irqsoff_user_return);
 
