@@ -298,7 +298,7 @@ static bool test_stack_max_reset_race(void)
 
 	race_stop = 0;
 	/* not on CPU 0: the ktests run on its idle thread, which a thread
-	 * that only yields would keep off it, and nothing there could race
+	 * that never sleeps would keep off it, and nothing there could race
 	 * this thread's resets (a kernel thread is not preempted) */
 	for (uint32_t c = 1; ok && c < num_cpus; c++) {
 		struct kthread *kt = kthread_create("kt_stack_race",
@@ -311,6 +311,9 @@ static bool test_stack_max_reset_race(void)
 		kthread_bind(kt, c);
 		sched_make_runnable(kt);
 	}
+	while (ok && __atomic_load_n(&race_running, __ATOMIC_ACQUIRE) <
+		     num_cpus - 1)
+		yield();
 	ttrace_ctl_mutex_enter(&ttrace_main);	/* ctl's resets, back to back */
 	for (uint32_t i = 0; ok && i < RACE_RESETS; i++)
 		ok = !ttrace_stack_tracer_control(&ttrace_main,
