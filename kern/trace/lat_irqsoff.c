@@ -30,8 +30,11 @@
  * The sites go live, or back to NOPs, batch by batch: while they change,
  * an open may find its close still a NOP (or the reverse), and the
  * section would be closed, much later, by another close. So a section
- * counts only if it began after every site was live (irqsoff_from) and
- * ends while the tracer is on: one that straddles a switch is dropped.
+ * counts only if it began after every site was live and ends before a
+ * switch off begins: each switch starts a new generation (irqsoff_gen),
+ * odd while the sites change, and a section is timed only if it opened
+ * and closes in the same even one. (Not the trace clock: the CPUs' TSCs
+ * may disagree by more than a switch lasts.)
  */
 #include <smp.h>
 #include <arch/arch.h>
@@ -42,12 +45,13 @@
 struct irqsoff_cpu {
 	uint64_t start;
 	uintptr_t pc;
+	uint64_t gen;		/* irqsoff_gen at the open */
 } __attribute__((aligned(64)));
 
 static struct irqsoff_cpu irqsoff_cpus[CONFIG_MAX_NUM_CPUS];
-/* The trace clock when the last switch on had made every site live;
- * UINT64_MAX while the sites change, or off. ctl mutex writes it. */
-static uint64_t irqsoff_from = UINT64_MAX;
+/* The switches' generation: odd from the start of a switch until a switch
+ * on has made every site live. ctl mutex writes it. */
+static uint64_t irqsoff_gen = 1;
 
 static void irqsoff_set(struct ttrace_lat *l, bool on);
 
@@ -64,6 +68,7 @@ void ttrace_irqsoff_open(uintptr_t pc)
 	struct irqsoff_cpu *c = &irqsoff_cpus[core_id()];
 
 	c->pc = pc;
+	c->gen = READ_ONCE(irqsoff_gen);
 	c->start = arch_trace_clock();
 }
 
@@ -77,8 +82,8 @@ void ttrace_irqsoff_close(uintptr_t pc)
 	if (!start)
 		return;
 	c->start = 0;
-	if (start < READ_ONCE(irqsoff_from))	/* straddles a switch */
-		return;
+	if ((c->gen & 1) || c->gen != READ_ONCE(irqsoff_gen))
+		return;		/* opened or closing in a switch, or across one */
 	cycles = arch_trace_clock() - start;
 	if (ttrace_lat_wanted(&ttrace_lat_irqsoff, cycles))
 		ttrace_lat_update(&ttrace_lat_irqsoff, cycles, start, c->pc, pc);
@@ -114,18 +119,19 @@ void ttrace_irqsoff_enable(void)
 /* See internal.h. */
 bool ttrace_irqsoff_is_open(void)
 {
-	uint64_t start = READ_ONCE(irqsoff_cpus[core_id()].start);
+	const struct irqsoff_cpu *c = &irqsoff_cpus[core_id()];
 
-	return start && start >= READ_ONCE(irqsoff_from);
+	return READ_ONCE(c->start) && !(c->gen & 1) &&
+	       c->gen == READ_ONCE(irqsoff_gen);
 }
 
 /* Turns the hooks on or off; a section counts only once every site is
  * live, from the moment ttrace_patch_sync() returns. ctl mutex held. */
 static void irqsoff_set(struct ttrace_lat *l, bool on)
 {
-	WRITE_ONCE(irqsoff_from, UINT64_MAX);
+	WRITE_ONCE(irqsoff_gen, (irqsoff_gen + 1) | 1);
 	WRITE_ONCE(l->on, on);
 	ttrace_patch_sync(TEXT_PATCH_LIVE);
 	if (on)
-		WRITE_ONCE(irqsoff_from, arch_trace_clock());
+		WRITE_ONCE(irqsoff_gen, irqsoff_gen + 1);
 }
