@@ -1323,6 +1323,8 @@ static void test_trace_right(void)
 	close(raw);
 	close(ctl);
 	close(funcs);
+}
+
 /* Waits (up to 10 s) until /proc's status of pid (path) shows state. */
 static void wait_state(const char *path, char state, char *buf, size_t n)
 {

@@ -43,8 +43,9 @@ struct fgraph_shadow {
 /* The return address a backtrace shows for the one read at slot (a stack
  * frame's return address word): what is there, unless it is the return
  * trampoline a hooked function returns through, whose real address the
- * shadow stack s keeps with its slot (as Linux's ftrace_graph_ret_addr).
- * s may be NULL (no thread). */
+ * shadow stack s keeps with its slot (as Linux's ftrace_graph_ret_addr),
+ * in the newest frame of that slot whose address is not the trampoline
+ * (a tail call's frame has it). s may be NULL (no thread). */
 #ifdef CONFIG_TTRACE
 uintptr_t fgraph_ret_addr(const struct fgraph_shadow *s,
 			  const uintptr_t *slot);

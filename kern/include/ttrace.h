@@ -179,6 +179,18 @@ traced: __attribute__((cold));
 		ttrace_irqsoff_close(rip);
 }
 
+/* The last thing before the return to user mode (trap(), syscall_trap()),
+ * whose iretq turns interrupts on: closes the section open on this CPU,
+ * as arch_irq_enable() would, though the thread opened none (a sleeper
+ * whose switch ran it did). Interrupts off. */
+static __always_inline void ttrace_irqsoff_user_return(void)
+{
+	ARCH_IRQSOFF_KEY(traced);
+	return;
+traced: __attribute__((cold));
+	ttrace_irqsoff_enable();
+}
+
 /*
  * The wakeup tracer's hooks (kern/trace/lat_wakeup.c), behind the key
  * TTRACE_KEY_WAKEUP: a NOP each while it is off. The scheduler calls
@@ -259,6 +271,9 @@ static inline void ttrace_irqsoff_trap_enter(uint64_t rflags, uintptr_t rip)
 static inline void ttrace_irqsoff_trap_exit(uint64_t rflags, uintptr_t rip)
 {
 	(void)rflags, (void)rip;
+}
+static inline void ttrace_irqsoff_user_return(void)
+{
 }
 static inline void ttrace_sched_woken(struct kthread *kt)
 {

@@ -57,8 +57,10 @@ static __attribute__((noinline, cold)) long syscall_traced(
 }
 
 /* See arch_hooks.h. With tracing built in but nothing on, the only cost is
- * ttrace_syscall_live()'s one NOP: the context a record needs is kept only
- * while something can record (ttrace.h). */
+ * two NOPs: ttrace_syscall_live()'s (the context a record needs is kept
+ * only while something can record, ttrace.h) and the irqsoff tracer's at
+ * the return to user mode (a switch in user_trap_return() may have run
+ * this thread with another's interrupts-off section open). */
 void syscall_trap(struct trapframe *tf)
 {
 	struct kthread *kt = current_kthread();
@@ -78,4 +80,5 @@ void syscall_trap(struct trapframe *tf)
 	arch_syscall_set_return(tf, ret);
 	kt->syscall_nr = 0;
 	user_trap_return(tf);
+	ttrace_irqsoff_user_return();
 }

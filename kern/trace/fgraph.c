@@ -46,7 +46,7 @@ extern const uint64_t __fentry_sites_start[], __fentry_sites_end[];
 void fgraph_trampoline(void);
 void ttrace_stack_trampoline(void);
 void fgraph_entry(uintptr_t *parent, uintptr_t func);
-uintptr_t fgraph_exit(uint64_t rv);
+void fgraph_exit(uint64_t rv, uintptr_t *real);
 
 static char filter[TTRACE_CTL_MAX_LEN + 1] = "*";	/* ctl mutex */
 static uint8_t *selected;	/* bit per site; NULL: all (filter "*") */
@@ -137,23 +137,25 @@ static __attribute__((noinline)) void graph_exit(struct fgraph_shadow *sh,
 }
 
 /* Where a hooked function returns (through the return trampoline), with
- * its return value rv: returns the real return address. */
-notrace uintptr_t fgraph_exit(uint64_t rv)
+ * its return value rv: puts the real return address in *real, the
+ * trampoline's frame's return address word, before anything else (so a
+ * walk from a return probe's stacktrace finds it there), then records. */
+notrace void fgraph_exit(uint64_t rv, uintptr_t *real)
 {
 	struct kthread *kt = fgraph_thread();
 	struct fgraph_shadow *sh = &kt->fgraph;
 	uint32_t d = sh->depth - 1;
-	uintptr_t ret = sh->frames[d].ret, func = sh->frames[d].func;
+	uintptr_t func = sh->frames[d].func;
 	uintptr_t slot = (uintptr_t)sh->frames[d].slot;
 
+	*real = sh->frames[d].ret;
 	cmb();			/* read the frame before releasing it */
 	if (!(slot & FGRAPH_TAG_NOGRAPH)) {
 		graph_exit(sh, d, func, slot, rv);
-		return ret;
+		return;
 	}
 	WRITE_ONCE(sh->depth, d);	/* a probe's frame: no func_exit */
 	fprobe_return(func, d, slot, rv);
-	return ret;
 }
 
 /* See fgraph.h. Any context; s is the walked thread's, which does not
@@ -166,9 +168,12 @@ notrace uintptr_t fgraph_ret_addr(const struct fgraph_shadow *s,
 
 	if (pc != (uintptr_t)fgraph_return_trampoline)
 		return pc;
+	/* a tail call's frame has the same slot and the trampoline for its
+	 * return address (its caller's hooked one): the frame below it that
+	 * has the slot keeps the real one, as Linux skips return_to_handler */
 	while (d--)
 		if (((uintptr_t)s->frames[d].slot & ~FGRAPH_TAG_MASK) ==
-		    (uintptr_t)slot)
+		    (uintptr_t)slot && s->frames[d].ret != pc)
 			return s->frames[d].ret;
 	return pc;
 }

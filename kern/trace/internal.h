@@ -393,6 +393,9 @@ extern struct ttrace_lat ttrace_lat_irqsoff;	/* lat_irqsoff.c */
 extern struct ttrace_lat ttrace_lat_wakeup;	/* lat_wakeup.c */
 extern struct ttrace_lat ttrace_lat_timerlat;	/* timerlat.c */
 extern struct ttrace_lat ttrace_lat_osnoise;	/* timerlat.c */
+/* Whether an irqsoff section that will count is open on this CPU (for the
+ * tests: none is while interrupts are on). lat_irqsoff.c */
+bool ttrace_irqsoff_is_open(void);
 
 /* Whether a section of cycles must go to ttrace_lat_update(). */
 static __always_inline bool ttrace_lat_wanted(const struct ttrace_lat *l,
@@ -638,5 +641,15 @@ extern uint8_t ttrace_stack_tracer_on;
 void ttrace_stack_check(uintptr_t *parent);
 const char *ttrace_stack_tracer_control(struct ttrace *t, uint32_t op);
 void ttrace_stack_max_text(struct seqbuf *s);	/* stack_max */
+/* A CPU's deepest kernel stack since the last `stacktracer reset`: its
+ * depth (stack top - rsp at the function's entry, 0: none) and chain. */
+struct ttrace_stack_max {
+	uint64_t bytes;
+	uint32_t nframes;
+	uint64_t pcs[TTRACE_STACK_DEPTH];
+};
+/* CPU cpu's deepest stack copied whole into *out (a reset one is all 0);
+ * false while its CPU kept writing it (busy). Any context. */
+bool ttrace_stack_max_get(uint32_t cpu, struct ttrace_stack_max *out);
 
 #endif /* TTRACE_INTERNAL_H */

@@ -18,9 +18,25 @@
  * interrupts-off stretches (the aux lock, core.c). Everything here is
  * notrace (kern/trace) and changes the interrupt flag only raw, so a
  * hook never re-enters the tracer.
+ *
+ * The return to user mode closes what is open (ttrace_irqsoff_user_return(),
+ * at the end of trap() and syscall_trap(), as Linux's exit_to_user_mode()
+ * turns its tracking of the flag on): user mode runs with interrupts on,
+ * and a thread switched to on its way out (a sleeper's irqsave opened the
+ * section, the switch kept interrupts off) returns there by an iretq no
+ * hook sees. Without it that section stayed open through user mode and
+ * was closed by whichever thread turned interrupts on next with a hook.
+ *
+ * The sites go live, or back to NOPs, batch by batch: while they change,
+ * an open may find its close still a NOP (or the reverse), and the
+ * section would be closed, much later, by another close. So a section
+ * counts only if it began after every site was live and ends before a
+ * switch off begins: each switch starts a new generation (irqsoff_gen),
+ * odd while the sites change, and a section is timed only if it opened
+ * and closes in the same even one. (Not the trace clock: the CPUs' TSCs
+ * may disagree by more than a switch lasts.)
  */
 #include <smp.h>
-#include <string.h>
 #include <arch/arch.h>
 
 #include "internal.h"
@@ -29,9 +45,13 @@
 struct irqsoff_cpu {
 	uint64_t start;
 	uintptr_t pc;
+	uint64_t gen;		/* irqsoff_gen at the open */
 } __attribute__((aligned(64)));
 
 static struct irqsoff_cpu irqsoff_cpus[CONFIG_MAX_NUM_CPUS];
+/* The switches' generation: odd from the start of a switch until a switch
+ * on has made every site live. ctl mutex writes it. */
+static uint64_t irqsoff_gen = 1;
 
 static void irqsoff_set(struct ttrace_lat *l, bool on);
 
@@ -48,6 +68,7 @@ void ttrace_irqsoff_open(uintptr_t pc)
 	struct irqsoff_cpu *c = &irqsoff_cpus[core_id()];
 
 	c->pc = pc;
+	c->gen = READ_ONCE(irqsoff_gen);
 	c->start = arch_trace_clock();
 }
 
@@ -61,6 +82,8 @@ void ttrace_irqsoff_close(uintptr_t pc)
 	if (!start)
 		return;
 	c->start = 0;
+	if ((c->gen & 1) || c->gen != READ_ONCE(irqsoff_gen))
+		return;		/* opened or closing in a switch, or across one */
 	cycles = arch_trace_clock() - start;
 	if (ttrace_lat_wanted(&ttrace_lat_irqsoff, cycles))
 		ttrace_lat_update(&ttrace_lat_irqsoff, cycles, start, c->pc, pc);
@@ -93,12 +116,22 @@ void ttrace_irqsoff_enable(void)
 		irqsoff_cpus[core_id()].start = 0;
 }
 
-/* Turns the hooks on (every CPU's section closed: no stale start is
- * left from the last time) or off. ctl mutex held. */
+/* See internal.h. */
+bool ttrace_irqsoff_is_open(void)
+{
+	const struct irqsoff_cpu *c = &irqsoff_cpus[core_id()];
+
+	return READ_ONCE(c->start) && !(c->gen & 1) &&
+	       c->gen == READ_ONCE(irqsoff_gen);
+}
+
+/* Turns the hooks on or off; a section counts only once every site is
+ * live, from the moment ttrace_patch_sync() returns. ctl mutex held. */
 static void irqsoff_set(struct ttrace_lat *l, bool on)
 {
-	if (on)
-		memset(irqsoff_cpus, 0, sizeof(irqsoff_cpus));
+	WRITE_ONCE(irqsoff_gen, (irqsoff_gen + 1) | 1);
 	WRITE_ONCE(l->on, on);
 	ttrace_patch_sync(TEXT_PATCH_LIVE);
+	if (on)
+		WRITE_ONCE(irqsoff_gen, irqsoff_gen + 1);
 }

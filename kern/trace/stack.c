@@ -29,7 +29,7 @@
 #include "internal.h"
 
 extern const char fgraph_trampoline[], fgraph_trampoline_end[];
-void fgraph_return_trampoline(void);
+extern const uintptr_t fgraph_trampoline_calls[4];
 void ttrace_stack_entry(uintptr_t *parent, uintptr_t func);
 
 /* The stack rbp lies on, [*lo, *hi): the running thread's kernel stack,
@@ -104,6 +104,26 @@ static notrace uintptr_t real_pc(const struct kthread *kt,
 	       fgraph_ret_addr(kt ? &kt->fgraph : NULL, slot) : pc;
 }
 
+/* What a return address into the trampolines (ttrace_fgraph.S) is. */
+enum tramp_pc {
+	TRAMP_HOOKED,	/* the return trampoline: a hooked return's slot */
+	TRAMP_ENTRY,	/* an entry trampoline's call of its handler */
+	TRAMP_EXIT,	/* the return trampoline's call of fgraph_exit() */
+	TRAMP_INSIDE,	/* anywhere else: an interrupt's pc */
+};
+
+static enum tramp_pc tramp_kind(uintptr_t pc)
+{
+	if (pc == (uintptr_t)fgraph_return_trampoline)
+		return TRAMP_HOOKED;
+	if (pc == fgraph_trampoline_calls[3])
+		return TRAMP_EXIT;
+	for (int i = 0; i < 3; i++)
+		if (pc == fgraph_trampoline_calls[i])
+			return TRAMP_ENTRY;
+	return TRAMP_INSIDE;
+}
+
 /*
  * Walks the chain from frame rbp of the running thread into pcs (at most
  * max); returns how many. A frame is read only when frame_next_ok() let
@@ -114,7 +134,11 @@ static notrace uintptr_t real_pc(const struct kthread *kt,
  * into the graph tracer's return trampoline is shown as the real one; a
  * return into an entry trampoline (a live function site) is not shown,
  * but the trampoline's frame is: the function entered (its site + 5) and
- * the pc in its caller, which has no frame of its own yet.
+ * the pc in its caller, which has no frame of its own yet; the return of
+ * fgraph_exit() (a return probe's chain) is not shown, and the return
+ * trampoline's frame above holds the real return address; any other pc
+ * in a trampoline is an interrupt's that came in before its frame was
+ * whole: the end.
  */
 static uint32_t walk(uintptr_t rbp, uint64_t *pcs, uint32_t max)
 {
@@ -131,21 +155,29 @@ static uint32_t walk(uintptr_t rbp, uint64_t *pcs, uint32_t max)
 		if (unlikely(pc < (uintptr_t)fgraph_trampoline_end)) {
 			if (pc < (uintptr_t)fgraph_trampoline)
 				break;
-			if (pc != (uintptr_t)fgraph_return_trampoline) {
-				/* the trampoline's frame */
+			switch (tramp_kind(pc)) {
+			case TRAMP_HOOKED:
+				pc = real_pc(kt, f + 1);
+				break;
+			case TRAMP_ENTRY:	/* the trampoline's frame */
 				if (!frame_next_ok(key, next, limit))
-					break;
+					return (uint32_t)(p - pcs);
 				key = next;
 				f = frame_at(key);
 				next = fp_key(f[0]);
 				*p++ = f[1];
 				if (p == end)
-					break;
+					return max;
+				pc = real_pc(kt, f + 2);
+				break;
+			case TRAMP_EXIT:
+				goto up;
+			default:
+				return (uint32_t)(p - pcs);
 			}
-			pc = real_pc(kt, f + 1 + (pc != (uintptr_t)
-						  fgraph_return_trampoline));
 		}
 		*p++ = pc;
+up:
 		if (!frame_next_ok(key, next, limit))
 			break;
 		key = next;
@@ -285,43 +317,59 @@ void ttrace_stack_name_ksyms(void)
 
 uint8_t ttrace_stack_tracer_on;		/* ctl mutex; read at every site */
 
+/* What `reset` bumps (ctl mutex): a CPU's deepest stack written under an
+ * older generation is forgotten. Only its CPU writes a record, so a reset
+ * never touches one: it asks, and each CPU and reader applies it. */
+static uint64_t stack_gen;
+
 /* A CPU's deepest stack: written by that CPU only, interrupts off; seq is
- * odd while it is, so a reader retries rather than see it torn. */
+ * odd while it is, so a reader retries rather than see it torn. gen: the
+ * stack_gen it was written under. */
 static struct stack_max {
 	uint64_t seq;
-	uint64_t bytes;			/* stack top - rsp at the entry */
-	uint32_t nframes;
-	uint64_t pcs[TTRACE_STACK_DEPTH];
+	uint64_t gen;
+	struct ttrace_stack_max max;
 } maxes[CONFIG_MAX_NUM_CPUS];
+
+/* Whether m, this CPU's deepest stack, holds one at least bytes deep
+ * written under generation gen. */
+static __always_inline bool kept_as_deep(const struct stack_max *m,
+					 uint64_t gen, uint64_t bytes)
+{
+	return READ_ONCE(m->gen) == gen && READ_ONCE(m->max.bytes) >= bytes;
+}
 
 /*
  * At a function's entry through a live site (parent: the slot of its
  * return address, so the stack pointer before the site's call): when the
- * stack is deeper than this CPU's deepest, records the depth and the
- * chain, from the trampoline's frame just below parent. Any context.
+ * stack is deeper than this CPU's deepest since the last reset, records
+ * the depth and the chain, from the trampoline's frame just below parent.
+ * Any context.
  */
 notrace void ttrace_stack_check(uintptr_t *parent)
 {
 	struct per_cpu_info *pcpui = this_cpu();
 	struct stack_max *m = &maxes[pcpui->coreid];
 	uintptr_t lo, hi, sp = (uintptr_t)parent;
-	uint64_t flags;
+	uint64_t flags, gen = READ_ONCE(stack_gen);
 
 	if (!stack_bounds(pcpui->cur_kthread, sp, &lo, &hi) ||
-	    hi - sp <= READ_ONCE(m->bytes))
+	    kept_as_deep(m, gen, hi - sp))
 		return;
 	flags = arch_irq_save();	/* an interrupt here may go deeper */
-	if (hi - sp > m->bytes) {
+	gen = READ_ONCE(stack_gen);
+	if (!kept_as_deep(m, gen, hi - sp)) {
 		WRITE_ONCE(m->seq, m->seq + 1);
 		wmb();
 		/* the function entered, its caller (no frame yet), then the
 		 * caller's frame: the trampoline's, below parent, is
 		 * {caller's rbp, site + 5} */
-		m->bytes = hi - sp;
-		m->pcs[0] = parent[-1];
-		m->pcs[1] = real_pc(pcpui->cur_kthread, parent);
-		m->nframes = 2 + walk(parent[-2], m->pcs + 2,
-				      TTRACE_STACK_DEPTH - 2);
+		m->gen = gen;
+		m->max.bytes = hi - sp;
+		m->max.pcs[0] = parent[-1];
+		m->max.pcs[1] = real_pc(pcpui->cur_kthread, parent);
+		m->max.nframes = 2 + walk(parent[-2], m->max.pcs + 2,
+					  TTRACE_STACK_DEPTH - 2);
 		wmb();
 		WRITE_ONCE(m->seq, m->seq + 1);
 	}
@@ -336,21 +384,6 @@ notrace void ttrace_stack_entry(uintptr_t *parent, uintptr_t func)
 	ttrace_stack_check(parent);
 }
 
-/* Zeroes every CPU's deepest stack. ctl mutex held. */
-static void stack_reset(void)
-{
-	for (uint32_t c = 0; c < CONFIG_MAX_NUM_CPUS; c++) {
-		struct stack_max *m = &maxes[c];
-		uint64_t flags = arch_irq_save();
-
-		/* another CPU may be writing it: its seq says so */
-		WRITE_ONCE(m->seq, m->seq + 2);
-		WRITE_ONCE(m->bytes, 0);
-		m->nframes = 0;
-		arch_irq_restore(flags);
-	}
-}
-
 /*
  * ctl `stacktracer on|off|reset`: every function site live (a call to a
  * trampoline that checks the depth), or back to what the graph tracer
@@ -362,7 +395,7 @@ const char *ttrace_stack_tracer_control(struct ttrace *t, uint32_t op)
 	if (t->off_reason)
 		return t->off_reason;
 	if (op == TTRACE_STACKTRACER_RESET) {
-		stack_reset();
+		WRITE_ONCE(stack_gen, stack_gen + 1);	/* every CPU forgets */
 		return NULL;
 	}
 	WRITE_ONCE(ttrace_stack_tracer_on, op == TTRACE_STACKTRACER_ON);
@@ -370,19 +403,24 @@ const char *ttrace_stack_tracer_control(struct ttrace *t, uint32_t op)
 	return NULL;
 }
 
-/* CPU c's deepest stack, copied whole (retried while it is written). */
-static bool stack_max_copy(uint32_t c, struct stack_max *out)
+/* See internal.h. */
+bool ttrace_stack_max_get(uint32_t cpu, struct ttrace_stack_max *out)
 {
-	const struct stack_max *m = &maxes[c];
+	const struct stack_max *m = &maxes[cpu];
+	struct stack_max copy;
 
 	for (int tries = 0; tries < 100; tries++) {
 		uint64_t seq = READ_ONCE(m->seq);
 
 		rmb();
-		*out = *m;
+		copy = *m;
 		rmb();
-		if (!(seq & 1) && READ_ONCE(m->seq) == seq)
+		if (!(seq & 1) && READ_ONCE(m->seq) == seq) {
+			if (copy.gen != READ_ONCE(stack_gen))	/* reset */
+				copy.max = (struct ttrace_stack_max){ 0 };
+			*out = copy.max;
 			return true;
+		}
 	}
 	return false;
 }
@@ -391,14 +429,14 @@ static bool stack_max_copy(uint32_t c, struct stack_max *out)
  * stack in bytes and the chain that reached it, innermost first. */
 void ttrace_stack_max_text(struct seqbuf *s)
 {
-	struct stack_max m;
+	struct ttrace_stack_max m;
 	uintptr_t off;
 	const char *name;
 
 	seqbuf_printf(s, "stacktracer %s\n",
 		      READ_ONCE(ttrace_stack_tracer_on) ? "on" : "off");
 	for (uint32_t c = 0; c < num_cpus; c++) {
-		if (!stack_max_copy(c, &m)) {
+		if (!ttrace_stack_max_get(c, &m)) {
 			seqbuf_printf(s, "cpu%u busy\n", c);
 			continue;
 		}

@@ -124,6 +124,8 @@ notrace void trap(struct trapframe *tf)
 	ttrace_trap_exit(pcpui, saved);
 	pcpui->irq_depth--;
 	ttrace_irqsoff_trap_exit(tf->rflags, tf->rip);
-	if (tf->cs & 3)
+	if (tf->cs & 3) {
 		user_trap_return(tf);
+		ttrace_irqsoff_user_return();
+	}
 }

@@ -22,9 +22,19 @@
  * address below fgraph_trampoline_end for one into them, or below them
  * for none into a kernel function.
  *
- * fgraph_return_trampoline is where a hooked function returns: it keeps
- * the return value (rax, rdx), asks fgraph_exit(rax) for the real return
- * address, and jumps there. The stack is 16-byte aligned at both calls.
+ * fgraph_return_trampoline is where a hooked function returns: it builds
+ * a frame whose return address word fgraph_exit(rax, &word) fills with
+ * the real return address first thing, keeps the return value (rax, rdx)
+ * and returns there. So a stack walk from inside fgraph_exit() (a return
+ * probe's stacktrace) goes on through that frame to the caller the
+ * function returned to, as from anywhere else in it. The stack is 16-byte
+ * aligned at every call.
+ *
+ * fgraph_trampoline_calls[] holds where each trampoline's call of its
+ * handler returns, the entry trampolines' then the return trampoline's:
+ * a stack walk takes a return address there for the trampoline's frame,
+ * and any other into the trampolines for an interrupt's inside one,
+ * whose frames it cannot know.
  */
 /* An entry trampoline calling handler(&return slot, function), and with
  * saved 1 the argument registers as pushed (r10, r11 not kept). */
@@ -52,6 +62,7 @@
 	leaq	-48(%rbp), %rdx			/* r9 .. rdi as pushed */
 	.endif
 	call	\handler
+.Lcalled_\name:
 	.if !\saved
 	popq	%r11
 	popq	%r10
@@ -77,14 +88,28 @@
 	.globl fgraph_return_trampoline
 	.type fgraph_return_trampoline, @function
 fgraph_return_trampoline:
+	pushq	$0				/* the real return address */
+	pushq	%rbp
+	movq	%rsp, %rbp			/* {the caller's rbp, that} */
 	pushq	%rax
 	pushq	%rdx
 	movq	%rax, %rdi			/* the return value */
+	leaq	8(%rbp), %rsi			/* where the real return goes */
 	call	fgraph_exit
-	movq	%rax, %r11
+.Lcalled_return:
 	popq	%rdx
 	popq	%rax
-	jmp	*%r11
+	popq	%rbp
+	ret					/* to the real return address */
 	.size fgraph_return_trampoline, . - fgraph_return_trampoline
 	.globl fgraph_trampoline_end
 fgraph_trampoline_end:
+
+	.section .rodata
+	.balign 8
+	.globl fgraph_trampoline_calls
+fgraph_trampoline_calls:
+	.quad	.Lcalled_fgraph_trampoline
+	.quad	.Lcalled_fprobe_trampoline
+	.quad	.Lcalled_ttrace_stack_trampoline
+	.quad	.Lcalled_return

@@ -12,6 +12,13 @@
  *				whole trace file holding the spin's marks
  *				and the lat_max mark; a threshold below the
  *				spin records it as lat_over
+ *	lat_irqsoff_user_return	irqsoff: syscall load on every CPU beside
+ *				sleepers (each wakeup a switch on the load's
+ *				way back to user mode, each sleep a section
+ *				that switch carries): no syscall enters with
+ *				a section open on its CPU, so none holds user
+ *				time; and a section a hook closes while the
+ *				tracer is being switched off counts nothing
  *	lat_wakeup_delay	wakeup: a thread made runnable while every
  *				CPU spins with interrupts off waits at
  *				least until the spins end, and says so
@@ -30,12 +37,14 @@
 #include <string.h>
 #include <ttrace.h>
 #include <ttrace_file.h>
+#include <ttrace_probe.h>
 #include <abi/errno.h>
 #include <arch/arch.h>
 #include <arch/mmu.h>
 #include <arch/tsc.h>
 
 #include "../internal.h"
+#include "kt.h"
 
 #define MARK_MAGIC	0x1a7e5c7ull	/* test_seq seq of the spin's marks */
 #define TRIES		3
@@ -275,6 +284,124 @@ static bool test_lat_irqsoff_max(void)
 	return ok;
 }
 KTEST_REG(lat_irqsoff_max, test_lat_irqsoff_max);
+
+/* ---- irqsoff at the return to user mode ---------------------------------- */
+
+#define USER_SLEEPS	30	/* one-tick sleeps of each sleeper */
+
+static uint64_t user_entries, user_open;
+static uint32_t sleepers_running;
+
+/* syscall_enter's probe: user mode runs with interrupts on, so no
+ * section may be open on the CPU a syscall enters from it. */
+static bool syscall_entered(void *arg, const struct ttrace_probe_hit *h)
+{
+	(void)arg, (void)h;
+	__atomic_fetch_add(&user_entries, 1, __ATOMIC_RELAXED);
+	if (ttrace_irqsoff_is_open())
+		__atomic_fetch_add(&user_open, 1, __ATOMIC_RELAXED);
+	return true;
+}
+
+/* One-tick sleeps: each wakeup makes a thread runnable, which the load
+ * yields to on its way back to user mode, and each sleep's irqsave opens
+ * a section that the switch back to the load carries. */
+static void user_sleeper(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < USER_SLEEPS; i++)
+		ksleep_ticks(1);
+	__atomic_fetch_sub(&sleepers_running, 1, __ATOMIC_RELEASE);
+}
+
+/* The sections every CPU counted. */
+static uint64_t irqsoff_sections(void)
+{
+	uint64_t n = 0;
+
+	for (uint32_t c = 0; c < CONFIG_MAX_NUM_CPUS; c++)
+		n += READ_ONCE(ttrace_lat_irqsoff.sections[c]);
+	return n;
+}
+
+/* While `latency irqsoff off` patches the sites back to NOPs batch by
+ * batch, a close still live may end a section whose other end the
+ * patcher had taken: a section that ends once the switch began counts
+ * nothing. (Modelled: the hooks called after the switch.) */
+static bool irqsoff_off_window(void)
+{
+	uint64_t before, flags;
+
+	KT_ASSERT(ctl("latency irqsoff off"), "latency irqsoff off refused");
+	before = irqsoff_sections();
+	flags = arch_irq_save_raw();
+	ttrace_irqsoff_open((uintptr_t)irqsoff_off_window);
+	spin_until(arch_read_tsc() + 1000);
+	ttrace_irqsoff_close((uintptr_t)irqsoff_off_window);
+	arch_irq_restore_raw(flags);
+	KT_ASSERT(irqsoff_sections() == before, "a section closed while the "
+		  "tracer was being switched off counted");
+	return true;
+}
+
+/* The load and the sleepers, run by a ktask: the ktests' thread is CPU
+ * 0's idle thread, which the load would keep off its CPU. */
+struct user_run {
+	int pids[CONFIG_MAX_NUM_CPUS];
+	uint32_t nload;
+	uint32_t done;
+};
+
+static void user_run_task(void *arg)
+{
+	struct user_run *r = arg;
+	uint32_t nsleep = 2 * num_cpus;
+
+	sleepers_running = nsleep;
+	for (uint32_t i = 0; i < nsleep; i++) {
+		struct kthread *kt = kthread_create("kt_lat_sleeper",
+						    user_sleeper, NULL);
+
+		if (kt)
+			sched_make_runnable(kt);
+		else
+			__atomic_fetch_sub(&sleepers_running, 1,
+					   __ATOMIC_RELAXED);
+	}
+	r->nload = kt_load_start(r->pids);
+	while (__atomic_load_n(&sleepers_running, __ATOMIC_ACQUIRE))
+		yield();
+	kt_load_stop(r->pids, r->nload);
+	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+}
+
+static bool test_lat_irqsoff_user_return(void)
+{
+	static struct user_run r;
+	struct kthread *kt;
+
+	memset(&r, 0, sizeof(r));
+	user_entries = user_open = 0;
+	KT_ASSERT(ctl("latency irqsoff on"), "latency irqsoff on refused");
+	KT_ASSERT(ttrace_probe_attach(TTRACE_EV_SYSCALL_ENTER, syscall_entered,
+				      NULL) == 0, "probe attach refused");
+	kt = kthread_create("kt_lat_user", user_run_task, &r);
+	if (kt) {
+		sched_make_runnable(kt);
+		while (!__atomic_load_n(&r.done, __ATOMIC_ACQUIRE))
+			yield();
+	}
+	ttrace_probe_detach(TTRACE_EV_SYSCALL_ENTER, syscall_entered, NULL);
+	ctl("latency irqsoff off");
+	KT_ASSERT(kt && r.nload == num_cpus && user_entries,
+		  "ktask %s, %u of %u load processes, %lu syscalls",
+		  kt ? "made" : "not made", r.nload, num_cpus, user_entries);
+	KT_ASSERT(!user_open, "%lu of %lu syscalls entered from user mode "
+		  "with an interrupts-off section open on their CPU",
+		  user_open, user_entries);
+	return irqsoff_off_window() && ctl("latency irqsoff reset");
+}
+KTEST_REG(lat_irqsoff_user_return, test_lat_irqsoff_user_return);
 
 /* ---- wakeup -------------------------------------------------------------- */
 

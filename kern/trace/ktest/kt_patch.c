@@ -46,7 +46,7 @@ static const char *const all_off = "setmask 0 0xffffffffffffffff";
  * powers off, and a ktests boot has no init: if pid 1 is still free, a
  * sleeper takes it first and is left asleep (the ktests power off anyway).
  */
-static uint32_t start_load(int *pids)
+uint32_t kt_load_start(int *pids)
 {
 	static char *const load[] = { "tracestress", "load", NULL };
 	static char *const sleeper[] = { "sleep", "1000000", NULL };
@@ -69,7 +69,7 @@ static uint32_t start_load(int *pids)
 /* Kills the load and waits until each has exited (the reaping of these
  * orphans is a kernel message to CPU 0, whose idle thread runs the ktests
  * and processes it only later). */
-static void stop_load(const int *pids, uint32_t n)
+void kt_load_stop(const int *pids, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++)
 		proc_kill(pids[i]);
@@ -137,7 +137,7 @@ static void patch_rounds(void *arg)
 			 all_sites(false);
 		yield();
 	}
-	stop_load(pl->pids, pl->nload);
+	kt_load_stop(pl->pids, pl->nload);
 	atomic_set(&pl->done, 1);
 }
 
@@ -174,10 +174,10 @@ static bool test_ttrace_patch_loop(void)
 	memcpy(enabled, ttrace_main.ctl.enabled, sizeof(enabled));
 	KT_ASSERT(ttrace_funcs_control("*", 1, &why) == 0, "funcs *: %s", why);
 	start = arch_read_tsc();
-	pl.nload = start_load(pl.pids);
+	pl.nload = kt_load_start(pl.pids);
 	kt = kthread_create("patch_loop", patch_rounds, &pl);
 	if (!kt || pl.nload != num_cpus) {
-		stop_load(pl.pids, pl.nload);
+		kt_load_stop(pl.pids, pl.nload);
 		KT_ASSERT(false, "%u of %u load processes started, ktask %s",
 			  pl.nload, num_cpus, kt ? "made" : "not made");
 	}
