@@ -2110,7 +2110,7 @@ static int test_stats_ring(void)
 		{ { 60, 0, 0, 0, 145, 64, 0 }, 150, "after their last clear" },
 		{ { 100, 35, 0, 0, 80, 64, 0 }, 0, "35 overwritten, but a ring "
 		  "of 64 entries that wrote 100 overwrote 36" },
-		{ { 100, 36, 0, 0, 80, 64, 1 }, 0, "overwrote 0" },
+		{ { 60, 1, 0, 0, 80, 64, 1 }, 0, "overwrote 0" },
 		{ { 60, 0, 0, 0, 80, 48, 0 }, 0, "bad ring size or mode" },
 		{ { 60, 0, 0, 0, 80, 64, 2 }, 0, "bad ring size or mode" },
 	};

@@ -327,7 +327,8 @@ static int range_check(const struct ttload *t, struct ttrace_file_error *err)
  * ring began at or after the runs' first index and no clear the runs
  * declare (a CLEARED loss) came after its start; its head, start +
  * written, is at or past the runs' end; and overwritten is what a ring
- * of that size and mode overwrites of written. Returns 0 or -1.
+ * of that size overwrites of written (none in saturate mode, which
+ * writes no more than its size). Returns 0 or -1.
  */
 static int stats_check(const struct ttload *t, uint32_t cpu,
 		       struct ttrace_file_error *err)
@@ -343,8 +344,7 @@ static int stats_check(const struct ttload *t, uint32_t cpu,
 							st->start)
 		return fail(err, c->stats_offset, "section STATS: bad ring size "
 			    "or mode, or written past 2^64");
-	over = st->mode == TTRACE_MODE_OVERWRITE && st->written > n ?
-	       st->written - n : 0;
+	over = st->written > n ? st->written - n : 0;
 	if (st->overwritten != over) {
 		ttrace_file_set_error(err, c->stats_offset, "section STATS: "
 			"cpu %u: %llu overwritten, but a ring of %llu entries "
