@@ -24,7 +24,9 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TTDECODE = os.path.join(ROOT, "build", "tools", "ttdecode")
 # traces of the fuzz corpus that ttdecode verify accepts: two boots, a
-# save of four CPUs and a stream with declared losses
+# save of four CPUs, a save read across ring changes (its runs in 64-entry
+# rings' runs, its STATS a 1024-entry ring's) and a stream with declared
+# losses
 CORPUS = sorted(glob.glob(os.path.join(ROOT, "tests", "fuzz", "corpus",
                                        "export", "*.ttr"))) + \
     [os.path.join(ROOT, "tests", "fuzz", "corpus", "ttload",

@@ -1252,8 +1252,9 @@ def check_known(path, stats, text):
 
 
 def tracedat_corpus():
-    """ttdecode tracedat of the fuzz corpus's valid traces (boots, a save
-    of four CPUs, a stream with declared losses) read by trace-cmd report
+    """ttdecode tracedat of the fuzz corpus's valid traces (boots, saves
+    of four CPUs and across ring changes, a stream with declared losses)
+    read by trace-cmd report
     (tests/tracedat_check.py); no QEMU. Skipped, and said so, without
     trace-cmd."""
     if not shutil.which("trace-cmd"):

@@ -137,8 +137,7 @@ static void verify_aux(const struct ttload *t)
 	for (unsigned g = 1; g < TTRACE_AUX_NTAGS; g++)
 		printf("%s%s %llu", g > 1 ? ", " : "", ttrace_aux_tag_name(g),
 		       ull(ac.bytag[g]));
-	printf("), %llu invalid, %llu unknown tag\n", ull(ac.invalid),
-	       ull(ac.unknown_tag));
+	printf("), %llu invalid\n", ull(ac.invalid));
 }
 
 static void print_ring(const struct ttload *t, uint32_t c)
@@ -158,6 +157,10 @@ static void print_ring(const struct ttload *t, uint32_t c)
 		       ull(cpu->stats.dropped));
 	if (cpu->has_filtered)
 		printf(", filtered %llu", ull(cpu->stats.filtered));
+	if (cpu->has_ring)
+		printf(" (the ring since index %llu: %llu entries, %s)",
+		       ull(cpu->stats.start), ull(cpu->stats.entries),
+		       cpu->stats.mode ? "saturate" : "overwrite");
 	printf("\n");
 	for (uint64_t i = 0; i < cpu->nlosses; i++)
 		printf("cpu%u: lost %llu records [%llu, %llu): %s\n", c,

@@ -7,7 +7,8 @@
  * the copies follow each other on every CPU in the same order). Adjacent
  * RECORDS copies are written as one section, as `ttrace save` does, with
  * entries_per_cpu raised to hold them (up to 2^23); the names, metadata,
- * TSC offsets and STATS are the original's, the RANGE the copies'.
+ * TSC offsets and STATS counters are the original's (not the ring they
+ * name: its indices are not the copies'), the RANGE the copies'.
  * `ttdecode verify` accepts the result whenever it accepts the original.
  */
 #include <stdlib.h>
@@ -190,12 +191,14 @@ static int scale_write(const struct ttload *t, uint64_t n, FILE *out)
 	if (t->tsc)
 		ttrace_file_write_section(&s.w, TTRACE_FILE_SEC_TSC, 0, t->tsc,
 					  v.num_cpus * sizeof(*t->tsc));
+	/* the counters without the ring they name: its indices are not the
+	 * copies' */
 	for (uint32_t c = 0; c < v.num_cpus; c++)
 		if (t->cpus[c].has_stats)
 			ttrace_file_write_section(&s.w, TTRACE_FILE_SEC_STATS, c,
 						  &t->cpus[c].stats,
 						  t->cpus[c].has_filtered ?
-						  sizeof(t->cpus[c].stats) :
+						  TTRACE_FILE_STATS_FILTERED :
 						  TTRACE_FILE_STATS_MIN);
 	return ttrace_file_write_end(&s.w);
 }

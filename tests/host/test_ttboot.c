@@ -227,7 +227,7 @@ static void write_tsc(struct ttrace_file_writer *w)
 	bool any = false;
 
 	for (int c = 0; c < NCPU; c++) {
-		tsc[c] = (struct ttrace_file_tsc){ bt.offset[c], 10 };
+		tsc[c] = (struct ttrace_file_tsc){ bt.offset[c], c ? 10 : 0 };
 		any |= bt.offset[c] != 0;
 	}
 	if (any)

@@ -226,7 +226,8 @@ static void write_cpu(struct ttrace_file_writer *w, uint32_t c)
 	unsigned split = c == 1 ? LOSS_FIRST : b->n;
 	struct ttrace_file_run h = { .first = c ? 0 : BEFORE_N, .count = split,
 				     .type = TTRACE_FILE_SEC_RECORDS };
-	struct ttrace_file_stats st = { b->n + BEFORE_N, BEFORE_N, 0, 0 };
+	struct ttrace_file_stats st = { .written = b->n + BEFORE_N,
+					.overwritten = BEFORE_N };
 	struct ttrace_file_run l = { .first = LOSS_FIRST, .count = LOST_N,
 				     .type = TTRACE_FILE_SEC_LOSS,
 				     .reason = TTRACE_LOSS_OVERWRITTEN };
@@ -245,7 +246,7 @@ static void write_cpu(struct ttrace_file_writer *w, uint32_t c)
 	ttrace_file_section_end(w);
 	if (c == 0)
 		ttrace_file_write_section(w, TTRACE_FILE_SEC_STATS, c, &st,
-					  sizeof(st));
+					  TTRACE_FILE_STATS_FILTERED);
 	if (split == b->n)
 		return;
 	ttrace_file_write_section(w, l.type, c, &l, sizeof(l));

@@ -519,10 +519,7 @@ static void sample_build(struct sample *s)
 		struct trace_ring_stats st;
 
 		trace_ring_stats(&g.ring[c], &st);
-		s->stats[c] = (struct ttrace_file_stats){ st.written,
-							  st.overwritten,
-							  st.dropped,
-							  st.filtered };
+		ttrace_image_stats(&s->stats[c], &st);
 		s->head[c] = st.head;
 	}
 	ttrace_aux_snapshot(&g.aux, NULL, s->aux_snap, sizeof(s->aux_snap),
@@ -1974,12 +1971,344 @@ static int test_reserved(void)
 		fb_start(&f, &v);
 		HT_TRY(fb_fails(&f, TTRACE_FILE_HDR_SIZE +
 				TTRACE_FILE_SEC_HDR_SIZE + 120, "section VERSION: "
-				"byte 0x2 is not zero (reserved)", NULL));
+				"flags or reserved: byte 0x2 is not zero "
+				"(reserved)", NULL));
 	}
 	fb_start(&f, &hm_v);
 	at = f.w.offset;
 	ttrace_file_write_section(&f.w, TTRACE_FILE_SEC_RING, 0, tmp, 64);
 	HT_TRY(fb_fails(&f, at, "section RING (type 4) is format 1's", NULL));
+	return 0;
+}
+
+/* An AUX section of one record: tag, path bits added (reserved ones), a
+ * 3-byte name. Returns the file offset of the record's path word. */
+static uint64_t fb_aux_one(struct fb *f, uint32_t tag, uint64_t bits)
+{
+	uint8_t rec[32] = { 0 };
+	uint64_t path = TTRACE_AUX_PATH(tag, 0, TTRACE_AUX_HDR_SIZE + 3, 1) |
+			bits;
+	struct ttrace_file_aux a = { 64, 64 + sizeof(rec) };
+	uint64_t off;
+
+	memcpy(rec, &path, sizeof(path));
+	memcpy(rec + TTRACE_AUX_HDR_SIZE, "abc", 3);
+	ttrace_file_section_begin(&f->w, TTRACE_FILE_SEC_AUX, 0,
+				  sizeof(a) + sizeof(rec));
+	off = f->w.offset + sizeof(a);
+	ttrace_file_section_data(&f->w, &a, sizeof(a));
+	ttrace_file_section_data(&f->w, rec, sizeof(rec));
+	ttrace_file_section_end(&f->w);
+	return off;
+}
+
+/*
+ * What docs/trace-file.md and trace-format.md say a file never holds,
+ * each in a file otherwise valid, refused with the offset of the byte
+ * (or field) at fault: version header flags, aux path bits 1-7 and a tag
+ * no list names, a continuation's unused words, a TSC offset applied
+ * though its uncertainty covers 0 (and a cpu 0 that is not {0, 0}).
+ */
+static int test_format_rules(void)
+{
+	struct ttrace_version v;
+	struct ttrace_file_tsc tsc[NCPU] = { { 0, 0 }, { 0, 0 }, { 0, 0 } };
+	struct ttrace_file_error e;
+	struct ttload t;
+	struct fb f;
+	uint64_t at;
+
+	HT_TRY(hm_build());
+	v = hm_v;
+	v.flags = 0x10;
+	fb_start(&f, &v);
+	HT_TRY(fb_fails(&f, TTRACE_FILE_HDR_SIZE + TTRACE_FILE_SEC_HDR_SIZE +
+			offsetof(struct ttrace_version, flags), "section VERSION: "
+			"flags or reserved: byte 0x10 is not zero", NULL));
+	/* aux: a good record is taken, reserved bits and tag 13 are not */
+	fb_start(&f, &hm_v);
+	fb_aux_one(&f, TTRACE_AUX_PROC_NAME, 0);
+	HT_CHECK(fb_load(&f, &t, &e) == 0 && t.auxcheck.records == 1);
+	ttload_free(&t);
+	for (uint64_t bit = 2; bit < 0x100; bit <<= 1) {
+		fb_start(&f, &hm_v);
+		at = fb_aux_one(&f, TTRACE_AUX_PROC_NAME, bit);
+		HT_TRY(fb_fails(&f, at, "section AUX: path word with reserved "
+				"bits 1-7 set", NULL));
+	}
+	fb_start(&f, &hm_v);
+	at = fb_aux_one(&f, TTRACE_AUX_NTAGS, 0);
+	HT_TRY(fb_fails(&f, at + 1, "section AUX: record of tag 13, which aux "
+			"version 1 does not have", NULL));
+	fb_start(&f, &hm_v);
+	at = fb_aux_one(&f, 0, 0);
+	HT_TRY(fb_fails(&f, at + 1, "record of tag 0", NULL));
+	/* the wide event at 100 uses word 0 of its second continuation (at
+	 * 102) only: words 1-6 must be zero */
+	for (unsigned k = 1; k < TTRACE_CONT_ARGS; k++) {
+		memcpy(tmp, HMI(80), HM_N * sizeof(*tmp));
+		tmp[102 - 80].cont[k] = 1;
+		fb_start(&f, &hm_v);
+		at = fb_rec(&f, 1, 80, tmp, HM_N);
+		HT_TRY(fb_fails(&f, ent_off(at, 102 - 80) + 8 + 8 * k,
+				"entry: continuation word", "is not zero"));
+	}
+	/* TSC: an offset within its uncertainty is not applied: written 0 */
+	tsc[1] = (struct ttrace_file_tsc){ -40, 40 };
+	fb_start(&f, &hm_v);
+	fb_rec(&f, 1, 80, HMI(80), HM_N);
+	at = f.w.offset;
+	ttrace_file_write_section(&f.w, TTRACE_FILE_SEC_TSC, 0, tsc,
+				  sizeof(tsc));
+	HT_TRY(fb_fails(&f, at + TTRACE_FILE_SEC_HDR_SIZE + sizeof(*tsc),
+			"section TSC: cpu 1 offset -40 within its uncertainty "
+			"40", NULL));
+	tsc[1] = (struct ttrace_file_tsc){ 3, UINT64_MAX };	/* unmeasured */
+	fb_start(&f, &hm_v);
+	at = f.w.offset;
+	ttrace_file_write_section(&f.w, TTRACE_FILE_SEC_TSC, 0, tsc,
+				  sizeof(tsc));
+	HT_TRY(fb_fails(&f, at + TTRACE_FILE_SEC_HDR_SIZE + sizeof(*tsc),
+			"section TSC: cpu 1 offset 3", NULL));
+	tsc[1] = (struct ttrace_file_tsc){ 41, 40 };		/* applied */
+	tsc[0].uncertainty = 1;
+	fb_start(&f, &hm_v);
+	at = f.w.offset;
+	ttrace_file_write_section(&f.w, TTRACE_FILE_SEC_TSC, 0, tsc,
+				  sizeof(tsc));
+	HT_TRY(fb_fails(&f, at + TTRACE_FILE_SEC_HDR_SIZE, "section TSC: cpu 0 "
+			"is not its own reference", NULL));
+	tsc[0].uncertainty = 0;
+	fb_start(&f, &hm_v);
+	ttrace_file_write_section(&f.w, TTRACE_FILE_SEC_TSC, 0, tsc,
+				  sizeof(tsc));
+	HT_CHECK(fb_load(&f, &t, &e) == 0 && t.tsc[1].offset == 41);
+	ttload_free(&t);
+	return 0;
+}
+
+/*
+ * STATS that name their ring (start, entries, mode) against cpu 1's runs
+ * [80, 140): the ring the runs ended in, counted from its start, or a
+ * later one; one that began before the runs or before their last clear,
+ * whose head is short of their end, or whose overwritten does not follow
+ * from its size, is refused at the STATS payload.
+ */
+static int test_stats_ring(void)
+{
+	static const struct {
+		struct ttrace_file_stats st;
+		uint64_t cleared;	/* a CLEARED loss [140, this) */
+		const char *want;	/* NULL: accepted */
+	} cases[] = {
+		{ { 60, 0, 0, 0, 80, 64, 0 }, 0, NULL },
+		{ { 50, 0, 0, 0, 90, 64, 0 }, 0, NULL },	/* a clear */
+		{ { 1000, 936, 0, 0, 80, 64, 0 }, 0, NULL },	/* later */
+		{ { 60, 0, 0, 0, 150, 64, 0 }, 150, NULL },
+		{ { 60, 0, 0, 0, 79, 64, 0 }, 0, "[79, 139) is not the ring" },
+		{ { 59, 0, 0, 0, 80, 64, 0 }, 0, "[80, 139) is not the ring" },
+		{ { 60, 0, 0, 0, 145, 64, 0 }, 150, "after their last clear" },
+		{ { 100, 35, 0, 0, 80, 64, 0 }, 0, "35 overwritten, but a ring "
+		  "of 64 entries that wrote 100 overwrote 36" },
+		{ { 60, 1, 0, 0, 80, 64, 1 }, 0, "overwrote 0" },
+		{ { 60, 0, 0, 0, 80, 48, 0 }, 0, "bad ring size or mode" },
+		{ { 60, 0, 0, 0, 80, 64, 2 }, 0, "bad ring size or mode" },
+	};
+	struct ttrace_file_error e;
+	struct ttload t;
+	struct fb f;
+
+	HT_TRY(hm_build());
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		uint64_t at;
+
+		fb_start(&f, &hm_v);
+		fb_rec(&f, 1, 80, HMI(80), HM_N);
+		if (cases[i].cleared)
+			fb_loss(&f, 1, 140, cases[i].cleared - 140,
+				TTRACE_LOSS_CLEARED);
+		at = f.w.offset + TTRACE_FILE_SEC_HDR_SIZE;
+		ttrace_file_write_section(&f.w, TTRACE_FILE_SEC_STATS, 1,
+					  &cases[i].st, sizeof(cases[i].st));
+		if (cases[i].want) {
+			HT_TRY(fb_fails(&f, at, "section STATS: ",
+					cases[i].want));
+			continue;
+		}
+		if (fb_load(&f, &t, &e))
+			HT_FAIL("case %zu: offset %llu: %s", i,
+				(unsigned long long)e.offset, e.msg);
+		HT_CHECK(t.cpus[1].has_ring &&
+			 t.cpus[1].stats.start == cases[i].st.start);
+		ttload_free(&t);
+	}
+	return 0;
+}
+
+/* ---- a stream across ring resizes and clears ----------------------------- */
+
+#define GROW_SMALL	64		/* the rings when the stream begins */
+#define GROW_BIG	1024		/* after `bufsize` */
+#define GROW_MAX	1000		/* the drain's runs (tracefile.c) */
+
+/* The stream's source: each CPU's ring as it is now (a resize swaps it
+ * for a bigger one that goes on from its head, as the kernel's does). */
+struct grow {
+	struct trace_ring *ring[NCPU];
+	struct trace_ring_cursor cur[NCPU];
+	struct ttrace_file_range range[NCPU];
+	bool started[NCPU];
+};
+
+static uint32_t grow_run(void *arg, uint32_t cpu, struct ttrace_entry *buf,
+			 size_t max, struct trace_ring_run *run)
+{
+	struct grow *g = arg;
+	uint32_t k;
+
+	if (!g->started[cpu]) {
+		trace_ring_cursor_start(g->ring[cpu], &g->cur[cpu]);
+		g->started[cpu] = true;
+	}
+	k = trace_ring_read_crc(g->ring[cpu], &g->cur[cpu], UINT64_MAX, buf,
+				max, run, false);
+	if (k != TRACE_RUN_RECORDS && k != TRACE_RUN_LOST)
+		return TRACE_RUN_NONE;
+	if (g->range[cpu].first == g->range[cpu].end)
+		g->range[cpu].first = run->first;
+	g->range[cpu].end = run->first + run->count;
+	return k;
+}
+
+static void grow_range(void *arg, uint32_t cpu, struct ttrace_file_range *r)
+{
+	*r = ((struct grow *)arg)->range[cpu];
+}
+
+static int grow_aux(void *arg, struct ttrace_file_aux *a,
+		    const uint8_t *piece[2], uint64_t len[2])
+{
+	(void)arg, (void)a, (void)piece, (void)len;
+	return 0;
+}
+
+static void grow_stats(void *arg, uint32_t cpu, struct ttrace_file_stats *fs)
+{
+	struct trace_ring_stats st;
+
+	trace_ring_stats(((struct grow *)arg)->ring[cpu], &st);
+	ttrace_image_stats(fs, &st);
+}
+
+static const struct ttrace_image_ops grow_ops = {
+	.run = grow_run, .range = grow_range, .aux = grow_aux,
+	.stats = grow_stats,
+};
+
+/* n events on cpus 0 and 1 of g, every 7th a wide one. */
+static void grow_write(struct grow *g, unsigned n, uint64_t *ts)
+{
+	for (unsigned i = 0; i < n; i++, *ts += 10)
+		for (unsigned c = 0; c < 2; c++) {
+			if (i % 7 == 3)
+				put_wide(g->ring[c], *ts, c, i);
+			else
+				put_event(g->ring[c], *ts, c, EV_IRQ,
+					  TTRACE_CTX_IRQ, 32,
+					  (uint64_t[]){ i }, 1);
+		}
+}
+
+/* Steps gen until it waits (a stream with nothing new) or is done. */
+static int grow_steps(struct ttrace_image_gen *gen)
+{
+	int r;
+
+	while ((r = ttrace_image_step(gen)) == TTRACE_IMAGE_MORE)
+		;
+	return r;
+}
+
+/*
+ * A stream (the one writer, as the drain and the stream file run it)
+ * begun on 64-entry rings that a bufsize then swaps for 1024-entry ones,
+ * cleared once while the reader is behind and once while it is caught
+ * up: the file is valid (its runs no longer than its version header's
+ * rings; before: 'section RECORDS: bad count, reason or length', runs of
+ * up to 1000 entries), every index it covers is a record or a declared
+ * loss, and each CPU's STATS name the ring they count, the last one.
+ */
+static int test_stream_resize(void)
+{
+	static _Alignas(64) struct ttrace_entry small[NCPU][GROW_SMALL],
+		big[NCPU][GROW_BIG], buf[GROW_MAX];
+	static struct trace_ring rs[NCPU], rb[NCPU];
+	struct ttrace_version v;
+	struct grow g = { 0 };
+	struct ttrace_file_writer w;
+	struct ttrace_image_gen gen;
+	struct ttrace_file_error e;
+	struct obuf o = { 0 };
+	struct ttload t;
+	uint64_t ts = TSC_BOOT + 1000, longest = 0;
+
+	HT_CHECK(good_file() == 0);
+	v = sample.v;
+	v.entries_per_cpu = GROW_SMALL;
+	for (unsigned c = 0; c < NCPU; c++) {
+		HT_CHECK(trace_ring_init(&rs[c], small[c], sizeof(small[c]),
+					 TRACE_RING_OVERWRITE) == 0);
+		g.ring[c] = &rs[c];
+	}
+	ttrace_file_writer_init(&w, obuf_out, &o);
+	gen = (struct ttrace_image_gen){ .version = &v, .meta = sample.meta,
+		.ops = &grow_ops, .arg = &g, .w = &w, .buf = buf,
+		.max = GROW_MAX, .stream = true };
+	grow_write(&g, 40, &ts);
+	HT_CHECK(grow_steps(&gen) == TTRACE_IMAGE_WAIT);
+	for (unsigned c = 0; c < NCPU; c++) {	/* bufsize */
+		HT_CHECK(trace_ring_init(&rb[c], big[c], sizeof(big[c]),
+					 TRACE_RING_OVERWRITE) == 0);
+		trace_ring_restart(&rb[c], trace_ring_head(&rs[c]));
+		g.ring[c] = &rb[c];
+	}
+	grow_write(&g, 700, &ts);
+	HT_CHECK(grow_steps(&gen) == TTRACE_IMAGE_WAIT);
+	grow_write(&g, 300, &ts);
+	for (unsigned c = 0; c < NCPU; c++)	/* a clear, the reader behind */
+		trace_ring_clear(&rb[c]);
+	grow_write(&g, 500, &ts);
+	HT_CHECK(grow_steps(&gen) == TTRACE_IMAGE_WAIT);
+	for (unsigned c = 0; c < NCPU; c++)	/* ... and caught up */
+		trace_ring_clear(&rb[c]);
+	grow_write(&g, 200, &ts);
+	ttrace_image_end(&gen);
+	HT_CHECK(grow_steps(&gen) == TTRACE_IMAGE_DONE && w.error == 0);
+	if (ttload_buffer(&t, o.p, o.len, &e))
+		HT_FAIL("offset %llu: %s", (unsigned long long)e.offset, e.msg);
+	for (unsigned c = 0; c < 2; c++) {
+		const struct ttload_cpu *cpu = &t.cpus[c];
+		uint64_t lost = 0;
+		struct trace_ring_stats st;
+
+		for (unsigned r = 0; r < TTRACE_LOSS_NREASONS; r++)
+			lost += cpu->lost[r];
+		for (uint64_t r = 0; r < cpu->nruns; r++)
+			if (cpu->runs[r].type == TTRACE_FILE_SEC_RECORDS)
+				longest = MAX(longest, cpu->runs[r].count);
+		trace_ring_stats(&rb[c], &st);
+		HT_CHECK(cpu->nruns && cpu->runs[0].first == 0 &&
+			 cpu->slots + lost == st.head);
+		HT_CHECK(cpu->lost[TTRACE_LOSS_CLEARED] > 0);
+		HT_CHECK(cpu->has_ring && cpu->stats.start == st.start &&
+			 cpu->stats.entries == GROW_BIG &&
+			 cpu->stats.written == st.written &&
+			 st.written < st.head);
+	}
+	/* runs of whole events, cut at the version header's 64 */
+	HT_CHECK(longest <= GROW_SMALL && longest > GROW_SMALL - WIDE_SLOTS);
+	ttload_free(&t);
+	free(o.p);
 	return 0;
 }
 
@@ -2102,7 +2431,8 @@ static void il_put(uint32_t c, uint64_t ts, uint64_t tag, bool wide)
  */
 static int test_stats_filtered(void)
 {
-	static const struct ttrace_file_stats st = { 10, 2, 3, 77 };
+	static const struct ttrace_file_stats st = { .written = 10,
+		.overwritten = 2, .dropped = 3, .filtered = 77 };
 	struct obuf o = { 0 };
 	struct ttrace_file_writer w;
 	struct ttrace_file_error e;
@@ -2113,19 +2443,19 @@ static int test_stats_filtered(void)
 	ttrace_file_write_section(&w, TTRACE_FILE_SEC_STATS, 0, &st,
 				  TTRACE_FILE_STATS_MIN);
 	ttrace_file_write_section(&w, TTRACE_FILE_SEC_STATS, 1, &st,
-				  sizeof(st));
+				  TTRACE_FILE_STATS_FILTERED);
 	HT_CHECK(ttrace_file_write_end(&w) == 0);
 	if (ttload_buffer(&t, o.p, o.len, &e))
 		HT_FAIL("%s at %llu", e.msg, (unsigned long long)e.offset);
 	HT_CHECK(t.cpus[0].has_stats && !t.cpus[0].has_filtered &&
 		 t.cpus[0].stats.written == 10 && t.cpus[0].stats.dropped == 3 &&
-		 t.cpus[0].stats.filtered == 0);
+		 t.cpus[0].stats.filtered == 0 && !t.cpus[0].has_ring);
 	HT_CHECK(t.cpus[1].has_stats && t.cpus[1].has_filtered &&
 		 t.cpus[1].stats.overwritten == 2 &&
-		 t.cpus[1].stats.filtered == 77);
+		 t.cpus[1].stats.filtered == 77 && !t.cpus[1].has_ring);
 	ttload_free(&t);
 	for (size_t len = 16; len < sizeof(st); len += 4) {
-		if (len == TTRACE_FILE_STATS_MIN)
+		if (len >= TTRACE_FILE_STATS_MIN && len % 8 == 0)
 			continue;
 		head_file(&w, &o);
 		ttrace_file_write_section(&w, TTRACE_FILE_SEC_STATS, 0, &st,
@@ -2342,8 +2672,7 @@ static int test_dump_snapshot(void)
 
 		ttrace_image_write_ring(&w, &rings[i], i, buf, ARRAY_SIZE(buf));
 		trace_ring_stats(&rings[i], &st);
-		fs = (struct ttrace_file_stats){ st.written, st.overwritten,
-						 st.dropped, st.filtered };
+		ttrace_image_stats(&fs, &st);
 		ttrace_file_write_section(&w, TTRACE_FILE_SEC_STATS, i, &fs,
 					  sizeof(fs));
 	}
@@ -3008,6 +3337,9 @@ static const struct ht_test tests[] = {
 	{ test_range, "ttrace_file_range" },
 	{ test_reordered_single, "ttrace_file_reordered_single" },
 	{ test_reserved, "ttrace_file_reserved" },
+	{ test_format_rules, "ttrace_file_format_rules" },
+	{ test_stats_ring, "ttrace_file_stats_ring" },
+	{ test_stream_resize, "ttrace_file_stream_resize" },
 	{ test_interleaved, "ttrace_file_interleaved_cpus" },
 	{ test_dump_snapshot, "ttrace_file_dump_snapshot" },
 	{ test_live_stream, "ttrace_file_live_stream" },

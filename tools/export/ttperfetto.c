@@ -104,6 +104,8 @@ struct pf {
 
 static void pb_bytes(struct pb *p, const void *s, size_t n)
 {
+	if (!n)		/* s may be NULL: an empty bundle not yet made */
+		return;
 	if (p->len + n > p->cap) {
 		size_t cap = MAX(p->cap * 2, p->len + n + 4096);
 		uint8_t *b = realloc(p->b, cap);

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include <hash.h>
+#include <tsc_sync.h>
 #include <ttrace_decode.h>
 
 #include "ttcrc32.h"
@@ -66,8 +67,9 @@ static int load_version(struct ttload *t, const struct ttrace_file_sec *s,
 		return -1;
 	}
 	if (ttrace_file_zero_check(s->payload, s->payload_offset,
-				   offsetof(struct ttrace_version, reserved),
-				   sizeof(t->version), "section VERSION", err) < 0)
+				   offsetof(struct ttrace_version, flags),
+				   sizeof(t->version), "section VERSION: flags "
+				   "or reserved", err) < 0)
 		return -1;
 	t->cpus = calloc(t->version.num_cpus, sizeof(*t->cpus));
 	if (!t->cpus)
@@ -139,7 +141,9 @@ static int load_stats(struct ttload_cpu *c, const struct ttrace_file_sec *s,
 	memset(&c->stats, 0, sizeof(c->stats));
 	memcpy(&c->stats, s->payload, MIN(s->length, sizeof(c->stats)));
 	c->has_stats = true;
-	c->has_filtered = s->length >= sizeof(c->stats);
+	c->has_filtered = s->length >= TTRACE_FILE_STATS_FILTERED;
+	c->has_ring = s->length >= sizeof(c->stats);
+	c->stats_offset = s->payload_offset;
 	return 0;
 }
 
@@ -158,7 +162,7 @@ static int run_check(const struct ttload *t, const struct ttrace_file_sec *s,
 	}
 	if (h->count == 0 || h->first + h->count < h->first ||
 	    (records ? h->reason != 0 ||
-		       h->count > t->version.entries_per_cpu ||
+		       h->count > ttrace_file_run_max(t->version.entries_per_cpu) ||
 		       s->length != sizeof(*h) + h->count * TTRACE_ENTRY_SIZE :
 		       h->reason == 0 || h->reason >= TTRACE_LOSS_NREASONS ||
 		       s->length != sizeof(*h))) {
@@ -237,9 +241,23 @@ static int load_tsc(struct ttload *t, const struct ttrace_file_sec *s,
 		return fail(err, s->offset, "section TSC: length is not one "
 			    "offset per cpu, or cpu not 0");
 	t->tsc = (const struct ttrace_file_tsc *)(const void *)s->payload;
-	if (t->tsc[0].offset != 0)
+	if (t->tsc[0].offset != 0 || t->tsc[0].uncertainty != 0)
 		return fail(err, s->payload_offset, "section TSC: cpu 0 is not "
-			    "its own reference (offset not 0)");
+			    "its own reference (not {0, 0})");
+	for (uint32_t c = 1; c < t->version.num_cpus; c++) {
+		struct tsc_sync_est e = { t->tsc[c].offset,
+					  t->tsc[c].uncertainty, 1 };
+
+		if (tsc_sync_applied(&e) != e.offset) {
+			ttrace_file_set_error(err, s->payload_offset +
+				c * sizeof(*t->tsc), "section TSC: cpu %u "
+				"offset %lld within its uncertainty %llu: not "
+				"applied, so written as 0", c,
+				(long long)e.offset,
+				(unsigned long long)e.uncertainty);
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -299,6 +317,61 @@ static int range_check(const struct ttload *t, struct ttrace_file_error *err)
 				(unsigned long long)want->end);
 			return -1;
 		}
+	}
+	return 0;
+}
+
+/*
+ * A CPU's STATS that name their ring (start, entries, mode) against its
+ * runs: counters of the ring the writer found after its runs, so that
+ * ring began at or after the runs' first index and no clear the runs
+ * declare (a CLEARED loss) came after its start; its head, start +
+ * written, is at or past the runs' end; and overwritten is what a ring
+ * of that size overwrites of written (none in saturate mode, which
+ * writes no more than its size). Returns 0 or -1.
+ */
+static int stats_check(const struct ttload *t, uint32_t cpu,
+		       struct ttrace_file_error *err)
+{
+	const struct ttload_cpu *c = &t->cpus[cpu];
+	const struct ttrace_file_stats *st = &c->stats;
+	uint64_t n = st->entries, first, end, over;
+
+	if (!c->has_ring)
+		return 0;
+	if (!IS_PWR2(n) || n < 2 || n > TTRACE_MAX_RING_ENTRIES ||
+	    st->mode > TTRACE_MODE_SATURATE || st->start + st->written <
+							st->start)
+		return fail(err, c->stats_offset, "section STATS: bad ring size "
+			    "or mode, or written past 2^64");
+	over = st->written > n ? st->written - n : 0;
+	if (st->overwritten != over) {
+		ttrace_file_set_error(err, c->stats_offset, "section STATS: "
+			"cpu %u: %llu overwritten, but a ring of %llu entries "
+			"that wrote %llu overwrote %llu", cpu,
+			(unsigned long long)st->overwritten,
+			(unsigned long long)n,
+			(unsigned long long)st->written,
+			(unsigned long long)over);
+		return -1;
+	}
+	if (!c->nruns)
+		return 0;
+	first = c->runs[0].first;
+	end = c->runs[c->nruns - 1].first + c->runs[c->nruns - 1].count;
+	for (uint64_t r = c->nruns; r-- > 0;)
+		if (c->runs[r].reason == TTRACE_LOSS_CLEARED) {
+			first = c->runs[r].first + c->runs[r].count;
+			break;
+		}
+	if (st->start < first || st->start + st->written < end) {
+		ttrace_file_set_error(err, c->stats_offset, "section STATS: "
+			"cpu %u: the ring of indices [%llu, %llu) is not the "
+			"ring the runs ended in, [%llu, %llu) after their "
+			"last clear", cpu, (unsigned long long)st->start,
+			(unsigned long long)(st->start + st->written),
+			(unsigned long long)first, (unsigned long long)end);
+		return -1;
 	}
 	return 0;
 }
@@ -573,24 +646,37 @@ static uint32_t *group_slot(const struct ttload *t, uint32_t tag,
 	}
 }
 
-/* Counts rec in *ac, as ttload_check_aux() does. */
-static void aux_count(struct ttload_aux_check *ac,
-		      const struct ttrace_aux_rec *rec)
+/* Counts rec of t's aux in *ac, as ttload_check_aux() does: a tag that
+ * no list names (aux_version 1's are 1 to TTRACE_AUX_NTAGS - 1) is an
+ * error. Returns 0 or -1. */
+static int aux_count(const struct ttload *t, struct ttload_aux_check *ac,
+		     const struct ttrace_aux_rec *rec,
+		     struct ttrace_file_error *err)
 {
-	if (rec->tag > 0 && rec->tag < TTRACE_AUX_NTAGS)
-		ac->bytag[rec->tag]++;
-	else
-		ac->unknown_tag++;
+	if (!ttrace_aux_tag_name(rec->tag)) {
+		ttrace_file_set_error(err, t->aux_offset + 1 +
+				      (rec->offset - t->aux.first),
+				      "section AUX: record of tag %u, which "
+				      "aux version %u does not have", rec->tag,
+				      TTRACE_AUX_VERSION);
+		return -1;
+	}
+	ac->bytag[rec->tag]++;
 	ac->records++;
+	return 0;
 }
 
 /* Ends a walk it of t's aux snapshot counted in *ac, whose last good
- * record ended at at: a length that broke the chain is an error. */
+ * record ended at at: a length that broke the chain, or a record with
+ * reserved path bits set, is an error. */
 static int aux_walk_end(const struct ttload *t, struct ttload_aux_check *ac,
 			const struct ttrace_aux_iter *it, size_t at,
 			struct ttrace_file_error *err)
 {
 	ac->invalid = it->invalid;
+	if (it->reserved)
+		return fail(err, t->aux_offset + it->reserved - 1, "section "
+			    "AUX: path word with reserved bits 1-7 set");
 	if (it->malformed)
 		return fail(err, t->aux_offset + at, "section AUX: malformed "
 			    "record at or after this offset (bad length)");
@@ -614,7 +700,8 @@ static int walk_groups(struct ttload *t, uint64_t cap,
 		uint32_t *slot = group_slot(t, rec.tag, rec.ident);
 		struct ttload_group *g;
 
-		aux_count(&t->auxcheck, &rec);
+		if (aux_count(t, &t->auxcheck, &rec, err) < 0)
+			return -1;
 		at = it.pos;
 		if (!*slot) {
 			t->groups[t->ngroups] = (struct ttload_group){
@@ -811,6 +898,9 @@ static int load_walk(struct ttload *t, struct ttrace_file_error *err)
 		return fail(err, TTRACE_FILE_HDR_SIZE, "no META section");
 	if (range_check(t, err) < 0)
 		return -1;
+	for (uint32_t c = 0; c < t->version.num_cpus; c++)
+		if (stats_check(t, c, err) < 0)
+			return -1;
 	if (index_aux(t, err) < 0)
 		return -1;
 	for (uint32_t c = 0; c < t->version.num_cpus; c++) {
@@ -948,7 +1038,8 @@ int ttload_check_aux(const struct ttload *t, struct ttload_aux_check *ac,
 	memset(ac, 0, sizeof(*ac));
 	ttrace_aux_iter_init(&it, &t->aux);
 	while (ttrace_aux_next(&it, &rec)) {
-		aux_count(ac, &rec);
+		if (aux_count(t, ac, &rec, err) < 0)
+			return -1;
 		at = it.pos;
 	}
 	return aux_walk_end(t, ac, &it, at, err);
@@ -1019,6 +1110,21 @@ static bool first_ok(const struct ttload *t, uint32_t cpu, uint64_t type,
 	       TTRACE_TYPE_NCONT(type) == ttrace_ncont(t->meta.events[id].nargs);
 }
 
+/* Checks that the words of an event's last continuation e (at file
+ * offset off) after its used ones are zero, as the format says. */
+static int unused_words_check(const struct ttrace_entry *e, uint32_t used,
+			      uint64_t off, struct ttrace_file_error *err)
+{
+	for (uint32_t k = used; k < TTRACE_CONT_ARGS; k++)
+		if (e->cont[k]) {
+			ttrace_file_set_error(err, off + 8 + 8 * k, "entry: "
+				"continuation word %u is not zero, but its "
+				"event has no argument there", k);
+			return -1;
+		}
+	return 0;
+}
+
 /* Checks run r's entries: every first entry's seq is its index's, every
  * continuation follows its first entry, no event is cut. Counts them in
  * *rc, *prev_ts being the last first entry's stamp (kept in locals: the
@@ -1030,7 +1136,7 @@ static int run_entries_check(const struct ttload *t, uint32_t cpu,
 {
 	uint64_t parent_ts = 0, prev = *prev_ts, boot = t->version.tsc_boot;
 	uint64_t firsts = 0, conts = 0, before_boot = 0, reordered = 0, i;
-	uint32_t want_conts = 0;
+	uint32_t want_conts = 0, tail_words = 0;
 	int ret = -1;
 
 	for (i = 0; i < r->count; i++) {
@@ -1049,7 +1155,9 @@ static int run_entries_check(const struct ttload *t, uint32_t cpu,
 				     "entry");
 				goto out;
 			}
-			want_conts--;
+			if (!--want_conts && unused_words_check(e, tail_words,
+					r->offset + i * TTRACE_ENTRY_SIZE, err) < 0)
+				goto out;
 			conts++;
 			continue;
 		}
@@ -1067,6 +1175,10 @@ static int run_entries_check(const struct ttload *t, uint32_t cpu,
 		reordered += ts < prev;
 		prev = parent_ts = ts;
 		want_conts = TTRACE_TYPE_NCONT(e->type);
+		if (want_conts)	/* argument words in the last continuation */
+			tail_words = t->meta.events[TTRACE_TYPE_ID(e->type)].nargs -
+				     TTRACE_ENTRY_ARGS -
+				     (want_conts - 1) * TTRACE_CONT_ARGS;
 	}
 	if (want_conts)
 		fail(err, r->offset + r->count * TTRACE_ENTRY_SIZE,

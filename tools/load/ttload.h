@@ -91,6 +91,8 @@ struct ttload_cpu {
 	uint64_t nlosses;
 	bool has_stats;
 	bool has_filtered;		/* the STATS has filtered (newer) */
+	bool has_ring;			/* ... and start, entries, mode */
+	uint64_t stats_offset;		/* file offset of the STATS payload */
 	struct ttrace_file_stats stats;
 	struct ttload_ring_check check;	/* made at load: the file is valid */
 };
@@ -152,7 +154,6 @@ struct ttload_lookup {
 struct ttload_aux_check {
 	uint64_t records;		/* VALID records */
 	uint64_t bytag[TTRACE_AUX_NTAGS]; /* ... by tag */
-	uint64_t unknown_tag;		/* ... with a tag this code lacks */
 	uint64_t invalid;		/* records still being written */
 };
 

@@ -21,6 +21,13 @@
  *	fuzz	runs `sysfuzz SEED 5000 2` again and again, a new seed
  *		each time (the seeds are printed, for a replay)
  *	burst N	makes N getpid calls and exits (a workload of known size)
+ *	rings N OUT
+ *		begins a save (its version header, one byte of
+ *		/dev/ttrace/trace), then makes N getpid calls after each of
+ *		`bufsize 64`, `clear`, `bufsize 8`, `mode saturate`, `mode
+ *		overwrite` and `bufsize 64` again, and writes the whole save
+ *		to OUT: a trace file read across ring changes (and, under
+ *		`ttrace stream`, a stream's too); prints "rings: saved OUT"
  *	pace ROUNDS N MS
  *		makes N getpid calls, sleeps MS ms, ROUNDS times, and exits: a
  *		steady writer whose pace does not depend on the machine's
@@ -39,7 +46,7 @@
  *		loads the probe module at PATH and unloads it again, N times
  *		(module load/unload through ctl), and prints "modules: N
  *		rounds"; stops at the first refusal, printing it
- * All but burst, pace, share, marks, twin and modules stop when /tmp/stress.done
+ * All but burst, rings, pace, share, marks, twin and modules stop when /tmp/stress.done
  * appears. In a pipeline only the last stage's stdout reaches the console, and the
  * console mixes the bytes of concurrent writers, so mix and fuzz append
  * their result, "mix: N rounds" or "fuzz: N runs, M failed", to
@@ -246,6 +253,41 @@ static int burst(long n)
 	return 0;
 }
 
+/* See the file comment. */
+static int rings(long n, const char *out)
+{
+	static const char *const cmds[] = {
+		"bufsize 64", "clear", "bufsize 8", "mode saturate",
+		"mode overwrite", "bufsize 64",
+	};
+	static char buf[16384];
+	int fd = open("/dev/ttrace/ctl", O_WRONLY);
+	int in = open("/dev/ttrace/trace", O_RDONLY);
+	int o = open(out, O_WRONLY | O_CREAT | O_TRUNC);
+	ssize_t r;
+
+	if (fd < 0 || in < 0 || o < 0)
+		err(1, "rings: open ctl, trace or %s", out);
+	if ((r = read(in, buf, 1)) != 1)
+		err(1, "/dev/ttrace/trace");
+	burst(n);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		ctl(fd, cmds[i]);
+		burst(n);
+	}
+	do {
+		if (write(o, buf, (size_t)r) != r)
+			err(1, "%s", out);
+	} while ((r = read(in, buf, sizeof(buf))) > 0);
+	if (r < 0)
+		err(1, "/dev/ttrace/trace");
+	close(o);
+	close(in);
+	close(fd);
+	printf("rings: saved %s\n", out);
+	return 0;
+}
+
 /* rounds of n getpid calls, ms ms apart. */
 static int pace(long rounds, long n, long ms)
 {
@@ -427,6 +469,8 @@ int main(int argc, char **argv)
 		return fuzz();
 	if (argc == 3 && !strcmp(argv[1], "burst"))
 		return burst(strtol(argv[2], NULL, 10));
+	if (argc == 4 && !strcmp(argv[1], "rings"))
+		return rings(strtol(argv[2], NULL, 10), argv[3]);
 	if (argc == 5 && !strcmp(argv[1], "pace"))
 		return pace(strtol(argv[2], NULL, 10), strtol(argv[3], NULL, 10),
 			    strtol(argv[4], NULL, 10));
@@ -443,7 +487,7 @@ int main(int argc, char **argv)
 		return modules(strtol(argv[2], NULL, 10), argv[3]);
 	fprintf(stderr, "usage: tracestress load | toggle | resize | read | "
 		"mix | fuzz | save SECONDS [INTERVAL] | burst N | "
-		"pace ROUNDS N MS | share N | "
+		"rings N OUT | pace ROUNDS N MS | share N | "
 		"marks N LEN | twin PATH | modules N PATH\n");
 	return 2;
 }

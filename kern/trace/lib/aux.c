@@ -245,13 +245,15 @@ void ttrace_aux_iter_init(struct ttrace_aux_iter *it,
 	it->view = view;
 	it->pos = 0;
 	it->invalid = 0;
+	it->reserved = 0;
 	it->malformed = false;
 }
 
 /*
  * Returns the next VALID record of the walk in *rec (payload points into
  * the view), or false at the end. Records with VALID clear or reserved bits
- * set are skipped and counted; a length that is too small, too large or
+ * set are skipped and counted (the first of the latter, which no writer
+ * makes, in it->reserved too); a length that is too small, too large or
  * runs past the view ends the walk with it->malformed set.
  */
 bool ttrace_aux_next(struct ttrace_aux_iter *it, struct ttrace_aux_rec *rec)
@@ -270,6 +272,8 @@ bool ttrace_aux_next(struct ttrace_aux_iter *it, struct ttrace_aux_rec *rec)
 		    len - TTRACE_AUX_HDR_SIZE > TTRACE_AUX_MAX_PAYLOAD)
 			goto malformed;
 		it->pos = (size_t)MIN(pos + TTRACE_AUX_ALIGN_UP(len), total);
+		if ((path & TTRACE_AUX_PATH_RESERVED) && !it->reserved)
+			it->reserved = pos + 1;
 		if (!(path & TTRACE_AUX_VALID) || (path & TTRACE_AUX_PATH_RESERVED)) {
 			it->invalid++;
 			continue;

@@ -103,15 +103,19 @@ static struct ttrace_entry *run_buf(struct ttrace_image_gen *g)
  * One run of the CPU whose turn it is. A save takes each CPU to its end
  * in turn; a stream takes one run of each CPU in turn and waits when a
  * whole round found nothing, until ttrace_image_end() (then a whole
- * round of nothing is every CPU at its end). A source that will not
- * wait here for a slot in flight returns TRACE_RUN_BUSY: the step waits.
+ * round of nothing is every CPU at its end). A run holds no more than
+ * the version header says a ring holds (ttrace_file_run_max()), though
+ * the rings grew meanwhile (a bufsize while a stream or save is read).
+ * A source that will not wait here for a slot in flight returns
+ * TRACE_RUN_BUSY: the step waits.
  */
 static int rings_step(struct ttrace_image_gen *g)
 {
 	uint32_t n = g->version->num_cpus, cpu = g->cpu;
 	struct trace_ring_run run;
 	struct ttrace_entry *buf = run_buf(g);
-	uint32_t k = g->ops->run(g->arg, cpu, buf, g->max, &run);
+	uint32_t k = g->ops->run(g->arg, cpu, buf, MIN(g->max,
+		ttrace_file_run_max(g->version->entries_per_cpu)), &run);
 
 	if (k == TRACE_RUN_BUSY)	/* the same CPU again, later */
 		return TTRACE_IMAGE_WAIT;

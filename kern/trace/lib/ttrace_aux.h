@@ -92,7 +92,10 @@ struct ttrace_aux_rec {
 struct ttrace_aux_iter {
 	const struct ttrace_aux_view *view;
 	size_t pos;
-	uint64_t invalid;	/* records skipped: VALID clear */
+	uint64_t invalid;	/* records skipped: VALID clear or
+				   reserved path bits set */
+	size_t reserved;	/* 1 + the position of the first record
+				   with reserved path bits set, or 0 */
 	bool malformed;		/* walk stopped at a bad length */
 };
 

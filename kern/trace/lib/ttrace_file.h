@@ -127,7 +127,10 @@ TTRACE_OFFSET_ASSERT(struct ttrace_file_section, length, 8);
  *		declares is an error. Any number per cpu; a stream
  *		interleaves the cpus.
  *	STATS	struct ttrace_file_stats for cpu (optional, at most once per
- *		cpu); longer payloads carry later fields, ignored by this code
+ *		cpu): the counters of cpu's ring as the writer found it after
+ *		its runs, since that ring's start (its last clear, mode or
+ *		bufsize), which with its size and mode they name; longer
+ *		payloads carry later fields, ignored by this code
  *	TSC	num_cpus struct ttrace_file_tsc: each CPU's TSC offset from
  *		CPU 0's as applied at boot; decoders subtract it before
  *		merging CPUs (optional, at most once)
@@ -137,7 +140,7 @@ TTRACE_OFFSET_ASSERT(struct ttrace_file_section, length, 8);
  *		written by every writer; at most once)
  *	END	struct ttrace_file_end; the last section
  * Type 4 (RING, a raw slot array without index ranges) was format
- * version 1's: readers refuse it in a version 2 file.
+ * version 1's: readers refuse it in a version 3 file.
  */
 enum ttrace_file_sec_type {
 	TTRACE_FILE_SEC_VERSION = 1,
@@ -187,6 +190,19 @@ struct ttrace_file_run {
 TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_run) == TTRACE_ENTRY_SIZE,
 		     "run prefix is one entry");
 
+/*
+ * The most slots a RECORDS run of a file holds: the version header's
+ * entries_per_cpu (the ring's size when the writer began: a run never
+ * holds more than its ring did at once, and a writer whose rings grew
+ * while it read them, a bufsize, cuts its runs there), but never fewer
+ * than one whole event's slots, which any ring a run is read from holds.
+ */
+static inline uint64_t ttrace_file_run_max(uint64_t entries_per_cpu)
+{
+	return entries_per_cpu > 1 + TTRACE_MAX_CONT ? entries_per_cpu :
+						      1 + TTRACE_MAX_CONT;
+}
+
 /* Fills h for a RECORDS run (records != 0) or a LOSS run with reason. */
 static inline void ttrace_file_run_init(struct ttrace_file_run *h,
 					int records, uint64_t first,
@@ -208,19 +224,29 @@ struct ttrace_file_aux {
 
 TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_aux) == 16, "aux prefix");
 
-/* STATS payload: one CPU's ring counters (trace_ring.h defines them).
- * Files written before filtered existed have the first
- * TTRACE_FILE_STATS_MIN bytes only. */
+/* STATS payload: one CPU's ring counters (trace_ring.h defines them),
+ * as the writer found the ring after its runs: counted since that ring's
+ * start, the logical index of its last clear, mode or bufsize (so they
+ * describe the runs from start on; a file whose runs began in an earlier
+ * ring holds that ring's records too, not counted here), which with the
+ * ring's size and mode they name. Files written before filtered existed
+ * have the first TTRACE_FILE_STATS_MIN bytes only; before start, entries
+ * and mode, TTRACE_FILE_STATS_FILTERED. */
 struct ttrace_file_stats {
-	uint64_t written;		/*  0: records written */
+	uint64_t written;		/*  0: slots written since start */
 	uint64_t overwritten;		/*  8: lost to wrapping (overwrite) */
 	uint64_t dropped;		/* 16: refused when full (saturate) */
 	uint64_t filtered;		/* 24: kept out by a probe (no loss) */
+	uint64_t start;			/* 32: the ring's start (logical index) */
+	uint64_t entries;		/* 40: the ring's size */
+	uint64_t mode;			/* 48: enum ttrace_ring_mode_word */
 };
 
 #define TTRACE_FILE_STATS_MIN	24	/* written, overwritten, dropped */
+#define TTRACE_FILE_STATS_FILTERED 32	/* ... and filtered */
 
-TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_stats) == 32, "stats");
+TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_stats) == 56, "stats");
+TTRACE_OFFSET_ASSERT(struct ttrace_file_stats, start, 32);
 
 /* END payload. */
 struct ttrace_file_end {

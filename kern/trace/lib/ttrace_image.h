@@ -60,12 +60,14 @@ struct ttrace_image_ops {
 	void (*stats)(void *arg, uint32_t cpu, struct ttrace_file_stats *st);
 };
 
-/* A ring's counters as its STATS section holds them. */
+/* A ring's counters as its STATS section holds them, with the ring they
+ * count (its start, size and mode). */
 static inline void ttrace_image_stats(struct ttrace_file_stats *fs,
 				      const struct trace_ring_stats *st)
 {
 	*fs = (struct ttrace_file_stats){ st->written, st->overwritten,
-					  st->dropped, st->filtered };
+					  st->dropped, st->filtered,
+					  st->start, st->nentries, st->mode };
 }
 
 /* A trace file being written, a piece per ttrace_image_step(). The
