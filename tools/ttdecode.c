@@ -158,6 +158,8 @@ static void print_ring(const struct ttload *t, uint32_t c)
 		       ull(cpu->stats.dropped));
 	if (cpu->has_filtered)
 		printf(", filtered %llu", ull(cpu->stats.filtered));
+	if (cpu->has_str_dropped)
+		printf(", strings dropped %llu", ull(cpu->stats.str_dropped));
 	printf("\n");
 	for (uint64_t i = 0; i < cpu->nlosses; i++)
 		printf("cpu%u: lost %llu records [%llu, %llu): %s\n", c,

@@ -52,6 +52,7 @@ static char filter[TTRACE_CTL_MAX_LEN + 1] = "*";	/* ctl mutex */
 static uint8_t *selected;	/* bit per site; NULL: all (filter "*") */
 static uint64_t filter_gen;	/* ctl mutex: bumped by each filter */
 uint64_t fgraph_overflows;	/* calls too deep for the shadow stack */
+uint64_t fgraph_recursions;	/* hooks refused inside a hook (internal.h) */
 bool fgraph_shared;		/* the graph or the stack tracer is on
 				 * (done.on || done.stack) */
 static struct {
@@ -105,14 +106,20 @@ out:
 }
 
 /* Called by a live function site (through the trampoline) with the
- * address of the function's return address slot. Any context, on the
- * function's own stack. */
+ * address of the function's return address slot; nothing inside another
+ * hook (ttrace_hook_enter()). Any context, on the function's own stack. */
 notrace void fgraph_entry(uintptr_t *parent, uintptr_t func)
 {
+	uint32_t bit = ttrace_hook_enter();
+
+	if (!bit)
+		return;
 	hook(parent, func, FGRAPH_HOOK_GRAPH, 0);
+	ttrace_hook_exit(bit);
 }
 
-/* See internal.h (fprobe_entry()'s way to the shadow stack). */
+/* See internal.h (fprobe_entry()'s way to the shadow stack, inside its
+ * recursion guard). */
 notrace void fgraph_hook(uintptr_t *parent, uintptr_t func, unsigned kind,
 			 uint32_t rmask)
 {
@@ -137,22 +144,30 @@ static __attribute__((noinline)) void graph_exit(struct fgraph_shadow *sh,
 }
 
 /* Where a hooked function returns (through the return trampoline), with
- * its return value rv: returns the real return address. */
+ * its return value rv: returns the real return address. The frame is
+ * released in any case; its records are made inside the recursion guard
+ * (a hook never pushes a frame inside another, so it is free here unless
+ * something is badly wrong: then nothing is recorded, and it counts). */
 notrace uintptr_t fgraph_exit(uint64_t rv)
 {
 	struct kthread *kt = fgraph_thread();
 	struct fgraph_shadow *sh = &kt->fgraph;
-	uint32_t d = sh->depth - 1;
+	uint32_t d = sh->depth - 1, bit;
 	uintptr_t ret = sh->frames[d].ret, func = sh->frames[d].func;
 	uintptr_t slot = (uintptr_t)sh->frames[d].slot;
 
 	cmb();			/* read the frame before releasing it */
-	if (!(slot & FGRAPH_TAG_NOGRAPH)) {
+	bit = ttrace_hook_enter();
+	if (unlikely(!bit))
+		WRITE_ONCE(sh->depth, d);
+	else if (!(slot & FGRAPH_TAG_NOGRAPH))
 		graph_exit(sh, d, func, slot, rv);
-		return ret;
+	else {
+		WRITE_ONCE(sh->depth, d);	/* a probe's frame: no func_exit */
+		fprobe_return(func, d, slot, rv);
 	}
-	WRITE_ONCE(sh->depth, d);	/* a probe's frame: no func_exit */
-	fprobe_return(func, d, slot, rv);
+	if (bit)
+		ttrace_hook_exit(bit);
 	return ret;
 }
 
@@ -358,6 +373,7 @@ void fgraph_state_text(struct seqbuf *s)
 		sel += site_selected(i);
 	fgraph_counts(&sites, &live);
 	seqbuf_printf(s, "filter %s\nfunctions %lu\nselected %lu\nlive %lu\n"
-		      "overflows %lu\n", filter, sites, sel, live,
-		      __atomic_load_n(&fgraph_overflows, __ATOMIC_RELAXED));
+		      "overflows %lu\nrecursions %lu\n", filter, sites, sel,
+		      live, __atomic_load_n(&fgraph_overflows, __ATOMIC_RELAXED),
+		      __atomic_load_n(&fgraph_recursions, __ATOMIC_RELAXED));
 }

@@ -198,6 +198,16 @@ static long copy_str(char *dst, uintptr_t p, bool user)
 	return TTRACE_FPROBE_STR_MAX - 1;
 }
 
+/* The n bytes at s in t's aux as marker id, if its lock is free at once:
+ * a hit never waits (this CPU may hold it for reading, under the hit);
+ * else the string is dropped, counted in this CPU's ring (str_dropped in
+ * stats and STATS), and the record's word names a marker aux lacks. */
+static void put_marker(struct ttrace *t, uint64_t id, const char *s, size_t n)
+{
+	if (!ttrace_aux_blob_try(t, TTRACE_AUX_USER_MARKER, id, s, n))
+		trace_ring_count_str_dropped(this_cpu()->ttrace_ring);
+}
+
 /* The string at p in aux as a marker record; returns its id. */
 static uint64_t put_str(uintptr_t p, bool user)
 {
@@ -208,9 +218,9 @@ static uint64_t put_str(uintptr_t p, bool user)
 	long n = copy_str(buf, p, user);
 
 	if (n < 0)
-		ttrace_aux_blob(t, TTRACE_AUX_USER_MARKER, id, bad, sizeof(bad) - 1);
+		put_marker(t, id, bad, sizeof(bad) - 1);
 	else
-		ttrace_aux_blob(t, TTRACE_AUX_USER_MARKER, id, buf, (size_t)n);
+		put_marker(t, id, buf, (size_t)n);
 	return id;
 }
 
@@ -342,12 +352,9 @@ static __attribute__((noinline, cold)) void entry_slow(
 	fgraph_hook(parent, func, kind, rmask);
 }
 
-/* Called by a site fprobe_trampoline made live (ttrace_fgraph.S), with the
- * return address slot, the function and its saved argument registers:
- * for the function's return probes, pushes a shadow frame that names
- * them (fprobe_return()); records its entry probes. Any context, on the
- * function's stack. */
-void fprobe_entry(uintptr_t *parent, uintptr_t func, const uint64_t *regs)
+/* fprobe_entry() inside the recursion guard. */
+static __always_inline void entry(uintptr_t *parent, uintptr_t func,
+				  const uint64_t *regs)
 {
 	uint32_t mine = 0, emask, rmask, d;
 	struct kthread *kt;
@@ -377,8 +384,24 @@ void fprobe_entry(uintptr_t *parent, uintptr_t func, const uint64_t *regs)
 	}
 	if (unlikely(emask & (emask - 1)))
 		fire_entries(emask, regs);
-	else if (emask)		/* the one entry probe, as a tail call */
+	else if (emask)		/* the one entry probe */
 		fire_entry(&slots[__builtin_ctz(emask)], regs);
+}
+
+/* Called by a site fprobe_trampoline made live (ttrace_fgraph.S), with the
+ * return address slot, the function and its saved argument registers:
+ * for the function's return probes, pushes a shadow frame that names
+ * them (fprobe_return()); records its entry probes. Nothing inside
+ * another hook (ttrace_hook_enter(): a function the hit calls, probed).
+ * Any context, on the function's stack. */
+void fprobe_entry(uintptr_t *parent, uintptr_t func, const uint64_t *regs)
+{
+	uint32_t bit = ttrace_hook_enter();
+
+	if (!bit)
+		return;
+	entry(parent, func, regs);
+	ttrace_hook_exit(bit);
 }
 
 /* Whether return probe fp of a frame pushed for func is still on it: not

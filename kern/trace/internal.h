@@ -218,6 +218,12 @@ void ttrace_early_adopt(struct ttrace *t);
 /* The aux buffer and the rings (ttrace.c). */
 void ttrace_aux_blob(struct ttrace *t, unsigned tag, uint64_t ident,
 		     const void *p, size_t n);
+/* ttrace_aux_blob() for a probe's hit, which must not wait: the write
+ * lock is tried once, and if it is not free (a reader holds it, maybe
+ * under this very hit on this CPU, or another writer) nothing is written
+ * and it returns false. Any context. */
+bool ttrace_aux_blob_try(struct ttrace *t, unsigned tag, uint64_t ident,
+			 const void *p, size_t n);
 const struct ttrace_aux *ttrace_aux_unlocked(struct ttrace *t);
 int ttrace_aux_read(struct ttrace *t, void *out, size_t size,
 		    struct ttrace_aux_view *view);
@@ -548,6 +554,45 @@ static __always_inline struct kthread *fgraph_thread(void)
 static __always_inline void fgraph_overflow(void)
 {
 	__atomic_fetch_add(&fgraph_overflows, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * The function hooks' recursion guard, as Linux's
+ * ftrace_test_recursion_trylock(): fprobe_entry(), the graph tracer's
+ * entry and exit and the stack tracer's entry run inside it. A bit per
+ * interrupt nesting level (irq_depth) of this CPU's ttrace_hooks says a
+ * hook runs there; a hook called while its level's bit is set was
+ * reached from inside a hook (a traceable function the tracer calls, a
+ * probe's string copy, a probe callback) and does nothing but count
+ * itself in fgraph_recursions (`recursions` in /dev/ttrace/funcs). An
+ * interrupt taken inside a hook has a level of its own, so its functions
+ * are traced. Returns the bit to give back to ttrace_hook_exit(), or 0:
+ * do nothing. Any context; the hook does not sleep, so it ends on this
+ * CPU.
+ */
+extern uint64_t fgraph_recursions;
+
+static __always_inline uint32_t ttrace_hook_enter(void)
+{
+	struct per_cpu_info *p = this_cpu();
+	uint32_t bit = 1u << MIN(p->irq_depth, 31u);
+	uint32_t in = READ_ONCE(p->ttrace_hooks);
+
+	if (unlikely(in & bit)) {
+		__atomic_fetch_add(&fgraph_recursions, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	/* an interrupt between the load and the store sets and clears a
+	 * bit of its own: in is still right when it returns */
+	WRITE_ONCE(p->ttrace_hooks, in | bit);
+	return bit;
+}
+
+static __always_inline void ttrace_hook_exit(uint32_t bit)
+{
+	struct per_cpu_info *p = this_cpu();
+
+	WRITE_ONCE(p->ttrace_hooks, READ_ONCE(p->ttrace_hooks) & ~bit);
 }
 
 /*

@@ -329,11 +329,16 @@ notrace void ttrace_stack_check(uintptr_t *parent)
 }
 
 /* What ttrace_stack_trampoline calls: a site the graph tracer does not
- * use. */
+ * use; nothing inside another hook (ttrace_hook_enter()). */
 notrace void ttrace_stack_entry(uintptr_t *parent, uintptr_t func)
 {
+	uint32_t bit = ttrace_hook_enter();
+
 	(void)func;
+	if (!bit)
+		return;
 	ttrace_stack_check(parent);
+	ttrace_hook_exit(bit);
 }
 
 /* Zeroes every CPU's deepest stack. ctl mutex held. */

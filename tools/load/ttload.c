@@ -139,7 +139,8 @@ static int load_stats(struct ttload_cpu *c, const struct ttrace_file_sec *s,
 	memset(&c->stats, 0, sizeof(c->stats));
 	memcpy(&c->stats, s->payload, MIN(s->length, sizeof(c->stats)));
 	c->has_stats = true;
-	c->has_filtered = s->length >= sizeof(c->stats);
+	c->has_filtered = s->length >= TTRACE_FILE_STATS_FILTERED;
+	c->has_str_dropped = s->length >= sizeof(c->stats);
 	return 0;
 }
 

@@ -91,6 +91,7 @@ struct ttload_cpu {
 	uint64_t nlosses;
 	bool has_stats;
 	bool has_filtered;		/* the STATS has filtered (newer) */
+	bool has_str_dropped;		/* ... and str_dropped (newer still) */
 	struct ttrace_file_stats stats;
 	struct ttload_ring_check check;	/* made at load: the file is valid */
 };

@@ -39,8 +39,17 @@
  *		loads the probe module at PATH and unloads it again, N times
  *		(module load/unload through ctl), and prints "modules: N
  *		rounds"; stops at the first refusal, printing it
- * All but burst, pace, share, marks, twin and modules stop when /tmp/stress.done
- * appears. In a pipeline only the last stage's stdout reaches the console, and the
+ *	probes PATH ROUNDS
+ *		the probe torture (tests/seams_probelock.py): PATH lists
+ *		function names; PROBE_BATCH at a time get a `str` probe on
+ *		their entry, a `str` one on their return and a stacktrace
+ *		probe on each, while ROUNDS times it saves the trace (reads
+ *		the trace file to its end), reads stats and writes markers;
+ *		then the probes go and the rings are cleared. Prints
+ *		"probes: N functions in B batches, R refused" and ends the
+ *		others (creates /tmp/stress.done)
+ * All but burst, pace, share, marks, twin, modules and probes stop when
+ * /tmp/stress.done appears. In a pipeline only the last stage's stdout reaches the console, and the
  * console mixes the bytes of concurrent writers, so mix and fuzz append
  * their result, "mix: N rounds" or "fuzz: N runs, M failed", to
  * /tmp/stress.log in one write each.
@@ -364,6 +373,120 @@ static int modules(long n, const char *path)
 	return k < n;
 }
 
+#define PROBE_BATCH	8	/* functions at a time: 2 of the 16 fprobe
+				 * ids and 2 of the 16 probes each */
+
+/* Writes cmd to ctl; 1, or 0 (said) if it was refused. */
+static int ctl_try(int fd, const char *cmd)
+{
+	if (write(fd, cmd, strlen(cmd)) >= 0)
+		return 1;
+	warn("%s", cmd);
+	return 0;
+}
+
+/* Probes on fn[0..n): entry, return, a stacktrace on each; returns how
+ * many of the 4 n commands were refused. */
+static int probes_on(int fd, char **fn, int n)
+{
+	char cmd[160];
+	int refused = 0;
+
+	for (int i = 0; i < n; i++) {
+		snprintf(cmd, sizeof(cmd), "fprobe add pl%d %s a=arg0:str "
+			 "b=arg1:str", i, fn[i]);
+		refused += !ctl_try(fd, cmd);
+		snprintf(cmd, sizeof(cmd), "fprobe add pr%d %s%%return r=ret:str",
+			 i, fn[i]);
+		refused += !ctl_try(fd, cmd);
+		snprintf(cmd, sizeof(cmd), "probe sl%d stacktrace pl%d", i, i);
+		refused += !ctl_try(fd, cmd);
+		snprintf(cmd, sizeof(cmd), "probe sr%d stacktrace pr%d", i, i);
+		refused += !ctl_try(fd, cmd);
+	}
+	return refused;
+}
+
+/* Deletes the probes probes_on() made on n functions, and their ids with
+ * the records (clear). */
+static void probes_off(int fd, int n)
+{
+	char cmd[32];
+
+	ctl(fd, "unprobe *");
+	for (int i = 0; i < n; i++) {
+		snprintf(cmd, sizeof(cmd), "fprobe del pl%d", i);
+		ctl(fd, cmd);
+		snprintf(cmd, sizeof(cmd), "fprobe del pr%d", i);
+		ctl(fd, cmd);
+	}
+	ctl(fd, "clear");
+}
+
+/* What the tracer does under its locks, rounds times: a save (the trace
+ * file read to its end), stats, a marker. */
+static void tracer_work(int rounds)
+{
+	static const char *const files[] = { "/dev/ttrace/trace",
+					     "/dev/ttrace/stats" };
+	int mark = open("/dev/ttrace/marker", O_WRONLY);
+
+	if (mark < 0)
+		err(1, "/dev/ttrace/marker");
+	for (int r = 0; r < rounds; r++) {
+		for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+			int fd = open(files[f], O_RDONLY);
+
+			if (fd < 0)
+				err(1, "%s", files[f]);
+			drain(files[f], fd, 16384);
+			close(fd);
+		}
+		if (write(mark, "probes", 6) != 6)
+			err(1, "marker");
+	}
+	close(mark);
+}
+
+/* The probe torture (see the top); 0, or 1 if a command was refused. */
+static int probes(const char *path, int rounds)
+{
+	static char list[16384];
+	char *fn[512], *w, *nl;
+	int fd = open(path, O_RDONLY), ctlfd, n = 0, refused = 0, batches = 0;
+	long len;
+
+	if (fd < 0 || (len = read(fd, list, sizeof(list) - 1)) < 0)
+		err(1, "%s", path);
+	close(fd);
+	list[len] = 0;
+	for (w = list; *w && n < 512; w = nl + 1) {	/* a name a line */
+		if (!(nl = strchr(w, '\n'))) {
+			fprintf(stderr, "%s: no newline after %s\n", path, w);
+			return 1;
+		}
+		*nl = 0;
+		fn[n++] = w;
+	}
+	if ((ctlfd = open("/dev/ttrace/ctl", O_WRONLY)) < 0)
+		err(1, "/dev/ttrace/ctl");
+	for (int i = 0; i < n; i += PROBE_BATCH, batches++) {
+		int k = n - i < PROBE_BATCH ? n - i : PROBE_BATCH;
+
+		refused += probes_on(ctlfd, fn + i, k);
+		tracer_work(rounds);
+		probes_off(ctlfd, k);
+	}
+	close(ctlfd);
+	printf("probes: %d functions in %d batches, %d refused\n", n, batches,
+	       refused);
+	fflush(stdout);
+	if ((fd = open(DONE, O_WRONLY | O_CREAT)) < 0)
+		err(1, DONE);
+	close(fd);
+	return refused != 0;
+}
+
 /* Milliseconds since boot, from the tracer's clock: the version header's
  * TSC and its rate. */
 static uint64_t now_ms(void)
@@ -439,11 +562,14 @@ int main(int argc, char **argv)
 		return twin(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "marks"))
 		return marks(atoi(argv[2]), atoi(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "probes"))
+		return probes(argv[2], atoi(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "modules"))
 		return modules(strtol(argv[2], NULL, 10), argv[3]);
 	fprintf(stderr, "usage: tracestress load | toggle | resize | read | "
 		"mix | fuzz | save SECONDS [INTERVAL] | burst N | "
 		"pace ROUNDS N MS | share N | "
-		"marks N LEN | twin PATH | modules N PATH\n");
+		"marks N LEN | twin PATH | modules N PATH | "
+		"probes PATH ROUNDS\n");
 	return 2;
 }

@@ -210,17 +210,22 @@ TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_aux) == 16, "aux prefix");
 
 /* STATS payload: one CPU's ring counters (trace_ring.h defines them).
  * Files written before filtered existed have the first
- * TTRACE_FILE_STATS_MIN bytes only. */
+ * TTRACE_FILE_STATS_MIN bytes only, before str_dropped the first
+ * TTRACE_FILE_STATS_FILTERED. */
 struct ttrace_file_stats {
 	uint64_t written;		/*  0: records written */
 	uint64_t overwritten;		/*  8: lost to wrapping (overwrite) */
 	uint64_t dropped;		/* 16: refused when full (saturate) */
 	uint64_t filtered;		/* 24: kept out by a probe (no loss) */
+	uint64_t str_dropped;		/* 32: records whose probe string
+					 * aux was busy for (a loss) */
 };
 
 #define TTRACE_FILE_STATS_MIN	24	/* written, overwritten, dropped */
 
-TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_stats) == 32, "stats");
+#define TTRACE_FILE_STATS_FILTERED 32	/* ... and filtered */
+
+TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_stats) == 40, "stats");
 
 /* END payload. */
 struct ttrace_file_end {

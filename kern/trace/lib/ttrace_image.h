@@ -63,7 +63,8 @@ static inline void ttrace_image_stats(struct ttrace_file_stats *fs,
 				      const struct trace_ring_stats *st)
 {
 	*fs = (struct ttrace_file_stats){ st->written, st->overwritten,
-					  st->dropped, st->filtered };
+					  st->dropped, st->filtered,
+					  st->str_dropped };
 }
 
 /* A trace file being written, a piece per ttrace_image_step(). The
