@@ -16,6 +16,7 @@
  *		/tmp/stress.done
  *	resize	changes the ring size (bufsize) and mode every second
  *	read	reads every cpuN file and aux, over and over
+ *	readraw	the same with the rawN files (runs of records: no text)
  *	mix	spawns /bin/true, passes data through a pipe and writes,
  *		reads back and removes a /tmp file, round after round
  *	fuzz	runs `sysfuzz SEED 5000 2` again and again, a new seed
@@ -45,8 +46,11 @@
  *		their entry, a `str` one on their return and a stacktrace
  *		probe on each, while ROUNDS times it saves the trace (reads
  *		the trace file to its end), reads stats and writes markers;
- *		then the probes go and the rings are cleared. Prints
- *		"probes: N functions in B batches, R refused" and ends the
+ *		then the probes go and the rings are cleared (each batch
+ *		starts with "probes: batch B from NAME"). PATH's names
+ *		are separated by blanks. Prints "probes: N functions in B
+ *		batches, R refused, D strings dropped" (stats' strdropped
+ *		summed before each clear; -1: stats has none) and ends the
  *		others (creates /tmp/stress.done)
  * All but burst, pace, share, marks, twin, modules and probes stop when
  * /tmp/stress.done appears. In a pipeline only the last stage's stdout reaches the console, and the
@@ -54,6 +58,7 @@
  * their result, "mix: N rounds" or "fuzz: N runs, M failed", to
  * /tmp/stress.log in one write each.
  */
+#include <ctype.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,7 +165,9 @@ static long drain(const char *path, int fd, size_t n)
 	return total;
 }
 
-static int reader(void)
+/* Reads every CPU's file of kind (cpu: text, raw: runs) and aux, over and
+ * over, until done. */
+static int reader(const char *kind)
 {
 	char path[32];
 	long passes = 0;
@@ -169,7 +176,7 @@ static int reader(void)
 		for (int c = 0; ; c++) {
 			int fd;
 
-			snprintf(path, sizeof(path), "/dev/ttrace/cpu%d", c);
+			snprintf(path, sizeof(path), "/dev/ttrace/%s%d", kind, c);
 			if ((fd = open(path, O_RDONLY)) < 0)
 				break;
 			drain(path, fd, 1000 + (size_t)(passes * 37 % 5000));
@@ -448,38 +455,60 @@ static void tracer_work(int rounds)
 	close(mark);
 }
 
+/* The strings probes dropped since the last clear, every CPU's (stats'
+ * strdropped), or -1 if stats has none. */
+static long strings_dropped(void)
+{
+	static char text[8192];
+	int fd = open("/dev/ttrace/stats", O_RDONLY);
+	long len, sum = -1;
+
+	if (fd < 0 || (len = read(fd, text, sizeof(text) - 1)) < 0)
+		err(1, "/dev/ttrace/stats");
+	close(fd);
+	text[len] = 0;
+	for (char *at = text; (at = strstr(at, " strdropped ")); at++)
+		sum = (sum < 0 ? 0 : sum) + atoi(at + 12);
+	return sum;
+}
+
 /* The probe torture (see the top); 0, or 1 if a command was refused. */
 static int probes(const char *path, int rounds)
 {
 	static char list[16384];
-	char *fn[512], *w, *nl;
+	char *fn[512], *w;
 	int fd = open(path, O_RDONLY), ctlfd, n = 0, refused = 0, batches = 0;
-	long len;
+	long len, d, dropped = 0;
 
 	if (fd < 0 || (len = read(fd, list, sizeof(list) - 1)) < 0)
 		err(1, "%s", path);
 	close(fd);
 	list[len] = 0;
-	for (w = list; *w && n < 512; w = nl + 1) {	/* a name a line */
-		if (!(nl = strchr(w, '\n'))) {
-			fprintf(stderr, "%s: no newline after %s\n", path, w);
-			return 1;
-		}
-		*nl = 0;
+	for (w = list; *w && n < 512; w++) {	/* names between blanks */
+		if (isspace(*w))
+			continue;
 		fn[n++] = w;
+		while (w[1] && !isspace(w[1]))
+			w++;
+		if (w[1])
+			*++w = 0;
 	}
 	if ((ctlfd = open("/dev/ttrace/ctl", O_WRONLY)) < 0)
 		err(1, "/dev/ttrace/ctl");
 	for (int i = 0; i < n; i += PROBE_BATCH, batches++) {
 		int k = n - i < PROBE_BATCH ? n - i : PROBE_BATCH;
 
+		printf("probes: batch %d from %s\n", batches, fn[i]);
+		fflush(stdout);
 		refused += probes_on(ctlfd, fn + i, k);
 		tracer_work(rounds);
+		d = strings_dropped();	/* before the clear resets it */
+		dropped = dropped < 0 || d < 0 ? -1 : dropped + d;
 		probes_off(ctlfd, k);
 	}
 	close(ctlfd);
-	printf("probes: %d functions in %d batches, %d refused\n", n, batches,
-	       refused);
+	printf("probes: %d functions in %d batches, %d refused, %ld strings "
+	       "dropped\n", n, batches, refused, dropped);
 	fflush(stdout);
 	if ((fd = open(DONE, O_WRONLY | O_CREAT)) < 0)
 		err(1, DONE);
@@ -543,7 +572,9 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "resize"))
 		return resize();
 	if (argc == 2 && !strcmp(argv[1], "read"))
-		return reader();
+		return reader("cpu");
+	if (argc == 2 && !strcmp(argv[1], "readraw"))
+		return reader("raw");
 	if (argc == 2 && !strcmp(argv[1], "mix"))
 		return mix();
 	if (argc == 2 && !strcmp(argv[1], "fuzz"))
@@ -567,7 +598,7 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "modules"))
 		return modules(strtol(argv[2], NULL, 10), argv[3]);
 	fprintf(stderr, "usage: tracestress load | toggle | resize | read | "
-		"mix | fuzz | save SECONDS [INTERVAL] | burst N | "
+		"readraw | mix | fuzz | save SECONDS [INTERVAL] | burst N | "
 		"pace ROUNDS N MS | share N | "
 		"marks N LEN | twin PATH | modules N PATH | "
 		"probes PATH ROUNDS\n");
