@@ -226,7 +226,7 @@ static void write_cpu(struct ttrace_file_writer *w, uint32_t c)
 	unsigned split = c == 1 ? LOSS_FIRST : b->n;
 	struct ttrace_file_run h = { .first = c ? 0 : BEFORE_N, .count = split,
 				     .type = TTRACE_FILE_SEC_RECORDS };
-	struct ttrace_file_stats st = { b->n + BEFORE_N, BEFORE_N, 0, 0 };
+	struct ttrace_file_stats st = { b->n + BEFORE_N, BEFORE_N, 0, 0, 0 };
 	struct ttrace_file_run l = { .first = LOSS_FIRST, .count = LOST_N,
 				     .type = TTRACE_FILE_SEC_LOSS,
 				     .reason = TTRACE_LOSS_OVERWRITTEN };

@@ -519,10 +519,7 @@ static void sample_build(struct sample *s)
 		struct trace_ring_stats st;
 
 		trace_ring_stats(&g.ring[c], &st);
-		s->stats[c] = (struct ttrace_file_stats){ st.written,
-							  st.overwritten,
-							  st.dropped,
-							  st.filtered };
+		ttrace_image_stats(&s->stats[c], &st);
 		s->head[c] = st.head;
 	}
 	ttrace_aux_snapshot(&g.aux, NULL, s->aux_snap, sizeof(s->aux_snap),
@@ -2096,13 +2093,13 @@ static void il_put(uint32_t c, uint64_t ts, uint64_t tag, bool wide)
 }
 
 /*
- * STATS with and without filtered (added after the first 24 bytes): a
- * reader takes both, and knows which one it has; shorter or unaligned
- * ones are refused.
+ * STATS with and without filtered (added after the first 24 bytes) and
+ * str_dropped (after 32): a reader takes all three, and knows which one
+ * it has; shorter or unaligned ones are refused.
  */
 static int test_stats_filtered(void)
 {
-	static const struct ttrace_file_stats st = { 10, 2, 3, 77 };
+	static const struct ttrace_file_stats st = { 10, 2, 3, 77, 5 };
 	struct obuf o = { 0 };
 	struct ttrace_file_writer w;
 	struct ttrace_file_error e;
@@ -2113,6 +2110,8 @@ static int test_stats_filtered(void)
 	ttrace_file_write_section(&w, TTRACE_FILE_SEC_STATS, 0, &st,
 				  TTRACE_FILE_STATS_MIN);
 	ttrace_file_write_section(&w, TTRACE_FILE_SEC_STATS, 1, &st,
+				  TTRACE_FILE_STATS_FILTERED);
+	ttrace_file_write_section(&w, TTRACE_FILE_SEC_STATS, 2, &st,
 				  sizeof(st));
 	HT_CHECK(ttrace_file_write_end(&w) == 0);
 	if (ttload_buffer(&t, o.p, o.len, &e))
@@ -2121,11 +2120,17 @@ static int test_stats_filtered(void)
 		 t.cpus[0].stats.written == 10 && t.cpus[0].stats.dropped == 3 &&
 		 t.cpus[0].stats.filtered == 0);
 	HT_CHECK(t.cpus[1].has_stats && t.cpus[1].has_filtered &&
+		 !t.cpus[1].has_str_dropped &&
 		 t.cpus[1].stats.overwritten == 2 &&
-		 t.cpus[1].stats.filtered == 77);
+		 t.cpus[1].stats.filtered == 77 &&
+		 t.cpus[1].stats.str_dropped == 0);
+	HT_CHECK(t.cpus[2].has_filtered && t.cpus[2].has_str_dropped &&
+		 t.cpus[2].stats.filtered == 77 &&
+		 t.cpus[2].stats.str_dropped == 5);
 	ttload_free(&t);
 	for (size_t len = 16; len < sizeof(st); len += 4) {
-		if (len == TTRACE_FILE_STATS_MIN)
+		if (len == TTRACE_FILE_STATS_MIN ||
+		    len == TTRACE_FILE_STATS_FILTERED)
 			continue;
 		head_file(&w, &o);
 		ttrace_file_write_section(&w, TTRACE_FILE_SEC_STATS, 0, &st,
@@ -2342,8 +2347,7 @@ static int test_dump_snapshot(void)
 
 		ttrace_image_write_ring(&w, &rings[i], i, buf, ARRAY_SIZE(buf));
 		trace_ring_stats(&rings[i], &st);
-		fs = (struct ttrace_file_stats){ st.written, st.overwritten,
-						 st.dropped, st.filtered };
+		ttrace_image_stats(&fs, &st);
 		ttrace_file_write_section(&w, TTRACE_FILE_SEC_STATS, i, &fs,
 					  sizeof(fs));
 	}
