@@ -655,21 +655,43 @@ static const char *fp_add(struct ttrace *t, const struct ttrace_fprobe_spec *s)
 	return go_live(t, i, s, site);
 }
 
-/* fprobe del NAME. ctl mutex held. */
-static const char *fp_del(struct ttrace *t, const char *name)
+/* The live slots fprobe del NAME deletes (NAME "*": every one), as a bit
+ * per slot in *del; NULL, or why none is (nothing changed). */
+static const char *slots_to_del(const char *name, uint32_t *del)
 {
 	int i = slot_named(name, FP_LIVE);
-	uint32_t id;
 
-	if (i < 0)
+	*del = 0;
+	for (unsigned s = 0; s < FP_N; s++)
+		if (slots[s].state == FP_LIVE &&
+		    (s == (unsigned)i || !strcmp(name, "*")))
+			*del |= 1u << s;
+	if (!*del && strcmp(name, "*"))
 		return "fprobe: no such function probe";
-	id = FP_FIRST + (uint32_t)i;
-	if (READ_ONCE(ttrace_probes[id]))
-		return "fprobe: probes are attached to it (unprobe them first)";
-	slots[i].state = FP_DEAD;
-	t->enabled[id] = 0;
-	ttrace_rearm_locked(t);	/* its site: the NOP, or the graph's */
-	ttrace_grace_period(t);	/* no CPU is still in its hit path */
+	for (uint32_t m = *del; m; m &= m - 1)
+		if (READ_ONCE(ttrace_probes[FP_FIRST + __builtin_ctz(m)]))
+			return "fprobe: probes are attached to it (unprobe them "
+			       "first)";
+	return NULL;
+}
+
+/* fprobe del NAME, or * (every probe, with one grace period). ctl mutex
+ * held. */
+static const char *fp_del(struct ttrace *t, const char *name)
+{
+	uint32_t del;
+	const char *why = slots_to_del(name, &del);
+
+	if (why || !del)
+		return why;
+	for (uint32_t m = del; m; m &= m - 1) {
+		unsigned i = (unsigned)__builtin_ctz(m);
+
+		slots[i].state = FP_DEAD;
+		t->enabled[FP_FIRST + i] = 0;
+	}
+	ttrace_rearm_locked(t);	/* their sites: the NOP, or the graph's */
+	ttrace_grace_period(t);	/* no CPU is still in their hit path */
 	return NULL;
 }
 

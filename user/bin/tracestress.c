@@ -380,6 +380,19 @@ static int modules(long n, const char *path)
 	return k < n;
 }
 
+/* Milliseconds since boot, from the tracer's clock: the version header's
+ * TSC and its rate. */
+static uint64_t now_ms(void)
+{
+	struct ttrace_version v;
+	int fd = open("/dev/ttrace/version", O_RDONLY);
+
+	if (fd < 0 || read(fd, &v, sizeof(v)) != sizeof(v) || v.tsc_hz < 1000)
+		err(1, "/dev/ttrace/version");
+	close(fd);
+	return (v.tsc_now - v.tsc_boot) / (v.tsc_hz / 1000);
+}
+
 #define PROBE_BATCH	8	/* functions at a time: 2 of the 16 fprobe
 				 * ids and 2 of the 16 probes each */
 
@@ -414,19 +427,12 @@ static int probes_on(int fd, char **fn, int n)
 	return refused;
 }
 
-/* Deletes the probes probes_on() made on n functions, and their ids with
- * the records (clear). */
-static void probes_off(int fd, int n)
+/* Deletes the probes probes_on() made, and their ids with the records
+ * (clear). */
+static void probes_off(int fd)
 {
-	char cmd[32];
-
 	ctl(fd, "unprobe *");
-	for (int i = 0; i < n; i++) {
-		snprintf(cmd, sizeof(cmd), "fprobe del pl%d", i);
-		ctl(fd, cmd);
-		snprintf(cmd, sizeof(cmd), "fprobe del pr%d", i);
-		ctl(fd, cmd);
-	}
+	ctl(fd, "fprobe del *");
 	ctl(fd, "clear");
 }
 
@@ -479,6 +485,7 @@ static int probes(const char *path, int rounds)
 	char *fn[512], *w;
 	int fd = open(path, O_RDONLY), ctlfd, n = 0, refused = 0, batches = 0;
 	long len, d, dropped = 0;
+	uint64_t ms[3] = { 0 }, t[4];	/* probes on, work, probes off */
 
 	if (fd < 0 || (len = read(fd, list, sizeof(list) - 1)) < 0)
 		err(1, "%s", path);
@@ -500,33 +507,28 @@ static int probes(const char *path, int rounds)
 
 		printf("probes: batch %d from %s\n", batches, fn[i]);
 		fflush(stdout);
+		t[0] = now_ms();
 		refused += probes_on(ctlfd, fn + i, k);
+		t[1] = now_ms();
 		tracer_work(rounds);
 		d = strings_dropped();	/* before the clear resets it */
 		dropped = dropped < 0 || d < 0 ? -1 : dropped + d;
-		probes_off(ctlfd, k);
+		t[2] = now_ms();
+		probes_off(ctlfd);
+		t[3] = now_ms();
+		for (int p = 0; p < 3; p++)
+			ms[p] += t[p + 1] - t[p];
 	}
 	close(ctlfd);
 	printf("probes: %d functions in %d batches, %d refused, %ld strings "
-	       "dropped\n", n, batches, refused, dropped);
+	       "dropped; %llu ms adding, %llu working, %llu removing\n", n,
+	       batches, refused, dropped, (unsigned long long)ms[0],
+	       (unsigned long long)ms[1], (unsigned long long)ms[2]);
 	fflush(stdout);
 	if ((fd = open(DONE, O_WRONLY | O_CREAT)) < 0)
 		err(1, DONE);
 	close(fd);
 	return refused != 0;
-}
-
-/* Milliseconds since boot, from the tracer's clock: the version header's
- * TSC and its rate. */
-static uint64_t now_ms(void)
-{
-	struct ttrace_version v;
-	int fd = open("/dev/ttrace/version", O_RDONLY);
-
-	if (fd < 0 || read(fd, &v, sizeof(v)) != sizeof(v) || v.tsc_hz < 1000)
-		err(1, "/dev/ttrace/version");
-	close(fd);
-	return (v.tsc_now - v.tsc_boot) / (v.tsc_hz / 1000);
 }
 
 static int save(int seconds, int interval)
