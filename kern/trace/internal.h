@@ -248,6 +248,8 @@ void ttrace_rearm_locked(struct ttrace *t);
 int ttrace_probe_attach_locked(struct ttrace *t, uint32_t id,
 			       ttrace_probe_fn fn, void *arg);
 unsigned ttrace_probe_detach_arg_locked(struct ttrace *t, void *arg);
+unsigned ttrace_probe_detach_args_locked(struct ttrace *t, void *const *args,
+					 size_t n);
 
 /*
  * Snapshot sets (snapset.c): a frozen copy of every CPU's ring, taken
