@@ -158,16 +158,17 @@ notrace uintptr_t fgraph_exit(uint64_t rv)
 
 	cmb();			/* read the frame before releasing it */
 	bit = ttrace_hook_enter();
-	if (unlikely(!bit))
+	if (unlikely(!bit)) {
 		WRITE_ONCE(sh->depth, d);
-	else if (!(slot & FGRAPH_TAG_NOGRAPH))
+		return ret;
+	}
+	if (!(slot & FGRAPH_TAG_NOGRAPH)) {
 		graph_exit(sh, d, func, slot, rv);
-	else {
+	} else {
 		WRITE_ONCE(sh->depth, d);	/* a probe's frame: no func_exit */
 		fprobe_return(func, d, slot, rv);
 	}
-	if (bit)
-		ttrace_hook_exit(bit);
+	ttrace_hook_exit(bit);
 	return ret;
 }
 
