@@ -110,12 +110,10 @@ out:
  * hook (ttrace_hook_enter()). Any context, on the function's own stack. */
 notrace void fgraph_entry(uintptr_t *parent, uintptr_t func)
 {
-	uint32_t bit = ttrace_hook_enter();
-
-	if (!bit)
+	if (!ttrace_hook_enter())
 		return;
 	hook(parent, func, FGRAPH_HOOK_GRAPH, 0);
-	ttrace_hook_exit(bit);
+	ttrace_hook_exit();
 }
 
 /* See internal.h (fprobe_entry()'s way to the shadow stack, inside its
@@ -152,13 +150,12 @@ notrace uintptr_t fgraph_exit(uint64_t rv)
 {
 	struct kthread *kt = fgraph_thread();
 	struct fgraph_shadow *sh = &kt->fgraph;
-	uint32_t d = sh->depth - 1, bit;
+	uint32_t d = sh->depth - 1;
 	uintptr_t ret = sh->frames[d].ret, func = sh->frames[d].func;
 	uintptr_t slot = (uintptr_t)sh->frames[d].slot;
 
 	cmb();			/* read the frame before releasing it */
-	bit = ttrace_hook_enter();
-	if (unlikely(!bit)) {
+	if (unlikely(!ttrace_hook_enter())) {
 		WRITE_ONCE(sh->depth, d);
 		return ret;
 	}
@@ -168,7 +165,7 @@ notrace uintptr_t fgraph_exit(uint64_t rv)
 		WRITE_ONCE(sh->depth, d);	/* a probe's frame: no func_exit */
 		fprobe_return(func, d, slot, rv);
 	}
-	ttrace_hook_exit(bit);
+	ttrace_hook_exit();
 	return ret;
 }
 

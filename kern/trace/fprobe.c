@@ -396,12 +396,10 @@ static __always_inline void entry(uintptr_t *parent, uintptr_t func,
  * Any context, on the function's stack. */
 void fprobe_entry(uintptr_t *parent, uintptr_t func, const uint64_t *regs)
 {
-	uint32_t bit = ttrace_hook_enter();
-
-	if (!bit)
+	if (!ttrace_hook_enter())
 		return;
 	entry(parent, func, regs);
-	ttrace_hook_exit(bit);
+	ttrace_hook_exit();
 }
 
 /* Whether return probe fp of a frame pushed for func is still on it: not

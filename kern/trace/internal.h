@@ -561,40 +561,44 @@ static __always_inline void fgraph_overflow(void)
 /*
  * The function hooks' recursion guard, as Linux's
  * ftrace_test_recursion_trylock(): fprobe_entry(), the graph tracer's
- * entry and exit and the stack tracer's entry run inside it. A bit per
- * interrupt nesting level (irq_depth) of this CPU's ttrace_hooks says a
- * hook runs there; a hook called while its level's bit is set was
+ * entry and exit and the stack tracer's entry run inside it. Bit
+ * irq_depth % 32 of this CPU's ttrace_hooks says a hook runs at that
+ * interrupt nesting level; a hook that finds its level's bit set was
  * reached from inside a hook (a traceable function the tracer calls, a
- * probe's string copy, a probe callback) and does nothing but count
- * itself in fgraph_recursions (`recursions` in /dev/ttrace/funcs). An
- * interrupt taken inside a hook has a level of its own, so its functions
- * are traced. Returns the bit to give back to ttrace_hook_exit(), or 0:
- * do nothing. Any context; the hook does not sleep, so it ends on this
- * CPU.
+ * probe callback's) and does nothing but count itself in
+ * fgraph_recursions (`recursions` in /dev/ttrace/funcs). An interrupt
+ * taken inside a hook has a level of its own, so its functions are
+ * traced. Returns whether the hook may run; then ttrace_hook_exit() ends
+ * it, at the same level (interrupts put irq_depth back). Any context; a
+ * hook does not sleep, so it ends on this CPU.
  */
 extern uint64_t fgraph_recursions;
 
-static __always_inline uint32_t ttrace_hook_enter(void)
+static __always_inline uint32_t hook_bit(const struct per_cpu_info *p)
+{
+	return 1u << (READ_ONCE(p->irq_depth) & 31);
+}
+
+static __always_inline bool ttrace_hook_enter(void)
 {
 	struct per_cpu_info *p = this_cpu();
-	uint32_t bit = 1u << MIN(p->irq_depth, 31u);
-	uint32_t in = READ_ONCE(p->ttrace_hooks);
+	uint32_t bit = hook_bit(p), in = READ_ONCE(p->ttrace_hooks);
 
 	if (unlikely(in & bit)) {
 		__atomic_fetch_add(&fgraph_recursions, 1, __ATOMIC_RELAXED);
-		return 0;
+		return false;
 	}
 	/* an interrupt between the load and the store sets and clears a
 	 * bit of its own: in is still right when it returns */
 	WRITE_ONCE(p->ttrace_hooks, in | bit);
-	return bit;
+	return true;
 }
 
-static __always_inline void ttrace_hook_exit(uint32_t bit)
+static __always_inline void ttrace_hook_exit(void)
 {
 	struct per_cpu_info *p = this_cpu();
 
-	WRITE_ONCE(p->ttrace_hooks, READ_ONCE(p->ttrace_hooks) & ~bit);
+	WRITE_ONCE(p->ttrace_hooks, READ_ONCE(p->ttrace_hooks) & ~hook_bit(p));
 }
 
 /*

@@ -332,13 +332,11 @@ notrace void ttrace_stack_check(uintptr_t *parent)
  * use; nothing inside another hook (ttrace_hook_enter()). */
 notrace void ttrace_stack_entry(uintptr_t *parent, uintptr_t func)
 {
-	uint32_t bit = ttrace_hook_enter();
-
 	(void)func;
-	if (!bit)
+	if (!ttrace_hook_enter())
 		return;
 	ttrace_stack_check(parent);
-	ttrace_hook_exit(bit);
+	ttrace_hook_exit();
 }
 
 /* Zeroes every CPU's deepest stack. ctl mutex held. */
