@@ -237,6 +237,8 @@ static int sync_ring(struct ttlive *l, struct ttlive_cpu *c, uint32_t cpu)
 	c->ring.dropped_at_clear = READ_ONCE(g->dropped_at_clear);
 	c->ring.filtered = READ_ONCE(g->filtered);
 	c->ring.filtered_at_clear = READ_ONCE(g->filtered_at_clear);
+	c->ring.str_dropped = READ_ONCE(g->str_dropped);
+	c->ring.str_dropped_at_clear = READ_ONCE(g->str_dropped_at_clear);
 	return 0;
 }
 

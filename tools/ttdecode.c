@@ -157,6 +157,8 @@ static void print_ring(const struct ttload *t, uint32_t c)
 		       ull(cpu->stats.dropped));
 	if (cpu->has_filtered)
 		printf(", filtered %llu", ull(cpu->stats.filtered));
+	if (cpu->has_str_dropped)
+		printf(", strings dropped %llu", ull(cpu->stats.str_dropped));
 	if (cpu->has_ring)
 		printf(" (the ring since index %llu: %llu entries, %s)",
 		       ull(cpu->stats.start), ull(cpu->stats.entries),

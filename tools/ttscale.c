@@ -197,6 +197,8 @@ static int scale_write(const struct ttload *t, uint64_t n, FILE *out)
 		if (t->cpus[c].has_stats)
 			ttrace_file_write_section(&s.w, TTRACE_FILE_SEC_STATS, c,
 						  &t->cpus[c].stats,
+						  t->cpus[c].has_str_dropped ?
+						  TTRACE_FILE_STATS_STR_DROPPED :
 						  t->cpus[c].has_filtered ?
 						  TTRACE_FILE_STATS_FILTERED :
 						  TTRACE_FILE_STATS_MIN);

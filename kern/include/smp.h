@@ -24,6 +24,9 @@ struct per_cpu_info {
 	uint64_t ttrace_ctx;		/* context word of records here */
 	struct trace_ring *ttrace_ring;	/* this CPU's trace ring */
 	uint32_t irq_depth;		/* nesting of interrupts/exceptions */
+	uint32_t ttrace_hooks;		/* bit irq_depth % 32: a function
+					 * hook runs at that interrupt level
+					 * (kern/trace/internal.h) */
 	bool online;
 	uint64_t ticks;			/* LAPIC timer ticks on this CPU */
 	uintptr_t stack_top;

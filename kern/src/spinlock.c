@@ -67,8 +67,11 @@ void spin_unlock_irqrestore(struct spinlock *l, uint64_t flags)
 	arch_irq_restore(flags);
 }
 
-/* Takes a read reference; waits while a writer holds or waits for the lock. */
-void rlock(struct rwlock *l)
+/* Takes a read reference; waits while a writer holds or waits for the lock.
+ * The rwlock functions are notrace: the tracer's rings and aux take them
+ * on every read and in a probe's hit (docs/probes.md, "What cannot be
+ * probed"). */
+notrace void rlock(struct rwlock *l)
 {
 	uint32_t s = READ_ONCE(l->state);
 	uint64_t start = 0;
@@ -101,14 +104,14 @@ notrace bool rtrylock(struct rwlock *l)
 	return true;
 }
 
-void runlock(struct rwlock *l)
+notrace void runlock(struct rwlock *l)
 {
 	atomic_add(&l->state, -1u);
 }
 
 /* wlock() when the lock was not free: announces itself with RW_WAITING so
  * new readers hold off, then waits for the readers in flight to leave. */
-void wlock_wait(struct rwlock *l)
+notrace void wlock_wait(struct rwlock *l)
 {
 	uint32_t s = READ_ONCE(l->state);
 	uint64_t start = 0;

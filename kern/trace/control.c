@@ -537,9 +537,10 @@ void ttrace_stats_text(struct seqbuf *s)
 		ttrace_ring_get_stats(t, c, &st);
 		edge_ts(t, c, &oldest, &newest);
 		seqbuf_printf(s, "cpu%u written %lu overwritten %lu dropped %lu "
-			"filtered %lu entries %lu oldest %lu newest %lu\n", c,
-			st.written, st.overwritten, st.dropped, st.filtered,
-			st.nentries, oldest, newest);
+			"filtered %lu strdropped %lu entries %lu oldest %lu "
+			"newest %lu\n", c, st.written, st.overwritten,
+			st.dropped, st.filtered, st.str_dropped, st.nentries,
+			oldest, newest);
 	}
 	seqbuf_printf(s, "aux bytes %lu size %lu dropped %lu\n", bytes,
 		      aux_size, dropped);

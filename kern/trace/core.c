@@ -460,6 +460,23 @@ void ttrace_aux_blob(struct ttrace *t, unsigned tag, uint64_t ident,
 	aux_blob(t, tag, ident, p, n);
 }
 
+/* See internal.h: aux_blob() that never waits, for a probe's hit. */
+bool ttrace_aux_blob_try(struct ttrace *t, unsigned tag, uint64_t ident,
+			 const void *p, size_t n)
+{
+	uint64_t flags;
+
+	if (!t->aux_mem)
+		return true;	/* no aux: nothing is ever written */
+	flags = arch_irq_save_raw();
+	if (!wtrylock(&t->aux_lock)) {
+		arch_irq_restore_raw(flags);
+		return false;
+	}
+	aux_blob_locked(t, tag, ident, p, n, flags);
+	return true;
+}
+
 /* The string's scan is inline too (no call on the common path). */
 void ttrace_aux_string(unsigned tag, uint64_t ident, const char *str)
 {

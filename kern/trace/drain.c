@@ -50,6 +50,7 @@
 #include <seqbuf.h>
 #include <spinlock.h>
 #include <ttrace.h>
+#include <kmsg.h>
 #include <ttrace_file.h>
 #include <ttrace_image.h>
 #include <abi/errno.h>
@@ -218,6 +219,12 @@ static void drain_main(void *arg)
 			WRITE_ONCE(drain.sleeps, drain.sleeps + 1);
 			ksleep_ticks(DRAIN_TICKS);
 		} else {
+			/* a grace period waits for this CPU's routine kernel
+			 * messages: a drain that never catches up (a probe on
+			 * what it calls makes records as fast as it drains
+			 * them) must not hold every ctl write until the host
+			 * channel is full */
+			process_routine_kmsgs();
 			yield();
 		}
 	}

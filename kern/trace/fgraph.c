@@ -52,6 +52,7 @@ static char filter[TTRACE_CTL_MAX_LEN + 1] = "*";	/* ctl mutex */
 static uint8_t *selected;	/* bit per site; NULL: all (filter "*") */
 static uint64_t filter_gen;	/* ctl mutex: bumped by each filter */
 uint64_t fgraph_overflows;	/* calls too deep for the shadow stack */
+uint64_t fgraph_recursions;	/* hooks refused inside a hook (internal.h) */
 bool fgraph_shared;		/* the graph or the stack tracer is on
 				 * (done.on || done.stack) */
 static struct {
@@ -105,14 +106,18 @@ out:
 }
 
 /* Called by a live function site (through the trampoline) with the
- * address of the function's return address slot. Any context, on the
- * function's own stack. */
+ * address of the function's return address slot; nothing inside another
+ * hook (ttrace_hook_enter()). Any context, on the function's own stack. */
 notrace void fgraph_entry(uintptr_t *parent, uintptr_t func)
 {
+	if (!ttrace_hook_enter())
+		return;
 	hook(parent, func, FGRAPH_HOOK_GRAPH, 0);
+	ttrace_hook_exit();
 }
 
-/* See internal.h (fprobe_entry()'s way to the shadow stack). */
+/* See internal.h (fprobe_entry()'s way to the shadow stack, inside its
+ * recursion guard). */
 notrace void fgraph_hook(uintptr_t *parent, uintptr_t func, unsigned kind,
 			 uint32_t rmask)
 {
@@ -139,7 +144,10 @@ static __attribute__((noinline)) void graph_exit(struct fgraph_shadow *sh,
 /* Where a hooked function returns (through the return trampoline), with
  * its return value rv: puts the real return address in *real, the
  * trampoline's frame's return address word, before anything else (so a
- * walk from a return probe's stacktrace finds it there), then records. */
+ * walk from a return probe's stacktrace finds it there). The frame is
+ * released in any case; its records are made inside the recursion guard
+ * (a hook never pushes a frame inside another, so it is free here unless
+ * something is badly wrong: then nothing is recorded, and it counts). */
 notrace void fgraph_exit(uint64_t rv, uintptr_t *real)
 {
 	struct kthread *kt = fgraph_thread();
@@ -150,12 +158,17 @@ notrace void fgraph_exit(uint64_t rv, uintptr_t *real)
 
 	*real = sh->frames[d].ret;
 	cmb();			/* read the frame before releasing it */
-	if (!(slot & FGRAPH_TAG_NOGRAPH)) {
-		graph_exit(sh, d, func, slot, rv);
+	if (unlikely(!ttrace_hook_enter())) {
+		WRITE_ONCE(sh->depth, d);
 		return;
 	}
-	WRITE_ONCE(sh->depth, d);	/* a probe's frame: no func_exit */
-	fprobe_return(func, d, slot, rv);
+	if (!(slot & FGRAPH_TAG_NOGRAPH)) {
+		graph_exit(sh, d, func, slot, rv);
+	} else {
+		WRITE_ONCE(sh->depth, d);	/* a probe's frame: no func_exit */
+		fprobe_return(func, d, slot, rv);
+	}
+	ttrace_hook_exit();
 }
 
 /* See fgraph.h. Any context; s is the walked thread's, which does not
@@ -363,6 +376,7 @@ void fgraph_state_text(struct seqbuf *s)
 		sel += site_selected(i);
 	fgraph_counts(&sites, &live);
 	seqbuf_printf(s, "filter %s\nfunctions %lu\nselected %lu\nlive %lu\n"
-		      "overflows %lu\n", filter, sites, sel, live,
-		      __atomic_load_n(&fgraph_overflows, __ATOMIC_RELAXED));
+		      "overflows %lu\nrecursions %lu\n", filter, sites, sel,
+		      live, __atomic_load_n(&fgraph_overflows, __ATOMIC_RELAXED),
+		      __atomic_load_n(&fgraph_recursions, __ATOMIC_RELAXED));
 }

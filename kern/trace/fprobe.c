@@ -232,6 +232,16 @@ static uint64_t str_refused[2];
 static const char *const refusal_text[2] = { "(bad address)",
 					     "(not kernel RAM)" };
 
+/* The n bytes at s in t's aux as marker id, if its lock is free at once:
+ * a hit never waits (this CPU may hold it for reading, under the hit);
+ * else the string is dropped, counted in this CPU's ring (str_dropped in
+ * stats and STATS), and the record's word names a marker aux lacks. */
+static void put_marker(struct ttrace *t, uint64_t id, const char *s, size_t n)
+{
+	if (!ttrace_aux_blob_try(t, TTRACE_AUX_USER_MARKER, id, s, n))
+		trace_ring_count_str_dropped(this_cpu()->ttrace_ring);
+}
+
 /* The string at p in aux as a marker record; returns its id. A string
  * not read is counted, its marker saying why. */
 static uint64_t put_str(uintptr_t p, bool user)
@@ -243,12 +253,12 @@ static uint64_t put_str(uintptr_t p, bool user)
 	const char *why;
 
 	if (n >= 0) {
-		ttrace_aux_blob(t, TTRACE_AUX_USER_MARKER, id, buf, (size_t)n);
+		put_marker(t, id, buf, (size_t)n);
 		return id;
 	}
 	__atomic_fetch_add(&str_refused[-1 - n], 1, __ATOMIC_RELAXED);
 	why = refusal_text[-1 - n];
-	ttrace_aux_blob(t, TTRACE_AUX_USER_MARKER, id, why, strlen(why));
+	put_marker(t, id, why, strlen(why));
 	return id;
 }
 
@@ -388,12 +398,9 @@ static __attribute__((noinline, cold)) void entry_slow(
 	fgraph_hook(parent, func, kind, rmask);
 }
 
-/* Called by a site fprobe_trampoline made live (ttrace_fgraph.S), with the
- * return address slot, the function and its saved argument registers:
- * for the function's return probes, pushes a shadow frame that names
- * them (fprobe_return()); records its entry probes. Any context, on the
- * function's stack. */
-void fprobe_entry(uintptr_t *parent, uintptr_t func, const uint64_t *regs)
+/* fprobe_entry() inside the recursion guard. */
+static __always_inline void entry(uintptr_t *parent, uintptr_t func,
+				  const uint64_t *regs)
 {
 	uint32_t mine = 0, emask, rmask, d;
 	struct kthread *kt;
@@ -423,8 +430,22 @@ void fprobe_entry(uintptr_t *parent, uintptr_t func, const uint64_t *regs)
 	}
 	if (unlikely(emask & (emask - 1)))
 		fire_entries(emask, regs);
-	else if (emask)		/* the one entry probe, as a tail call */
+	else if (emask)		/* the one entry probe */
 		fire_entry(&slots[__builtin_ctz(emask)], regs);
+}
+
+/* Called by a site fprobe_trampoline made live (ttrace_fgraph.S), with the
+ * return address slot, the function and its saved argument registers:
+ * for the function's return probes, pushes a shadow frame that names
+ * them (fprobe_return()); records its entry probes. Nothing inside
+ * another hook (ttrace_hook_enter(): a function the hit calls, probed).
+ * Any context, on the function's stack. */
+void fprobe_entry(uintptr_t *parent, uintptr_t func, const uint64_t *regs)
+{
+	if (!ttrace_hook_enter())
+		return;
+	entry(parent, func, regs);
+	ttrace_hook_exit();
 }
 
 /* Whether return probe fp of a frame pushed for func is still on it: not
@@ -705,21 +726,43 @@ static const char *fp_add(struct ttrace *t,
 	return go_live(t, i, s, site);
 }
 
-/* fprobe del NAME. ctl mutex held. */
-static const char *fp_del(struct ttrace *t, const char *name)
+/* The live slots fprobe del NAME deletes (NAME "*": every one), as a bit
+ * per slot in *del; NULL, or why none is (nothing changed). */
+static const char *slots_to_del(const char *name, uint32_t *del)
 {
 	int i = slot_named(name, FP_LIVE);
-	uint32_t id;
 
-	if (i < 0)
+	*del = 0;
+	for (unsigned s = 0; s < FP_N; s++)
+		if (slots[s].state == FP_LIVE &&
+		    (s == (unsigned)i || !strcmp(name, "*")))
+			*del |= 1u << s;
+	if (!*del && strcmp(name, "*"))
 		return "fprobe: no such function probe";
-	id = FP_FIRST + (uint32_t)i;
-	if (READ_ONCE(ttrace_probes[id]))
-		return "fprobe: probes are attached to it (unprobe them first)";
-	slots[i].state = FP_DEAD;
-	t->enabled[id] = 0;
-	ttrace_rearm_locked(t);	/* its site: the NOP, or the graph's */
-	ttrace_grace_period(t);	/* no CPU is still in its hit path */
+	for (uint32_t m = *del; m; m &= m - 1)
+		if (READ_ONCE(ttrace_probes[FP_FIRST + __builtin_ctz(m)]))
+			return "fprobe: probes are attached to it (unprobe them "
+			       "first)";
+	return NULL;
+}
+
+/* fprobe del NAME, or * (every probe, with one grace period). ctl mutex
+ * held. */
+static const char *fp_del(struct ttrace *t, const char *name)
+{
+	uint32_t del;
+	const char *why = slots_to_del(name, &del);
+
+	if (why || !del)
+		return why;
+	for (uint32_t m = del; m; m &= m - 1) {
+		unsigned i = (unsigned)__builtin_ctz(m);
+
+		slots[i].state = FP_DEAD;
+		t->enabled[FP_FIRST + i] = 0;
+	}
+	ttrace_rearm_locked(t);	/* their sites: the NOP, or the graph's */
+	ttrace_grace_period(t);	/* no CPU is still in their hit path */
 	return NULL;
 }
 

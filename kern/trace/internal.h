@@ -236,6 +236,12 @@ void ttrace_early_adopt(struct ttrace *t);
 /* The aux buffer and the rings (ttrace.c). */
 void ttrace_aux_blob(struct ttrace *t, unsigned tag, uint64_t ident,
 		     const void *p, size_t n);
+/* ttrace_aux_blob() for a probe's hit, which must not wait: the write
+ * lock is tried once, and if it is not free (a reader holds it, maybe
+ * under this very hit on this CPU, or another writer) nothing is written
+ * and it returns false. Any context. */
+bool ttrace_aux_blob_try(struct ttrace *t, unsigned tag, uint64_t ident,
+			 const void *p, size_t n);
 const struct ttrace_aux *ttrace_aux_unlocked(struct ttrace *t);
 int ttrace_aux_read(struct ttrace *t, void *out, size_t size,
 		    struct ttrace_aux_view *view);
@@ -260,6 +266,8 @@ void ttrace_rearm_locked(struct ttrace *t);
 int ttrace_probe_attach_locked(struct ttrace *t, uint32_t id,
 			       ttrace_probe_fn fn, void *arg);
 unsigned ttrace_probe_detach_arg_locked(struct ttrace *t, void *arg);
+unsigned ttrace_probe_detach_args_locked(struct ttrace *t, void *const *args,
+					 size_t n);
 
 /*
  * Snapshot sets (snapset.c): a frozen copy of every CPU's ring, taken
@@ -579,6 +587,49 @@ static __always_inline struct kthread *fgraph_thread(void)
 static __always_inline void fgraph_overflow(void)
 {
 	__atomic_fetch_add(&fgraph_overflows, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * The function hooks' recursion guard, as Linux's
+ * ftrace_test_recursion_trylock(): fprobe_entry(), the graph tracer's
+ * entry and exit and the stack tracer's entry run inside it. Bit
+ * irq_depth % 32 of this CPU's ttrace_hooks says a hook runs at that
+ * interrupt nesting level; a hook that finds its level's bit set was
+ * reached from inside a hook (a traceable function the tracer calls, a
+ * probe callback's) and does nothing but count itself in
+ * fgraph_recursions (`recursions` in /dev/ttrace/funcs). An interrupt
+ * taken inside a hook has a level of its own, so its functions are
+ * traced. Returns whether the hook may run; then ttrace_hook_exit() ends
+ * it, at the same level (interrupts put irq_depth back). Any context; a
+ * hook does not sleep, so it ends on this CPU.
+ */
+extern uint64_t fgraph_recursions;
+
+static __always_inline uint32_t hook_bit(const struct per_cpu_info *p)
+{
+	return 1u << (READ_ONCE(p->irq_depth) & 31);
+}
+
+static __always_inline bool ttrace_hook_enter(void)
+{
+	struct per_cpu_info *p = this_cpu();
+	uint32_t bit = hook_bit(p), in = READ_ONCE(p->ttrace_hooks);
+
+	if (unlikely(in & bit)) {
+		__atomic_fetch_add(&fgraph_recursions, 1, __ATOMIC_RELAXED);
+		return false;
+	}
+	/* an interrupt between the load and the store sets and clears a
+	 * bit of its own: in is still right when it returns */
+	WRITE_ONCE(p->ttrace_hooks, in | bit);
+	return true;
+}
+
+static __always_inline void ttrace_hook_exit(void)
+{
+	struct per_cpu_info *p = this_cpu();
+
+	WRITE_ONCE(p->ttrace_hooks, READ_ONCE(p->ttrace_hooks) & ~hook_bit(p));
 }
 
 /*

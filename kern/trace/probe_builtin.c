@@ -297,6 +297,22 @@ static void probe_remove(int i)
 	builtin_free(b);
 }
 
+/* Detaches and frees every probe, with one grace period. ctl mutex held. */
+static void remove_all(void)
+{
+	struct builtin *all[MAX_PROBES];
+	size_t n = 0;
+
+	for (int i = 0; i < MAX_PROBES; i++)
+		if (probes[i]) {
+			all[n++] = probes[i];
+			probes[i] = NULL;
+		}
+	ttrace_probe_detach_args_locked(&ttrace_main, (void *const *)all, n);
+	while (n)
+		builtin_free(all[--n]);
+}
+
 /* Carries out a parsed probe or unprobe command. ctl mutex held. Returns
  * NULL or why nothing changed. */
 const char *ttrace_probes_control(const struct ttrace_ctl_cmd *cmd)
@@ -308,9 +324,7 @@ const char *ttrace_probes_control(const struct ttrace_ctl_cmd *cmd)
 	if (cmd->op == TTRACE_CTL_PROBE)
 		return probe_add(&cmd->probe);
 	if (!strcmp(cmd->probe.name, "*")) {
-		for (i = 0; i < MAX_PROBES; i++)
-			if (probes[i])
-				probe_remove(i);
+		remove_all();
 		return NULL;
 	}
 	if ((i = find_slot(cmd->probe.name)) < 0)

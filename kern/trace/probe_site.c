@@ -280,13 +280,22 @@ unsigned ttrace_probe_detach_arg(void *arg)
 /* ttrace_probe_detach_arg() for callers that hold the ctl mutex. */
 unsigned ttrace_probe_detach_arg_locked(struct ttrace *t, void *arg)
 {
-	struct ttrace_probe *dead = NULL;
-	unsigned n = 0;
+	return ttrace_probe_detach_args_locked(t, &arg, 1);
+}
 
-	for (uint32_t id = 0; id < TTRACE_NUM_EVENTS; id++)
-		n += unlink_matching(t, id, NULL, arg, &dead);
+/* ttrace_probe_detach_arg_locked() of args[0..n), with one grace period
+ * for them all. */
+unsigned ttrace_probe_detach_args_locked(struct ttrace *t, void *const *args,
+					 size_t n)
+{
+	struct ttrace_probe *dead = NULL;
+	unsigned k = 0;
+
+	for (size_t a = 0; a < n; a++)
+		for (uint32_t id = 0; id < TTRACE_NUM_EVENTS; id++)
+			k += unlink_matching(t, id, NULL, args[a], &dead);
 	bury(t, dead);
-	return n;
+	return k;
 }
 
 /* Unlinks, from every event, the probes whose callback lies in [lo, hi)

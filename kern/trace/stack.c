@@ -377,11 +377,14 @@ notrace void ttrace_stack_check(uintptr_t *parent)
 }
 
 /* What ttrace_stack_trampoline calls: a site the graph tracer does not
- * use. */
+ * use; nothing inside another hook (ttrace_hook_enter()). */
 notrace void ttrace_stack_entry(uintptr_t *parent, uintptr_t func)
 {
 	(void)func;
+	if (!ttrace_hook_enter())
+		return;
 	ttrace_stack_check(parent);
+	ttrace_hook_exit();
 }
 
 /*

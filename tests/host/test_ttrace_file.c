@@ -2425,14 +2425,15 @@ static void il_put(uint32_t c, uint64_t ts, uint64_t tag, bool wide)
 }
 
 /*
- * STATS with and without filtered (added after the first 24 bytes): a
- * reader takes both, and knows which one it has; shorter or unaligned
- * ones are refused.
+ * STATS with and without filtered (added after the first 24 bytes) and
+ * str_dropped (after 32): a reader takes all three, and knows which one
+ * it has; shorter or unaligned ones are refused.
  */
 static int test_stats_filtered(void)
 {
 	static const struct ttrace_file_stats st = { .written = 10,
-		.overwritten = 2, .dropped = 3, .filtered = 77 };
+		.overwritten = 2, .dropped = 3, .filtered = 77,
+		.str_dropped = 5 };
 	struct obuf o = { 0 };
 	struct ttrace_file_writer w;
 	struct ttrace_file_error e;
@@ -2444,6 +2445,8 @@ static int test_stats_filtered(void)
 				  TTRACE_FILE_STATS_MIN);
 	ttrace_file_write_section(&w, TTRACE_FILE_SEC_STATS, 1, &st,
 				  TTRACE_FILE_STATS_FILTERED);
+	ttrace_file_write_section(&w, TTRACE_FILE_SEC_STATS, 2, &st,
+				  TTRACE_FILE_STATS_STR_DROPPED);
 	HT_CHECK(ttrace_file_write_end(&w) == 0);
 	if (ttload_buffer(&t, o.p, o.len, &e))
 		HT_FAIL("%s at %llu", e.msg, (unsigned long long)e.offset);
@@ -2451,8 +2454,13 @@ static int test_stats_filtered(void)
 		 t.cpus[0].stats.written == 10 && t.cpus[0].stats.dropped == 3 &&
 		 t.cpus[0].stats.filtered == 0 && !t.cpus[0].has_ring);
 	HT_CHECK(t.cpus[1].has_stats && t.cpus[1].has_filtered &&
+		 !t.cpus[1].has_str_dropped &&
 		 t.cpus[1].stats.overwritten == 2 &&
-		 t.cpus[1].stats.filtered == 77 && !t.cpus[1].has_ring);
+		 t.cpus[1].stats.filtered == 77 &&
+		 t.cpus[1].stats.str_dropped == 0 && !t.cpus[1].has_ring);
+	HT_CHECK(t.cpus[2].has_filtered && t.cpus[2].has_str_dropped &&
+		 t.cpus[2].stats.filtered == 77 &&
+		 t.cpus[2].stats.str_dropped == 5 && !t.cpus[2].has_ring);
 	ttload_free(&t);
 	for (size_t len = 16; len < sizeof(st); len += 4) {
 		if (len >= TTRACE_FILE_STATS_MIN && len % 8 == 0)

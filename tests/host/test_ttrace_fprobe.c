@@ -55,6 +55,8 @@ static int test_parse_add(void)
 	HT_CHECK(s->nargs == 0);
 	HT_CHECK(!parse("fprobe del op"));
 	HT_CHECK(s->op == TTRACE_FPROBE_DEL && !strcmp(s->name, "op"));
+	HT_CHECK(!parse("fprobe del *"));
+	HT_CHECK(s->op == TTRACE_FPROBE_DEL && !strcmp(s->name, "*"));
 	return 0;
 }
 
@@ -70,6 +72,8 @@ static int test_parse_errors(void)
 		{ "fprobe put x f", "want add NAME FUNC" },
 		{ "fprobe del x y", "want add NAME FUNC" },
 		{ "fprobe add 9x f", "bad name '9x'" },
+		{ "fprobe add * f", "bad name '*'" },
+		{ "fprobe del *x", "bad name '*x'" },
 		{ "fprobe add a.b f", "bad name" },
 		{ "fprobe add abcdefghijklmnopqrstuvwxy f", "bad name" },
 		{ "fprobe add x f%entry", "only %return" },

@@ -142,6 +142,7 @@ static int load_stats(struct ttload_cpu *c, const struct ttrace_file_sec *s,
 	memcpy(&c->stats, s->payload, MIN(s->length, sizeof(c->stats)));
 	c->has_stats = true;
 	c->has_filtered = s->length >= TTRACE_FILE_STATS_FILTERED;
+	c->has_str_dropped = s->length >= TTRACE_FILE_STATS_STR_DROPPED;
 	c->has_ring = s->length >= sizeof(c->stats);
 	c->stats_offset = s->payload_offset;
 	return 0;

@@ -91,6 +91,7 @@ struct ttload_cpu {
 	uint64_t nlosses;
 	bool has_stats;
 	bool has_filtered;		/* the STATS has filtered (newer) */
+	bool has_str_dropped;		/* ... and str_dropped (newer still) */
 	bool has_ring;			/* ... and start, entries, mode */
 	uint64_t stats_offset;		/* file offset of the STATS payload */
 	struct ttrace_file_stats stats;

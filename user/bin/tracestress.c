@@ -16,6 +16,7 @@
  *		/tmp/stress.done
  *	resize	changes the ring size (bufsize) and mode every second
  *	read	reads every cpuN file and aux, over and over
+ *	readraw	the same with the rawN files (runs of records: no text)
  *	mix	spawns /bin/true, passes data through a pipe and writes,
  *		reads back and removes a /tmp file, round after round
  *	fuzz	runs `sysfuzz SEED 5000 2` again and again, a new seed
@@ -46,12 +47,25 @@
  *		loads the probe module at PATH and unloads it again, N times
  *		(module load/unload through ctl), and prints "modules: N
  *		rounds"; stops at the first refusal, printing it
- * All but burst, rings, pace, share, marks, twin and modules stop when /tmp/stress.done
- * appears. In a pipeline only the last stage's stdout reaches the console, and the
+ *	probes PATH ROUNDS
+ *		the probe torture (tests/seams_probelock.py): PATH lists
+ *		function names; PROBE_BATCH at a time get a `str` probe on
+ *		their entry, a `str` one on their return and a stacktrace
+ *		probe on each, while ROUNDS times it saves the trace (reads
+ *		the trace file to its end), reads stats and writes markers;
+ *		then the probes go and the rings are cleared (each batch
+ *		starts with "probes: batch B from NAME"). PATH's names
+ *		are separated by blanks. Prints "probes: N functions in B
+ *		batches, R refused, D strings dropped" (stats' strdropped
+ *		summed before each clear; -1: stats has none) and ends the
+ *		others (creates /tmp/stress.done)
+ * All but burst, rings, pace, share, marks, twin, modules and probes stop when
+ * /tmp/stress.done appears. In a pipeline only the last stage's stdout reaches the console, and the
  * console mixes the bytes of concurrent writers, so mix and fuzz append
  * their result, "mix: N rounds" or "fuzz: N runs, M failed", to
  * /tmp/stress.log in one write each.
  */
+#include <ctype.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,7 +172,9 @@ static long drain(const char *path, int fd, size_t n)
 	return total;
 }
 
-static int reader(void)
+/* Reads every CPU's file of kind (cpu: text, raw: runs) and aux, over and
+ * over, until done. */
+static int reader(const char *kind)
 {
 	char path[32];
 	long passes = 0;
@@ -167,7 +183,7 @@ static int reader(void)
 		for (int c = 0; ; c++) {
 			int fd;
 
-			snprintf(path, sizeof(path), "/dev/ttrace/cpu%d", c);
+			snprintf(path, sizeof(path), "/dev/ttrace/%s%d", kind, c);
 			if ((fd = open(path, O_RDONLY)) < 0)
 				break;
 			drain(path, fd, 1000 + (size_t)(passes * 37 % 5000));
@@ -419,6 +435,144 @@ static uint64_t now_ms(void)
 	return (v.tsc_now - v.tsc_boot) / (v.tsc_hz / 1000);
 }
 
+#define PROBE_BATCH	8	/* functions at a time: 2 of the 16 fprobe
+				 * ids and 2 of the 16 probes each */
+
+/* Writes cmd to ctl; 1, or 0 (said) if it was refused. */
+static int ctl_try(int fd, const char *cmd)
+{
+	if (write(fd, cmd, strlen(cmd)) >= 0)
+		return 1;
+	warn("%s", cmd);
+	return 0;
+}
+
+/* Probes on fn[0..n): entry, return, a stacktrace on each; returns how
+ * many of the 4 n commands were refused. */
+static int probes_on(int fd, char **fn, int n)
+{
+	char cmd[160];
+	int refused = 0;
+
+	for (int i = 0; i < n; i++) {
+		snprintf(cmd, sizeof(cmd), "fprobe add pl%d %s a=arg0:str "
+			 "b=arg1:str", i, fn[i]);
+		refused += !ctl_try(fd, cmd);
+		snprintf(cmd, sizeof(cmd), "fprobe add pr%d %s%%return r=ret:str",
+			 i, fn[i]);
+		refused += !ctl_try(fd, cmd);
+		snprintf(cmd, sizeof(cmd), "probe sl%d stacktrace pl%d", i, i);
+		refused += !ctl_try(fd, cmd);
+		snprintf(cmd, sizeof(cmd), "probe sr%d stacktrace pr%d", i, i);
+		refused += !ctl_try(fd, cmd);
+	}
+	return refused;
+}
+
+/* Deletes the probes probes_on() made, and their ids with the records
+ * (clear). */
+static void probes_off(int fd)
+{
+	ctl(fd, "unprobe *");
+	ctl(fd, "fprobe del *");
+	ctl(fd, "clear");
+}
+
+/* What the tracer does under its locks, rounds times: a save (the trace
+ * file read to its end), stats, a marker. */
+static void tracer_work(int rounds)
+{
+	static const char *const files[] = { "/dev/ttrace/trace",
+					     "/dev/ttrace/stats" };
+	int mark = open("/dev/ttrace/marker", O_WRONLY);
+
+	if (mark < 0)
+		err(1, "/dev/ttrace/marker");
+	for (int r = 0; r < rounds; r++) {
+		for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+			int fd = open(files[f], O_RDONLY);
+
+			if (fd < 0)
+				err(1, "%s", files[f]);
+			drain(files[f], fd, 16384);
+			close(fd);
+		}
+		if (write(mark, "probes", 6) != 6)
+			err(1, "marker");
+	}
+	close(mark);
+}
+
+/* The strings probes dropped since the last clear, every CPU's (stats'
+ * strdropped), or -1 if stats has none. */
+static long strings_dropped(void)
+{
+	static char text[8192];
+	int fd = open("/dev/ttrace/stats", O_RDONLY);
+	long len, sum = -1;
+
+	if (fd < 0 || (len = read(fd, text, sizeof(text) - 1)) < 0)
+		err(1, "/dev/ttrace/stats");
+	close(fd);
+	text[len] = 0;
+	for (char *at = text; (at = strstr(at, " strdropped ")); at++)
+		sum = (sum < 0 ? 0 : sum) + atoi(at + 12);
+	return sum;
+}
+
+/* The probe torture (see the top); 0, or 1 if a command was refused. */
+static int probes(const char *path, int rounds)
+{
+	static char list[16384];
+	char *fn[512], *w;
+	int fd = open(path, O_RDONLY), ctlfd, n = 0, refused = 0, batches = 0;
+	long len, d, dropped = 0;
+	uint64_t ms[3] = { 0 }, t[4];	/* probes on, work, probes off */
+
+	if (fd < 0 || (len = read(fd, list, sizeof(list) - 1)) < 0)
+		err(1, "%s", path);
+	close(fd);
+	list[len] = 0;
+	for (w = list; *w && n < 512; w++) {	/* names between blanks */
+		if (isspace(*w))
+			continue;
+		fn[n++] = w;
+		while (w[1] && !isspace(w[1]))
+			w++;
+		if (w[1])
+			*++w = 0;
+	}
+	if ((ctlfd = open("/dev/ttrace/ctl", O_WRONLY)) < 0)
+		err(1, "/dev/ttrace/ctl");
+	for (int i = 0; i < n; i += PROBE_BATCH, batches++) {
+		int k = n - i < PROBE_BATCH ? n - i : PROBE_BATCH;
+
+		printf("probes: batch %d from %s\n", batches, fn[i]);
+		fflush(stdout);
+		t[0] = now_ms();
+		refused += probes_on(ctlfd, fn + i, k);
+		t[1] = now_ms();
+		tracer_work(rounds);
+		d = strings_dropped();	/* before the clear resets it */
+		dropped = dropped < 0 || d < 0 ? -1 : dropped + d;
+		t[2] = now_ms();
+		probes_off(ctlfd);
+		t[3] = now_ms();
+		for (int p = 0; p < 3; p++)
+			ms[p] += t[p + 1] - t[p];
+	}
+	close(ctlfd);
+	printf("probes: %d functions in %d batches, %d refused, %ld strings "
+	       "dropped; %llu ms adding, %llu working, %llu removing\n", n,
+	       batches, refused, dropped, (unsigned long long)ms[0],
+	       (unsigned long long)ms[1], (unsigned long long)ms[2]);
+	fflush(stdout);
+	if ((fd = open(DONE, O_WRONLY | O_CREAT)) < 0)
+		err(1, DONE);
+	close(fd);
+	return refused != 0;
+}
+
 static int save(int seconds, int interval)
 {
 	char *argv[] = { "ttrace", "save", "/dev/host/out", NULL };
@@ -462,7 +616,9 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "resize"))
 		return resize();
 	if (argc == 2 && !strcmp(argv[1], "read"))
-		return reader();
+		return reader("cpu");
+	if (argc == 2 && !strcmp(argv[1], "readraw"))
+		return reader("raw");
 	if (argc == 2 && !strcmp(argv[1], "mix"))
 		return mix();
 	if (argc == 2 && !strcmp(argv[1], "fuzz"))
@@ -483,11 +639,14 @@ int main(int argc, char **argv)
 		return twin(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "marks"))
 		return marks(atoi(argv[2]), atoi(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "probes"))
+		return probes(argv[2], atoi(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "modules"))
 		return modules(strtol(argv[2], NULL, 10), argv[3]);
 	fprintf(stderr, "usage: tracestress load | toggle | resize | read | "
-		"mix | fuzz | save SECONDS [INTERVAL] | burst N | "
+		"readraw | mix | fuzz | save SECONDS [INTERVAL] | burst N | "
 		"rings N OUT | pace ROUNDS N MS | share N | "
-		"marks N LEN | twin PATH | modules N PATH\n");
+		"marks N LEN | twin PATH | modules N PATH | "
+		"probes PATH ROUNDS\n");
 	return 2;
 }

@@ -182,7 +182,8 @@ const char *ttrace_fprobe_parse(struct ttrace_ctl_cmd *cmd, char **tok,
 	else
 		return ttrace_ctl_err(cmd, "fprobe: want add NAME FUNC ... or "
 				      "del NAME", "", "");
-	if (!good_ident(tok[2], TTRACE_FPROBE_NAME_MAX, ""))
+	if (!good_ident(tok[2], TTRACE_FPROBE_NAME_MAX, "") &&
+	    (s->op != TTRACE_FPROBE_DEL || strcmp(tok[2], "*")))
 		return ttrace_ctl_err(cmd, "fprobe: bad name '", tok[2],
 				      "' (an identifier of 1 to 23)");
 	copy_name(s->name, tok[2]);

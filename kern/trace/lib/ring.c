@@ -123,6 +123,8 @@ void trace_ring_restart(struct trace_ring *r, uint64_t head)
 	r->dropped_at_clear = 0;
 	r->filtered = 0;
 	r->filtered_at_clear = 0;
+	r->str_dropped = 0;
+	r->str_dropped_at_clear = 0;
 }
 
 /*
@@ -136,6 +138,8 @@ void trace_ring_clear(struct trace_ring *r)
 	__atomic_store_n(&r->dropped_at_clear, READ_ONCE(r->dropped),
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&r->filtered_at_clear, READ_ONCE(r->filtered),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&r->str_dropped_at_clear, READ_ONCE(r->str_dropped),
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&r->start, trace_ring_head(r), __ATOMIC_RELEASE);
 }
@@ -178,6 +182,8 @@ void trace_ring_stats(const struct trace_ring *r, struct trace_ring_stats *st)
 	st->dropped = READ_ONCE(r->dropped) - READ_ONCE(r->dropped_at_clear);
 	st->filtered = READ_ONCE(r->filtered) -
 		       READ_ONCE(r->filtered_at_clear);
+	st->str_dropped = READ_ONCE(r->str_dropped) -
+			  READ_ONCE(r->str_dropped_at_clear);
 	st->overwritten = st->written > n ? st->written - n : 0;
 	st->live = MIN(st->written, n);
 }
@@ -729,6 +735,8 @@ int trace_ring_copy_newest(struct trace_ring *dst, void *mem, size_t bytes,
 	dst->dropped = READ_ONCE(src->dropped);
 	dst->filtered_at_clear = READ_ONCE(src->filtered_at_clear);
 	dst->filtered = READ_ONCE(src->filtered);
+	dst->str_dropped_at_clear = READ_ONCE(src->str_dropped_at_clear);
+	dst->str_dropped = READ_ONCE(src->str_dropped);
 	return 0;
 }
 

@@ -47,6 +47,9 @@
  * filtered counts events its writer chose not to write (a probe or filter
  * suppressed them, trace_ring_count_filtered()): never written, so no
  * slot of the ring is missing for them; they are not a loss.
+ * str_dropped counts records written whose string (a function probe's
+ * str argument, a marker in aux) was not: aux's write lock was busy and
+ * a probe does not wait (trace_ring_count_str_dropped()). A loss.
  *
  * Usage:
  *	struct trace_ring r;
@@ -91,6 +94,8 @@ struct trace_ring {
 	uint64_t dropped_at_clear; /* dropped when start last moved */
 	uint64_t filtered;	/* events a probe kept out; owner CPU only */
 	uint64_t filtered_at_clear; /* filtered when start last moved */
+	uint64_t str_dropped;	/* strings a probe dropped; owner CPU only */
+	uint64_t str_dropped_at_clear; /* str_dropped when start moved */
 };
 
 /* What trace_ring_stats() reports; see the file comment for the formulas. */
@@ -102,6 +107,7 @@ struct trace_ring_stats {
 	uint64_t overwritten;	/* overwrite mode: records lost to wrapping */
 	uint64_t dropped;	/* saturate mode: slots refused */
 	uint64_t filtered;	/* events a probe kept out (not a loss) */
+	uint64_t str_dropped;	/* strings of records aux had no room for */
 	uint64_t live;		/* slots a reader may find: min(written, n) */
 	uint32_t mode;
 };
@@ -244,6 +250,13 @@ bool trace_ring_write_saturate(struct trace_ring *r, uint64_t ts,
 static inline void trace_ring_count_filtered(struct trace_ring *r)
 {
 	ring_local_fetch_add(&r->filtered, 1);
+}
+
+/* Counts a record whose string was not written to aux. Owner CPU only,
+ * as a write. */
+static inline void trace_ring_count_str_dropped(struct trace_ring *r)
+{
+	ring_local_fetch_add(&r->str_dropped, 1);
 }
 
 /* Fills the reserved slot idx and publishes it (steps 3 to 5 above);

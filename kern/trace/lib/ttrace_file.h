@@ -230,23 +230,27 @@ TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_aux) == 16, "aux prefix");
  * describe the runs from start on; a file whose runs began in an earlier
  * ring holds that ring's records too, not counted here), which with the
  * ring's size and mode they name. Files written before filtered existed
- * have the first TTRACE_FILE_STATS_MIN bytes only; before start, entries
- * and mode, TTRACE_FILE_STATS_FILTERED. */
+ * have the first TTRACE_FILE_STATS_MIN bytes only; before str_dropped,
+ * TTRACE_FILE_STATS_FILTERED; before start, entries and mode,
+ * TTRACE_FILE_STATS_STR_DROPPED. */
 struct ttrace_file_stats {
 	uint64_t written;		/*  0: slots written since start */
 	uint64_t overwritten;		/*  8: lost to wrapping (overwrite) */
 	uint64_t dropped;		/* 16: refused when full (saturate) */
 	uint64_t filtered;		/* 24: kept out by a probe (no loss) */
-	uint64_t start;			/* 32: the ring's start (logical index) */
-	uint64_t entries;		/* 40: the ring's size */
-	uint64_t mode;			/* 48: enum ttrace_ring_mode_word */
+	uint64_t str_dropped;		/* 32: records whose probe string
+					 * aux was busy for (a loss) */
+	uint64_t start;			/* 40: the ring's start (logical index) */
+	uint64_t entries;		/* 48: the ring's size */
+	uint64_t mode;			/* 56: enum ttrace_ring_mode_word */
 };
 
 #define TTRACE_FILE_STATS_MIN	24	/* written, overwritten, dropped */
 #define TTRACE_FILE_STATS_FILTERED 32	/* ... and filtered */
+#define TTRACE_FILE_STATS_STR_DROPPED 40 /* ... and str_dropped */
 
-TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_stats) == 56, "stats");
-TTRACE_OFFSET_ASSERT(struct ttrace_file_stats, start, 32);
+TTRACE_STATIC_ASSERT(sizeof(struct ttrace_file_stats) == 64, "stats");
+TTRACE_OFFSET_ASSERT(struct ttrace_file_stats, start, 40);
 
 /* END payload. */
 struct ttrace_file_end {

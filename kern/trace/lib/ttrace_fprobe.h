@@ -9,6 +9,7 @@
  *	fprobe add NAME FUNC [ARG...]		an event NAME at FUNC's entry
  *	fprobe add NAME FUNC%return [ARG]	... at its return
  *	fprobe del NAME
+ *	fprobe del *				every probe (one grace period)
  * ARG is [FIELD=]argN:TYPE at the entry (N 0..5: rdi rsi rdx rcx r8 r9)
  * or [FIELD=]ret:TYPE at the return (default: ret:s64); FIELD (default
  * argN, ret) names the event's argument. TYPE is one of u8 u16 u32 u64

@@ -67,7 +67,8 @@ static inline void ttrace_image_stats(struct ttrace_file_stats *fs,
 {
 	*fs = (struct ttrace_file_stats){ st->written, st->overwritten,
 					  st->dropped, st->filtered,
-					  st->start, st->nentries, st->mode };
+					  st->str_dropped, st->start,
+					  st->nentries, st->mode };
 }
 
 /* A trace file being written, a piece per ttrace_image_step(). The
