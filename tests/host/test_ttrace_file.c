@@ -2101,18 +2101,18 @@ static int test_stats_ring(void)
 		uint64_t cleared;	/* a CLEARED loss [140, this) */
 		const char *want;	/* NULL: accepted */
 	} cases[] = {
-		{ { 60, 0, 0, 0, 80, 64, 0 }, 0, NULL },
-		{ { 50, 0, 0, 0, 90, 64, 0 }, 0, NULL },	/* a clear */
-		{ { 1000, 936, 0, 0, 80, 64, 0 }, 0, NULL },	/* later */
-		{ { 60, 0, 0, 0, 150, 64, 0 }, 150, NULL },
-		{ { 60, 0, 0, 0, 79, 64, 0 }, 0, "[79, 139) is not the ring" },
-		{ { 59, 0, 0, 0, 80, 64, 0 }, 0, "[80, 139) is not the ring" },
-		{ { 60, 0, 0, 0, 145, 64, 0 }, 150, "after their last clear" },
-		{ { 100, 35, 0, 0, 80, 64, 0 }, 0, "35 overwritten, but a ring "
+		{ { 60, 0, 0, 0, 0, 80, 64, 0 }, 0, NULL },
+		{ { 50, 0, 0, 0, 0, 90, 64, 0 }, 0, NULL },	/* a clear */
+		{ { 1000, 936, 0, 0, 0, 80, 64, 0 }, 0, NULL },	/* later */
+		{ { 60, 0, 0, 0, 0, 150, 64, 0 }, 150, NULL },
+		{ { 60, 0, 0, 0, 0, 79, 64, 0 }, 0, "[79, 139) is not the ring" },
+		{ { 59, 0, 0, 0, 0, 80, 64, 0 }, 0, "[80, 139) is not the ring" },
+		{ { 60, 0, 0, 0, 0, 145, 64, 0 }, 150, "after their last clear" },
+		{ { 100, 35, 0, 0, 0, 80, 64, 0 }, 0, "35 overwritten, but a ring "
 		  "of 64 entries that wrote 100 overwrote 36" },
-		{ { 60, 1, 0, 0, 80, 64, 1 }, 0, "overwrote 0" },
-		{ { 60, 0, 0, 0, 80, 48, 0 }, 0, "bad ring size or mode" },
-		{ { 60, 0, 0, 0, 80, 64, 2 }, 0, "bad ring size or mode" },
+		{ { 60, 1, 0, 0, 0, 80, 64, 1 }, 0, "overwrote 0" },
+		{ { 60, 0, 0, 0, 0, 80, 48, 0 }, 0, "bad ring size or mode" },
+		{ { 60, 0, 0, 0, 0, 80, 64, 2 }, 0, "bad ring size or mode" },
 	};
 	struct ttrace_file_error e;
 	struct ttload t;
