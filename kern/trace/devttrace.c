@@ -240,7 +240,6 @@ static long tt_read(struct chan *c, void *buf, size_t n, uint64_t off)
 {
 	uint64_t q = c->qid.path;
 	struct ttrace_version v;
-	uint32_t meta_size;
 
 	if (is_tracefile(q))
 		return ttrace_tracefile_read(c->aux, buf, n, off);
@@ -250,10 +249,12 @@ static long tt_read(struct chan *c, void *buf, size_t n, uint64_t off)
 		ttrace_fill_version(&v);
 		return devgen_readbytes(off, buf, n, &v, sizeof(v));
 	}
-	if (q == Qmeta) {
-		const uint8_t *meta = ttrace_meta_blob_now(&meta_size);
+	if (q == Qmeta) {	/* whole, however probes change meanwhile */
+		struct ttrace_meta_snap *m = ttrace_meta_get();
+		long r = devgen_readbytes(off, buf, n, m->blob, m->size);
 
-		return devgen_readbytes(off, buf, n, meta, meta_size);
+		ttrace_meta_drop(m);
+		return r;
 	}
 	if (q == Qtsc)
 		return tsc_read(buf, n, off);

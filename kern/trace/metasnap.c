@@ -18,24 +18,27 @@
  *
  * References are taken without a lock, as RCU readers do: ttrace_meta_get()
  * loads the current snapshot and counts a reference, in any context that
- * does not block in between (a frozen copy does it in a tracer hook). The
- * publisher waits a grace period (ttrace_grace_period()) after replacing
- * the current snapshot before it drops the reference that being current
- * held, so every CPU that loaded the old pointer has counted its
- * reference by then. A reference is dropped with an atomic decrement in
- * any context (ttrace_meta_drop(): a hook never calls the allocator);
- * the snapshots nobody holds any more are freed by the next sweep, under
- * the ctl mutex (a publish, the end of a reader or of a view, a frozen
- * copy forgotten). Replaced snapshots wait on a list until then: each is
- * held by someone or was dropped since the last sweep, so the list is
- * bounded by the number of holders.
+ * does not block in between (a frozen copy does it in a tracer hook, the
+ * drain with interrupts off). The publisher waits a grace period
+ * (ttrace_grace_period()) after replacing the current snapshot before it
+ * drops the reference that being current held, so every CPU that loaded
+ * the old pointer has counted its reference (and its reader) by then. A
+ * reference is dropped with an atomic decrement in any context
+ * (ttrace_meta_drop(): a hook never calls the allocator); the snapshots
+ * nobody holds any more are freed by the next sweep, under the ctl mutex
+ * (a publish, the end of a view, a frozen copy forgotten). Replaced
+ * snapshots wait on a list until then: each is held by someone or was
+ * dropped since the last sweep, so the list is bounded by the number of
+ * holders, plus one.
  *
- * Ids: a reader keeps the function probe ids its snapshot names as a
- * probe from going to another probe (ttrace_meta_reader_fprobes(), asked
- * by fprobe.c at a clear): it reads records written after a clear, which
- * its snapshot would name as the old probe's. A frozen copy does not
- * need to: every record it holds is older than the clear, and it names
- * them with its own snapshot.
+ * Ids: the function probe ids a reader's snapshot names as probes are
+ * not given to another probe while it reads (ttrace_meta_reader_fprobes(),
+ * asked by fprobe.c when it picks a free id): a reader reads records
+ * written after a clear, which its snapshot would name as the old
+ * probe's. The grace period makes the count exact for every replaced
+ * snapshot, and the current one names no free id as a probe. A frozen
+ * copy does not hold ids back: every record it holds is older than the
+ * clear, and it names them with its own snapshot.
  */
 #include <kmalloc.h>
 #include <printk.h>
@@ -49,8 +52,9 @@
 static struct ttrace_meta_snap meta_builtin = {
 	.refs = 1, .blob = ttrace_meta_blob, .table = &ttrace_meta_builtin,
 };
+/* The current snapshot, at the head of the list of those not freed yet
+ * (->older: the replaced ones, newest first; ctl mutex). */
 static struct ttrace_meta_snap *meta_current = &meta_builtin;
-static struct ttrace_meta_snap *meta_retired;	/* ctl mutex */
 
 /* The build's blob's size (a link-time constant, not a compile-time
  * one). Boot, alone, before any use. */
@@ -107,7 +111,7 @@ static void snap_free(struct ttrace_meta_snap *m)
 /* See internal.h. */
 void ttrace_meta_sweep(void)
 {
-	struct ttrace_meta_snap **p = &meta_retired, *m;
+	struct ttrace_meta_snap **p = &meta_current->older, *m;
 
 	while ((m = *p)) {
 		if (__atomic_load_n(&m->refs, __ATOMIC_ACQUIRE)) {
@@ -122,34 +126,28 @@ void ttrace_meta_sweep(void)
 /* See internal.h. */
 struct ttrace_meta_snap *ttrace_meta_reader_begin(void)
 {
-	struct ttrace_meta_snap *m;
+	struct ttrace_meta_snap *m = ttrace_meta_get();
 
-	ttrace_ctl_mutex_enter(&ttrace_main);
-	m = ttrace_meta_get();
-	m->readers++;
-	ttrace_ctl_mutex_exit(&ttrace_main);
+	__atomic_fetch_add(&m->readers, 1, __ATOMIC_RELAXED);
 	return m;
 }
 
 /* See internal.h. */
 void ttrace_meta_reader_end(struct ttrace_meta_snap *m)
 {
-	if (!m)
-		return;
-	ttrace_ctl_mutex_enter(&ttrace_main);
-	m->readers--;
-	ttrace_meta_drop(m);
-	ttrace_meta_sweep();
-	ttrace_ctl_mutex_exit(&ttrace_main);
+	if (m) {
+		__atomic_fetch_sub(&m->readers, 1, __ATOMIC_RELAXED);
+		ttrace_meta_drop(m);
+	}
 }
 
 /* See internal.h. */
 uint32_t ttrace_meta_reader_fprobes(void)
 {
-	uint32_t held = meta_current->readers ? meta_current->fprobes : 0;
+	uint32_t held = 0;
 
-	for (const struct ttrace_meta_snap *m = meta_retired; m; m = m->older)
-		if (m->readers)
+	for (const struct ttrace_meta_snap *m = meta_current; m; m = m->older)
+		if (__atomic_load_n(&m->readers, __ATOMIC_ACQUIRE))
 			held |= m->fprobes;
 	return held;
 }
@@ -192,12 +190,11 @@ bool ttrace_meta_publish(struct ttrace *t, const struct ttrace_meta_table *table
 
 	if (!m)
 		return false;
+	m->older = old;
 	__atomic_store_n(&meta_current, m, __ATOMIC_RELEASE);
 	ttrace_aux_blob(t, TTRACE_AUX_EVENT_META, 0, m->blob, m->size);
 	ttrace_root_update(t);
 	ttrace_grace_period(t);	/* every ttrace_meta_get() of old counted */
-	old->older = meta_retired;
-	meta_retired = old;
 	ttrace_meta_drop(old);	/* being current's reference */
 	ttrace_meta_sweep();
 	return true;
