@@ -97,11 +97,11 @@ static const char *file_meta(const uint8_t *buf, size_t len, bool whole,
 			return "META's length is not the version's meta_size";
 		arena = ttrace_meta_arena_size(sec.payload, sec.length);
 		m->arena = arena ? kmalloc(arena) : NULL;
-		if (!m->arena)
-			return "META: a broken blob (no arena size)";
+		if (arena && !m->arena)
+			return "out of memory";
 		if (ttrace_meta_parse(sec.payload, sec.length, m->arena, arena,
 				      &m->table, &why))
-			return why;
+			return why;	/* a broken blob: no arena needed */
 		if (!whole)
 			return NULL;
 	}
