@@ -77,20 +77,16 @@ const uint8_t *ttrace_meta_blob_now(uint32_t *size)
 }
 
 /* See internal.h. */
-struct ttrace_meta_snap *ttrace_meta_get(void)
+struct ttrace_meta_snap *ttrace_meta_ref(struct ttrace_meta_snap *m)
 {
-	struct ttrace_meta_snap *m = __atomic_load_n(&meta_current,
-						    __ATOMIC_ACQUIRE);
-
 	__atomic_fetch_add(&m->refs, 1, __ATOMIC_RELAXED);
 	return m;
 }
 
 /* See internal.h. */
-struct ttrace_meta_snap *ttrace_meta_ref(struct ttrace_meta_snap *m)
+struct ttrace_meta_snap *ttrace_meta_get(void)
 {
-	__atomic_fetch_add(&m->refs, 1, __ATOMIC_RELAXED);
-	return m;
+	return ttrace_meta_ref(__atomic_load_n(&meta_current, __ATOMIC_ACQUIRE));
 }
 
 /* See internal.h. */

@@ -132,8 +132,8 @@ void ttrace_snapset_copy(struct ttrace_snapset *s)
 	size_t bytes = (size_t)PGSIZE << s->order;
 	struct ttrace_meta_snap *old = s->meta;
 
-	s->meta = ttrace_meta_get();	/* the previous copy's: the sweep's */
-	ttrace_meta_drop(old);
+	s->meta = ttrace_meta_get();	/* before any slot is read */
+	ttrace_meta_drop(old);		/* freed by the next sweep if last */
 
 	for (uint32_t c = 0; c < num_cpus; c++) {
 		int err = s->fit == TTRACE_SNAP_WHOLE ?

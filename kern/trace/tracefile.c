@@ -3,8 +3,7 @@
  * and those of a snapshot set: snaptrace, NAME_trace; internal.h), a whole trace file each, made as it is read by
  * the one writer (kern/trace/lib/image.c) from the live tracer. This
  * file is only the writer's source: the version header, metadata and TSC
- * offsets as of the first read (the metadata a snapshot held until the
- * file is freed, metasnap.c: the current one's, a frozen copy's own), each CPU's runs as its rawN, snapN or
+ * offsets as of the first read, each CPU's runs as its rawN, snapN or
  * streamN file reads them (ttrace_run_next(): the same cursor, end and
  * patience), the indices those runs covered, an aux snapshot taken when
  * the writer reaches AUX, and each ring's counters, binary, at STATS.
@@ -175,8 +174,10 @@ void ttrace_tracefile_free(struct ttrace_tracefile *f)
 	kfree(f);
 }
 
-/* The first read or step: the header's contents as of now, the
- * generator set up to write to w (NULL: to the pipe, for reads). */
+/* The first read or step: the header's contents as of now (the
+ * metadata held until f is freed, metasnap.c: the current one, or the
+ * frozen copy's own), the generator set up to write to w (NULL: to the
+ * pipe, for reads). */
 static void tf_start(struct ttrace_tracefile *f, struct ttrace_file_writer *w)
 {
 	const struct ttrace_meta_snap *m;
