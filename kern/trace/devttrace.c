@@ -272,7 +272,6 @@ static int text_make(struct chan *c, struct seqbuf *s)
 static long tt_read(struct chan *c, void *buf, size_t n, uint64_t off)
 {
 	uint64_t q = c->qid.path;
-	uint32_t meta_size;
 
 	if (needs_right(q) && !proc_capable(CAP_TRACE))
 		return errstr_device(-EPERM, no_right);
@@ -280,10 +279,12 @@ static long tt_read(struct chan *c, void *buf, size_t n, uint64_t off)
 		return ttrace_tracefile_read(c->aux, buf, n, off);
 	if (c->aux)
 		return ttrace_reader_read(c->aux, buf, n, off);
-	if (q == Qmeta) {
-		const uint8_t *meta = ttrace_meta_blob_now(&meta_size);
+	if (q == Qmeta) {	/* whole, however probes change meanwhile */
+		struct ttrace_meta_snap *m = ttrace_meta_get();
+		long r = devgen_readbytes(off, buf, n, m->blob, m->size);
 
-		return devgen_readbytes(off, buf, n, meta, meta_size);
+		ttrace_meta_drop(m);
+		return r;
 	}
 	if (q == Qlastboot)
 		return lastboot_read(buf, n, off);

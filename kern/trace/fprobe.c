@@ -8,10 +8,11 @@
  * probed, the probe lists) has room for it, and the built-in probes,
  * filters and the ctl's enable/disable treat it as any event. Its
  * metadata goes into the live table (ttrace_meta_now(): the generated
- * one with the probes' entries filled in), which the ctl parser, the
- * events file, the in-kernel decoder and every trace file (its header,
- * the meta file, the root record, the panic dump, an aux record) use, so
- * decoders name its fields.
+ * one with the probes' entries filled in), which the ctl parser and the
+ * events file use, and each change of it is published as a snapshot
+ * (metasnap.c) that the in-kernel decoder and every trace file (its
+ * header, the meta file, the root record, the panic dump, an aux record)
+ * use, so decoders name its fields.
  *
  * The probe arms its function's fentry site (fgraph.c, shared with the
  * function-graph tracer): a site with an armed probe calls
@@ -23,7 +24,10 @@
  *
  * Ids: a deleted probe's id keeps its metadata (its records may still be
  * in the rings) and comes free only at the next `clear`; adding the same
- * definition again takes it back. A string argument (str, ustr) is copied
+ * definition again takes it back. A free id is not given to a new probe
+ * while a reader begun before the clear still reads (metasnap.c: it
+ * reads records written after the clear, which its metadata would name
+ * as the deleted probe's). A string argument (str, ustr) is copied
  * into aux as a marker record (at most TTRACE_FPROBE_STR_MAX bytes, each
  * page checked present in the page tables first: no fault), its record
  * word the marker's id. A str is read only from the kernel's RAM (never
@@ -31,7 +35,7 @@
  * __user (user_args.h: the process chose it) as a ustr (docs/probes.md,
  * "Strings").
  *
- * Locking: slots, the live table and the blobs change under the ctl mutex;
+ * Locking: slots and the live table change under the ctl mutex;
  * the hit path reads fp_hot, fp_func[], fp_same[], fp_ret and the live
  * slots without a lock: a slot (and its words there) is filled before its
  * bit is set, fp_same[] words change only by slots that are not hot, and
@@ -102,12 +106,6 @@ static struct ttrace_event_meta live_events[TTRACE_NUM_EVENTS];
 static const struct ttrace_meta_table live_table = {
 	live_events, ttrace_group_table, TTRACE_NUM_EVENTS, TTRACE_NUM_GROUPS,
 };
-static uint8_t blobs[2][TTRACE_META_BLOB_MAX];
-/* size << 2 | which blob: blobs[0], blobs[1], or BLOB_BUILT, the build's
- * (ttrace_meta_blob: the generated table serialised on the host, the
- * same bytes, test_ttrace_events checks) until the first probe; one load */
-#define BLOB_BUILT	2
-static uint64_t blob_word;
 static uint32_t fp_hot;		/* bit per slot live with its event armed */
 static uintptr_t fp_func[FP_N];	/* slots[i].func, packed for the hit */
 static uint32_t fp_same[FP_N];	/* the slots in use on slot i's function */
@@ -121,41 +119,23 @@ const struct ttrace_meta_table *ttrace_meta_now(void)
 	return &live_table;
 }
 
-/* See internal.h. */
-const uint8_t *ttrace_meta_blob_now(uint32_t *size)
+/* A bit per slot in use (not FP_FREE). ctl mutex held. */
+static uint32_t slots_used(void)
 {
-	uint64_t w = __atomic_load_n(&blob_word, __ATOMIC_ACQUIRE);
+	uint32_t used = 0;
 
-	*size = (uint32_t)(w >> 2);
-	return (w & 3) == BLOB_BUILT ? ttrace_meta_blob : blobs[w & 3];
+	for (unsigned i = 0; i < FP_N; i++)
+		if (slots[i].state != FP_FREE)
+			used |= 1u << i;
+	return used;
 }
 
-/* Serialises the live table into the blob not in use and publishes it;
- * names it in aux and in the root record. False if it does not fit. ctl
- * mutex held. */
-static bool publish_meta(struct ttrace *t)
-{
-	unsigned next = (blob_word & 3) == 0;
-	size_t n = ttrace_meta_serialise(&live_table, blobs[next], TTRACE_META_BLOB_MAX);
-
-	if (!n || n > TTRACE_META_BLOB_MAX)
-		return false;
-	__atomic_store_n(&blob_word, (uint64_t)n << 2 | next, __ATOMIC_RELEASE);
-	ttrace_aux_blob(t, TTRACE_AUX_EVENT_META, 0, blobs[next], n);
-	ttrace_root_update(t);
-	return true;
-}
-
-/* The live table as the generated one, its blob the build's (not
- * serialised again at every boot). Boot, alone, before any use. */
+/* The live table as the generated one, the current metadata the build's
+ * (not serialised again at every boot). Boot, alone, before any use. */
 void fprobe_init(void)
 {
-	if (ttrace_meta_blob_size > TTRACE_META_BLOB_MAX)
-		panic("fprobe: the event metadata does not fit %u bytes",
-		      TTRACE_META_BLOB_MAX);
+	ttrace_meta_init();
 	memcpy(live_events, ttrace_event_table, sizeof(live_events));
-	__atomic_store_n(&blob_word, (uint64_t)ttrace_meta_blob_size << 2 |
-			 BLOB_BUILT, __ATOMIC_RELEASE);
 }
 
 /* ---- the hit path -------------------------------------------------------- */
@@ -664,9 +644,10 @@ static const char *go_live(struct ttrace *t, int i,
 	ttrace_fprobe_meta(&slots[i].spec, &slot_meta[i], (uint16_t)id,
 			   TTRACE_GROUP_FPROBE);
 	live_events[id] = slot_meta[i].ev;
-	if (!publish_meta(t)) {
+	if (!ttrace_meta_publish(t, &live_table, slots_used() | 1u << i)) {
 		live_events[id] = keep;
-		return "fprobe: the event metadata is full";
+		return "fprobe: the event metadata is full (or memory is "
+		       "short)";
 	}
 	__atomic_store_n(&slots[i].state, FP_LIVE, __ATOMIC_RELEASE);
 	t->enabled[id] = 1;
@@ -705,6 +686,7 @@ static const char *fp_add(struct ttrace *t,
 	static char why[160];
 	struct ttrace_fprobe_spec spec = *given, *s = &spec;
 	int i = slot_named(s->name, FP_DEAD);
+	uint32_t held;
 	size_t site;
 	const char *e;
 
@@ -718,11 +700,14 @@ static const char *fp_add(struct ttrace *t,
 		return "fprobe: an event of that name exists";
 	if ((e = find_site(s->func, &site, why, sizeof(why))))
 		return e;
-	for (i = 0; i < FP_N && slots[i].state != FP_FREE; i++)
+	held = ttrace_meta_reader_fprobes();
+	for (i = 0; i < FP_N && (slots[i].state != FP_FREE ||
+				 (held & (1u << i))); i++)
 		;
 	if (i == FP_N)
 		return "fprobe: all 16 event ids are taken (a deleted probe's "
-		       "comes free at the next ctl clear)";
+		       "comes free at the next ctl clear, for a new probe once "
+		       "the trace files open since before the clear close)";
 	return go_live(t, i, s, site);
 }
 
@@ -778,19 +763,25 @@ const char *fprobe_control(struct ttrace *t, const struct ttrace_fprobe_spec *s)
  * (their placeholders' metadata back). */
 void fprobe_rings_cleared(struct ttrace *t)
 {
-	bool changed = false;
+	uint32_t freed = 0;
 
-	for (unsigned i = 0; i < FP_N; i++) {
-		if (slots[i].state != FP_DEAD)
-			continue;
-		memset(&slots[i], 0, sizeof(slots[i]));
-		live_events[FP_FIRST + i] = ttrace_event_table[FP_FIRST + i];
-		changed = true;
+	for (unsigned i = 0; i < FP_N; i++)
+		if (slots[i].state == FP_DEAD) {
+			freed |= 1u << i;
+			live_events[FP_FIRST + i] = ttrace_event_table[FP_FIRST + i];
+		}
+	if (!freed)
+		return;
+	if (!ttrace_meta_publish(t, &live_table, slots_used() & ~freed)) {
+		for (unsigned i = 0; i < FP_N; i++)	/* memory short: they */
+			if (freed & (1u << i))		/* stay deleted */
+				live_events[FP_FIRST + i] = slot_meta[i].ev;
+		return;
 	}
-	if (changed) {
-		same_funcs(-1);
-		publish_meta(t);	/* smaller than before: fits */
-	}
+	for (unsigned i = 0; i < FP_N; i++)
+		if (freed & (1u << i))
+			memset(&slots[i], 0, sizeof(slots[i]));
+	same_funcs(-1);
 }
 
 /* See internal.h. */

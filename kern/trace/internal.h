@@ -46,6 +46,7 @@
 
 struct seqbuf;
 struct ttrace;
+struct ttrace_meta_snap;
 struct ttrace_version;
 struct ttrace_file_tsc;
 struct ttrace_file_writer;
@@ -301,6 +302,8 @@ struct ttrace_snapset {
 	uint64_t failed;		/* CPUs whose copy failed */
 	uint64_t busy;			/* copies refused: one in flight or
 					   a view held the last */
+	struct ttrace_meta_snap *meta;	/* the copy's metadata: a reference
+					   (NULL: no copy taken) */
 };
 
 /* Where a view's set is (the snapshot probe's, or a latency tracer's:
@@ -313,6 +316,9 @@ enum ttrace_snap_src {
 struct ttrace_snap_view {
 	uint32_t src;			/* enum ttrace_snap_src (+ lat id) */
 	uint64_t gen;			/* the copy held; 0: none */
+	struct ttrace_meta_snap *meta;	/* its metadata (of none: the
+					   current), a reference; NULL
+					   outside begin..end */
 };
 
 int ttrace_snapset_alloc(struct ttrace_snapset *s, size_t bytes,
@@ -341,6 +347,7 @@ static inline uint32_t ttrace_copy_run(const struct trace_ring *r,
 void ttrace_snapset_lock(struct ttrace_snapset *s);
 void ttrace_snapset_unlock(struct ttrace_snapset *s);
 void ttrace_snapset_copy(struct ttrace_snapset *s);
+void ttrace_snapset_forget(struct ttrace_snapset *s);
 void ttrace_snap_view_begin(struct ttrace_snap_view *v, uint32_t src);
 void ttrace_snap_view_end(struct ttrace_snap_view *v);
 uint32_t ttrace_snap_read(struct ttrace_snap_view *v, uint32_t cpu,
@@ -656,12 +663,73 @@ static __always_inline void fgraph_push(struct fgraph_shadow *sh, uint32_t d,
  * one test for their work). */
 bool fgraph_graphs(size_t i);
 extern bool fgraph_shared;
-/* The live metadata: the generated table with the probes' events, and its
- * serialised blob (size in *size); what the trace files carry. */
+/* The live metadata: the generated table with the probes' events (ctl
+ * mutex held to read it: it changes in place). */
 const struct ttrace_meta_table *ttrace_meta_now(void);
-#define TTRACE_META_BLOB_MAX	(16 * 1024)	/* the live metadata's bound */
-const uint8_t *ttrace_meta_blob_now(uint32_t *size);
 void fprobe_init(void);
+
+/*
+ * The metadata's versions (metasnap.c): each change of the live table
+ * publishes an immutable snapshot of it, its blob and the table parsed
+ * back, held by whoever reads records it describes and freed when the
+ * last holder is gone and another is current. metasnap.c's header says
+ * how. A trace file of the rings or a text reader:
+ *
+ *	struct ttrace_meta_snap *m = ttrace_meta_reader_begin();
+ *	... m->blob, m->size, m->table ...
+ *	ttrace_meta_reader_end(m);
+ *
+ * a frozen copy, in any context: m = ttrace_meta_get(), later
+ * ttrace_meta_drop(m) (then ttrace_meta_sweep() in process context).
+ */
+#define TTRACE_META_BLOB_MAX	(16 * 1024)	/* the live metadata's bound */
+
+struct ttrace_meta_snap {
+	uint32_t refs;			/* holders, the current one's own
+					   reference included (atomic) */
+	uint32_t readers;		/* readers among them (ctl mutex) */
+	uint32_t fprobes;		/* a bit per function probe slot it
+					   names as a probe (live or deleted) */
+	uint32_t size;			/* the blob's bytes */
+	const uint8_t *blob;		/* what a trace file's META holds */
+	const struct ttrace_meta_table *table;	/* the blob parsed */
+	struct ttrace_meta_snap *older;	/* the next older one not freed yet
+					   (ctl mutex) */
+	void *arena;			/* the parsed table's memory */
+	struct ttrace_meta_table parsed;
+};
+
+void ttrace_meta_init(void);
+/* The current blob, no reference held: for a reader that copies it at
+ * once with the ctl mutex held, or with the other CPUs stopped (a
+ * panic). */
+const uint8_t *ttrace_meta_blob_now(uint32_t *size);
+/* A reference to the current snapshot: any context that does not block
+ * between the call and the reference's use (a grace period after
+ * it is replaced, the current one stays valid). */
+struct ttrace_meta_snap *ttrace_meta_get(void);
+/* Another reference to m, which the caller holds (or a set it keeps
+ * still holds). Any context. */
+struct ttrace_meta_snap *ttrace_meta_ref(struct ttrace_meta_snap *m);
+/* Drops a reference (NULL is fine). Any context: the snapshot is freed
+ * by the next ttrace_meta_sweep(). */
+void ttrace_meta_drop(struct ttrace_meta_snap *m);
+/* Frees the replaced snapshots nobody holds. ctl mutex held. */
+void ttrace_meta_sweep(void);
+/* A reader's reference to the current snapshot (ttrace_meta_get()'s
+ * context), and its end (NULL is fine; any context). While it reads, the
+ * function probe ids its snapshot names stay theirs. */
+struct ttrace_meta_snap *ttrace_meta_reader_begin(void);
+void ttrace_meta_reader_end(struct ttrace_meta_snap *m);
+/* The function probe slots some reader's snapshot names as probes:
+ * their ids must not go to another probe. ctl mutex held. */
+uint32_t ttrace_meta_reader_fprobes(void);
+/* Publishes a snapshot of table, naming the probe slots fprobes, as the
+ * current metadata (and in aux and the root record). Returns false,
+ * changing nothing, when memory is short or it breaks the format's
+ * limits. ctl mutex held, interrupts on, no spinlock (a grace period). */
+bool ttrace_meta_publish(struct ttrace *t, const struct ttrace_meta_table *table,
+			 uint32_t fprobes);
 /* The probes live with their event armed (a bit per slot), as the armed
  * bytes say now; the hit path's copy of it; whether site is one of hot's
  * functions. fgraph_sync() (ctl mutex held) drives them. */

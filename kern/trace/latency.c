@@ -184,7 +184,7 @@ static void lat_reset(struct ttrace_lat *l)
 	memset(l->sections, 0, sizeof(l->sections));
 	memset(l->hist, 0, sizeof(l->hist));
 	l->over = 0;
-	l->snap.taken = 0;
+	ttrace_snapset_forget(&l->snap);
 	l->snap.busy = 0;
 	if (l->snap.mem[0])
 		ttrace_snapset_unlock(&l->snap);

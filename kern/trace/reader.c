@@ -13,7 +13,8 @@
  * for, briefly (trace_ring_wait(): the ring's rule, host-tested), then
  * declared lost as in flight; a stream waits across reads instead of
  * spinning. cpuN formats events as text lines with the decoder's line
- * format, names resolved from an aux snapshot, into a block (a seqbuf)
+ * format, names resolved from an aux snapshot and the event metadata as
+ * of the first read (metasnap.c), into a block (a seqbuf)
  * while a whole line still fits: a run longer than the block goes on at
  * the next refill, so no line is cut by the block nor lost. A line longer
  * than LINE_MAX is cut, and ends with seqbuf's mark.
@@ -68,6 +69,7 @@ struct ttrace_reader {
 	struct snap *aux;		/* aux, probes: the snapshot; cpuN:
 					   the names */
 	struct ttrace_aux_view names;
+	struct ttrace_meta_snap *meta;	/* cpuN: the events' names */
 	struct snap *text;		/* cpuN: the block of lines */
 	struct seqbuf lines;		/* cpuN: over text, as formatted */
 	size_t text_pos;		/* ... the first not yet read */
@@ -124,6 +126,7 @@ void ttrace_reader_free(struct ttrace_reader *r)
 {
 	if (r) {
 		ttrace_snap_view_end(&r->view);
+		ttrace_meta_reader_end(r->meta);
 		snap_free(r->aux);
 		snap_free(r->text);
 		kfree(r);
@@ -240,6 +243,7 @@ static int reader_start(struct ttrace_reader *r)
 		return -ENOMEM;
 	}
 	seqbuf_init(&r->lines, r->text->data, TEXT_BYTES);
+	r->meta = ttrace_meta_reader_begin();
 	return 0;
 }
 
@@ -342,7 +346,7 @@ static bool text_next(struct ttrace_reader *r)
 		line_begin(&r->lines, &line);
 		room = seqbuf_get_buf(&line, &dst);
 		seqbuf_commit(&line, (size_t)ttrace_format_timed_line(dst, room,
-			      tsc_freq_hz, tsc_at_boot, ttrace_meta_now(),
+			      tsc_freq_hz, tsc_at_boot, r->meta->table,
 			      &ev, ttrace_aux_resolve, &r->names));
 		line_end(&r->lines, &line);
 		return true;

@@ -22,6 +22,13 @@
  * which also orders their allocation and freeing with the readers; gen
  * names each copy, so a view never reads a copy other than the one it
  * began with (the snapshot probe's set may be freed and made again).
+ *
+ * A copy keeps the metadata its records were written under: a reference
+ * to the snapshot current when it was taken (metasnap.c; taken before
+ * the slots are read, so a function probe added since cannot have
+ * records in it), and a view holds one more, which its trace file's
+ * META carries. Function probe ids deleted and given to other probes
+ * after a clear so never rename a frozen copy's records.
  */
 #include <pmem.h>
 #include <smp.h>
@@ -59,13 +66,25 @@ int ttrace_snapset_alloc(struct ttrace_snapset *s, size_t bytes,
 	return 0;
 }
 
-/* Frees s's memory. Nobody may copy into or read s any more. */
+/* Frees s's memory and its copy's metadata. Nobody may copy into or read
+ * s any more. ctl mutex held. */
 void ttrace_snapset_free(struct ttrace_snapset *s)
 {
 	for (uint32_t c = 0; c < CONFIG_MAX_NUM_CPUS; c++)
 		if (s->mem[c])
 			free_cont_pages(s->mem[c], s->order);
+	ttrace_snapset_forget(s);
 	memset(s, 0, sizeof(*s));
+}
+
+/* Forgets s's copy (its readers' views keep theirs): nothing to read.
+ * s claimed (ttrace_snapset_lock()) or unused; ctl mutex held. */
+void ttrace_snapset_forget(struct ttrace_snapset *s)
+{
+	s->taken = 0;
+	ttrace_meta_drop(s->meta);
+	s->meta = NULL;
+	ttrace_meta_sweep();
 }
 
 /* Claims s for a copy. Returns true, or false (counted in busy) when
@@ -104,12 +123,17 @@ void ttrace_snapset_unlock(struct ttrace_snapset *s)
 	__atomic_fetch_and(&s->state, ~SNAP_COPYING, __ATOMIC_RELEASE);
 }
 
-/* Copies every online CPU's ring into s and marks it taken with a new
- * gen. s claimed (ttrace_snapset_trylock()); any context. A CPU whose
- * copy fails (its ring outgrew a WHOLE set) is counted in failed. */
+/* Copies every online CPU's ring into s, with the metadata current now,
+ * and marks it taken with a new gen. s claimed (ttrace_snapset_trylock());
+ * any context. A CPU whose copy fails (its ring outgrew a WHOLE set) is
+ * counted in failed. */
 void ttrace_snapset_copy(struct ttrace_snapset *s)
 {
 	size_t bytes = (size_t)PGSIZE << s->order;
+	struct ttrace_meta_snap *old = s->meta;
+
+	s->meta = ttrace_meta_get();	/* before any slot is read */
+	ttrace_meta_drop(old);		/* freed by the next sweep if last */
 
 	for (uint32_t c = 0; c < num_cpus; c++) {
 		int err = s->fit == TTRACE_SNAP_WHOLE ?
@@ -161,8 +185,9 @@ static struct ttrace_snapset *set_of(uint32_t src, uint64_t gen)
 	return s && (!gen || s->gen == gen) ? s : NULL;
 }
 
-/* Begins view v of source src: holds the copy taken last, if any (a
- * view of none reads nothing). Takes the ctl mutex. */
+/* Begins view v of source src: holds the copy taken last and its
+ * metadata, if any (a view of none reads nothing, and holds the current
+ * metadata). Takes the ctl mutex. */
 void ttrace_snap_view_begin(struct ttrace_snap_view *v, uint32_t src)
 {
 	struct ttrace_snapset *s;
@@ -179,6 +204,7 @@ void ttrace_snap_view_begin(struct ttrace_snap_view *v, uint32_t src)
 			v->gen = 0;
 		}
 	}
+	v->meta = v->gen ? ttrace_meta_ref(s->meta) : ttrace_meta_get();
 	ttrace_ctl_mutex_exit(&ttrace_main);
 }
 
@@ -188,13 +214,16 @@ void ttrace_snap_view_end(struct ttrace_snap_view *v)
 {
 	struct ttrace_snapset *s;
 
-	if (!v->gen)
+	if (!v->meta)
 		return;
 	ttrace_ctl_mutex_enter(&ttrace_main);
-	s = set_of(v->src, v->gen);
+	s = v->gen ? set_of(v->src, v->gen) : NULL;
 	if (s)			/* else freed with its holds */
 		release(s);
 	v->gen = 0;
+	ttrace_meta_drop(v->meta);
+	v->meta = NULL;
+	ttrace_meta_sweep();
 	ttrace_ctl_mutex_exit(&ttrace_main);
 }
 

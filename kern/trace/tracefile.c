@@ -52,6 +52,8 @@ struct ttrace_tracefile {
 	enum ttrace_read_kind kind;	/* RAW, SNAP, STREAM */
 	struct ttrace_snap_view view;	/* SNAP: the copy read */
 	uint32_t src;			/* SNAP: whose (ttrace_snap_src) */
+	struct ttrace_meta_snap *meta;	/* RAW, STREAM: the metadata held
+					   (SNAP: the view's) */
 	bool started;
 	enum ttrace_copy copy;		/* how runs are read: the step's */
 	enum ttrace_busy busy;		/* a slot in flight: the step's */
@@ -163,6 +165,7 @@ void ttrace_tracefile_free(struct ttrace_tracefile *f)
 	if (!f)
 		return;
 	ttrace_snap_view_end(&f->view);
+	ttrace_meta_reader_end(f->meta);
 	if (f->scratch)
 		free_cont_pages(f->scratch, SCRATCH_ORDER);
 	if (f->pipe.out)
@@ -172,17 +175,25 @@ void ttrace_tracefile_free(struct ttrace_tracefile *f)
 	kfree(f);
 }
 
-/* The first read or step: the header's contents as of now, the
- * generator set up to write to w (NULL: to the pipe, for reads). */
+/* The first read or step: the header's contents as of now (the
+ * metadata held until f is freed, metasnap.c: the current one, or the
+ * frozen copy's own), the generator set up to write to w (NULL: to the
+ * pipe, for reads). */
 static void tf_start(struct ttrace_tracefile *f, struct ttrace_file_writer *w)
 {
-	if (f->kind == TTRACE_READ_SNAP)
+	const struct ttrace_meta_snap *m;
+
+	if (f->kind == TTRACE_READ_SNAP) {
 		ttrace_snap_view_begin(&f->view, f->src);
+		m = f->view.meta;
+	} else {
+		m = f->meta = ttrace_meta_reader_begin();
+	}
 	ttrace_fill_version(&f->v);
+	f->v.meta_size = m->size;
 	ttrace_tsc_offsets(f->tsc);
 	f->pipe.gen = (struct ttrace_image_gen){
-		.version = &f->v, .tsc = f->tsc,
-		.meta = ttrace_meta_blob_now(&f->v.meta_size),
+		.version = &f->v, .tsc = f->tsc, .meta = m->blob,
 		.ops = &tf_ops, .arg = f, .buf = f->scratch,
 		.max = RUN_ENTRIES, .stream = f->kind == TTRACE_READ_STREAM,
 	};

@@ -1788,9 +1788,12 @@ static int test_snapshot_race(void)
 
 /*
  * trace_ring_copy_newest(), the latency tracers' copy: only the newest
- * slots that fit (a power of two of them), read as the ring read with all
- * before them overwritten, in overwrite mode whatever the source's; and
- * trace_ring_copy() still refuses memory smaller than the whole ring.
+ * slots that fit (a power of two of them), read as the ring read but for
+ * the older slots: those the ring still held declared not copied, only
+ * those it had lapped overwritten (bug: all of them overwritten, where
+ * the ring's counters said nothing was); in overwrite mode whatever the
+ * source's; and trace_ring_copy() still refuses memory smaller than the
+ * whole ring.
  */
 static int test_copy_newest(void)
 {
@@ -1807,12 +1810,30 @@ static int test_copy_newest(void)
 	HT_CHECK(c.mask == 15 && c.shift == 4 && c.head == 40 && c.start == 0);
 	HT_CHECK(c.mode == TRACE_RING_OVERWRITE);
 	trace_ring_cursor_start(&c, &cur);
-	EXPECT(&c, &cur, LOST(OVERWRITTEN), 0, 24);
+	EXPECT(&c, &cur, LOST(NOT_COPIED), 0, 24);
 	EXPECT(&c, &cur, RECORDS, 24, 16);
 	for (int i = 0; i < 16; i++)
 		HT_CHECK(TTRACE_TYPE_SEQ(out[i].type) == TTRACE_SEQ_OF(24 + i) &&
 			 out[i].timestamp == ts_of(24 + (uint64_t)i));
 	EXPECT(&c, &cur, NONE, 40, 0);
+	/* a ring that lapped: what it overwrote, then what it still held */
+	HT_CHECK(ring(&r, 64, TRACE_RING_OVERWRITE) == 0);
+	for (int i = 0; i < 100; i++)
+		HT_CHECK(put(&r));
+	HT_CHECK(trace_ring_copy_newest(&c, copy_mem, sizeof(copy_mem), &r) == 0);
+	trace_ring_cursor_start(&c, &cur);
+	EXPECT(&c, &cur, LOST(OVERWRITTEN), 0, 36);
+	EXPECT(&c, &cur, LOST(NOT_COPIED), 36, 48);
+	EXPECT(&c, &cur, RECORDS, 84, 16);
+	EXPECT(&c, &cur, NONE, 100, 0);
+	/* ... after a clear: nothing before the clear point but cleared */
+	trace_ring_clear(&r);
+	for (int i = 0; i < 20; i++)
+		HT_CHECK(put(&r));
+	HT_CHECK(trace_ring_copy_newest(&c, copy_mem, sizeof(copy_mem), &r) == 0);
+	trace_ring_cursor_start(&c, &cur);
+	EXPECT(&c, &cur, LOST(NOT_COPIED), 100, 4);
+	EXPECT(&c, &cur, RECORDS, 104, 16);
 	/* fewer records than the copy holds: all of them, nothing lost */
 	HT_CHECK(ring(&r, 64, TRACE_RING_OVERWRITE) == 0);
 	for (int i = 0; i < 5; i++)

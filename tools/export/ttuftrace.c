@@ -385,7 +385,7 @@ static int uf_export(struct uf_export *x, const char *path, const char *dir)
 	printf("uftrace: %s: %u tasks, %llu records, %u functions; %llu "
 	       "exits without an entry dropped, %llu calls clipped, %llu "
 	       "unfinished, %llu too deep; %llu records lost (declared), %llu "
-	       "of them overwritten before the trace\n", dir, x->ntasks,
+	       "of them before the trace (overwritten or not copied)\n", dir, x->ntasks,
 	       (unsigned long long)x->records, x->syms.n,
 	       (unsigned long long)m->counts.unmatched_exits,
 	       (unsigned long long)m->counts.clipped,

@@ -395,9 +395,10 @@ static void cut(struct ttmodel *m, uint32_t c, uint64_t ts)
 }
 
 /* Takes a declared loss of cpu c: from the CPU's last event to the event
- * it was placed before. One overwritten before the CPU's first event
- * (the file's runs begin at the ring's clear point, so the slots it
- * lapped before the read are its first LOSS run) is before_trace. */
+ * it was placed before. One overwritten (or, in a frozen copy, not
+ * copied) before the CPU's first event (the file's runs begin at the
+ * ring's clear point, so the slots it lapped before the read are its
+ * first LOSS run) is before_trace. */
 static void model_loss(struct ttmodel *m, uint32_t c,
 		       const struct ttload_loss *l)
 {
@@ -411,7 +412,8 @@ static void model_loss(struct ttmodel *m, uint32_t c,
 	add_loss(m, c, (struct ttmodel_loss){ .start = start,
 		 .end = end > start ? end : start, .count = l->count,
 		 .reason = l->reason, .before_trace = !cpu->events &&
-		 l->reason == TTRACE_LOSS_OVERWRITTEN });
+		 (l->reason == TTRACE_LOSS_OVERWRITTEN ||
+		  l->reason == TTRACE_LOSS_NOT_COPIED) });
 }
 
 /* ---- the model ----------------------------------------------------------- */

@@ -99,8 +99,9 @@ struct ttmodel_loss {
 	uint64_t start, end;
 	uint64_t count;
 	uint32_t reason;		/* enum ttrace_loss_reason */
-	bool before_trace;		/* overwritten before the CPU's first
-					   record in the trace */
+	bool before_trace;		/* overwritten (or not copied) before
+					   the CPU's first record in the
+					   trace */
 };
 
 struct ttmodel_track {

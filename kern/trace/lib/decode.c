@@ -56,6 +56,7 @@ const char *ttrace_loss_name(uint32_t reason)
 		[TTRACE_LOSS_IN_FLIGHT] = "in flight",
 		[TTRACE_LOSS_CLEARED] = "cleared",
 		[TTRACE_LOSS_SKIPPED] = "skipped ahead of the writer",
+		[TTRACE_LOSS_NOT_COPIED] = "not copied",
 	};
 
 	return reason < TTRACE_LOSS_NREASONS && names[reason] ? names[reason] :

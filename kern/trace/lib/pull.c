@@ -277,7 +277,7 @@ static int pull_ring(struct ttrace_pull *p, const struct ttrace_root *root,
 	    r->shift != (uint32_t)__builtin_ctzll(have) ||
 	    have * sizeof(struct ttrace_entry) != dumps[b].size ||
 	    r->mode > TRACE_RING_SATURATE || r->start > r->head ||
-	    (n && have != n))
+	    r->not_copied || (n && have != n))
 		return fail(p, "cpu %u: ring descriptor out of shape: %llu "
 			    "entries (cpu 0: %llu), start %llu head %llu", c,
 			    (unsigned long long)have, (unsigned long long)n,

@@ -125,6 +125,7 @@ void trace_ring_restart(struct trace_ring *r, uint64_t head)
 	r->filtered_at_clear = 0;
 	r->str_dropped = 0;
 	r->str_dropped_at_clear = 0;
+	r->not_copied = 0;
 }
 
 /*
@@ -155,6 +156,12 @@ void trace_ring_set_mode(struct trace_ring *r, enum trace_ring_mode mode)
 	__atomic_store_n(&r->mode, (uint32_t)mode, __ATOMIC_RELEASE);
 }
 
+/* The oldest index n slots hold of those written in [start, head). */
+static uint64_t ring_oldest(uint64_t start, uint64_t head, uint64_t n)
+{
+	return head - start > n ? head - n : start;
+}
+
 /*
  * The logical index range [*lo, *hi) a reader may find records in; *start
  * is the clear point. start is read before head, so start <= head.
@@ -162,11 +169,9 @@ void trace_ring_set_mode(struct trace_ring *r, enum trace_ring_mode mode)
 static void ring_live(const struct trace_ring *r, uint64_t *start,
 		      uint64_t *lo, uint64_t *hi)
 {
-	uint64_t n = r->mask + 1;
-
 	*start = __atomic_load_n(&r->start, __ATOMIC_ACQUIRE);
 	*hi = trace_ring_head(r);
-	*lo = *hi - *start > n ? *hi - n : *start;
+	*lo = ring_oldest(*start, *hi, r->mask + 1);
 }
 
 /* Fills st with r's counters; see trace_ring.h for what they mean. */
@@ -521,10 +526,14 @@ static uint32_t ring_read(const struct trace_ring *r,
 		return run_none(cur, run, TRACE_RUN_NONE);
 	if (cur->next < start)
 		return run_lost(cur, run, MIN(start, end), TTRACE_LOSS_CLEARED);
-	if (cur->next < lo) {	/* lapped: resume lap_skip ahead of it */
+	if (cur->next < lo - r->not_copied) {	/* lapped: resume lap_skip
+						   ahead of it */
 		cur->skip_to = lo + MIN(cur->lap_skip, hi - lo);
-		return run_lost(cur, run, MIN(lo, end), TTRACE_LOSS_OVERWRITTEN);
+		return run_lost(cur, run, MIN(lo - r->not_copied, end),
+				TTRACE_LOSS_OVERWRITTEN);
 	}
+	if (cur->next < lo)	/* a copy's: older than what it kept */
+		return run_lost(cur, run, MIN(lo, end), TTRACE_LOSS_NOT_COPIED);
 	if (cur->next < cur->skip_to)
 		return run_lost(cur, run, MIN(cur->skip_to, end),
 				TTRACE_LOSS_SKIPPED);
@@ -695,13 +704,15 @@ void trace_ring_each_event(const struct trace_ring *r, struct ttrace_entry *buf,
  * may be writing meanwhile, into dst over mem (bytes, 64-byte aligned): a
  * ring nobody writes of as many slots as fit in bytes (the largest power
  * of two, at most src's), that reads (trace_ring_read()) as src read at
- * the end of the copy with everything before its last nentries declared
- * overwritten. Each slot is copied as a reader copies it, its timestamp
+ * the end of the copy but for the slots before its last nentries: those
+ * src still held are declared not copied (dst->not_copied of them), those
+ * it had lapped overwritten. Each slot is copied as a reader copies it, its timestamp
  * the same before and after (ring_copy_slot()); one that changed is
  * stored invalid, so it reads as a slot in flight, never as a record.
  * start and head are read after the slots: a slot reserved during the
  * copy holds its new record whole or reads as in flight, and one lapped
- * during the copy lies below head - nentries, declared overwritten. A
+ * during the copy lies below head - nentries, declared not copied (or
+ * overwritten, if src lapped it too). A
  * copy smaller than src is in overwrite mode whatever src's mode.
  * Returns 0, or -1 if not one slot fits in bytes.
  */
@@ -737,6 +748,8 @@ int trace_ring_copy_newest(struct trace_ring *dst, void *mem, size_t bytes,
 	dst->filtered = READ_ONCE(src->filtered);
 	dst->str_dropped_at_clear = READ_ONCE(src->str_dropped_at_clear);
 	dst->str_dropped = READ_ONCE(src->str_dropped);
+	dst->not_copied = ring_oldest(dst->start, dst->head, keep) -
+			  ring_oldest(dst->start, dst->head, src->mask + 1);
 	return 0;
 }
 

@@ -32,7 +32,10 @@
  * so the caller can wait for it or give it up as a declared loss.
  * trace_ring_copy() copies a ring being written into a ring nobody writes
  * by the same rule (each slot whole or invalid), for snapshots;
- * trace_ring_copy_newest() only its newest slots, as many as fit.
+ * trace_ring_copy_newest() only its newest slots, as many as fit: a read
+ * of such a copy declares the older slots the ring still held "not
+ * copied" (TTRACE_LOSS_NOT_COPIED), and only those it had lapped
+ * overwritten.
  *
  * Modes and counters. start is the logical index of the first slot since the
  * last clear; written = head - start.
@@ -96,6 +99,9 @@ struct trace_ring {
 	uint64_t filtered_at_clear; /* filtered when start last moved */
 	uint64_t str_dropped;	/* strings a probe dropped; owner CPU only */
 	uint64_t str_dropped_at_clear; /* str_dropped when start moved */
+	uint64_t not_copied;	/* a copy (trace_ring_copy_newest()): the
+				   slots below its oldest that the ring
+				   copied still held; 0 in a live ring */
 };
 
 /* What trace_ring_stats() reports; see the file comment for the formulas. */

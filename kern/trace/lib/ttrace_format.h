@@ -149,7 +149,10 @@ enum ttrace_loss_reason {
 	TTRACE_LOSS_CLEARED = 4,	/* cleared (clear, mode, bufsize) */
 	TTRACE_LOSS_SKIPPED = 5,	/* given up by a reader the writer
 					   lapped, to resume ahead of it */
-	TTRACE_LOSS_NREASONS = 6,
+	TTRACE_LOSS_NOT_COPIED = 6,	/* older than a frozen copy's newest
+					   slots: still in the ring copied,
+					   not kept in the copy */
+	TTRACE_LOSS_NREASONS = 7,
 };
 
 /*
