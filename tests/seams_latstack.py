@@ -51,9 +51,9 @@ def chains():
     which tail-call it: both their shadow frames have the slot of the
     return into bounce_run, chan_write's with the return trampoline; the
     chain shows bounce_run, not the trampoline. A stacktrace probe on
-    ns_open%return: the chain goes from the probe (fire_slow, to which
-    fgraph_exit() tail-calls) through the return trampoline's frame to
-    sys_open, the caller ns_open returned to."""
+    ns_open%return: the chain goes from the probe (fire_slow, called by
+    fgraph_exit() inside its recursion guard) through the return
+    trampoline's frame to sys_open, the caller ns_open returned to."""
     s = Session(2, cmdline=DEFAULT_EVENTS, name="latstack_chains")
     funcs = kernel_functions()
     try:
@@ -70,7 +70,7 @@ def chains():
         return s.finish(str(e))
     why = check_chains("tail call", tail, "tt_write < bounce_run < sys_write",
                        funcs) or \
-        check_chains("return probe", ret, "fire_slow < sys_open < syscall_",
+        check_chains("return probe", ret, "fire_slow < fgraph_exit < sys_open < syscall_",
                      funcs)
     return s.finish(why)
 

@@ -54,7 +54,8 @@
  *		probe on each, while ROUNDS times it saves the trace (reads
  *		the trace file to its end), reads stats and writes markers;
  *		then the probes go and the rings are cleared (each batch
- *		starts with "probes: batch B from NAME"). PATH's names
+ *		starts with "probes: batch B from function I", its first
+ *		name's index in PATH: a name like panic_at would read as a panic). PATH's names
  *		are separated by blanks. Prints "probes: N functions in B
  *		batches, R refused, D strings dropped" (stats' strdropped
  *		summed before each clear; -1: stats has none) and ends the
@@ -547,7 +548,7 @@ static int probes(const char *path, int rounds)
 	for (int i = 0; i < n; i += PROBE_BATCH, batches++) {
 		int k = n - i < PROBE_BATCH ? n - i : PROBE_BATCH;
 
-		printf("probes: batch %d from %s\n", batches, fn[i]);
+		printf("probes: batch %d from function %d\n", batches, i);
 		fflush(stdout);
 		t[0] = now_ms();
 		refused += probes_on(ctlfd, fn + i, k);
