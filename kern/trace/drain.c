@@ -46,7 +46,8 @@
 #include "internal.h"
 
 #define DRAIN_BUDGET	16	/* pieces between yields: ~16,000 records */
-#define DRAIN_TICKS	1	/* sleep when the rings have nothing new */
+#define DRAIN_SLEEP_NS	10000000u	/* 10 ms: sleep when the rings have
+					   nothing new */
 
 enum drain_state { DRAIN_OFF, DRAIN_ON, DRAIN_ENDING };
 
@@ -166,7 +167,7 @@ static void drain_main(void *arg)
 			drain_finish();
 		} else if (r == TTRACE_IMAGE_WAIT) {
 			WRITE_ONCE(drain.sleeps, drain.sleeps + 1);
-			ksleep_ticks(DRAIN_TICKS);
+			ksleep_ns(DRAIN_SLEEP_NS);
 		} else {
 			yield();
 		}
