@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import boot_tests  # noqa: E402
 import ttrace_tests  # noqa: E402
 import abuse_tests  # noqa: E402
+import seams_sched  # noqa: E402
 from qemu_run import ROOT  # noqa: E402
 
 LINE = re.compile(r"^(?:\[\s*\d+\.\d+\] )?(PASSED|FAILED) \[([^\]]+)\]\s*(.*)$")
@@ -85,6 +86,7 @@ def main():
     boot_tests.run_all(res, only)
     ttrace_tests.run_all(res, only)
     abuse_tests.run_all(res, only)
+    seams_sched.run_all(res, only)
     print("tests took %.0f s; the slowest: %s" % (
         time.monotonic() - start, ", ".join(
             "%s %.0f s" % (n, t) for t, n in sorted(res.took)[::-1][:8])))

@@ -717,9 +717,13 @@ void sched_wait_dead(struct kthread *kt)
 	}
 }
 
-/* Moves a thread this CPU may run from the longest queue of a busy CPU to
- * this one's (idle: load balancing). Returns whether it did. Interrupts
- * off, no run queue locked. */
+/* Moves a thread this CPU may run from the longest run queue to this
+ * one's (idle: load balancing). A thread queued on a CPU that is still
+ * waking from its halt is taken too: whichever CPU locks the queue first
+ * runs it, and this one is awake already (a thread woken by one about to
+ * block runs on the waker's CPU that way, without waiting for the IPI'd
+ * CPU). Returns whether it moved one. Interrupts off, no run queue
+ * locked. */
 static bool pull_work(uint32_t me)
 {
 	struct runq *mine = &runqs[me], *from = NULL, *first, *second;
@@ -729,7 +733,7 @@ static bool pull_work(uint32_t me)
 	for (uint32_t c = 0; c < num_cpus; c++) {
 		uint32_t n = READ_ONCE(runqs[c].len);
 
-		if (c != me && n > most && !cpu_free(c)) {
+		if (c != me && n > most) {
 			most = n;
 			from = &runqs[c];
 		}
@@ -740,7 +744,7 @@ static bool pull_work(uint32_t me)
 	second = from < mine ? mine : from;
 	spin_lock(&first->lock);
 	spin_lock(&second->lock);
-	if (!is_idle(from->curr) && (kt = runq_take(from, me)))
+	if ((kt = runq_take(from, me)))
 		runq_push(mine, kt);
 	spin_unlock(&second->lock);
 	spin_unlock(&first->lock);
