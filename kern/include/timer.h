@@ -19,6 +19,7 @@
 #define TIMER_H
 
 #include <list.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct ktimer {
@@ -29,12 +30,16 @@ struct ktimer {
 	 * to run again at, or 0. Takes no timer queue lock. */
 	uint64_t (*fn)(struct ktimer *t, uint64_t now);
 	uint32_t cpu;			/* the CPU whose queue it is on */
+	bool deferrable;		/* does not wake a halted CPU: runs at
+					   its first timer interrupt after
+					   the deadline (Linux's deferrable
+					   timers) */
 };
 
 void ktimer_add(struct ktimer *t, uint64_t deadline);
 void ktimer_cancel(struct ktimer *t);
 void timer_expire(uint64_t now);
-uint64_t timer_next(void);
+uint64_t timer_next(bool firm);
 uint64_t ns_to_tsc(uint64_t ns);
 
 #endif /* TIMER_H */

@@ -338,13 +338,14 @@ static uint64_t scan_timer_fired(struct ktimer *t, uint64_t now)
 	return now + ns_to_tsc(SCAN_NS);
 }
 
-/* Starts the calling CPU's scans, every SCAN_NS: a debug kernel keeps
- * this timer on every CPU, idle or not. Interrupts off. */
+/* Starts the calling CPU's scans, every SCAN_NS while it runs anything
+ * (deferrable: a halted CPU keeps no tick for it). Interrupts off. */
 void kmem_debug_start_cpu(void)
 {
 	struct ktimer *t = &scan_timers[core_id()];
 
 	t->fn = scan_timer_fired;
+	t->deferrable = true;
 	ktimer_add(t, arch_read_tsc() + ns_to_tsc(SCAN_NS));
 	sched_timer_changed();
 }

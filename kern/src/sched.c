@@ -29,12 +29,13 @@
  * Slices: a thread runs SCHED_SLICE_NS before it is preempted, and only
  * if another thread waits on its CPU; a thread made runnable there cuts
  * the slice of the running one to SCHED_WAKEUP_GRAN_NS (it runs first
- * once the running thread has had that much). Preemption is need_resched,
+ * once the running thread has had that much: the thread preempted goes
+ * last on the queue, and the one made runnable runs in its place). Preemption is need_resched,
  * acted on at the next return to user mode (the kernel itself is not
  * preempted; kernel loops ask sched_should_yield()). The hardware timer is
  * programmed for the slice end only while another thread waits, and for
- * this CPU's earliest timer (timer.c): an idle CPU with no timer takes no
- * interrupt.
+ * this CPU's earliest timer (timer.c; a halted CPU's earliest that is not
+ * deferrable): an idle CPU with no timer due takes no interrupt.
  */
 #include <arch_hooks.h>
 #include <sched.h>
@@ -77,7 +78,12 @@ struct runq {
 	struct kthread *head, *tail;	/* waiting to run here, FIFO */
 	uint32_t len;			/* threads on it */
 	bool need_resched;		/* the running thread should yield */
+	bool halting;			/* the idle loop halts: deferrable
+					   timers wait */
 	struct kthread *curr;		/* running here */
+	struct kthread *wakee;		/* made runnable here since the last
+					   switch: runs next if curr is
+					   preempted */
 	uint64_t slice_start, slice_end;	/* curr's, this CPU's TSC */
 	uint64_t armed;			/* the hardware timer's deadline */
 } __aligned(64);
@@ -276,6 +282,26 @@ static struct kthread *runq_take(struct runq *rq, uint32_t cpu)
 	return kt;
 }
 
+/* Takes kt off rq's queue if it is on it; returns whether it was. rq
+ * locked. */
+static bool runq_remove(struct runq *rq, struct kthread *kt)
+{
+	struct kthread **link = &rq->head, *prev = NULL;
+
+	while (*link && *link != kt) {
+		prev = *link;
+		link = &(*link)->next;
+	}
+	if (!*link)
+		return false;
+	*link = kt->next;
+	if (rq->tail == kt)
+		rq->tail = prev;
+	kt->next = NULL;
+	WRITE_ONCE(rq->len, rq->len - 1);
+	return true;
+}
+
 /* Threads waiting on the run queues now (the ttrace counter runq_len). */
 uint32_t sched_runq_len(void)
 {
@@ -306,7 +332,7 @@ static void kick_free_cpu(void)
  * (nothing if neither). rq is this CPU's, locked, interrupts off. */
 static void rq_update_locked(struct runq *rq, uint64_t now)
 {
-	uint64_t next = timer_next();
+	uint64_t next = timer_next(rq->halting);
 	bool busy = !is_idle(rq->curr) && rq->len;
 
 	if (busy && now >= rq->slice_end && !rq->need_resched) {
@@ -334,6 +360,7 @@ static void sched_wake(struct runq *rq, struct kthread *kt)
 
 	ttrace_sched_woken(kt);
 	runq_push(rq, kt);
+	rq->wakee = kt;
 	if (!is_idle(rq->curr))
 		rq->slice_end = MIN(rq->slice_end, rq->slice_start +
 				    ns_to_tsc(SCHED_WAKEUP_GRAN_NS));
@@ -453,9 +480,14 @@ static void schedule_locked(struct runq *rq)
 	struct kthread *next;
 	uint64_t now = arch_read_tsc();
 
-	if (prev->state == KT_RUNNING && !is_idle(prev))
-		runq_push(rq, prev);
-	next = runq_take(rq, rq_cpu(rq));
+	if (prev->state == KT_RUNNING && !is_idle(prev)) {
+		runq_push(rq, prev);	/* preempted, or it yields */
+		next = rq->wakee && runq_remove(rq, rq->wakee) ? rq->wakee :
+		       runq_take(rq, rq_cpu(rq));
+	} else {
+		next = runq_take(rq, rq_cpu(rq));
+	}
+	rq->wakee = NULL;
 	if (!next)
 		next = &idle_threads[rq_cpu(rq)];
 	next->state = KT_RUNNING;
@@ -751,6 +783,16 @@ static bool pull_work(uint32_t me)
 	return kt != NULL;
 }
 
+/* Marks this CPU as halting (its deferrable timers do not wake it) or
+ * not, and sets its timer so. Interrupts off. */
+static void set_halting(struct runq *rq, bool halting)
+{
+	spin_lock(&rq->lock);
+	rq->halting = halting;
+	rq_update_locked(rq, arch_read_tsc());
+	spin_unlock(&rq->lock);
+}
+
 /* The idle loop of every CPU: run kernel messages, run threads (its own,
  * else one pulled from a busy CPU), or halt until an interrupt. */
 __noreturn void cpu_idle(void)
@@ -767,7 +809,10 @@ __noreturn void cpu_idle(void)
 			schedule_locked(rq);
 			spin_unlock(&rq->lock);
 		} else if (!kmsg_pending()) {
+			set_halting(rq, true);
 			arch_idle();	/* sti; hlt: wakeups cannot slip by */
+			arch_irq_disable();
+			set_halting(rq, false);
 		}
 		arch_irq_enable();
 	}

@@ -3,8 +3,9 @@
  * deadline; its lock is taken by its own CPU (adding, expiring) and by
  * whoever cancels one of its timers, which may run elsewhere (a thread
  * woken early takes its sleep timer off the queue of the CPU it slept
- * on). The earliest deadline is also kept in a word of its own, so the
- * scheduler programs the hardware timer without taking the lock.
+ * on). The earliest deadline (and the earliest of a timer that is not
+ * deferrable) is also kept in a word of its own, so the scheduler
+ * programs the hardware timer without taking the lock.
  */
 #include <timer.h>
 #include <smp.h>
@@ -16,6 +17,7 @@ struct timerq {
 	struct spinlock lock;
 	struct list q;			/* by deadline */
 	uint64_t next;			/* the first deadline, or 0 */
+	uint64_t next_firm;		/* the first not deferrable, or 0 */
 } __aligned(64);
 
 static struct timerq timerqs[CONFIG_MAX_NUM_CPUS] = {
@@ -34,11 +36,19 @@ static struct timerq *timerq_lock(void)
 	return tq;
 }
 
-/* Keeps tq->next the first deadline. tq locked. */
+/* Keeps tq->next the first deadline, tq->next_firm the first of a timer
+ * that is not deferrable (a walk past the deferrable ones: a debug
+ * kernel's one scan timer). tq locked. */
 static void update_next(struct timerq *tq)
 {
-	WRITE_ONCE(tq->next, list_empty(&tq->q) ? 0 :
-		   container_of(tq->q.next, struct ktimer, link)->deadline);
+	struct list *l = tq->q.next;
+
+	WRITE_ONCE(tq->next, l == &tq->q ? 0 :
+		   container_of(l, struct ktimer, link)->deadline);
+	while (l != &tq->q && container_of(l, struct ktimer, link)->deferrable)
+		l = l->next;
+	WRITE_ONCE(tq->next_firm, l == &tq->q ? 0 :
+		   container_of(l, struct ktimer, link)->deadline);
 }
 
 /* Puts t on tq after every timer due no later. tq locked. */
@@ -103,10 +113,13 @@ void timer_expire(uint64_t now)
 	spin_unlock(&tq->lock);
 }
 
-/* This CPU's earliest timer deadline, or 0 if it has none. */
-uint64_t timer_next(void)
+/* This CPU's earliest timer deadline (firm: of a timer that is not
+ * deferrable), or 0 if it has none. */
+uint64_t timer_next(bool firm)
 {
-	return READ_ONCE(timerqs[core_id()].next);
+	struct timerq *tq = &timerqs[core_id()];
+
+	return firm ? READ_ONCE(tq->next_firm) : READ_ONCE(tq->next);
 }
 
 /* ns nanoseconds in TSC ticks (to the microsecond beyond 6000 s). */

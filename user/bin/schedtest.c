@@ -55,7 +55,7 @@ static int start(const char *name, const char *what)
 
 static __noreturn void hog(void)
 {
-	for (unsigned long n = 0;; n++)
+	for (volatile unsigned long n = 0;; n++)	/* each round runs */
 		if (n % 65536 == 0)
 			getpid();
 }
