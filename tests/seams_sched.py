@@ -5,6 +5,8 @@ events on, save a trace after each, and read the traces with ttdecode.
 sched_smp1, one CPU:
   - a 20 ms nanosleep beside a CPU-bound process blocks once: 2
     sched_switch records involving the sleeper, nothing of it in between;
+    and so does each of four 5 ms ones (shorter than the old tick, where
+    the old kernel's nanosleep was all yield loop);
   - two CPU-bound processes switch at slice ends only: every switch
     between them at least a slice after the one before, and over the
     second one per slice (SLICE_MS), give or take one.
@@ -63,30 +65,33 @@ def switches(evs):
 
 
 def check_nap(path):
-    """schedtest spin 1 20: its 20 ms nanosleep switches it out once and
-    in once, and nothing of it runs in between."""
+    """schedtest spin 1 MS [NAP_MS]: each of its nanosleeps switches it
+    out once and in once, and nothing of it runs in between."""
     win, pid = window(events(path))
     if not win:
         return "no sched-begin/sched-end markers in the trace"
     mine = [e for e in win if "[%d]" % pid in e[2]]
-    try:
-        enter = next(i for i, e in enumerate(mine) if
-                     e[3] == "syscall_enter" and e[4].startswith("nanosleep"))
-        leave = next(i for i, e in enumerate(mine) if i > enter and
-                     e[3] == "syscall_exit" and e[4].startswith("nanosleep"))
-    except StopIteration:
-        return "no nanosleep enter and exit of pid %d" % pid
-    t0, t1 = mine[enter][0], mine[leave][0]
-    sw = [s for s in switches(win) if t0 <= s[0] <= t1 and
-          "schedtest" in (s[2], s[3])]
-    between = [e[3] + ": " + e[4] for e in mine[enter + 1:leave] if
-               e[3] in ("syscall_exit", "syscall_enter")]
-    print("# sched nap: 20 ms nanosleep took %.3f ms, %d switches" % (
-        (t1 - t0) / 1e6, len(sw)))
-    if len(sw) != 2 or between:
-        return "20 ms nanosleep: %d sched_switch records of schedtest " \
-            "(want 2), %d syscall records of it inside (want 0): %s" % (
-                len(sw), len(between), between[:4])
+    enters = [i for i, e in enumerate(mine) if e[3] == "syscall_enter" and
+              e[4].startswith("nanosleep")]
+    if not enters:
+        return "no nanosleep of pid %d" % pid
+    for enter in enters:
+        leave = next((i for i, e in enumerate(mine) if i > enter and
+                      e[3] == "syscall_exit" and
+                      e[4].startswith("nanosleep")), None)
+        if leave is None:
+            return "a nanosleep of pid %d without its exit" % pid
+        t0, t1 = mine[enter][0], mine[leave][0]
+        sw = [s for s in switches(win) if t0 <= s[0] <= t1 and
+              "schedtest" in (s[2], s[3])]
+        between = [e[3] + ": " + e[4] for e in mine[enter + 1:leave] if
+                   e[3] in ("syscall_exit", "syscall_enter")]
+        print("# sched nap: %s took %.3f ms, %d switches" % (
+            mine[enter][4], (t1 - t0) / 1e6, len(sw)))
+        if len(sw) != 2 or between:
+            return "%s: %d sched_switch records of schedtest (want 2), " \
+                "%d syscall records of it inside (want 0): %s" % (
+                    mine[enter][4], len(sw), len(between), between[:4])
     return ""
 
 
@@ -232,6 +237,7 @@ def session(smp, steps):
 def run_all(res, only):
     boots = (
         ("sched_smp1", 1, [("schedtest spin 1 20", check_nap),
+                           ("schedtest spin 1 20 5", check_nap),
                            ("schedtest spin 2 1000", check_slices)]),
         ("sched_smp4", 4, [("schedtest spin 0 1000",
                             lambda p: check_idle(p, 4)),
