@@ -208,25 +208,28 @@ def check_locks(path):
     return ""
 
 
-def session(smp, steps):
-    """One boot: each (command, check) of steps between a ttrace clear and
-    a save to the host; then each check of its own trace. Returns why it
-    failed, or ""."""
-    name = "sched_smp%d" % smp
+def traces(name, smp, cmds):
+    """One boot: each schedtest command of cmds between a ttrace clear and
+    a save to the host. Returns (the traces' paths, "") or ([], why not).
+    (scripts/bench.py's sched figures use it too.)"""
     out = fresh_out(name + ".ttr")
     s = Session(smp, hostout=out, cmdline=DEFAULT_EVENTS, name=name)
     try:
-        for cmd, _ in steps:
+        for cmd in cmds:
             s.say("ttrace clear", r"\n")
             s.say(cmd, r"schedtest: done", timeout=180)
             s.say("ttrace save /dev/host/out", r"saved /dev/host/out",
                   timeout=180)
     except TimeoutError as e:
-        return s.finish(str(e))
+        return [], s.finish(str(e))
     why = s.finish("")
-    if why:
-        return why
-    paths, why = split_saved(out, len(steps))
+    return split_saved(out, len(cmds)) if not why else ([], why)
+
+
+def session(name, smp, steps):
+    """traces() of each (command, check) of steps, then each check of its
+    own trace. Returns why it failed, or ""."""
+    paths, why = traces(name, smp, [cmd for cmd, _ in steps])
     for (cmd, check), path in zip(steps, paths):
         w = check(path)
         if w:
@@ -246,5 +249,5 @@ def run_all(res, only):
     )
     for name, smp, steps in boots:
         if not only or only in name:
-            why = session(smp, steps)
+            why = session(name, smp, steps)
             res.add(name, not why, why)
