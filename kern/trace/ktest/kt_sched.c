@@ -144,7 +144,7 @@ KTEST_REG(ktask_token_ring, test_ktask_token_ring);
 static uint32_t bound_done, bound_strays;
 
 /* A ktask bound to CPU arg: each round it must run there, whether it got
- * back from a yield (the run queue, which the other CPUs pass it over on)
+ * back from a yield (its own CPU's run queue, the only one it is put on)
  * or from a timed sleep (woken by its own CPU's timer). */
 static void bound_task(void *arg)
 {
