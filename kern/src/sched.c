@@ -80,6 +80,8 @@ struct runq {
 	bool need_resched;		/* the running thread should yield */
 	bool halting;			/* the idle loop halts: deferrable
 					   timers wait */
+	bool idling;			/* the idle thread is in cpu_idle()
+					   (before, it runs the boot: busy) */
 	struct kthread *curr;		/* running here */
 	struct kthread *wakee;		/* made runnable here since the last
 					   switch: runs next if curr is
@@ -221,14 +223,23 @@ static bool is_idle(const struct kthread *kt)
 	return kt >= idle_threads && kt < idle_threads + CONFIG_MAX_NUM_CPUS;
 }
 
-/* Whether CPU cpu runs its idle thread with nothing queued (unlocked: a
+/* Whether rq's CPU runs something: a thread, or its boot (kmain and
+ * the ktests run on the idle thread before it enters cpu_idle()). */
+static bool runs_work(const struct runq *rq)
+{
+	struct kthread *curr = READ_ONCE(rq->curr);
+
+	return curr && (!is_idle(curr) || !READ_ONCE(rq->idling));
+}
+
+/* Whether CPU cpu is in its idle loop with nothing queued (unlocked: a
  * hint for placement). */
 static bool cpu_free(uint32_t cpu)
 {
 	struct runq *rq = &runqs[cpu];
-	struct kthread *curr = READ_ONCE(rq->curr);
 
-	return curr && is_idle(curr) && READ_ONCE(rq->len) == 0;
+	return READ_ONCE(rq->curr) && !runs_work(rq) &&
+	       READ_ONCE(rq->len) == 0;
 }
 
 /* Where kt should run, prefer being its last CPU (a new thread: this
@@ -333,7 +344,7 @@ static void kick_free_cpu(void)
 static void rq_update_locked(struct runq *rq, uint64_t now)
 {
 	uint64_t next = timer_next(rq->halting);
-	bool busy = !is_idle(rq->curr) && rq->len;
+	bool busy = runs_work(rq) && rq->len;
 
 	if (busy && now >= rq->slice_end && !rq->need_resched) {
 		rq->need_resched = true;
@@ -361,7 +372,7 @@ static void sched_wake(struct runq *rq, struct kthread *kt)
 	ttrace_sched_woken(kt);
 	runq_push(rq, kt);
 	rq->wakee = kt;
-	if (!is_idle(rq->curr))
+	if (runs_work(rq))
 		rq->slice_end = MIN(rq->slice_end, rq->slice_start +
 				    ns_to_tsc(SCHED_WAKEUP_GRAN_NS));
 	if (cpu != core_id())
@@ -801,6 +812,7 @@ __noreturn void cpu_idle(void)
 	struct runq *rq = &runqs[me];
 
 	ttrace_ctx_set(this_cpu(), TTRACE_CTX_IDLE, 0);
+	WRITE_ONCE(rq->idling, true);
 	for (;;) {
 		process_routine_kmsgs();
 		arch_irq_disable();
