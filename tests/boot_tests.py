@@ -333,8 +333,8 @@ def status_key(run, smp):
         run.expect(r"cpu0: (?:pid|kernel thread) \d+, irq depth 1", timeout=30)
         run.expect(r"\s+\d+\s+\d+\s+sh\s+sleeping\s+in wait on 0x", timeout=30)
         run.expect(r"\s+\d+\s+\d+\s+sleep\s+sleeping\s+in nanosleep until "
-                   r"tick \d+\r?\n(?:.*\n)*?.*#\d\d [0-9a-f]+ "
-                   r"ksleep_(?:ticks|until)\+0x", timeout=30)
+                   r"tsc \d+\r?\n(?:.*\n)*?.*#\d\d [0-9a-f]+ "
+                   r"ksleep_(?:ns|until)\+0x", timeout=30)
         start = run.pos
         run.expect(r"\nslept\r?\n", timeout=30)
     except TimeoutError as e:

@@ -3,7 +3,8 @@
  * to 2 KiB) carved from pages, larger ones straight from the page allocator.
  * Every block is 16-byte aligned. Safe from any context (irqsave lock).
  * CONFIG_KMEM_DEBUG adds redzones, poison and guard pages (kmalloc.c,
- * docs/debug.md); kmem_debug_tick() is its periodic check.
+ * docs/debug.md); kmem_debug_start_cpu() starts its periodic check on the
+ * calling CPU.
  */
 #ifndef KMALLOC_H
 #define KMALLOC_H
@@ -14,9 +15,9 @@ void *kmalloc(size_t size);
 void *kzmalloc(size_t size);
 void kfree(void *p);
 #ifdef CONFIG_KMEM_DEBUG
-void kmem_debug_tick(void);
+void kmem_debug_start_cpu(void);
 #else
-static inline void kmem_debug_tick(void)
+static inline void kmem_debug_start_cpu(void)
 {
 }
 #endif

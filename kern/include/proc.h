@@ -19,6 +19,7 @@
 #include <kmsg.h>
 #include <list.h>
 #include <spinlock.h>
+#include <timer.h>
 #include <smp.h>
 #include <abi/syscall.h>
 
@@ -49,9 +50,8 @@ struct kthread {
 	uintptr_t saved_rsp;		/* when switched out */
 	const void *wchan;		/* what it sleeps on */
 	struct list wait_link;		/* on wchan's wait queue */
-	struct list timer_link;		/* on the timer list, by deadline */
-	uint64_t deadline;		/* jiffies: when a timed sleep ends */
-	uint64_t tick_tsc;		/* TSC of the tick that ended it */
+	struct ktimer timer;		/* its timed sleep's (ksleep_until) */
+	uint64_t tick_tsc;		/* TSC of the timer that ended it */
 	struct proc *proc;		/* NULL for a ktask */
 	uint32_t syscall_nr;		/* current syscall + 1, 0 if none */
 	int cpu;			/* last CPU it ran on */

@@ -1,9 +1,12 @@
 /*
- * The scheduler: one global run queue of kernel threads, FIFO, shared by all
- * CPUs, behind one lock. Each CPU has an idle thread (its boot stack) that
- * halts when nothing is runnable; making a thread runnable wakes a halted
- * CPU with an IPI. Threads run until they block, yield, exit, or (in user
- * mode only) their timer slice ends: the kernel itself is not preempted.
+ * The scheduler: a run queue of kernel threads per CPU, FIFO, each behind
+ * its own lock (docs/scheduler.md). Each CPU has an idle thread (its boot
+ * stack) that pulls work from busy CPUs, else halts with no timer armed
+ * unless one of its timers is due. Making a thread runnable puts it on the
+ * CPU it last ran on if free, else on a free CPU, and sends that CPU an
+ * IPI. Threads run until they block, yield, exit, or (in user mode only)
+ * their 10 ms slice ends with another thread waiting: the kernel itself is
+ * not preempted.
  *
  *	struct kthread *kt = kthread_create("flusher", flush_main, NULL);
  *	kthread_bind(kt, 1);		// optional: run it on CPU 1 only
@@ -26,12 +29,13 @@ void sched_wake_thread(struct kthread *kt);
 void schedule(void);
 void yield(void);
 void sched_tick(void);
+void sched_resched_ipi(void);
+void sched_timer_changed(void);
 bool sched_should_yield(void);
 __noreturn void sched_exit_current(void);
 void sched_wait_dead(struct kthread *kt);
-int ksleep_ticks(uint64_t ticks);
+int ksleep_ns(uint64_t ns);
 int ksleep_until(uint64_t deadline, uint64_t *tick_tsc);
-uint64_t sched_jiffies(void);
 uint32_t sched_runq_len(void);
 
 #endif /* SCHED_H */

@@ -195,7 +195,7 @@ traced: __attribute__((cold));
  * The wakeup tracer's hooks (kern/trace/lat_wakeup.c), behind the key
  * TTRACE_KEY_WAKEUP: a NOP each while it is off. The scheduler calls
  * ttrace_sched_woken() as it makes kt runnable and ttrace_sched_runs()
- * as it switches to it, sched_lock held, interrupts off.
+ * as it switches to it, that run queue's lock held, interrupts off.
  */
 void ttrace_wakeup_mark(struct kthread *kt);
 void ttrace_wakeup_run(struct kthread *kt);

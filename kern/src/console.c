@@ -12,8 +12,8 @@
  * dropped, and one byte is kept free so a line can always be ended.
  *
  * Locking: cons_lock is taken with interrupts off (the interrupt handler
- * takes it). A reader sleeps on the ring with it held, as ksleep_ticks
- * does: ksleep keeps interrupts off while it retakes the lock. The
+ * takes it). A reader sleeps on the ring with it held: ksleep keeps
+ * interrupts off while it retakes the lock. The
  * interrupt handler calls kwakeup and proc_kill, both safe there; ^C
  * kills after dropping cons_lock.
  */

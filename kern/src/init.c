@@ -73,7 +73,6 @@ static void timer_irq(struct trapframe *tf, void *arg)
 	(void)arg;
 	this_cpu()->ticks++;
 	ttrace_timer_tick(this_cpu()->ticks);
-	kmem_debug_tick();
 	sched_tick();
 }
 
@@ -84,11 +83,13 @@ static void com1_irq(struct trapframe *tf, void *arg)
 	uart_irq();
 }
 
-/* IRQ_RESCHED only wakes a halted CPU; its idle loop does the rest. */
+/* IRQ_RESCHED: another CPU queued a thread here or asks the running one
+ * to yield sooner (a halted CPU's idle loop runs the thread). */
 static void resched_ipi(struct trapframe *tf, void *arg)
 {
 	(void)tf;
 	(void)arg;
+	sched_resched_ipi();
 }
 
 static void panic_ipi(struct trapframe *tf, void *arg)
@@ -284,6 +285,7 @@ __noreturn void kmain(uint32_t magic, uint32_t mbi_pa)
 	smp_boot();
 	ttrace_boot_done();
 	lapic_timer_start();
+	kmem_debug_start_cpu();
 	arch_irq_enable();
 	uart_enable_irq();
 	ttrace_boot_phase(BOOT_PHASE_DEVICES, 0);

@@ -10,8 +10,8 @@
  *   - the header grows to 48 bytes (size asked for, allocating caller, a
  *     16-byte redzone just before the block) and every small block has at
  *     least 16 redzone bytes after it, up to its class size;
- *   - kfree checks both redzones, and kmem_debug_tick() (each CPU's timer
- *     tick) checks a few slab pages' every block, live or free, so an
+ *   - kfree checks both redzones, and kmem_debug_scan() (each CPU's timer
+ *     every 10 ms) checks a few slab pages' every block, live or free, so an
  *     overrun of a block nobody frees is found too;
  *   - a freed block is filled with POISON_BYTE, its header kept (marked
  *     free, with the freeing caller); kmalloc checks the poison before it
@@ -29,6 +29,10 @@
 #include <string.h>
 #include <printk.h>
 #include <ksyms.h>
+#include <sched.h>
+#include <smp.h>
+#include <timer.h>
+#include <arch/arch.h>
 #include <arch/mmu.h>
 
 #define MIN_SHIFT	4
@@ -302,9 +306,9 @@ static void scan_page(char *page, unsigned c)
  * Checks the next SCAN_PAGES slab pages, every block on them, going round
  * all of them in turn: an overrun of a block nobody frees, or a write to a
  * free block nobody takes, is found within (slab pages / SCAN_PAGES)
- * ticks of any CPU. Timer interrupt, any CPU.
+ * scans of any CPU. Timer interrupt, any CPU.
  */
-void kmem_debug_tick(void)
+static void kmem_debug_scan(void)
 {
 	uint64_t flags = spin_lock_irqsave(&kmalloc_lock);
 
@@ -321,6 +325,29 @@ void kmem_debug_tick(void)
 		}
 	}
 	spin_unlock_irqrestore(&kmalloc_lock, flags);
+}
+
+#define SCAN_NS		10000000u	/* 10 ms between a CPU's scans */
+
+static struct ktimer scan_timers[CONFIG_MAX_NUM_CPUS];
+
+static uint64_t scan_timer_fired(struct ktimer *t, uint64_t now)
+{
+	(void)t;
+	kmem_debug_scan();
+	return now + ns_to_tsc(SCAN_NS);
+}
+
+/* Starts the calling CPU's scans, every SCAN_NS while it runs anything
+ * (deferrable: a halted CPU keeps no tick for it). Interrupts off. */
+void kmem_debug_start_cpu(void)
+{
+	struct ktimer *t = &scan_timers[core_id()];
+
+	t->fn = scan_timer_fired;
+	t->deferrable = true;
+	ktimer_add(t, arch_read_tsc() + ns_to_tsc(SCAN_NS));
+	sched_timer_changed();
 }
 #else
 #define KMEM_TAIL_MIN	0

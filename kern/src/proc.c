@@ -120,7 +120,7 @@ static void dump_proc(const struct proc *p)
 	if (kt->wchan)
 		printk(KERN_EMERG " on %p\n", kt->wchan);
 	else
-		printk(KERN_EMERG " until tick %lu\n", kt->deadline);
+		printk(KERN_EMERG " until tsc %lu\n", kt->timer.deadline);
 	/* swtch() pushed rbp last but one: r15 r14 r13 r12 rbx rbp ret */
 	uintptr_t rsp = READ_ONCE(kt->saved_rsp);
 

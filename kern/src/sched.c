@@ -1,24 +1,41 @@
 /*
- * The scheduler (see sched.h).
+ * The scheduler (see sched.h and docs/scheduler.md).
  *
- * One spinlock, sched_lock, guards the run queue, the wait queues, the
- * timer list and every thread's state. It is held across swtch() and released by whichever thread
- * runs next (sched_finish_switch for a new thread, the tail of schedule() for
- * an old one), so a thread put back on the queue cannot be picked up by
- * another CPU before its registers are saved. Interrupts are off whenever
- * sched_lock is held.
+ * Each CPU has its own run queue (struct runq): a FIFO of runnable
+ * threads behind its own lock, the thread running there, its slice, and
+ * whether it should give the CPU up. No lock is shared by all CPUs: a
+ * switch takes its own CPU's queue lock, a wakeup the lock of the queue
+ * the sleeper waits on (one of WAITQ_BUCKETS hashed buckets, each with
+ * its lock) or of the timer queue it sleeps on (timer.c, per CPU), then
+ * the run queue locks of the CPU it last ran on and of the CPU it goes
+ * to. Lock order: a caller's lock, then a wait or timer queue, then one
+ * run queue (two only when an idle CPU pulls work: lowest CPU first).
  *
- * Sleepers are found without looking at the others: ksleep() puts a thread
- * on the wait queue its channel hashes to, so kwakeup() walks only the
- * threads on that bucket; ksleep_ticks() puts it on one timer list kept in
- * deadline order, so the tick looks at the expired threads and the first
- * that is not. A sorted list makes an insert linear in the worst case, but
- * it starts from the tail, where a new deadline usually belongs.
+ * A CPU's run queue lock is held across swtch() and released by whichever
+ * thread runs next (sched_finish_switch for a new thread, schedule()'s
+ * tail for an old one), so a thread switching out cannot be picked up,
+ * woken, or pulled by another CPU before its registers are saved: each of
+ * those takes that lock first. Its state changes from SLEEPING only under
+ * the lock of the CPU it last ran on (kt->cpu, which does not change while
+ * it sleeps). Interrupts are off whenever a run queue lock is held.
  *
- * A thread may be bound to one CPU (kthread_bind: the latency tracers'
- * per-CPU threads): the other CPUs pass over it on the run queue, and
- * making it runnable wakes that CPU if it halts. Binding is rare, so the
- * queue stays one FIFO and a CPU looks past the bound threads not its own.
+ * Placement: a woken thread goes to the CPU it last ran on if that CPU is
+ * free (idle, nothing queued), else to a free CPU, else back to its own
+ * (a new thread: a free CPU, else the creating one); a bound thread
+ * (kthread_bind) always to its CPU. A CPU going idle pulls a waiting
+ * thread from the busiest queue, and a CPU whose slice ends with threads
+ * waiting kicks a free CPU to do so.
+ *
+ * Slices: a thread runs SCHED_SLICE_NS before it is preempted, and only
+ * if another thread waits on its CPU; a thread made runnable there cuts
+ * the slice of the running one to SCHED_WAKEUP_GRAN_NS (it runs first
+ * once the running thread has had that much: the thread preempted goes
+ * last on the queue, and the one made runnable runs in its place). Preemption is need_resched,
+ * acted on at the next return to user mode (the kernel itself is not
+ * preempted; kernel loops ask sched_should_yield()). The hardware timer is
+ * programmed for the slice end only while another thread waits, and for
+ * this CPU's earliest timer (timer.c; a halted CPU's earliest that is not
+ * deferrable): an idle CPU with no timer due takes no interrupt.
  */
 #include <arch_hooks.h>
 #include <sched.h>
@@ -31,6 +48,7 @@
 #include <string.h>
 #include <atomic.h>
 #include <hash.h>
+#include <timer.h>
 #include <abi/errno.h>
 #include <ttrace.h>
 #include <arch/arch.h>
@@ -52,16 +70,51 @@ const char *const kthread_state_names[KT_NSTATES] = {
 static_assert(sizeof(struct kthread) <= 1024,
 	      "struct kthread must stay in kmalloc's 1 KiB class");
 
-static struct spinlock sched_lock = SPINLOCK_INIT("sched");
-static struct kthread *runq_head, *runq_tail;
-static uint32_t runq_len;		/* threads on the run queue */
+#define SCHED_SLICE_NS		10000000u	/* 10 ms */
+#define SCHED_WAKEUP_GRAN_NS	1000000u	/* 1 ms */
+
+struct runq {
+	struct spinlock lock;
+	struct kthread *head, *tail;	/* waiting to run here, FIFO */
+	uint32_t len;			/* threads on it */
+	bool need_resched;		/* the running thread should yield */
+	bool halting;			/* the idle loop halts: deferrable
+					   timers wait */
+	bool idling;			/* the idle thread is in cpu_idle()
+					   (before, it runs the boot: busy) */
+	struct kthread *curr;		/* running here */
+	struct kthread *wakee;		/* made runnable here since the last
+					   switch: runs next if curr is
+					   preempted */
+	uint64_t slice_start, slice_end;	/* curr's, this CPU's TSC */
+	uint64_t armed;			/* the hardware timer's deadline */
+} __aligned(64);
+
 #define WAITQ_BITS	8
-static struct list waitq[1 << WAITQ_BITS];	/* by hash of wchan */
-static struct list timers = LIST_INIT(timers);	/* by deadline */
-static uint64_t jiffies;			/* CPU 0's timer ticks */
+struct waitq {
+	struct spinlock lock;
+	struct list q;			/* threads sleeping on chans that
+					   hash here */
+} __aligned(64);
+
+static struct runq runqs[CONFIG_MAX_NUM_CPUS] = {
+	[0 ... CONFIG_MAX_NUM_CPUS - 1] = { .lock = SPINLOCK_INIT("runq") },
+};
+static struct waitq waitqs[1 << WAITQ_BITS] = {
+	[0 ... (1 << WAITQ_BITS) - 1] = { .lock = SPINLOCK_INIT("waitq") },
+};
 static struct kthread idle_threads[CONFIG_MAX_NUM_CPUS];
-static uint64_t idle_cpus;			/* bit per halted CPU */
 static uint64_t next_kthread_id = 1;
+
+static struct runq *this_rq(void)
+{
+	return &runqs[core_id()];
+}
+
+static uint32_t rq_cpu(const struct runq *rq)
+{
+	return (uint32_t)(rq - runqs);
+}
 
 /* Makes the calling CPU's boot context its idle thread. Each CPU, once,
  * before cpu_idle(). */
@@ -69,11 +122,13 @@ void sched_init_cpu(void)
 {
 	struct per_cpu_info *pcpui = this_cpu();
 	struct kthread *idle = &idle_threads[pcpui->coreid];
+	struct runq *rq = &runqs[pcpui->coreid];
 
 	idle->id = 0;
 	strlcpy(idle->name, "idle", sizeof(idle->name));
 	idle->state = KT_RUNNING;
 	idle->cpu = (int)pcpui->coreid;
+	WRITE_ONCE(rq->curr, idle);
 	pcpui->cur_kthread = idle;
 	pcpui->cur_proc = NULL;
 }
@@ -163,79 +218,221 @@ static bool runs_on(const struct kthread *kt, uint32_t cpu)
 	return kt->bound_cpu < 0 || kt->bound_cpu == (int)cpu;
 }
 
-/* Wakes a halted CPU that may run kt, if there is one but this. */
-static void kick_idle_cpu(const struct kthread *kt)
+static bool is_idle(const struct kthread *kt)
 {
-	uint64_t idle = READ_ONCE(idle_cpus) & ~(1ull << core_id());
-
-	if (kt->bound_cpu >= 0)
-		idle &= 1ull << kt->bound_cpu;
-	if (idle)
-		arch_send_ipi((uint32_t)__builtin_ctzll(idle), IRQ_RESCHED);
+	return kt >= idle_threads && kt < idle_threads + CONFIG_MAX_NUM_CPUS;
 }
 
-/* sched_lock held. */
-static void enqueue_locked(struct kthread *kt)
+/* Whether rq's CPU runs something: a thread, or its boot (kmain and
+ * the ktests run on the idle thread before it enters cpu_idle()). */
+static bool runs_work(const struct runq *rq)
+{
+	struct kthread *curr = READ_ONCE(rq->curr);
+
+	return curr && (!is_idle(curr) || !READ_ONCE(rq->idling));
+}
+
+/* Whether CPU cpu is in its idle loop with nothing queued (unlocked: a
+ * hint for placement). */
+static bool cpu_free(uint32_t cpu)
+{
+	struct runq *rq = &runqs[cpu];
+
+	return READ_ONCE(rq->curr) && !runs_work(rq) &&
+	       READ_ONCE(rq->len) == 0;
+}
+
+/* Where kt should run, prefer being its last CPU (a new thread: this
+ * one): kt's bound CPU, else prefer if it is free, else a free CPU, else
+ * prefer. */
+static uint32_t select_cpu(const struct kthread *kt, uint32_t prefer)
+{
+	if (kt->bound_cpu >= 0)
+		return (uint32_t)kt->bound_cpu;
+	for (uint32_t i = 0; i < num_cpus; i++) {
+		uint32_t c = (prefer + i) % num_cpus;
+
+		if (cpu_free(c))
+			return c;
+	}
+	return prefer;
+}
+
+/* Puts kt last on rq's queue, runnable there. rq locked. */
+static void runq_push(struct runq *rq, struct kthread *kt)
 {
 	kt->state = KT_RUNNABLE;
+	kt->cpu = (int)rq_cpu(rq);
 	kt->next = NULL;
-	if (runq_tail)
-		runq_tail->next = kt;
+	if (rq->tail)
+		rq->tail->next = kt;
 	else
-		runq_head = kt;
-	runq_tail = kt;
-	WRITE_ONCE(runq_len, runq_len + 1);
-	kick_idle_cpu(kt);
+		rq->head = kt;
+	rq->tail = kt;
+	WRITE_ONCE(rq->len, rq->len + 1);
 }
 
-/* The link to the first queued thread CPU cpu may run (*link NULL if
- * none). sched_lock held. */
-static struct kthread **runq_first_for(uint32_t cpu)
+/* Takes the first thread CPU cpu may run off rq's queue, or returns NULL.
+ * rq locked. */
+static struct kthread *runq_take(struct runq *rq, uint32_t cpu)
 {
-	struct kthread **link = &runq_head;
+	struct kthread **link = &rq->head, *kt, *prev = NULL;
 
-	while (*link && !runs_on(*link, cpu))
+	while (*link && !runs_on(*link, cpu)) {
+		prev = *link;
 		link = &(*link)->next;
-	return link;
-}
-
-/* Takes the first thread the calling CPU may run off the queue, or
- * returns NULL. sched_lock held. */
-static struct kthread *dequeue_locked(void)
-{
-	struct kthread **link = runq_first_for(core_id()), *kt = *link,
-		       *prev = NULL;
-
+	}
+	kt = *link;
 	if (kt) {
-		if (link != &runq_head)
-			prev = container_of(link, struct kthread, next);
 		*link = kt->next;
-		if (runq_tail == kt)
-			runq_tail = prev;
+		if (rq->tail == kt)
+			rq->tail = prev;
 		kt->next = NULL;
-		WRITE_ONCE(runq_len, runq_len - 1);
+		WRITE_ONCE(rq->len, rq->len - 1);
 	}
 	return kt;
 }
 
-/* Threads waiting on the run queue now (the ttrace counter runq_len). */
+/* Takes kt off rq's queue if it is on it; returns whether it was. rq
+ * locked. */
+static bool runq_remove(struct runq *rq, struct kthread *kt)
+{
+	struct kthread **link = &rq->head, *prev = NULL;
+
+	while (*link && *link != kt) {
+		prev = *link;
+		link = &(*link)->next;
+	}
+	if (!*link)
+		return false;
+	*link = kt->next;
+	if (rq->tail == kt)
+		rq->tail = prev;
+	kt->next = NULL;
+	WRITE_ONCE(rq->len, rq->len - 1);
+	return true;
+}
+
+/* Threads waiting on the run queues now (the ttrace counter runq_len). */
 uint32_t sched_runq_len(void)
 {
-	return READ_ONCE(runq_len);
+	uint32_t n = 0;
+
+	for (uint32_t c = 0; c < num_cpus; c++)
+		n += READ_ONCE(runqs[c].len);
+	return n;
 }
 
-void sched_make_runnable(struct kthread *kt)
+/* Sends IRQ_RESCHED to a free CPU, if there is one, so that it pulls a
+ * thread waiting here (pull_work()): a CPU that halts looks for work only
+ * when woken. */
+static void kick_free_cpu(void)
 {
-	uint64_t flags = spin_lock_irqsave(&sched_lock);
+	for (uint32_t c = 0; c < num_cpus; c++)
+		if (cpu_free(c)) {
+			arch_send_ipi(c, IRQ_RESCHED);
+			return;
+		}
+}
+
+/* This CPU's look at its run queue: the running thread's slice has ended
+ * with another thread waiting (need_resched; a free CPU is kicked to pull
+ * one of the waiting, in case the running thread is a kernel loop that
+ * does not yield soon), and the hardware timer is
+ * set for this CPU's next timer or the slice end, whichever comes first
+ * (nothing if neither). rq is this CPU's, locked, interrupts off. */
+static void rq_update_locked(struct runq *rq, uint64_t now)
+{
+	uint64_t next = timer_next(rq->halting);
+	bool busy = runs_work(rq) && rq->len;
+
+	if (busy && now >= rq->slice_end && !rq->need_resched) {
+		rq->need_resched = true;
+		kick_free_cpu();
+	}
+	if (busy && !rq->need_resched && (!next || rq->slice_end < next))
+		next = rq->slice_end;
+	if (next != rq->armed) {
+		rq->armed = next;
+		arch_timer_set(next);
+	}
+}
+
+/*
+ * Makes kt runnable on rq's CPU: the one place a thread becomes runnable,
+ * new (sched_make_runnable) or woken (wake_sleeper). The running thread's
+ * slice is cut to SCHED_WAKEUP_GRAN_NS from its start; that CPU is sent
+ * IRQ_RESCHED if it is another one (to run kt if idle, else to act on the
+ * shorter slice). rq locked, interrupts off.
+ */
+static void sched_wake(struct runq *rq, struct kthread *kt)
+{
+	uint32_t cpu = rq_cpu(rq);
 
 	ttrace_sched_woken(kt);
-	enqueue_locked(kt);
-	spin_unlock_irqrestore(&sched_lock, flags);
+	runq_push(rq, kt);
+	rq->wakee = kt;
+	if (runs_work(rq))
+		rq->slice_end = MIN(rq->slice_end, rq->slice_start +
+				    ns_to_tsc(SCHED_WAKEUP_GRAN_NS));
+	if (cpu != core_id())
+		arch_send_ipi(cpu, IRQ_RESCHED);
+	else
+		rq_update_locked(rq, arch_read_tsc());
 }
 
-static bool is_idle(const struct kthread *kt)
+/* Makes kt, new (kthread_create or proc_spawn), runnable. */
+void sched_make_runnable(struct kthread *kt)
 {
-	return kt >= idle_threads && kt < idle_threads + CONFIG_MAX_NUM_CPUS;
+	uint64_t flags = arch_irq_save();
+	struct runq *rq = &runqs[select_cpu(kt, core_id())];
+
+	spin_lock(&rq->lock);
+	sched_wake(rq, kt);
+	spin_unlock(&rq->lock);
+	arch_irq_restore(flags);
+}
+
+/* Locks the run queue of kt's CPU (the one it runs or last ran on) and
+ * returns it. Interrupts off. */
+static struct runq *lock_rq_of(struct kthread *kt)
+{
+	for (;;) {
+		int cpu = READ_ONCE(kt->cpu);
+		struct runq *rq = &runqs[cpu];
+
+		spin_lock(&rq->lock);
+		if (READ_ONCE(kt->cpu) == cpu)
+			return rq;
+		spin_unlock(&rq->lock);
+	}
+}
+
+/* Makes kt runnable if it sleeps (whatever on: its wait queue and timer
+ * are its own to leave once it runs), on the CPU select_cpu() picks.
+ * Interrupts off. */
+static void wake_sleeper(struct kthread *kt)
+{
+	struct runq *rq = lock_rq_of(kt);
+	uint32_t cpu;
+
+	if (kt->state != KT_SLEEPING) {
+		spin_unlock(&rq->lock);
+		return;
+	}
+	if (!kt->untraced)
+		ttrace_kthread_wake(kt->id);
+	cpu = select_cpu(kt, (uint32_t)kt->cpu);
+	if (cpu != rq_cpu(rq)) {
+		/* Claimed (no other waker acts on a RUNNABLE thread) and off
+		 * every run queue: none may run it until it is on cpu's. */
+		kt->state = KT_RUNNABLE;
+		spin_unlock(&rq->lock);
+		rq = &runqs[cpu];
+		spin_lock(&rq->lock);
+	}
+	sched_wake(rq, kt);
+	spin_unlock(&rq->lock);
 }
 
 /* kt's pid in sched_switch records: its process's, TTRACE_IDLE_PID for a
@@ -262,7 +459,7 @@ static void trace_switch(const struct kthread *prev,
 }
 
 /* Loads next's address space and kernel stack and switches to it.
- * sched_lock held, interrupts off. */
+ * This CPU's run queue locked, interrupts off. */
 static void switch_to_locked(struct kthread *prev, struct kthread *next)
 {
 	struct per_cpu_info *pcpui = this_cpu();
@@ -283,21 +480,34 @@ static void switch_to_locked(struct kthread *prev, struct kthread *next)
 	swtch(&prev->saved_rsp, next->saved_rsp);
 }
 
-/* Picks the next thread and runs it; the current one has already set its
- * state (RUNNING means it only yields). sched_lock held, interrupts off. */
-static void schedule_locked(void)
+/* Picks the next thread of rq, this CPU's, and runs it with a new slice;
+ * the current one has already set its state (RUNNING means it only
+ * yields: it goes last on the queue). rq locked, interrupts off; on
+ * return the caller may run on another CPU, whose queue is then locked
+ * (this_rq()). */
+static void schedule_locked(struct runq *rq)
 {
-	struct per_cpu_info *pcpui = this_cpu();
-	struct kthread *prev = pcpui->cur_kthread;
+	struct kthread *prev = rq->curr;
 	struct kthread *next;
+	uint64_t now = arch_read_tsc();
 
-	if (prev->state == KT_RUNNING && !is_idle(prev))
-		enqueue_locked(prev);
-	next = dequeue_locked();
+	if (prev->state == KT_RUNNING && !is_idle(prev)) {
+		runq_push(rq, prev);	/* preempted, or it yields */
+		next = rq->wakee && runq_remove(rq, rq->wakee) ? rq->wakee :
+		       runq_take(rq, rq_cpu(rq));
+	} else {
+		next = runq_take(rq, rq_cpu(rq));
+	}
+	rq->wakee = NULL;
 	if (!next)
-		next = &idle_threads[pcpui->coreid];
+		next = &idle_threads[rq_cpu(rq)];
 	next->state = KT_RUNNING;
-	next->cpu = (int)pcpui->coreid;
+	next->cpu = (int)rq_cpu(rq);
+	WRITE_ONCE(rq->curr, next);
+	rq->need_resched = false;
+	rq->slice_start = now;
+	rq->slice_end = now + ns_to_tsc(SCHED_SLICE_NS);
+	rq_update_locked(rq, now);
 	if (next != prev)
 		switch_to_locked(prev, next);
 }
@@ -308,9 +518,9 @@ void schedule(void)
 {
 	uint64_t flags = arch_irq_save();
 
-	spin_lock(&sched_lock);
-	schedule_locked();
-	spin_unlock(&sched_lock);
+	spin_lock(&this_rq()->lock);
+	schedule_locked(this_rq());
+	spin_unlock(&this_rq()->lock);
 	arch_irq_restore(flags);
 }
 
@@ -323,7 +533,7 @@ void yield(void)
  * took, and take interrupts. */
 void sched_finish_switch(void)
 {
-	spin_unlock(&sched_lock);
+	spin_unlock(&this_rq()->lock);
 	arch_irq_enable();
 }
 
@@ -332,158 +542,178 @@ static bool is_killed(const struct kthread *kt)
 	return kt->proc && READ_ONCE(kt->proc->killed);
 }
 
-/* Blocks kt, the current thread, already on a wait queue or the timer
- * list, until a wakeup. Returns 0, or -EINTR if its process is killed.
- * sched_lock held, interrupts off. */
-static int block_locked(struct kthread *kt)
+/* Blocks kt, the current thread, already on a wait queue or a timer,
+ * until a wakeup; at once, unblocked, if its process is killed (kill sets
+ * killed before it takes this lock to wake it). Returns 0, or -EINTR if
+ * the process is killed. rq, this CPU's, locked, interrupts off; on
+ * return this_rq() is (kt may run on another CPU by then). */
+static int block_locked(struct runq *rq, struct kthread *kt)
 {
+	if (is_killed(kt))
+		return -EINTR;
 	kt->state = KT_SLEEPING;
 	if (!kt->untraced)
 		ttrace_kthread_block(kt->id);
-	schedule_locked();
+	schedule_locked(rq);
 	return is_killed(kt) ? -EINTR : 0;
 }
 
-/* The wait queue for chan. sched_lock held. */
-static struct list *waitq_of(const void *chan)
+/* The wait queue for chan; its lock taken, interrupts off. */
+static struct waitq *waitq_lock(const void *chan)
 {
-	return list_bucket(waitq, hash_ptr(chan, WAITQ_BITS));
+	struct waitq *wq = &waitqs[hash_ptr(chan, WAITQ_BITS)];
+
+	spin_lock(&wq->lock);
+	if (!wq->q.next)
+		list_init(&wq->q);	/* first use */
+	return wq;
 }
 
 int ksleep(const void *chan, struct spinlock *lk)
 {
 	struct kthread *kt = current_kthread();
 	uint64_t flags = arch_irq_save();
-	int ret = -EINTR;
+	struct waitq *wq = waitq_lock(chan);
+	struct runq *rq;
+	int ret;
 
-	spin_lock(&sched_lock);
 	if (lk)
 		spin_unlock(lk);
-	if (!is_killed(kt)) {
-		kt->wchan = chan;
-		list_add_tail(waitq_of(chan), &kt->wait_link);
-		ret = block_locked(kt);
-		kt->wchan = NULL;
-	}
-	spin_unlock(&sched_lock);
+	kt->wchan = chan;
+	list_add_tail(&wq->q, &kt->wait_link);
+	rq = this_rq();
+	spin_lock(&rq->lock);
+	spin_unlock(&wq->lock);
+	ret = block_locked(rq, kt);
+	spin_unlock(&this_rq()->lock);
+	spin_lock(&wq->lock);
+	list_del(&kt->wait_link);
+	kt->wchan = NULL;
+	spin_unlock(&wq->lock);
 	arch_irq_restore(flags);
 	if (lk)
 		spin_lock(lk);
 	return ret;
 }
 
-/* Makes sleeping kt runnable, taking it off its wait queue and the timer
- * list. sched_lock held. */
-static void wake_locked(struct kthread *kt)
-{
-	list_del(&kt->wait_link);
-	list_del(&kt->timer_link);
-	if (!kt->untraced)
-		ttrace_kthread_wake(kt->id);
-	ttrace_sched_woken(kt);
-	enqueue_locked(kt);
-}
-
 /* Wakes every thread sleeping on chan: O(threads on its bucket). */
 void kwakeup(const void *chan)
 {
-	uint64_t flags = spin_lock_irqsave(&sched_lock);
-	struct list *q = waitq_of(chan), *l = q->next;
+	uint64_t flags = arch_irq_save();
+	struct waitq *wq = waitq_lock(chan);
+	struct list *l = wq->q.next;
 
-	while (l != q) {
+	while (l != &wq->q) {
 		struct kthread *kt = container_of(l, struct kthread, wait_link);
 
 		l = l->next;
-		if (kt->wchan == chan)
-			wake_locked(kt);
+		if (kt->wchan == chan) {
+			list_del(&kt->wait_link);
+			wake_sleeper(kt);
+		}
 	}
-	spin_unlock_irqrestore(&sched_lock, flags);
+	spin_unlock(&wq->lock);
+	arch_irq_restore(flags);
 }
 
 /* Wakes kt if it sleeps, whatever on (used by kill). */
 void sched_wake_thread(struct kthread *kt)
 {
-	uint64_t flags = spin_lock_irqsave(&sched_lock);
+	uint64_t flags = arch_irq_save();
 
-	if (kt->state == KT_SLEEPING)
-		wake_locked(kt);
-	spin_unlock_irqrestore(&sched_lock, flags);
+	wake_sleeper(kt);
+	arch_irq_restore(flags);
 }
 
-/* Puts kt on the timer list, after every thread due no later. sched_lock
- * held. */
-static void timer_add_locked(struct kthread *kt, uint64_t deadline)
+/* The sleep timer of a thread in ksleep_until(): the TSC it fired at,
+ * then the wakeup. */
+static uint64_t sleep_timer_fired(struct ktimer *t, uint64_t now)
 {
-	struct list *pos = timers.prev;
+	struct kthread *kt = container_of(t, struct kthread, timer);
 
-	while (pos != &timers &&
-	       container_of(pos, struct kthread, timer_link)->deadline > deadline)
-		pos = pos->prev;
-	kt->deadline = deadline;
-	list_add_after(pos, &kt->timer_link);
+	kt->tick_tsc = now;
+	wake_sleeper(kt);
+	return 0;
 }
 
-/* Timer interrupt bookkeeping, every CPU, interrupts off: CPU 0 counts
- * the tick and wakes the timed sleepers whose deadline has come. */
+/* The timer interrupt: runs this CPU's timers that are due, ends the
+ * running thread's slice if it is over and another waits, sets the next
+ * interrupt. Interrupts off. */
 void sched_tick(void)
 {
-	struct kthread *kt;
+	uint64_t now = arch_read_tsc();
+	struct runq *rq = this_rq();
 
-	if (core_id() != 0)
-		return;
-	spin_lock(&sched_lock);
-	WRITE_ONCE(jiffies, jiffies + 1);
-	while (!list_empty(&timers) &&
-	       (kt = container_of(timers.next, struct kthread,
-				  timer_link))->deadline <= jiffies) {
-		kt->tick_tsc = arch_read_tsc();
-		wake_locked(kt);
-	}
-	spin_unlock(&sched_lock);
+	timer_expire(now);
+	spin_lock(&rq->lock);
+	rq->armed = 0;		/* a one-shot that fired is disarmed */
+	rq_update_locked(rq, now);
+	spin_unlock(&rq->lock);
 }
 
-/* The tick count now (CPU 0's timer ticks since boot). */
-uint64_t sched_jiffies(void)
+/* IRQ_RESCHED: another CPU queued a thread here or cut the slice; the
+ * idle loop runs it, or the running thread is asked to yield, or the
+ * timer is set for the new slice end. Interrupts off. */
+void sched_resched_ipi(void)
 {
-	return READ_ONCE(jiffies);
+	struct runq *rq = this_rq();
+
+	spin_lock(&rq->lock);
+	rq_update_locked(rq, arch_read_tsc());
+	spin_unlock(&rq->lock);
+}
+
+/* Called after ktimer_add() outside a sleep: reprograms the hardware
+ * timer now. Interrupts off. */
+void sched_timer_changed(void)
+{
+	sched_resched_ipi();
 }
 
 /*
- * Sleeps until the tick count reaches deadline (returns at once if it
- * has). Returns 0 or -EINTR; *tick_tsc (if not NULL) is then the TSC at
- * which CPU 0's timer interrupt found the deadline come and woke the
- * thread (the moment the timer fired, for the latency of the wakeup
- * after it), or 0 if no tick woke it (the deadline had passed, or a kill
- * did). Process context.
+ * Sleeps until this CPU's TSC reaches deadline (returns at once if it
+ * has): blocks once, woken by its timer on this CPU. Returns 0 or
+ * -EINTR; *tick_tsc (if not NULL) is then the TSC at which the timer
+ * interrupt found the deadline come and woke the thread (the moment the
+ * timer fired, for the latency of the wakeup after it), or 0 if no timer
+ * woke it (the deadline had passed, or a kill did). Process context.
  */
 int ksleep_until(uint64_t deadline, uint64_t *tick_tsc)
 {
 	struct kthread *kt = current_kthread();
-	uint64_t flags = spin_lock_irqsave(&sched_lock);
+	uint64_t flags = arch_irq_save();
+	struct runq *rq;
 	int ret = is_killed(kt) ? -EINTR : 0;
 
 	kt->tick_tsc = 0;
-	while (ret == 0 && jiffies < deadline) {
-		timer_add_locked(kt, deadline);
-		ret = block_locked(kt);
+	if (ret == 0 && arch_read_tsc() < deadline) {
+		kt->timer.fn = sleep_timer_fired;
+		ktimer_add(&kt->timer, deadline);
+		rq = this_rq();
+		spin_lock(&rq->lock);
+		ret = block_locked(rq, kt);
+		spin_unlock(&this_rq()->lock);
+		ktimer_cancel(&kt->timer);
 	}
+	arch_irq_restore(flags);
 	if (tick_tsc)
 		*tick_tsc = kt->tick_tsc;
-	spin_unlock_irqrestore(&sched_lock, flags);
 	return ret;
 }
 
-/* Sleeps for at least ticks timer periods; returns 0 or -EINTR. */
-int ksleep_ticks(uint64_t ticks)
+/* Sleeps for at least ns nanoseconds; returns 0 or -EINTR. */
+int ksleep_ns(uint64_t ns)
 {
-	return ksleep_until(sched_jiffies() + ticks, NULL);
+	return ksleep_until(arch_read_tsc() + ns_to_tsc(ns), NULL);
 }
 
-/* True when the current thread should let others run: something waits.
- * notrace: asked on every return to user mode (user_trap_return). */
+/* True when this CPU's scheduler asks the running thread to give the CPU
+ * up (its slice is over and another thread waits, or a thread made
+ * runnable here should run first): user_trap_return() yields then, and so
+ * do kernel loops that ask. notrace: asked on every return to user mode. */
 notrace bool sched_should_yield(void)
 {
-	return READ_ONCE(runq_head) != NULL;
+	return READ_ONCE(runqs[core_id()].need_resched);
 }
 
 /* Ends the current thread; sched_wait_dead() tells its reaper when the
@@ -491,9 +721,9 @@ notrace bool sched_should_yield(void)
 __noreturn void sched_exit_current(void)
 {
 	arch_irq_disable();
-	spin_lock(&sched_lock);
+	spin_lock(&this_rq()->lock);
 	current_kthread()->state = KT_DEAD;
-	schedule_locked();
+	schedule_locked(this_rq());
 	panic("a dead thread ran again");
 }
 
@@ -513,42 +743,89 @@ __noreturn void kthread_exit(void)
 }
 
 /* Waits until kt has switched away for the last time. Once its DEAD state
- * is seen under sched_lock, the switch that set it has finished, because
- * the lock is dropped only by the thread switched to. */
+ * is seen under its CPU's run queue lock, the switch that set it has
+ * finished, because the lock is dropped only by the thread switched to. */
 void sched_wait_dead(struct kthread *kt)
 {
 	for (;;) {
-		uint64_t flags = spin_lock_irqsave(&sched_lock);
+		uint64_t flags = arch_irq_save();
+		struct runq *rq = lock_rq_of(kt);
 		bool dead = kt->state == KT_DEAD;
 
-		spin_unlock_irqrestore(&sched_lock, flags);
+		spin_unlock(&rq->lock);
+		arch_irq_restore(flags);
 		if (dead)
 			return;
 		arch_pause();
 	}
 }
 
-/* The idle loop of every CPU: run kernel messages, run threads, or halt. */
+/* Moves a thread this CPU may run from the longest run queue to this
+ * one's (idle: load balancing). A thread queued on a CPU that is still
+ * waking from its halt is taken too: whichever CPU locks the queue first
+ * runs it, and this one is awake already (a thread woken by one about to
+ * block runs on the waker's CPU that way, without waiting for the IPI'd
+ * CPU). Returns whether it moved one. Interrupts off, no run queue
+ * locked. */
+static bool pull_work(uint32_t me)
+{
+	struct runq *mine = &runqs[me], *from = NULL, *first, *second;
+	struct kthread *kt = NULL;
+	uint32_t most = 0;
+
+	for (uint32_t c = 0; c < num_cpus; c++) {
+		uint32_t n = READ_ONCE(runqs[c].len);
+
+		if (c != me && n > most) {
+			most = n;
+			from = &runqs[c];
+		}
+	}
+	if (!from)
+		return false;
+	first = from < mine ? from : mine;
+	second = from < mine ? mine : from;
+	spin_lock(&first->lock);
+	spin_lock(&second->lock);
+	if ((kt = runq_take(from, me)))
+		runq_push(mine, kt);
+	spin_unlock(&second->lock);
+	spin_unlock(&first->lock);
+	return kt != NULL;
+}
+
+/* Marks this CPU as halting (its deferrable timers do not wake it) or
+ * not, and sets its timer so. Interrupts off. */
+static void set_halting(struct runq *rq, bool halting)
+{
+	spin_lock(&rq->lock);
+	rq->halting = halting;
+	rq_update_locked(rq, arch_read_tsc());
+	spin_unlock(&rq->lock);
+}
+
+/* The idle loop of every CPU: run kernel messages, run threads (its own,
+ * else one pulled from a busy CPU), or halt until an interrupt. */
 __noreturn void cpu_idle(void)
 {
-	uint64_t bit = 1ull << core_id();
+	uint32_t me = core_id();
+	struct runq *rq = &runqs[me];
 
 	ttrace_ctx_set(this_cpu(), TTRACE_CTX_IDLE, 0);
+	WRITE_ONCE(rq->idling, true);
 	for (;;) {
 		process_routine_kmsgs();
 		arch_irq_disable();
-		spin_lock(&sched_lock);
-		if (*runq_first_for(core_id())) {
-			schedule_locked();
-			spin_unlock(&sched_lock);
-			arch_irq_enable();
-			continue;
-		}
-		atomic_fetch_or(&idle_cpus, bit);
-		spin_unlock(&sched_lock);
-		if (!kmsg_pending())
+		if (READ_ONCE(rq->len) || pull_work(me)) {
+			spin_lock(&rq->lock);
+			schedule_locked(rq);
+			spin_unlock(&rq->lock);
+		} else if (!kmsg_pending()) {
+			set_halting(rq, true);
 			arch_idle();	/* sti; hlt: wakeups cannot slip by */
-		atomic_fetch_and(&idle_cpus, ~bit);
+			arch_irq_disable();
+			set_halting(rq, false);
+		}
 		arch_irq_enable();
 	}
 }

@@ -7,6 +7,7 @@
 #include <smp.h>
 #include <sched.h>
 #include <kmsg.h>
+#include <kmalloc.h>
 #include <printk.h>
 #include <atomic.h>
 #include <ttrace.h>
@@ -34,6 +35,7 @@ __noreturn void smp_ap_main(void)
 	struct per_cpu_info *pcpui = this_cpu();
 
 	sched_init_cpu();
+	kmem_debug_start_cpu();
 	/* Printed before the BSP is told, so the line cannot land later, in
 	 * the middle of whatever the BSP prints next (a panic's unlocked
 	 * console dump, say). */

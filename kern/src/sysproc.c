@@ -9,11 +9,8 @@
 #include <console.h>
 #include <kmalloc.h>
 #include <string.h>
-#include <timer.h>
 #include <abi/errno.h>
 #include <arch/arch.h>
-#include <arch/apic.h>
-#include <arch/tsc.h>
 
 #define SPAWN_MAX_ARGS	64
 #define SPAWN_ARG_MAX	4096		/* bytes of one argument */
@@ -105,21 +102,11 @@ long sys_kill(const uint64_t *a)
 	return proc_kill((int)a[0]);
 }
 
-/* nanosleep(ns): sleeps timer ticks, then the remainder of the TSC
- * deadline, so short sleeps are not rounded up to a whole tick. */
+/* nanosleep(ns): blocks once, until a timer of this CPU at the TSC
+ * deadline wakes it (or a kill does: -EINTR). */
 long sys_nanosleep(const uint64_t *a)
 {
-	uint64_t ns = a[0];
-	uint64_t deadline = arch_read_tsc() + ns / 1000 * (tsc_freq_hz / 1000000);
-	uint64_t ticks = ns / (1000000000ull / TIMER_HZ);
-	int err = ticks ? ksleep_ticks(ticks) : 0;
-
-	while (!err && arch_read_tsc() < deadline) {
-		if (READ_ONCE(current_proc()->killed))
-			return -EINTR;
-		yield();
-	}
-	return err;
+	return ksleep_ns(a[0]);
 }
 
 /* errstr(buf, n) -> length: the text of this process's last error. */

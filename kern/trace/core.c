@@ -486,7 +486,7 @@ void ttrace_aux_string(unsigned tag, uint64_t ident, const char *str)
 
 /* Sets the context for the thread about to run on pcpui's CPU (the idle
  * one's for an untraced thread: the trace drain's time is its CPU's idle
- * time, kern/trace/drain.c). sched_lock held, interrupts off. */
+ * time, kern/trace/drain.c). Its run queue locked, interrupts off. */
 void ttrace_ctx_switch(struct per_cpu_info *pcpui, const struct kthread *kt)
 {
 	if (kt->id == 0 || kt->untraced)

@@ -5,7 +5,7 @@
  * and each ring's fill moved, as counter tracks beside the events.
  *
  *	free_pages	pages the allocator has free
- *	runq_len	threads waiting on the (one, shared) run queue
+ *	runq_len	threads waiting on the run queues (all CPUs')
  *	procs		processes in the table, zombies included
  *	aux_bytes	bytes of live aux records
  *	syscall_errors	syscalls that returned an error while syscall_exit
@@ -29,7 +29,6 @@
 #include <sched.h>
 #include <seqbuf.h>
 #include <smp.h>
-#include <timer.h>
 
 #include "internal.h"
 
@@ -112,7 +111,7 @@ static void sampler_main(void *arg)
 
 		if (ms)
 			sample(arg);
-		ksleep_ticks(ms ? MAX(1u, ms * TIMER_HZ / 1000) : TIMER_HZ);
+		ksleep_ns((ms ? ms : 1000) * 1000000ull);
 	}
 }
 

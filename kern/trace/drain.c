@@ -59,7 +59,8 @@
 #include "internal.h"
 
 #define DRAIN_BUDGET	16	/* pieces between yields: ~16,000 records */
-#define DRAIN_TICKS	1	/* sleep when the rings have nothing new */
+#define DRAIN_SLEEP_NS	10000000u	/* 10 ms: sleep when the rings have
+					   nothing new */
 #define QUIET_SLOTS	64	/* a piece's own records: several times what
 				   one makes with every function traced */
 #define NO_PIECE	UINT32_MAX
@@ -217,7 +218,7 @@ static void drain_main(void *arg)
 			drain_finish();
 		} else if (r == TTRACE_IMAGE_WAIT) {
 			WRITE_ONCE(drain.sleeps, drain.sleeps + 1);
-			ksleep_ticks(DRAIN_TICKS);
+			ksleep_ns(DRAIN_SLEEP_NS);
 		} else {
 			/* a grace period waits for this CPU's routine kernel
 			 * messages: a drain that never catches up (a probe on

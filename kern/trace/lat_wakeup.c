@@ -9,8 +9,8 @@
  * the trace that led to it.
  *
  * Both hooks sit behind the static key TTRACE_KEY_WAKEUP (ttrace.h), a
- * NOP each while the tracer is off, and run under sched_lock with
- * interrupts off; the stamp lives in the thread (kthread.wake_tsc).
+ * NOP each while the tracer is off, and run under a run queue's lock
+ * with interrupts off; the stamp lives in the thread (kthread.wake_tsc).
  */
 #include <proc.h>
 #include <smp.h>
@@ -28,14 +28,14 @@ struct ttrace_lat ttrace_lat_wakeup = {
 	.set = wakeup_set,
 };
 
-/* kt is made runnable now. sched_lock held. */
+/* kt is made runnable now. Its run queue locked. */
 void ttrace_wakeup_mark(struct kthread *kt)
 {
 	kt->wake_pc = (uintptr_t)__builtin_return_address(0);
 	kt->wake_tsc = arch_trace_clock();
 }
 
-/* This CPU switches to kt now. sched_lock held, interrupts off. */
+/* This CPU switches to kt now. Its run queue locked, interrupts off. */
 void ttrace_wakeup_run(struct kthread *kt)
 {
 	uint64_t start = kt->wake_tsc, now = arch_trace_clock(), cycles;

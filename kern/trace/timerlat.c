@@ -10,13 +10,12 @@
  * timerlat on` while osnoise runs switches to timerlat), as Linux has one
  * current tracer.
  *
- * timerlat: the thread sleeps until a tick deadline (ksleep_until) and,
- * woken, takes its TSC minus the TSC at which CPU 0's timer interrupt
- * found the deadline come and woke it (corrected by this CPU's TSC offset
- * from CPU 0's): the time from the timer firing to the thread running,
- * through the wakeup IPI and the scheduler. Into the CPU's figures, a
- * timerlat_sample event, and the core. The period is whole ticks
- * (TIMER_HZ): the kernel has no finer timer.
+ * timerlat: the thread sleeps until a TSC deadline (ksleep_until, a
+ * one-shot timer of its own CPU) and, woken, takes its TSC minus the TSC
+ * at which that CPU's timer interrupt found the deadline come and woke
+ * it: the time from the timer firing to the thread running, through the
+ * scheduler. Into the CPU's figures, a timerlat_sample event, and the
+ * core. The period is in microseconds.
  *
  * osnoise: for RUNTIME_US of every second the thread reads the TSC in a
  * loop; two reads further apart than THRESHOLD_NS are a gap, and a
@@ -25,8 +24,8 @@
  * (latstat.c: each interrupt by vector, the thread switched to when it
  * yielded), so the causes cost the tracer nothing while osnoise is off;
  * with the irq and kthread groups off, gaps count as "other". The kernel is not preemptible: the
- * loop yields when a thread waits to run, and that thread's time is
- * noise too.
+ * loop yields when the scheduler asks (a thread made runnable on its CPU,
+ * sched_should_yield()), and that thread's time is noise too.
  *
  * Threads are made at the first `on` and stay, asleep, when off (as the
  * counters thread does). Each CPU's figures have one writer, its thread,
@@ -48,6 +47,7 @@
 #include "internal.h"
 
 #define GAP_RECORDS	128	/* records read to explain one gap */
+#define PERIOD_US	10000	/* timerlat's default period */
 
 struct lat_cpu {
 	struct kthread *thread;
@@ -81,20 +81,13 @@ static struct lat_cpu lat_cpus[CONFIG_MAX_NUM_CPUS] = {
 static struct spinlock lat_lock = SPINLOCK_INIT("latency");
 static struct spinlock core_lock = SPINLOCK_INIT("latency core");	/* to_core() */
 static struct ttrace_lat *running;	/* lat_lock: the tracer on, or NULL */
-static uint64_t period_ticks = 1;	/* timerlat */
+static uint64_t period_us = PERIOD_US;	/* timerlat */
 static uint64_t runtime_us = TTRACE_LAT_OSNOISE_RUNTIME_US;	/* osnoise */
 static uint64_t threshold_ns = TTRACE_LAT_OSNOISE_THRESHOLD_NS;
 
 static uint32_t lat_cpu_id(const struct lat_cpu *lc)
 {
 	return (uint32_t)(lc - lat_cpus);
-}
-
-/* The TSC now as CPU 0 counts it. Interrupts may be on: the thread is
- * bound, so the CPU cannot change under it. */
-static uint64_t cpu0_tsc(uint32_t cpu)
-{
-	return arch_read_tsc() - (uint64_t)tsc_offset[cpu];
 }
 
 /* Sleeps until a latency tracer of this file is on; returns which. */
@@ -142,27 +135,26 @@ static void timerlat_sample(struct lat_cpu *lc, uint64_t cycles,
 	spin_unlock_irqrestore(&lc->lock, flags);
 }
 
-/* timerlat until the mode changes: wake every period_ticks, count how
+/* timerlat until the mode changes: wake every period_us, count how
  * late; a deadline already past when the thread asked is missed. The
- * tick's TSC is CPU 0's, this CPU's is tsc_offset[cpu] ahead. */
+ * thread is bound, so its timer and its TSC reads are its CPU's. */
 static void timerlat_run(struct lat_cpu *lc)
 {
-	uint32_t cpu = lat_cpu_id(lc);
-	uint64_t next = sched_jiffies(), fired, now;
+	uint64_t next = arch_read_tsc(), fired, now;
 
 	while (READ_ONCE(running) == &ttrace_lat_timerlat) {
-		next += READ_ONCE(period_ticks);
-		if (next <= sched_jiffies())
-			next = sched_jiffies() + 1;
+		next += ns_to_tsc(READ_ONCE(period_us) * 1000);
 		ksleep_until(next, &fired);
-		now = cpu0_tsc(cpu);
+		now = arch_read_tsc();
 		if (READ_ONCE(running) != &ttrace_lat_timerlat)
 			break;		/* turned off while it slept */
 		if (fired)
 			timerlat_sample(lc, now > fired ? now - fired : 0,
-					fired + (uint64_t)tsc_offset[cpu]);
+					fired);
 		else
 			WRITE_ONCE(lc->missed, lc->missed + 1);
+		if (next < now)
+			next = now;	/* late: the next period from now */
 	}
 }
 
@@ -240,10 +232,10 @@ static void osnoise_window(struct lat_cpu *lc)
 static void osnoise_run(struct lat_cpu *lc)
 {
 	while (READ_ONCE(running) == &ttrace_lat_osnoise) {
-		uint64_t start = sched_jiffies();
+		uint64_t start = arch_read_tsc();
 
 		osnoise_window(lc);
-		ksleep_until(start + TIMER_HZ, NULL);
+		ksleep_until(start + tsc_freq_hz, NULL);
 	}
 }
 
@@ -323,8 +315,7 @@ static void lat_set(struct ttrace_lat *l, bool on)
 static void set_params(const struct ttrace_ctl_cmd *cmd)
 {
 	if (cmd->lat == TTRACE_LAT_TIMERLAT) {
-		WRITE_ONCE(period_ticks, cmd->value ?
-			   (cmd->value * TIMER_HZ + 999999) / 1000000 : 1);
+		WRITE_ONCE(period_us, cmd->value ?: PERIOD_US);
 	} else {
 		WRITE_ONCE(runtime_us, cmd->value ?: TTRACE_LAT_OSNOISE_RUNTIME_US);
 		WRITE_ONCE(threshold_ns,
@@ -340,7 +331,7 @@ static void set_params(const struct ttrace_ctl_cmd *cmd)
  */
 const char *ttrace_timerlat_control(const struct ttrace_ctl_cmd *cmd)
 {
-	uint64_t period = period_ticks, runtime = runtime_us,
+	uint64_t period = period_us, runtime = runtime_us,
 		 threshold = threshold_ns;
 	const char *err;
 
@@ -351,7 +342,7 @@ const char *ttrace_timerlat_control(const struct ttrace_ctl_cmd *cmd)
 	}
 	err = ttrace_lat_control(cmd);
 	if (err) {			/* put the numbers back */
-		WRITE_ONCE(period_ticks, period);
+		WRITE_ONCE(period_us, period);
 		WRITE_ONCE(runtime_us, runtime);
 		WRITE_ONCE(threshold_ns, threshold);
 	} else if (cmd->mode == TTRACE_LAT_RESET) {
@@ -376,7 +367,7 @@ void ttrace_timerlat_text(struct seqbuf *s)
 
 	seqbuf_printf(s, "timerlat %s period_us %lu\n",
 		      state_of(&ttrace_lat_timerlat),
-		      READ_ONCE(period_ticks) * 1000000 / TIMER_HZ);
+		      READ_ONCE(period_us));
 	lat_stat_header(s);
 	for (uint32_t c = 0; c < num_cpus; c++) {
 		struct lat_cpu *lc = &lat_cpus[c];

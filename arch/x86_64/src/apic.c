@@ -1,8 +1,12 @@
 /*
  * Local APIC and IOAPIC. Every CPU runs lapic_init(); the BSP also routes
  * the ISA interrupts it uses (COM1) through the IOAPIC to itself. The LAPIC
- * timer runs periodic at TIMER_HZ, its rate calibrated once against the TSC
- * (whose frequency tsc_init() already knows) and reused on every CPU.
+ * timer is one-shot, armed by the scheduler for a TSC deadline
+ * (arch_timer_set): in TSC-deadline mode where the CPU has it (CPUID.1
+ * ECX bit 24), the deadline written to IA32_TSC_DEADLINE as is; else in
+ * one-shot count mode, the time to the deadline converted at the rate
+ * calibrated once against the TSC (whose frequency tsc_init() already
+ * knows) and reused on every CPU.
  */
 #include <arch/apic.h>
 #include <arch/acpi.h>
@@ -12,7 +16,6 @@
 #include <arch/tsc.h>
 #include <arch/x86.h>
 #include <smp.h>
-#include <timer.h>
 #include <printk.h>
 
 #define LAPIC_ID	0x020
@@ -37,9 +40,12 @@
 #define ICR_PENDING	0x00001000
 #define ICR_OTHERS	0x000c0000
 #define LVT_MASKED	0x00010000
-#define TIMER_PERIODIC	0x00020000
+#define TIMER_TSC_DEADLINE	0x00040000
+#define MSR_TSC_DEADLINE	0x6e0
 
-static uint32_t timer_count;		/* LAPIC ticks per timer period */
+static bool tsc_deadline;		/* the timer runs in TSC-deadline mode */
+static uint64_t count_per_tsc_q32;	/* one-shot count: LAPIC ticks per TSC
+					   tick, times 2^32 */
 
 static volatile uint32_t *lapic_reg(uint32_t off)
 {
@@ -92,20 +98,53 @@ static uint32_t calibrate_timer(void)
 	udelay(10000);
 	uint32_t elapsed = 0xffffffff - lapic_read(LAPIC_TCCR);
 	lapic_write(LAPIC_TICR, 0);
-	return elapsed * 100 / TIMER_HZ;
+	return elapsed;
 }
 
-/* Starts this CPU's periodic timer on vector IRQ_TIMER. */
+/* Sets this CPU's timer up one-shot on vector IRQ_TIMER, unarmed. The
+ * first CPU chooses the mode (and calibrates the count mode's rate). */
 void lapic_timer_start(void)
 {
-	if (!timer_count) {
-		timer_count = calibrate_timer();
-		printk(KERN_INFO "apic: timer %u ticks per %u Hz period\n",
-		       timer_count, TIMER_HZ);
+	if (!tsc_deadline && !count_per_tsc_q32) {
+		uint32_t a, b, c, d;
+
+		cpuid(1, 0, &a, &b, &c, &d);
+		tsc_deadline = c & (1u << 24);
+		if (tsc_deadline) {
+			printk(KERN_INFO "apic: one-shot timer, TSC-deadline "
+			       "mode\n");
+		} else {
+			uint32_t per_10ms = calibrate_timer();
+
+			count_per_tsc_q32 = ((uint64_t)per_10ms << 32) /
+					    (tsc_freq_hz / 100);
+			printk(KERN_INFO "apic: one-shot timer, count mode, %u "
+			       "ticks per 10 ms\n", per_10ms);
+		}
 	}
 	lapic_write(LAPIC_TDCR, 0x3);
-	lapic_write(LAPIC_TIMER, TIMER_PERIODIC | IRQ_TIMER);
-	lapic_write(LAPIC_TICR, timer_count);
+	lapic_write(LAPIC_TIMER, (tsc_deadline ? TIMER_TSC_DEADLINE : 0) |
+		    IRQ_TIMER);
+}
+
+/* Arms this CPU's timer to interrupt at its TSC deadline (at once if that
+ * has passed), or disarms it (deadline 0). Interrupts off. */
+void arch_timer_set(uint64_t deadline)
+{
+	uint64_t now, count;
+
+	if (tsc_deadline) {
+		wrmsr(MSR_TSC_DEADLINE, deadline);
+		return;
+	}
+	if (!deadline) {
+		lapic_write(LAPIC_TICR, 0);
+		return;
+	}
+	now = arch_read_tsc();
+	count = deadline > now ? (uint64_t)(((unsigned __int128)(deadline - now) *
+					     count_per_tsc_q32) >> 32) : 0;
+	lapic_write(LAPIC_TICR, (uint32_t)MIN(MAX(count, 1), 0xffffffffull));
 }
 
 static void icr_send(uint32_t apic_id, uint32_t lo)

@@ -303,14 +303,14 @@ static bool syscall_entered(void *arg, const struct ttrace_probe_hit *h)
 	return true;
 }
 
-/* One-tick sleeps: each wakeup makes a thread runnable, which the load
+/* 1 ms sleeps: each wakeup makes a thread runnable, which the load
  * yields to on its way back to user mode, and each sleep's irqsave opens
  * a section that the switch back to the load carries. */
 static void user_sleeper(void *arg)
 {
 	(void)arg;
 	for (int i = 0; i < USER_SLEEPS; i++)
-		ksleep_ticks(1);
+		ksleep_ns(1000000);
 	__atomic_fetch_sub(&sleepers_running, 1, __ATOMIC_RELEASE);
 }
 

@@ -144,8 +144,8 @@ KTEST_REG(ktask_token_ring, test_ktask_token_ring);
 static uint32_t bound_done, bound_strays;
 
 /* A ktask bound to CPU arg: each round it must run there, whether it got
- * back from a yield (the run queue, which the other CPUs pass it over on)
- * or from a timed sleep (woken by CPU 0's tick, its own CPU kicked). */
+ * back from a yield (its own CPU's run queue, the only one it is put on)
+ * or from a timed sleep (woken by its own CPU's timer). */
 static void bound_task(void *arg)
 {
 	uint32_t me = (uint32_t)(uintptr_t)arg;
@@ -154,7 +154,7 @@ static void bound_task(void *arg)
 		if (core_id() != me)
 			atomic_add(&bound_strays, 1);
 		if (i % 8 == 0)
-			ksleep_ticks(1);
+			ksleep_ns(1000000);
 		else
 			yield();
 	}

@@ -221,6 +221,7 @@ bool arch_hostout_write(const void *buf, size_t n);
 void *arch_hostout_place(size_t n);
 __attribute__((noreturn)) void arch_halt_forever(void);
 void arch_send_ipi(uint32_t coreid, uint8_t vector);
+void arch_timer_set(uint64_t tsc_deadline);
 void arch_send_ipi_others(uint8_t vector);
 __attribute__((noreturn)) void arch_exit_qemu(int status);
 /* Resets the machine (warm: memory keeps its contents). */
