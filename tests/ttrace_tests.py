@@ -1407,12 +1407,16 @@ def qmp_quit(sock):
 
 def check_hang_ipis(text, ncpus):
     """Why the text of a trace pulled after ctl `hang` is wrong ("" if
-    right): the CPU that carried out the hang (its last record the
-    `write` of the command; the scheduler may run that echo on any CPU)
+    right): the CPU that carried out the hang (its last record but
+    other interrupts' the `write` of the command; the scheduler may run
+    that echo on any CPU)
     took no IPI, and every other CPU entered the hang IPI (vector 241)."""
     last = {}
     for m in re.finditer(r"(?m)^\S+ us cpu(\d+) (.*)$", text):
-        last[int(m.group(1))] = m.group(2)
+        # an interrupt other than the hang IPI may still land between
+        # the write's entry and the hang's cli: it is not the last word
+        if not re.search(r"irq_e(nter|xit): vector=(?!241\b)", m.group(2)):
+            last[int(m.group(1))] = m.group(2)
     hanger = [c for c in range(ncpus) if
               re.search(r"syscall_enter: write\(", last.get(c, ""))]
     if len(hanger) != 1:
