@@ -17,8 +17,9 @@ saves the trace and reads `ttdecode text` of it:
     switch-out, with a caller address in the kernel;
   - the graph's exits carry return values: `cat /nonexistent`'s sys_open
     returns -2 (-ENOENT);
-  - context flags: every irq_enter shows hardirq and interrupts off
-    ([d.h]), and a wakeup made by the sleep's timer interrupt does too;
+  - context flags: every irq_enter shows interrupts off and hardirq
+    ([d?h], ? need resched or not), and a wakeup made by the sleep's
+    timer interrupt does too;
     cpu_idle enter/exit and named IRQs (irq_enter name=timer).
 """
 import re
@@ -153,17 +154,19 @@ def check_retval(evs):
 
 
 def check_flags(evs):
-    """IRQ records: hardirq and interrupts off; the sleep's timer wakes it
-    from the interrupt; cpu_idle; the timer named."""
+    """IRQ records: interrupts off and hardirq; the sleep's timer wakes it
+    from the interrupt; a switch with interrupts off; cpu_idle; the timer
+    named."""
     why = []
     irqs = [e for e in evs if e[2] == "irq_enter"]
-    if not irqs or any(e[4] != "d.h" for e in irqs):
+    off_h = lambda e: e[4][0] == "d" and e[4][2] == "h"
+    if not irqs or not all(off_h(e) for e in irqs):
         why.append("irq_enter flags: %s" % [e[0] for e in irqs
-                                            if e[4] != "d.h"][:3])
+                                            if not off_h(e)][:3])
     if not any(e[3].get("name") == "timer" for e in irqs):
         why.append("no irq_enter name=timer")
     if not any(e[2] == "sched_waking" and e[1].startswith("irq:") and
-               e[4] == "d.h" for e in evs):
+               off_h(e) for e in evs):
         why.append("no sched_waking from an interrupt with flags d.h")
     if not any(e[2] == "sched_switch" and e[4][0] == "d" for e in evs):
         why.append("no sched_switch with interrupts off")
