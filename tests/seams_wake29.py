@@ -198,7 +198,11 @@ def scenario():
     fails = []
     for check in (check_wakeups, check_kthreads, check_lifetimes,
                   check_blocked, check_retval, check_flags):
-        fails += ["%s: %s" % (check.__name__, w) for w in check(evs)]
+        try:
+            found = check(evs)
+        except KeyError as e:
+            found = ["a record without the field %s" % e]
+        fails += ["%s: %s" % (check.__name__, w) for w in found]
     return "\n".join(fails[:20])
 
 
