@@ -589,9 +589,11 @@ static void name(struct ttrace_aux *aux, unsigned tag, uint64_t ident,
 static const char *const expect_lines[] = {
 	"1000 cpu1 sys:sh[7]:read syscall_enter: read(0x3, 0x1000, 0x10)",
 	"1002 cpu1 sys:sh[7]:read syscall_exit: read = -14",
-	"1004 cpu0 kt:idle?thread proc_exit: pid=sh status=-1",
-	"1006 cpu0 irq:14/d2 exception: vector=14 error=0x2 rip=0xffff800000100000",
-	"1008 cpu0 trap:[9]:14 sched_switch: prev=#9 next=sh prev_state=running",
+	"1004 cpu0 kt:idle?thread proc_exit: pid=sh status=-1 pid_nr=7",
+	"1006 cpu0 irq:14/d2 exception: vector=14 error=0x2 rip=0xffff800000100000"
+	" [..h]",
+	"1008 cpu0 trap:[9]:14 sched_switch: prev=#9 next=sh prev_state=running "
+	"prev_pid=9 next_pid=7 [dN.]",
 	"1010 cpu0 boot:early boot_phase: early arg=0x10",
 	"1012 cpu3 idle test_wide: seq=0 sum=0x1 w2=2 w3=3 w4=4 w5=5 w6=6 w7=7 "
 	"w8=8 w9=9 w10=10 w11=11 w12=12",
@@ -614,13 +616,14 @@ static void write_events(struct trace_ring *r)
 					      0, 0, 1),
 			 TTRACE_CTX_PIDWORD(7, 3), 3, (uint64_t)-14, 0, 0, 0);
 	trace_ring_write(r, 1004, TTRACE_TYPE(TTRACE_EV_PROC_EXIT, TTRACE_CTX_KTASK,
-					      0, 0, 0), 2, 7, UINT64_MAX, 0, 0, 0);
+					      0, 0, 0), 2, 7, UINT64_MAX, 7, 0, 0);
 	trace_ring_write(r, 1006, TTRACE_TYPE(TTRACE_EV_EXCEPTION, TTRACE_CTX_IRQ,
 					      0, 2, 0), 14, 14, 2,
 			 0xffff800000100000ULL, 0, 0);
 	trace_ring_write(r, 1008, TTRACE_TYPE(TTRACE_EV_SCHED_SWITCH, TTRACE_CTX_TRAP,
-					      0, 0, 0), TTRACE_CTX_PIDWORD(9, 14),
-			 9, 7, 1, 0, 0);
+					      0, 0, 0) | TTRACE_TYPE_IRQS_OFF |
+			 TTRACE_TYPE_NEED_RESCHED, TTRACE_CTX_PIDWORD(9, 14),
+			 9, 7, 1, 9, 7);
 	trace_ring_write(r, 1010, TTRACE_TYPE(TTRACE_EV_BOOT_PHASE, TTRACE_CTX_BOOT,
 					      0, 0, 0), 1, 1, 16, 0, 0, 0);
 	trace_ring_write_ext(r, 1012, TTRACE_TYPE(TTRACE_EV_TEST_WIDE,
@@ -685,7 +688,7 @@ static int test_format_edges(void)
 
 	n = ttrace_format_line(small, sizeof(small), &ttrace_meta_builtin, &ev,
 			       NULL, NULL);
-	HT_CHECK(n == (int)strlen("0 cpu0 boot irq_enter: vector=32"));
+	HT_CHECK(n == (int)strlen("0 cpu0 boot irq_enter: vector=32 name=#7"));
 	HT_CHECK(strlen(small) == 9 && !memcmp(small, "0 cpu0 bo", 9));
 	HT_CHECK(ttrace_format_line(small, 0, &ttrace_meta_builtin, &ev, NULL,
 				    NULL) == n);
@@ -713,16 +716,17 @@ static int test_format_func_indent(void)
 	ev.args[1] = 0;
 	ttrace_format_line(line, sizeof(line), &ttrace_meta_builtin, &ev, NULL,
 			   NULL);
-	HT_CHECK(!strcmp(line, "0 cpu0 boot func_exit: #4660 depth=0"));
+	HT_CHECK(!strcmp(line, "0 cpu0 boot func_exit: #4660 depth=0 retval=?"));
 	ev.args[1] = ~0ull;	/* corrupt: at most 32 levels */
 	HT_CHECK(ttrace_format_line(line, sizeof(line), &ttrace_meta_builtin,
 				    &ev, NULL, NULL) ==
-		 (int)strlen("0 cpu0 boot func_exit: #4660 depth=4294967295") +
+		 (int)strlen("0 cpu0 boot func_exit: #4660 depth=4294967295 "
+			     "retval=?") +
 		 64);
 	ev.nwords = 1;		/* the depth word lost: no indent */
 	ttrace_format_line(line, sizeof(line), &ttrace_meta_builtin, &ev, NULL,
 			   NULL);
-	HT_CHECK(!strcmp(line, "0 cpu0 boot func_exit: #4660 depth=?"));
+	HT_CHECK(!strcmp(line, "0 cpu0 boot func_exit: #4660 depth=? retval=?"));
 	return 0;
 }
 

@@ -1300,7 +1300,8 @@ static int test_hostile(void)
 	CASE(s.pool[boot1].type ^= 1ULL << 28, "written by cpu 0 but in the "
 	     "ring of cpu 1");
 	CASE(s.pool[boot1].type ^= 1ULL << 39, "written by cpu 2049");
-	CASE(s.pool[boot1].type |= 0xffff, "event id 65535");
+	CASE(s.pool[boot1].type |= 0x3ff, "event id 1023");
+	CASE(s.pool[boot1].type |= 0x1000, "type flags 0x1000 are reserved");
 	CASE(s.pool[irq0].type |= 1ULL << 20, "announces 1 continuations");
 	CASE(s.pool[irq0].type ^= 1ULL << 40, "cpu 0 index 1 holds the record "
 	     "of seq 0");

@@ -1046,6 +1046,14 @@ int ttload_check_aux(const struct ttload *t, struct ttload_aux_check *ac,
 	return aux_walk_end(t, ac, &it, at, err);
 }
 
+/* The type word flags t's format reserves: all of them before version 3
+ * (docs/trace-format.md, Type word). */
+static uint32_t flags_reserved(const struct ttload *t)
+{
+	return t->version.percpu_version < 3 ? TTRACE_TYPE_FLAGS_MASK :
+	       TTRACE_TYPE_FLAGS_RESERVED;
+}
+
 /* Checks one first entry e (at file offset off) of cpu's ring. */
 static int entry_check(const struct ttload *t, uint32_t cpu,
 		       const struct ttrace_entry *e, uint64_t off,
@@ -1061,6 +1069,13 @@ static int entry_check(const struct ttload *t, uint32_t cpu,
 		ttrace_file_set_error(err, off, "entry: written by cpu %u but in "
 				      "the ring of cpu %u",
 				      TTRACE_TYPE_CPU(type), cpu);
+		return -1;
+	}
+	if (TTRACE_TYPE_FLAGS(type) & flags_reserved(t)) {
+		ttrace_file_set_error(err, off, "entry: type flags %#x are "
+				      "reserved in format %u",
+				      TTRACE_TYPE_FLAGS(type),
+				      t->version.percpu_version);
 		return -1;
 	}
 	if (id >= t->meta.nevents) {
@@ -1097,7 +1112,7 @@ static int first_check(const struct ttload *t, uint32_t cpu,
 
 /* Whether a first entry of type word type at index idx of cpu's ring
  * passes first_check(), told at a glance: its seq and cpu in one
- * comparison, then its context kind, event id and continuations. */
+ * comparison, then its context kind, flags, event id and continuations. */
 static bool first_ok(const struct ttload *t, uint32_t cpu, uint64_t type,
 		     uint64_t idx)
 {
@@ -1107,6 +1122,7 @@ static bool first_ok(const struct ttload *t, uint32_t cpu, uint64_t type,
 	       ((uint64_t)TTRACE_SEQ_OF(idx) <<
 		(TTRACE_TYPE_SEQ_SHIFT - TTRACE_TYPE_CPU_SHIFT) | cpu) &&
 	       TTRACE_TYPE_CTX(type) < TTRACE_CTX_NKINDS &&
+	       !(TTRACE_TYPE_FLAGS(type) & flags_reserved(t)) &&
 	       id < t->meta.nevents &&
 	       TTRACE_TYPE_NCONT(type) == ttrace_ncont(t->meta.events[id].nargs);
 }
