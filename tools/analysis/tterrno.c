@@ -1,0 +1,148 @@
+/*
+ * tterrno.c: the origin of each failing syscall's error (tterrno.h).
+ * Threads are kept sorted by pid (a binary search per record: a trace
+ * has tens of processes, its graph records millions).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tterrno.h"
+
+void tterrno_init(struct tterrno *e, tterrno_report_fn report, void *arg)
+{
+	memset(e, 0, sizeof(*e));
+	e->report = report;
+	e->arg = arg;
+}
+
+void tterrno_free(struct tterrno *e)
+{
+	free(e->th);
+	memset(e, 0, sizeof(*e));
+}
+
+/*
+ * The error a function's return value (rax, 64 bits) says: -1 .. -4095
+ * as a 64-bit value, or as a 32-bit one with the upper half clear (an
+ * int return leaves it so); 0 for anything else.
+ */
+int64_t tterrno_value(uint64_t retval)
+{
+	int64_t v = (int64_t)retval;
+
+	if (v < 0 && v >= -TTERRNO_MAX)
+		return v;
+	v = (int32_t)(uint32_t)retval;
+	if (!(retval >> 32) && v < 0 && v >= -TTERRNO_MAX)
+		return v;
+	return 0;
+}
+
+/* pid's state, made if new; NULL when out of memory (noted). */
+static struct tterrno_thread *thread(struct tterrno *e, uint32_t pid)
+{
+	uint32_t lo = 0, hi = e->n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (e->th[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < e->n && e->th[lo].pid == pid)
+		return &e->th[lo];
+	if (e->n == e->cap) {
+		uint32_t cap = e->cap ? 2 * e->cap : 16;
+		struct tterrno_thread *p = realloc(e->th, cap * sizeof(*p));
+
+		if (!p) {
+			e->oom = true;
+			return NULL;
+		}
+		e->th = p;
+		e->cap = cap;
+	}
+	memmove(&e->th[lo + 1], &e->th[lo], (e->n - lo) * sizeof(*e->th));
+	e->n++;
+	memset(&e->th[lo], 0, sizeof(*e->th));
+	e->th[lo].pid = pid;
+	return &e->th[lo];
+}
+
+/* pid enters a syscall at ns: no origin yet. */
+void tterrno_sys_enter(struct tterrno *e, uint32_t pid, int64_t ns)
+{
+	struct tterrno_thread *th = thread(e, pid);
+
+	if (!th)
+		return;
+	th->in_sys = true;
+	th->sys_start = ns;
+	th->origin = false;
+}
+
+/* pid's syscall nr returns ret at ns: reported when ret is an error
+ * (a syscall whose enter is not in the trace: from the trace's start). */
+void tterrno_sys_exit(struct tterrno *e, uint32_t pid, int64_t ns,
+		      uint64_t nr, int64_t ret)
+{
+	struct tterrno_thread *th = thread(e, pid);
+	struct tterrno_report r = { .pid = pid, .nr = nr, .ret = ret,
+				    .ns = ns, .start = INT64_MIN };
+
+	if (!th || ret >= 0 || ret < -TTERRNO_MAX)
+		return;
+	if (th->in_sys)
+		r.start = th->sys_start;
+	if (th->origin && th->err == ret && th->at >= r.start) {
+		r.found = true;
+		r.at = th->at;
+		r.nchain = th->nchain;
+		memcpy(r.chain, th->chain, th->nchain * sizeof(*r.chain));
+	}
+	e->failed++;
+	e->untraced += !r.found;
+	th->in_sys = false;
+	th->origin = false;
+	e->report(e->arg, &r);
+}
+
+/* pid enters fn at graph depth at ns. */
+void tterrno_entry(struct tterrno *e, uint32_t pid, int64_t ns, uint64_t fn,
+		   uint32_t depth)
+{
+	struct tterrno_thread *th = thread(e, pid);
+
+	if (!th || depth >= TTERRNO_DEPTH)
+		return;
+	th->stack[depth] = fn;
+	th->since[depth] = ns;
+}
+
+/* pid's fn at depth returns retval at ns: an error's origin is kept or
+ * made here (tterrno.h). */
+void tterrno_exit(struct tterrno *e, uint32_t pid, int64_t ns, uint64_t fn,
+		  uint32_t depth, uint64_t retval)
+{
+	struct tterrno_thread *th = thread(e, pid);
+	int64_t err = tterrno_value(retval);
+	uint32_t d = depth < TTERRNO_DEPTH ? depth : TTERRNO_DEPTH - 1;
+	int64_t since;
+
+	if (!th || !err)
+		return;
+	since = th->stack[d] == fn && depth < TTERRNO_DEPTH ? th->since[d] :
+		ns;
+	if (th->origin && th->err == err && th->nchain > depth + 1 &&
+	    th->at >= since)
+		return;		/* passed up from deeper down */
+	th->origin = true;
+	th->err = err;
+	th->at = ns;
+	for (uint32_t i = 0; i < d; i++)
+		th->chain[i] = th->stack[i];
+	th->chain[d] = fn;
+	th->nchain = d + 1;
+}
