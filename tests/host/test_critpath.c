@@ -357,7 +357,7 @@ static void got_report(void *arg, const struct tterrno_report *r)
 }
 
 enum { SYS_OPEN = 0x10, LOOKUP = 0x20, WALK = 0x30, CHECK = 0x40,
-       COPY = 0x50 };
+       COPY = 0x50, ERRSTR = 0x60 };
 
 static int test_errno(void)
 {
@@ -365,21 +365,25 @@ static int test_errno(void)
 	struct got g = { .n = 0 };
 
 	tterrno_init(&e, got_report, &g);
-	/* open: walk returns -ENOENT (as a 32-bit int), passed up */
+	/* open: walk returns -ENOENT (as a 32-bit int), lookup hands it up
+	 * through a pointer (returns NULL), an errstr_set() returns it
+	 * again */
 	tterrno_sys_enter(&e, 5, 0);
-	tterrno_entry(&e, 5, 1, SYS_OPEN, 0);
-	tterrno_entry(&e, 5, 2, LOOKUP, 1);
-	tterrno_entry(&e, 5, 3, CHECK, 2);
+	tterrno_entry(&e, 5, SYS_OPEN, 0);
+	tterrno_entry(&e, 5, LOOKUP, 1);
+	tterrno_entry(&e, 5, CHECK, 2);
 	tterrno_exit(&e, 5, 4, CHECK, 2, (uint32_t)-22);  /* swallowed */
-	tterrno_entry(&e, 5, 5, WALK, 2);
+	tterrno_entry(&e, 5, WALK, 2);
 	tterrno_exit(&e, 5, 6, WALK, 2, (uint32_t)-2);
-	tterrno_exit(&e, 5, 7, LOOKUP, 1, (uint64_t)-2);
+	tterrno_exit(&e, 5, 7, LOOKUP, 1, 0);
+	tterrno_entry(&e, 5, ERRSTR, 1);
+	tterrno_exit(&e, 5, 7, ERRSTR, 1, (uint64_t)-2);
 	tterrno_exit(&e, 5, 8, SYS_OPEN, 0, (uint64_t)-2);
 	tterrno_sys_exit(&e, 5, 9, 2, -2);
 	/* read: the function returns another error than its callee's */
 	tterrno_sys_enter(&e, 5, 10);
-	tterrno_entry(&e, 5, 11, SYS_OPEN, 0);
-	tterrno_entry(&e, 5, 12, COPY, 1);
+	tterrno_entry(&e, 5, SYS_OPEN, 0);
+	tterrno_entry(&e, 5, COPY, 1);
 	tterrno_exit(&e, 5, 13, COPY, 1, (uint64_t)-14);
 	tterrno_exit(&e, 5, 14, SYS_OPEN, 0, (uint64_t)-9);
 	tterrno_sys_exit(&e, 5, 15, 0, -9);

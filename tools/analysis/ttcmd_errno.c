@@ -93,7 +93,7 @@ static void event(struct errno_run *run, struct tterrno *e,
 		tterrno_sys_exit(e, pid, ns, ev->args[0],
 				 (int64_t)ev->args[1]);
 	else if (id == run->role[R_ENTRY] && ev->nwords >= 2)
-		tterrno_entry(e, pid, ns, ev->args[0], (uint32_t)ev->args[1]);
+		tterrno_entry(e, pid, ev->args[0], (uint32_t)ev->args[1]);
 	else if (id == run->role[R_EXIT] && ev->nwords >= 2 &&
 		 run->retval < ev->nwords)
 		tterrno_exit(e, pid, ns, ev->args[0], (uint32_t)ev->args[1],

@@ -80,7 +80,17 @@ void tterrno_sys_enter(struct tterrno *e, uint32_t pid, int64_t ns)
 		return;
 	th->in_sys = true;
 	th->sys_start = ns;
-	th->origin = false;
+	th->norigins = 0;
+}
+
+/* th's origin of err in its syscall, or NULL. */
+static const struct tterrno_origin *origin(const struct tterrno_thread *th,
+					   int64_t err)
+{
+	for (uint32_t i = 0; i < th->norigins; i++)
+		if (th->origins[i].err == err)
+			return &th->origins[i];
+	return NULL;
 }
 
 /* pid's syscall nr returns ret at ns: reported when ret is an error
@@ -91,58 +101,53 @@ void tterrno_sys_exit(struct tterrno *e, uint32_t pid, int64_t ns,
 	struct tterrno_thread *th = thread(e, pid);
 	struct tterrno_report r = { .pid = pid, .nr = nr, .ret = ret,
 				    .ns = ns, .start = INT64_MIN };
+	const struct tterrno_origin *o;
 
-	if (!th || ret >= 0 || ret < -TTERRNO_MAX)
+	if (!th)
 		return;
+	if ((o = ret < 0 && ret >= -TTERRNO_MAX ? origin(th, ret) : NULL)) {
+		r.found = true;
+		r.at = o->at;
+		r.nchain = o->nchain;
+		memcpy(r.chain, o->chain, o->nchain * sizeof(*r.chain));
+	}
 	if (th->in_sys)
 		r.start = th->sys_start;
-	if (th->origin && th->err == ret && th->at >= r.start) {
-		r.found = true;
-		r.at = th->at;
-		r.nchain = th->nchain;
-		memcpy(r.chain, th->chain, th->nchain * sizeof(*r.chain));
-	}
+	th->in_sys = false;
+	th->norigins = 0;
+	if (ret >= 0 || ret < -TTERRNO_MAX)
+		return;
 	e->failed++;
 	e->untraced += !r.found;
-	th->in_sys = false;
-	th->origin = false;
 	e->report(e->arg, &r);
 }
 
-/* pid enters fn at graph depth at ns. */
-void tterrno_entry(struct tterrno *e, uint32_t pid, int64_t ns, uint64_t fn,
+/* pid enters fn at graph depth. */
+void tterrno_entry(struct tterrno *e, uint32_t pid, uint64_t fn,
 		   uint32_t depth)
 {
 	struct tterrno_thread *th = thread(e, pid);
 
-	if (!th || depth >= TTERRNO_DEPTH)
-		return;
-	th->stack[depth] = fn;
-	th->since[depth] = ns;
+	if (th && depth < TTERRNO_DEPTH)
+		th->stack[depth] = fn;
 }
 
-/* pid's fn at depth returns retval at ns: an error's origin is kept or
- * made here (tterrno.h). */
+/* pid's fn at depth returns retval at ns: the origin of its error, if
+ * the first return of it in the syscall (tterrno.h). */
 void tterrno_exit(struct tterrno *e, uint32_t pid, int64_t ns, uint64_t fn,
 		  uint32_t depth, uint64_t retval)
 {
 	struct tterrno_thread *th = thread(e, pid);
 	int64_t err = tterrno_value(retval);
 	uint32_t d = depth < TTERRNO_DEPTH ? depth : TTERRNO_DEPTH - 1;
-	int64_t since;
+	struct tterrno_origin *o;
 
-	if (!th || !err)
+	if (!th || !err || origin(th, err) || th->norigins == TTERRNO_ORIGINS)
 		return;
-	since = th->stack[d] == fn && depth < TTERRNO_DEPTH ? th->since[d] :
-		ns;
-	if (th->origin && th->err == err && th->nchain > depth + 1 &&
-	    th->at >= since)
-		return;		/* passed up from deeper down */
-	th->origin = true;
-	th->err = err;
-	th->at = ns;
-	for (uint32_t i = 0; i < d; i++)
-		th->chain[i] = th->stack[i];
-	th->chain[d] = fn;
-	th->nchain = d + 1;
+	o = &th->origins[th->norigins++];
+	o->err = err;
+	o->at = ns;
+	memcpy(o->chain, th->stack, d * sizeof(*o->chain));
+	o->chain[d] = fn;
+	o->nchain = d + 1;
 }

@@ -3,21 +3,22 @@
  * function graph's return values (`ttdecode errno`, docs/analysis.md).
  *
  * Per thread it keeps the graph's call stack (each entry at its depth)
- * and the origin of the last error returned: when a function returns
- * an error value E, the origin stays the one found inside it if that one
- * returned E too, after the function began, from deeper down (E passed
- * up unchanged); otherwise the function is the new origin, with the call
- * chain that led to it. When the syscall returns E, the origin is the
- * deepest function that first returned it; when no traced function
- * returned E since the syscall began (the graph filter left them out,
- * or the syscall's own code made E), the report says the origin is not
- * in the trace.
+ * and, since the syscall began, the first function to return each error
+ * value, with the call chain that led to it. When the syscall returns E,
+ * the origin is the function that first returned E: the deepest one,
+ * since a function returns after its callees. The first, not the last
+ * or the outermost, because errors also travel outside return values
+ * (ns_open() hands its walk's -ENOENT up through a pointer and returns
+ * NULL; errstr_set(err, ...) then returns it again): the first return of
+ * E is where it was made. When no traced function returned E since the
+ * syscall began (the graph filter left them out, or the syscall's own
+ * code made E), the report says so.
  *
  * Usage:
  *	struct tterrno e;
  *	tterrno_init(&e, report_fn, arg);
  *	tterrno_sys_enter(&e, pid, ns, nr);
- *	tterrno_entry(&e, pid, ns, fn, depth);
+ *	tterrno_entry(&e, pid, fn, depth);
  *	tterrno_exit(&e, pid, ns, fn, depth, retval);
  *	tterrno_sys_exit(&e, pid, ns, nr, ret);	// calls report_fn if ret < 0
  *	tterrno_free(&e);
@@ -31,6 +32,8 @@
 #define TTERRNO_DEPTH	64		/* graph depths kept (deeper: the
 					   chain stops there) */
 #define TTERRNO_MAX	4095		/* errors are -1 .. -TTERRNO_MAX */
+#define TTERRNO_ORIGINS	8		/* distinct errors kept per syscall
+					   (more: the later ones untraced) */
 
 struct tterrno_report {
 	uint32_t pid;
@@ -45,16 +48,20 @@ struct tterrno_report {
 
 typedef void (*tterrno_report_fn)(void *arg, const struct tterrno_report *r);
 
+/* The first return of error err in a syscall. */
+struct tterrno_origin {
+	int64_t err, at;
+	uint32_t nchain;
+	uint64_t chain[TTERRNO_DEPTH];
+};
+
 struct tterrno_thread {
 	uint32_t pid;
 	bool in_sys;
 	int64_t sys_start;
 	uint64_t stack[TTERRNO_DEPTH];	/* fn at each depth */
-	int64_t since[TTERRNO_DEPTH];	/* ... entered at */
-	bool origin;			/* err, at, chain hold one */
-	int64_t err, at;
-	uint32_t nchain;
-	uint64_t chain[TTERRNO_DEPTH];
+	uint32_t norigins;
+	struct tterrno_origin origins[TTERRNO_ORIGINS];
 };
 
 struct tterrno {
@@ -73,7 +80,7 @@ int64_t tterrno_value(uint64_t retval);
 void tterrno_sys_enter(struct tterrno *e, uint32_t pid, int64_t ns);
 void tterrno_sys_exit(struct tterrno *e, uint32_t pid, int64_t ns,
 		      uint64_t nr, int64_t ret);
-void tterrno_entry(struct tterrno *e, uint32_t pid, int64_t ns, uint64_t fn,
+void tterrno_entry(struct tterrno *e, uint32_t pid, uint64_t fn,
 		   uint32_t depth);
 void tterrno_exit(struct tterrno *e, uint32_t pid, int64_t ns, uint64_t fn,
 		  uint32_t depth, uint64_t retval);
