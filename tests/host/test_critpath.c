@@ -131,6 +131,11 @@ static int test_window(void)
 	rc = check_pieces(&p, w, 2);
 	HT_CHECK(p.e[1].woken == 540);	/* after the window: not yet */
 	ttcrit_path_free(&p);
+	/* X blocks at 350 for good: the trace's end is no wakeup */
+	HT_CHECK(ttcrit_path(&p, &s, X, 400, 600) == 0);
+	HT_CHECK(p.n == 1 && p.e[0].state == TTSCHED_BLOCKED &&
+		 p.e[0].woken == INT64_MAX);
+	ttcrit_path_free(&p);
 	ttsched_free(&s);
 	return rc;
 }

@@ -44,13 +44,18 @@ static const char *aux_name(const struct ttload *t, unsigned tag,
 static const char *thread_name(const struct ttload *t, uint32_t pid,
 			       int64_t ns, char buf[NAME_MAX_LEN])
 {
-	char name[NAME_MAX_LEN];
+	const char *str;
+	size_t n = ttload_resolve((void *)t, TTRACE_AUX_PROC_NAME, pid,
+				  ttfilter_ns_to_ts(t, ns > 0 ? (uint64_t)ns :
+						    0), &str);
 
-	aux_name(t, TTRACE_AUX_PROC_NAME, pid, ns, "pid ", name);
-	if (pid >= TTRACE_IDLE_PID(0))
-		snprintf(buf, NAME_MAX_LEN, "%s", name);
+	if (!n)
+		snprintf(buf, NAME_MAX_LEN, "pid %u", pid);
+	else if (pid >= TTRACE_IDLE_PID(0))
+		snprintf(buf, NAME_MAX_LEN, "%.*s", (int)n, str);
 	else
-		snprintf(buf, NAME_MAX_LEN, "%.80s[%u]", name, pid);
+		snprintf(buf, NAME_MAX_LEN, "%.*s[%u]", n > 80 ? 80 : (int)n,
+			 str, pid);
 	return buf;
 }
 
@@ -62,7 +67,9 @@ static void print_waker(const struct ttload *t, const struct ttcrit_entry *e,
 	const char *verb = e->state == TTSCHED_NEW ? "created" : "woken";
 
 	if (e->woken > to) {
-		printf(", not woken by %" PRId64, to);
+		printf(", not woken by %" PRId64 "%s", to,
+		       e->woken == INT64_MAX ? " (nor by the trace's end)" :
+		       "");
 		return;
 	}
 	if (e->waker.kind == TTSCHED_WAKER_THREAD)

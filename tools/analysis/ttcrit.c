@@ -43,27 +43,37 @@ static void put(struct ttcrit_path *p, struct ttcrit_entry e)
 	p->e[p->n++] = e;
 }
 
-/* The piece [a, t) of iv, pid's state, at depth. */
-static struct ttcrit_entry piece(const struct ttsched_iv *iv, uint32_t pid,
-				 uint32_t depth, int64_t a, int64_t t)
+/* Whether iv is th's present state when the trace ends (not ended by
+ * anything: its end is the trace's). */
+static bool is_last(const struct ttsched_thread *th,
+		    const struct ttsched_iv *iv)
+{
+	return iv == &th->iv[th->n - 1];
+}
+
+/* The piece [a, t) of iv, th's state, at depth. */
+static struct ttcrit_entry piece(const struct ttsched_thread *th,
+				 const struct ttsched_iv *iv, uint32_t depth,
+				 int64_t a, int64_t t)
 {
 	return (struct ttcrit_entry){ .start = a, .end = t, .depth = depth,
-		.kind = TTCRIT_PIECE, .pid = pid, .state = iv->state,
+		.kind = TTCRIT_PIECE, .pid = th->pid, .state = iv->state,
 		.cpu = iv->cpu, .behind = TTCRIT_NO_PID, .sys = iv->sys,
 		.caller = iv->caller, .chan = iv->chan, .waker = iv->waker,
-		.woken = iv->end };
+		.woken = is_last(th, iv) ? INT64_MAX : iv->end };
 }
 
 /* [a, t) of runnable iv, one piece per run of its CPU (latest first). */
-static void runnable(struct walk *w, const struct ttsched_iv *iv,
-		     const struct frame *f, int64_t a)
+static void runnable(struct walk *w, const struct ttsched_thread *th,
+		     const struct ttsched_iv *iv, const struct frame *f,
+		     int64_t a)
 {
 	int64_t t = f->t;
 	int64_t k = iv->cpu < w->s->ncpus ?
 		    ttsched_run_at(w->s, iv->cpu, t) : -1;
 
 	while (t > a) {
-		struct ttcrit_entry e = piece(iv, f->pid, f->depth, a, t);
+		struct ttcrit_entry e = piece(th, iv, f->depth, a, t);
 
 		if (k >= 0) {
 			const struct ttsched_run *r = &w->s->cpus[iv->cpu].runs[k--];
@@ -79,17 +89,17 @@ static void runnable(struct walk *w, const struct ttsched_iv *iv,
 
 /* Whether the sleep iv (ending at the frame's t) is to be walked through
  * its waker: a thread that ran, or waited for a CPU, just before. */
-static bool follow(const struct walk *w, const struct ttsched_iv *iv,
-		   const struct frame *f)
+static bool follow(const struct walk *w, const struct ttsched_thread *th,
+		   const struct ttsched_iv *iv, const struct frame *f)
 {
-	const struct ttsched_thread *th;
+	const struct ttsched_thread *waker;
 	const struct ttsched_iv *at;
 
-	if (iv->end != f->t || iv->waker.kind != TTSCHED_WAKER_THREAD ||
-	    iv->waker.id == f->pid)
+	if (iv->end != f->t || is_last(th, iv) ||
+	    iv->waker.kind != TTSCHED_WAKER_THREAD || iv->waker.id == f->pid)
 		return false;
-	th = ttsched_thread(w->s, iv->waker.id);
-	at = th ? ttsched_at(th, f->t) : NULL;
+	waker = ttsched_thread(w->s, iv->waker.id);
+	at = waker ? ttsched_at(waker, f->t) : NULL;
 	return at && (at->state == TTSCHED_RUNNING ||
 		      at->state == TTSCHED_RUNNABLE);
 }
@@ -128,19 +138,19 @@ static int step(struct walk *w)
 	}
 	a = iv->start > f->lo ? iv->start : f->lo;
 	if (iv->state == TTSCHED_RUNNABLE) {
-		runnable(w, iv, f, a);
+		runnable(w, th, iv, f, a);
 	} else if ((iv->state == TTSCHED_BLOCKED ||
-		    iv->state == TTSCHED_NEW) && follow(w, iv, f)) {
+		    iv->state == TTSCHED_NEW) && follow(w, th, iv, f)) {
 		struct frame next = { .pid = iv->waker.id, .lo = a, .t = f->t,
 				      .depth = f->depth + 1, .has_wait = true,
-				      .wait = piece(iv, f->pid, f->depth, a,
+				      .wait = piece(th, iv, f->depth, a,
 						    f->t) };
 
 		next.wait.kind = TTCRIT_WAIT;
 		f->t = a;
 		return push(w, next);
 	} else {
-		put(w->p, piece(iv, f->pid, f->depth, a, f->t));
+		put(w->p, piece(th, iv, f->depth, a, f->t));
 	}
 	f->t = a;
 	return 0;

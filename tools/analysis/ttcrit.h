@@ -57,7 +57,7 @@ struct ttcrit_entry {
 	struct ttsched_waker waker;	/* BLOCKED, NEW, WAIT: who woke
 					   (created) it */
 	int64_t woken;			/* ... and when (the interval's end;
-					   past the window: not yet) */
+					   INT64_MAX: not in the trace) */
 };
 
 struct ttcrit_path {
