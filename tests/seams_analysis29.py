@@ -57,20 +57,26 @@ def markers(path, begin, end):
     return at.get(begin), at.get(end)
 
 
-def critpath(path, pid, t0, t1):
-    """(pieces [(start, end, depth, name, pid, state, rest)], the sum
-    line's (pieces, wall), the output) of ttdecode critpath."""
-    r = ttdecode("critpath", "--pid", str(pid), "--from", str(t0), "--to",
-                 str(t1), path)
+def parse_pieces(text):
+    """[(start, end, depth, name, pid, state, rest)] of each line of
+    ttdecode critpath's text (a WAIT line's rest ends with ':')."""
     pieces = []
-    for line in r.stdout.splitlines():
+    for line in text.splitlines():
         m = PIECE.match(line)
         if m:
             who = PIDOF.search(m[5])
             pieces.append((int(m[1]), int(m[2]), len(m[4]) // 2, m[5],
                            int(who[1]) if who else None, m[6], m[7]))
+    return pieces
+
+
+def critpath(path, pid, t0, t1):
+    """(pieces (parse_pieces), the sum line's (pieces, wall), the output)
+    of ttdecode critpath."""
+    r = ttdecode("critpath", "--pid", str(pid), "--from", str(t0), "--to",
+                 str(t1), path)
     s = re.search(r"^pieces: (\d+) ns = wall (\d+) ns$", r.stdout, re.M)
-    return pieces, (int(s[1]), int(s[2])) if s else None, \
+    return parse_pieces(r.stdout), (int(s[1]), int(s[2])) if s else None, \
         r.stdout + r.stderr
 
 
@@ -112,25 +118,36 @@ def check_chain(path, pids):
     return "", (t0, t1, pieces)
 
 
+def critical_path_sql(pid, t0, t1):
+    """The trace processor's critical path of thread pid over [t0, t1)."""
+    return ("INCLUDE PERFETTO MODULE sched.thread_executing_span;\n"
+            "select cp.ts, cp.dur, t.tid from "
+            "_thread_executing_span_critical_path((select utid from thread "
+            "where tid = %d), %d, %d) cp join thread t using(utid) "
+            "order by cp.ts;\n" % (pid, t0, t1 - t0))
+
+
+def critical_path_rows(text):
+    """[(ts, end, tid)] of the trace processor's output of that query."""
+    return [(int(a), int(a) + int(b), int(c)) for a, b, c in
+            re.findall(r"^(\d+),(\d+),(\d+)$", text, re.M)]
+
+
 def perfetto_path(path, pid, t0, t1):
-    """[(ts, end, tid)] of the trace processor's critical path of pid over
-    [t0, t1) on `ttdecode perfetto` of path, or (None, why)."""
+    """critical_path_rows() on `ttdecode perfetto` of path, or (None,
+    why)."""
     pf = path + ".pftrace"
     r = ttdecode("perfetto", path, pf)
     if r.returncode:
         return None, "ttdecode perfetto: " + r.stderr
-    q = ("INCLUDE PERFETTO MODULE sched.thread_executing_span;\n"
-         "select cp.ts, cp.dur, t.tid from "
-         "_thread_executing_span_critical_path((select utid from thread "
-         "where tid = %d), %d, %d) cp join thread t using(utid) "
-         "order by cp.ts;\n" % (pid, t0, t1 - t0))
-    r = subprocess.run([TRACE_PROCESSOR, "-q", "/dev/stdin", pf], input=q,
+    r = subprocess.run([TRACE_PROCESSOR, "-q", "/dev/stdin", pf],
+                       input=critical_path_sql(pid, t0, t1),
                        capture_output=True, text=True, timeout=300)
-    rows = re.findall(r"^(\d+),(\d+),(\d+)$", r.stdout, re.M)
+    rows = critical_path_rows(r.stdout)
     if r.returncode or not rows:
         return None, "trace processor: %s%s" % (r.stdout[-1500:],
                                                 r.stderr[-1500:])
-    return [(int(a), int(a) + int(b), int(c)) for a, b, c in rows], ""
+    return rows, ""
 
 
 def merged(spans):
@@ -142,6 +159,13 @@ def merged(spans):
         else:
             out.append((s, e, pid))
     return out
+
+
+def same_answer(ours, theirs):
+    """Whether critpath's merged pieces, from where Perfetto's path begins
+    (its walk starts at the root's first executing span), are theirs."""
+    lo = theirs[0][0]
+    return [(max(s, lo), e, pid) for s, e, pid in ours if e > lo] == theirs
 
 
 def check_perfetto(path, pids, chain):
@@ -158,12 +182,10 @@ def check_perfetto(path, pids, chain):
     ours = merged([(p[0], p[1], p[4]) for p in pieces
                    if not p[6].endswith(":")])
     theirs = merged(theirs)
-    lo = theirs[0][0]
-    mine = [(max(s, lo), e, pid) for s, e, pid in ours if e > lo]
-    print("# analysis29 perfetto: %d intervals from %d: %s" % (
-        len(theirs), lo, theirs[:6]))
-    if mine != theirs:
-        return "critpath %s\nperfetto %s" % (mine[:12], theirs[:12])
+    print("# analysis29 perfetto: %d intervals: %s" % (len(theirs),
+                                                      theirs[:6]))
+    if not same_answer(ours, theirs):
+        return "critpath %s\nperfetto %s" % (ours[:12], theirs[:12])
     return ""
 
 
