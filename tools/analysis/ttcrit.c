@@ -29,16 +29,9 @@ struct walk {
 
 static void put(struct ttcrit_path *p, struct ttcrit_entry e)
 {
-	if (p->n == p->cap) {
-		uint64_t cap = p->cap ? 2 * p->cap : 64;
-		struct ttcrit_entry *q = realloc(p->e, cap * sizeof(*q));
-
-		if (!q) {
-			p->oom = true;
-			return;
-		}
-		p->e = q;
-		p->cap = cap;
+	if (ttsched_grow(&p->e, p->n, &p->cap, sizeof(*p->e)) < 0) {
+		p->oom = true;
+		return;
 	}
 	p->e[p->n++] = e;
 }
@@ -106,15 +99,8 @@ static bool follow(const struct walk *w, const struct ttsched_thread *th,
 
 static int push(struct walk *w, struct frame f)
 {
-	if (w->n == w->cap) {
-		uint64_t cap = w->cap ? 2 * w->cap : 16;
-		struct frame *q = realloc(w->f, cap * sizeof(*q));
-
-		if (!q)
-			return -1;
-		w->f = q;
-		w->cap = cap;
-	}
+	if (ttsched_grow(&w->f, w->n, &w->cap, sizeof(*w->f)) < 0)
+		return -1;
 	w->f[w->n++] = f;
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "tterrno.h"
+#include "ttsched.h"
 
 void tterrno_init(struct tterrno *e, tterrno_report_fn report, void *arg)
 {
@@ -53,16 +54,9 @@ static struct tterrno_thread *thread(struct tterrno *e, uint32_t pid)
 	}
 	if (lo < e->n && e->th[lo].pid == pid)
 		return &e->th[lo];
-	if (e->n == e->cap) {
-		uint32_t cap = e->cap ? 2 * e->cap : 16;
-		struct tterrno_thread *p = realloc(e->th, cap * sizeof(*p));
-
-		if (!p) {
-			e->oom = true;
-			return NULL;
-		}
-		e->th = p;
-		e->cap = cap;
+	if (ttsched_grow(&e->th, e->n, &e->cap, sizeof(*e->th)) < 0) {
+		e->oom = true;
+		return NULL;
 	}
 	memmove(&e->th[lo + 1], &e->th[lo], (e->n - lo) * sizeof(*e->th));
 	e->n++;

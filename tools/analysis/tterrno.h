@@ -66,7 +66,8 @@ struct tterrno_thread {
 
 struct tterrno {
 	struct tterrno_thread *th;	/* sorted by pid */
-	uint32_t n, cap;
+	uint32_t n;
+	uint64_t cap;
 	tterrno_report_fn report;
 	void *arg;
 	uint64_t failed;		/* syscalls that failed */

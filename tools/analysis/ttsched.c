@@ -21,6 +21,45 @@ const char *ttsched_state_name(uint32_t state)
 	return state < TTSCHED_NSTATES ? state_names[state] : "?";
 }
 
+/*
+ * Makes room for one more element of size bytes in the array *pp of *n
+ * used and *cap allocated (doubling it, 16 at first). Returns 0, or -1
+ * when out of memory (the array is then as it was). Every growing array
+ * of tools/analysis/ grows through it.
+ */
+int ttsched_grow(void *pp, uint64_t n, uint64_t *cap, size_t size)
+{
+	void **p = pp, *q;
+	uint64_t c = *cap ? 2 * *cap : 16;
+
+	if (n < *cap)
+		return 0;
+	if (c > SIZE_MAX / size || !(q = realloc(*p, c * size)))
+		return -1;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+/* The number of elements of the n at base (size bytes each, an int64_t
+ * start first, sorted by it) that start before t. */
+static uint64_t before(const void *base, uint64_t n, size_t size, int64_t t)
+{
+	uint64_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		int64_t start;
+
+		memcpy(&start, (const char *)base + mid * size, sizeof(start));
+		if (start < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* ---- threads ------------------------------------------------------------- */
 
 /* Doubles the pid table. Returns 0 or -1. */
@@ -74,16 +113,9 @@ static struct ttsched_thread *thread(struct ttsched *s, uint32_t pid)
 	slot = slot_of(s, pid);
 	if (*slot)
 		return &s->threads[*slot - 1];
-	if (s->nthreads == s->cap) {
-		uint32_t cap = s->cap ? 2 * s->cap : 64;
-		struct ttsched_thread *p = realloc(s->threads,
-						   cap * sizeof(*p));
-
-		if (!p)
-			goto oom;
-		s->threads = p;
-		s->cap = cap;
-	}
+	if (ttsched_grow(&s->threads, s->nthreads, &s->cap,
+			 sizeof(*s->threads)) < 0)
+		goto oom;
 	s->threads[s->nthreads] = (struct ttsched_thread){ .pid = pid };
 	*slot = ++s->nthreads;
 	return &s->threads[s->nthreads - 1];
@@ -117,16 +149,9 @@ static struct ttsched_iv *begin(struct ttsched *s, struct ttsched_thread *th,
 		th->n--;
 	else if (cur)
 		cur->end = ns;
-	if (th->n == th->cap) {
-		uint64_t cap = th->cap ? 2 * th->cap : 16;
-		struct ttsched_iv *p = realloc(th->iv, cap * sizeof(*p));
-
-		if (!p) {
-			s->oom = true;
-			return NULL;
-		}
-		th->iv = p;
-		th->cap = cap;
+	if (ttsched_grow(&th->iv, th->n, &th->cap, sizeof(*th->iv)) < 0) {
+		s->oom = true;
+		return NULL;
 	}
 	iv.start = iv.end = ns;
 	th->iv[th->n] = iv;
@@ -143,16 +168,9 @@ static void add_run(struct ttsched *s, uint32_t cpu, int64_t ns, uint32_t pid)
 		c->runs[c->n - 1].pid = pid;
 		return;
 	}
-	if (c->n == c->cap) {
-		uint64_t cap = c->cap ? 2 * c->cap : 64;
-		struct ttsched_run *p = realloc(c->runs, cap * sizeof(*p));
-
-		if (!p) {
-			s->oom = true;
-			return;
-		}
-		c->runs = p;
-		c->cap = cap;
+	if (ttsched_grow(&c->runs, c->n, &c->cap, sizeof(*c->runs)) < 0) {
+		s->oom = true;
+		return;
 	}
 	c->runs[c->n++] = (struct ttsched_run){ .start = ns, .pid = pid };
 }
@@ -161,17 +179,8 @@ static void add_run(struct ttsched *s, uint32_t cpu, int64_t ns, uint32_t pid)
 int64_t ttsched_run_at(const struct ttsched *s, uint32_t cpu, int64_t t)
 {
 	const struct ttsched_cpu *c = &s->cpus[cpu];
-	uint64_t lo = 0, hi = c->n;
 
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (c->runs[mid].start < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (int64_t)lo - 1;
+	return (int64_t)before(c->runs, c->n, sizeof(*c->runs), t) - 1;
 }
 
 /*
@@ -340,16 +349,8 @@ void ttsched_finish(struct ttsched *s, int64_t end)
 const struct ttsched_iv *ttsched_at(const struct ttsched_thread *th,
 				    int64_t t)
 {
-	uint64_t lo = 0, hi = th->n;
+	uint64_t lo = before(th->iv, th->n, sizeof(*th->iv), t);
 
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (th->iv[mid].start < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo || th->iv[lo - 1].end < t)
 		return NULL;
 	return &th->iv[lo - 1];

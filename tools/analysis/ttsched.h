@@ -38,6 +38,7 @@
 #define TTSCHED_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ttload.h"
@@ -110,7 +111,8 @@ struct ttsched {
 	uint32_t ncpus;
 	struct ttsched_cpu *cpus;
 	struct ttsched_thread *threads;	/* in order of first appearance */
-	uint32_t nthreads, cap;
+	uint32_t nthreads;
+	uint64_t cap;
 	uint32_t *slots;		/* pid -> 1 + index in threads */
 	uint32_t bits;
 	struct ttsched_counts counts;
@@ -138,6 +140,7 @@ const struct ttsched_iv *ttsched_at(const struct ttsched_thread *th,
 				    int64_t t);
 int64_t ttsched_run_at(const struct ttsched *s, uint32_t cpu, int64_t t);
 const char *ttsched_state_name(uint32_t state);
+int ttsched_grow(void *pp, uint64_t n, uint64_t *cap, size_t size);
 
 /* ttsched_build.c: the model of a loaded trace (0, or -1 out of memory),
  * and the lookups by name it makes in the trace's metadata (UINT32_MAX:

@@ -27,23 +27,13 @@
 #include <string.h>
 #include <unistd.h>
 #include <err.h>
+#include <marker.h>
 #include <errno.h>
 #include <tsc.h>
 
 #define MS		1000000ull
 #define MAX_HOGS	16
 #define LONG_PATH	5000		/* > PATH_MAX */
-
-static void marker(const char *text)
-{
-	int fd = open("/dev/ttrace/marker", O_WRONLY);
-
-	if (fd >= 0) {
-		if (write(fd, text, strlen(text)) < 0)
-			warn("marker");
-		close(fd);
-	}
-}
 
 /* Starts this program as ROLE with argument arg, fds 0-2 mapped by fdmap. */
 static int start(const char *role, const char *arg, const int fdmap[3])
