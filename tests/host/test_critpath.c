@@ -69,13 +69,14 @@ static void chain_story(struct ttsched *s)
 {
 	ttsched_init(s, 2, 0);
 	ttsched_syscall(s, 50, 0, A, 1 + 63);
+	ttsched_blocked(s, A, 0xffff1000, 0xabc);	/* before the switch */
 	ttsched_switch(s, 100, 0, A, TTSCHED_BLOCKED, IDLE0);
-	ttsched_blocked(s, A, 0xffff1000, 0xabc);
 	ttsched_switch(s, 120, 1, B, TTSCHED_BLOCKED, C);
 	ttsched_switch(s, 300, 1, C, TTSCHED_RUNNABLE, X);
 	ttsched_switch(s, 350, 1, X, TTSCHED_BLOCKED, C);
 	ttsched_wake(s, 500, B, 1, THREAD(C));
 	ttsched_switch(s, 510, 1, C, TTSCHED_BLOCKED, B);
+	ttsched_blocked(s, C, 0xffff2000, 0xdef);	/* after it */
 	ttsched_wake(s, 540, A, 0, THREAD(B));
 	ttsched_switch(s, 545, 0, IDLE0, TTSCHED_RUNNABLE, A);
 	ttsched_finish(s, 600);
@@ -95,6 +96,7 @@ static int test_chain(void)
 		{ 540, 545, A, TTSCHED_RUNNABLE, 0, IDLE0 },
 		{ 545, 600, A, TTSCHED_RUNNING, 0, 0 },
 	};
+	const struct ttsched_thread *c;
 	struct ttsched s;
 	struct ttcrit_path p;
 	int rc;
@@ -108,7 +110,10 @@ static int test_chain(void)
 		 p.e[2].caller == 0xffff1000 && p.e[2].chan == 0xabc &&
 		 p.e[2].waker.id == B && p.e[2].woken == 540);
 	HT_CHECK(p.e[4].kind == TTCRIT_WAIT && p.e[4].pid == B &&
-		 p.e[4].start == 120 && p.e[4].end == 500);
+		 p.e[4].start == 120 && p.e[4].end == 500 && !p.e[4].caller);
+	c = ttsched_thread(&s, C);
+	HT_CHECK(c && c->iv[c->n - 1].state == TTSCHED_BLOCKED &&
+		 c->iv[c->n - 1].chan == 0xdef);
 	HT_CHECK(p.e[1].sys == 64 && p.e[0].sys == 0);
 	ttcrit_path_free(&p);
 	ttsched_free(&s);

@@ -239,10 +239,16 @@ void ttsched_switch(struct ttsched *s, int64_t ns, uint32_t cpu,
 	if (cpu >= s->ncpus)
 		return;
 	on_cpu(s, cpu, prev);
-	if ((th = thread(s, prev)))
+	if ((th = thread(s, prev)) && prev_state == TTSCHED_BLOCKED) {
+		begin(s, th, ns, (struct ttsched_iv){ .state = prev_state,
+		      .cpu = TTSCHED_NO_CPU, .caller = th->caller,
+		      .chan = th->chan });
+		th->caller = th->chan = 0;
+	} else if (th) {
 		begin(s, th, ns, (struct ttsched_iv){ .state = prev_state,
 		      .cpu = prev_state == TTSCHED_RUNNABLE ? cpu :
 			     TTSCHED_NO_CPU });
+	}
 	add_run(s, cpu, ns, next);
 	if (!(th = thread(s, next)))
 		return;
@@ -300,19 +306,21 @@ void ttsched_wake_new(struct ttsched *s, int64_t ns, uint32_t pid,
 		      .state = TTSCHED_RUNNABLE, .cpu = cpu, .waker = waker });
 }
 
-/* Why pid blocked: caller (code address) and chan, for its last sleep
- * (the present one, or the one a wakeup just ended). */
+/* Why pid blocks: caller (code address) and chan, recorded before its
+ * switch out (kept for it) or after (its present sleep). */
 void ttsched_blocked(struct ttsched *s, uint32_t pid, uint64_t caller,
 		     uint64_t chan)
 {
 	struct ttsched_thread *th = thread(s, pid);
+	struct ttsched_iv *cur = th ? now(th) : NULL;
 
-	for (uint64_t i = th ? th->n : 0; i-- > 0 && i + 3 > th->n;)
-		if (th->iv[i].state == TTSCHED_BLOCKED) {
-			th->iv[i].caller = caller;
-			th->iv[i].chan = chan;
-			return;
-		}
+	if (cur && cur->state == TTSCHED_BLOCKED) {
+		cur->caller = caller;
+		cur->chan = chan;
+	} else if (th) {
+		th->caller = caller;
+		th->chan = chan;
+	}
 }
 
 /* pid, running on cpu, enters syscall sys - 1 (sys 0: returns to user

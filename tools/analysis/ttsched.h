@@ -82,6 +82,9 @@ struct ttsched_iv {
 struct ttsched_thread {
 	uint32_t pid;
 	uint64_t sys;			/* 1 + its open syscall, 0 none */
+	uint64_t caller, chan;		/* why its next sleep will be (a
+					   reason recorded before the switch
+					   out), until that switch */
 	struct ttsched_iv *iv;		/* in time order, contiguous */
 	uint64_t n, cap;
 };
