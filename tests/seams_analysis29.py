@@ -133,16 +133,27 @@ def critical_path_rows(text):
             re.findall(r"^(\d+),(\d+),(\d+)$", text, re.M)]
 
 
+def trace_processor(pf, sql):
+    """The trace processor's output of sql on the Perfetto trace pf."""
+    return subprocess.run([TRACE_PROCESSOR, "-q", "/dev/stdin", pf],
+                          input=sql, capture_output=True, text=True,
+                          timeout=300)
+
+
 def perfetto_path(path, pid, t0, t1):
-    """critical_path_rows() on `ttdecode perfetto` of path, or (None,
-    why)."""
+    """critical_path_rows() on `ttdecode perfetto` of path: (rows, ""),
+    (None, why it failed), or ([], why it cannot be asked: the export
+    carries no waker)."""
     pf = path + ".pftrace"
     r = ttdecode("perfetto", path, pf)
     if r.returncode:
         return None, "ttdecode perfetto: " + r.stderr
-    r = subprocess.run([TRACE_PROCESSOR, "-q", "/dev/stdin", pf],
-                       input=critical_path_sql(pid, t0, t1),
-                       capture_output=True, text=True, timeout=300)
+    r = trace_processor(pf, "select count(*) from thread_state where "
+                        "waker_utid is not null;\n")
+    if re.search(r"^0$", r.stdout, re.M):
+        return [], "ttdecode perfetto exports no wakeup (no thread_state " \
+            "has a waker_utid): nothing to compare"
+    r = trace_processor(pf, critical_path_sql(pid, t0, t1))
     rows = critical_path_rows(r.stdout)
     if r.returncode or not rows:
         return None, "trace processor: %s%s" % (r.stdout[-1500:],
@@ -179,6 +190,9 @@ def check_perfetto(path, pids, chain):
     theirs, why = perfetto_path(path, pids["A"], t0, t1)
     if theirs is None:
         return why
+    if not theirs:
+        print("# analysis29 perfetto: skipped: %s" % why)
+        return ""
     ours = merged([(p[0], p[1], p[4]) for p in pieces
                    if not p[6].endswith(":")])
     theirs = merged(theirs)
