@@ -34,15 +34,20 @@ PIECE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)  ( *)(.+?) "
                    r"untraced)\b(.*)$")
 PIDOF = re.compile(r"\[(\d+)\]$")
 
-# The function that makes each seeded error (kern/src/chan.c's walk for
-# the missing file, sys_read's fd check, copyinstr for the bad pointer
-# and the path without a NUL, the ctl parser for the refused command).
+# The function that first returns each seeded error (docs/analysis.md,
+# "errno"): the initramfs tree's lookup for the missing file (under
+# chan_walk > root_walk), copyinstr for the bad pointer and for the path
+# without a NUL in reach; for the bad descriptor and the refused ctl
+# command the helpers that record the error's text and return the value
+# their caller chose (fd_err under sys_read; errstr_device under
+# chan_write, called by the ttrace ctl file's parser, tracer code that
+# the graph does not trace).
 ERRNO_ORIGIN = {
-    -2: "walk_one",
-    -9: "sys_read",
+    -2: "cpio_tree_child",
+    -9: "fd_err",
     -14: "copyinstr",
     -36: "copyinstr",
-    -22: "ttrace_ctl_parse",
+    -22: "errstr_device",
 }
 
 
@@ -224,11 +229,11 @@ def check_starve(path, pids):
 def check_errno(path, pids):
     r = ttdecode("errno", path)
     got = re.findall(r"^\d+ ns critchain\[%d\] \S+ = (-\d+) \([^)]*\): "
-                     r"(?:first returned by (\S+)|(.*))$" % pids["E"],
-                     r.stdout, re.M)
+                     r"(?:first returned by (\S+) at \d+ ns|(.*))$" %
+                     pids["E"], r.stdout, re.M)
     print("# analysis29 errno: %s" % got)
     want = sorted(ERRNO_ORIGIN.items())
-    have = sorted((int(e), f) for e, f, _ in got)
+    have = sorted((int(e), f or why) for e, f, why in got)
     if have != want:
         return "critchain errors: origins %s, want %s\n%s" % (
             have, want, r.stdout[-3000:] + r.stderr)
