@@ -335,11 +335,15 @@ static int test_latency(void)
 	for (int i = 1; i <= 10; i++) {
 		int64_t t0 = 1000 * i;
 
-		ttsched_wake(&s, t0, A, 0, THREAD(B));
+		ttsched_wake(&s, t0, A, TTSCHED_NO_CPU, THREAD(B));
+		ttsched_wake(&s, t0 + 1, A, 0, THREAD(B));	/* its wakeup */
 		ttsched_switch(&s, t0 + 10 * i, 0, B, TTSCHED_RUNNABLE, A);
 		ttsched_switch(&s, t0 + 500, 0, A, TTSCHED_BLOCKED, B);
 	}
+	ttsched_wake(&s, 15000, B, 0, THREAD(A));	/* running: spurious */
 	ttsched_finish(&s, 20000);
+	if (s.counts.spurious != 1)
+		HT_FAIL("spurious %llu", (unsigned long long)s.counts.spurious);
 	HT_CHECK(ttcrit_latency(&s, ttsched_thread(&s, A), 0, 20000, &l) == 0);
 	HT_CHECK(l.count == 10 && l.p50 == 50 && l.p99 == 100 &&
 		 l.max == 100 && l.max_at == 10000);

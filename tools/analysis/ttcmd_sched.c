@@ -358,6 +358,8 @@ static int print_latencies(const struct ttload *t, const struct ttsched *s,
 	if (!l)
 		return -1;
 	for (uint32_t i = 0; i < s->nthreads; i++) {
+		if (s->threads[i].pid >= TTRACE_IDLE_PID(0))
+			continue;	/* a CPU's idle thread waits for nothing */
 		if (ttcrit_latency(s, &s->threads[i], from, to, &l[n]) < 0) {
 			free(l);
 			return -1;

@@ -261,8 +261,9 @@ void ttsched_switch(struct ttsched *s, int64_t ns, uint32_t cpu,
 /*
  * waker wakes pid at ns onto cpu's run queue (TTSCHED_NO_CPU: not said).
  * A thread first seen woken was blocked since the trace began; a wakeup
- * of a thread not blocked only names the queue of a runnable one (the
- * sched_wakeup after its sched_waking), else it is spurious.
+ * of a thread already woken only names its queue if not known yet (the
+ * sched_wakeup after its sched_waking); one of a thread running or
+ * preempted is spurious.
  */
 void ttsched_wake(struct ttsched *s, int64_t ns, uint32_t pid, uint32_t cpu,
 		  struct ttsched_waker waker)
@@ -276,12 +277,14 @@ void ttsched_wake(struct ttsched *s, int64_t ns, uint32_t pid, uint32_t cpu,
 		begin(s, th, s->start, (struct ttsched_iv){
 		      .state = TTSCHED_BLOCKED, .cpu = TTSCHED_NO_CPU });
 	cur = now(th);
+	if (cur && cur->state == TTSCHED_RUNNABLE &&
+	    cur->waker.kind != TTSCHED_WAKER_NONE) {
+		if (cur->cpu == TTSCHED_NO_CPU)
+			cur->cpu = cpu;	/* the queue it went on */
+		return;
+	}
 	if (cur && cur->state != TTSCHED_BLOCKED) {
-		if (cur->state == TTSCHED_RUNNABLE &&
-		    cur->cpu == TTSCHED_NO_CPU)
-			cur->cpu = cpu;
-		else
-			s->counts.spurious++;
+		s->counts.spurious++;	/* running, or preempted */
 		return;
 	}
 	if (cur)
