@@ -95,6 +95,8 @@ static void print_what(const struct ttload *t, const struct ttcrit_entry *e,
 			printf(" running in %s", aux_name(t,
 			       TTRACE_AUX_SYSCALL_NAME, e->sys - 1, e->start,
 			       "syscall ", b));
+		else if (e->pid >= TTRACE_KTHREAD_PID(0))
+			printf(" running in the kernel");	/* a kthread's */
 		else
 			printf(" running in user mode");
 		printf(" on cpu%u", e->cpu);

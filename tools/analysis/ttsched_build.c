@@ -11,7 +11,8 @@
  *	sched_waking, sched_wakeup	pid woken, onto target_cpu; the
  *				waker is the record's context: an IRQ's
  *				vector, a syscall's or trap's pid, else the
- *				thread running on the record's CPU
+ *				thread running on the record's CPU (before
+ *				its first switch: its idle thread, the boot)
  *	sched_wakeup_new	pid made runnable new, by the same waker
  *	sched_blocked_reason	pid, caller, chan (when the record has it)
  *	syscall_enter/_exit	the running thread's syscall
@@ -134,7 +135,10 @@ static struct ttsched_waker waker_of(const struct builder *b, uint32_t c,
 	if (cpu->n && cpu->runs[cpu->n - 1].start <= ns)
 		return (struct ttsched_waker){ TTSCHED_WAKER_THREAD,
 					       cpu->runs[cpu->n - 1].pid };
-	return (struct ttsched_waker){ TTSCHED_WAKER_NONE, 0 };
+	/* before the CPU's first switch: its idle thread, which runs the
+	 * boot (docs/scheduler.md) */
+	return (struct ttsched_waker){ TTSCHED_WAKER_THREAD,
+				       TTRACE_IDLE_PID(c) };
 }
 
 /* An argument word of ev, or dflt when the event has no such field. */
