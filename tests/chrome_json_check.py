@@ -2,9 +2,10 @@
 """Checks a Chrome Trace Event JSON file as `ttdecode json` writes it:
 it parses (python json, times read exactly as decimals), every event has
 the fields its phase needs, the tracks are named as docs/exports.md says
-(process 1 "kernel": "CPU n", tid n + 1; process 2 "boot": "CPU n boot";
-process 1000 + pid: "NAME [pid]", tid = its pid, holding syscalls and
-kernel functions only), boot phases are only on boot tracks, and on every
+(process 0 "kernel": "CPU n", tid 0x80000000 + n, and "CPU n boot", tid
+0xc0000000 + n; a process by its own pid: "NAME [pid]", tid = its pid,
+holding syscalls and kernel functions only), boot phases are only on boot
+tracks, and on every
 track the X slices and instants come with rising start times and the X
 slices nest: a slice that starts inside another ends inside it.
 
@@ -18,6 +19,8 @@ import json
 import sys
 
 PHASES = {"M", "X", "i", "C"}
+CPU_TID = 0x80000000            # + n: "CPU n" (its idle task's trace id)
+BOOT_TID = 0xc0000000           # + n: "CPU n boot"
 
 
 def check_tracks(tracks):
@@ -77,16 +80,17 @@ def check(path, want_syscalls=False):
                 syscalls += 1
         elif e.get("s") != "t":
             return "instant without thread scope: %r" % (e,)
-        if (e.get("cat") == "boot") != (e["pid"] == 2):
+        if (e.get("cat") == "boot") != (e["pid"] == 0 and
+                                        e["tid"] >= BOOT_TID):
             return "boot phase off the boot tracks, or else on one: %r" % (e,)
-        if e["pid"] >= 1000 and e.get("cat") not in ("syscall", "func"):
+        if e["pid"] and e.get("cat") not in ("syscall", "func"):
             return "a process's track holds %r" % (e,)
         tracks.setdefault((e["pid"], e["tid"]), []).append((e["ts"], dur, e["name"]))
     for pid, tid in tracks:
-        want = {1: "CPU %d" % (tid - 1), 2: "CPU %d boot" % (tid - 1)}.get(
-            pid, "[%d]" % (pid - 1000))
+        want = "[%d]" % pid if pid else "CPU %d boot" % (tid - BOOT_TID) \
+            if tid >= BOOT_TID else "CPU %d" % (tid - CPU_TID)
         name = names.get((pid, tid)) or ""
-        if (pid < 1000 and name != want) or (pid >= 1000 and (
+        if (not pid and name != want) or (pid and (
                 tid != pid or not name.endswith(want))):
             return "track %s/%s is named %r, not %r" % (pid, tid, name, want)
     if want_syscalls and not syscalls:

@@ -5,21 +5,25 @@
  * Event Format" document, phases M, X, i and C):
  *
  *	{"traceEvents":[
- *	{"ph":"M","name":"process_name","pid":1,"tid":1,"args":{"name":"kernel"}},
- *	{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"CPU 0"}},
+ *	{"ph":"M","name":"process_name","pid":0,"tid":2147483648,
+ *	 "args":{"name":"kernel"}},
+ *	{"ph":"M","name":"thread_name","pid":0,"tid":2147483648,
+ *	 "args":{"name":"CPU 0"}},
  *	{"ph":"X","name":"read","cat":"syscall","ts":12.345,"dur":1.500,
- *	 "pid":1003,"tid":1003,"args":{"cpu":0,"pid":3,"process":"ls"}},
+ *	 "pid":3,"tid":3,"args":{"cpu":0,"pid":3,"process":"ls"}},
  *	...],"displayTimeUnit":"ns"}
  *
  * The tracks are those of the trace's model (ttmodel.h, one for every
- * export): the process "kernel" (pid 1) with a thread per CPU (tid cpu +
- * 1, "CPU n") holding the processes' runs (named by the process),
- * interrupts, exceptions, kernel functions outside a process, each
- * declared loss as a slice over the time it fell in, and every other
- * event as an instant (a marker named by its text); the process "boot"
- * (pid 2) with a thread per CPU ("CPU n boot") holding its boot phases;
- * and per traced process (pid 1000 + its pid, "NAME [pid]") its
- * syscalls, each one slice from enter to exit, and its kernel functions.
+ * export): the process "kernel" (pid 0, Linux's) with a thread per CPU
+ * ("CPU n", tid: the trace's id of the CPU's idle task,
+ * TTRACE_IDLE_PID(n)) holding the processes' runs (named by the
+ * process), interrupts, exceptions, kernel functions outside a process,
+ * each declared loss as a slice over the time it fell in, and every other
+ * event as an instant named by its event (a marker by its text), and a
+ * thread per CPU ("CPU n boot", tid TTRACE_IDLE_PID(n) | 0x40000000)
+ * holding its boot phases; and per traced process (its own pid, "NAME
+ * [pid]") its syscalls, each one slice from enter to exit, and its
+ * kernel functions.
  * A span cut by a loss or the trace's end has "unfinished":true, one an
  * enclosing span's end cut "clipped":true. Slices nest per track and
  * come, per track, in rising start order; lock waits and page
@@ -36,12 +40,14 @@
 #include <ttrace_decode.h>
 
 #include "ttdecode.h"
+#include "ttexport.h"
 #include "ttfilter.h"
 #include "ttmodel.h"
 
-#define JSON_PID	1		/* "kernel": a thread per CPU */
-#define JSON_BOOT_PID	2		/* "boot": a thread per CPU */
-#define JSON_THREAD_BASE 1000		/* + pid: a traced process */
+#define JSON_PID	0		/* "kernel" (Linux's pid 0): a thread
+					   per CPU and per CPU's boot */
+#define JSON_CPU_TID(c)	TTRACE_IDLE_PID(c) /* "CPU n": its idle task's id */
+#define JSON_BOOT_TID(c) (TTRACE_IDLE_PID(c) | 0x40000000u) /* "CPU n boot" */
 
 /* Counter tracks: an event's argument as a value, or pages as a delta, or
  * (the counter event, docs/probes.md) a value on the track its first
@@ -68,6 +74,7 @@ struct json {
 	struct ttout o;
 	bool first;			/* no event written yet */
 	uint32_t counter_id[NCOUNTERS];	/* event id per counter, or max */
+	uint32_t marker_id;		/* user_marker's id, or max */
 	int64_t pages;			/* COUNT_PAGES running sum */
 	uint64_t slices, points, losses;
 };
@@ -183,13 +190,14 @@ static const char *span_cat(const struct ttmodel_span *s)
 	return s->kind == TTMODEL_RUN ? "sched" : ttmodel_kinds[s->kind].name;
 }
 
-/* The JSON process and thread of a model track (docs/exports.md). */
+/* The JSON process and thread of a model track (docs/exports.md): a
+ * process's own pid, or the kernel's threads of a CPU. */
 static void track_ids(const struct ttmodel_track *k, uint64_t *pid,
 		      uint64_t *tid)
 {
-	*pid = k->kind == TTMODEL_CPU ? JSON_PID : k->kind == TTMODEL_BOOTS ?
-	       JSON_BOOT_PID : JSON_THREAD_BASE + (uint64_t)k->id;
-	*tid = k->kind == TTMODEL_THREAD ? *pid : (uint64_t)k->id + 1;
+	*pid = k->kind == TTMODEL_THREAD ? k->id : JSON_PID;
+	*tid = k->kind == TTMODEL_THREAD ? k->id : k->kind == TTMODEL_CPU ?
+	       JSON_CPU_TID(k->id) : JSON_BOOT_TID(k->id);
 }
 
 static void span_args(struct json *j, const struct ttmodel_span *s)
@@ -269,7 +277,8 @@ static void counter(struct json *j, uint32_t cpu,
 				      sizeof(buf), &track);
 		else
 			len = strlen(track);
-		begin(j, "C", track, len, "counter", JSON_PID, cpu + 1, ev->timestamp);
+		begin(j, "C", track, len, "counter", JSON_PID,
+		      JSON_CPU_TID(cpu), ev->timestamp);
 		put(j, ",\"args\":{\"");
 		put(j, d->series);
 		put(j, "\":");
@@ -292,12 +301,12 @@ static void put_point(struct json *j, uint32_t cpu,
 
 	if (!ttfilter_time(j->f, ev->timestamp))
 		return;
-	if (m->nargs == 1 && m->args && m->args[0].type == TTRACE_ARG_STR &&
-	    m->args[0].aux_tag == TTRACE_AUX_USER_MARKER &&
+	if (ev->id == j->marker_id && (!ev->nwords ||
 	    !(len = ttload_resolve((void *)j->t, TTRACE_AUX_USER_MARKER,
-				   ev->args[0], ev->timestamp, &name)))
+				   ev->args[0], ev->timestamp, &name))))
 		name = "marker", len = 6;
-	begin(j, "i", name, len, "event", JSON_PID, cpu + 1, ev->timestamp);
+	begin(j, "i", name, len, "event", JSON_PID, JSON_CPU_TID(cpu),
+	      ev->timestamp);
 	ttrace_format_args(text, sizeof(text), m, ev, ttload_resolve,
 			   (void *)j->t);
 	ttrace_format_ctx(ctx, sizeof(ctx), ev, ttload_resolve, (void *)j->t);
@@ -326,7 +335,8 @@ static void put_loss(struct json *j, uint32_t cpu, const struct ttmodel_loss *l)
 	n = snprintf(name, sizeof(name), "%llu records lost (%s%s)",
 		     ull(l->count), ttrace_loss_name(l->reason),
 		     l->before_trace ? " before the trace" : "");
-	begin(j, "X", name, (size_t)n, "loss", JSON_PID, cpu + 1, start);
+	begin(j, "X", name, (size_t)n, "loss", JSON_PID, JSON_CPU_TID(cpu),
+	      start);
 	put(j, ",\"dur\":");
 	put_dur(j, start, end);
 	put(j, ",\"args\":{\"count\":");
@@ -350,21 +360,21 @@ static void meta_name(struct json *j, const char *what, uint64_t pid,
 	put(j, "}}");
 }
 
-/* The names of the processes and threads the tracks are: "kernel" with
- * a thread "CPU n" per CPU, "boot" with "CPU n boot", and per traced
+/* The names of the processes and threads the tracks are: "kernel" (pid
+ * 0) with threads "CPU n" and "CPU n boot" per CPU, and per traced
  * process its name and pid. */
 static void metadata(struct json *j)
 {
 	char name[64];
 	int n;
 
-	meta_name(j, "process_name", JSON_PID, 1, "kernel", 6);
-	meta_name(j, "process_name", JSON_BOOT_PID, 1, "boot", 4);
+	meta_name(j, "process_name", JSON_PID, JSON_CPU_TID(0), "kernel", 6);
 	for (uint32_t c = 0; c < j->t->version.num_cpus; c++) {
 		n = snprintf(name, sizeof(name), "CPU %u", c);
-		meta_name(j, "thread_name", JSON_PID, c + 1, name, (size_t)n);
+		meta_name(j, "thread_name", JSON_PID, JSON_CPU_TID(c), name,
+			  (size_t)n);
 		n = snprintf(name, sizeof(name), "CPU %u boot", c);
-		meta_name(j, "thread_name", JSON_BOOT_PID, c + 1, name,
+		meta_name(j, "thread_name", JSON_PID, JSON_BOOT_TID(c), name,
 			  (size_t)n);
 	}
 	for (uint32_t i = 0; i < j->m->ntracks; i++) {
@@ -387,6 +397,8 @@ static void metadata(struct json *j)
 
 static void find_counters(struct json *j)
 {
+	j->marker_id = (uint32_t)ttexport_event_id(&j->t->meta,
+						   "user_marker");
 	for (size_t k = 0; k < NCOUNTERS; k++) {
 		j->counter_id[k] = UINT32_MAX;
 		for (uint32_t i = 0; i < j->t->meta.nevents; i++)

@@ -39,7 +39,11 @@
 #include "ttmodel.h"
 
 #define PF_KTHREAD_PID	0x7fffffff	/* our pid 0: a kernel thread */
-#define PF_SEQ		1		/* the one packet sequence */
+#define PF_SEQ		1		/* threads' tracks and slices */
+#define PF_SEQ_KERNEL	0x10000		/* CPU, boot and counter tracks: a
+					   sequence without thread
+					   descriptors, so their events
+					   belong to no thread */
 #define PF_BUNDLE_MAX	1024		/* ftrace events per bundle */
 #define PF_NEST		8		/* nested messages open at once */
 #define PF_FLUSH	(1 << 20)	/* write out beyond this many bytes */
@@ -67,8 +71,9 @@ enum {
 	SW_NEXT_PRIO = 7,
 	TD_UUID = 1, TD_NAME = 2, TD_THREAD = 4, TD_COUNTER = 8,
 	TDT_PID = 1, TDT_TID = 2, TDT_NAME = 5,
-	TE_TYPE = 9, TE_TRACK_UUID = 11, TE_CATEGORIES = 22, TE_NAME = 23,
-	TE_COUNTER_VALUE = 30,
+	TE_DEBUG_ANNOTATIONS = 4, TE_TYPE = 9, TE_TRACK_UUID = 11,
+	TE_CATEGORIES = 22, TE_NAME = 23, TE_COUNTER_VALUE = 30,
+	DA_UINT = 3, DA_INT = 4, DA_STRING = 6, DA_POINTER = 7, DA_NAME = 10,
 	SLICE_BEGIN = 1, SLICE_END = 2, INSTANT = 3, COUNTER = 4,
 };
 
@@ -94,7 +99,8 @@ struct pf {
 	struct pb bundle;		/* the FtraceEvents of one bundle */
 	uint32_t nbundle;		/* events in it */
 	bool lost;			/* a loss before the bundle's events */
-	uint32_t switch_id, counter_id;	/* event ids, or UINT32_MAX */
+	uint32_t switch_id, counter_id, marker_id; /* event ids, or
+					   UINT32_MAX */
 	uint64_t *counters;		/* counter idents announced */
 	size_t ncounters;
 	uint64_t switches, slices, instants, losses, samples;
@@ -181,12 +187,18 @@ static void flush(struct pf *x)
 	x->out.len = 0;
 }
 
-/* Opens a TracePacket at ns on the sequence. */
-static void packet_begin(struct pf *x, uint64_t ns)
+/* Opens a TracePacket at ns on the sequence seq. */
+static void packet_begin_on(struct pf *x, uint64_t ns, uint32_t seq)
 {
 	pb_begin(&x->out, TRACE_PACKET);
 	pb_uint(&x->out, PKT_TIMESTAMP, ns);
-	pb_uint(&x->out, PKT_SEQ_ID, PF_SEQ);
+	pb_uint(&x->out, PKT_SEQ_ID, seq);
+}
+
+/* Opens a TracePacket at ns on the threads' sequence. */
+static void packet_begin(struct pf *x, uint64_t ns)
+{
+	packet_begin_on(x, ns, PF_SEQ);
 }
 
 static void packet_end(struct pf *x)
@@ -226,8 +238,9 @@ static size_t pid_name(const struct pf *x, uint64_t pid, uint64_t ts,
 				ull(pid));
 }
 
-/* The clock snapshot that opens the sequence: trace time is BOOTTIME,
- * ns since boot, and MONOTONIC with it. */
+/* The clock snapshot that opens the threads' sequence (trace time is
+ * BOOTTIME, ns since boot, and MONOTONIC with it), and the kernel
+ * sequence's first packet. */
 static void clock_snapshot(struct pf *x)
 {
 	static const unsigned clocks[] = { CLOCK_BOOTTIME, CLOCK_MONOTONIC };
@@ -242,6 +255,9 @@ static void clock_snapshot(struct pf *x)
 		pb_end(&x->out);
 	}
 	pb_end(&x->out);
+	packet_end(x);
+	packet_begin_on(x, 0, PF_SEQ_KERNEL);
+	pb_uint(&x->out, PKT_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
 	packet_end(x);
 }
 
@@ -344,10 +360,19 @@ static void sched_switch(struct pf *x, uint32_t c,
 
 /* ---- tracks and track events --------------------------------------------- */
 
+/* The sequence of track uuid's events: the threads' for a thread's track
+ * (the last thread descriptor on a sequence is what Perfetto ties its
+ * events to), the kernel's for the others. */
+static uint32_t track_seq(uint64_t uuid)
+{
+	return uuid >> 32 == UUID_THREAD && linux_pid((uint32_t)uuid) ?
+	       PF_SEQ : PF_SEQ_KERNEL;
+}
+
 static void track_descriptor(struct pf *x, uint64_t uuid, const char *name,
 			     size_t len, bool counter)
 {
-	packet_begin(x, 0);
+	packet_begin_on(x, 0, track_seq(uuid));
 	pb_begin(&x->out, PKT_TRACK_DESCRIPTOR);
 	pb_uint(&x->out, TD_UUID, uuid);
 	pb_str(&x->out, TD_NAME, name, len);
@@ -401,13 +426,13 @@ static void descriptors(struct pf *x)
 	}
 }
 
-/* A TrackEvent of type on track uuid at ts; name (len bytes) and cat
- * unless NULL. */
-static void track_event(struct pf *x, uint64_t uuid, unsigned type,
-			uint64_t ts, const char *name, size_t len,
-			const char *cat)
+/* Opens a TrackEvent of type on track uuid at ts, name (len bytes) and
+ * cat unless NULL; track_event_end() closes it. */
+static void track_event_begin(struct pf *x, uint64_t uuid, unsigned type,
+			      uint64_t ts, const char *name, size_t len,
+			      const char *cat)
 {
-	packet_begin(x, ns_of(x, ts));
+	packet_begin_on(x, ns_of(x, ts), track_seq(uuid));
 	pb_begin(&x->out, PKT_TRACK_EVENT);
 	pb_uint(&x->out, TE_TYPE, type);
 	pb_uint(&x->out, TE_TRACK_UUID, uuid);
@@ -415,8 +440,20 @@ static void track_event(struct pf *x, uint64_t uuid, unsigned type,
 		pb_str(&x->out, TE_CATEGORIES, cat, strlen(cat));
 	if (name)
 		pb_str(&x->out, TE_NAME, name, len);
+}
+
+static void track_event_end(struct pf *x)
+{
 	pb_end(&x->out);
 	packet_end(x);
+}
+
+static void track_event(struct pf *x, uint64_t uuid, unsigned type,
+			uint64_t ts, const char *name, size_t len,
+			const char *cat)
+{
+	track_event_begin(x, uuid, type, ts, name, len, cat);
+	track_event_end(x);
 }
 
 static uint64_t track_uuid(const struct ttmodel_track *k)
@@ -505,31 +542,64 @@ static void counter_sample(struct pf *x, const struct ttrace_event_view *ev)
 		}
 		track_descriptor(x, UUID(UUID_COUNTER, i), name, len, true);
 	}
-	packet_begin(x, ns_of(x, ev->timestamp));
-	pb_begin(&x->out, PKT_TRACK_EVENT);
-	pb_uint(&x->out, TE_TYPE, COUNTER);
-	pb_uint(&x->out, TE_TRACK_UUID, UUID(UUID_COUNTER, i));
+	track_event_begin(x, UUID(UUID_COUNTER, i), COUNTER, ev->timestamp,
+			  NULL, 0, NULL);
 	pb_uint(&x->out, TE_COUNTER_VALUE, ev->args[1]);
-	pb_end(&x->out);
-	packet_end(x);
+	track_event_end(x);
 	x->samples++;
 }
 
-/* An event that is no span's end or switch: an instant on CPU c's
- * track named by the event (a marker by its text). */
+/* Event ev's arguments as the instant's debug annotations (args
+ * "debug.NAME"): a name argument as its name, the others as numbers. */
+static void annotations(struct pf *x, const struct ttrace_event_view *ev)
+{
+	const struct ttrace_event_meta *m = &x->t->meta.events[ev->id];
+	char buf[256];
+
+	for (unsigned a = 0; a < m->nargs && a < ev->nwords; a++) {
+		const struct ttrace_arg_meta *g = &m->args[a];
+		uint64_t v = ev->args[a];
+
+		pb_begin(&x->out, TE_DEBUG_ANNOTATIONS);
+		pb_str(&x->out, DA_NAME, g->name, strlen(g->name));
+		if (g->type == TTRACE_ARG_STR)
+			pb_str(&x->out, DA_STRING, buf,
+			       ttexport_name(buf, sizeof(buf), x->t, g->aux_tag,
+					     v, ev->timestamp,
+					     TTEXPORT_PRINTABLE));
+		else if (g->type == TTRACE_ARG_PTR)
+			pb_uint(&x->out, DA_POINTER, v);
+		else if (ttexport_arg_signed(g->type))
+			pb_uint(&x->out, DA_INT, v);	/* int64: two's complement */
+		else
+			pb_uint(&x->out, DA_UINT, v);
+		pb_end(&x->out);
+	}
+}
+
+/* An event that is no span's end or switch: an instant named by its
+ * event with its arguments, on CPU c's track; a user marker named by its
+ * text, on the track of the thread that wrote it. */
 static void instant(struct pf *x, uint32_t c, const struct ttrace_event_view *ev)
 {
 	const struct ttrace_event_meta *m = &x->t->meta.events[ev->id];
 	const char *name = m->name ? m->name : "event";
 	size_t len = strlen(name);
+	uint64_t uuid = UUID(UUID_CPU, c);
 
-	if (m->nargs == 1 && m->args && m->args[0].type == TTRACE_ARG_STR &&
-	    m->args[0].aux_tag == TTRACE_AUX_USER_MARKER &&
-	    !(len = ttload_resolve((void *)x->t, TTRACE_AUX_USER_MARKER,
-				   ev->args[0], ev->timestamp, &name)))
-		name = "marker", len = 6;
-	track_event(x, UUID(UUID_CPU, c), INSTANT, ev->timestamp, name, len,
-		    "event");
+	if (ev->id == x->marker_id) {
+		if (ev->ctx_kind == TTRACE_CTX_SYSC &&
+		    linux_pid(TTRACE_CTX_PID(ev->context)))
+			uuid = UUID(UUID_THREAD, TTRACE_CTX_PID(ev->context));
+		if (!ev->nwords || !(len = ttload_resolve((void *)x->t,
+				     TTRACE_AUX_USER_MARKER, ev->args[0],
+				     ev->timestamp, &name)))
+			name = "marker", len = 6;
+	}
+	track_event_begin(x, uuid, INSTANT, ev->timestamp, name, len, "event");
+	if (ev->id != x->marker_id)
+		annotations(x, ev);
+	track_event_end(x);
 	x->instants++;
 	if (ev->id == x->counter_id)
 		counter_sample(x, ev);
@@ -606,6 +676,7 @@ static int pf_write(struct pf *x)
 
 	x->switch_id = (uint32_t)ttexport_event_id(&x->t->meta, "sched_switch");
 	x->counter_id = (uint32_t)ttexport_event_id(&x->t->meta, "counter");
+	x->marker_id = (uint32_t)ttexport_event_id(&x->t->meta, "user_marker");
 	if (ttmodel_build(&m, x->t) < 0)
 		return -1;
 	x->m = &m;

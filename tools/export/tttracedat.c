@@ -41,73 +41,22 @@
 #include "ttdecode.h"
 #include "ttexport.h"
 #include "ttmodel.h"
-
-#define TD_PAGE		4096
-#define TD_PAGE_HDR	16		/* u64 timestamp, u64 commit */
-#define TD_DATA		(TD_PAGE - TD_PAGE_HDR)
-#define TD_MISSED	(1ull << 31)	/* RB_MISSED_EVENTS */
-#define TD_STORED	(1ull << 30)	/* RB_MISSED_STORED */
-#define TD_DELTA_BITS	27
-#define TD_TYPE_EXTEND	30
-#define TD_SMALL_MAX	(28 * 4)	/* largest payload with type_len */
-#define TD_NAME_MAX	256		/* a name argument's bytes */
-#define TD_COMM		16		/* Linux's TASK_COMM_LEN */
-#define TD_REC_MAX	2048		/* a record's bytes, at most */
-_Static_assert(8 + 9 * TTRACE_MAX_ARGS < TD_REC_MAX &&
-	       TD_REC_MAX + 16 < TD_PAGE - 16, "a record fits a page");
-#define TD_PRIO		120		/* Linux's default priority */
-#define TD_RELEASE	"6.12.0-ttrace"	/* the Linux whose formats we follow */
-#define TD_ID_BASE	1000		/* ttrace event id + this: its ID */
-#define TD_ID_SWITCH	316		/* sched/sched_switch */
-#define TD_ID_FG_EXIT	10		/* ftrace/funcgraph_exit */
-#define TD_ID_FG_ENTRY	11		/* ftrace/funcgraph_entry */
-
-/* A kernel function call the model paired on its thread's track (or a
- * CPU's, outside a process): fn returned at end, entered at start. */
-struct td_call {
-	uint64_t end, fn, start;
-};
-
-struct td_export {
-	struct ttload *t;
-	const struct ttmodel *m;
-	FILE *f;
-	int sw, fentry, fexit;		/* event ids, -1 if absent */
-	/* the CPU being written */
-	uint8_t page[TD_PAGE];
-	size_t len;			/* data bytes in page */
-	bool open;			/* page holds a started page */
-	uint64_t last;			/* the page's last event time, ns */
-	uint64_t missed;		/* declared losses before the next page */
-	uint32_t pid;			/* running on the CPU (0 idle) */
-	struct td_call *calls;		/* the model's function calls, by */
-	uint64_t ncalls;		/* (end, fn) */
-	/* totals */
-	uint64_t events, pages, lost, unknown;
-	bool failed;			/* a write failed */
-};
+#include "tttracedat.h"
 
 /* ---- the header sections ------------------------------------------------- */
 
-static void td_put(struct td_export *x, const void *p, size_t n)
+void td_put(struct td_export *x, const void *p, size_t n)
 {
 	if (n && fwrite(p, 1, n, x->f) != n)
 		x->failed = true;
 }
 
 static void td_u16(struct td_export *x, uint16_t v) { td_put(x, &v, 2); }
-static void td_u32(struct td_export *x, uint32_t v) { td_put(x, &v, 4); }
-static void td_u64(struct td_export *x, uint64_t v) { td_put(x, &v, 8); }
+void td_u32(struct td_export *x, uint32_t v) { td_put(x, &v, 4); }
+void td_u64(struct td_export *x, uint64_t v) { td_put(x, &v, 8); }
 
-/* A growing text, for the sections whose size comes first. */
-struct td_text {
-	char *s;
-	size_t len, cap;
-	bool oom;
-};
-
-static void __attribute__((format(printf, 2, 3)))
-td_printf(struct td_text *b, const char *fmt, ...)
+/* Appends the printf of fmt to b. */
+void td_printf(struct td_text *b, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -139,7 +88,7 @@ td_printf(struct td_text *b, const char *fmt, ...)
 }
 
 /* Writes the text with its size first (a u64 or a u32) and empties it. */
-static void td_text_out(struct td_export *x, struct td_text *b, bool wide)
+void td_text_out(struct td_export *x, struct td_text *b, bool wide)
 {
 	if (b->oom)
 		x->failed = true;
@@ -174,15 +123,10 @@ static const char td_common[] =
 	"\tsigned:0;\n"
 	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n";
 
-static void td_format_head(struct td_text *b, const char *name, unsigned id)
+/* The head of event name's format file: name, ID and the common fields. */
+void td_format_head(struct td_text *b, const char *name, unsigned id)
 {
 	td_printf(b, "name: %s\nID: %u\nformat:\n%s", name, id, td_common);
-}
-
-static bool td_signed(uint8_t type)
-{
-	return type == TTRACE_ARG_S8 || type == TTRACE_ARG_S16 ||
-	       type == TTRACE_ARG_S32 || type == TTRACE_ARG_S64;
 }
 
 /* The conversion at f (just after its '%'): the length of its flags,
@@ -262,9 +206,9 @@ static void td_format_event(struct td_text *b,
 		const struct ttrace_arg_meta *g = &e->args[a];
 
 		td_printf(b, "\tfield:%s %s;\toffset:%u;\tsize:8;"
-			  "\tsigned:%d;\n", td_signed(g->type) ?
+			  "\tsigned:%d;\n", ttexport_arg_signed(g->type) ?
 			  "long long" : "unsigned long long", g->name,
-			  8 + 8 * a, td_signed(g->type));
+			  8 + 8 * a, ttexport_arg_signed(g->type));
 	}
 	for (unsigned a = 0; a < e->nargs; a++)
 		if (e->args[a].type == TTRACE_ARG_STR)
@@ -280,7 +224,7 @@ static void td_format_event(struct td_text *b,
 		td_printf(b, "%s%s=%s", a ? " " : "", e->args[a].name,
 			  ty == TTRACE_ARG_STR ? "%s" :
 			  ty == TTRACE_ARG_PTR ? "%pS" :
-			  td_signed(ty) ? "%lld" : "%llu");
+			  ttexport_arg_signed(ty) ? "%lld" : "%llu");
 	}
 	td_printf(b, "\"");
 	for (unsigned a = 0; a < e->nargs; a++)
@@ -291,72 +235,22 @@ static void td_format_event(struct td_text *b,
 	td_printf(b, "\n");
 }
 
-/* Linux's sched/sched_switch: 64 bytes (td_switch writes them). */
-static void td_format_switch(struct td_text *b)
-{
-	td_format_head(b, "sched_switch", TD_ID_SWITCH);
-	td_printf(b,
-		"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-		"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-		"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-		"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
-		"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
-		"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
-		"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
-		"print fmt: \"prev_comm=%%s prev_pid=%%d prev_prio=%%d "
-		"prev_state=%%ld ==> next_comm=%%s next_pid=%%d "
-		"next_prio=%%d\", REC->prev_comm, REC->prev_pid, "
-		"REC->prev_prio, REC->prev_state, REC->next_comm, "
-		"REC->next_pid, REC->next_prio\n");
-}
-
-/* Linux's ftrace/funcgraph_entry (24 bytes) and funcgraph_exit (40). */
-static void td_format_fgraph(struct td_text *b, bool exit)
-{
-	td_format_head(b, exit ? "funcgraph_exit" : "funcgraph_entry",
-		       exit ? TD_ID_FG_EXIT : TD_ID_FG_ENTRY);
-	td_printf(b,
-		"\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
-		"\tfield:int depth;\toffset:16;\tsize:4;\tsigned:1;\n");
-	if (!exit) {
-		td_printf(b, "\nprint fmt: \"--> %%ps (%%d)\", "
-			  "(void *)REC->func, REC->depth\n");
-		return;
-	}
-	td_printf(b,
-		"\tfield:unsigned int overrun;\toffset:20;\tsize:4;\tsigned:0;\n"
-		"\tfield:unsigned long long calltime;\toffset:24;\tsize:8;"
-		"\tsigned:0;\n"
-		"\tfield:unsigned long long rettime;\toffset:32;\tsize:8;"
-		"\tsigned:0;\n\n"
-		"print fmt: \"<-- %%ps (%%d) (start: %%llx  end: %%llx) "
-		"over: %%d\", (void *)REC->func, REC->depth, REC->calltime, "
-		"REC->rettime, REC->overrun\n");
-}
-
-/* The ftrace formats, then the event systems sched and ttrace. */
+/* The ftrace formats, then the event systems: Linux's
+ * (tttracedat_linux.c), then ttrace with every other event. */
 static void td_formats(struct td_export *x, struct td_text *b)
 {
 	const struct ttrace_meta_table *m = &x->t->meta;
 	uint32_t own = 0;
 
-	td_u32(x, 2);
-	for (int exit = 0; exit < 2; exit++) {
-		td_format_fgraph(b, exit);
-		td_text_out(x, b, true);
-	}
+	td_linux_ftrace(x, b);
 	for (uint32_t i = 0; i < m->nevents; i++)
-		own += (int)i != x->sw && (int)i != x->fentry &&
-		       (int)i != x->fexit;
-	td_u32(x, 2);
-	td_put(x, "sched", 6);
-	td_u32(x, 1);
-	td_format_switch(b);
-	td_text_out(x, b, true);
+		own += !x->linux_of[i];
+	td_u32(x, td_linux_nsystems(x) + 1);
+	td_linux_systems(x, b);
 	td_put(x, "ttrace", 7);
 	td_u32(x, own);
 	for (uint32_t i = 0; i < m->nevents; i++) {
-		if ((int)i == x->sw || (int)i == x->fentry || (int)i == x->fexit)
+		if (x->linux_of[i])
 			continue;
 		td_format_event(b, &m->events[i], TD_ID_BASE + i);
 		td_text_out(x, b, true);
@@ -514,12 +408,13 @@ static void td_emit(struct td_export *x, uint64_t ns, const void *rec,
 /* ---- records --------------------------------------------------------------- */
 
 /* pid as Linux numbers it: an idle task is 0. */
-static uint32_t td_pid(uint64_t pid)
+uint32_t td_pid(uint64_t pid)
 {
 	return pid >= TTRACE_IDLE_PID(0) ? 0 : (uint32_t)pid;
 }
 
-static size_t td_common_hdr(uint8_t *rec, unsigned id, uint32_t pid)
+/* The common fields of a record of format id in rec; returns their size. */
+size_t td_common_hdr(uint8_t *rec, unsigned id, uint32_t pid)
 {
 	uint16_t type = (uint16_t)id;
 
@@ -529,15 +424,10 @@ static size_t td_common_hdr(uint8_t *rec, unsigned id, uint32_t pid)
 	return 8;
 }
 
-/* Our kthread_state as Linux's prev_state: 0 (R) runnable or running,
- * 1 (S) sleeping, 0x20 (X) dead. */
-static uint64_t td_state(uint64_t st)
-{
-	return st == 2 ? 1 : st == 3 ? 0x20 : 0;
-}
 
-static void td_comm(struct td_export *x, uint8_t *dst, uint64_t pid,
-		    uint64_t ts)
+/* The name of our pid at ts into dst, Linux's char[16] (zeroed by the
+ * caller): at most 15 bytes. */
+void td_comm(struct td_export *x, uint8_t *dst, uint64_t pid, uint64_t ts)
 {
 	char name[TD_NAME_MAX];
 	const char *s;
@@ -554,86 +444,9 @@ static void td_comm(struct td_export *x, uint8_t *dst, uint64_t pid,
 	memcpy(dst, name, n < TD_COMM - 1 ? n : TD_COMM - 1);
 }
 
-static size_t td_switch(struct td_export *x, uint8_t *rec,
-			const struct ttrace_event_view *ev)
-{
-	uint32_t prev = td_pid(ev->args[0]), next = td_pid(ev->args[1]);
-	int32_t prio = TD_PRIO;
-	uint64_t state = td_state(ev->args[2]);
 
-	td_common_hdr(rec, TD_ID_SWITCH, prev);
-	memset(rec + 8, 0, 56);
-	td_comm(x, rec + 8, ev->args[0], ev->timestamp);
-	memcpy(rec + 24, &prev, 4);
-	memcpy(rec + 28, &prio, 4);
-	memcpy(rec + 32, &state, 8);
-	td_comm(x, rec + 40, ev->args[1], ev->timestamp);
-	memcpy(rec + 56, &next, 4);
-	memcpy(rec + 60, &prio, 4);
-	x->pid = next;
-	return 64;
-}
 
-static int td_by_end(const void *a, const void *b)
-{
-	const struct td_call *x = a, *y = b;
 
-	if (x->end != y->end)
-		return x->end < y->end ? -1 : 1;
-	return x->fn < y->fn ? -1 : x->fn > y->fn;
-}
-
-/* The calls of the model's function spans that returned (their exit
- * pairs with their own thread's entry, wherever each ran), by (end, fn).
- * Returns 0 or -1 (memory). */
-static int td_calls(struct td_export *x)
-{
-	const struct ttmodel *m = x->m;
-	uint64_t n = 0;
-
-	for (uint32_t i = 0; i < m->ntracks; i++)
-		for (uint64_t k = 0; k < m->tracks[i].nspans; k++)
-			n += m->tracks[i].spans[k].kind == TTMODEL_FUNC &&
-			     m->tracks[i].spans[k].how == TTMODEL_DONE;
-	if (n && !(x->calls = malloc(n * sizeof(*x->calls))))
-		return -1;
-	for (uint32_t i = 0; i < m->ntracks; i++)
-		for (uint64_t k = 0; k < m->tracks[i].nspans; k++) {
-			const struct ttmodel_span *s = &m->tracks[i].spans[k];
-
-			if (s->kind == TTMODEL_FUNC && s->how == TTMODEL_DONE)
-				x->calls[x->ncalls++] = (struct td_call){
-					s->end, s->ident, s->start };
-		}
-	if (n)
-		qsort(x->calls, n, sizeof(*x->calls), td_by_end);
-	return 0;
-}
-
-/* funcgraph_entry or _exit at ns; an exit's calltime is the time of its
- * call's entry on its own thread (td_calls), else its own time. */
-static size_t td_fgraph(struct td_export *x, uint8_t *rec,
-			const struct ttrace_event_view *ev, bool exit,
-			uint64_t ns)
-{
-	struct td_call key = { ev->timestamp, ev->args[0], 0 }, *call;
-	uint64_t fn = ev->args[0], calltime = ns;
-	int32_t d = (int32_t)ev->args[1];
-
-	td_common_hdr(rec, exit ? TD_ID_FG_EXIT : TD_ID_FG_ENTRY, x->pid);
-	memset(rec + 8, 0, 32);
-	memcpy(rec + 8, &fn, 8);
-	memcpy(rec + 16, &d, 4);
-	if (!exit)
-		return 24;
-	call = x->ncalls ? bsearch(&key, x->calls, x->ncalls,
-				   sizeof(*x->calls), td_by_end) : NULL;
-	if (call)
-		calltime = ttexport_ns(x->t, call->start);
-	memcpy(rec + 24, &calltime, 8);
-	memcpy(rec + 32, &ns, 8);
-	return 40;
-}
 
 /* A ttrace event (td_format_event): 8 bytes per argument, a __data_loc
  * word per name argument, then the names' strings. */
@@ -682,12 +495,7 @@ static void td_event(struct td_export *x, const struct ttrace_event_view *ev)
 		x->pid = td_pid(TTRACE_CTX_PID(ev->context));
 	else if (ev->ctx_kind == TTRACE_CTX_IDLE)
 		x->pid = 0;
-	if ((int)ev->id == x->sw && ev->nwords >= 3)
-		n = td_switch(x, rec, ev);
-	else if (((int)ev->id == x->fentry || (int)ev->id == x->fexit) &&
-		 ev->nwords >= 2)
-		n = td_fgraph(x, rec, ev, (int)ev->id == x->fexit, ns);
-	else
+	if (!(n = td_linux_record(x, rec, ev, ns)))
 		n = td_generic(x, rec, ev);
 	if (x->open && ns < x->last)
 		ns = x->last;		/* a record before boot: time 0 */
@@ -753,7 +561,7 @@ static void td_stat_ts(struct td_text *b, const char *what, uint64_t ns)
  * overrun the records its declared losses took (report's EVENTS
  * DROPPED, all reasons), dropped events those its ring refused when full
  * (the trace's STATS), entries and bytes (left unread in the ring) 0;
- * the clock (ns since boot: "boot"); and a uname naming the Linux
+ * the clock (ns: "local", as report reads it); and a uname naming the Linux
  * release whose event formats the file follows.
  */
 static void td_options(struct td_export *x, struct td_text *b)
@@ -775,7 +583,7 @@ static void td_options(struct td_export *x, struct td_text *b)
 			  ull(mc->events));
 		td_option(x, TD_OPT_CPUSTAT, b);
 	}
-	td_printf(b, "local global counter uptime perf mono mono_raw [boot]"
+	td_printf(b, "[local] global counter uptime perf mono mono_raw boot"
 		  "\n");
 	td_option(x, TD_OPT_TRACECLOCK, b);
 	td_printf(b, "ttrace guest " TD_RELEASE " #1 x86_64");
@@ -852,10 +660,7 @@ static int td_run(struct ttload *t, const struct ttmodel *m,
 	}
 	x->t = t;
 	x->m = m;
-	x->sw = ttexport_event_id(&t->meta, "sched_switch");
-	x->fentry = ttexport_event_id(&t->meta, "func_entry");
-	x->fexit = ttexport_event_id(&t->meta, "func_exit");
-	if (td_calls(x) < 0) {
+	if (td_linux_init(x) < 0) {
 		fprintf(stderr, "ttdecode: out of memory\n");
 	} else if (!(x->f = fopen(out, "wb"))) {
 		fprintf(stderr, "ttdecode: %s: %s\n", out, strerror(errno));
@@ -874,7 +679,7 @@ static int td_run(struct ttload *t, const struct ttmodel *m,
 			rc = 0;
 		}
 	}
-	free(x->calls);
+	td_linux_free(x);
 	free(x);
 	return rc;
 }
