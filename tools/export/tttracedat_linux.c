@@ -387,23 +387,6 @@ static const struct td_linux linux_events[] = {
 };
 #define NLINUX	(sizeof(linux_events) / sizeof(linux_events[0]))
 
-/* Whether event e's first arguments are named as words says ("a b c"). */
-static bool args_are(const struct ttrace_event_meta *e, const char *words)
-{
-	unsigned a = 0;
-
-	for (const char *w = words; *w; a++) {
-		size_t n = strcspn(w, " ");
-
-		if (a >= e->nargs || !e->args[a].name ||
-		    strlen(e->args[a].name) != n ||
-		    memcmp(e->args[a].name, w, n))
-			return false;
-		w += n + (w[n] == ' ');
-	}
-	return true;
-}
-
 /* The calls of the model's function spans that returned (their exit
  * pairs with their own thread's entry, wherever each ran), by (end, fn).
  * Returns 0 or -1 (memory). */
@@ -447,7 +430,8 @@ int td_linux_init(struct td_export *x)
 		for (size_t k = 0; k < NLINUX && !x->linux_of[i]; k++)
 			if (m->events[i].name &&
 			    !strcmp(m->events[i].name, linux_events[k].ours) &&
-			    args_are(&m->events[i], linux_events[k].args))
+			    ttexport_args_are(&m->events[i],
+					      linux_events[k].args))
 				x->linux_of[i] = &linux_events[k];
 	return find_calls(x);
 }
