@@ -310,6 +310,15 @@ static inline const char *ttrace_aux_tag_name(unsigned tag)
  * aux (tag proc) as Linux names its swapper/N. */
 #define TTRACE_IDLE_PID(n)	(0x80000000u + (uint32_t)(n))
 
+/* The pid records give the kernel thread without a process whose kthread
+ * id is n: above every process's pid, below the idle threads'; named in
+ * aux (tag proc) when it is created, as a process is. */
+#define TTRACE_KTHREAD_PID(n)	(0x40000000u + (uint32_t)(n))
+
+/* The aux ident (tag proc) that names the file process pid was started
+ * from (proc_exec's filename): above every pid's own ident. */
+#define TTRACE_EXEC_IDENT(pid)	((uint64_t)1 << 32 | (uint32_t)(pid))
+
 
 /* ------------------------------------------------------------------------ */
 /* Version header                                                            */
