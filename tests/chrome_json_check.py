@@ -7,7 +7,8 @@ the fields its phase needs, the tracks are named as docs/exports.md says
 holding syscalls and kernel functions only), boot phases are only on boot
 tracks, and on every
 track the X slices and instants come with rising start times and the X
-slices nest: a slice that starts inside another ends inside it.
+slices nest: a slice that starts inside another ends inside it; each
+wakeup flow has its start (s) and then its end (f) under one id.
 
     chrome_json_check.py FILE [--syscalls]   exit 0 if it holds, else 1
 
@@ -18,7 +19,7 @@ import decimal
 import json
 import sys
 
-PHASES = {"M", "X", "i", "C"}
+PHASES = {"M", "X", "i", "C", "s", "f"}
 CPU_TID = 0x80000000            # + n: "CPU n" (its idle task's trace id)
 BOOT_TID = 0xc0000000           # + n: "CPU n boot"
 
@@ -54,7 +55,7 @@ def check(path, want_syscalls=False):
     evs = doc.get("traceEvents") if isinstance(doc, dict) else None
     if not isinstance(evs, list):
         return "no traceEvents array"
-    names, tracks, syscalls = {}, {}, 0
+    names, tracks, syscalls, flows = {}, {}, 0, {}
     for e in evs:
         ph = e.get("ph")
         if ph not in PHASES or not isinstance(e.get("name"), str):
@@ -65,6 +66,9 @@ def check(path, want_syscalls=False):
             continue
         if not isinstance(e.get("ts"), decimal.Decimal) or "tid" not in e:
             return "event without ts or tid: %r" % (e,)
+        if ph in ("s", "f"):    # a wakeup's flow: its two ends, one id
+            flows[e.get("id")] = flows.get(e.get("id"), "") + ph
+            continue
         if ph == "C":
             continue
         dur = None
@@ -93,6 +97,9 @@ def check(path, want_syscalls=False):
         if (not pid and name != want) or (pid and (
                 tid != pid or not name.endswith(want))):
             return "track %s/%s is named %r, not %r" % (pid, tid, name, want)
+    bad = [k for k, v in flows.items() if v != "sf" or k is None]
+    if bad:
+        return "flows without their two ends: %s" % bad[:5]
     if want_syscalls and not syscalls:
         return "no syscall slices"
     return check_tracks(tracks)

@@ -115,8 +115,9 @@ def check_graph_times(report_raw, evs):
     return seen
 
 
-def check_tracedat(path, evs):
-    """The trace-cmd items of the module's doc on trace path."""
+def check_tracedat(paths, evs):
+    """The trace-cmd items of the module's doc on the graph trace."""
+    path = paths[1]
     dat = path + ".dat"
     t = ttdecode("tracedat", path, dat)
     if t.returncode:
@@ -149,14 +150,111 @@ def check_tracedat(path, evs):
     uname = run_tool("trace-cmd", "report", "--uname", "-i", dat).stdout
     if not re.search(r"\d+\.\d+\.\d+", uname):
         raise AssertionError("trace-cmd report --uname: %r" % uname)
+    check_linux_events(dat, evs)
     print("# exports29_tracedat: %d graph calls timed from their thread's "
           "entry, %d syscall_enter as ttrace.events prints them, proc_exec "
           "pid %d filtered" % (calls, len(want), pid))
 
 
-def check_perfetto(path, evs):
-    """The Perfetto items of the module's doc on trace path."""
+# our events trace.dat writes as Linux's (tools/export/tttracedat_linux.c)
+LINUX = {"sched_switch": "sched_switch", "sched_waking": "sched_waking",
+         "sched_wakeup": "sched_wakeup", "proc_create": "sched_process_fork",
+         "proc_exec": "sched_process_exec", "proc_exit": "sched_process_exit",
+         "proc_free": "sched_process_free", "task_newtask": "task_newtask",
+         "irq_enter": "irq_handler_entry", "irq_exit": "irq_handler_exit",
+         "cpu_idle": "cpu_idle", "user_marker": "print",
+         "func_exit": "funcgraph_exit"}
+
+
+def check_linux_events(dat, evs):
+    """trace.dat has Linux's events, each as often as ours in the text:
+    wakeups, lifetimes, IRQ handlers by name, cpu_idle, markers as
+    ftrace's print, graph exits with their return value; kernel threads
+    by their own names; `report -w` measures wakeup latencies and
+    `--profile` reads the wakeups."""
+    raw = run_tool("trace-cmd", "report", "-R", "-i", dat).stdout
+    got = {}
+    for m in re.finditer(r"(?m)^\s*\S+-\d+\s+\[\d+\]\s+\S+: (\w+):", raw):
+        got[m[1]] = got.get(m[1], 0) + 1
+    want = {}
+    for e in evs:
+        if e[3] in LINUX:
+            want[LINUX[e[3]]] = want.get(LINUX[e[3]], 0) + 1
+    bad = {k: (got.get(k, 0), n) for k, n in want.items()
+           if got.get(k, 0) != n}
+    missing = [k for k in ("sched_waking", "sched_wakeup", "cpu_idle",
+                           "irq_handler_entry", "sched_process_exec",
+                           "funcgraph_exit") if not want.get(k)]
+    if bad or missing:
+        raise AssertionError("trace.dat's Linux events (report, text): %s; "
+                             "none of %s" % (bad, missing))
+    if not re.search(r"funcgraph_exit:.* retval=", raw) or \
+            not re.search(r"irq_handler_entry:\s+irq=\d+ name=[a-z]", raw):
+        raise AssertionError("no funcgraph_exit retval or named IRQ in -R")
+    kt = [l for l in re.findall(r"sched_switch:.*next_comm=(\S+) "
+                                r"next_pid=(\d+)", raw)
+          if l[1] != "0" and l[0].startswith("idle")]
+    if kt:
+        raise AssertionError("threads switched to named as idle: %s" %
+                             kt[:3])
+    lat = run_tool("trace-cmd", "report", "-w", "-i", dat).stdout
+    if not re.search(r"Latency: [\d.]+ usecs", lat) or \
+            "Average wakeup latency" not in lat:
+        raise AssertionError("trace-cmd report -w: %s" % lat[-400:])
+    prof = run_tool("trace-cmd", "report", "--profile", "-i", dat)
+    if prof.returncode or "sched_wakeup" not in prof.stdout:
+        raise AssertionError("trace-cmd report --profile: %s%s" % (
+            prof.stdout[-400:], prof.stderr[-400:]))
+
+
+def check_perfetto(paths, evs):
+    """The Perfetto items of the module's doc on the traces."""
+    check_perfetto_graph(paths[1], evs)
+    check_perfetto_boot(paths[0])
+
+
+def perfetto(path):
+    """`ttdecode perfetto` of path: the file's path."""
     out = path + ".pftrace"
+    p = ttdecode("perfetto", path, out)
+    if p.returncode:
+        raise AssertionError("ttdecode perfetto: %s" % p.stderr)
+    return out
+
+
+def check_perfetto_boot(path):
+    """The boot's trace in Perfetto: Runnable rows in thread_state, each
+    with its waker (every wakeup is a sched_waking, a new thread's first
+    a task_newtask; a preempted thread is R+), threads with their start,
+    the processes with their parents, the CPUs' idle states and IRQs on
+    Perfetto's own tracks."""
+    out = perfetto(path)
+    states, started, parents, idle, irqs, problems = trace_sql(out, [
+        "select count(*), sum(waker_utid is null) from thread_state "
+        "where state = 'R'",
+        "select count(*) from thread where start_ts is not null",
+        "select count(*) from process where parent_upid is not null",
+        "select count(*) from counter c join track t on c.track_id = t.id "
+        "where t.name = 'cpuidle'",
+        "select count(*) from slice where category = 'irq' and name like "
+        "'IRQ (%)'",
+        "select name, value from stats where value > 0 and severity = "
+        "'error'"])
+    got = [int(states[0][0]), int(states[0][1] or 0), int(started[0][0]),
+           int(parents[0][0]), int(idle[0][0]), int(irqs[0][0])]
+    if not got[0] or got[1] or 0 in got[2:] or problems:
+        raise AssertionError("boot trace in Perfetto: %d Runnable, %d of "
+                             "them without a waker; %d threads started, %d "
+                             "processes with a parent, %d cpuidle values, "
+                             "%d IRQ slices; errors %s" % (*got, problems))
+    print("# exports29_perfetto: boot trace: %d Runnable states, all with "
+          "a waker" % got[0])
+
+
+def check_perfetto_graph(path, evs):
+    """The graph trace in Perfetto: no stray passthrough_utid, the probe's
+    records by name, the markers on their writer's track."""
+    out = perfetto(path)
     p = ttdecode("perfetto", path, out)
     if p.returncode:
         raise AssertionError("ttdecode perfetto: %s" % p.stderr)
@@ -182,9 +280,10 @@ def check_perfetto(path, evs):
                              % (marks, pid))
 
 
-def check_json(path, evs):
-    """The JSON items of the module's doc on trace path."""
-    out = path + ".json"
+def check_json(paths, evs):
+    """The JSON items of the module's doc on the graph trace."""
+    out = paths[1] + ".json"
+    path = paths[1]
     p = ttdecode("json", path, out)
     if p.returncode:
         raise AssertionError("ttdecode json: %s" % p.stderr)
@@ -202,11 +301,16 @@ def check_json(path, evs):
     if not fp or got != fp or any(e["name"].startswith("/") for e in doc):
         raise AssertionError("%d fpopen records, %d JSON instants so named"
                              % (fp, got))
+    flows = sum(1 for e in doc if e.get("ph") == "s")
+    if not flows or flows != sum(1 for e in doc if e.get("ph") == "f"):
+        raise AssertionError("%d wakeup flows" % flows)
     if os.path.exists(TRACE_PROCESSOR):
-        procs, = trace_sql(out, ["select pid, name from process"])
-        if [str(pid), names[pid]] not in procs:
-            raise AssertionError("trace_processor reads JSON processes %s"
-                                 % procs)
+        procs, linked = trace_sql(out, ["select pid, name from process",
+                                        "select count(*) from flow"])
+        if [str(pid), names[pid]] not in procs or \
+                int(linked[0][0]) != flows:
+            raise AssertionError("trace_processor reads JSON processes %s, "
+                                 "%s flows of %d" % (procs, linked, flows))
 
 
 def traces():
@@ -246,7 +350,7 @@ def check_all(paths, res, only):
             res.add(name, True, "")
             continue
         try:
-            check(paths[1], evs)
+            check(paths, evs)
             res.add(name, True, "")
         except AssertionError as e:
             res.add(name, False, str(e))

@@ -24,6 +24,8 @@
  * holding its boot phases; and per traced process (its own pid, "NAME
  * [pid]") its syscalls, each one slice from enter to exit, and its
  * kernel functions.
+ * Each wakeup (sched_waking) is a flow arrow (phases s and f, one id)
+ * from the waker's slice on its CPU's track to the wakee's next run.
  * A span cut by a loss or the trace's end has "unfinished":true, one an
  * enclosing span's end cut "clipped":true. Slices nest per track and
  * come, per track, in rising start order; lock waits and page
@@ -75,8 +77,19 @@ struct json {
 	bool first;			/* no event written yet */
 	uint32_t counter_id[NCOUNTERS];	/* event id per counter, or max */
 	uint32_t marker_id;		/* user_marker's id, or max */
+	uint32_t waking_id;		/* sched_waking's (comm pid
+					   target_cpu), or max */
+	struct json_run *runs;		/* the processes' runs on the CPUs,
+					   by (pid, start) */
+	uint64_t nruns;
 	int64_t pages;			/* COUNT_PAGES running sum */
-	uint64_t slices, points, losses;
+	uint64_t slices, points, losses, flows;
+};
+
+/* A thread's run on a CPU (the model's run spans). */
+struct json_run {
+	uint64_t pid, start;
+	uint32_t cpu;
 };
 
 /* ---- writing ------------------------------------------------------------- */
@@ -408,6 +421,87 @@ static void find_counters(struct json *j)
 	}
 }
 
+/* ---- wakeups as flows ----------------------------------------------------- */
+
+static int by_pid_start(const void *a, const void *b)
+{
+	const struct json_run *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Every run span of the CPU tracks, by (pid, start), for wakeup flows;
+ * none without sched_waking. Returns 0 or -1 (memory). */
+static int find_runs(struct json *j)
+{
+	const struct ttmodel *m = j->m;
+	int id = ttexport_event_id(&j->t->meta, "sched_waking");
+	uint64_t n = 0;
+
+	j->waking_id = id >= 0 && ttexport_args_are(&j->t->meta.events[id],
+			"comm pid target_cpu") ? (uint32_t)id : UINT32_MAX;
+	if (j->waking_id == UINT32_MAX)
+		return 0;
+	for (uint32_t c = 0; c < j->t->version.num_cpus; c++)
+		n += m->tracks[m->cpus[c].track].nspans;
+	if (n && !(j->runs = malloc(n * sizeof(*j->runs))))
+		return -1;
+	for (uint32_t c = 0; c < j->t->version.num_cpus; c++) {
+		const struct ttmodel_track *k = &m->tracks[m->cpus[c].track];
+
+		for (uint64_t i = 0; i < k->nspans; i++)
+			if (k->spans[i].kind == TTMODEL_RUN)
+				j->runs[j->nruns++] = (struct json_run){
+					k->spans[i].ident, k->spans[i].start, c };
+	}
+	if (j->nruns)
+		qsort(j->runs, j->nruns, sizeof(*j->runs), by_pid_start);
+	return 0;
+}
+
+/* The first run of pid starting at or after ts, or NULL. */
+static const struct json_run *next_run(const struct json *j, uint64_t pid,
+				       uint64_t ts)
+{
+	uint64_t lo = 0, hi = j->nruns;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		const struct json_run *r = &j->runs[mid];
+
+		if (r->pid < pid || (r->pid == pid && r->start < ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < j->nruns && j->runs[lo].pid == pid ? &j->runs[lo] : NULL;
+}
+
+/* A wakeup on CPU c (sched_waking ev) as a flow arrow: from the waker's
+ * run (or interrupt) on c's track to the wakee's next run, where its
+ * slice begins, on the track of the CPU it ran on. */
+static void put_flow(struct json *j, uint32_t c,
+		     const struct ttrace_event_view *ev)
+{
+	const struct json_run *r = next_run(j, ev->args[1], ev->timestamp);
+
+	if (!r || !ttfilter_time(j->f, ev->timestamp) ||
+	    !ttfilter_time(j->f, r->start))
+		return;
+	begin(j, "s", "wakeup", 6, "sched", JSON_PID, JSON_CPU_TID(c),
+	      ev->timestamp);
+	put(j, ",\"id\":");
+	put_u64(j, ++j->flows);
+	put(j, "}");
+	begin(j, "f", "wakeup", 6, "sched", JSON_PID, JSON_CPU_TID(r->cpu),
+	      r->start);
+	put(j, ",\"bp\":\"e\",\"id\":");
+	put_u64(j, j->flows);
+	put(j, "}");
+}
+
 /* CPU c's track: its spans, events and losses merged by start time. */
 static void cpu_track(struct json *j, uint32_t c)
 {
@@ -436,6 +530,8 @@ static void cpu_track(struct json *j, uint32_t c)
 		}
 		if (have && !ttmodel_is_span_event(j->m, ev.id))
 			put_point(j, c, &ev);
+		if (have && ev.id == j->waking_id && ev.nwords >= 3)
+			put_flow(j, c, &ev);
 	} while (have);
 }
 
@@ -448,6 +544,10 @@ static int json_write(struct json *j)
 	if (ttmodel_build(&m, j->t) < 0)
 		return -1;
 	j->m = &m;
+	if (find_runs(j) < 0) {
+		ttmodel_free(&m);
+		return -1;
+	}
 	put(j, "{\"traceEvents\":[");
 	metadata(j);
 	for (uint32_t c = 0; c < j->t->version.num_cpus; c++)
@@ -458,12 +558,14 @@ static int json_write(struct json *j)
 				put_span(j, &m.tracks[i], &m.tracks[i].spans[k]);
 	put(j, "\n],\"displayTimeUnit\":\"ns\"}\n");
 	ttout_flush(&j->o);
-	printf("json: %llu slices, %llu instants, %llu losses; %llu spans "
-	       "clipped, %llu unfinished, %llu exits without enter dropped, "
-	       "%llu enters too deep\n", ull(j->slices), ull(j->points),
-	       ull(j->losses), ull(m.counts.clipped), ull(m.counts.unfinished),
+	printf("json: %llu slices, %llu instants, %llu losses, %llu wakeup "
+	       "flows; %llu spans clipped, %llu unfinished, %llu exits "
+	       "without enter dropped, %llu enters too deep\n",
+	       ull(j->slices), ull(j->points), ull(j->losses), ull(j->flows),
+	       ull(m.counts.clipped), ull(m.counts.unfinished),
 	       ull(m.counts.unmatched_exits), ull(m.counts.too_deep));
 	ttmodel_free(&m);
+	free(j->runs);
 	return 0;
 }
 

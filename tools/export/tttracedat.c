@@ -317,10 +317,11 @@ static void td_names(struct td_export *x, struct td_text *b)
 		const struct ttload_name *n = &all[i];
 		char name[TD_NAME_MAX];
 
-		if (n->tag != TTRACE_AUX_PROC_NAME ||
+		if (n->tag != TTRACE_AUX_PROC_NAME || n->ident > UINT32_MAX ||
 		    (i + 1 < nn && n[1].tag == n->tag &&
 		     n[1].ident == n->ident))
-			continue;	/* not the pid's newest name */
+			continue;	/* not a pid's (an exec's file name), or
+					   not its newest name */
 		if (n->ident >= TTRACE_IDLE_PID(0)) {
 			if (!idle)
 				td_printf(b, "0 idle\n");
