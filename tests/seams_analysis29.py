@@ -124,12 +124,15 @@ def check_chain(path, pids):
 
 
 def critical_path_sql(pid, t0, t1):
-    """The trace processor's critical path of thread pid over [t0, t1)."""
+    """The trace processor's critical path of thread pid over [t0, t1)
+    (the thread of that tid with states in the window: a tid reused, or
+    renamed by an exec, has several)."""
     return ("INCLUDE PERFETTO MODULE sched.thread_executing_span;\n"
             "select cp.ts, cp.dur, t.tid from "
-            "_thread_executing_span_critical_path((select utid from thread "
-            "where tid = %d), %d, %d) cp join thread t using(utid) "
-            "order by cp.ts;\n" % (pid, t0, t1 - t0))
+            "_thread_executing_span_critical_path((select utid from "
+            "thread_state join thread using(utid) where tid = %d and "
+            "ts < %d order by ts desc limit 1), %d, %d) cp join thread t "
+            "using(utid) order by cp.ts;\n" % (pid, t1, t0, t1 - t0))
 
 
 def critical_path_rows(text):
