@@ -152,7 +152,8 @@ static int test_starved(void)
 	static const struct want w[] = {
 		{ 0, 10, Y, TTSCHED_RUNNING, 1, 0 },
 		{ 10, 1000, S, TTSCHED_RUNNABLE, 0, Y },
-		{ 1000, 1100, S, TTSCHED_RUNNING, 0, 0 },
+		{ 1000, 1050, S, TTSCHED_RUNNING, 0, 0 },
+		{ 1050, 1100, S, TTSCHED_RUNNING, 0, 0 },
 	};
 	struct ttsched s;
 	struct ttcrit_path p;
@@ -162,9 +163,14 @@ static int test_starved(void)
 	ttsched_syscall(&s, 0, 0, Y, 0);
 	ttsched_wake(&s, 10, S, 0, THREAD(Y));
 	ttsched_switch(&s, 1000, 0, Y, TTSCHED_RUNNABLE, S);
-	ttsched_finish(&s, 1100);
+	ttsched_syscall(&s, 1050, 0, S, 1 + 60);	/* exit */
+	ttsched_switch(&s, 1100, 0, S, TTSCHED_DEAD, Y);
+	ttsched_switch(&s, 1200, 0, Y, TTSCHED_RUNNABLE, S);	/* pid reused */
+	ttsched_finish(&s, 1300);
+	HT_CHECK(ttsched_thread(&s, S)->iv[ttsched_thread(&s, S)->n - 1].sys
+		 == 0);
 	HT_CHECK(ttcrit_path(&p, &s, S, 0, 1100) == 0);
-	rc = check_pieces(&p, w, 3);
+	rc = check_pieces(&p, w, 4);
 	ttcrit_path_free(&p);
 	ttsched_free(&s);
 	return rc;

@@ -248,6 +248,8 @@ void ttsched_switch(struct ttsched *s, int64_t ns, uint32_t cpu,
 		begin(s, th, ns, (struct ttsched_iv){ .state = prev_state,
 		      .cpu = prev_state == TTSCHED_RUNNABLE ? cpu :
 			     TTSCHED_NO_CPU });
+		if (prev_state == TTSCHED_DEAD)
+			th->sys = 0;	/* its exit syscall ended with it */
 	}
 	add_run(s, cpu, ns, next);
 	if (!(th = thread(s, next)))
