@@ -11,6 +11,9 @@
 #			boot, uftrace, ctf), each registering its command
 #			(TTDECODE_COMMAND, tools/ttdecode.h), and what they
 #			share (ttexport.c)
+#	tools/analysis/	the analyses (critpath, wakeup, errno): pure
+#			engines over a scheduling model and the graph's
+#			returns, and the files of their commands (ttcmd_*.c)
 #
 # They read only the documented file format: the shared headers come from
 # kern/include and kern/trace/lib through -idirafter (so the host's own
@@ -21,7 +24,7 @@
 #	make tools			build/tools/ttdecode
 #	build/tools/ttdecode verify build/trace.ttr
 
-TOOLS_INC	:= -Itools -Itools/load -Itools/export
+TOOLS_INC	:= -Itools -Itools/load -Itools/export -Itools/analysis
 TOOLS_CFLAGS	:= -std=gnu11 -O2 -g $(WARN) -idirafter kern/include \
 		   -idirafter kern/trace/lib
 ifeq ($(TOOLS_SAN),1)
@@ -50,6 +53,10 @@ TTDECODE_SRCS	:= tools/ttdecode.c tools/ttunwrap.c tools/ttscale.c \
 		   tools/ttsplit.c
 TTDECODE_SRCS	+= $(TTLOAD_SRCS) $(TTMODEL_SRCS) tools/load/ttfilter.c
 TTDECODE_SRCS	+= $(sort $(wildcard tools/export/*.c))
+# the analyses (docs/analysis.md): engines and commands, the same way
+TTANALYSIS_SRCS	:= tools/analysis/ttsched.c tools/analysis/ttcrit.c \
+		   tools/analysis/tterrno.c
+TTDECODE_SRCS	+= $(sort $(wildcard tools/analysis/*.c))
 
 # Linked statically (not under the sanitizers, which cannot be): a run of
 # `ttdecode text` on a 10k-record trace takes a few milliseconds, and the
@@ -90,6 +97,7 @@ $(BUILD)/host/test_ttexport: $(call hostobj,$(TTLOAD_SRCS) $(TTMODEL_SRCS) \
 		tools/export/ttexport.c tools/export/ttuftrace.c \
 		tools/export/ttctf.c)
 $(BUILD)/host/test_ttrace_pull: $(call hostobj,$(TTLOAD_SRCS))
+$(BUILD)/host/test_critpath: $(call hostobj,$(TTANALYSIS_SRCS))
 $(BUILD)/host/test_ttrace_lastboot: $(call hostobj,$(TTLOAD_SRCS))
 
 # The host half of `make bench`: the kernel's fast-path code timed on this

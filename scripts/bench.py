@@ -730,6 +730,78 @@ SCHED_TARGETS = {"switches_per_20ms_nanosleep_busy": 2,
                  "timer_irqs_per_idle_cpu_s": 0}
 
 
+CRITPATH_MIN_RECORDS = 1000000
+CRITPATH_VS_TP_TARGET = 20      # trace processor CPU time / critpath's
+
+
+def critpath_figures():
+    """`ttdecode critpath` against the trace processor's
+    _thread_executing_span_critical_path on the same trace (docs/
+    analysis.md): a `critchain chain` trace scaled to at least
+    CRITPATH_MIN_RECORDS records, the critical path of A (the writer of
+    the crit-begin marker) between the markers of the last copy (each
+    copy's processes are new threads to Perfetto), each tool timed in one
+    run (CPU seconds of the child, its load of the whole trace included),
+    and the answers compared interval by interval (seams_analysis29's
+    comparison)."""
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    import seams_analysis29 as sa
+    td = os.path.join(B, "tools", "ttdecode")
+    if not os.access(sa.TRACE_PROCESSOR, os.X_OK):
+        return {"reason": "no %s" % sa.TRACE_PROCESSOR}
+    real = os.path.join(B, "bench-critchain.ttr")
+    p = sh(["sh", "scripts/trace.sh", os.path.join(B, "kernel.bin"), INITRD,
+            real, "critchain chain 300"])
+    m = re.search(r"events: (\d+);", sh([td, "verify", real]).stdout)
+    if p.returncode or not m:
+        return {"reason": "no critchain trace: " + p.stdout[-300:]}
+    a = re.search(r"sys:critchain\[(\d+)\]\S* user_marker: crit-begin",
+                  sh([td, "text", "--event", "user_marker", real]).stdout)
+    if not a:
+        return {"reason": "no crit-begin marker in %s" % real}
+    big = os.path.join(B, "bench-critpath.ttr")
+    n = -(-CRITPATH_MIN_RECORDS // int(m.group(1)))
+    if sh([td, "scale", str(n), real, big]).returncode:
+        return {"reason": "ttdecode scale failed"}
+    records = int(re.search(r"events: (\d+);",
+                            sh([td, "verify", big]).stdout).group(1))
+    pf = big + ".pftrace"
+    if sh([td, "perfetto", big, pf]).returncode:
+        return {"reason": "ttdecode perfetto failed"}
+    pid = int(a.group(1))
+    t0, t1 = sa.markers(big, "crit-begin", "crit-end")  # the last copy's
+    out = os.path.join(B, "bench-critpath.txt")
+    with open(out, "w") as f:
+        ours = run_child([td, "critpath", "--pid", str(pid), "--from",
+                          str(t0), "--to", str(t1), big], stdout=f)
+    with open(out) as f:
+        text = f.read()
+    if ours[0] or t0 is None or t1 is None:
+        return {"reason": "ttdecode critpath failed"}
+    q = os.path.join(B, "bench-critpath.sql")
+    with open(q, "w") as f:
+        f.write(sa.critical_path_sql(pid, t0, t1))
+    tp_out = os.path.join(B, "bench-critpath-tp.txt")
+    with open(tp_out, "w") as f:
+        theirs = run_child([sa.TRACE_PROCESSOR, "-q", q, pf], stdout=f)
+    with open(tp_out) as f:
+        tp_rows = sa.critical_path_rows(f.read())
+    mine = sa.merged([(s_, e, pid_) for s_, e, _, _, pid_, _, rest in
+                      sa.parse_pieces(text) if not rest.endswith(":")])
+    same = bool(tp_rows) and sa.same_answer(mine, sa.merged(tp_rows))
+    D = {"records": records, "critpath_cpu_s": round(ours[1], 3),
+         "trace_processor_cpu_s": round(theirs[1], 3),
+         "critpath_vs_trace_processor": round(theirs[1] / ours[1], 1),
+         "same_answer": same, "critpath_intervals": len(mine),
+         "trace_processor_intervals": len(tp_rows)}
+    D["targets"] = {"critpath_vs_trace_processor":
+                    ">= %d" % CRITPATH_VS_TP_TARGET, "same_answer": "true"}
+    D["met"] = {"critpath_vs_trace_processor":
+                D["critpath_vs_trace_processor"] >= CRITPATH_VS_TP_TARGET,
+                "same_answer": same}
+    return D
+
+
 def with_sched_targets(D):
     D["targets"] = {k: "<= %s" % v for k, v in SCHED_TARGETS.items()}
     D["met"] = {k: D.get(k) is not None and D[k] <= v
@@ -760,6 +832,9 @@ def main():
     if sys.argv[1:] == ["stream"]:      # the drain's rows alone
         D = dict(stream_figures(kernel_y), **drain_figures())
         print(json.dumps(D, indent=1, sort_keys=True))
+        return
+    if sys.argv[1:] == ["critpath"]:    # ttdecode critpath's row alone
+        print(json.dumps(critpath_figures(), indent=1, sort_keys=True))
         return
     if sys.argv[1:] == ["sched"]:       # the scheduler's rows alone
         D = with_sched_targets(sched_figures())
@@ -824,6 +899,7 @@ def main():
     J["met"] = {k: (J[k] is not None and J[k] <= v[1]) for k, v in targets.items()}
     J["sched"] = with_sched_targets(sched_figures())
     J["decoder"] = decoder()
+    J["critpath"] = critpath_figures()
     J["drain"] = dict(stream_figures(kernel_y), **drain_figures())
     J["drain"]["targets"] = {"stream_insns_per_drained_record": "<= 40"}
     J["drain"]["met"] = {"stream_insns_per_drained_record": J["drain"].get(

@@ -2,11 +2,13 @@
 """Checks a Chrome Trace Event JSON file as `ttdecode json` writes it:
 it parses (python json, times read exactly as decimals), every event has
 the fields its phase needs, the tracks are named as docs/exports.md says
-(process 1 "kernel": "CPU n", tid n + 1; process 2 "boot": "CPU n boot";
-process 1000 + pid: "NAME [pid]", tid = its pid, holding syscalls and
-kernel functions only), boot phases are only on boot tracks, and on every
+(process 0 "kernel": "CPU n", tid 0x80000000 + n, and "CPU n boot", tid
+0xc0000000 + n; a process by its own pid: "NAME [pid]", tid = its pid,
+holding syscalls and kernel functions only), boot phases are only on boot
+tracks, and on every
 track the X slices and instants come with rising start times and the X
-slices nest: a slice that starts inside another ends inside it.
+slices nest: a slice that starts inside another ends inside it; each
+wakeup flow has its start (s) and then its end (f) under one id.
 
     chrome_json_check.py FILE [--syscalls]   exit 0 if it holds, else 1
 
@@ -17,7 +19,9 @@ import decimal
 import json
 import sys
 
-PHASES = {"M", "X", "i", "C"}
+PHASES = {"M", "X", "i", "C", "s", "f"}
+CPU_TID = 0x80000000            # + n: "CPU n" (its idle task's trace id)
+BOOT_TID = 0xc0000000           # + n: "CPU n boot"
 
 
 def check_tracks(tracks):
@@ -51,7 +55,7 @@ def check(path, want_syscalls=False):
     evs = doc.get("traceEvents") if isinstance(doc, dict) else None
     if not isinstance(evs, list):
         return "no traceEvents array"
-    names, tracks, syscalls = {}, {}, 0
+    names, tracks, syscalls, flows = {}, {}, 0, {}
     for e in evs:
         ph = e.get("ph")
         if ph not in PHASES or not isinstance(e.get("name"), str):
@@ -62,6 +66,9 @@ def check(path, want_syscalls=False):
             continue
         if not isinstance(e.get("ts"), decimal.Decimal) or "tid" not in e:
             return "event without ts or tid: %r" % (e,)
+        if ph in ("s", "f"):    # a wakeup's flow: its two ends, one id
+            flows[e.get("id")] = flows.get(e.get("id"), "") + ph
+            continue
         if ph == "C":
             continue
         dur = None
@@ -77,18 +84,22 @@ def check(path, want_syscalls=False):
                 syscalls += 1
         elif e.get("s") != "t":
             return "instant without thread scope: %r" % (e,)
-        if (e.get("cat") == "boot") != (e["pid"] == 2):
+        if (e.get("cat") == "boot") != (e["pid"] == 0 and
+                                        e["tid"] >= BOOT_TID):
             return "boot phase off the boot tracks, or else on one: %r" % (e,)
-        if e["pid"] >= 1000 and e.get("cat") not in ("syscall", "func"):
+        if e["pid"] and e.get("cat") not in ("syscall", "func"):
             return "a process's track holds %r" % (e,)
         tracks.setdefault((e["pid"], e["tid"]), []).append((e["ts"], dur, e["name"]))
     for pid, tid in tracks:
-        want = {1: "CPU %d" % (tid - 1), 2: "CPU %d boot" % (tid - 1)}.get(
-            pid, "[%d]" % (pid - 1000))
+        want = "[%d]" % pid if pid else "CPU %d boot" % (tid - BOOT_TID) \
+            if tid >= BOOT_TID else "CPU %d" % (tid - CPU_TID)
         name = names.get((pid, tid)) or ""
-        if (pid < 1000 and name != want) or (pid >= 1000 and (
+        if (not pid and name != want) or (pid and (
                 tid != pid or not name.endswith(want))):
             return "track %s/%s is named %r, not %r" % (pid, tid, name, want)
+    bad = [k for k, v in flows.items() if v != "sf" or k is None]
+    if bad:
+        return "flows without their two ends: %s" % bad[:5]
     if want_syscalls and not syscalls:
         return "no syscall slices"
     return check_tracks(tracks)

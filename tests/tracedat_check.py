@@ -6,9 +6,10 @@ check(ttdecode, trace) exports the trace to TRACE.dat, runs `trace-cmd
 report` and `trace-cmd report -R` on it and returns "" or why it is wrong:
 an error or warning from trace-cmd; a count per event name different from
 `ttdecode text`'s (func_entry and func_exit are ftrace's funcgraph_entry
-and funcgraph_exit); a CPU whose records go back in time; a sched_switch
-or syscall_enter without its fields by name; EVENTS DROPPED lines that do
-not add up to the declared losses of `ttdecode verify`.
+and funcgraph_exit, other events Linux's: LINUX); a CPU whose records go
+back in time; a sched_switch or syscall_enter without its fields by name;
+EVENTS DROPPED lines that do not add up to the declared losses of
+`ttdecode verify`.
 
 Run as a script on traces (the fuzz corpus's by default) it prints one
 PASSED/FAILED line per trace; `trace-cmd` missing is a skip, said so.
@@ -32,7 +33,13 @@ CORPUS = sorted(glob.glob(os.path.join(ROOT, "tests", "fuzz", "corpus",
     [os.path.join(ROOT, "tests", "fuzz", "corpus", "ttload",
                   "stream-smp1-losses.ttr")]
 
-RENAMED = {"func_entry": "funcgraph_entry", "func_exit": "funcgraph_exit"}
+# our events that trace.dat writes as Linux's (tools/export/
+# tttracedat_linux.c), when they carry the arguments Linux's record needs
+LINUX = {"funcgraph_entry": "func_entry", "funcgraph_exit": "func_exit",
+         "print": "user_marker", "irq_handler_entry": "irq_enter",
+         "irq_handler_exit": "irq_exit", "sched_process_fork": "proc_create",
+         "sched_process_exec": "proc_exec", "sched_process_exit": "proc_exit",
+         "sched_process_free": "proc_free"}
 TEXT_LINE = re.compile(r"^(\d+\.\d+) us cpu(\d+) \S+ (\w+): ")
 REPORT_LINE = re.compile(r"^\s*.+-(\d+)\s+\[(\d+)\]\s+(\d+\.\d+): (\w+):")
 DROPPED = re.compile(r"^CPU:(\d+) \[(\d+) EVENTS DROPPED\]$", re.M)
@@ -56,7 +63,7 @@ def text_counts(ttdecode, trace):
     for line in t.stdout.splitlines():
         m = TEXT_LINE.match(line)
         if m:
-            counts[RENAMED.get(m.group(3), m.group(3))] += 1
+            counts[m.group(3)] += 1
             times[int(m.group(2))].append(float(m.group(1)))
     declared = int(re.search(r"declared lost: (\d+)", v.stdout).group(1))
     return counts, times, declared
@@ -88,7 +95,7 @@ def check_report(out, counts, times, declared):
                                                                     line))
         last[cpu] = ts
         seen[cpu].append(ts * 1e6)
-        got[m.group(4)] += 1
+        got[LINUX.get(m.group(4), m.group(4))] += 1
     if got != counts:
         diff = {k: (got[k], counts[k]) for k in set(got) | set(counts)
                 if got[k] != counts[k]}
@@ -111,8 +118,9 @@ def check_fields(raw, counts):
         want.append(r"sched_switch:\s+prev_comm=\S+ prev_pid=\d+ "
                     r"prev_prio=120 prev_state=\d+ next_comm=\S+ "
                     r"next_pid=\d+ next_prio=120")
-    if counts["syscall_enter"]:
-        want.append(r"syscall_enter:\s+nr=[a-z]\w* a0=\d+ a1=\d+ a2=\d+")
+    if counts["syscall_enter"]:     # the number, its name as nr_name
+        want.append(r"syscall_enter:\s+nr=(?:0x)?[0-9a-f]+ a0=\S+ a1=\S+ "
+                    r"a2=\S+ nr_name=[a-z]\w*")
     for w in want:
         if not re.search(w, raw):
             raise AssertionError("trace-cmd report -R: no line like %s" % w)

@@ -474,7 +474,7 @@ static int test_json(void)
 	 * each on its process's track */
 	HT_CHECK(count_of(out, "\"name\":\"read\",\"cat\":\"syscall\"") == 3);
 	HT_CHECK(strstr(out, "\"name\":\"read\",\"cat\":\"syscall\",\"pid\":"
-			"1001,\"tid\":1001,\"ts\":0.110,\"dur\":0.030,\"args\":"
+			"1,\"tid\":1,\"ts\":0.110,\"dur\":0.030,\"args\":"
 			"{\"cpu\":0,\"pid\":1,\"process\":\"sh\"}}"));
 	HT_CHECK(strstr(out, "\"ts\":0.230,\"dur\":0.010,\"args\":{\"cpu\":0,"
 			"\"pid\":1,\"process\":\"sh\",\"unfinished\":true}}"));
@@ -486,19 +486,23 @@ static int test_json(void)
 	HT_CHECK(count_of(out, "\"name\":\"ls\",\"cat\":\"sched\"") == 1);
 	/* boot phases on the boot track of their CPU only, each until the
 	 * next, the last unfinished at the trace's end (no prompt) */
-	HT_CHECK(strstr(out, "\"name\":\"kmain\",\"cat\":\"boot\",\"pid\":2,"
-			"\"tid\":1,\"ts\":0.010,\"dur\":0.010"));
-	HT_CHECK(strstr(out, "\"name\":\"memory\",\"cat\":\"boot\",\"pid\":2,"
-			"\"tid\":1,\"ts\":0.020,\"dur\":0.290,\"args\":{\"cpu\":0,"
+	HT_CHECK(strstr(out, "\"name\":\"kmain\",\"cat\":\"boot\",\"pid\":0,"
+			"\"tid\":3221225472,\"ts\":0.010,\"dur\":0.010"));
+	HT_CHECK(strstr(out, "\"name\":\"memory\",\"cat\":\"boot\",\"pid\":0,"
+			"\"tid\":3221225472,\"ts\":0.020,\"dur\":0.290,\"args\":{\"cpu\":0,"
 			"\"unfinished\":true}}"));
 	/* the irq on cpu1 ends at its last timestamp before the loss, and
 	 * the loss covers the time from there to the event after it */
-	HT_CHECK(strstr(out, "\"cat\":\"irq\",\"pid\":1,\"tid\":2,"
+	HT_CHECK(strstr(out, "\"cat\":\"irq\",\"pid\":0,\"tid\":2147483649,"
 			"\"ts\":0.050,\"dur\":0.000"));
 	HT_CHECK(strstr(out, "\"ph\":\"i\",\"name\":\"hello-marker\""));
 	HT_CHECK(strstr(out, "\"ph\":\"X\",\"name\":\"5 records lost "
-			"(overwritten)\",\"cat\":\"loss\",\"pid\":1,\"tid\":2,"
-			"\"ts\":0.050,\"dur\":0.250"));
+			"(overwritten)\",\"cat\":\"loss\",\"pid\":0,"
+			"\"tid\":2147483649,\"ts\":0.050,\"dur\":0.250"));
+	/* real pids: no made-up kernel process 1, no pid shifted by 1000 */
+	HT_CHECK(!strstr(out, "\"pid\":1001"));
+	HT_CHECK(!strstr(out, "\"pid\":1,\"tid\":1,\"ts\":0.000,\"args\":"
+			 "{\"name\":\"kernel\"}"));
 	HT_CHECK(strstr(out, "\"args\":{\"name\":\"CPU 2\"}"));
 	return 0;
 }
@@ -515,11 +519,11 @@ static int test_json_window(void)
 	/* write (150-210) clipped to the window: 155-205; so is cpu1's loss
 	 * (its records fell in 50-300) */
 	HT_CHECK(strstr(out, "\"name\":\"write\",\"cat\":\"syscall\",\"pid\":"
-			"1001,\"tid\":1001,\"ts\":0.155,\"dur\":0.050"));
-	HT_CHECK(strstr(out, "lost (overwritten)\",\"cat\":\"loss\",\"pid\":1,"
-			"\"tid\":2,\"ts\":0.155,\"dur\":0.050"));
-	HT_CHECK(strstr(out, "\"name\":\"sh\",\"cat\":\"sched\",\"pid\":1,"
-			"\"tid\":1,\"ts\":0.200,\"dur\":0.005"));
+			"1,\"tid\":1,\"ts\":0.155,\"dur\":0.050"));
+	HT_CHECK(strstr(out, "lost (overwritten)\",\"cat\":\"loss\",\"pid\":0,"
+			"\"tid\":2147483649,\"ts\":0.155,\"dur\":0.050"));
+	HT_CHECK(strstr(out, "\"name\":\"sh\",\"cat\":\"sched\",\"pid\":0,"
+			"\"tid\":2147483648,\"ts\":0.200,\"dur\":0.005"));
 	return 0;
 }
 

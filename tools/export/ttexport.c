@@ -145,6 +145,31 @@ uint64_t ttexport_ns(const struct ttload *t, uint64_t ts)
 	return ttrace_ticks_to_ns(ts - t->version.tsc_boot, t->version.tsc_hz);
 }
 
+/* Whether event e's first arguments are named as words says ("a b c"):
+ * an event whose record an export rebuilds as Linux's has them. */
+bool ttexport_args_are(const struct ttrace_event_meta *e, const char *words)
+{
+	unsigned a = 0;
+
+	for (const char *w = words; *w; a++) {
+		size_t n = strcspn(w, " ");
+
+		if (a >= e->nargs || !e->args[a].name ||
+		    strlen(e->args[a].name) != n ||
+		    memcmp(e->args[a].name, w, n))
+			return false;
+		w += n + (w[n] == ' ');
+	}
+	return true;
+}
+
+/* Whether an argument of type (enum ttrace_arg_type) is signed. */
+bool ttexport_arg_signed(uint8_t type)
+{
+	return type == TTRACE_ARG_S8 || type == TTRACE_ARG_S16 ||
+	       type == TTRACE_ARG_S32 || type == TTRACE_ARG_S64;
+}
+
 /* Starts a walk over cpu's events and declared losses. */
 void ttexport_walk_init(struct ttexport_walk *w, const struct ttload *t,
 			uint32_t cpu)

@@ -5,21 +5,27 @@
  * Event Format" document, phases M, X, i and C):
  *
  *	{"traceEvents":[
- *	{"ph":"M","name":"process_name","pid":1,"tid":1,"args":{"name":"kernel"}},
- *	{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"CPU 0"}},
+ *	{"ph":"M","name":"process_name","pid":0,"tid":2147483648,
+ *	 "args":{"name":"kernel"}},
+ *	{"ph":"M","name":"thread_name","pid":0,"tid":2147483648,
+ *	 "args":{"name":"CPU 0"}},
  *	{"ph":"X","name":"read","cat":"syscall","ts":12.345,"dur":1.500,
- *	 "pid":1003,"tid":1003,"args":{"cpu":0,"pid":3,"process":"ls"}},
+ *	 "pid":3,"tid":3,"args":{"cpu":0,"pid":3,"process":"ls"}},
  *	...],"displayTimeUnit":"ns"}
  *
  * The tracks are those of the trace's model (ttmodel.h, one for every
- * export): the process "kernel" (pid 1) with a thread per CPU (tid cpu +
- * 1, "CPU n") holding the processes' runs (named by the process),
- * interrupts, exceptions, kernel functions outside a process, each
- * declared loss as a slice over the time it fell in, and every other
- * event as an instant (a marker named by its text); the process "boot"
- * (pid 2) with a thread per CPU ("CPU n boot") holding its boot phases;
- * and per traced process (pid 1000 + its pid, "NAME [pid]") its
- * syscalls, each one slice from enter to exit, and its kernel functions.
+ * export): the process "kernel" (pid 0, Linux's) with a thread per CPU
+ * ("CPU n", tid: the trace's id of the CPU's idle task,
+ * TTRACE_IDLE_PID(n)) holding the processes' runs (named by the
+ * process), interrupts, exceptions, kernel functions outside a process,
+ * each declared loss as a slice over the time it fell in, and every other
+ * event as an instant named by its event (a marker by its text), and a
+ * thread per CPU ("CPU n boot", tid TTRACE_IDLE_PID(n) | 0x40000000)
+ * holding its boot phases; and per traced process (its own pid, "NAME
+ * [pid]") its syscalls, each one slice from enter to exit, and its
+ * kernel functions.
+ * Each wakeup (sched_waking) is a flow arrow (phases s and f, one id)
+ * from the waker's slice on its CPU's track to the wakee's next run.
  * A span cut by a loss or the trace's end has "unfinished":true, one an
  * enclosing span's end cut "clipped":true. Slices nest per track and
  * come, per track, in rising start order; lock waits and page
@@ -36,12 +42,14 @@
 #include <ttrace_decode.h>
 
 #include "ttdecode.h"
+#include "ttexport.h"
 #include "ttfilter.h"
 #include "ttmodel.h"
 
-#define JSON_PID	1		/* "kernel": a thread per CPU */
-#define JSON_BOOT_PID	2		/* "boot": a thread per CPU */
-#define JSON_THREAD_BASE 1000		/* + pid: a traced process */
+#define JSON_PID	0		/* "kernel" (Linux's pid 0): a thread
+					   per CPU and per CPU's boot */
+#define JSON_CPU_TID(c)	TTRACE_IDLE_PID(c) /* "CPU n": its idle task's id */
+#define JSON_BOOT_TID(c) (TTRACE_IDLE_PID(c) | 0x40000000u) /* "CPU n boot" */
 
 /* Counter tracks: an event's argument as a value, or pages as a delta, or
  * (the counter event, docs/probes.md) a value on the track its first
@@ -68,8 +76,20 @@ struct json {
 	struct ttout o;
 	bool first;			/* no event written yet */
 	uint32_t counter_id[NCOUNTERS];	/* event id per counter, or max */
+	uint32_t marker_id;		/* user_marker's id, or max */
+	uint32_t waking_id;		/* sched_waking's (comm pid
+					   target_cpu), or max */
+	struct json_run *runs;		/* the processes' runs on the CPUs,
+					   by (pid, start) */
+	uint64_t nruns;
 	int64_t pages;			/* COUNT_PAGES running sum */
-	uint64_t slices, points, losses;
+	uint64_t slices, points, losses, flows;
+};
+
+/* A thread's run on a CPU (the model's run spans). */
+struct json_run {
+	uint64_t pid, start;
+	uint32_t cpu;
 };
 
 /* ---- writing ------------------------------------------------------------- */
@@ -183,13 +203,14 @@ static const char *span_cat(const struct ttmodel_span *s)
 	return s->kind == TTMODEL_RUN ? "sched" : ttmodel_kinds[s->kind].name;
 }
 
-/* The JSON process and thread of a model track (docs/exports.md). */
+/* The JSON process and thread of a model track (docs/exports.md): a
+ * process's own pid, or the kernel's threads of a CPU. */
 static void track_ids(const struct ttmodel_track *k, uint64_t *pid,
 		      uint64_t *tid)
 {
-	*pid = k->kind == TTMODEL_CPU ? JSON_PID : k->kind == TTMODEL_BOOTS ?
-	       JSON_BOOT_PID : JSON_THREAD_BASE + (uint64_t)k->id;
-	*tid = k->kind == TTMODEL_THREAD ? *pid : (uint64_t)k->id + 1;
+	*pid = k->kind == TTMODEL_THREAD ? k->id : JSON_PID;
+	*tid = k->kind == TTMODEL_THREAD ? k->id : k->kind == TTMODEL_CPU ?
+	       JSON_CPU_TID(k->id) : JSON_BOOT_TID(k->id);
 }
 
 static void span_args(struct json *j, const struct ttmodel_span *s)
@@ -269,7 +290,8 @@ static void counter(struct json *j, uint32_t cpu,
 				      sizeof(buf), &track);
 		else
 			len = strlen(track);
-		begin(j, "C", track, len, "counter", JSON_PID, cpu + 1, ev->timestamp);
+		begin(j, "C", track, len, "counter", JSON_PID,
+		      JSON_CPU_TID(cpu), ev->timestamp);
 		put(j, ",\"args\":{\"");
 		put(j, d->series);
 		put(j, "\":");
@@ -292,12 +314,12 @@ static void put_point(struct json *j, uint32_t cpu,
 
 	if (!ttfilter_time(j->f, ev->timestamp))
 		return;
-	if (m->nargs == 1 && m->args && m->args[0].type == TTRACE_ARG_STR &&
-	    m->args[0].aux_tag == TTRACE_AUX_USER_MARKER &&
+	if (ev->id == j->marker_id && (!ev->nwords ||
 	    !(len = ttload_resolve((void *)j->t, TTRACE_AUX_USER_MARKER,
-				   ev->args[0], ev->timestamp, &name)))
+				   ev->args[0], ev->timestamp, &name))))
 		name = "marker", len = 6;
-	begin(j, "i", name, len, "event", JSON_PID, cpu + 1, ev->timestamp);
+	begin(j, "i", name, len, "event", JSON_PID, JSON_CPU_TID(cpu),
+	      ev->timestamp);
 	ttrace_format_args(text, sizeof(text), m, ev, ttload_resolve,
 			   (void *)j->t);
 	ttrace_format_ctx(ctx, sizeof(ctx), ev, ttload_resolve, (void *)j->t);
@@ -326,7 +348,8 @@ static void put_loss(struct json *j, uint32_t cpu, const struct ttmodel_loss *l)
 	n = snprintf(name, sizeof(name), "%llu records lost (%s%s)",
 		     ull(l->count), ttrace_loss_name(l->reason),
 		     l->before_trace ? " before the trace" : "");
-	begin(j, "X", name, (size_t)n, "loss", JSON_PID, cpu + 1, start);
+	begin(j, "X", name, (size_t)n, "loss", JSON_PID, JSON_CPU_TID(cpu),
+	      start);
 	put(j, ",\"dur\":");
 	put_dur(j, start, end);
 	put(j, ",\"args\":{\"count\":");
@@ -350,21 +373,21 @@ static void meta_name(struct json *j, const char *what, uint64_t pid,
 	put(j, "}}");
 }
 
-/* The names of the processes and threads the tracks are: "kernel" with
- * a thread "CPU n" per CPU, "boot" with "CPU n boot", and per traced
+/* The names of the processes and threads the tracks are: "kernel" (pid
+ * 0) with threads "CPU n" and "CPU n boot" per CPU, and per traced
  * process its name and pid. */
 static void metadata(struct json *j)
 {
 	char name[64];
 	int n;
 
-	meta_name(j, "process_name", JSON_PID, 1, "kernel", 6);
-	meta_name(j, "process_name", JSON_BOOT_PID, 1, "boot", 4);
+	meta_name(j, "process_name", JSON_PID, JSON_CPU_TID(0), "kernel", 6);
 	for (uint32_t c = 0; c < j->t->version.num_cpus; c++) {
 		n = snprintf(name, sizeof(name), "CPU %u", c);
-		meta_name(j, "thread_name", JSON_PID, c + 1, name, (size_t)n);
+		meta_name(j, "thread_name", JSON_PID, JSON_CPU_TID(c), name,
+			  (size_t)n);
 		n = snprintf(name, sizeof(name), "CPU %u boot", c);
-		meta_name(j, "thread_name", JSON_BOOT_PID, c + 1, name,
+		meta_name(j, "thread_name", JSON_PID, JSON_BOOT_TID(c), name,
 			  (size_t)n);
 	}
 	for (uint32_t i = 0; i < j->m->ntracks; i++) {
@@ -387,6 +410,8 @@ static void metadata(struct json *j)
 
 static void find_counters(struct json *j)
 {
+	j->marker_id = (uint32_t)ttexport_event_id(&j->t->meta,
+						   "user_marker");
 	for (size_t k = 0; k < NCOUNTERS; k++) {
 		j->counter_id[k] = UINT32_MAX;
 		for (uint32_t i = 0; i < j->t->meta.nevents; i++)
@@ -394,6 +419,87 @@ static void find_counters(struct json *j)
 			    !strcmp(j->t->meta.events[i].name, counters[k].event))
 				j->counter_id[k] = i;
 	}
+}
+
+/* ---- wakeups as flows ----------------------------------------------------- */
+
+static int by_pid_start(const void *a, const void *b)
+{
+	const struct json_run *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Every run span of the CPU tracks, by (pid, start), for wakeup flows;
+ * none without sched_waking. Returns 0 or -1 (memory). */
+static int find_runs(struct json *j)
+{
+	const struct ttmodel *m = j->m;
+	int id = ttexport_event_id(&j->t->meta, "sched_waking");
+	uint64_t n = 0;
+
+	j->waking_id = id >= 0 && ttexport_args_are(&j->t->meta.events[id],
+			"comm pid target_cpu") ? (uint32_t)id : UINT32_MAX;
+	if (j->waking_id == UINT32_MAX)
+		return 0;
+	for (uint32_t c = 0; c < j->t->version.num_cpus; c++)
+		n += m->tracks[m->cpus[c].track].nspans;
+	if (n && !(j->runs = malloc(n * sizeof(*j->runs))))
+		return -1;
+	for (uint32_t c = 0; c < j->t->version.num_cpus; c++) {
+		const struct ttmodel_track *k = &m->tracks[m->cpus[c].track];
+
+		for (uint64_t i = 0; i < k->nspans; i++)
+			if (k->spans[i].kind == TTMODEL_RUN)
+				j->runs[j->nruns++] = (struct json_run){
+					k->spans[i].ident, k->spans[i].start, c };
+	}
+	if (j->nruns)
+		qsort(j->runs, j->nruns, sizeof(*j->runs), by_pid_start);
+	return 0;
+}
+
+/* The first run of pid starting at or after ts, or NULL. */
+static const struct json_run *next_run(const struct json *j, uint64_t pid,
+				       uint64_t ts)
+{
+	uint64_t lo = 0, hi = j->nruns;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		const struct json_run *r = &j->runs[mid];
+
+		if (r->pid < pid || (r->pid == pid && r->start < ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < j->nruns && j->runs[lo].pid == pid ? &j->runs[lo] : NULL;
+}
+
+/* A wakeup on CPU c (sched_waking ev) as a flow arrow: from the waker's
+ * run (or interrupt) on c's track to the wakee's next run, where its
+ * slice begins, on the track of the CPU it ran on. */
+static void put_flow(struct json *j, uint32_t c,
+		     const struct ttrace_event_view *ev)
+{
+	const struct json_run *r = next_run(j, ev->args[1], ev->timestamp);
+
+	if (!r || !ttfilter_time(j->f, ev->timestamp) ||
+	    !ttfilter_time(j->f, r->start))
+		return;
+	begin(j, "s", "wakeup", 6, "sched", JSON_PID, JSON_CPU_TID(c),
+	      ev->timestamp);
+	put(j, ",\"id\":");
+	put_u64(j, ++j->flows);
+	put(j, "}");
+	begin(j, "f", "wakeup", 6, "sched", JSON_PID, JSON_CPU_TID(r->cpu),
+	      r->start);
+	put(j, ",\"bp\":\"e\",\"id\":");
+	put_u64(j, j->flows);
+	put(j, "}");
 }
 
 /* CPU c's track: its spans, events and losses merged by start time. */
@@ -424,6 +530,8 @@ static void cpu_track(struct json *j, uint32_t c)
 		}
 		if (have && !ttmodel_is_span_event(j->m, ev.id))
 			put_point(j, c, &ev);
+		if (have && ev.id == j->waking_id && ev.nwords >= 3)
+			put_flow(j, c, &ev);
 	} while (have);
 }
 
@@ -436,6 +544,10 @@ static int json_write(struct json *j)
 	if (ttmodel_build(&m, j->t) < 0)
 		return -1;
 	j->m = &m;
+	if (find_runs(j) < 0) {
+		ttmodel_free(&m);
+		return -1;
+	}
 	put(j, "{\"traceEvents\":[");
 	metadata(j);
 	for (uint32_t c = 0; c < j->t->version.num_cpus; c++)
@@ -446,12 +558,14 @@ static int json_write(struct json *j)
 				put_span(j, &m.tracks[i], &m.tracks[i].spans[k]);
 	put(j, "\n],\"displayTimeUnit\":\"ns\"}\n");
 	ttout_flush(&j->o);
-	printf("json: %llu slices, %llu instants, %llu losses; %llu spans "
-	       "clipped, %llu unfinished, %llu exits without enter dropped, "
-	       "%llu enters too deep\n", ull(j->slices), ull(j->points),
-	       ull(j->losses), ull(m.counts.clipped), ull(m.counts.unfinished),
+	printf("json: %llu slices, %llu instants, %llu losses, %llu wakeup "
+	       "flows; %llu spans clipped, %llu unfinished, %llu exits "
+	       "without enter dropped, %llu enters too deep\n",
+	       ull(j->slices), ull(j->points), ull(j->losses), ull(j->flows),
+	       ull(m.counts.clipped), ull(m.counts.unfinished),
 	       ull(m.counts.unmatched_exits), ull(m.counts.too_deep));
 	ttmodel_free(&m);
+	free(j->runs);
 	return 0;
 }
 

@@ -39,7 +39,11 @@
 #include "ttmodel.h"
 
 #define PF_KTHREAD_PID	0x7fffffff	/* our pid 0: a kernel thread */
-#define PF_SEQ		1		/* the one packet sequence */
+#define PF_SEQ		1		/* threads' tracks and slices */
+#define PF_SEQ_KERNEL	0x10000		/* CPU, boot and counter tracks: a
+					   sequence without thread
+					   descriptors, so their events
+					   belong to no thread */
 #define PF_BUNDLE_MAX	1024		/* ftrace events per bundle */
 #define PF_NEST		8		/* nested messages open at once */
 #define PF_FLUSH	(1 << 20)	/* write out beyond this many bytes */
@@ -61,19 +65,27 @@ enum {
 	PROC_PID = 1, PROC_PPID = 2, PROC_CMDLINE = 3,
 	THR_TID = 1, THR_NAME = 2, THR_TGID = 3,
 	BUNDLE_CPU = 1, BUNDLE_EVENT = 2, BUNDLE_LOST_EVENTS = 3,
-	FT_TIMESTAMP = 1, FT_PID = 2, FT_SCHED_SWITCH = 4,
+	FT_TIMESTAMP = 1, FT_PID = 2, FT_SCHED_SWITCH = 4, FT_CPU_IDLE = 13,
+	FT_SCHED_WAKEUP = 17, FT_SCHED_WAKING = 20, FT_IRQ_ENTRY = 36,
+	FT_IRQ_EXIT = 37, FT_SCHED_WAKEUP_NEW = 114, FT_TASK_NEWTASK = 235,
+	FT_PROCESS_EXEC = 237, FT_PROCESS_EXIT = 238, FT_PROCESS_FORK = 239,
+	FT_PROCESS_FREE = 240,
+	PKT_SYSTEM_INFO = 45, SI_UTSNAME = 1, UTS_SYSNAME = 1, /* version 2,
+	release 3, machine 4 */
+
 	SW_PREV_COMM = 1, SW_PREV_PID = 2, SW_PREV_PRIO = 3,
 	SW_PREV_STATE = 4, SW_NEXT_COMM = 5, SW_NEXT_PID = 6,
 	SW_NEXT_PRIO = 7,
 	TD_UUID = 1, TD_NAME = 2, TD_THREAD = 4, TD_COUNTER = 8,
 	TDT_PID = 1, TDT_TID = 2, TDT_NAME = 5,
-	TE_TYPE = 9, TE_TRACK_UUID = 11, TE_CATEGORIES = 22, TE_NAME = 23,
-	TE_COUNTER_VALUE = 30,
+	TE_DEBUG_ANNOTATIONS = 4, TE_TYPE = 9, TE_TRACK_UUID = 11,
+	TE_CATEGORIES = 22, TE_NAME = 23, TE_COUNTER_VALUE = 30,
+	DA_UINT = 3, DA_INT = 4, DA_STRING = 6, DA_POINTER = 7, DA_NAME = 10,
 	SLICE_BEGIN = 1, SLICE_END = 2, INSTANT = 3, COUNTER = 4,
 };
 
 #define LINUX_PRIO	120		/* a normal task's prio */
-#define LINUX_TASK_RUNNING 0		/* prev_state: preempted (R) */
+#define LINUX_PREEMPTED	0x100		/* prev_state: preempted (R+) */
 #define LINUX_TASK_INTERRUPTIBLE 1	/* S */
 #define LINUX_EXIT_DEAD	0x10		/* X */
 
@@ -94,10 +106,19 @@ struct pf {
 	struct pb bundle;		/* the FtraceEvents of one bundle */
 	uint32_t nbundle;		/* events in it */
 	bool lost;			/* a loss before the bundle's events */
-	uint32_t switch_id, counter_id;	/* event ids, or UINT32_MAX */
+	uint32_t switch_id, counter_id, marker_id; /* event ids, or
+					   UINT32_MAX */
 	uint64_t *counters;		/* counter idents announced */
 	size_t ncounters;
-	uint64_t switches, slices, instants, losses, samples;
+	uint8_t *linux_of;		/* per event id: its FtraceEvent
+					   field (linux_events), or 0 */
+	bool irq_bundled;		/* irq_handler_entry/exit in the
+					   bundles: no IRQ slices of ours */
+	uint32_t running;		/* the pid running on the CPU whose
+					   events are being written */
+	uint64_t *parents;		/* pid << 32 | parent, by pid */
+	size_t nparents;
+	uint64_t switches, slices, instants, losses, samples, ftrace;
 };
 
 /* ---- protobuf writing ---------------------------------------------------- */
@@ -181,12 +202,18 @@ static void flush(struct pf *x)
 	x->out.len = 0;
 }
 
-/* Opens a TracePacket at ns on the sequence. */
-static void packet_begin(struct pf *x, uint64_t ns)
+/* Opens a TracePacket at ns on the sequence seq. */
+static void packet_begin_on(struct pf *x, uint64_t ns, uint32_t seq)
 {
 	pb_begin(&x->out, TRACE_PACKET);
 	pb_uint(&x->out, PKT_TIMESTAMP, ns);
-	pb_uint(&x->out, PKT_SEQ_ID, PF_SEQ);
+	pb_uint(&x->out, PKT_SEQ_ID, seq);
+}
+
+/* Opens a TracePacket at ns on the threads' sequence. */
+static void packet_begin(struct pf *x, uint64_t ns)
+{
+	packet_begin_on(x, ns, PF_SEQ);
 }
 
 static void packet_end(struct pf *x)
@@ -226,8 +253,9 @@ static size_t pid_name(const struct pf *x, uint64_t pid, uint64_t ts,
 				ull(pid));
 }
 
-/* The clock snapshot that opens the sequence: trace time is BOOTTIME,
- * ns since boot, and MONOTONIC with it. */
+/* The clock snapshot that opens the threads' sequence (trace time is
+ * BOOTTIME, ns since boot, and MONOTONIC with it), and the kernel
+ * sequence's first packet. */
 static void clock_snapshot(struct pf *x)
 {
 	static const unsigned clocks[] = { CLOCK_BOOTTIME, CLOCK_MONOTONIC };
@@ -243,9 +271,15 @@ static void clock_snapshot(struct pf *x)
 	}
 	pb_end(&x->out);
 	packet_end(x);
+	packet_begin_on(x, 0, PF_SEQ_KERNEL);
+	pb_uint(&x->out, PKT_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+	packet_end(x);
 }
 
-/* The ProcessTree: every traced process, one thread each (tid = pid). */
+static uint32_t parent_of(const struct pf *x, uint64_t pid);
+
+/* The ProcessTree: every traced process, one thread each (tid = pid),
+ * with its parent (proc_create's). */
 static void process_tree(struct pf *x)
 {
 	packet_begin(x, 0);
@@ -263,7 +297,7 @@ static void process_tree(struct pf *x)
 		len = pid_name(x, k->id, ts, buf, sizeof(buf), &name);
 		pb_begin(&x->out, PT_PROCESSES);
 		pb_uint(&x->out, PROC_PID, pid);
-		pb_uint(&x->out, PROC_PPID, 0);
+		pb_uint(&x->out, PROC_PPID, parent_of(x, k->id));
 		pb_str(&x->out, PROC_CMDLINE, name, len);
 		pb_end(&x->out);
 		pb_begin(&x->out, PT_THREADS);
@@ -308,7 +342,7 @@ static uint64_t linux_state(const struct pf *x, uint64_t state, uint64_t ts)
 		return LINUX_TASK_INTERRUPTIBLE;
 	if (len == 4 && !memcmp(s, "dead", 4))
 		return LINUX_EXIT_DEAD;
-	return LINUX_TASK_RUNNING;
+	return LINUX_PREEMPTED;
 }
 
 /* A sched_switch record of CPU c into its bundle. */
@@ -337,17 +371,241 @@ static void sched_switch(struct pf *x, uint32_t c,
 	pb_uint(p, SW_NEXT_PRIO, LINUX_PRIO);
 	pb_end(p);
 	pb_end(p);
+	x->running = (uint32_t)next;
 	if (++x->nbundle == PF_BUNDLE_MAX)
 		bundle_flush(x, c);
 	x->switches++;
 }
 
+/* ---- Linux's other events in the bundles ---------------------------------- */
+
+/* Our events that are Linux's (their arguments as named: tools/export/
+ * tttracedat_linux.c writes the same ones to trace.dat), and the
+ * FtraceEvent field each becomes: what Perfetto builds thread_state's
+ * Runnable rows and wakers (sched_waking: the waker is the event's pid),
+ * threads' lifetimes and parents (task_newtask, sched_process_free),
+ * the cpuidle counters and the Irq Cpu tracks from. */
+static const struct pf_linux {
+	const char *ours, *args;
+	unsigned field;
+} linux_events[] = {
+	{ "sched_waking", "comm pid target_cpu", FT_SCHED_WAKING },
+	{ "sched_wakeup", "comm pid target_cpu", FT_SCHED_WAKEUP },
+	{ "sched_wakeup_new", "comm pid target_cpu", FT_SCHED_WAKEUP_NEW },
+	{ "task_newtask", "comm pid parent", FT_TASK_NEWTASK },
+	{ "proc_create", "pid name parent", FT_PROCESS_FORK },
+	{ "proc_exec", "pid filename pid_nr", FT_PROCESS_EXEC },
+	{ "proc_exit", "pid status pid_nr", FT_PROCESS_EXIT },
+	{ "proc_free", "pid pid_nr", FT_PROCESS_FREE },
+	{ "irq_enter", "vector name", FT_IRQ_ENTRY },
+	{ "irq_exit", "vector name", FT_IRQ_EXIT },
+	{ "cpu_idle", "state cpu_id", FT_CPU_IDLE },
+};
+#define NLINUX	(sizeof(linux_events) / sizeof(linux_events[0]))
+#define LINUX_SIGCHLD	0x11		/* clone_flags: a process */
+
+/* Finds which events of the trace are Linux's. Returns 0 or -1. */
+static int find_linux(struct pf *x)
+{
+	const struct ttrace_meta_table *m = &x->t->meta;
+
+	if (!(x->linux_of = calloc(m->nevents ? m->nevents : 1, 1)))
+		return -1;
+	for (uint32_t i = 0; i < m->nevents; i++)
+		for (size_t k = 0; k < NLINUX; k++)
+			if (m->events[i].name &&
+			    !strcmp(m->events[i].name, linux_events[k].ours) &&
+			    ttexport_args_are(&m->events[i], linux_events[k].args))
+				x->linux_of[i] = (uint8_t)(k + 1);
+	x->irq_bundled = false;
+	for (uint32_t i = 0; i < m->nevents; i++)
+		x->irq_bundled |= x->linux_of[i] &&
+				  linux_events[x->linux_of[i] - 1].field ==
+				  FT_IRQ_ENTRY;
+	return 0;
+}
+
+/* The comm of our pid at ts into p as field f (at most 15 bytes). */
+static void comm(struct pf *x, struct pb *p, unsigned f, uint64_t pid,
+		 uint64_t ts)
+{
+	const char *name;
+	char buf[32];
+	size_t len = pid_name(x, pid, ts, buf, sizeof(buf), &name);
+
+	pb_str(p, f, name, MIN(len, 15));
+}
+
+/* The name (tag, ident) at ts into p as field f. */
+static void aux_str(struct pf *x, struct pb *p, unsigned f, unsigned tag,
+		    uint64_t ident, uint64_t ts)
+{
+	char buf[256];
+
+	pb_str(p, f, buf, ttexport_name(buf, sizeof(buf), x->t, tag, ident,
+					ts, TTEXPORT_PRINTABLE));
+}
+
+/* The fields of Linux's event field from our event ev (linux_events). */
+static void linux_fields(struct pf *x, unsigned field,
+			 const struct ttrace_event_view *ev)
+{
+	struct pb *p = &x->bundle;
+	const uint64_t *a = ev->args, ts = ev->timestamp;
+
+	switch (field) {
+	case FT_SCHED_WAKING: case FT_SCHED_WAKEUP: case FT_SCHED_WAKEUP_NEW:
+		comm(x, p, 1, a[1], ts);
+		pb_uint(p, 2, linux_pid(a[1]));
+		pb_uint(p, 3, LINUX_PRIO);
+		pb_uint(p, 4, 1);			/* success */
+		pb_uint(p, 5, a[2]);
+		break;
+	case FT_TASK_NEWTASK:
+		pb_uint(p, 1, linux_pid(a[1]));
+		comm(x, p, 2, a[1], ts);
+		pb_uint(p, 3, LINUX_SIGCHLD);
+		break;
+	case FT_PROCESS_FORK:
+		comm(x, p, 1, a[2], ts);
+		pb_uint(p, 2, linux_pid(a[2]));
+		comm(x, p, 3, a[0], ts);
+		pb_uint(p, 4, linux_pid(a[0]));
+		break;
+	case FT_PROCESS_EXEC:
+		aux_str(x, p, 1, TTRACE_AUX_PROC_NAME, a[1], ts);
+		pb_uint(p, 2, linux_pid(a[2]));
+		pb_uint(p, 3, linux_pid(a[2]));
+		break;
+	case FT_PROCESS_EXIT: case FT_PROCESS_FREE:
+		comm(x, p, 1, a[0], ts);
+		pb_uint(p, 2, linux_pid(a[field == FT_PROCESS_EXIT ? 2 : 1]));
+		if (field == FT_PROCESS_EXIT)
+			pb_uint(p, 3, linux_pid(a[2]));	/* tgid */
+		pb_uint(p, field == FT_PROCESS_EXIT ? 4 : 3, LINUX_PRIO);
+		break;
+	case FT_IRQ_ENTRY: case FT_IRQ_EXIT:
+		pb_uint(p, 1, a[0]);
+		if (field == FT_IRQ_ENTRY)
+			aux_str(x, p, 2, TTRACE_AUX_IRQ_NAME, a[1], ts);
+		else
+			pb_uint(p, 2, 1);		/* handled */
+		break;
+	case FT_CPU_IDLE:
+		pb_uint(p, 1, (uint32_t)a[0]);
+		pb_uint(p, 2, (uint32_t)a[1]);
+		break;
+	}
+}
+
+/* Event ev of CPU c into its bundle if it is one of Linux's; returns
+ * whether it was. */
+static bool linux_event(struct pf *x, uint32_t c,
+			const struct ttrace_event_view *ev)
+{
+	unsigned k = ev->id < x->t->meta.nevents ? x->linux_of[ev->id] : 0;
+	unsigned field = k ? linux_events[k - 1].field : 0;
+
+	if (!k || ev->nwords < x->t->meta.events[ev->id].nargs)
+		return false;
+	pb_begin(&x->bundle, BUNDLE_EVENT);
+	pb_uint(&x->bundle, FT_TIMESTAMP, ns_of(x, ev->timestamp));
+	pb_uint(&x->bundle, FT_PID, linux_pid(x->running));
+	pb_begin(&x->bundle, field);
+	linux_fields(x, field, ev);
+	pb_end(&x->bundle);
+	pb_end(&x->bundle);
+	if (++x->nbundle == PF_BUNDLE_MAX)
+		bundle_flush(x, c);
+	x->ftrace++;
+	return true;
+}
+
+/* The system info: a Linux release, so prev_state's bits from 0x40 up are
+ * read as Linux 6.12 means them (0x100: preempted, R+). */
+static void system_info(struct pf *x)
+{
+	static const char *const uts[] = { "ttrace", "#1", "6.12.0-ttrace",
+					   "x86_64" };
+
+	packet_begin(x, 0);
+	pb_begin(&x->out, PKT_SYSTEM_INFO);
+	pb_begin(&x->out, SI_UTSNAME);
+	for (unsigned i = 0; i < 4; i++)
+		pb_str(&x->out, UTS_SYSNAME + i, uts[i], strlen(uts[i]));
+	pb_end(&x->out);
+	pb_end(&x->out);
+	packet_end(x);
+}
+
+static int by_pid(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a >> 32, y = *(const uint64_t *)b >> 32;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Every process's parent, from the proc_create records (pid, name,
+ * parent), sorted by pid. Returns 0 or -1 (memory). */
+static int find_parents(struct pf *x)
+{
+	int id = ttexport_event_id(&x->t->meta, "proc_create");
+	size_t cap = 0;
+
+	if (id < 0 || !ttexport_args_are(&x->t->meta.events[id],
+					 "pid name parent"))
+		return 0;
+	for (uint32_t c = 0; c < x->t->version.num_cpus; c++) {
+		struct ttrace_pair_iter it;
+		struct ttrace_event_view ev;
+
+		ttrace_pair_init(&it, x->t->cpus[c].sorted,
+				 x->t->cpus[c].nsorted);
+		while (ttrace_pair_next(&it, &ev)) {
+			if (ev.id != (uint32_t)id || ev.nwords < 3)
+				continue;
+			if (x->nparents == cap) {
+				uint64_t *p = realloc(x->parents, (cap = cap * 2 +
+						      64) * sizeof(*p));
+
+				if (!p)
+					return -1;
+				x->parents = p;
+			}
+			x->parents[x->nparents++] = ev.args[0] << 32 |
+						    linux_pid(ev.args[2]);
+		}
+	}
+	if (x->nparents)
+		qsort(x->parents, x->nparents, sizeof(*x->parents), by_pid);
+	return 0;
+}
+
+/* The parent of our pid (0 if no record names one). */
+static uint32_t parent_of(const struct pf *x, uint64_t pid)
+{
+	uint64_t key = pid << 32;
+	const uint64_t *p = x->nparents ? bsearch(&key, x->parents,
+				x->nparents, sizeof(key), by_pid) : NULL;
+
+	return p ? (uint32_t)*p : 0;
+}
+
 /* ---- tracks and track events --------------------------------------------- */
+
+/* The sequence of track uuid's events: the threads' for a thread's track
+ * (the last thread descriptor on a sequence is what Perfetto ties its
+ * events to), the kernel's for the others. */
+static uint32_t track_seq(uint64_t uuid)
+{
+	return uuid >> 32 == UUID_THREAD && linux_pid((uint32_t)uuid) ?
+	       PF_SEQ : PF_SEQ_KERNEL;
+}
 
 static void track_descriptor(struct pf *x, uint64_t uuid, const char *name,
 			     size_t len, bool counter)
 {
-	packet_begin(x, 0);
+	packet_begin_on(x, 0, track_seq(uuid));
 	pb_begin(&x->out, PKT_TRACK_DESCRIPTOR);
 	pb_uint(&x->out, TD_UUID, uuid);
 	pb_str(&x->out, TD_NAME, name, len);
@@ -401,13 +659,13 @@ static void descriptors(struct pf *x)
 	}
 }
 
-/* A TrackEvent of type on track uuid at ts; name (len bytes) and cat
- * unless NULL. */
-static void track_event(struct pf *x, uint64_t uuid, unsigned type,
-			uint64_t ts, const char *name, size_t len,
-			const char *cat)
+/* Opens a TrackEvent of type on track uuid at ts, name (len bytes) and
+ * cat unless NULL; track_event_end() closes it. */
+static void track_event_begin(struct pf *x, uint64_t uuid, unsigned type,
+			      uint64_t ts, const char *name, size_t len,
+			      const char *cat)
 {
-	packet_begin(x, ns_of(x, ts));
+	packet_begin_on(x, ns_of(x, ts), track_seq(uuid));
 	pb_begin(&x->out, PKT_TRACK_EVENT);
 	pb_uint(&x->out, TE_TYPE, type);
 	pb_uint(&x->out, TE_TRACK_UUID, uuid);
@@ -415,8 +673,20 @@ static void track_event(struct pf *x, uint64_t uuid, unsigned type,
 		pb_str(&x->out, TE_CATEGORIES, cat, strlen(cat));
 	if (name)
 		pb_str(&x->out, TE_NAME, name, len);
+}
+
+static void track_event_end(struct pf *x)
+{
 	pb_end(&x->out);
 	packet_end(x);
+}
+
+static void track_event(struct pf *x, uint64_t uuid, unsigned type,
+			uint64_t ts, const char *name, size_t len,
+			const char *cat)
+{
+	track_event_begin(x, uuid, type, ts, name, len, cat);
+	track_event_end(x);
 }
 
 static uint64_t track_uuid(const struct ttmodel_track *k)
@@ -425,39 +695,46 @@ static uint64_t track_uuid(const struct ttmodel_track *k)
 		    k->kind == TTMODEL_CPU ? UUID_CPU : UUID_BOOT, k->id);
 }
 
+/* Whether span s is a slice: a process's run on a CPU's track is not
+ * (sched_slice shows it), nor an interrupt when the bundles have it
+ * (irq_handler_entry: Perfetto's own Irq Cpu tracks). */
+static bool is_slice(const struct pf *x, const struct ttmodel_span *s)
+{
+	return s->kind != TTMODEL_RUN &&
+	       !(s->kind == TTMODEL_IRQ && x->irq_bundled);
+}
+
 /*
- * Track k's spans as slices: a BEGIN at each span's start and an END at
- * its end, the ends of those it does not nest in first (spans come in
- * start order, parents first, depth per span). A process's run on a
- * CPU's track is no slice (sched_slice shows it): what nests in it is
- * one level up.
+ * Track k's spans as slices (is_slice): a BEGIN at each span's start and
+ * an END at its end, the ends of those it does not nest in first (spans
+ * come in start order, parents first, depth per span); a span that is no
+ * slice leaves its depth empty.
  */
 static void slices(struct pf *x, const struct ttmodel_track *k)
 {
-	const struct ttmodel_span *open[TTMODEL_MAX_DEPTH];
+	const struct ttmodel_span *open[TTMODEL_MAX_DEPTH]; /* by depth, or
+					   NULL: no slice */
 	uint64_t uuid = track_uuid(k);
-	uint32_t n = 0, base = 0;
+	uint32_t n = 0;
 
 	for (uint64_t i = 0; i <= k->nspans; i++) {
 		const struct ttmodel_span *s = i < k->nspans ? &k->spans[i] : NULL;
-		uint32_t depth = s ? s->depth : 0;
+		uint32_t depth = s ? MIN(s->depth, TTMODEL_MAX_DEPTH - 1) : 0;
 		const char *name;
 		char buf[48];
 		size_t len;
 
-		if (s && s->kind == TTMODEL_RUN)
-			depth = 0;
-		else if (s && !s->depth)
-			base = 0;
-		while (n > (depth >= base ? depth - base : 0))
-			track_event(x, uuid, SLICE_END, open[--n]->end, NULL, 0,
-				    NULL);
+		while (n > depth)
+			if (open[--n])
+				track_event(x, uuid, SLICE_END, open[n]->end,
+					    NULL, 0, NULL);
 		if (!s)
 			break;
-		if (s->kind == TTMODEL_RUN) {
-			base = 1;
+		while (n < depth)
+			open[n++] = NULL;
+		open[n++] = is_slice(x, s) ? s : NULL;
+		if (!open[n - 1])
 			continue;
-		}
 		if (!(len = ttmodel_span_name(x->m, s, &name))) {
 			name = buf;
 			len = (size_t)snprintf(buf, sizeof(buf), "%s %llu",
@@ -466,8 +743,6 @@ static void slices(struct pf *x, const struct ttmodel_track *k)
 		}
 		track_event(x, uuid, SLICE_BEGIN, s->start, name, len,
 			    ttmodel_kinds[s->kind].name);
-		if (n < TTMODEL_MAX_DEPTH)
-			open[n++] = s;
 		x->slices++;
 	}
 }
@@ -505,31 +780,64 @@ static void counter_sample(struct pf *x, const struct ttrace_event_view *ev)
 		}
 		track_descriptor(x, UUID(UUID_COUNTER, i), name, len, true);
 	}
-	packet_begin(x, ns_of(x, ev->timestamp));
-	pb_begin(&x->out, PKT_TRACK_EVENT);
-	pb_uint(&x->out, TE_TYPE, COUNTER);
-	pb_uint(&x->out, TE_TRACK_UUID, UUID(UUID_COUNTER, i));
+	track_event_begin(x, UUID(UUID_COUNTER, i), COUNTER, ev->timestamp,
+			  NULL, 0, NULL);
 	pb_uint(&x->out, TE_COUNTER_VALUE, ev->args[1]);
-	pb_end(&x->out);
-	packet_end(x);
+	track_event_end(x);
 	x->samples++;
 }
 
-/* An event that is no span's end or switch: an instant on CPU c's
- * track named by the event (a marker by its text). */
+/* Event ev's arguments as the instant's debug annotations (args
+ * "debug.NAME"): a name argument as its name, the others as numbers. */
+static void annotations(struct pf *x, const struct ttrace_event_view *ev)
+{
+	const struct ttrace_event_meta *m = &x->t->meta.events[ev->id];
+	char buf[256];
+
+	for (unsigned a = 0; a < m->nargs && a < ev->nwords; a++) {
+		const struct ttrace_arg_meta *g = &m->args[a];
+		uint64_t v = ev->args[a];
+
+		pb_begin(&x->out, TE_DEBUG_ANNOTATIONS);
+		pb_str(&x->out, DA_NAME, g->name, strlen(g->name));
+		if (g->type == TTRACE_ARG_STR)
+			pb_str(&x->out, DA_STRING, buf,
+			       ttexport_name(buf, sizeof(buf), x->t, g->aux_tag,
+					     v, ev->timestamp,
+					     TTEXPORT_PRINTABLE));
+		else if (g->type == TTRACE_ARG_PTR)
+			pb_uint(&x->out, DA_POINTER, v);
+		else if (ttexport_arg_signed(g->type))
+			pb_uint(&x->out, DA_INT, v);	/* int64: two's complement */
+		else
+			pb_uint(&x->out, DA_UINT, v);
+		pb_end(&x->out);
+	}
+}
+
+/* An event that is no span's end or switch: an instant named by its
+ * event with its arguments, on CPU c's track; a user marker named by its
+ * text, on the track of the thread that wrote it. */
 static void instant(struct pf *x, uint32_t c, const struct ttrace_event_view *ev)
 {
 	const struct ttrace_event_meta *m = &x->t->meta.events[ev->id];
 	const char *name = m->name ? m->name : "event";
 	size_t len = strlen(name);
+	uint64_t uuid = UUID(UUID_CPU, c);
 
-	if (m->nargs == 1 && m->args && m->args[0].type == TTRACE_ARG_STR &&
-	    m->args[0].aux_tag == TTRACE_AUX_USER_MARKER &&
-	    !(len = ttload_resolve((void *)x->t, TTRACE_AUX_USER_MARKER,
-				   ev->args[0], ev->timestamp, &name)))
-		name = "marker", len = 6;
-	track_event(x, UUID(UUID_CPU, c), INSTANT, ev->timestamp, name, len,
-		    "event");
+	if (ev->id == x->marker_id) {
+		if (ev->ctx_kind == TTRACE_CTX_SYSC &&
+		    linux_pid(TTRACE_CTX_PID(ev->context)))
+			uuid = UUID(UUID_THREAD, TTRACE_CTX_PID(ev->context));
+		if (!ev->nwords || !(len = ttload_resolve((void *)x->t,
+				     TTRACE_AUX_USER_MARKER, ev->args[0],
+				     ev->timestamp, &name)))
+			name = "marker", len = 6;
+	}
+	track_event_begin(x, uuid, INSTANT, ev->timestamp, name, len, "event");
+	if (ev->id != x->marker_id)
+		annotations(x, ev);
+	track_event_end(x);
 	x->instants++;
 	if (ev->id == x->counter_id)
 		counter_sample(x, ev);
@@ -573,6 +881,7 @@ static void cpu_events(struct pf *x, uint32_t c)
 	uint64_t l = 0;
 	bool have;
 
+	x->running = TTRACE_IDLE_PID(c);
 	ttrace_pair_init(&it, lc->sorted, lc->nsorted);
 	do {
 		have = ttrace_pair_next(&it, &ev);
@@ -588,9 +897,15 @@ static void cpu_events(struct pf *x, uint32_t c)
 		}
 		if (!have)
 			break;
+		if (ev.ctx_kind == TTRACE_CTX_SYSC ||
+		    ev.ctx_kind == TTRACE_CTX_TRAP)
+			x->running = TTRACE_CTX_PID(ev.context);
+		else if (ev.ctx_kind == TTRACE_CTX_IDLE)
+			x->running = TTRACE_IDLE_PID(c);
 		if (ev.id == x->switch_id)
 			sched_switch(x, c, &ev);
-		else if (!ttmodel_is_span_event(x->m, ev.id))
+		else if (!linux_event(x, c, &ev) &&
+			 !ttmodel_is_span_event(x->m, ev.id))
 			instant(x, c, &ev);
 	} while (have);
 	bundle_flush(x, c);
@@ -606,10 +921,16 @@ static int pf_write(struct pf *x)
 
 	x->switch_id = (uint32_t)ttexport_event_id(&x->t->meta, "sched_switch");
 	x->counter_id = (uint32_t)ttexport_event_id(&x->t->meta, "counter");
+	x->marker_id = (uint32_t)ttexport_event_id(&x->t->meta, "user_marker");
 	if (ttmodel_build(&m, x->t) < 0)
 		return -1;
 	x->m = &m;
+	if (find_linux(x) < 0 || find_parents(x) < 0) {
+		ttmodel_free(&m);
+		return -1;
+	}
 	clock_snapshot(x);
+	system_info(x);
 	process_tree(x);
 	descriptors(x);
 	for (uint32_t c = 0; c < x->t->version.num_cpus; c++)
@@ -619,10 +940,11 @@ static int pf_write(struct pf *x)
 	flush(x);
 	rc = x->out.oom || x->bundle.oom ? -1 : 0;
 	if (!rc)
-		printf("perfetto: %llu sched_switch, %llu slices, %llu "
-		       "instants, %llu counter samples, %llu losses; %llu "
-		       "spans clipped, %llu unfinished, %llu exits without "
-		       "enter dropped\n", ull(x->switches), ull(x->slices),
+		printf("perfetto: %llu sched_switch, %llu other ftrace events, "
+		       "%llu slices, %llu instants, %llu counter samples, "
+		       "%llu losses; %llu spans clipped, %llu unfinished, "
+		       "%llu exits without enter dropped\n", ull(x->switches),
+		       ull(x->ftrace), ull(x->slices),
 		       ull(x->instants), ull(x->samples), ull(x->losses),
 		       ull(m.counts.clipped), ull(m.counts.unfinished),
 		       ull(m.counts.unmatched_exits));
@@ -658,6 +980,8 @@ static int ttdecode_perfetto(int argc, char **argv)
 	free(x.out.b);
 	free(x.bundle.b);
 	free(x.counters);
+	free(x.linux_of);
+	free(x.parents);
 	ttdecode_close(&f, &t);
 	return rc;
 }

@@ -41,67 +41,22 @@
 #include "ttdecode.h"
 #include "ttexport.h"
 #include "ttmodel.h"
-
-#define TD_PAGE		4096
-#define TD_PAGE_HDR	16		/* u64 timestamp, u64 commit */
-#define TD_DATA		(TD_PAGE - TD_PAGE_HDR)
-#define TD_MISSED	(1ull << 31)	/* RB_MISSED_EVENTS */
-#define TD_STORED	(1ull << 30)	/* RB_MISSED_STORED */
-#define TD_DELTA_BITS	27
-#define TD_TYPE_EXTEND	30
-#define TD_SMALL_MAX	(28 * 4)	/* largest payload with type_len */
-#define TD_NAME_MAX	256		/* a name argument's bytes */
-#define TD_COMM		16		/* Linux's TASK_COMM_LEN */
-#define TD_REC_MAX	2048		/* a record's bytes, at most */
-_Static_assert(8 + 9 * TTRACE_MAX_ARGS < TD_REC_MAX &&
-	       TD_REC_MAX + 16 < TD_PAGE - 16, "a record fits a page");
-#define TD_PRIO		120		/* Linux's default priority */
-#define TD_ID_BASE	1000		/* ttrace event id + this: its ID */
-#define TD_ID_SWITCH	316		/* sched/sched_switch */
-#define TD_ID_FG_EXIT	10		/* ftrace/funcgraph_exit */
-#define TD_ID_FG_ENTRY	11		/* ftrace/funcgraph_entry */
-#define TD_MAX_DEPTH	64		/* entry times kept per CPU */
-
-struct td_export {
-	struct ttload *t;
-	const struct ttmodel *m;
-	FILE *f;
-	int sw, fentry, fexit;		/* event ids, -1 if absent */
-	/* the CPU being written */
-	uint8_t page[TD_PAGE];
-	size_t len;			/* data bytes in page */
-	bool open;			/* page holds a started page */
-	uint64_t last;			/* the page's last event time, ns */
-	uint64_t missed;		/* declared losses before the next page */
-	uint32_t pid;			/* running on the CPU (0 idle) */
-	uint64_t calltime[TD_MAX_DEPTH]; /* func_entry time per depth, ns */
-	uint64_t callfn[TD_MAX_DEPTH];	/* ... and its function */
-	/* totals */
-	uint64_t events, pages, lost, unknown;
-	bool failed;			/* a write failed */
-};
+#include "tttracedat.h"
 
 /* ---- the header sections ------------------------------------------------- */
 
-static void td_put(struct td_export *x, const void *p, size_t n)
+void td_put(struct td_export *x, const void *p, size_t n)
 {
 	if (n && fwrite(p, 1, n, x->f) != n)
 		x->failed = true;
 }
 
 static void td_u16(struct td_export *x, uint16_t v) { td_put(x, &v, 2); }
-static void td_u32(struct td_export *x, uint32_t v) { td_put(x, &v, 4); }
-static void td_u64(struct td_export *x, uint64_t v) { td_put(x, &v, 8); }
+void td_u32(struct td_export *x, uint32_t v) { td_put(x, &v, 4); }
+void td_u64(struct td_export *x, uint64_t v) { td_put(x, &v, 8); }
 
-/* A growing text, for the sections whose size comes first. */
-struct td_text {
-	char *s;
-	size_t len, cap;
-	bool oom;
-};
-
-static void __attribute__((format(printf, 2, 3)))
-td_printf(struct td_text *b, const char *fmt, ...)
+/* Appends the printf of fmt to b. */
+void td_printf(struct td_text *b, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -133,7 +88,7 @@ td_printf(struct td_text *b, const char *fmt, ...)
 }
 
 /* Writes the text with its size first (a u64 or a u32) and empties it. */
-static void td_text_out(struct td_export *x, struct td_text *b, bool wide)
+void td_text_out(struct td_export *x, struct td_text *b, bool wide)
 {
 	if (b->oom)
 		x->failed = true;
@@ -168,124 +123,185 @@ static const char td_common[] =
 	"\tsigned:0;\n"
 	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n";
 
-static void td_format_head(struct td_text *b, const char *name, unsigned id)
+/* The head of event name's format file: name, ID and the common fields. */
+void td_format_head(struct td_text *b, const char *name, unsigned id)
 {
 	td_printf(b, "name: %s\nID: %u\nformat:\n%s", name, id, td_common);
 }
 
-static bool td_signed(uint8_t type)
+/* The conversion at f (just after its '%'): the length of its flags,
+ * width and precision in *spec, of its length modifiers in *mods; returns
+ * its conversion character. */
+static char td_conv(const char *f, size_t *spec, size_t *mods)
 {
-	return type == TTRACE_ARG_S8 || type == TTRACE_ARG_S16 ||
-	       type == TTRACE_ARG_S32 || type == TTRACE_ARG_S64;
+	*spec = strspn(f, "-0#+ 0123456789.");
+	*mods = strspn(f + *spec, "hlz");
+	return f[*spec + *mods];
 }
 
-/* The format file of ttrace event e (its fields: td_record). */
+/*
+ * Event e's print fmt, its own format (kern/trace/ttrace.events) made to
+ * read its fields: each integer conversion with the length ll (every
+ * field is 8 bytes), %p as %pS (the symbol from kallsyms, else the
+ * address), %s of a name argument from its string field NAME_name.
+ * Returns false, having written nothing, when the format does not have
+ * one conversion per argument (the caller then writes NAME=VALUE pairs).
+ */
+static bool td_print_fmt(struct td_text *b, const struct ttrace_event_meta *e)
+{
+	char conv[TTRACE_MAX_ARGS];
+	size_t n = 0, spec, mods;
+	const char *p;
+
+	for (p = e->format; p && *p; p++)
+		if (*p == '%' && *++p != '%') {
+			if (n == e->nargs)
+				return false;
+			conv[n] = td_conv(p, &spec, &mods);
+			if (!conv[n] || (conv[n] == 's') !=
+			    (e->args[n].type == TTRACE_ARG_STR))
+				return false;	/* %s of a number, ... */
+			n++;
+		}
+	if (!e->format || n != e->nargs)
+		return false;
+	td_printf(b, "\nprint fmt: \"");
+	for (p = e->format; *p; p++) {
+		if (*p != '%') {
+			td_printf(b, *p == '"' || *p == '\\' ? "\\%c" : "%c",
+				  *p);
+		} else if (p[1] == '%') {
+			td_printf(b, "%%%%");
+			p++;
+		} else {
+			char c = td_conv(++p, &spec, &mods);
+
+			td_printf(b, "%%%.*s%s%c", (int)spec, p,
+				  c && strchr("diuxXo", c) ? "ll" : "",
+				  c == 'p' ? 'p' : c);
+			if (c == 'p')
+				td_printf(b, "S");
+			p += spec + mods;
+		}
+	}
+	td_printf(b, "\"");
+	for (unsigned a = 0; a < e->nargs; a++)
+		td_printf(b, conv[a] == 's' ? ", __get_str(%s_name)" :
+			  conv[a] == 'p' ?
+			  ", (void *)REC->%s" : ", REC->%s", e->args[a].name);
+	td_printf(b, "\n");
+	return true;
+}
+
+/* The format file of ttrace event e (its fields: td_generic): per
+ * argument an 8-byte field named after it (a name argument's ident), then
+ * per name argument the string field NAME_name. */
 static void td_format_event(struct td_text *b,
 			    const struct ttrace_event_meta *e, unsigned id)
 {
+	unsigned strs = 0;
+
 	td_format_head(b, e->name, id);
 	for (unsigned a = 0; a < e->nargs; a++) {
 		const struct ttrace_arg_meta *g = &e->args[a];
 
-		if (g->type == TTRACE_ARG_STR)
-			td_printf(b, "\tfield:__data_loc char[] %s;\toffset:%u;"
-				  "\tsize:4;\tsigned:0;\n", g->name, 8 + 8 * a);
-		else
-			td_printf(b, "\tfield:%s %s;\toffset:%u;\tsize:8;"
-				  "\tsigned:%d;\n", td_signed(g->type) ?
-				  "long long" : "unsigned long long", g->name,
-				  8 + 8 * a, td_signed(g->type));
+		td_printf(b, "\tfield:%s %s;\toffset:%u;\tsize:8;"
+			  "\tsigned:%d;\n", ttexport_arg_signed(g->type) ?
+			  "long long" : "unsigned long long", g->name,
+			  8 + 8 * a, ttexport_arg_signed(g->type));
 	}
+	for (unsigned a = 0; a < e->nargs; a++)
+		if (e->args[a].type == TTRACE_ARG_STR)
+			td_printf(b, "\tfield:__data_loc char[] %s_name;"
+				  "\toffset:%u;\tsize:4;\tsigned:0;\n",
+				  e->args[a].name, 8 + 8 * e->nargs + 4 * strs++);
+	if (td_print_fmt(b, e))
+		return;
 	td_printf(b, "\nprint fmt: \"");
 	for (unsigned a = 0; a < e->nargs; a++) {
 		uint8_t ty = e->args[a].type;
 
 		td_printf(b, "%s%s=%s", a ? " " : "", e->args[a].name,
 			  ty == TTRACE_ARG_STR ? "%s" :
-			  ty == TTRACE_ARG_PTR ? "0x%llx" :
-			  td_signed(ty) ? "%lld" : "%llu");
+			  ty == TTRACE_ARG_PTR ? "%pS" :
+			  ttexport_arg_signed(ty) ? "%lld" : "%llu");
 	}
 	td_printf(b, "\"");
 	for (unsigned a = 0; a < e->nargs; a++)
 		td_printf(b, e->args[a].type == TTRACE_ARG_STR ?
-			  ", __get_str(%s)" : ", REC->%s", e->args[a].name);
+			  ", __get_str(%s_name)" : e->args[a].type ==
+			  TTRACE_ARG_PTR ? ", (void *)REC->%s" : ", REC->%s",
+			  e->args[a].name);
 	td_printf(b, "\n");
 }
 
-/* Linux's sched/sched_switch: 64 bytes (td_switch writes them). */
-static void td_format_switch(struct td_text *b)
-{
-	td_format_head(b, "sched_switch", TD_ID_SWITCH);
-	td_printf(b,
-		"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-		"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-		"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-		"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
-		"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
-		"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
-		"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
-		"print fmt: \"prev_comm=%%s prev_pid=%%d prev_prio=%%d "
-		"prev_state=%%ld ==> next_comm=%%s next_pid=%%d "
-		"next_prio=%%d\", REC->prev_comm, REC->prev_pid, "
-		"REC->prev_prio, REC->prev_state, REC->next_comm, "
-		"REC->next_pid, REC->next_prio\n");
-}
-
-/* Linux's ftrace/funcgraph_entry (24 bytes) and funcgraph_exit (40). */
-static void td_format_fgraph(struct td_text *b, bool exit)
-{
-	td_format_head(b, exit ? "funcgraph_exit" : "funcgraph_entry",
-		       exit ? TD_ID_FG_EXIT : TD_ID_FG_ENTRY);
-	td_printf(b,
-		"\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
-		"\tfield:int depth;\toffset:16;\tsize:4;\tsigned:1;\n");
-	if (!exit) {
-		td_printf(b, "\nprint fmt: \"--> %%ps (%%d)\", "
-			  "(void *)REC->func, REC->depth\n");
-		return;
-	}
-	td_printf(b,
-		"\tfield:unsigned int overrun;\toffset:20;\tsize:4;\tsigned:0;\n"
-		"\tfield:unsigned long long calltime;\toffset:24;\tsize:8;"
-		"\tsigned:0;\n"
-		"\tfield:unsigned long long rettime;\toffset:32;\tsize:8;"
-		"\tsigned:0;\n\n"
-		"print fmt: \"<-- %%ps (%%d) (start: %%llx  end: %%llx) "
-		"over: %%d\", (void *)REC->func, REC->depth, REC->calltime, "
-		"REC->rettime, REC->overrun\n");
-}
-
-/* The ftrace formats, then the event systems sched and ttrace. */
+/* The ftrace formats, then the event systems: Linux's
+ * (tttracedat_linux.c), then ttrace with every other event. */
 static void td_formats(struct td_export *x, struct td_text *b)
 {
 	const struct ttrace_meta_table *m = &x->t->meta;
 	uint32_t own = 0;
 
-	td_u32(x, 2);
-	for (int exit = 0; exit < 2; exit++) {
-		td_format_fgraph(b, exit);
-		td_text_out(x, b, true);
-	}
+	td_linux_ftrace(x, b);
 	for (uint32_t i = 0; i < m->nevents; i++)
-		own += (int)i != x->sw && (int)i != x->fentry &&
-		       (int)i != x->fexit;
-	td_u32(x, 2);
-	td_put(x, "sched", 6);
-	td_u32(x, 1);
-	td_format_switch(b);
-	td_text_out(x, b, true);
+		own += !x->linux_of[i];
+	td_u32(x, td_linux_nsystems(x) + 1);
+	td_linux_systems(x, b);
 	td_put(x, "ttrace", 7);
 	td_u32(x, own);
 	for (uint32_t i = 0; i < m->nevents; i++) {
-		if ((int)i == x->sw || (int)i == x->fentry || (int)i == x->fexit)
+		if (x->linux_of[i])
 			continue;
 		td_format_event(b, &m->events[i], TD_ID_BASE + i);
 		td_text_out(x, b, true);
 	}
 }
 
-/* kallsyms from the function names (aux tag func), cmdlines from the
- * process names (the newest name of each pid; idle as pid 0). */
+static int td_by_ident(const void *a, const void *b)
+{
+	const struct ttload_name *x = *(const struct ttload_name *const *)a;
+	const struct ttload_name *y = *(const struct ttload_name *const *)b;
+
+	return x->ident < y->ident ? -1 : x->ident > y->ident;
+}
+
+/* Whether aux tag names a kernel address: a function of the graph, a
+ * stack's symbol, a kernel message's function. */
+static bool td_sym_tag(uint32_t tag)
+{
+	return tag == TTRACE_AUX_FUNC_NAME || tag == TTRACE_AUX_KSYM_NAME ||
+	       tag == TTRACE_AUX_KMSG_NAME;
+}
+
+/* kallsyms: every kernel address the trace names (td_sym_tag), each
+ * once (its newest name), by address, so report symbolizes a function,
+ * a stack frame or a pointer (%pS) in any trace. */
+static void td_kallsyms(struct td_export *x, struct td_text *b,
+			const struct ttload_name *all, uint64_t nn)
+{
+	const struct ttload_name **sym = malloc((nn ? nn : 1) * sizeof(*sym));
+	uint64_t n = 0;
+
+	if (!sym) {
+		x->failed = true;
+		return;
+	}
+	for (uint64_t i = 0; i < nn; i++)
+		if (td_sym_tag(all[i].tag) && all[i].ident &&
+		    (i + 1 == nn || all[i + 1].tag != all[i].tag ||
+		     all[i + 1].ident != all[i].ident))
+			sym[n++] = &all[i];	/* the newest of its group */
+	qsort(sym, n, sizeof(*sym), td_by_ident);
+	for (uint64_t i = 0; i < n; i++)
+		if (!i || sym[i]->ident != sym[i - 1]->ident)
+			td_printf(b, "%016llx t %.*s\n", ull(sym[i]->ident),
+				  (int)sym[i]->len, (const char *)sym[i]->str);
+	free(sym);
+	td_text_out(x, b, false);
+}
+
+/* kallsyms (td_kallsyms), then cmdlines from the process names (the
+ * newest name of each pid; idle as pid 0). */
 static void td_names(struct td_export *x, struct td_text *b)
 {
 	const struct ttload *t = x->t;
@@ -295,23 +311,17 @@ static void td_names(struct td_export *x, struct td_text *b)
 
 	if (!all)
 		x->failed = true;
-	for (uint64_t i = 0; i < nn; i++) {
-		const struct ttload_name *n = &all[i];
-
-		if (n->tag == TTRACE_AUX_FUNC_NAME)
-			td_printf(b, "%016llx t %.*s\n", ull(n->ident),
-				  (int)n->len, (const char *)n->str);
-	}
-	td_text_out(x, b, false);
+	td_kallsyms(x, b, all, all ? nn : 0);
 	td_u32(x, 0);			/* printk formats: none */
 	for (uint64_t i = 0; i < nn; i++) {
 		const struct ttload_name *n = &all[i];
 		char name[TD_NAME_MAX];
 
-		if (n->tag != TTRACE_AUX_PROC_NAME ||
+		if (n->tag != TTRACE_AUX_PROC_NAME || n->ident > UINT32_MAX ||
 		    (i + 1 < nn && n[1].tag == n->tag &&
 		     n[1].ident == n->ident))
-			continue;	/* not the pid's newest name */
+			continue;	/* not a pid's (an exec's file name), or
+					   not its newest name */
 		if (n->ident >= TTRACE_IDLE_PID(0)) {
 			if (!idle)
 				td_printf(b, "0 idle\n");
@@ -399,12 +409,13 @@ static void td_emit(struct td_export *x, uint64_t ns, const void *rec,
 /* ---- records --------------------------------------------------------------- */
 
 /* pid as Linux numbers it: an idle task is 0. */
-static uint32_t td_pid(uint64_t pid)
+uint32_t td_pid(uint64_t pid)
 {
 	return pid >= TTRACE_IDLE_PID(0) ? 0 : (uint32_t)pid;
 }
 
-static size_t td_common_hdr(uint8_t *rec, unsigned id, uint32_t pid)
+/* The common fields of a record of format id in rec; returns their size. */
+size_t td_common_hdr(uint8_t *rec, unsigned id, uint32_t pid)
 {
 	uint16_t type = (uint16_t)id;
 
@@ -414,15 +425,10 @@ static size_t td_common_hdr(uint8_t *rec, unsigned id, uint32_t pid)
 	return 8;
 }
 
-/* Our kthread_state as Linux's prev_state: 0 (R) runnable or running,
- * 1 (S) sleeping, 0x20 (X) dead. */
-static uint64_t td_state(uint64_t st)
-{
-	return st == 2 ? 1 : st == 3 ? 0x20 : 0;
-}
 
-static void td_comm(struct td_export *x, uint8_t *dst, uint64_t pid,
-		    uint64_t ts)
+/* The name of our pid at ts into dst, Linux's char[16] (zeroed by the
+ * caller): at most 15 bytes. */
+void td_comm(struct td_export *x, uint8_t *dst, uint64_t pid, uint64_t ts)
 {
 	char name[TD_NAME_MAX];
 	const char *s;
@@ -439,81 +445,39 @@ static void td_comm(struct td_export *x, uint8_t *dst, uint64_t pid,
 	memcpy(dst, name, n < TD_COMM - 1 ? n : TD_COMM - 1);
 }
 
-static size_t td_switch(struct td_export *x, uint8_t *rec,
-			const struct ttrace_event_view *ev)
-{
-	uint32_t prev = td_pid(ev->args[0]), next = td_pid(ev->args[1]);
-	int32_t prio = TD_PRIO;
-	uint64_t state = td_state(ev->args[2]);
 
-	td_common_hdr(rec, TD_ID_SWITCH, prev);
-	memset(rec + 8, 0, 56);
-	td_comm(x, rec + 8, ev->args[0], ev->timestamp);
-	memcpy(rec + 24, &prev, 4);
-	memcpy(rec + 28, &prio, 4);
-	memcpy(rec + 32, &state, 8);
-	td_comm(x, rec + 40, ev->args[1], ev->timestamp);
-	memcpy(rec + 56, &next, 4);
-	memcpy(rec + 60, &prio, 4);
-	x->pid = next;
-	return 64;
-}
 
-/* funcgraph_entry or _exit; an exit's calltime is the entry of the same
- * function and depth last seen on this CPU, else its own time. */
-static size_t td_fgraph(struct td_export *x, uint8_t *rec,
-			const struct ttrace_event_view *ev, bool exit,
-			uint64_t ns)
-{
-	uint64_t fn = ev->args[0], depth = ev->args[1];
-	uint64_t *slot = depth < TD_MAX_DEPTH ? &x->calltime[depth] : NULL;
-	uint64_t calltime = ns;
-	int32_t d = (int32_t)depth;
 
-	td_common_hdr(rec, exit ? TD_ID_FG_EXIT : TD_ID_FG_ENTRY, x->pid);
-	memset(rec + 8, 0, 32);
-	memcpy(rec + 8, &fn, 8);
-	memcpy(rec + 16, &d, 4);
-	if (!exit) {
-		if (slot) {
-			*slot = ns;
-			x->callfn[depth] = fn;
-		}
-		return 24;
-	}
-	if (slot && x->callfn[depth] == fn && *slot <= ns)
-		calltime = *slot;
-	memcpy(rec + 24, &calltime, 8);
-	memcpy(rec + 32, &ns, 8);
-	return 40;
-}
 
-/* A ttrace event: 8 bytes per argument, then its name strings. */
+/* A ttrace event (td_format_event): 8 bytes per argument, a __data_loc
+ * word per name argument, then the names' strings. */
 static size_t td_generic(struct td_export *x, uint8_t *rec,
 			 const struct ttrace_event_view *ev)
 {
 	const struct ttrace_event_meta *e = &x->t->meta.events[ev->id];
-	size_t n = td_common_hdr(rec, TD_ID_BASE + ev->id, x->pid) +
-		   8 * e->nargs;
+	size_t loc = td_common_hdr(rec, TD_ID_BASE + ev->id, x->pid) +
+		     8 * e->nargs, n = loc;
 
+	for (unsigned a = 0; a < e->nargs; a++)
+		n += e->args[a].type == TTRACE_ARG_STR ? 4 : 0;
 	for (unsigned a = 0; a < e->nargs; a++) {
 		uint64_t v = a < ev->nwords ? ev->args[a] : 0;
+		/* leaves a byte for each name after it */
+		size_t room = TD_REC_MAX - n - (e->nargs - a - 1);
+		uint32_t len;
 
-		if (e->args[a].type == TTRACE_ARG_STR) {
-			/* leaves a byte for each name after it */
-			size_t room = TD_REC_MAX - n - (e->nargs - a - 1);
-			size_t len;
-			len = ttexport_name((char *)rec + n,
-					    room < TD_NAME_MAX ? room :
-					    TD_NAME_MAX, x->t,
-						   e->args[a].aux_tag, v,
-						   ev->timestamp,
-						   TTEXPORT_PRINTABLE) + 1;
-
-			v = (uint64_t)len << 16 | n;
-			n += len;
-		}
 		memcpy(rec + 8 + 8 * a, &v, 8);
+		if (e->args[a].type != TTRACE_ARG_STR)
+			continue;
+		len = (uint32_t)ttexport_name((char *)rec + n,
+					      MIN(room, TD_NAME_MAX), x->t,
+					      e->args[a].aux_tag, v,
+					      ev->timestamp,
+					      TTEXPORT_PRINTABLE) + 1;
+		len = len << 16 | (uint32_t)n;
+		memcpy(rec + loc, &len, 4);
+		loc += 4;
+		n += len >> 16;
 	}
 	return n;
 }
@@ -532,12 +496,7 @@ static void td_event(struct td_export *x, const struct ttrace_event_view *ev)
 		x->pid = td_pid(TTRACE_CTX_PID(ev->context));
 	else if (ev->ctx_kind == TTRACE_CTX_IDLE)
 		x->pid = 0;
-	if ((int)ev->id == x->sw && ev->nwords >= 3)
-		n = td_switch(x, rec, ev);
-	else if (((int)ev->id == x->fentry || (int)ev->id == x->fexit) &&
-		 ev->nwords >= 2)
-		n = td_fgraph(x, rec, ev, (int)ev->id == x->fexit, ns);
-	else
+	if (!(n = td_linux_record(x, rec, ev, ns)))
 		n = td_generic(x, rec, ev);
 	if (x->open && ns < x->last)
 		ns = x->last;		/* a record before boot: time 0 */
@@ -556,7 +515,6 @@ static void td_cpu(struct td_export *x, uint32_t cpu)
 	x->open = false;
 	x->missed = 0;
 	x->pid = 0;
-	memset(x->callfn, 0, sizeof(x->callfn));
 	ttexport_walk_init(&w, x->t, cpu);
 	while ((k = ttexport_walk_next(&w)) != TTEXPORT_END) {
 		if (k == TTEXPORT_EVENT) {
@@ -571,6 +529,67 @@ static void td_cpu(struct td_export *x, uint32_t cpu)
 	if (x->missed && !x->open)
 		td_page_start(x, ttexport_ns(x->t, mc->last_ts));
 	td_page_end(x);
+}
+
+/* ---- options ------------------------------------------------------------- */
+
+enum {
+	TD_OPT_DONE = 0, TD_OPT_CPUSTAT = 2, TD_OPT_TRACECLOCK = 4,
+	TD_OPT_UNAME = 5,
+};
+
+/* The option id holding the text in b (empties it). */
+static void td_option(struct td_export *x, uint16_t id, struct td_text *b)
+{
+	if (b->oom)
+		x->failed = true;
+	td_u16(x, id);
+	td_u32(x, (uint32_t)b->len);
+	td_put(x, b->s, b->len);
+	b->len = 0;
+}
+
+/* ns as Linux's stats print a time: seconds.microseconds. */
+static void td_stat_ts(struct td_text *b, const char *what, uint64_t ns)
+{
+	td_printf(b, "%s: %5llu.%06llu\n", what, ull(ns / 1000000000),
+		  ull(ns / 1000 % 1000000));
+}
+
+/*
+ * The options trace-cmd report shows: per CPU its stats as Linux's
+ * per_cpu/cpuN/stats reads (--stat): read events are its events,
+ * overrun the records its declared losses took (report's EVENTS
+ * DROPPED, all reasons), dropped events those its ring refused when full
+ * (the trace's STATS), entries and bytes (left unread in the ring) 0;
+ * the clock (ns: "local", as report reads it); and a uname naming the Linux
+ * release whose event formats the file follows.
+ */
+static void td_options(struct td_export *x, struct td_text *b)
+{
+	for (uint32_t c = 0; c < x->t->version.num_cpus; c++) {
+		const struct ttmodel_cpu *mc = &x->m->cpus[c];
+		const struct ttload_cpu *lc = &x->t->cpus[c];
+		uint64_t lost = 0;
+		uint64_t first = lc->nsorted ? lc->sorted[0].timestamp : 0;
+
+		for (uint64_t l = 0; l < mc->nlosses; l++)
+			lost += mc->losses[l].count;
+		td_printf(b, "CPU: %u\nentries: 0\noverrun: %llu\n"
+			  "commit overrun: 0\nbytes: 0\n", c, ull(lost));
+		td_stat_ts(b, "oldest event ts", ttexport_ns(x->t, first));
+		td_stat_ts(b, "now ts", ttexport_ns(x->t, mc->last_ts));
+		td_printf(b, "dropped events: %llu\nread events: %llu\n",
+			  ull(lc->has_stats ? lc->stats.dropped : 0),
+			  ull(mc->events));
+		td_option(x, TD_OPT_CPUSTAT, b);
+	}
+	td_printf(b, "[local] global counter uptime perf mono mono_raw boot"
+		  "\n");
+	td_option(x, TD_OPT_TRACECLOCK, b);
+	td_printf(b, "ttrace guest " TD_RELEASE " #1 x86_64");
+	td_option(x, TD_OPT_UNAME, b);
+	td_u16(x, TD_OPT_DONE);
 }
 
 /* Pads the file with zeros to a page boundary. Returns the offset. */
@@ -610,10 +629,10 @@ static void td_write(struct td_export *x)
 	td_put(x, td_header_event, sizeof(td_header_event) - 1);
 	td_formats(x, &b);
 	td_names(x, &b);
-	free(b.s);
 	td_u32(x, ncpus);
 	td_put(x, "options  ", 10);
-	td_u16(x, 0);
+	td_options(x, &b);
+	free(b.s);
 	td_put(x, "flyrecord", 10);
 	table = ftell(x->f);
 	td_put(x, where, 16 * (size_t)ncpus);	/* filled in below */
@@ -642,10 +661,9 @@ static int td_run(struct ttload *t, const struct ttmodel *m,
 	}
 	x->t = t;
 	x->m = m;
-	x->sw = ttexport_event_id(&t->meta, "sched_switch");
-	x->fentry = ttexport_event_id(&t->meta, "func_entry");
-	x->fexit = ttexport_event_id(&t->meta, "func_exit");
-	if (!(x->f = fopen(out, "wb"))) {
+	if (td_linux_init(x) < 0) {
+		fprintf(stderr, "ttdecode: out of memory\n");
+	} else if (!(x->f = fopen(out, "wb"))) {
 		fprintf(stderr, "ttdecode: %s: %s\n", out, strerror(errno));
 	} else {
 		setvbuf(x->f, NULL, _IOFBF, TTEXPORT_FILE_BUF);
@@ -662,6 +680,7 @@ static int td_run(struct ttload *t, const struct ttmodel *m,
 			rc = 0;
 		}
 	}
+	td_linux_free(x);
 	free(x);
 	return rc;
 }

@@ -22,20 +22,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <err.h>
+#include <marker.h>
 
 #define MAX_HOGS	16
 #define MS		1000000ull
-
-static void marker(const char *text)
-{
-	int fd = open("/dev/ttrace/marker", O_WRONLY);
-
-	if (fd >= 0) {
-		if (write(fd, text, strlen(text)) < 0)
-			warn("marker");
-		close(fd);
-	}
-}
 
 /* Starts /bin/NAME what. */
 static int start(const char *name, const char *what)

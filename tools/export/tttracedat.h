@@ -1,0 +1,94 @@
+/*
+ * tttracedat.h: what the two halves of `ttdecode tracedat` share: the
+ * file writer (tttracedat.c: sections, pages, ttrace's own events) and
+ * Linux's events (tttracedat_linux.c: the records a Linux user's tools
+ * know by name, written with Linux's format files, docs/exports.md).
+ *
+ * Usage (tttracedat.c):
+ *	td_linux_init(x);			// which events are Linux's
+ *	td_linux_ftrace(x, &b);			// the ftrace formats
+ *	td_u32(x, td_linux_nsystems(x) + 1);	// Linux's systems, ttrace
+ *	td_linux_systems(x, &b);
+ *	n = td_linux_record(x, rec, ev, ns);	// 0: not Linux's
+ *	td_linux_free(x);
+ */
+#ifndef TTTRACEDAT_H
+#define TTTRACEDAT_H
+
+#include <stdio.h>
+
+#include "ttload.h"
+#include "ttmodel.h"
+
+#define TD_PAGE		4096
+#define TD_PAGE_HDR	16		/* u64 timestamp, u64 commit */
+#define TD_DATA		(TD_PAGE - TD_PAGE_HDR)
+#define TD_MISSED	(1ull << 31)	/* RB_MISSED_EVENTS */
+#define TD_STORED	(1ull << 30)	/* RB_MISSED_STORED */
+#define TD_DELTA_BITS	27
+#define TD_TYPE_EXTEND	30
+#define TD_SMALL_MAX	(28 * 4)	/* largest payload with type_len */
+#define TD_NAME_MAX	256		/* a name argument's bytes */
+#define TD_COMM		16		/* Linux's TASK_COMM_LEN */
+#define TD_REC_MAX	2048		/* a record's bytes, at most */
+_Static_assert(8 + 12 * TTRACE_MAX_ARGS + TD_COMM < TD_REC_MAX &&
+	       TD_REC_MAX + 16 < TD_PAGE - 16, "a record fits a page");
+#define TD_PRIO		120		/* Linux's default priority */
+#define TD_RELEASE	"6.12.0-ttrace"	/* the Linux whose formats we follow */
+#define TD_ID_BASE	1000		/* ttrace event id + this: its ID */
+
+/* A kernel function call the model paired on its thread's track (or a
+ * CPU's, outside a process): fn returned at end, entered at start. */
+struct td_call {
+	uint64_t end, fn, start;
+};
+
+struct td_linux;
+
+struct td_export {
+	struct ttload *t;
+	const struct ttmodel *m;
+	FILE *f;
+	const struct td_linux **linux_of; /* per event id: its Linux event,
+					   or NULL (tttracedat_linux.c) */
+	/* the CPU being written */
+	uint8_t page[TD_PAGE];
+	size_t len;			/* data bytes in page */
+	bool open;			/* page holds a started page */
+	uint64_t last;			/* the page's last event time, ns */
+	uint64_t missed;		/* declared losses before the next page */
+	uint32_t pid;			/* running on the CPU (0 idle) */
+	struct td_call *calls;		/* the model's function calls, by */
+	uint64_t ncalls;		/* (end, fn) */
+	/* totals */
+	uint64_t events, pages, lost, unknown;
+	bool failed;			/* a write failed */
+};
+
+/* A growing text, for the sections whose size comes first. */
+struct td_text {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+
+void td_put(struct td_export *x, const void *p, size_t n);
+void td_u32(struct td_export *x, uint32_t v);
+void td_u64(struct td_export *x, uint64_t v);
+void __attribute__((format(printf, 2, 3)))
+td_printf(struct td_text *b, const char *fmt, ...);
+void td_text_out(struct td_export *x, struct td_text *b, bool wide);
+void td_format_head(struct td_text *b, const char *name, unsigned id);
+uint32_t td_pid(uint64_t pid);
+size_t td_common_hdr(uint8_t *rec, unsigned id, uint32_t pid);
+void td_comm(struct td_export *x, uint8_t *dst, uint64_t pid, uint64_t ts);
+
+int td_linux_init(struct td_export *x);
+void td_linux_ftrace(struct td_export *x, struct td_text *b);
+uint32_t td_linux_nsystems(const struct td_export *x);
+void td_linux_systems(struct td_export *x, struct td_text *b);
+size_t td_linux_record(struct td_export *x, uint8_t *rec,
+		       const struct ttrace_event_view *ev, uint64_t ns);
+void td_linux_free(struct td_export *x);
+
+#endif /* TTTRACEDAT_H */
