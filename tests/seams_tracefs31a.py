@@ -223,12 +223,14 @@ def tracer_recipes(sh):
            "current_tracer")
     expect("filter sys_*" in sh.ok("cat %sfuncs" % T), "funcs' filter")
     sh.ok("echo > %strace; ls /bin > /dev/null" % T)
-    fn = sh.ok("grep func_entry %strace | head -n 3" % T)
-    expect(re.search(r"func_entry: sys_\w+", fn), "trace's func_entry "
-           "lines:\n" + fn)
-    other = sh("grep func_entry %strace | grep -v sys_ | head -n 3" % T)[0]
-    expect(not other.strip(), "functions set_graph_function did not "
-           "select:\n" + other)
+    fn = sh.ok("head -n 12 %strace" % T)
+    expect(fn.startswith("# tracer: function_graph\n#\n# CPU  DURATION") and
+           re.search(r"^ ?\d\) .*\|\s+sys_\w+\(\)(?: \{|;)$", fn, re.M),
+           "trace as a function graph:\n" + fn)
+    calls = re.findall(r"^ ?\d\) [^/]*\|\s+(\w+)\(\)", sh.ok(
+        "head -n 40 %strace" % T), re.M)
+    expect(calls and all(c.startswith("sys_") for c in calls),
+           "functions set_graph_function did not select: %s" % calls)
     sh.ok("echo nop > %scurrent_tracer" % T)
     expect("func:" not in sh.ok("cat %sset_event" % T), "nop left func on")
     sh.ok("echo '*' > %sset_graph_function" % T)

@@ -857,10 +857,17 @@ static const struct { const char *name; bool on; } option_tab[] = {
 const uint32_t tracefs_noptions = ARRAY_SIZE(option_tab);
 static uint32_t options_on = 0x29;	/* option_tab's defaults */
 static_assert(ARRAY_SIZE(option_tab) <= 32, "a bit each");
+static_assert(TFS_OPT_FUNCGRAPH_PROC == 4 && TFS_OPT_FUNCGRAPH_DURATION == 5,
+	      "tracefs.h's indices are option_tab's");
 
 const char *tracefs_option_name(uint32_t i)
 {
 	return option_tab[i].name;
+}
+
+bool tracefs_option_on(uint32_t i)
+{
+	return __atomic_load_n(&options_on, __ATOMIC_RELAXED) >> i & 1;
 }
 
 static void trace_options_text(struct seqbuf *s, uint32_t inst)
