@@ -129,7 +129,7 @@ def trace_recipes(sh):
     expect(out.startswith("# tracer: nop\n#\n# entries-in-buffer/"),
            "trace's header:\n" + out)
     ev = [l for l in out.splitlines() if not l.startswith("#")]
-    expect(ev and all(re.match(r"\s*\S+-\d+\s+\[00[01]\] \.{2}[.h]\.{2} "
+    expect(ev and all(re.match(r"\s*\S+-\d+\s+\[00[01]\] [.d][.N][.h]\.{2} "
                                r"\s*\d+\.\d{6}: sched_switch: ", l)
                       for l in ev), "trace's lines:\n" + out)
     sh.ok("echo 1 > %sevents/user/enable" % T)

@@ -17,6 +17,7 @@
 
 #include <compiler.h>
 #include <stdint.h>
+#include <ttrace_format.h>
 
 /* syscall_exit: failed syscalls (ret < 0), the counter syscall_errors. */
 extern uint64_t ttrace_sp_syscall_errors_count;
@@ -28,6 +29,17 @@ static __always_inline bool ttrace_sp_syscall_errors(uint64_t nr, int64_t ret)
 		__atomic_fetch_add(&ttrace_sp_syscall_errors_count, 1,
 				   __ATOMIC_RELAXED);
 	return true;
+}
+
+/* sched_waking, sched_wakeup, sched_wakeup_new: not for a thread that
+ * records show as its CPU's idle thread (the trace drain: its time is
+ * idle time, docs/trace-format.md "Threads in records"). */
+static __always_inline bool ttrace_sp_traced_thread(uint64_t comm,
+						    uint32_t pid,
+						    uint32_t target_cpu)
+{
+	(void)comm, (void)target_cpu;
+	return pid < TTRACE_IDLE_PID(0);
 }
 
 #endif /* TTRACE_STATIC_PROBES_H */

@@ -110,11 +110,11 @@ static void interrupts_init(void)
 	lapic_init();
 	ioapic_init();
 	kmsg_init();
-	irq_register(IRQ_TIMER, timer_irq, NULL);
-	irq_register(IRQ_COM1, com1_irq, NULL);
-	irq_register(IRQ_PANIC, panic_ipi, NULL);
-	irq_register(IRQ_RESCHED, resched_ipi, NULL);
-	irq_register(IRQ_BACKTRACE, backtrace_ipi, NULL);
+	irq_register(IRQ_TIMER, "timer", timer_irq, NULL);
+	irq_register(IRQ_COM1, "serial", com1_irq, NULL);
+	irq_register(IRQ_PANIC, "panic IPI", panic_ipi, NULL);
+	irq_register(IRQ_RESCHED, "resched IPI", resched_ipi, NULL);
+	irq_register(IRQ_BACKTRACE, "backtrace IPI", backtrace_ipi, NULL);
 	text_patch_init();
 	ioapic_route(4, IRQ_COM1, per_cpu_info[0].apic_id);
 }

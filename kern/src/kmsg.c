@@ -112,5 +112,5 @@ void kmsg_init(void)
 {
 	for (int i = 0; i < CONFIG_MAX_NUM_CPUS; i++)
 		spinlock_init(&queues[i].lock, "kmsg");
-	irq_register(IRQ_KMSG, kmsg_ipi, NULL);
+	irq_register(IRQ_KMSG, "kmsg IPI", kmsg_ipi, NULL);
 }

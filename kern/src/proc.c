@@ -227,6 +227,7 @@ static void proc_reap(struct proc *p)
 	list_del(&p->child_link);
 	WRITE_ONCE(nprocs, nprocs - 1);
 	spin_unlock_irqrestore(&proc_lock, flags);
+	ttrace_proc_free(p->pid, p->pid);
 	kthread_free(p->kt);
 	kfree(p);
 }
@@ -356,8 +357,9 @@ int proc_spawn(struct proc *parent, const char *path, int argc,
 	kthread_prepare_user(p->kt, &tf);
 	proc_publish(p, parent);
 	ttrace_name_proc(p->pid, p->name);
+	ttrace_aux_string(TTRACE_AUX_PROC_NAME, TTRACE_EXEC_IDENT(p->pid), path);
 	ttrace_proc_create(p->pid, p->pid, p->ppid);
-	ttrace_proc_exec(p->pid);
+	ttrace_proc_exec(p->pid, TTRACE_EXEC_IDENT(p->pid), p->pid);
 	sched_make_runnable(p->kt);
 	return p->pid;
 }
@@ -390,7 +392,7 @@ __noreturn void proc_exit(int status)
 	this_cpu()->cur_proc = NULL;
 	vm_free(p->pml4);
 	p->pml4 = NULL;
-	ttrace_proc_exit(p->pid, (uint64_t)status);
+	ttrace_proc_exit(p->pid, status, p->pid);
 	if (p->pid == 1) {
 		printk(KERN_INFO "init exited with status %d: powering off\n",
 		       status);

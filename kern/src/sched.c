@@ -190,6 +190,8 @@ struct kthread *kthread_create(const char *name, void (*fn)(void *), void *arg)
 	push_switch_frame(kt, kt->kstack + KSTACK_SIZE, kthread_trampoline,
 			  (uintptr_t)fn, (uintptr_t)arg);
 	ttrace_name_kthread(kt->id, kt->name);
+	ttrace_aux_string(TTRACE_AUX_PROC_NAME, TTRACE_KTHREAD_PID(kt->id),
+			  kt->name);
 	ttrace_kthread_create(kt->id);
 	return kt;
 }
@@ -348,6 +350,7 @@ static void rq_update_locked(struct runq *rq, uint64_t now)
 
 	if (busy && now >= rq->slice_end && !rq->need_resched) {
 		rq->need_resched = true;
+		ttrace_ctx_need_resched(true);
 		kick_free_cpu();
 	}
 	if (busy && !rq->need_resched && (!next || rq->slice_end < next))
@@ -358,20 +361,53 @@ static void rq_update_locked(struct runq *rq, uint64_t now)
 	}
 }
 
+/* kt's pid in records (sched_switch, the wakeups): its process's,
+ * TTRACE_IDLE_PID for a CPU's idle thread and for an untraced one (the
+ * trace drain: its time shows as its CPU's idle time, so the switches
+ * still chain), TTRACE_KTHREAD_PID of its id for another kernel thread
+ * (named so in kthread_create()). */
+static uint32_t trace_pid(const struct kthread *kt)
+{
+	if (is_idle(kt) || kt->untraced)
+		return TTRACE_IDLE_PID(kt->cpu);
+	return kt->proc ? (uint32_t)kt->proc->pid : TTRACE_KTHREAD_PID(kt->id);
+}
+
+/* The pid of the thread running here (task_newtask's parent), 0 before
+ * this CPU has one. */
+static uint32_t creator_pid(void)
+{
+	struct kthread *cur = current_kthread();
+
+	return cur ? trace_pid(cur) : 0;
+}
+
 /*
  * Makes kt runnable on rq's CPU: the one place a thread becomes runnable,
  * new (sched_make_runnable) or woken (wake_sleeper). The running thread's
  * slice is cut to SCHED_WAKEUP_GRAN_NS from its start; that CPU is sent
  * IRQ_RESCHED if it is another one (to run kt if idle, else to act on the
- * shorter slice). rq locked, interrupts off.
+ * shorter slice). Records sched_waking, in the waker's context, and
+ * sched_wakeup once kt is queued (sched_wakeup_new for a new thread).
+ * rq locked, interrupts off.
  */
-static void sched_wake(struct runq *rq, struct kthread *kt)
+static __always_inline void sched_wake(struct runq *rq, struct kthread *kt,
+				       bool new)
 {
 	uint32_t cpu = rq_cpu(rq);
 
+	if (!new)
+		TTRACE_LAZY(TTRACE_EV_SCHED_WAKING, ttrace_sched_waking(
+				trace_pid(kt), trace_pid(kt), cpu));
 	ttrace_sched_woken(kt);
 	runq_push(rq, kt);
 	rq->wakee = kt;
+	if (new)
+		TTRACE_LAZY(TTRACE_EV_SCHED_WAKEUP_NEW, ttrace_sched_wakeup_new(
+				trace_pid(kt), trace_pid(kt), cpu));
+	else
+		TTRACE_LAZY(TTRACE_EV_SCHED_WAKEUP, ttrace_sched_wakeup(
+				trace_pid(kt), trace_pid(kt), cpu));
 	if (runs_work(rq))
 		rq->slice_end = MIN(rq->slice_end, rq->slice_start +
 				    ns_to_tsc(SCHED_WAKEUP_GRAN_NS));
@@ -381,14 +417,17 @@ static void sched_wake(struct runq *rq, struct kthread *kt)
 		rq_update_locked(rq, arch_read_tsc());
 }
 
-/* Makes kt, new (kthread_create or proc_spawn), runnable. */
+/* Makes kt, new (kthread_create or proc_spawn), runnable: it starts
+ * (task_newtask, with the pid of the thread starting it). */
 void sched_make_runnable(struct kthread *kt)
 {
 	uint64_t flags = arch_irq_save();
 	struct runq *rq = &runqs[select_cpu(kt, core_id())];
 
+	TTRACE_LAZY(TTRACE_EV_TASK_NEWTASK, ttrace_task_newtask(
+			trace_pid(kt), trace_pid(kt), creator_pid()));
 	spin_lock(&rq->lock);
-	sched_wake(rq, kt);
+	sched_wake(rq, kt, true);
 	spin_unlock(&rq->lock);
 	arch_irq_restore(flags);
 }
@@ -431,19 +470,8 @@ static void wake_sleeper(struct kthread *kt)
 		rq = &runqs[cpu];
 		spin_lock(&rq->lock);
 	}
-	sched_wake(rq, kt);
+	sched_wake(rq, kt, false);
 	spin_unlock(&rq->lock);
-}
-
-/* kt's pid in sched_switch records: its process's, TTRACE_IDLE_PID for a
- * CPU's idle thread and for an untraced one (the trace drain: its time
- * shows as its CPU's idle time, so the switches still chain), 0 for
- * another kernel thread. */
-static uint64_t trace_pid(const struct kthread *kt)
-{
-	if (is_idle(kt) || kt->untraced)
-		return TTRACE_IDLE_PID(kt->cpu);
-	return kt->proc ? (uint64_t)kt->proc->pid : 0;
 }
 
 /* Records the switch from prev to next, an untraced thread as its CPU's
@@ -451,11 +479,11 @@ static uint64_t trace_pid(const struct kthread *kt)
 static void trace_switch(const struct kthread *prev,
 			 const struct kthread *next)
 {
-	uint64_t from = trace_pid(prev), to = trace_pid(next);
+	uint32_t from = trace_pid(prev), to = trace_pid(next);
 
 	if (from != to || !(prev->untraced || next->untraced))
 		ttrace_sched_switch(from, to, prev->untraced ? KT_RUNNING :
-					      prev->state);
+					      prev->state, from, to);
 }
 
 /* Loads next's address space and kernel stack and switches to it.
@@ -505,6 +533,7 @@ static void schedule_locked(struct runq *rq)
 	next->cpu = (int)rq_cpu(rq);
 	WRITE_ONCE(rq->curr, next);
 	rq->need_resched = false;
+	ttrace_ctx_need_resched(false);
 	rq->slice_start = now;
 	rq->slice_end = now + ns_to_tsc(SCHED_SLICE_NS);
 	rq_update_locked(rq, now);
@@ -542,18 +571,24 @@ static bool is_killed(const struct kthread *kt)
 	return kt->proc && READ_ONCE(kt->proc->killed);
 }
 
-/* Blocks kt, the current thread, already on a wait queue or a timer,
- * until a wakeup; at once, unblocked, if its process is killed (kill sets
- * killed before it takes this lock to wake it). Returns 0, or -EINTR if
- * the process is killed. rq, this CPU's, locked, interrupts off; on
- * return this_rq() is (kt may run on another CPU by then). */
-static int block_locked(struct runq *rq, struct kthread *kt)
+/* Blocks kt, the current thread, already on a wait queue (kt->wchan) or
+ * a timer, until a wakeup; at once, unblocked, if its process is killed
+ * (kill sets killed before it takes this lock to wake it). caller: the
+ * code that sleeps (sched_blocked_reason). Returns 0, or -EINTR if the
+ * process is killed. rq, this CPU's, locked, interrupts off; on return
+ * this_rq() is (kt may run on another CPU by then). */
+static int block_locked(struct runq *rq, struct kthread *kt,
+			const void *caller)
 {
 	if (is_killed(kt))
 		return -EINTR;
 	kt->state = KT_SLEEPING;
-	if (!kt->untraced)
+	if (!kt->untraced) {
 		ttrace_kthread_block(kt->id);
+		TTRACE_LAZY(TTRACE_EV_SCHED_BLOCKED_REASON,
+			    ttrace_sched_blocked_reason(trace_pid(kt), kt->wchan,
+							caller));
+	}
 	schedule_locked(rq);
 	return is_killed(kt) ? -EINTR : 0;
 }
@@ -584,7 +619,7 @@ int ksleep(const void *chan, struct spinlock *lk)
 	rq = this_rq();
 	spin_lock(&rq->lock);
 	spin_unlock(&wq->lock);
-	ret = block_locked(rq, kt);
+	ret = block_locked(rq, kt, __builtin_return_address(0));
 	spin_unlock(&this_rq()->lock);
 	spin_lock(&wq->lock);
 	list_del(&kt->wait_link);
@@ -677,8 +712,10 @@ void sched_timer_changed(void)
  * interrupt found the deadline come and woke the thread (the moment the
  * timer fired, for the latency of the wakeup after it), or 0 if no timer
  * woke it (the deadline had passed, or a kill did). Process context.
+ * caller: the code that sleeps (ksleep_until's or ksleep_ns's caller).
  */
-int ksleep_until(uint64_t deadline, uint64_t *tick_tsc)
+static int sleep_until(uint64_t deadline, uint64_t *tick_tsc,
+		       const void *caller)
 {
 	struct kthread *kt = current_kthread();
 	uint64_t flags = arch_irq_save();
@@ -691,7 +728,7 @@ int ksleep_until(uint64_t deadline, uint64_t *tick_tsc)
 		ktimer_add(&kt->timer, deadline);
 		rq = this_rq();
 		spin_lock(&rq->lock);
-		ret = block_locked(rq, kt);
+		ret = block_locked(rq, kt, caller);
 		spin_unlock(&this_rq()->lock);
 		ktimer_cancel(&kt->timer);
 	}
@@ -701,10 +738,16 @@ int ksleep_until(uint64_t deadline, uint64_t *tick_tsc)
 	return ret;
 }
 
+int ksleep_until(uint64_t deadline, uint64_t *tick_tsc)
+{
+	return sleep_until(deadline, tick_tsc, __builtin_return_address(0));
+}
+
 /* Sleeps for at least ns nanoseconds; returns 0 or -EINTR. */
 int ksleep_ns(uint64_t ns)
 {
-	return ksleep_until(arch_read_tsc() + ns_to_tsc(ns), NULL);
+	return sleep_until(arch_read_tsc() + ns_to_tsc(ns), NULL,
+			   __builtin_return_address(0));
 }
 
 /* True when this CPU's scheduler asks the running thread to give the CPU
@@ -729,14 +772,21 @@ __noreturn void sched_exit_current(void)
 
 static void reap_ktask(void *arg)
 {
-	sched_wait_dead(arg);
-	kthread_free(arg);
+	struct kthread *kt = arg;
+
+	sched_wait_dead(kt);
+	if (!kt->untraced)
+		ttrace_proc_free(trace_pid(kt), trace_pid(kt));
+	kthread_free(kt);
 }
 
 /* A ktask returning from its function ends here. */
 __noreturn void kthread_exit(void)
 {
 	struct kthread *kt = current_kthread();
+
+	if (!kt->untraced)
+		ttrace_proc_exit(trace_pid(kt), 0, trace_pid(kt));
 
 	send_kernel_message_in(0, &kt->reap_msg, reap_ktask, kt);
 	sched_exit_current();
@@ -822,8 +872,10 @@ __noreturn void cpu_idle(void)
 			spin_unlock(&rq->lock);
 		} else if (!kmsg_pending()) {
 			set_halting(rq, true);
+			ttrace_cpu_idle(1, me);
 			arch_idle();	/* sti; hlt: wakeups cannot slip by */
 			arch_irq_disable();
+			ttrace_cpu_idle(UINT32_MAX, me);
 			set_halting(rq, false);
 		}
 		arch_irq_enable();

@@ -137,7 +137,7 @@ static __attribute__((noinline)) void graph_exit(struct fgraph_shadow *sh,
 	if (unlikely(slot & FGRAPH_TAG_MASK))	/* fprobe_entry()'s frame */
 		fprobe_return(func, d, slot, rv);
 	else
-		ttrace_func_exit(func, d);
+		ttrace_func_exit(func, d, (int64_t)rv);
 	arch_irq_restore_raw(flags);
 }
 

@@ -462,7 +462,7 @@ static __attribute__((noinline, cold)) void return_slow(uintptr_t func,
 							uint64_t rv)
 {
 	if (!(slot & FGRAPH_TAG_NOGRAPH))
-		ttrace_func_exit(func, depth);
+		ttrace_func_exit(func, depth, (int64_t)rv);
 	for (; rmask; rmask &= rmask - 1) {
 		const struct fprobe *fp = &slots[__builtin_ctz(rmask)];
 

@@ -291,8 +291,10 @@ static void consumed(struct tracefs_trace *t, uint32_t c)
 	}
 }
 
-/* One event's line: `TASK-PID [CPU] d.h.. SECS.USECS: NAME: ARGS`.
- * Flags ftrace has and the records do not carry print '.'. */
+/* One event's line: `TASK-PID [CPU] dNh.. SECS.USECS: NAME: ARGS`:
+ * irqs-off and need-resched from the record's context flags, hardirq
+ * from its context; preempt-depth and migrate-disable (none here)
+ * print '.'. */
 static void line(struct tracefs_trace *t, uint32_t c)
 {
 	struct tfs_cpu *p = &t->cpus[c];
@@ -306,8 +308,10 @@ static void line(struct tracefs_trace *t, uint32_t c)
 	size_t room;
 
 	task_of(t, &p->ev, comm, sizeof(comm), &pid, &irq);
-	seqbuf_printf(&t->lines, "%16s-%-7u [%03u] ..%c.. %5lu.%06lu: %s: ",
-		      comm, pid, c, irq, ns / 1000000000,
+	seqbuf_printf(&t->lines, "%16s-%-7u [%03u] %c%c%c.. %5lu.%06lu: %s: ",
+		      comm, pid, c, p->ev.type & TTRACE_TYPE_IRQS_OFF ? 'd' : '.',
+		      p->ev.type & TTRACE_TYPE_NEED_RESCHED ? 'N' : '.', irq,
+		      ns / 1000000000,
 		      ns % 1000000000 / 1000, e ? e->name : "event");
 	room = seqbuf_get_buf(&t->lines, &dst);
 	seqbuf_commit(&t->lines, MIN(room, (size_t)ttrace_format_args(dst,

@@ -104,13 +104,18 @@ static void fire_all(void)
 
 	ttrace_boot_phase(3, 0x1234);
 	ttrace_boot_phase_at(12, 0x5678, 2);
-	ttrace_irq_enter(32);
-	ttrace_irq_exit(32);
+	ttrace_irq_enter(32, 32);
+	ttrace_irq_exit(32, 32);
 	ttrace_exception(14, 2, &x);
 	ttrace_timer_tick(99);
 	ttrace_ipi_send(1, 0xf0);
 	ttrace_ipi_recv(0xf0);
-	ttrace_sched_switch(1, 2, 3);
+	ttrace_sched_switch(1, 2, 3, 1, 2);
+	ttrace_sched_waking(2, 2, 1);
+	ttrace_sched_wakeup(2, 2, 1);
+	ttrace_sched_wakeup_new(5, 5, 0);
+	ttrace_sched_blocked_reason(2, &x, (void *)fire_all);
+	ttrace_cpu_idle(UINT32_MAX, 1);
 	ttrace_kthread_create(4);
 	ttrace_kthread_run(4);
 	ttrace_kthread_block(4);
@@ -123,15 +128,17 @@ static void fire_all(void)
 	ttrace_syscall_enter(3, 4, 5, 6);
 	ttrace_syscall_exit(3, -14);
 	ttrace_proc_create(7, 7, 1);
-	ttrace_proc_exec(7);
-	ttrace_proc_exit(7, -1);
+	ttrace_proc_exec(7, TTRACE_EXEC_IDENT(7), 7);
+	ttrace_proc_exit(7, -1, 7);
+	ttrace_proc_free(7, 7);
+	ttrace_task_newtask(7, 7, 1);
 	ttrace_user_marker(8);
 	ttrace_page_fault(&x, 6, (void *)fire_all);
 	ttrace_counter(3, 9, 7);
 	ttrace_test_seq(1, 2, 3, 4, 5);
 	ttrace_test_wide(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
 	ttrace_func_entry(0x1000, 1);
-	ttrace_func_exit(0x1000, 1);
+	ttrace_func_exit(0x1000, 1, -2);
 	ttrace_timerlat_sample(1, 2500);
 	ttrace_osnoise_gap(0, 1200);
 	ttrace_lat_max(0, 100, 5, (void *)fire_all, (void *)fire_all);
@@ -154,7 +161,7 @@ static int test_table(void)
 {
 	const char *why;
 
-	HT_CHECK(NUM_STATIC == 35 && TTRACE_NUM_GROUPS == 18);
+	HT_CHECK(NUM_STATIC == 42 && TTRACE_NUM_GROUPS == 18);
 	HT_CHECK(TTRACE_EV_FPROBE_COUNT == 16);
 	for (uint32_t i = 0; i < TTRACE_EV_FPROBE_COUNT; i++) {
 		const struct ttrace_event_meta *e =
@@ -225,6 +232,9 @@ static int test_emitters(void)
 	HT_CHECK(calls[TTRACE_EV_PROC_EXIT].a[1] == UINT64_MAX);	/* -1 */
 	HT_CHECK(calls[TTRACE_EV_SYSCALL_EXIT].a[1] == (uint64_t)-14);
 	HT_CHECK(calls[TTRACE_EV_BOOT_PHASE_AT].a[1] == 0x5678);
+	HT_CHECK(calls[TTRACE_EV_FUNC_EXIT].a[2] == (uint64_t)-2);
+	HT_CHECK(calls[TTRACE_EV_PROC_EXEC].a[1] == (1ull << 32 | 7));
+	HT_CHECK(calls[TTRACE_EV_CPU_IDLE].a[0] == UINT32_MAX);
 	HT_CHECK(calls[TTRACE_EV_RWLOCK_CONTENDED].a[2] == 1);
 	HT_CHECK(calls[TTRACE_EV_KMSG_RUN].a[0] == (uintptr_t)fire_all);
 	for (int i = 0; i < 13; i++)

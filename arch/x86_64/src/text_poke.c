@@ -58,7 +58,7 @@ static notrace void sync_ipi(struct trapframe *tf, void *arg)
 /* Registers the sync IPI. Boot CPU, before the APs start. */
 void text_patch_init(void)
 {
-	irq_register(IRQ_TEXT_SYNC, sync_ipi, NULL);
+	irq_register(IRQ_TEXT_SYNC, "text sync IPI", sync_ipi, NULL);
 }
 
 /* Returns once every online CPU has executed a serialising instruction

@@ -41,9 +41,11 @@ const char *trap_name(uint64_t trapno)
 	return "reserved";
 }
 
-/* Installs fn as the handler of vector. Call before the vector can fire. */
-void irq_register(uint8_t vector, irq_handler_t fn, void *arg)
+/* See irq.h. */
+void irq_register(uint8_t vector, const char *name, irq_handler_t fn,
+		  void *arg)
 {
+	ttrace_aux_string(TTRACE_AUX_IRQ_NAME, vector, name);
 	irq_handlers[vector].arg = arg;
 	WRITE_ONCE(irq_handlers[vector].fn, fn);
 }
@@ -93,14 +95,14 @@ static void handle_irq(struct trapframe *tf)
 {
 	uint8_t vec = (uint8_t)tf->trapno;
 
-	ttrace_irq_enter(vec);
+	ttrace_irq_enter(vec, vec);
 	if (irq_handlers[vec].fn)
 		irq_handlers[vec].fn(tf, irq_handlers[vec].arg);
 	else if (vec != IRQ_SPURIOUS)
 		panic_trap(tf);
 	if (vec != IRQ_SPURIOUS)
 		lapic_eoi();
-	ttrace_irq_exit(vec);
+	ttrace_irq_exit(vec, vec);
 }
 
 /* Called from trap_common with the saved frame. Interrupts are off. Not
