@@ -31,6 +31,7 @@ import seams_latstack  # noqa: E402
 import seams_fileformat  # noqa: E402
 import seams_probelock  # noqa: E402
 import seams_sched  # noqa: E402
+import seams_tracefs31a  # noqa: E402
 import seams_wake29  # noqa: E402
 import seams_exports29  # noqa: E402
 import seams_analysis29  # noqa: E402
@@ -102,6 +103,7 @@ def main():
     seams_fileformat.run_all(res, only)
     seams_probelock.run_all(res, only)
     seams_sched.run_all(res, only)
+    seams_tracefs31a.run_all(res, only)
     seams_wake29.run_all(res, only)
     seams_exports29.run_all(res, only)
     seams_analysis29.run_all(res, only)
