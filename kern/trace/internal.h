@@ -748,6 +748,10 @@ const char *fprobe_control(struct ttrace *t,
 /* The rings were cleared: deleted probes' ids come free. ctl mutex. */
 void fprobe_rings_cleared(struct ttrace *t);
 void fprobe_state_text(struct seqbuf *s);
+/* Calls fn on each live probe's definition (tracefs_dyn.c's
+ * dynamic_events). ctl mutex held. */
+void fprobe_each_live(void (*fn)(const struct ttrace_fprobe_spec *s,
+				 void *arg), void *arg);
 /* The stats file's line of the strings probes could not read, by why:
  * "fprobe str bad_address N not_ram N". */
 void fprobe_stats_text(struct seqbuf *s);
@@ -770,5 +774,19 @@ struct ttrace_stack_max {
 /* CPU cpu's deepest stack copied whole into *out (a reset one is all 0);
  * false while its CPU kept writing it (busy). Any context. */
 bool ttrace_stack_max_get(uint32_t cpu, struct ttrace_stack_max *out);
+
+/* tracefs_dyn.c: dynamic_events and error_log (docs/tracefs.md) */
+/* Logs a refused write to a tree file (ftrace's error_log): from loc
+ * (e.g. "trace_fprobe"), the command cmd (len bytes), the caret at its
+ * byte pos, the reason why. Process context, no spinlock held. */
+void tracefs_err_log(const char *loc, const char *cmd, size_t len,
+		     size_t pos, const char *why);
+void tracefs_error_log_text(struct seqbuf *s);
+void tracefs_error_log_clear(void);
+/* dynamic_events: the live probes as Linux lines; a write of lines in
+ * Linux's fprobe syntax: 0, or -errno with *why (logged, nothing of the
+ * refused line changed). Process context. */
+void tracefs_dynevents_text(struct seqbuf *s);
+int tracefs_dynevents_write(const char *buf, size_t n, const char **why);
 
 #endif /* TTRACE_INTERNAL_H */
