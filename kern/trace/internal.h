@@ -91,6 +91,8 @@ enum ttrace_read_kind {
 	TTRACE_READ_SNAP,	/* snapN: runs of the snapshot probe's copy */
 	TTRACE_READ_AUX,	/* aux: version header + aux snapshot */
 	TTRACE_READ_PROBES,	/* probes: the probes' results as text */
+	TTRACE_READ_PAGES,	/* trace_pipe_raw: cpuN's records as Linux's
+				 * ring-buffer pages (tracefs) */
 };
 
 struct ttrace_reader;
@@ -775,18 +777,32 @@ struct ttrace_stack_max {
  * false while its CPU kept writing it (busy). Any context. */
 bool ttrace_stack_max_get(uint32_t cpu, struct ttrace_stack_max *out);
 
-/* tracefs_dyn.c: dynamic_events and error_log (docs/tracefs.md) */
+/* tracefs_dyn.c, tracefs_snap.c: the tree's definitions, error log,
+ * snapshot and stack tracer files (docs/tracefs.md), in the shape of the
+ * tree's table (tracefs.c): text(s, inst) for a read, write(inst, line,
+ * why) for one line written (0, or -errno with *why, logged to
+ * error_log, nothing changed), trunc(inst, why) for an open with O_TRUNC.
+ * Process context. */
 /* Logs a refused write to a tree file (ftrace's error_log): from loc
  * (e.g. "trace_fprobe"), the command cmd (len bytes), the caret at its
- * byte pos, the reason why. Process context, no spinlock held. */
+ * byte pos, the reason why. No spinlock held. */
 void tracefs_err_log(const char *loc, const char *cmd, size_t len,
 		     size_t pos, const char *why);
-void tracefs_error_log_text(struct seqbuf *s);
-void tracefs_error_log_clear(void);
-/* dynamic_events: the live probes as Linux lines; a write of lines in
- * Linux's fprobe syntax: 0, or -errno with *why (logged, nothing of the
- * refused line changed). Process context. */
-void tracefs_dynevents_text(struct seqbuf *s);
-int tracefs_dynevents_write(const char *buf, size_t n, const char **why);
+void tracefs_error_log_text(struct seqbuf *s, uint32_t inst);
+int tracefs_error_log_trunc(uint32_t inst, const char **why);
+void tracefs_dynevents_text(struct seqbuf *s, uint32_t inst);
+int tracefs_dynevents_write(uint32_t inst, char *line, const char **why);
+int tracefs_dynevents_trunc(uint32_t inst, const char **why);
+/* The tree's snapshot set, if it holds copy gen (0: any). ctl mutex. */
+struct ttrace_snapset *tracefs_snapset(uint64_t gen);
+int tracefs_snapshot_write(uint32_t inst, char *line, const char **why);
+/* Whether a snapshot is there to read (the tree's or the probe's). */
+bool tracefs_snapshot_taken(void);
+void tracefs_snapshot_help(struct seqbuf *s);
+void tracefs_stack_max_size_text(struct seqbuf *s, uint32_t inst);
+int tracefs_stack_max_size_write(uint32_t inst, char *line, const char **why);
+void tracefs_stack_trace_text(struct seqbuf *s, uint32_t inst);
+void tracefs_stack_filter_text(struct seqbuf *s, uint32_t inst);
+int tracefs_stack_filter_write(uint32_t inst, char *line, const char **why);
 
 #endif /* TTRACE_INTERNAL_H */

@@ -46,19 +46,23 @@ void tracefs_err_log(const char *loc, const char *cmd, size_t len,
 }
 
 /* See internal.h. */
-void tracefs_error_log_text(struct seqbuf *s)
+void tracefs_error_log_text(struct seqbuf *s, uint32_t inst)
 {
+	(void)inst;
 	spin_lock(&errlog_lock);
 	ttrace_errlog_text(&errlog, s);
 	spin_unlock(&errlog_lock);
 }
 
-/* See internal.h. */
-void tracefs_error_log_clear(void)
+/* See internal.h: `echo > error_log` empties it, as Linux's does. */
+int tracefs_error_log_trunc(uint32_t inst, const char **why)
 {
+	(void)inst;
+	(void)why;
 	spin_lock(&errlog_lock);
 	ttrace_errlog_clear(&errlog);
 	spin_unlock(&errlog_lock);
+	return 0;
 }
 
 /* The function probes' group's name ("fprobe"). */
@@ -76,8 +80,9 @@ static void dyn_line(const struct ttrace_fprobe_spec *spec, void *arg)
 }
 
 /* See internal.h. */
-void tracefs_dynevents_text(struct seqbuf *s)
+void tracefs_dynevents_text(struct seqbuf *s, uint32_t inst)
 {
+	(void)inst;
 	ttrace_ctl_mutex_enter(&ttrace_main);
 	fprobe_each_live(dyn_line, s);
 	ttrace_ctl_mutex_exit(&ttrace_main);
@@ -146,14 +151,16 @@ static void dyn_refusal(const struct ttrace_dynevent_info *info,
 		e->why += 8;
 }
 
-/* One line of dynamic_events (len bytes). 0, or -errno logged. */
-static int dyn_one(const char *line, size_t len, const char **why)
+/* See internal.h: one line of dynamic_events. */
+int tracefs_dynevents_write(uint32_t inst, char *line, const char **why)
 {
 	char ctl[TTRACE_CTL_MAX_LEN + 1];
 	struct ttrace_dynevent_info info;
 	struct ttrace_dynevent_err e;
+	size_t len = strlen(line);
 	const char *ctl_why;
 
+	(void)inst;
 	if (ttrace_dynevent_parse(line, len, ctl, sizeof(ctl), &info, &e))
 		goto refused;
 	if (!ctl[0] || !ttrace_control(ctl, strlen(ctl), &ctl_why))
@@ -165,18 +172,16 @@ refused:
 	return e.err;
 }
 
-/* See internal.h. */
-int tracefs_dynevents_write(const char *buf, size_t n, const char **why)
+/* See internal.h: `>` (not `>>`) deletes every probe first, as Linux's
+ * dynamic_events does (EBUSY, and none deleted, while probes are
+ * attached to one). */
+int tracefs_dynevents_trunc(uint32_t inst, const char **why)
 {
-	while (n) {
-		const char *nl = memchr(buf, '\n', n);
-		size_t len = nl ? (size_t)(nl - buf) + 1 : n;
-		int r = dyn_one(buf, len, why);
+	static const char del_all[] = "fprobe del *";
 
-		if (r)
-			return r;
-		buf += len;
-		n -= len;
-	}
-	return 0;
+	(void)inst;
+	if (!ttrace_control(del_all, sizeof(del_all) - 1, why))
+		return 0;
+	tracefs_err_log(DYN_LOC, del_all, sizeof(del_all) - 1, 0, *why);
+	return -EBUSY;
 }
