@@ -788,6 +788,10 @@ bool ttrace_stack_max_get(uint32_t cpu, struct ttrace_stack_max *out);
  * byte pos, the reason why. No spinlock held. */
 void tracefs_err_log(const char *loc, const char *cmd, size_t len,
 		     size_t pos, const char *why);
+/* A refusal: logged as tracefs_err_log(), *out the errstr to give
+ * ("LOC: WHY (ERRNO TEXT)", valid until the next refusal); returns err. */
+int tracefs_refuse(int err, const char *loc, const char *cmd, size_t len,
+		   size_t pos, const char *why, const char **out);
 void tracefs_error_log_text(struct seqbuf *s, uint32_t inst);
 int tracefs_error_log_trunc(uint32_t inst, const char **why);
 void tracefs_dynevents_text(struct seqbuf *s, uint32_t inst);

@@ -16,7 +16,9 @@
  * Locking: errlog_lock guards the log (any process, any file's write);
  * the fprobe state is read under the ctl mutex.
  */
+#include <errno_text.h>
 #include <ksyms.h>
+#include <printfmt.h>
 #include <seqbuf.h>
 #include <spinlock.h>
 #include <string.h>
@@ -33,6 +35,8 @@
 
 static struct spinlock errlog_lock = SPINLOCK_INIT("tracefs error_log");
 static struct ttrace_errlog errlog;
+/* The last refusal's text (as ctl's ctl_err: valid until the next). */
+static char refusal[TTRACE_ERRLOG_LOC + TTRACE_ERRLOG_WHY + 48];
 
 /* See internal.h. */
 void tracefs_err_log(const char *loc, const char *cmd, size_t len,
@@ -43,6 +47,19 @@ void tracefs_err_log(const char *loc, const char *cmd, size_t len,
 	spin_lock(&errlog_lock);
 	ttrace_errlog_add(&errlog, ns, loc, cmd, len, pos, why);
 	spin_unlock(&errlog_lock);
+}
+
+/* See internal.h. */
+int tracefs_refuse(int err, const char *loc, const char *cmd, size_t len,
+		   size_t pos, const char *why, const char **out)
+{
+	tracefs_err_log(loc, cmd, len, pos, why);
+	spin_lock(&errlog_lock);
+	fmt_snprintf(refusal, sizeof(refusal), "%s: %s (%s)", loc, why,
+		     errno_text(-err));
+	spin_unlock(&errlog_lock);
+	*out = refusal;
+	return err;
 }
 
 /* See internal.h. */
@@ -167,9 +184,7 @@ int tracefs_dynevents_write(uint32_t inst, char *line, const char **why)
 		return 0;
 	dyn_refusal(&info, ctl_why, &e);
 refused:
-	tracefs_err_log(DYN_LOC, line, len, e.pos, e.why);
-	*why = e.why;
-	return e.err;
+	return tracefs_refuse(e.err, DYN_LOC, line, len, e.pos, e.why, why);
 }
 
 /* See internal.h: `>` (not `>>`) deletes every probe first, as Linux's
@@ -182,6 +197,6 @@ int tracefs_dynevents_trunc(uint32_t inst, const char **why)
 	(void)inst;
 	if (!ttrace_control(del_all, sizeof(del_all) - 1, why))
 		return 0;
-	tracefs_err_log(DYN_LOC, del_all, sizeof(del_all) - 1, 0, *why);
-	return -EBUSY;
+	return tracefs_refuse(-EBUSY, DYN_LOC, del_all, sizeof(del_all) - 1,
+			      0, *why, why);
 }

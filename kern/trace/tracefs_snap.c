@@ -60,7 +60,7 @@ static int snap_take(const char **why)
 		ttrace_snapset_free(&tfs_snap);
 	if (!tfs_snap.mem[0] &&
 	    ttrace_snapset_alloc(&tfs_snap, bytes, TTRACE_SNAP_WHOLE)) {
-		*why = "snapshot: no memory for a copy of the rings";
+		*why = "no memory for a copy of the rings";
 		return -ENOMEM;
 	}
 	flags = arch_irq_save();
@@ -70,7 +70,7 @@ static int snap_take(const char **why)
 		ttrace_snapset_unlock(&tfs_snap);
 	}
 	arch_irq_restore(flags);
-	*why = "snapshot: a reader holds the last copy (close it first)";
+	*why = "a reader holds the last copy (close it first)";
 	return ok ? 0 : -EBUSY;
 }
 
@@ -80,7 +80,7 @@ static int snap_drop(bool free, const char **why)
 	if (!tfs_snap.mem[0])
 		return 0;
 	if (snap_held()) {
-		*why = "snapshot: a reader holds the copy (close it first)";
+		*why = "a reader holds the copy (close it first)";
 		return -EBUSY;
 	}
 	if (free) {
@@ -100,17 +100,15 @@ int tracefs_snapshot_write(uint32_t inst, char *line, const char **why)
 	int r;
 
 	(void)inst;
-	if (!parse_u64_whole(line, &v)) {
-		*why = "snapshot: write 0 (free), 1 (take) or 2 (clear)";
-		tracefs_err_log("snapshot", line, strlen(line), 0, *why);
-		return -EINVAL;
-	}
+	if (!parse_u64_whole(line, &v))
+		return tracefs_refuse(-EINVAL, "snapshot", line, strlen(line),
+				      0, "write 0 (free), 1 (take) or 2 "
+				      "(clear)", why);
 	ttrace_ctl_mutex_enter(&ttrace_main);
 	r = v == 1 ? snap_take(why) : snap_drop(v == 0, why);
 	ttrace_ctl_mutex_exit(&ttrace_main);
-	if (r)
-		tracefs_err_log("snapshot", line, strlen(line), 0, *why);
-	return r;
+	return r ? tracefs_refuse(r, "snapshot", line, strlen(line), 0, *why,
+				  why) : 0;
 }
 
 /* See internal.h. */
@@ -170,11 +168,10 @@ int tracefs_stack_max_size_write(uint32_t inst, char *line, const char **why)
 	uint64_t v;
 
 	(void)inst;
-	if (!parse_u64_whole(line, &v) || v) {
-		*why = "stack_max_size: here only 0 (forget the maxima)";
-		tracefs_err_log("stack_max_size", line, strlen(line), 0, *why);
-		return -EINVAL;
-	}
+	if (!parse_u64_whole(line, &v) || v)
+		return tracefs_refuse(-EINVAL, "stack_max_size", line,
+				      strlen(line), 0, "here only 0 (forget "
+				      "the maxima)", why);
 	return ttrace_control("stacktracer reset", 17, why);
 }
 
@@ -223,8 +220,7 @@ void tracefs_stack_filter_text(struct seqbuf *s, uint32_t inst)
 int tracefs_stack_filter_write(uint32_t inst, char *line, const char **why)
 {
 	(void)inst;
-	*why = "stack_trace_filter: not here: the stack tracer checks every "
-	       "function site";
-	tracefs_err_log("stack_trace_filter", line, strlen(line), 0, *why);
-	return -EINVAL;
+	return tracefs_refuse(-EINVAL, "stack_trace_filter", line,
+			      strlen(line), 0, "not here: the stack tracer "
+			      "checks every function site", why);
 }
