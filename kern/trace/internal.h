@@ -363,6 +363,7 @@ uint32_t ttrace_snap_read(struct ttrace_snap_view *v, uint32_t cpu,
 const char *ttrace_probes_control(const struct ttrace_ctl_cmd *cmd);
 struct ttrace_aux_view;
 void ttrace_probes_text(struct seqbuf *s, struct ttrace_aux_view *names);
+bool ttrace_probe_text(const char *name, struct seqbuf *s);
 struct ttrace_snapset *ttrace_probe_snapset(uint64_t gen);
 
 /*
@@ -808,5 +809,13 @@ int tracefs_stack_max_size_write(uint32_t inst, char *line, const char **why);
 void tracefs_stack_trace_text(struct seqbuf *s, uint32_t inst);
 void tracefs_stack_filter_text(struct seqbuf *s, uint32_t inst);
 int tracefs_stack_filter_write(uint32_t inst, char *line, const char **why);
+/* tracefs_synth.c: synthetic_events, and a hist trigger trig ("hist:...",
+ * no "if") written to event ev's trigger (del: with '!'): 1 when it has
+ * no variable (a plain hist trigger: the caller's), else 0 or -errno. */
+void tracefs_synth_text(struct seqbuf *s, uint32_t inst);
+int tracefs_synth_write(uint32_t inst, char *line, const char **why);
+int tracefs_synth_trunc(uint32_t inst, const char **why);
+int tracefs_synth_trigger(const char *ev, const char *trig, bool del,
+			  const char **why);
 
 #endif /* TTRACE_INTERNAL_H */

@@ -201,7 +201,82 @@ static int test_errlog(void)
 	return 0;
 }
 
+static int test_synth_def(void)
+{
+	struct ttrace_synth_def d;
+
+	HT_CHECK(!ttrace_synth_def_parse("wakeup_latency u64 lat; pid_t pid; "
+					 "int prio", &d, &err));
+	HT_CHECK(!d.del && !strcmp(d.name, "wakeup_latency") &&
+		 !strcmp(d.fields, "u64 lat; pid_t pid; int prio"));
+	HT_CHECK(!ttrace_synth_def_parse("  sl unsigned int x;", &d, &err));
+	HT_CHECK(!ttrace_synth_def_parse("!sl", &d, &err) && d.del &&
+		 !strcmp(d.name, "sl"));
+	HT_CHECK(ttrace_synth_def_parse("sl u64", &d, &err) && err.pos == 3);
+	HT_CHECK(ttrace_synth_def_parse("sl u64 lat; float f", &d, &err) &&
+		 err.pos == 12 && !strncmp(err.why, "Invalid type", 12));
+	HT_CHECK(ttrace_synth_def_parse("1sl u64 lat", &d, &err) && !err.pos);
+	HT_CHECK(ttrace_synth_def_parse("sl", &d, &err) &&
+		 err.err == -EINVAL);
+	HT_CHECK(ttrace_synth_def_parse("!sl x", &d, &err) && err.pos == 4);
+	return 0;
+}
+
+/* trig parses as kind with key, var, start_var, start, synth. */
+static int hist_is(const char *trig, uint32_t kind, const char *key,
+		   const char *var, const char *svar, const char *start,
+		   const char *synth)
+{
+	struct ttrace_synth_hist h;
+
+	if (ttrace_synth_hist_parse(trig, &h, &err))
+		HT_FAIL("'%s' refused: %s at %zu", trig, err.why, err.pos);
+	if (h.kind != kind || strcmp(h.key, key) || strcmp(h.var, var) ||
+	    strcmp(h.start_var, svar) || strcmp(h.start, start) ||
+	    strcmp(h.synth, synth))
+		HT_FAIL("'%s': %u %s %s %s %s %s", trig, h.kind, h.key, h.var,
+			h.start_var, h.start, h.synth);
+	return 0;
+}
+
+static int test_synth_hist(void)
+{
+	struct ttrace_synth_hist h;
+
+	HT_CHECK(!hist_is("hist:keys=common_pid:vals=hitcount",
+			  TTRACE_SYNTH_NONE, "", "", "", "", ""));
+	HT_CHECK(!hist_is("hist:keys=pid:ts0=common_timestamp.usecs",
+			  TTRACE_SYNTH_START, "pid", "ts0", "", "", ""));
+	HT_CHECK(!hist_is("hist:keys=next_pid:wakeup_lat=common_timestamp."
+			  "usecs-$ts0:onmatch(sched.sched_waking).wakeup_"
+			  "latency($wakeup_lat,next_pid,next_prio)",
+			  TTRACE_SYNTH_MATCH, "next_pid", "wakeup_lat", "ts0",
+			  "sched.sched_waking", "wakeup_latency"));
+	HT_CHECK(!hist_is("hist:keys=common_pid:lat=common_timestamp-$t:"
+			  "onmatch(syscall.syscall_enter).trace(sl,$lat,"
+			  "common_pid)", TTRACE_SYNTH_MATCH, "common_pid",
+			  "lat", "t", "syscall.syscall_enter", "sl"));
+	HT_CHECK(ttrace_synth_hist_parse("hist:keys=a,b:t=common_timestamp",
+					 &h, &err) && err.pos == 10);
+	HT_CHECK(ttrace_synth_hist_parse("hist:keys=a:t=common_pid:u=common_"
+					 "timestamp", &h, &err) && err.pos == 14);
+	HT_CHECK(ttrace_synth_hist_parse("hist:keys=a:l=common_timestamp-"
+					 "$t", &h, &err) && err.pos == 33);
+	HT_CHECK(ttrace_synth_hist_parse("hist:keys=a:l=common_timestamp-$t:"
+					 "onmatch(s.e).trace(sl,$x)", &h,
+					 &err) && err.pos == 56);
+	HT_CHECK(ttrace_synth_hist_parse("hist:keys=a:l=common_timestamp-$t:"
+					 "onmatch(s.e.save(x)", &h, &err) &&
+		 err.pos == 42);
+	HT_CHECK(ttrace_synth_hist_parse("hist:t=common_timestamp", &h,
+					 &err) && !strncmp(err.why, "Missing",
+							   7));
+	return 0;
+}
+
 static const struct ht_test tests[] = {
+	{ test_synth_def, "synth_def" },
+	{ test_synth_hist, "synth_hist" },
 	{ test_translate, "dynevent_translate" },
 	{ test_refusals, "dynevent_refusals" },
 	{ test_text_round_trip, "dynevent_text_round_trip" },

@@ -68,6 +68,50 @@ void ttrace_dynevent_text(const struct ttrace_fprobe_spec *spec,
 			  const char *group, struct seqbuf *s);
 
 /*
+ * Synthetic events and their onmatch() histograms (Linux's
+ * Documentation/trace/histogram.rst, section 2.2), mapped onto the one
+ * latency probe (`probe NAME latency START END by KEY`, docs/probes.md):
+ *	synthetic_events:  NAME TYPE FIELD[; TYPE FIELD...]   or  !NAME
+ *	START's trigger:   hist:keys=KEY:VAR=common_timestamp[.usecs]
+ *	END's trigger:     hist:keys=KEY:LAT=common_timestamp[.usecs]-$VAR:
+ *			   onmatch(GROUP.START).trace(NAME,$LAT[,FIELD...])
+ *			   (or .NAME($LAT,...) for .trace(NAME,...))
+ * The latency is START to the next END on the same CPU with the same
+ * KEY, in ns, kept as a log2 histogram per KEY: the synthetic event's
+ * values go into that histogram instead of records.
+ */
+#define TTRACE_SYNTH_NAME_MAX	TTRACE_FPROBE_NAME_MAX
+#define TTRACE_SYNTH_FIELDS_MAX	96	/* the fields' text */
+
+struct ttrace_synth_def {
+	bool del;
+	char name[TTRACE_SYNTH_NAME_MAX + 1];
+	char fields[TTRACE_SYNTH_FIELDS_MAX + 1];	/* "u64 lat; pid_t pid" */
+};
+
+enum ttrace_synth_kind { TTRACE_SYNTH_NONE, TTRACE_SYNTH_START,
+			 TTRACE_SYNTH_MATCH };
+
+/* A hist trigger with variables, as parsed. */
+struct ttrace_synth_hist {
+	uint32_t kind;		/* enum ttrace_synth_kind */
+	char key[TTRACE_SYNTH_NAME_MAX + 1];	/* keys=, as given */
+	char var[TTRACE_SYNTH_NAME_MAX + 1];	/* START: VAR; MATCH: LAT */
+	char start_var[TTRACE_SYNTH_NAME_MAX + 1];	/* MATCH: $VAR */
+	char start[2 * TTRACE_SYNTH_NAME_MAX + 2];	/* MATCH: GROUP.START */
+	char synth[TTRACE_SYNTH_NAME_MAX + 1];	/* MATCH: NAME */
+};
+
+/* A synthetic_events line into *d. 0, or -1 with *e. */
+int ttrace_synth_def_parse(const char *line, struct ttrace_synth_def *d,
+			   struct ttrace_dynevent_err *e);
+/* A trigger (trig: "hist:...", without its "if") into *h: 0 with kind
+ * NONE when it has no variable (a plain hist trigger: not ours), 0 with
+ * START or MATCH, or -1 with *e (positions in trig). */
+int ttrace_synth_hist_parse(const char *trig, struct ttrace_synth_hist *h,
+			    struct ttrace_dynevent_err *e);
+
+/*
  * ftrace's error log (Linux's tracing_log_err()): the last
  * TTRACE_ERRLOG_MAX refused writes, each read back as
  *	[ SEC.USEC] LOC: error: WHY
