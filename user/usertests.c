@@ -1266,7 +1266,8 @@ static void read_file(const char *path, char *buf, size_t n)
 static void test_trace_right(void)
 {
 	static const char *const records[] = {
-		TT "raw0", TT "cpu0", TT "stream0", TT "snap0", TT "trace",
+		TT "raw0", TT "cpu0", TT "stream0", TT "snap0", TT "trace.ttr",
+		TT "trace", TT "trace_pipe", TT "per_cpu/cpu0/trace",
 		TT "snaptrace", TT "stream", TT "aux", TT "probes",
 		TT "lastboot", TT "latency", TT "stack_max", TT "timerlat",
 		TT "irqsoff_trace",

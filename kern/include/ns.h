@@ -72,6 +72,8 @@
 /* qid.type bits */
 #define QTFILE		0x00
 #define QTSTREAM	0x01	/* no offsets: lseek, pread, pwrite: ESPIPE */
+#define QTTEXT		0x02	/* a directory the device also reads as a
+				   file (#ttrace's events: its listing) */
 #define QTDIR		0x80
 
 /* chan.flags */

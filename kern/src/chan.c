@@ -96,7 +96,7 @@ void chan_put(struct chan *c)
 
 long chan_read(struct chan *c, void *kbuf, size_t n, uint64_t off)
 {
-	if (c->qid.type & QTDIR)
+	if ((c->qid.type & (QTDIR | QTTEXT)) == QTDIR)
 		return -EISDIR;
 	if (c->dev->read == NULL)
 		return -EBADF;

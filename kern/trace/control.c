@@ -504,8 +504,8 @@ static uint64_t first_ts(struct ttrace *t, uint32_t cpu,
 
 /* Timestamps of cpu's oldest and newest intact records (0 if none), below
  * its head when called. */
-static void edge_ts(struct ttrace *t, uint32_t cpu, uint64_t *oldest,
-		    uint64_t *newest)
+void ttrace_ring_edge_ts(struct ttrace *t, uint32_t cpu, uint64_t *oldest,
+			 uint64_t *newest)
 {
 	struct trace_ring_cursor cur;
 	uint64_t head = ttrace_ring_end(t, cpu);
@@ -535,7 +535,7 @@ void ttrace_stats_text(struct seqbuf *s)
 		struct trace_ring_stats st;
 
 		ttrace_ring_get_stats(t, c, &st);
-		edge_ts(t, c, &oldest, &newest);
+		ttrace_ring_edge_ts(t, c, &oldest, &newest);
 		seqbuf_printf(s, "cpu%u written %lu overwritten %lu dropped %lu "
 			"filtered %lu strdropped %lu entries %lu oldest %lu "
 			"newest %lu\n", c, st.written, st.overwritten,

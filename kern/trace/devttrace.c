@@ -6,7 +6,8 @@
  * calls on the tracer's device side (internal.h); this file
  * holds no ring or aux logic.
  *
- *	ctl	commands in, state out	events	event list
+ *	ctl	commands in, state out	events	event list (read as a
+ *					file; a directory of ftrace's tree)
  *	stats	counters		marker	user annotations in
  *	version	binary header		meta	metadata blob
  *	aux	header + aux snapshot	funcs	function-graph filter
@@ -18,7 +19,7 @@
  *	cpuN	CPU N's records as text	rawN	CPU N's records, binary
  *	streamN	... consumed as they come
  *	snapN	CPU N's ring as a snapshot probe copied it, as rawN
- *	trace	the whole trace as a trace file (docs/trace-file.md)
+ *	trace.ttr the whole trace as a trace file (docs/trace-file.md)
  *	snaptrace the snapshot probe's copy as a trace file
  *	latency	the latency tracers: maxima, counts, histograms (latency.c)
  *	irqsoff_trace, wakeup_trace  a latency tracer's maximum's frozen
@@ -41,6 +42,9 @@
  * file made from live state (tt_text: ctl, stats, latency...) holds the
  * text its first read made (devgen_readtext(), made again by a read from
  * offset 0), so a reader in small pieces reads one text.
+ *
+ * ftrace's tree (tracefs.c, docs/tracefs.md) follows these files in the
+ * root: every qid with TFS_Q set is its, and this file hands it on.
  */
 #include <ns.h>
 #include <proc.h>
@@ -54,8 +58,9 @@
 #include <arch/mmu.h>
 
 #include "internal.h"
+#include "tracefs.h"
 
-enum { Qdir, Qctl, Qevents, Qstats, Qmarker, Qversion, Qmeta, Qaux, Qtsc,
+enum { Qdir, Qctl, Qstats, Qmarker, Qversion, Qmeta, Qaux, Qtsc,
        Qfuncs, Qprobes, Qcounters, Qtrace, Qsnaptrace, Qstream, Qlastboot,
        Qtimerlat, Qosnoise, Qlatency, Qstackmax,
        Qlattrace,	/* + enum ttrace_lat_id */
@@ -67,7 +72,6 @@ enum { Qdir, Qctl, Qevents, Qstats, Qmarker, Qversion, Qmeta, Qaux, Qtsc,
 static const struct dirtab tt_tab[] = {
 	{ ".", { Qdir, 0, QTDIR }, 0, S_IFDIR | 0555 },
 	{ "ctl", { Qctl, 0, QTFILE }, 0, S_IFREG | 0644 },
-	{ "events", { Qevents, 0, QTFILE }, 0, S_IFREG | 0444 },
 	{ "stats", { Qstats, 0, QTFILE }, 0, S_IFREG | 0444 },
 	{ "marker", { Qmarker, 0, QTFILE }, 0, S_IFREG | 0222 },
 	{ "version", { Qversion, 0, QTFILE }, 0, S_IFREG | 0444 },
@@ -77,7 +81,7 @@ static const struct dirtab tt_tab[] = {
 	{ "funcs", { Qfuncs, 0, QTFILE }, 0, S_IFREG | 0644 },
 	{ "probes", { Qprobes, 0, QTFILE }, 0, S_IFREG | 0444 },
 	{ "counters", { Qcounters, 0, QTFILE }, 0, S_IFREG | 0444 },
-	{ "trace", { Qtrace, 0, QTFILE }, 0, S_IFREG | 0444 },
+	{ "trace.ttr", { Qtrace, 0, QTFILE }, 0, S_IFREG | 0444 },
 	{ "snaptrace", { Qsnaptrace, 0, QTFILE }, 0, S_IFREG | 0444 },
 	{ "stream", { Qstream, 0, QTFILE }, 0, S_IFREG | 0644 },
 	{ "lastboot", { Qlastboot, 0, QTFILE }, 0, S_IFREG | 0444 },
@@ -137,7 +141,6 @@ static void (*const tt_text[])(struct seqbuf *s) = {
 	[Qctl] = ttrace_state_text,
 	[Qversion] = version_text,
 	[Qtsc] = tsc_text,
-	[Qevents] = ttrace_events_text,
 	[Qstats] = ttrace_stats_text,
 	[Qfuncs] = ttrace_funcs_text,
 	[Qcounters] = ttrace_counters_text,
@@ -195,7 +198,12 @@ static int ttgen(struct chan *c, const char *name, uint64_t i,
 		 struct devdir *e)
 {
 	uint64_t q = c->qid.path, nfixed = ARRAY_SIZE(tt_tab) - 1;
+	uint64_t nroot = nfixed + NPERCPU * (uint64_t)num_cpus;
 
+	if (q & TFS_Q)
+		return tracefs_gen(c, name, i, e);
+	if (i != DEVGEN_SELF && i >= nroot)	/* the tree's, in the root */
+		return tracefs_gen(c, name, i - nroot, e);
 	if (i == DEVGEN_SELF && q >= Qcpu)
 		return percpu_entry((uint32_t)(q >> 8) - 1, q & 0xff, e);
 	if (i != DEVGEN_SELF && i >= nfixed)
@@ -221,6 +229,8 @@ static int ttgen(struct chan *c, const char *name, uint64_t i,
  * binary alike. */
 static bool needs_right(uint64_t q)
 {
+	if (q & TFS_Q)
+		return tracefs_needs_right(q);
 	return q >= Qcpu || is_tracefile(q) || q == Qaux || q == Qprobes ||
 	       q == Qlastboot || q == Qtimerlat || q == Qosnoise ||
 	       q == Qlatency || q == Qstackmax;
@@ -237,6 +247,8 @@ static int tt_open(struct chan *c, int omode)
 	(void)omode;
 	if (needs_right(q) && !proc_capable(CAP_TRACE))
 		return (int)errstr_device(-EPERM, no_right);
+	if (q & TFS_Q)
+		return tracefs_open(c, omode);
 	if (q >= Qlattrace && q < Qlattrace + TTRACE_LAT_COUNT)
 		c->aux = ttrace_tracefile_snap(TTRACE_SNAP_LAT + q - Qlattrace);
 	else if (is_tracefile(q))
@@ -255,7 +267,9 @@ static void tt_close(struct chan *c)
 {
 	if (c->qid.path == Qctl)	/* the drain it began ends */
 		ttrace_drain_close(c);
-	if (is_tracefile(c->qid.path))
+	if (c->qid.path & TFS_Q)
+		tracefs_close(c);
+	else if (is_tracefile(c->qid.path))
 		ttrace_tracefile_free(c->aux);
 	else
 		ttrace_reader_free(c->aux);
@@ -275,6 +289,8 @@ static long tt_read(struct chan *c, void *buf, size_t n, uint64_t off)
 
 	if (needs_right(q) && !proc_capable(CAP_TRACE))
 		return errstr_device(-EPERM, no_right);
+	if (q & TFS_Q)
+		return tracefs_read(c, buf, n, off);
 	if (is_tracefile(q))
 		return ttrace_tracefile_read(c->aux, buf, n, off);
 	if (c->aux)
@@ -313,8 +329,11 @@ static long tt_write(struct chan *c, const void *buf, size_t n, uint64_t off)
 	int r;
 
 	(void)off;
-	if (c->qid.path != Qmarker && !proc_capable(CAP_TRACE))
+	if (c->qid.path != Qmarker && !tracefs_is_marker(c->qid.path) &&
+	    !proc_capable(CAP_TRACE))
 		return errstr_device(-EPERM, no_right);
+	if (c->qid.path & TFS_Q)
+		return tracefs_write(c, buf, n);
 	switch (c->qid.path) {
 	case Qmarker:
 		ttrace_mark(buf, n);
@@ -334,6 +353,18 @@ static long tt_write(struct chan *c, const void *buf, size_t n, uint64_t off)
 	return r ? errstr_device(r, why) : (long)n;
 }
 
+/* O_TRUNC: the tree's files that mean something by it (`echo > trace`
+ * clears); the others ignore it, as before. */
+static int tt_truncate(struct chan *c, uint64_t len)
+{
+	(void)len;
+	if (!(c->qid.path & TFS_Q) || tracefs_is_marker(c->qid.path))
+		return 0;
+	if (!proc_capable(CAP_TRACE))
+		return (int)errstr_device(-EPERM, no_right);
+	return tracefs_truncate(c);
+}
+
 static const struct dev ttrace_dev = {
 	.dc = 'T',
 	.name = "ttrace",
@@ -343,6 +374,7 @@ static const struct dev ttrace_dev = {
 	.close = tt_close,
 	.read = tt_read,
 	.write = tt_write,
+	.truncate = tt_truncate,
 };
 
 DEV_REGISTER(ttrace_dev);

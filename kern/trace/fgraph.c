@@ -368,6 +368,11 @@ void fgraph_counts(uint64_t *sites, uint64_t *live)
 }
 
 /* The filter and the site counts as text. ctl mutex held. */
+const char *fgraph_filter(void)
+{
+	return filter;
+}
+
 void fgraph_state_text(struct seqbuf *s)
 {
 	uint64_t sel = 0, sites, live;

@@ -365,6 +365,11 @@ struct ttrace_aux_view;
 void ttrace_probes_text(struct seqbuf *s, struct ttrace_aux_view *names);
 bool ttrace_probe_text(const char *name, struct seqbuf *s);
 struct ttrace_snapset *ttrace_probe_snapset(uint64_t gen);
+/* For tracefs: the probes named prefix*, as their commands; probe name's
+ * keys as ftrace's hist file (false: no such probe with keys). */
+unsigned ttrace_probes_named(const char *prefix, struct seqbuf *s);
+bool ttrace_probe_hist_text(const char *name, const char *info,
+			    const char *key_name, struct seqbuf *s);
 
 /*
  * The latency core (latency.c; docs/latency.md): one struct ttrace_lat
@@ -460,6 +465,9 @@ void ttrace_ring_since_clear(struct ttrace *t, uint32_t cpu,
 			     struct trace_ring_cursor *cur);
 void ttrace_ring_get_stats(struct ttrace *t, uint32_t cpu,
 			   struct trace_ring_stats *st);
+/* Timestamps of cpu's oldest and newest intact records (0 if none). */
+void ttrace_ring_edge_ts(struct ttrace *t, uint32_t cpu, uint64_t *oldest,
+			 uint64_t *newest);
 
 /* A reader of t (ttrace_reader_new() reads ttrace_main's): the same
  * reader the device's files use, on any tracer (ttrace_reader.c). */
@@ -548,6 +556,7 @@ void fgraph_sync(enum text_patch_mode mode);
 bool fgraph_consistent(void);
 void fgraph_counts(uint64_t *sites, uint64_t *live);
 const char *fgraph_set_filter(const char *glob, size_t len);
+const char *fgraph_filter(void);	/* the glob set */
 void fgraph_state_text(struct seqbuf *s);
 
 /* Function probes (fprobe.c) and the function sites they share with the

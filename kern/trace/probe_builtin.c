@@ -434,3 +434,75 @@ struct ttrace_snapset *ttrace_probe_snapset(uint64_t gen)
 	}
 	return NULL;
 }
+
+/* The commands of the probes whose names begin with prefix, one a line,
+ * appended to s (tracefs's filter and trigger files). Returns how many.
+ * Takes the ctl mutex. */
+unsigned ttrace_probes_named(const char *prefix, struct seqbuf *s)
+{
+	size_t len = strlen(prefix);
+	unsigned n = 0;
+
+	ttrace_ctl_mutex_enter(&ttrace_main);
+	for (int i = 0; i < MAX_PROBES; i++)
+		if (probes[i] && !strncmp(probes[i]->spec.name, prefix, len)) {
+			ttrace_probe_spec_text(&probes[i]->spec,
+					       ttrace_meta_now(), s);
+			seqbuf_putc(s, '\n');
+			n++;
+		}
+	ttrace_ctl_mutex_exit(&ttrace_main);
+	return n;
+}
+
+/*
+ * Probe name's keys and counts as ftrace's events/.../hist shows a
+ * histogram (Documentation/trace/histogram.rst): a header with info
+ * (the trigger as it was written), one `{ KEY: N } hitcount: N` line a
+ * key, most hits first, and the totals ("Dropped": keys that found no
+ * slot). A count probe's hits are its hitcount; a hist probe's, the sum
+ * of its buckets. Returns false if there is no such probe. Takes the ctl
+ * mutex.
+ */
+bool ttrace_probe_hist_text(const char *name, const char *info,
+			    const char *key_name, struct seqbuf *s)
+{
+	struct hist_row { uint64_t key, hits; } *row, tmp;
+	const struct builtin *b;
+	uint32_t n = 0;
+	uint64_t key;
+	const uint64_t *v;
+	int i;
+
+	if (!(row = kmalloc(COUNT_KEYS * sizeof(*row))))
+		return false;
+	ttrace_ctl_mutex_enter(&ttrace_main);
+	if ((i = find_slot(name)) < 0 || !probes[i]->tab.keys) {
+		ttrace_ctl_mutex_exit(&ttrace_main);
+		kfree(row);
+		return false;
+	}
+	b = probes[i];
+	for (uint32_t k = 0; k <= b->tab.cap && n < COUNT_KEYS; k++)
+		if (ttrace_keytab_slot(&b->tab, k, &key, &v)) {
+			row[n].key = key;
+			row[n++].hits = b->spec.kind == TTRACE_PROBE_COUNT ?
+					v[0] : ttrace_hist_total(v);
+		}
+	for (uint32_t a = 1; a < n; a++)	/* most hits first */
+		for (uint32_t c = a; c && row[c - 1].hits < row[c].hits; c--) {
+			tmp = row[c];
+			row[c] = row[c - 1];
+			row[c - 1] = tmp;
+		}
+	seqbuf_printf(s, "# event histogram\n#\n# trigger info: %s [active]\n"
+		      "#\n\n", info);
+	for (uint32_t k = 0; k < n; k++)
+		seqbuf_printf(s, "{ %s: %10lu } hitcount: %10lu\n", key_name,
+			      row[k].key, row[k].hits);
+	seqbuf_printf(s, "\nTotals:\n    Hits: %lu\n    Entries: %u\n"
+		      "    Dropped: %lu\n", b->hits, n, b->tab.overflow);
+	ttrace_ctl_mutex_exit(&ttrace_main);
+	kfree(row);
+	return true;
+}

@@ -24,7 +24,7 @@
  *	burst N	makes N getpid calls and exits (a workload of known size)
  *	rings N OUT
  *		begins a save (its version header, one byte of
- *		/dev/ttrace/trace), then makes N getpid calls after each of
+ *		/dev/ttrace/trace.ttr), then makes N getpid calls after each of
  *		`bufsize 64`, `clear`, `bufsize 8`, `mode saturate`, `mode
  *		overwrite` and `bufsize 64` again, and writes the whole save
  *		to OUT: a trace file read across ring changes (and, under
@@ -279,14 +279,14 @@ static int rings(long n, const char *out)
 	};
 	static char buf[16384];
 	int fd = open("/dev/ttrace/ctl", O_WRONLY);
-	int in = open("/dev/ttrace/trace", O_RDONLY);
+	int in = open("/dev/ttrace/trace.ttr", O_RDONLY);
 	int o = open(out, O_WRONLY | O_CREAT | O_TRUNC);
 	ssize_t r;
 
 	if (fd < 0 || in < 0 || o < 0)
 		err(1, "rings: open ctl, trace or %s", out);
 	if ((r = read(in, buf, 1)) != 1)
-		err(1, "/dev/ttrace/trace");
+		err(1, "/dev/ttrace/trace.ttr");
 	burst(n);
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		ctl(fd, cmds[i]);
@@ -297,7 +297,7 @@ static int rings(long n, const char *out)
 			err(1, "%s", out);
 	} while ((r = read(in, buf, sizeof(buf))) > 0);
 	if (r < 0)
-		err(1, "/dev/ttrace/trace");
+		err(1, "/dev/ttrace/trace.ttr");
 	close(o);
 	close(in);
 	close(fd);
@@ -483,7 +483,7 @@ static void probes_off(int fd)
  * file read to its end), stats, a marker. */
 static void tracer_work(int rounds)
 {
-	static const char *const files[] = { "/dev/ttrace/trace",
+	static const char *const files[] = { "/dev/ttrace/trace.ttr",
 					     "/dev/ttrace/stats" };
 	int mark = open("/dev/ttrace/marker", O_WRONLY);
 

@@ -55,7 +55,7 @@ int cmd_graph(int argc, char **argv)
 	funcs_write("*");
 	if (pid < 0)
 		die_sys(path);
-	save(out, "trace");
+	save(out, "trace.ttr");
 	printf("ttrace: %s exited with status %d; graph saved to %s\n",
 	       argv[optind], status, out);
 	return 0;

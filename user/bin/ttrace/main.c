@@ -67,7 +67,7 @@ static int do_save(int argc, char **argv)
 	char file[48];
 
 	if (argc == 2)
-		save(argv[1], "trace");
+		save(argv[1], "trace.ttr");
 	else if (argc == 3 && !strcmp(argv[1], "-s"))
 		save(argv[2], "snaptrace");
 	else if (argc == 4 && !strcmp(argv[1], "-l") &&

@@ -231,7 +231,7 @@ int cmd_record(int argc, char **argv)
 	if (waitpid(pid, &status) < 0)
 		die_sys("wait");
 	ctl_write("setmask 0 0xffffffffffffffff");	/* don't trace the save */
-	save(out, "trace");
+	save(out, "trace.ttr");
 	ctl_write(restore);
 	restore[0] = 0;
 	printf("ttrace: %s exited with status %d\n", argv[optind], status);

@@ -52,7 +52,7 @@ void out_close(struct copy *o)
 	       (unsigned long long)o->bytes, o->crc);
 }
 
-/* Saves the device's trace file file ("trace", or "snaptrace": the
+/* Saves the device's trace file file ("trace.ttr", or "snaptrace": the
  * snapshot a snapshot probe took) to path; prints its size and CRC-32. */
 void save(const char *path, const char *file)
 {

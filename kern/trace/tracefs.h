@@ -1,0 +1,40 @@
+/*
+ * tracefs.h: ftrace's tree under /dev/ttrace (tracefs.c; docs/tracefs.md),
+ * for the device (devttrace.c): every qid with TFS_Q set is the tree's.
+ */
+#ifndef TTRACE_TRACEFS_H
+#define TTRACE_TRACEFS_H
+
+#include <ns.h>
+
+#define TFS_Q		(1ULL << 32)
+#define TRACEFS_ALL_CPUS UINT32_MAX
+
+/* The device's hooks for the tree's files; tracefs_gen also lists the
+ * tree's entries of devttrace's root (a chan without TFS_Q). */
+int tracefs_gen(struct chan *c, const char *name, uint64_t i,
+		struct devdir *e);
+int tracefs_open(struct chan *c, int omode);
+void tracefs_close(struct chan *c);
+long tracefs_read(struct chan *c, void *buf, size_t n, uint64_t off);
+long tracefs_write(struct chan *c, const void *buf, size_t n);
+int tracefs_truncate(struct chan *c);
+/* Whether reading q needs CAP_TRACE (it holds records); whether q is
+ * trace_marker (open to every process, as devttrace's marker). */
+bool tracefs_needs_right(uint64_t q);
+bool tracefs_is_marker(uint64_t q);
+
+/* The text options (tracefs.c): how trace prints. */
+extern const uint32_t tracefs_noptions;
+const char *tracefs_option_name(uint32_t i);
+/* The current tracer's name, as current_tracer reads. */
+const char *tracefs_current_tracer(void);
+
+/* trace, trace_pipe and their per-CPU files (tracefs_trace.c). */
+struct tracefs_trace;
+struct tracefs_trace *tracefs_trace_new(bool pipe, uint32_t cpu);
+void tracefs_trace_free(struct tracefs_trace *t);
+long tracefs_trace_read(struct tracefs_trace *t, void *buf, size_t n);
+extern uint64_t tracefs_read_events[];
+
+#endif

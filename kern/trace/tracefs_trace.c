@@ -1,0 +1,348 @@
+/*
+ * tracefs_trace.c: the tree's trace, trace_pipe, per_cpu/cpuN/trace and
+ * trace_pipe (docs/tracefs.md): every CPU's records merged by time, in
+ * ftrace's text format (the `# tracer:` header, then
+ * `TASK-PID [CPU] FLAGS SECS.USECS: NAME: ARGS` lines), read through the
+ * same runs the cpuN files read (reader.c's ttrace_run_start/next) and
+ * the same argument formatter (lib/decode.c's ttrace_format_args).
+ *
+ * trace is a snapshot: each CPU up to its head at the first read.
+ * trace_pipe is a stream that consumes: it starts where the last reader
+ * of trace_pipe stopped (per CPU, pipe_next[]), and a read with nothing
+ * new sleeps until there is (^C, a kill, ends it with EINTR).
+ */
+#include <kmalloc.h>
+#include <pmem.h>
+#include <proc.h>
+#include <sched.h>
+#include <seqbuf.h>
+#include <smp.h>
+#include <spinlock.h>
+#include <string.h>
+#include <ttrace.h>
+#include <ttrace_aux.h>
+#include <ttrace_decode.h>
+#include <ttrace_file.h>
+#include <abi/errno.h>
+#include <arch/mmu.h>
+#include <arch/tsc.h>
+
+#include "internal.h"
+#include "tracefs.h"
+
+#define RUN_EVENTS	16		/* events copied per run */
+#define LINE_MAX	512
+#define BLOCK		(RUN_EVENTS * LINE_MAX)
+#define PIPE_NAP_NS	20000000	/* trace_pipe with nothing new: 20 ms */
+
+struct tfs_cpu {
+	struct trace_ring_cursor cur;
+	uint64_t end;
+	struct trace_ring_patience wait;
+	struct ttrace_pair_iter it;
+	bool in_run;
+	bool have;			/* ev is the next event */
+	struct ttrace_event_view ev;
+	uint64_t ts;			/* ev's time on CPU 0's clock */
+	struct ttrace_entry buf[RUN_EVENTS * (1 + TTRACE_MAX_CONT)];
+};
+
+struct tracefs_trace {
+	struct spinlock lock;
+	bool pipe, started, header_done;
+	bool stale;			/* a pipe's names: lines went out */
+	uint32_t cpu;			/* TRACEFS_ALL_CPUS or one */
+	char *aux;			/* the names: an aux snapshot */
+	unsigned aux_order;
+	struct ttrace_aux_view names;
+	struct ttrace_meta_snap *meta;
+	char block[BLOCK];		/* lines made, not yet read */
+	struct seqbuf lines;
+	size_t pos;
+	struct tfs_cpu *cpus;		/* [num_cpus] */
+};
+
+/* Where trace_pipe's readers stopped, per CPU (0: the clear point). */
+static uint64_t pipe_next[CONFIG_MAX_NUM_CPUS];
+/* Events trace_pipe consumed, per CPU (stats' "read events"). */
+uint64_t tracefs_read_events[CONFIG_MAX_NUM_CPUS];
+
+struct tracefs_trace *tracefs_trace_new(bool pipe, uint32_t cpu)
+{
+	struct tracefs_trace *t = kzmalloc(sizeof(*t));
+
+	if (!t)
+		return NULL;
+	if (!(t->cpus = kzmalloc(num_cpus * sizeof(*t->cpus)))) {
+		kfree(t);
+		return NULL;
+	}
+	spinlock_init(&t->lock, "tracefs_trace");
+	t->pipe = pipe;
+	t->cpu = cpu;
+	seqbuf_init(&t->lines, t->block, BLOCK);
+	return t;
+}
+
+static void names_drop(struct tracefs_trace *t)
+{
+	if (t->aux)
+		free_cont_pages(t->aux, t->aux_order);
+	t->aux = NULL;
+}
+
+void tracefs_trace_free(struct tracefs_trace *t)
+{
+	if (!t)
+		return;
+	names_drop(t);
+	ttrace_meta_reader_end(t->meta);
+	kfree(t->cpus);
+	kfree(t);
+}
+
+/* A fresh snapshot of the names (aux): a pipe takes one per read, so
+ * processes born meanwhile are named. */
+static int names_take(struct tracefs_trace *t)
+{
+	uint64_t bytes, size, dropped;
+
+	names_drop(t);
+	ttrace_aux_usage(&ttrace_main, &bytes, &size, &dropped);
+	t->aux_order = ttrace_order_for(size);
+	if (!(t->aux = get_cont_pages(t->aux_order, 0)))
+		return -ENOMEM;
+	if (ttrace_aux_read(&ttrace_main, t->aux, size, &t->names)) {
+		names_drop(t);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static bool reads_cpu(const struct tracefs_trace *t, uint32_t c)
+{
+	return t->cpu == TRACEFS_ALL_CPUS || t->cpu == c;
+}
+
+static enum ttrace_read_kind kind_of(const struct tracefs_trace *t)
+{
+	return t->pipe ? TTRACE_READ_STREAM : TTRACE_READ_RAW;
+}
+
+static void start(struct tracefs_trace *t)
+{
+	for (uint32_t c = 0; c < num_cpus; c++) {
+		struct tfs_cpu *p = &t->cpus[c];
+
+		if (!reads_cpu(t, c))
+			continue;
+		ttrace_run_start(&ttrace_main, kind_of(t), c, &p->cur, &p->end,
+				 &p->wait);
+		if (t->pipe && p->cur.next < pipe_next[c]) {
+			p->cur.next = pipe_next[c];
+			p->cur.after_loss = 1;
+		}
+	}
+	t->meta = ttrace_meta_reader_begin();
+}
+
+/* The ftrace header of trace (none for trace_pipe). */
+static void header(struct tracefs_trace *t)
+{
+	uint64_t in = 0, written = 0;
+
+	for (uint32_t c = 0; c < num_cpus; c++) {
+		struct trace_ring_stats st;
+
+		if (!reads_cpu(t, c))
+			continue;
+		ttrace_ring_get_stats(&ttrace_main, c, &st);
+		in += st.live;
+		written += st.written;
+	}
+	seqbuf_printf(&t->lines, "# tracer: %s\n#\n"
+		"# entries-in-buffer/entries-written: %lu/%lu   #P:%u\n#\n"
+		"#                                _-----=> irqs-off/BH-disabled\n"
+		"#                               / _----=> need-resched\n"
+		"#                              | / _---=> hardirq/softirq\n"
+		"#                              || / _--=> preempt-depth\n"
+		"#                              ||| / _-=> migrate-disable\n"
+		"#                              |||| /     delay\n"
+		"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+		"#              | |         |   |||||     |         |\n",
+		tracefs_current_tracer(), in, written, num_cpus);
+}
+
+/* Makes c's next event t->cpus[c].ev, or a loss line; false when c has
+ * nothing more now. */
+static bool cpu_next(struct tracefs_trace *t, uint32_t c)
+{
+	struct tfs_cpu *p = &t->cpus[c];
+	struct trace_ring_run run;
+	uint32_t k;
+
+	while (!p->have) {
+		if (p->in_run && ttrace_pair_next(&p->it, &p->ev)) {
+			p->ts = ttrace_ts_on_cpu0(p->ev.timestamp,
+						  tsc_offset[c]);
+			p->have = true;
+			break;
+		}
+		p->in_run = false;
+		k = ttrace_run_next(&ttrace_main, kind_of(t), NULL, c, &p->cur,
+				    &p->end, &p->wait, p->buf,
+				    ARRAY_SIZE(p->buf), &run, TTRACE_COPY_PLAIN,
+				    TTRACE_BUSY_SPIN);
+		if (k == TRACE_RUN_NONE)
+			return false;
+		if (k == TRACE_RUN_LOST) {	/* ftrace's own words */
+			seqbuf_printf(&t->lines, "CPU:%u [LOST %lu EVENTS]\n", c,
+				      run.count);
+			continue;
+		}
+		ttrace_pair_init(&p->it, p->buf, run.count);
+		p->in_run = true;
+	}
+	return true;
+}
+
+/* The TASK-PID and the hardirq flag of ev's context. */
+static void task_of(struct tracefs_trace *t, const struct ttrace_event_view *ev,
+		    char *comm, size_t size, uint32_t *pid, char *irq)
+{
+	const char *s;
+	size_t n = 0;
+	unsigned tag = 0;
+
+	*pid = 0;
+	*irq = '.';
+	switch (ev->ctx_kind) {
+	case TTRACE_CTX_SYSC:
+	case TTRACE_CTX_TRAP:
+		*pid = TTRACE_CTX_PID(ev->context);
+		tag = TTRACE_AUX_PROC_NAME;
+		break;
+	case TTRACE_CTX_KTASK:
+		*pid = (uint32_t)ev->context;
+		tag = TTRACE_AUX_KTHREAD_NAME;
+		break;
+	case TTRACE_CTX_IRQ:
+		*irq = 'h';
+		strlcpy(comm, "<irq>", size);
+		return;
+	case TTRACE_CTX_IDLE:
+		strlcpy(comm, "<idle>", size);
+		return;
+	default:
+		strlcpy(comm, "<boot>", size);
+		return;
+	}
+	if (t->aux)
+		n = ttrace_aux_resolve(&t->names, tag, *pid, ev->timestamp, &s);
+	if (!n) {
+		strlcpy(comm, "<...>", size);
+		return;
+	}
+	n = MIN(n, size - 1);
+	memcpy(comm, s, n);
+	comm[n] = 0;
+}
+
+/* One event's line: `TASK-PID [CPU] d.h.. SECS.USECS: NAME: ARGS`.
+ * Flags ftrace has and the records do not carry print '.'. */
+static void line(struct tracefs_trace *t, uint32_t c)
+{
+	struct tfs_cpu *p = &t->cpus[c];
+	const struct ttrace_meta_table *m = t->meta->table;
+	const struct ttrace_event_meta *e =
+		p->ev.id < m->nevents ? &m->events[p->ev.id] : NULL;
+	uint64_t ns = ttrace_ticks_to_ns(p->ts - MIN(p->ts, tsc_at_boot),
+					 tsc_freq_hz);
+	char comm[32], irq, *dst;
+	uint32_t pid;
+	size_t room;
+
+	task_of(t, &p->ev, comm, sizeof(comm), &pid, &irq);
+	seqbuf_printf(&t->lines, "%16s-%-7u [%03u] ..%c.. %5lu.%06lu: %s: ",
+		      comm, pid, c, irq, ns / 1000000000,
+		      ns % 1000000000 / 1000, e ? e->name : "event");
+	room = seqbuf_get_buf(&t->lines, &dst);
+	seqbuf_commit(&t->lines, MIN(room, (size_t)ttrace_format_args(dst,
+		      room, e, &p->ev, ttrace_aux_resolve,
+		      t->aux ? &t->names : NULL)));
+	seqbuf_putc(&t->lines, '\n');
+	p->have = false;
+	if (t->pipe) {
+		pipe_next[c] = MAX(pipe_next[c], p->cur.next);
+		tracefs_read_events[c]++;
+	}
+}
+
+/* Fills the block with the next lines, oldest first across the CPUs,
+ * while a line still fits. */
+static void refill(struct tracefs_trace *t)
+{
+	seqbuf_init(&t->lines, t->block, BLOCK);
+	t->pos = 0;
+	if (!t->header_done && !t->pipe)
+		header(t);
+	t->header_done = true;
+	while (seqbuf_room(&t->lines) >= 2 * LINE_MAX) {
+		uint32_t best = UINT32_MAX;
+
+		for (uint32_t c = 0; c < num_cpus; c++)
+			if (reads_cpu(t, c) && cpu_next(t, c) &&
+			    (best == UINT32_MAX ||
+			     t->cpus[c].ts < t->cpus[best].ts))
+				best = c;
+		if (best == UINT32_MAX)
+			break;
+		line(t, best);
+	}
+}
+
+/* Copies what the block holds; refills it when empty. Returns the count,
+ * 0 at the end (of trace; trace_pipe: nothing new now). */
+static long copy_some(struct tracefs_trace *t, char *buf, size_t n)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		size_t k;
+
+		if (t->pos == seqbuf_used(&t->lines)) {
+			refill(t);
+			if (!seqbuf_used(&t->lines))
+				break;
+		}
+		k = MIN(n - done, seqbuf_used(&t->lines) - t->pos);
+		memcpy(buf + done, t->block + t->pos, k);
+		t->pos += k;
+		done += k;
+	}
+	return (long)done;
+}
+
+long tracefs_trace_read(struct tracefs_trace *t, void *buf, size_t n)
+{
+	long r;
+
+	for (;;) {
+		spin_lock(&t->lock);
+		if (!t->started) {
+			start(t);
+			t->started = true;
+		}
+		r = 0;
+		if ((!t->aux || t->stale) && names_take(t))
+			r = -ENOMEM;
+		if (!r)
+			r = copy_some(t, buf, n);
+		t->stale = t->pipe && r > 0;
+		spin_unlock(&t->lock);
+		if (r || !t->pipe)
+			return r;
+		if (ksleep_ns(PIPE_NAP_NS) < 0)
+			return -EINTR;
+	}
+}
