@@ -804,6 +804,9 @@ int tracefs_refuse(int err, const char *loc, const char *cmd, size_t len,
 		   size_t pos, const char *why, const char **out);
 void tracefs_error_log_text(struct seqbuf *s, uint32_t inst);
 int tracefs_error_log_trunc(uint32_t inst, const char **why);
+int tracefs_error_log_write(uint32_t inst, char *line, const char **why);
+/* Whether why is tracefs_refuse()'s text (the refusal is logged). */
+bool tracefs_refusal_logged(const char *why);
 void tracefs_dynevents_text(struct seqbuf *s, uint32_t inst);
 int tracefs_dynevents_write(uint32_t inst, char *line, const char **why);
 int tracefs_dynevents_trunc(uint32_t inst, const char **why);
