@@ -124,6 +124,34 @@ static char *next_word(char **p)
 	return w;
 }
 
+/* Whether ctl command fmt... parses (changing nothing), for a change
+ * made of two commands whose second must not fail after the first. */
+static int ctl_check(const char **why, const char *fmt, ...)
+{
+	static char err[sizeof(((struct ttrace_ctl_cmd *)0)->err)];
+	struct ttrace_ctl_cmd *cmd = kmalloc(sizeof(*cmd));
+	char text[CTL_MAX];
+	const char *e;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = fmt_vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (!cmd) {
+		*why = "tracefs: out of memory";
+		return -ENOMEM;
+	}
+	e = n < 0 || (size_t)n >= sizeof(text) ? "tracefs: command too long" :
+	    ttrace_ctl_parse(cmd, text, (size_t)n, meta());
+	if (e) {
+		strlcpy(err, e, sizeof(err));
+		*why = err;
+	}
+	kfree(cmd);
+	return e ? -EINVAL : 0;
+}
+
 /* A file holding one number: its value in *v. */
 static int parse_num(const char *line, uint64_t *v, const char **why)
 {
@@ -384,6 +412,8 @@ static int tracing_on_write(uint32_t inst, char *line, const char **why)
 		return r;
 	if (!on)
 		saved_mask = mask;
+	else if (!saved_mask)	/* a traceoff trigger's stop: the defaults */
+		saved_mask = ttrace_meta_default_mask(&ttrace_meta_builtin);
 	return ctl(why, "setmask %#lx %#lx", on ? saved_mask : 0,
 		   ~(uint64_t)0);
 }
@@ -458,8 +488,9 @@ static int event_filter_set(uint32_t e, char *line, const char **why)
 	char tests[CTL_MAX];
 	int r;
 
-	if (strcmp(line, "0") && (r = filter_tests(line, tests, sizeof(tests),
-						    why)))
+	if (strcmp(line, "0") &&
+	    ((r = filter_tests(line, tests, sizeof(tests), why)) ||
+	     (r = ctl_check(why, "probe f.%s filter %s %s", name, name, tests))))
 		return r;		/* nothing changed */
 	ctl(why, "unprobe f.%s", name);	/* none yet is fine */
 	return strcmp(line, "0") ? ctl(why, "probe f.%s filter %s %s", name,
@@ -483,6 +514,11 @@ static int group_filter_write(uint32_t g, char *line, const char **why)
 	if (strcmp(line, "0") && (r = filter_tests(copy, tests, sizeof(tests),
 						    why)))
 		return r;
+	for (uint32_t e = 0; e < m->nevents; e++)	/* every one parses */
+		if (m->events[e].group == g && strcmp(line, "0") &&
+		    (r = ctl_check(why, "probe f.%s filter %s %s",
+				   m->events[e].name, m->events[e].name, tests)))
+			return r;
 	for (uint32_t e = 0; e < m->nevents; e++) {
 		if (m->events[e].group != g)
 			continue;
@@ -829,10 +865,17 @@ static const struct { const char *name; bool on; } option_tab[] = {
 const uint32_t tracefs_noptions = ARRAY_SIZE(option_tab);
 static uint32_t options_on = 0x29;	/* option_tab's defaults */
 static_assert(ARRAY_SIZE(option_tab) <= 32, "a bit each");
+static_assert(TFS_OPT_FUNCGRAPH_PROC == 4 && TFS_OPT_FUNCGRAPH_DURATION == 5,
+	      "tracefs.h's indices are option_tab's");
 
 const char *tracefs_option_name(uint32_t i)
 {
 	return option_tab[i].name;
+}
+
+bool tracefs_option_on(uint32_t i)
+{
+	return __atomic_load_n(&options_on, __ATOMIC_RELAXED) >> i & 1;
 }
 
 static void trace_options_text(struct seqbuf *s, uint32_t inst)

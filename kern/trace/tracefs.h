@@ -24,9 +24,12 @@ int tracefs_truncate(struct chan *c);
 bool tracefs_needs_right(uint64_t q);
 bool tracefs_is_marker(uint64_t q);
 
-/* The text options (tracefs.c): how trace prints. */
+/* The text options (tracefs.c): how trace prints; the ones trace reads,
+ * by their index in the table. */
+enum { TFS_OPT_FUNCGRAPH_PROC = 4, TFS_OPT_FUNCGRAPH_DURATION = 5 };
 extern const uint32_t tracefs_noptions;
 const char *tracefs_option_name(uint32_t i);
+bool tracefs_option_on(uint32_t i);
 /* The current tracer's name, as current_tracer reads. */
 const char *tracefs_current_tracer(void);
 

@@ -6,6 +6,11 @@
  * same runs the cpuN files read (reader.c's ttrace_run_start/next) and
  * the same argument formatter (lib/decode.c's ttrace_format_args).
  *
+ * With current_tracer function_graph at the first read, func_entry and
+ * func_exit print as ftrace's function graph (`CPU) DURATION | fn() {`,
+ * `}`, a leaf `fn();`: an entry whose CPU's next event is its exit), the
+ * other events as comments.
+ *
  * trace is a snapshot: each CPU up to its head at the first read.
  * snapshot reads the frozen copy (snapset.c) the tree's `echo 1 >
  * snapshot` or a snapshot trigger took, the same way.
@@ -36,6 +41,7 @@
 #define LINE_MAX	512
 #define BLOCK		(RUN_EVENTS * LINE_MAX)
 #define PIPE_NAP_NS	20000000	/* trace_pipe with nothing new: 20 ms */
+#define GRAPH_DEPTH	64		/* entry times kept per CPU */
 
 struct tfs_cpu {
 	struct trace_ring_cursor cur;
@@ -46,6 +52,7 @@ struct tfs_cpu {
 	bool have;			/* ev is the next event */
 	struct ttrace_event_view ev;
 	uint64_t ts;			/* ev's time on CPU 0's clock */
+	uint64_t entry_ts[GRAPH_DEPTH];	/* graph: each depth's open call */
 	struct ttrace_entry buf[RUN_EVENTS * (1 + TTRACE_MAX_CONT)];
 };
 
@@ -55,6 +62,8 @@ struct tracefs_trace {
 	bool snap;			/* the snapshot's copy: view */
 	struct ttrace_snap_view view;
 	bool stale;			/* a pipe's names: lines went out */
+	bool graph;			/* function_graph's view */
+	uint32_t func_entry, func_exit;	/* their ids (graph) */
 	uint32_t cpu;			/* TRACEFS_ALL_CPUS or one */
 	char *aux;			/* the names: an aux snapshot */
 	unsigned aux_order;
@@ -161,6 +170,14 @@ static void start(struct tracefs_trace *t)
 		}
 	}
 	t->meta = ttrace_meta_reader_begin();
+	t->func_entry = t->func_exit = UINT32_MAX;
+	for (uint32_t e = 0; e < t->meta->table->nevents; e++) {
+		if (!strcmp(t->meta->table->events[e].name, "func_entry"))
+			t->func_entry = e;
+		if (!strcmp(t->meta->table->events[e].name, "func_exit"))
+			t->func_exit = e;
+	}
+	t->graph = !strcmp(tracefs_current_tracer(), "function_graph");
 }
 
 /* The ftrace header of trace (none for trace_pipe). */
@@ -176,6 +193,16 @@ static void header(struct tracefs_trace *t)
 		ttrace_ring_get_stats(&ttrace_main, c, &st);
 		in += st.live;
 		written += st.written;
+	}
+	if (t->graph) {
+		seqbuf_printf(&t->lines, "# tracer: function_graph\n#\n"
+			      "# CPU %s DURATION                  FUNCTION CALLS\n"
+			      "# |   %s  |   |                     |   |   |   |\n",
+			      tracefs_option_on(TFS_OPT_FUNCGRAPH_PROC) ?
+			      "  TASK/PID      " : "",
+			      tracefs_option_on(TFS_OPT_FUNCGRAPH_PROC) ?
+			      "   |    |       " : "");
+		return;
 	}
 	seqbuf_printf(&t->lines, "# tracer: %s\n#\n"
 		"# entries-in-buffer/entries-written: %lu/%lu   #P:%u\n#\n"
@@ -265,6 +292,15 @@ static void task_of(struct tracefs_trace *t, const struct ttrace_event_view *ev,
 	comm[n] = 0;
 }
 
+/* trace_pipe: CPU c's events up to its cursor are consumed. */
+static void consumed(struct tracefs_trace *t, uint32_t c)
+{
+	if (t->pipe) {
+		pipe_next[c] = MAX(pipe_next[c], t->cpus[c].cur.next);
+		tracefs_read_events[c]++;
+	}
+}
+
 /* One event's line: `TASK-PID [CPU] d.h.. SECS.USECS: NAME: ARGS`.
  * Flags ftrace has and the records do not carry print '.'. */
 static void line(struct tracefs_trace *t, uint32_t c)
@@ -289,10 +325,98 @@ static void line(struct tracefs_trace *t, uint32_t c)
 		      t->aux ? &t->names : NULL)));
 	seqbuf_putc(&t->lines, '\n');
 	p->have = false;
-	if (t->pipe) {
-		pipe_next[c] = MAX(pipe_next[c], p->cur.next);
-		tracefs_read_events[c]++;
+	consumed(t, c);
+}
+
+/* ftrace's duration column: the overhead mark (+ over 10 us, ! over
+ * 100 us, # over 1 ms...), then the time in us, or blanks. */
+static void duration(struct tracefs_trace *t, uint64_t ns, bool known)
+{
+	static const struct { uint64_t ns; char mark; } marks[] = {
+		{ 1000000000, '$' }, { 100000000, '@' }, { 10000000, '*' },
+		{ 1000000, '#' }, { 100000, '!' }, { 10000, '+' },
+	};
+	char mark = ' ';
+
+	if (!tracefs_option_on(TFS_OPT_FUNCGRAPH_DURATION))
+		return;
+	if (!known) {
+		seqbuf_puts(&t->lines, "               |  ");
+		return;
 	}
+	for (size_t i = 0; i < ARRAY_SIZE(marks) && mark == ' '; i++)
+		if (ns > marks[i].ns)
+			mark = marks[i].mark;
+	seqbuf_printf(&t->lines, "%c %4lu.%03lu us   |  ", mark, ns / 1000,
+		      ns % 1000);
+}
+
+/* A function-graph line of CPU c's event: `CPU) [TASK-PID] DURATION |`
+ * then the call indented by depth: `fn() {`, `fn();` (an entry whose
+ * exit is the CPU's next event), `}`; other events as comments. */
+static void graph_line(struct tracefs_trace *t, uint32_t c)
+{
+	struct tfs_cpu *p = &t->cpus[c];
+	struct ttrace_event_view ev = p->ev;
+	uint32_t depth = (uint32_t)ev.args[1], pid;
+	uint64_t ts = p->ts;
+	bool entry = ev.id == t->func_entry, exit = ev.id == t->func_exit;
+	bool leaf = false;
+	const char *fn = NULL;
+	char comm[32], irq;
+	size_t n = 0;
+
+	p->have = false;
+	if (entry && cpu_next(t, c) && p->ev.id == t->func_exit &&
+	    p->ev.args[0] == ev.args[0] && (uint32_t)p->ev.args[1] == depth) {
+		leaf = true;		/* the exit is this line's */
+		p->have = false;
+	}
+	seqbuf_printf(&t->lines, "%2u) ", c);
+	if (tracefs_option_on(TFS_OPT_FUNCGRAPH_PROC)) {
+		task_of(t, &ev, comm, sizeof(comm), &pid, &irq);
+		seqbuf_printf(&t->lines, "%8.8s-%-6u | ", comm, pid);
+	}
+	if ((entry || exit) && t->aux)
+		n = ttrace_aux_resolve(&t->names, TTRACE_AUX_FUNC_NAME,
+				       ev.args[0], ev.timestamp, &fn);
+	if (entry && depth < GRAPH_DEPTH)
+		p->entry_ts[depth] = ts;
+	if (leaf)
+		duration(t, ttrace_ticks_to_ns(p->ts - ts, tsc_freq_hz), true);
+	else
+		duration(t, exit && depth < GRAPH_DEPTH && p->entry_ts[depth] ?
+			 ttrace_ticks_to_ns(ts - p->entry_ts[depth],
+					    tsc_freq_hz) : 0,
+			 exit && depth < GRAPH_DEPTH && p->entry_ts[depth]);
+	for (uint32_t d = 0; (entry || exit) && d < MIN(depth, GRAPH_DEPTH);
+	     d++)
+		seqbuf_puts(&t->lines, "  ");
+	if (entry || exit) {	/* an exit as funcgraph-tail prints it */
+		seqbuf_puts(&t->lines, exit ? "} /* " : "");
+		if (!n)
+			seqbuf_printf(&t->lines, "%#lx", ev.args[0]);
+		else
+			seqbuf_printf(&t->lines, "%.*s", (int)n, fn);
+		seqbuf_puts(&t->lines, exit ? " */\n" : leaf ? "();\n" :
+			    "() {\n");
+	} else {
+		const struct ttrace_meta_table *m = t->meta->table;
+		char *dst;
+		size_t room;
+
+		seqbuf_printf(&t->lines, "/* %s: ", ev.id < m->nevents ?
+			      m->events[ev.id].name : "event");
+		room = seqbuf_get_buf(&t->lines, &dst);
+		seqbuf_commit(&t->lines, MIN(room, (size_t)ttrace_format_args(
+			      dst, room, ev.id < m->nevents ?
+			      &m->events[ev.id] : NULL, &ev,
+			      ttrace_aux_resolve, t->aux ? &t->names : NULL)));
+		seqbuf_puts(&t->lines, " */\n");
+	}
+	if (exit && depth < GRAPH_DEPTH)
+		p->entry_ts[depth] = 0;
+	consumed(t, c);
 }
 
 /* Fills the block with the next lines, oldest first across the CPUs,
@@ -314,7 +438,10 @@ static void refill(struct tracefs_trace *t)
 				best = c;
 		if (best == UINT32_MAX)
 			break;
-		line(t, best);
+		if (t->graph)
+			graph_line(t, best);
+		else
+			line(t, best);
 	}
 }
 
