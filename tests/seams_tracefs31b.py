@@ -179,9 +179,11 @@ def check_pages(out, sizes):
     text = tt.ttdecode("text", out + ".t.ttr").stdout
     if "path=/etc/motd" not in text:
         return "ttdecode text: no myopen path=/etc/motd:\n" + text[-1500:]
-    total = 0
+    total, seen = 0, ""
     for cpu in (0, 1):
-        want = len(re.findall(r"(?m)^.* cpu%d .*myopen: " % cpu, text))
+        paths = re.findall(r"(?m)^.* cpu%d .*myopen: (?:ns_open )?(path=\S*)"
+                           % cpu, text)
+        want = len(paths)
         r = subprocess.run([RAWREAD, out + ".fmt", out + ".raw%d" % cpu,
                             str(cpu)], capture_output=True, text=True,
                            timeout=60)
@@ -193,12 +195,16 @@ def check_pages(out, sizes):
                 int(m.group(1)) != want:
             return "cpu%d: ttrawread %d (want %d myopen records):\n%s%s" % (
                 cpu, r.returncode, want, r.stdout[-1500:], r.stderr[-500:])
-        if want and "myopen: path=/etc/motd" not in r.stdout:
-            return "cpu%d: no path=/etc/motd in the pages:\n%s" % (
-                cpu, r.stdout[-1500:])
+        got = re.findall(r"(?m)^\d+ myopen: (path=\S*)", r.stdout)
+        if got != paths:
+            return "cpu%d: the pages' paths %s, ttdecode text's %s" % (
+                cpu, got, paths)
         total += want
+        seen += r.stdout
     print("# trace_pipe_raw: %d myopen records decoded by libtraceevent"
           % total)
+    if "myopen: path=/etc/motd" not in seen:
+        return "no path=/etc/motd in the pages:\n" + seen[-1500:]
     return "" if total >= 2 else "only %d myopen records" % total
 
 
