@@ -16,7 +16,8 @@ succeeded.
   (and a refused size), trace_clock, trace_options and options/,
   trace_marker, echo > trace, trace_pipe consumed by two heads and ended
   by ^C, refused filters that change nothing, filter 0, a trigger
-  removed with !, the events/GROUP/enable X state, dropcap on the tree.
+  removed with !, the events/GROUP/enable X state, the function graph's
+  text, available_filter_functions, saved_cmdlines, dropcap on the tree.
 """
 import re
 
@@ -275,6 +276,14 @@ def buffer_recipes(sh):
     expect("\nfuncgraph-duration" in sh.ok("cat %strace_options" % T),
            "trace_options does not follow options/")
     sh.refused("echo nosuchoption > %strace_options" % T)
+    # (not printed whole: names like panic_at would read as a panic)
+    funcs = lines_of(sh.ok("grep _open %savailable_filter_functions" % T))
+    count = int(re.search(r"\d+", sh.ok(
+        "cat %savailable_filter_functions | wc -l" % T)).group(0))
+    expect("sys_open" in funcs and "ns_open" in funcs and count > 100,
+           "available_filter_functions: %d names, %s" % (count, funcs))
+    expect("1 sh" in lines_of(sh.ok("cat %ssaved_cmdlines" % T)),
+           "saved_cmdlines lacks the shell")
     readme = sh.ok("cat %sREADME" % T)
     expect("set_event" in readme and "trace_pipe" in readme, "README")
     out, st = sh("dropcap trace cat %strace" % T)

@@ -368,6 +368,18 @@ void fgraph_counts(uint64_t *sites, uint64_t *live)
 }
 
 /* The filter and the site counts as text. ctl mutex held. */
+/* Every function with a site, one name a line (available_filter_
+ * functions): what a filter glob can select. */
+void fgraph_sites_text(struct seqbuf *s)
+{
+	for (size_t i = 0; i < nsites() && !seqbuf_overflowed(s); i++) {
+		const char *name = site_name(i);
+
+		if (name)
+			seqbuf_printf(s, "%s\n", name);
+	}
+}
+
 const char *fgraph_filter(void)
 {
 	return filter;

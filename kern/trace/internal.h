@@ -557,6 +557,7 @@ bool fgraph_consistent(void);
 void fgraph_counts(uint64_t *sites, uint64_t *live);
 const char *fgraph_set_filter(const char *glob, size_t len);
 const char *fgraph_filter(void);	/* the glob set */
+void fgraph_sites_text(struct seqbuf *s);	/* the functions with a site */
 void fgraph_state_text(struct seqbuf *s);
 
 /* Function probes (fprobe.c) and the function sites they share with the

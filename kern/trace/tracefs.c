@@ -19,6 +19,7 @@
  * instance.
  */
 #include <kmalloc.h>
+#include <pmem.h>
 #include <ns.h>
 #include <parse_num.h>
 #include <printfmt.h>
@@ -26,6 +27,7 @@
 #include <smp.h>
 #include <string.h>
 #include <ttrace.h>
+#include <ttrace_aux.h>
 #include <ttrace_ctl.h>
 #include <ttrace_decode.h>
 #include <ttrace_ftevent.h>
@@ -46,14 +48,14 @@ enum {
 	T_ROOT,		/* devttrace's own directory */
 	T_TRACING_ON, T_TRACE, T_TRACE_PIPE, T_TRACE_MARKER, T_TRACE_CLOCK,
 	T_TRACE_OPTIONS, T_OPTIONS, T_OPTION,
-	T_BUFFER_SIZE, T_BUFFER_TOTAL, T_README,
+	T_BUFFER_SIZE, T_BUFFER_TOTAL, T_SAVED_CMDLINES, T_README,
 	T_PER_CPU, T_CPU, T_CPU_TRACE, T_CPU_PIPE, T_CPU_STATS, T_CPU_BUFSIZE,
 	T_AVAIL_EVENTS, T_SET_EVENT,
 	T_EVENTS, T_EVENTS_ENABLE, T_GROUP, T_GROUP_ENABLE, T_GROUP_FILTER,
 	T_EVENT, T_EV_ENABLE, T_EV_FILTER, T_EV_TRIGGER, T_EV_ID,
 	T_EV_HIST,
 	T_AVAIL_TRACERS, T_CURRENT_TRACER, T_FTRACE_FILTER, T_GRAPH_FUNCTION,
-	T_MAX_LATENCY, T_TRACING_THRESH,
+	T_AVAIL_FUNCS, T_MAX_LATENCY, T_TRACING_THRESH,
 	/* tracefs31b's (tracefs_dyn.c, tracefs_snap.c, tracefs_synth.c) */
 	T_DYN_EVENTS, T_SYNTH_EVENTS, T_ERROR_LOG, T_SNAPSHOT, T_STACK_TRACE,
 	T_STACK_MAX, T_STACK_FILTER, T_EV_FORMAT, T_HEADER_PAGE,
@@ -984,6 +986,37 @@ static void cpu_bufsize_text(struct seqbuf *s, uint32_t c)
 	bufsize_text(s, 0);
 }
 
+/* saved_cmdlines: `PID COMM` of every process the names (aux) hold,
+ * the newest name of each. */
+static void saved_cmdlines_text(struct seqbuf *s, uint32_t inst)
+{
+	struct ttrace_aux_view v;
+	struct ttrace_aux_iter it;
+	struct ttrace_aux_rec rec, newest;
+	unsigned order;
+	char *mem = tracefs_aux_take(&v, &order);
+
+	(void)inst;
+	if (!mem) {
+		seqbuf_puts(s, "(out of memory)\n");
+		return;
+	}
+	ttrace_aux_iter_init(&it, &v);
+	while (ttrace_aux_next(&it, &rec) && !seqbuf_overflowed(s))
+		if (rec.tag == TTRACE_AUX_PROC_NAME &&
+		    ttrace_aux_lookup(&v, rec.tag, rec.ident, UINT64_MAX,
+				      &newest) && newest.offset == rec.offset)
+			seqbuf_printf(s, "%lu %.*s\n", rec.ident, (int)rec.len,
+				      (const char *)rec.payload);
+	free_cont_pages(mem, order);
+}
+
+static void avail_funcs_text(struct seqbuf *s, uint32_t inst)
+{
+	(void)inst;
+	fgraph_sites_text(s);
+}
+
 static const char readme[] =
 	"tracing mini-HOWTO (ttrace; docs/tracefs.md says what differs "
 	"from Linux):\n\n"
@@ -1015,6 +1048,8 @@ static const char readme[] =
 	"  tracing_max_latency\t- the latency tracer's maximum, us; 0 "
 	"resets\n"
 	"  tracing_thresh\t- its threshold, us\n"
+	"  available_filter_functions - the functions with a site\n"
+	"  saved_cmdlines\t- PID COMM of the processes the trace names\n"
 	"  cat events\t\t- the ctl state's event list, as before\n";
 
 static void readme_text(struct seqbuf *s, uint32_t inst)
@@ -1108,6 +1143,10 @@ static const struct tfs_file tfs_tab[T_COUNT] = {
 			      graph_function_text, graph_function_write },
 	[T_GRAPH_FUNCTION] = { "set_graph_function", T_ROOT, ONE, RW,
 			       graph_function_text, graph_function_write },
+	[T_AVAIL_FUNCS] = { "available_filter_functions", T_ROOT, ONE, RO,
+			    avail_funcs_text },
+	[T_SAVED_CMDLINES] = { "saved_cmdlines", T_ROOT, ONE, RO,
+			       saved_cmdlines_text },
 	[T_MAX_LATENCY] = { "tracing_max_latency", T_ROOT, ONE, RW,
 			    max_latency_text, max_latency_write },
 	[T_TRACING_THRESH] = { "tracing_thresh", T_ROOT, ONE, RW, thresh_text,
@@ -1281,8 +1320,8 @@ bool tracefs_needs_right(uint64_t q)
 	uint32_t r = QROW(q);
 
 	return r == T_TRACE || r == T_TRACE_PIPE || r == T_CPU_TRACE ||
-	       r == T_CPU_PIPE || r == T_EV_HIST || r == T_SNAPSHOT ||
-	       r == T_CPU_PIPE_RAW || r == T_STACK_TRACE ||
+	       r == T_CPU_PIPE || r == T_EV_HIST || r == T_SAVED_CMDLINES ||
+	       r == T_SNAPSHOT || r == T_CPU_PIPE_RAW || r == T_STACK_TRACE ||
 	       r == T_SYNTH_EVENTS;
 }
 

@@ -41,5 +41,9 @@ struct tracefs_trace *tracefs_trace_snap(void);
 void tracefs_trace_free(struct tracefs_trace *t);
 long tracefs_trace_read(struct tracefs_trace *t, void *buf, size_t n);
 extern uint64_t tracefs_read_events[];
+struct ttrace_aux_view;
+/* A snapshot of the aux ring (the names) in pages of *order, its view in
+ * *v; NULL when memory is short. Free with free_cont_pages(). */
+char *tracefs_aux_take(struct ttrace_aux_view *v, unsigned *order);
 
 #endif

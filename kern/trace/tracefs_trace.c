@@ -128,18 +128,25 @@ void tracefs_trace_free(struct tracefs_trace *t)
  * processes born meanwhile are named. */
 static int names_take(struct tracefs_trace *t)
 {
-	uint64_t bytes, size, dropped;
-
 	names_drop(t);
+	t->aux = tracefs_aux_take(&t->names, &t->aux_order);
+	return t->aux ? 0 : -ENOMEM;
+}
+
+char *tracefs_aux_take(struct ttrace_aux_view *v, unsigned *order)
+{
+	uint64_t bytes, size, dropped;
+	char *mem;
+
 	ttrace_aux_usage(&ttrace_main, &bytes, &size, &dropped);
-	t->aux_order = ttrace_order_for(size);
-	if (!(t->aux = get_cont_pages(t->aux_order, 0)))
-		return -ENOMEM;
-	if (ttrace_aux_read(&ttrace_main, t->aux, size, &t->names)) {
-		names_drop(t);
-		return -ENOMEM;
+	*order = ttrace_order_for(size);
+	if (!(mem = get_cont_pages(*order, 0)))
+		return NULL;
+	if (ttrace_aux_read(&ttrace_main, mem, size, v)) {
+		free_cont_pages(mem, *order);
+		return NULL;
 	}
-	return 0;
+	return mem;
 }
 
 static bool reads_cpu(const struct tracefs_trace *t, uint32_t c)
