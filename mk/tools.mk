@@ -138,3 +138,14 @@ $(BUILD)/tools/ttlive: $(call toolobj,tools/ttlive.c $(TTLIVE_SRCS)) \
 $(BUILD)/host/test_ttrace_live: $(call hostobj,$(TTLIVE_SRCS) $(TTLOAD_SRCS))
 
 TOOLS += $(BUILD)/tools/ttlive
+
+# ttrawread (tools/ttrawread.c): Linux ring-buffer pages (trace_pipe_raw)
+# read with Debian's libtraceevent (libtraceevent-dev, scripts/deps.sh),
+# which tests/host/test_ttrace_ftpage.c and tests/seams_tracefs31b.py run.
+$(call toolobj,tools/ttrawread.c): TOOLS_CFLAGS += -I/usr/include/traceevent
+$(BUILD)/tools/ttrawread: $(call toolobj,tools/ttrawread.c)
+	$(HOSTCC) $(TOOLS_CFLAGS) -o $@ $^ -ltraceevent
+TOOLS += $(BUILD)/tools/ttrawread
+$(BUILD)/host/test_ttrace_ftpage: $(BUILD)/tools/ttrawread
+$(call hostobj,tests/host/test_ttrace_ftpage.c): \
+	HOSTCFLAGS += -DTTRAWREAD_BIN='"$(BUILD)/tools/ttrawread"'

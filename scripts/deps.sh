@@ -26,6 +26,8 @@ ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a \
 	>/dev/null 2>&1 || missing="$missing libclang-rt-14-dev"
 [ -e "/usr/include/$(gcc -print-multiarch 2>/dev/null)/lttng/tracepoint.h" ] ||
 	missing="$missing liblttng-ust-dev"
+[ -e /usr/include/traceevent/kbuffer.h ] ||	# tests/host/kbuffer_read
+	missing="$missing libtraceevent-dev"
 [ -d /usr/lib/grub/i386-pc ] || missing="$missing grub-pc-bin"
 /usr/bin/python3 -c 'import kconfiglib' >/dev/null 2>&1 ||
 	missing="$missing python3 python3-kconfiglib"

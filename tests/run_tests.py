@@ -35,6 +35,7 @@ import seams_tracefs31a  # noqa: E402
 import seams_wake29  # noqa: E402
 import seams_exports29  # noqa: E402
 import seams_analysis29  # noqa: E402
+import seams_tracefs31b  # noqa: E402
 from qemu_run import ROOT  # noqa: E402
 
 LINE = re.compile(r"^(?:\[\s*\d+\.\d+\] )?(PASSED|FAILED) \[([^\]]+)\]\s*(.*)$")
@@ -107,6 +108,7 @@ def main():
     seams_wake29.run_all(res, only)
     seams_exports29.run_all(res, only)
     seams_analysis29.run_all(res, only)
+    seams_tracefs31b.run_all(res, only)
     print("tests took %.0f s; the slowest: %s" % (
         time.monotonic() - start, ", ".join(
             "%s %.0f s" % (n, t) for t, n in sorted(res.took)[::-1][:8])))

@@ -795,3 +795,12 @@ void fprobe_state_text(struct seqbuf *s)
 			      " (deleted)" : "");
 	}
 }
+
+/* See internal.h. */
+void fprobe_each_live(void (*fn)(const struct ttrace_fprobe_spec *s,
+				 void *arg), void *arg)
+{
+	for (unsigned i = 0; i < FP_N; i++)
+		if (slots[i].state == FP_LIVE)
+			fn(&slots[i].spec, arg);
+}

@@ -91,6 +91,8 @@ enum ttrace_read_kind {
 	TTRACE_READ_SNAP,	/* snapN: runs of the snapshot probe's copy */
 	TTRACE_READ_AUX,	/* aux: version header + aux snapshot */
 	TTRACE_READ_PROBES,	/* probes: the probes' results as text */
+	TTRACE_READ_PAGES,	/* trace_pipe_raw: cpuN's records as Linux's
+				 * ring-buffer pages (tracefs) */
 };
 
 struct ttrace_reader;
@@ -361,6 +363,7 @@ uint32_t ttrace_snap_read(struct ttrace_snap_view *v, uint32_t cpu,
 const char *ttrace_probes_control(const struct ttrace_ctl_cmd *cmd);
 struct ttrace_aux_view;
 void ttrace_probes_text(struct seqbuf *s, struct ttrace_aux_view *names);
+bool ttrace_probe_text(const char *name, struct seqbuf *s);
 struct ttrace_snapset *ttrace_probe_snapset(uint64_t gen);
 /* For tracefs: the probes named prefix*, as their commands; probe name's
  * keys as ftrace's hist file (false: no such probe with keys). */
@@ -758,6 +761,10 @@ const char *fprobe_control(struct ttrace *t,
 /* The rings were cleared: deleted probes' ids come free. ctl mutex. */
 void fprobe_rings_cleared(struct ttrace *t);
 void fprobe_state_text(struct seqbuf *s);
+/* Calls fn on each live probe's definition (tracefs_dyn.c's
+ * dynamic_events). ctl mutex held. */
+void fprobe_each_live(void (*fn)(const struct ttrace_fprobe_spec *s,
+				 void *arg), void *arg);
 /* The stats file's line of the strings probes could not read, by why:
  * "fprobe str bad_address N not_ram N". */
 void fprobe_stats_text(struct seqbuf *s);
@@ -780,5 +787,48 @@ struct ttrace_stack_max {
 /* CPU cpu's deepest stack copied whole into *out (a reset one is all 0);
  * false while its CPU kept writing it (busy). Any context. */
 bool ttrace_stack_max_get(uint32_t cpu, struct ttrace_stack_max *out);
+
+/* tracefs_dyn.c, tracefs_snap.c: the tree's definitions, error log,
+ * snapshot and stack tracer files (docs/tracefs.md), in the shape of the
+ * tree's table (tracefs.c): text(s, inst) for a read, write(inst, line,
+ * why) for one line written (0, or -errno with *why, logged to
+ * error_log, nothing changed), trunc(inst, why) for an open with O_TRUNC.
+ * Process context. */
+/* Logs a refused write to a tree file (ftrace's error_log): from loc
+ * (e.g. "trace_fprobe"), the command cmd (len bytes), the caret at its
+ * byte pos, the reason why. No spinlock held. */
+void tracefs_err_log(const char *loc, const char *cmd, size_t len,
+		     size_t pos, const char *why);
+/* A refusal: logged as tracefs_err_log(), *out the errstr to give
+ * ("LOC: WHY (ERRNO TEXT)", valid until the next refusal); returns err. */
+int tracefs_refuse(int err, const char *loc, const char *cmd, size_t len,
+		   size_t pos, const char *why, const char **out);
+void tracefs_error_log_text(struct seqbuf *s, uint32_t inst);
+int tracefs_error_log_trunc(uint32_t inst, const char **why);
+int tracefs_error_log_write(uint32_t inst, char *line, const char **why);
+/* Whether why is tracefs_refuse()'s text (the refusal is logged). */
+bool tracefs_refusal_logged(const char *why);
+void tracefs_dynevents_text(struct seqbuf *s, uint32_t inst);
+int tracefs_dynevents_write(uint32_t inst, char *line, const char **why);
+int tracefs_dynevents_trunc(uint32_t inst, const char **why);
+/* The tree's snapshot set, if it holds copy gen (0: any). ctl mutex. */
+struct ttrace_snapset *tracefs_snapset(uint64_t gen);
+int tracefs_snapshot_write(uint32_t inst, char *line, const char **why);
+/* Whether a snapshot is there to read (the tree's or the probe's). */
+bool tracefs_snapshot_taken(void);
+void tracefs_snapshot_help(struct seqbuf *s);
+void tracefs_stack_max_size_text(struct seqbuf *s, uint32_t inst);
+int tracefs_stack_max_size_write(uint32_t inst, char *line, const char **why);
+void tracefs_stack_trace_text(struct seqbuf *s, uint32_t inst);
+void tracefs_stack_filter_text(struct seqbuf *s, uint32_t inst);
+int tracefs_stack_filter_write(uint32_t inst, char *line, const char **why);
+/* tracefs_synth.c: synthetic_events, and a hist trigger trig ("hist:...",
+ * no "if") written to event ev's trigger (del: with '!'): 1 when it has
+ * no variable (a plain hist trigger: the caller's), else 0 or -errno. */
+void tracefs_synth_text(struct seqbuf *s, uint32_t inst);
+int tracefs_synth_write(uint32_t inst, char *line, const char **why);
+int tracefs_synth_trunc(uint32_t inst, const char **why);
+int tracefs_synth_trigger(const char *ev, const char *trig, bool del,
+			  const char **why);
 
 #endif /* TTRACE_INTERNAL_H */

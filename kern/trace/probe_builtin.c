@@ -405,6 +405,21 @@ void ttrace_probes_text(struct seqbuf *s, struct ttrace_aux_view *names)
 	ttrace_ctl_mutex_exit(&ttrace_main);
 }
 
+/* The probe called name and its results as /dev/ttrace/probes shows
+ * them (keys as numbers), appended to s; false if there is none. Takes
+ * the ctl mutex. */
+bool ttrace_probe_text(const char *name, struct seqbuf *s)
+{
+	int i;
+
+	ttrace_ctl_mutex_enter(&ttrace_main);
+	i = find_slot(name);
+	if (i >= 0)
+		probe_text(s, probes[i], NULL);
+	ttrace_ctl_mutex_exit(&ttrace_main);
+	return i >= 0;
+}
+
 /* The set of the snapshot probe whose copy is gen, or with gen 0 the
  * first that took one; NULL if none. ctl mutex held. */
 struct ttrace_snapset *ttrace_probe_snapset(uint64_t gen)

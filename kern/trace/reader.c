@@ -18,6 +18,11 @@
  * while a whole line still fits: a run longer than the block goes on at
  * the next refill, so no line is cut by the block nor lost. A line longer
  * than LINE_MAX is cut, and ends with seqbuf's mark.
+ * A pages reader (tracefs's per_cpu/cpuN/trace_pipe_raw) walks the same
+ * events to the same end and writes them as Linux's ring-buffer pages
+ * (ttrace_ftpage.h) of Linux event records (ttrace_ftevent.h), a page at
+ * a time: an event that does not fit waits for the next page, and a
+ * declared loss ends the page, the next one carrying its count.
  */
 #include <kmalloc.h>
 #include "module.h"
@@ -29,6 +34,8 @@
 #include <ttrace.h>
 #include <ttrace_decode.h>
 #include <ttrace_file.h>
+#include <ttrace_ftevent.h>
+#include <ttrace_ftpage.h>
 #include <abi/errno.h>
 #include <arch/arch.h>
 #include <arch/mmu.h>
@@ -69,11 +76,16 @@ struct ttrace_reader {
 	struct snap *aux;		/* aux, probes: the snapshot; cpuN:
 					   the names */
 	struct ttrace_aux_view names;
-	struct ttrace_meta_snap *meta;	/* cpuN: the events' names */
-	struct snap *text;		/* cpuN: the block of lines */
+	struct ttrace_meta_snap *meta;	/* cpuN, pages: the events' names */
+	struct snap *text;		/* cpuN: the block of lines; pages:
+					 * the page, then a record's room */
 	struct seqbuf lines;		/* cpuN: over text, as formatted */
 	size_t text_pos;		/* ... the first not yet read */
 	bool in_run;			/* cpuN: it has events of ev left */
+	bool held;			/* pages: pev is not in a page yet */
+	uint64_t lost;			/* pages: ... nor this loss */
+	uint32_t pid;			/* pages: the last process seen */
+	struct ttrace_event_view pev;
 	struct ttrace_pair_iter it;
 	struct ttrace_entry ev[TEXT_EVENTS * (1 + TTRACE_MAX_CONT)];
 };
@@ -230,11 +242,12 @@ static int reader_start(struct ttrace_reader *r)
 	ttrace_run_start(r->t, r->kind, r->cpu, &r->cur, &r->end, &r->wait);
 	if (r->kind == TTRACE_READ_SNAP)
 		ttrace_snap_view_begin(&r->view, TTRACE_SNAP_PROBE);
-	if (r->kind != TTRACE_READ_TEXT)
+	if (r->kind != TTRACE_READ_TEXT && r->kind != TTRACE_READ_PAGES)
 		return 0;
 	ttrace_aux_usage(r->t, &bytes, &size, &dropped);
 	r->aux = snap_alloc(size);
-	r->text = snap_alloc(TEXT_BYTES);
+	r->text = snap_alloc(r->kind == TTRACE_READ_TEXT ? TEXT_BYTES :
+			     TTRACE_FTPAGE_SIZE + TTRACE_FTPAGE_REC_MAX);
 	if (!r->aux || !r->text ||
 	    ttrace_aux_read(r->t, r->aux->data, size, &r->names)) {
 		snap_free(r->aux);	/* the next read starts afresh */
@@ -242,7 +255,7 @@ static int reader_start(struct ttrace_reader *r)
 		r->aux = r->text = NULL;
 		return -ENOMEM;
 	}
-	seqbuf_init(&r->lines, r->text->data, TEXT_BYTES);
+	seqbuf_init(&r->lines, r->text->data, 0);
 	r->meta = ttrace_meta_reader_begin();
 	return 0;
 }
@@ -328,9 +341,36 @@ static void line_end(struct seqbuf *out, struct seqbuf *line)
 	seqbuf_commit(out, seqbuf_used(line));
 }
 
-/* The line of r's next event (r->in_run), or the next run's: a loss
- * line, or nothing but r->it set up for its events. Returns false at the
- * end of the snapshot. */
+/* What event_next() found. */
+enum ev_next { EV_END, EV_EVENT, EV_LOST, EV_NONE };
+
+/* r's next event into *ev (its timestamp on CPU 0's clock), or the next
+ * run: a loss (*run), or nothing yet but r->it set up for its events.
+ * EV_END at the end of the snapshot. */
+static enum ev_next event_next(struct ttrace_reader *r,
+			       struct ttrace_event_view *ev,
+			       struct trace_ring_run *run)
+{
+	uint32_t k;
+
+	if (r->in_run && ttrace_pair_next(&r->it, ev)) {
+		ev->timestamp = ttrace_ts_on_cpu0(ev->timestamp,
+						  tsc_offset[r->cpu]);
+		return EV_EVENT;
+	}
+	r->in_run = false;
+	k = next_run(r, r->ev, ARRAY_SIZE(r->ev), run);
+	if (k == TRACE_RUN_NONE)
+		return EV_END;
+	if (k == TRACE_RUN_LOST)
+		return EV_LOST;
+	ttrace_pair_init(&r->it, r->ev, run->count);
+	r->in_run = true;
+	return EV_NONE;
+}
+
+/* The line of r's next event, or of a loss (or none: a run begins).
+ * Returns false at the end of the snapshot. */
 static bool text_next(struct ttrace_reader *r)
 {
 	struct trace_ring_run run;
@@ -338,35 +378,24 @@ static bool text_next(struct ttrace_reader *r)
 	struct seqbuf line;
 	char *dst;
 	size_t room;
-	uint32_t k;
+	enum ev_next k = event_next(r, &ev, &run);
 
-	if (r->in_run && ttrace_pair_next(&r->it, &ev)) {
-		ev.timestamp = ttrace_ts_on_cpu0(ev.timestamp,
-						 tsc_offset[r->cpu]);
+	if (k == EV_EVENT) {
 		line_begin(&r->lines, &line);
 		room = seqbuf_get_buf(&line, &dst);
 		seqbuf_commit(&line, (size_t)ttrace_format_timed_line(dst, room,
 			      tsc_freq_hz, tsc_at_boot, r->meta->table,
 			      &ev, ttrace_aux_resolve, &r->names));
 		line_end(&r->lines, &line);
-		return true;
-	}
-	r->in_run = false;
-	k = next_run(r, r->ev, ARRAY_SIZE(r->ev), &run);
-	if (k == TRACE_RUN_NONE)
-		return false;
-	if (k == TRACE_RUN_LOST) {
+	} else if (k == EV_LOST) {
 		line_begin(&r->lines, &line);
 		seqbuf_printf(&line, "-- cpu%u: %lu records lost (%s), slots "
 			      "%lu-%lu --", r->cpu, run.count,
 			      ttrace_loss_name(run.reason), run.first,
 			      run.first + run.count - 1);
 		line_end(&r->lines, &line);
-	} else {
-		ttrace_pair_init(&r->it, r->ev, run.count);
-		r->in_run = true;
 	}
-	return true;
+	return k != EV_END;
 }
 
 /* Formats the next lines of r into its block, emptied first, while a
@@ -381,6 +410,74 @@ static bool text_refill(struct ttrace_reader *r)
 	return seqbuf_used(&r->lines) > 0;
 }
 
+/* The pid a Linux record names for ev: the process of a syscall or trap
+ * context, 0 in idle, else the last one seen on the CPU. */
+static uint32_t page_pid(struct ttrace_reader *r,
+			 const struct ttrace_event_view *ev)
+{
+	if (ev->ctx_kind == TTRACE_CTX_SYSC || ev->ctx_kind == TTRACE_CTX_TRAP)
+		r->pid = TTRACE_CTX_PID(ev->context);
+	else if (ev->ctx_kind == TTRACE_CTX_IDLE)
+		r->pid = 0;
+	return r->pid;
+}
+
+/* Adds r->pev to page p as a Linux record; false if it does not fit (it
+ * stays held for the next page). An event of no known metadata is
+ * skipped. */
+static bool page_add(struct ttrace_reader *r, struct ttrace_ftpage *p)
+{
+	const struct ttrace_meta_table *m = r->meta->table;
+	uint8_t *rec = (uint8_t *)r->text->data + TTRACE_FTPAGE_SIZE;
+	uint64_t ts = r->pev.timestamp;
+	size_t n;
+
+	if (r->pev.id >= m->nevents)
+		return true;
+	n = ttrace_ftevent_record(rec, &m->events[r->pev.id], &r->pev,
+				  page_pid(r, &r->pev), ttrace_aux_resolve,
+				  &r->names);
+	return ttrace_ftpage_add(p, ts > tsc_at_boot ? ttrace_ticks_to_ns(
+				 ts - tsc_at_boot, tsc_freq_hz) : 0, rec, n);
+}
+
+/* The next page of r's events into its block (r->lines over it). Returns
+ * false when there is none: the end of the snapshot. */
+static bool page_refill(struct ttrace_reader *r)
+{
+	struct ttrace_ftpage p;
+	struct trace_ring_run run;
+	enum ev_next k;
+
+	ttrace_ftpage_init(&p, (uint8_t *)r->text->data);
+	ttrace_ftpage_lost(&p, r->lost);
+	r->lost = 0;
+	for (;;) {
+		if (!r->held) {
+			k = event_next(r, &r->pev, &run);
+			if (k == EV_END)
+				break;
+			if (k == EV_LOST && p.events) {
+				r->lost = run.count;	/* the next page's */
+				break;
+			}
+			if (k == EV_LOST)
+				ttrace_ftpage_lost(&p, run.count);
+			r->held = k == EV_EVENT;
+			if (!r->held)
+				continue;
+		}
+		if (!page_add(r, &p))
+			break;
+		r->held = false;
+	}
+	ttrace_ftpage_end(&p);
+	seqbuf_init(&r->lines, r->text->data, TTRACE_FTPAGE_SIZE + 1);
+	seqbuf_commit(&r->lines, p.events || p.missed ? TTRACE_FTPAGE_SIZE : 0);
+	r->text_pos = 0;
+	return p.events || p.missed;
+}
+
 /* cpuN: text lines as they are formatted, a block at a time. */
 static long text_read(struct ttrace_reader *r, char *buf, size_t n)
 {
@@ -389,7 +486,9 @@ static long text_read(struct ttrace_reader *r, char *buf, size_t n)
 	while (done < n) {
 		size_t k;
 
-		if (r->text_pos == seqbuf_used(&r->lines) && !text_refill(r))
+		if (r->text_pos == seqbuf_used(&r->lines) &&
+		    !(r->kind == TTRACE_READ_TEXT ? text_refill(r) :
+		      page_refill(r)))
 			break;
 		k = MIN(n - done, seqbuf_used(&r->lines) - r->text_pos);
 		memcpy(buf + done, r->lines.buf + r->text_pos, k);
@@ -413,7 +512,8 @@ long ttrace_reader_read(struct ttrace_reader *r, void *buf, size_t n,
 		if (r->kind == TTRACE_READ_AUX || r->kind == TTRACE_READ_PROBES)
 			ret = devgen_readbytes(off, buf, n, r->aux->data,
 					       r->aux->len);
-		else if (r->kind == TTRACE_READ_TEXT)
+		else if (r->kind == TTRACE_READ_TEXT ||
+			 r->kind == TTRACE_READ_PAGES)
 			ret = text_read(r, buf, n);
 		else
 			ret = runs_read(r, buf, n);

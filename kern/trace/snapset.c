@@ -179,8 +179,12 @@ static struct ttrace_snapset *set_of(uint32_t src, uint64_t gen)
 {
 	struct ttrace_snapset *s;
 
-	if (src == TTRACE_SNAP_PROBE)
-		return ttrace_probe_snapset(gen);
+	if (src == TTRACE_SNAP_PROBE) {	/* the probe's or the tree's */
+		struct ttrace_snapset *p = ttrace_probe_snapset(gen);
+
+		s = tracefs_snapset(gen);
+		return !p ? s : !s || p->gen > s->gen ? p : s;
+	}
 	s = ttrace_lat_snapset(src - TTRACE_SNAP_LAT);
 	return s && (!gen || s->gen == gen) ? s : NULL;
 }

@@ -30,6 +30,7 @@
 #include <ttrace_aux.h>
 #include <ttrace_ctl.h>
 #include <ttrace_decode.h>
+#include <ttrace_ftevent.h>
 #include <abi/errno.h>
 #include <arch/mmu.h>
 #include <arch/tsc.h>
@@ -55,6 +56,10 @@ enum {
 	T_EV_HIST,
 	T_AVAIL_TRACERS, T_CURRENT_TRACER, T_FTRACE_FILTER, T_GRAPH_FUNCTION,
 	T_AVAIL_FUNCS, T_MAX_LATENCY, T_TRACING_THRESH,
+	/* tracefs31b's (tracefs_dyn.c, tracefs_snap.c, tracefs_synth.c) */
+	T_DYN_EVENTS, T_SYNTH_EVENTS, T_ERROR_LOG, T_SNAPSHOT, T_STACK_TRACE,
+	T_STACK_MAX, T_STACK_FILTER, T_EV_FORMAT, T_HEADER_PAGE,
+	T_HEADER_EVENT, T_CPU_PIPE_RAW,
 	T_COUNT
 };
 
@@ -628,6 +633,9 @@ static int event_trigger_write(uint32_t e, char *line, const char **why)
 	}
 	if ((count = strchr(trig, ':')) && strncmp(trig, "hist", 4))
 		*count = 0;		/* traceoff:N: every hit, not N */
+	if (!strncmp(trig, "hist", 4) &&
+	    (r = tracefs_synth_trigger(ev, trig, del, why)) != 1)
+		return r;	/* variables, onmatch(): tracefs_synth.c */
 	if (!strncmp(trig, "hist", 4))
 		return del ? ctl(why, "unprobe h.%s", ev) :
 		       hist_trigger(ev, trig, tests, why);
@@ -1052,6 +1060,33 @@ static void readme_text(struct seqbuf *s, uint32_t inst)
 
 /* ---- the tree ------------------------------------------------------------ */
 
+/* snapshot: the copy (read through tracefs_trace_snap()), or with none
+ * Linux's help. */
+static void snapshot_text(struct seqbuf *s, uint32_t inst)
+{
+	(void)inst;
+	seqbuf_printf(s, "# tracer: %s\n", tracefs_current_tracer());
+	tracefs_snapshot_help(s);
+}
+
+/* events/GROUP/EVENT/format: the layout trace_pipe_raw's records have. */
+static void event_format_text(struct seqbuf *s, uint32_t e)
+{
+	ttrace_ftevent_format(s, &meta()->events[e]);
+}
+
+static void header_page_text(struct seqbuf *s, uint32_t inst)
+{
+	(void)inst;
+	seqbuf_puts(s, ttrace_ftevent_header_page);
+}
+
+static void header_event_text(struct seqbuf *s, uint32_t inst)
+{
+	(void)inst;
+	seqbuf_puts(s, ttrace_ftevent_header_event);
+}
+
 static const struct tfs_file tfs_tab[T_COUNT] = {
 	[T_ROOT] = { ".", T_ROOT, ONE, DIR },
 	[T_TRACING_ON] = { "tracing_on", T_ROOT, ONE, RW, tracing_on_text,
@@ -1116,6 +1151,30 @@ static const struct tfs_file tfs_tab[T_COUNT] = {
 			    max_latency_text, max_latency_write },
 	[T_TRACING_THRESH] = { "tracing_thresh", T_ROOT, ONE, RW, thresh_text,
 			       thresh_write },
+	[T_DYN_EVENTS] = { "dynamic_events", T_ROOT, ONE, RW,
+			   tracefs_dynevents_text, tracefs_dynevents_write,
+			   tracefs_dynevents_trunc },
+	[T_SYNTH_EVENTS] = { "synthetic_events", T_ROOT, ONE, RW,
+			     tracefs_synth_text, tracefs_synth_write,
+			     tracefs_synth_trunc },
+	[T_ERROR_LOG] = { "error_log", T_ROOT, ONE, RW, tracefs_error_log_text,
+			  tracefs_error_log_write, tracefs_error_log_trunc },
+	[T_SNAPSHOT] = { "snapshot", T_ROOT, ONE, RW, snapshot_text,
+			 tracefs_snapshot_write },
+	[T_STACK_TRACE] = { "stack_trace", T_ROOT, ONE, RO,
+			    tracefs_stack_trace_text },
+	[T_STACK_MAX] = { "stack_max_size", T_ROOT, ONE, RW,
+			  tracefs_stack_max_size_text,
+			  tracefs_stack_max_size_write },
+	[T_STACK_FILTER] = { "stack_trace_filter", T_ROOT, ONE, RW,
+			     tracefs_stack_filter_text,
+			     tracefs_stack_filter_write },
+	[T_EV_FORMAT] = { "format", T_EVENT, ONE, RO, event_format_text },
+	[T_HEADER_PAGE] = { "header_page", T_EVENTS, ONE, RO,
+			    header_page_text },
+	[T_HEADER_EVENT] = { "header_event", T_EVENTS, ONE, RO,
+			     header_event_text },
+	[T_CPU_PIPE_RAW] = { "trace_pipe_raw", T_CPU, ONE, RO },
 };
 
 /* ---- the generator ------------------------------------------------------- */
@@ -1211,7 +1270,7 @@ static int entry(uint32_t r, uint32_t x, struct devdir *e)
 			       .type = f->perm & S_IFDIR ? QTDIR : QTFILE };
 	if (r == T_EVENTS)	/* cat events: the ctl state, as before */
 		e->qid.type |= QTTEXT;
-	if (r == T_TRACE_PIPE || r == T_CPU_PIPE)
+	if (r == T_TRACE_PIPE || r == T_CPU_PIPE || r == T_CPU_PIPE_RAW)
 		e->qid.type |= QTSTREAM;
 	e->perm = f->perm;
 	e->length = 0;
@@ -1261,7 +1320,9 @@ bool tracefs_needs_right(uint64_t q)
 	uint32_t r = QROW(q);
 
 	return r == T_TRACE || r == T_TRACE_PIPE || r == T_CPU_TRACE ||
-	       r == T_CPU_PIPE || r == T_EV_HIST || r == T_SAVED_CMDLINES;
+	       r == T_CPU_PIPE || r == T_EV_HIST || r == T_SAVED_CMDLINES ||
+	       r == T_SNAPSHOT || r == T_CPU_PIPE_RAW || r == T_STACK_TRACE ||
+	       r == T_SYNTH_EVENTS;
 }
 
 bool tracefs_is_marker(uint64_t q)
@@ -1274,6 +1335,8 @@ long tracefs_read(struct chan *c, void *buf, size_t n, uint64_t off)
 	uint32_t r, x;
 
 	row_of(c, &r, &x);
+	if (c->aux && r == T_CPU_PIPE_RAW)
+		return ttrace_reader_read(c->aux, buf, n, off);
 	if (c->aux)
 		return tracefs_trace_read(c->aux, buf, n);
 	if (r != T_EVENTS && !tfs_tab[r].text)
@@ -1304,6 +1367,10 @@ long tracefs_write(struct chan *c, const void *buf, size_t n)
 	memcpy(line, buf, len);
 	line[len] = 0;
 	err = tfs_tab[r].write(x, line, &why);
+	if (err && !tracefs_refusal_logged(why))	/* ftrace's error_log */
+		err = tracefs_refuse(err, tfs_tab[r].name ? tfs_tab[r].name :
+				     "tracefs", line, len, 0, why ? why : "",
+				     &why);
 	return err ? errstr_device(err, why) : (long)n;
 }
 
@@ -1324,12 +1391,16 @@ int tracefs_open(struct chan *c, int omode)
 {
 	uint32_t r, x;
 
-	(void)omode;
 	row_of(c, &r, &x);
 	if (r == T_TRACE || r == T_TRACE_PIPE)
 		c->aux = tracefs_trace_new(r == T_TRACE_PIPE, TRACEFS_ALL_CPUS);
 	else if (r == T_CPU_TRACE || r == T_CPU_PIPE)
 		c->aux = tracefs_trace_new(r == T_CPU_PIPE, x);
+	else if (r == T_CPU_PIPE_RAW)
+		c->aux = ttrace_reader_new(TTRACE_READ_PAGES, x);
+	else if (r == T_SNAPSHOT && (omode & O_ACCMODE) != O_WRONLY &&
+		 tracefs_snapshot_taken())
+		c->aux = tracefs_trace_snap();
 	else
 		return 0;
 	return c->aux ? 0 : -ENOMEM;
@@ -1337,6 +1408,12 @@ int tracefs_open(struct chan *c, int omode)
 
 void tracefs_close(struct chan *c)
 {
-	tracefs_trace_free(c->aux);
+	uint32_t r, x;
+
+	row_of(c, &r, &x);
+	if (r == T_CPU_PIPE_RAW)
+		ttrace_reader_free(c->aux);
+	else
+		tracefs_trace_free(c->aux);
 	c->aux = NULL;
 }

@@ -36,6 +36,8 @@ const char *tracefs_current_tracer(void);
 /* trace, trace_pipe and their per-CPU files (tracefs_trace.c). */
 struct tracefs_trace;
 struct tracefs_trace *tracefs_trace_new(bool pipe, uint32_t cpu);
+/* The snapshot file: the newest snapshot copy (tracefs_snap.c). */
+struct tracefs_trace *tracefs_trace_snap(void);
 void tracefs_trace_free(struct tracefs_trace *t);
 long tracefs_trace_read(struct tracefs_trace *t, void *buf, size_t n);
 extern uint64_t tracefs_read_events[];

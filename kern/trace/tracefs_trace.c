@@ -12,6 +12,8 @@
  * other events as comments.
  *
  * trace is a snapshot: each CPU up to its head at the first read.
+ * snapshot reads the frozen copy (snapset.c) the tree's `echo 1 >
+ * snapshot` or a snapshot trigger took, the same way.
  * trace_pipe is a stream that consumes: it starts where the last reader
  * of trace_pipe stopped (per CPU, pipe_next[]), and a read with nothing
  * new sleeps until there is (^C, a kill, ends it with EINTR).
@@ -57,6 +59,8 @@ struct tfs_cpu {
 struct tracefs_trace {
 	struct spinlock lock;
 	bool pipe, started, header_done;
+	bool snap;			/* the snapshot's copy: view */
+	struct ttrace_snap_view view;
 	bool stale;			/* a pipe's names: lines went out */
 	bool graph;			/* function_graph's view */
 	uint32_t func_entry, func_exit;	/* their ids (graph) */
@@ -100,10 +104,20 @@ static void names_drop(struct tracefs_trace *t)
 	t->aux = NULL;
 }
 
+struct tracefs_trace *tracefs_trace_snap(void)
+{
+	struct tracefs_trace *t = tracefs_trace_new(false, TRACEFS_ALL_CPUS);
+
+	if (t)
+		t->snap = true;
+	return t;
+}
+
 void tracefs_trace_free(struct tracefs_trace *t)
 {
 	if (!t)
 		return;
+	ttrace_snap_view_end(&t->view);
 	names_drop(t);
 	ttrace_meta_reader_end(t->meta);
 	kfree(t->cpus);
@@ -142,11 +156,14 @@ static bool reads_cpu(const struct tracefs_trace *t, uint32_t c)
 
 static enum ttrace_read_kind kind_of(const struct tracefs_trace *t)
 {
-	return t->pipe ? TTRACE_READ_STREAM : TTRACE_READ_RAW;
+	return t->pipe ? TTRACE_READ_STREAM : t->snap ? TTRACE_READ_SNAP :
+	       TTRACE_READ_RAW;
 }
 
 static void start(struct tracefs_trace *t)
 {
+	if (t->snap)
+		ttrace_snap_view_begin(&t->view, TTRACE_SNAP_PROBE);
 	for (uint32_t c = 0; c < num_cpus; c++) {
 		struct tfs_cpu *p = &t->cpus[c];
 
@@ -223,8 +240,8 @@ static bool cpu_next(struct tracefs_trace *t, uint32_t c)
 			break;
 		}
 		p->in_run = false;
-		k = ttrace_run_next(&ttrace_main, kind_of(t), NULL, c, &p->cur,
-				    &p->end, &p->wait, p->buf,
+		k = ttrace_run_next(&ttrace_main, kind_of(t), &t->view, c,
+				    &p->cur, &p->end, &p->wait, p->buf,
 				    ARRAY_SIZE(p->buf), &run, TTRACE_COPY_PLAIN,
 				    TTRACE_BUSY_SPIN);
 		if (k == TRACE_RUN_NONE)

@@ -1,0 +1,44 @@
+/*
+ * ttrace_ftevent.h: a ttrace event as a Linux trace event
+ * (kern/trace/lib/ftrace_event.c): its `format` file (Linux's layout,
+ * answer-formats.md A.1) and its record in a ring-buffer page
+ * (ttrace_ftpage.h), the one description both follow, so what
+ * trace_pipe_raw writes is what events/GROUP/EVENT/format says.
+ *
+ * The record: the common header (u16 type = TTRACE_FTEVENT_ID_BASE + the
+ * ttrace id, u8 flags, u8 preempt count, s32 pid), then every argument
+ * in 8 bytes (u64 or s64; a pointer as u64), a name or string argument
+ * (str:TAG) as a __data_loc char[] (u32: offset << 0 | length << 16, in
+ * the argument's 8-byte slot) whose string, as the trace's aux names it
+ * (what `ttdecode text` prints), follows the fixed part.
+ *
+ * Usage:
+ *	ttrace_ftevent_format(&s, &meta->events[id], group_name);
+ *	n = ttrace_ftevent_record(rec, e, &ev, pid, ttrace_aux_resolve, &view);
+ */
+#ifndef TTRACE_FTEVENT_H
+#define TTRACE_FTEVENT_H
+
+#include <compiler.h>
+#include <seqbuf.h>
+#include <ttrace_decode.h>
+#include <ttrace_meta.h>
+
+#define TTRACE_FTEVENT_ID_BASE	1000	/* ttrace event id + this: its ID */
+#define TTRACE_FTEVENT_STR_MAX	256	/* a string field's bytes, NUL in */
+
+/* header_page and header_event, as tracefs's events/ has them. */
+extern const char ttrace_ftevent_header_page[];
+extern const char ttrace_ftevent_header_event[];
+
+/* Event e's format file text. */
+void ttrace_ftevent_format(struct seqbuf *s, const struct ttrace_event_meta *e);
+
+/* Event ev (of metadata e) as a record into rec (TTRACE_FTPAGE_REC_MAX
+ * bytes), pid in its header, strings named by resolve; returns its
+ * bytes. */
+size_t ttrace_ftevent_record(uint8_t *rec, const struct ttrace_event_meta *e,
+			     const struct ttrace_event_view *ev, uint32_t pid,
+			     ttrace_resolve_fn resolve, void *rarg);
+
+#endif /* TTRACE_FTEVENT_H */
