@@ -31,6 +31,7 @@ import seams_latstack  # noqa: E402
 import seams_fileformat  # noqa: E402
 import seams_probelock  # noqa: E402
 import seams_sched  # noqa: E402
+import seams_wake29  # noqa: E402
 import seams_exports29  # noqa: E402
 from qemu_run import ROOT  # noqa: E402
 
@@ -100,6 +101,7 @@ def main():
     seams_fileformat.run_all(res, only)
     seams_probelock.run_all(res, only)
     seams_sched.run_all(res, only)
+    seams_wake29.run_all(res, only)
     seams_exports29.run_all(res, only)
     print("tests took %.0f s; the slowest: %s" % (
         time.monotonic() - start, ", ".join(

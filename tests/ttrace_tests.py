@@ -1753,7 +1753,7 @@ def trace_records(data):
                 kind = t >> 16 & 0xf
                 pid = ctx >> 32 if kind in (3, 4) else -1
                 recs.setdefault(t >> 28 & 0xfff, []).append(
-                    (ts, t & 0xffff, pid,
+                    (ts, t & 0x3ff, pid,
                      [u64(body, e + 24 + 8 * i) for i in range(5)]))
     return hz, recs
 

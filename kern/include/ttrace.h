@@ -87,14 +87,28 @@ void ttrace_bench(void);
 /* Names a thing in aux (tag, ident): what records refer to by number. */
 void ttrace_aux_string(unsigned tag, uint64_t ident, const char *str);
 
-/* Sets the context stamped on this CPU's records. Interrupts off or the
- * caller otherwise pinned to pcpui's CPU. */
+/* Sets the context stamped on this CPU's records; their flags (the type
+ * word's, interrupts off and need resched) stay: they follow the CPU,
+ * kept by arch_irq_*() (arch/arch.h) and ttrace_ctx_need_resched().
+ * Interrupts off or the caller otherwise pinned to pcpui's CPU. */
 static inline void ttrace_ctx_set(struct per_cpu_info *pcpui, unsigned kind,
 				  uint64_t ctx)
 {
 	pcpui->ttrace_type_base = TTRACE_TYPE(0, kind, 0, pcpui->irq_depth,
-					      pcpui->coreid);
+					      pcpui->coreid) |
+		(pcpui->ttrace_type_base & TTRACE_TYPE_FLAGS_MASK);
 	pcpui->ttrace_ctx = ctx;
+}
+
+/* The scheduler sets or clears this CPU's need_resched. */
+static inline void ttrace_ctx_need_resched(bool on)
+{
+	struct per_cpu_info *pcpui = this_cpu();
+
+	if (on)
+		pcpui->ttrace_type_base |= TTRACE_TYPE_NEED_RESCHED;
+	else
+		pcpui->ttrace_type_base &= ~(uint64_t)TTRACE_TYPE_NEED_RESCHED;
 }
 
 void ttrace_ctx_switch(struct per_cpu_info *pcpui, const struct kthread *kt);
@@ -139,13 +153,17 @@ static __always_inline struct ttrace_trap_saved ttrace_trap_enter(
 			       TTRACE_CTX_PIDWORD(p->pid, vector));
 	else
 		ttrace_ctx_set(pcpui, TTRACE_CTX_IRQ, vector);
+	pcpui->ttrace_type_base |= TTRACE_TYPE_IRQS_OFF;	/* the gate's */
 	return saved;
 }
 
+/* need resched as the trap left it (a timer's slice end sets it). */
 static __always_inline void ttrace_trap_exit(struct per_cpu_info *pcpui,
 					     struct ttrace_trap_saved saved)
 {
-	pcpui->ttrace_type_base = saved.type_base;
+	pcpui->ttrace_type_base = (saved.type_base &
+				   ~(uint64_t)TTRACE_TYPE_NEED_RESCHED) |
+		(pcpui->ttrace_type_base & TTRACE_TYPE_NEED_RESCHED);
 	pcpui->ttrace_ctx = saved.ctx;
 }
 
@@ -247,6 +265,10 @@ static inline void ttrace_ctx_switch(struct per_cpu_info *pcpui,
 				     const struct kthread *kt)
 {
 	(void)pcpui, (void)kt;
+}
+static inline void ttrace_ctx_need_resched(bool on)
+{
+	(void)on;
 }
 static inline bool ttrace_syscall_live(void)
 {

@@ -141,4 +141,17 @@ probed: __attribute__((cold));
 #endif
 }
 
+/*
+ * Runs emit, a call of event id's emitter (ttrace_NAME(...)), whose
+ * arguments take loads and branches to compute (a thread's pid), only
+ * once the event is armed: a site of the same event around the
+ * emitter's own, so a disarmed event is still one NOP and its arguments
+ * cost nothing; armed, one jmp more.
+ */
+#define TTRACE_LAZY(id, emit)						\
+	do {								\
+		if (unlikely(ttrace_site_state(id) != TTRACE_SITE_OFF))	\
+			emit;						\
+	} while (0)
+
 #endif /* TTRACE_EMIT_H */

@@ -350,6 +350,7 @@ static void rq_update_locked(struct runq *rq, uint64_t now)
 
 	if (busy && now >= rq->slice_end && !rq->need_resched) {
 		rq->need_resched = true;
+		ttrace_ctx_need_resched(true);
 		kick_free_cpu();
 	}
 	if (busy && !rq->need_resched && (!next || rq->slice_end < next))
@@ -372,6 +373,15 @@ static uint32_t trace_pid(const struct kthread *kt)
 	return kt->proc ? (uint32_t)kt->proc->pid : TTRACE_KTHREAD_PID(kt->id);
 }
 
+/* The pid of the thread running here (task_newtask's parent), 0 before
+ * this CPU has one. */
+static uint32_t creator_pid(void)
+{
+	struct kthread *cur = current_kthread();
+
+	return cur ? trace_pid(cur) : 0;
+}
+
 /*
  * Makes kt runnable on rq's CPU: the one place a thread becomes runnable,
  * new (sched_make_runnable) or woken (wake_sleeper). The running thread's
@@ -381,19 +391,23 @@ static uint32_t trace_pid(const struct kthread *kt)
  * sched_wakeup once kt is queued (sched_wakeup_new for a new thread).
  * rq locked, interrupts off.
  */
-static void sched_wake(struct runq *rq, struct kthread *kt, bool new)
+static __always_inline void sched_wake(struct runq *rq, struct kthread *kt,
+				       bool new)
 {
 	uint32_t cpu = rq_cpu(rq);
 
 	if (!new)
-		ttrace_sched_waking(trace_pid(kt), trace_pid(kt), cpu);
+		TTRACE_LAZY(TTRACE_EV_SCHED_WAKING, ttrace_sched_waking(
+				trace_pid(kt), trace_pid(kt), cpu));
 	ttrace_sched_woken(kt);
 	runq_push(rq, kt);
 	rq->wakee = kt;
 	if (new)
-		ttrace_sched_wakeup_new(trace_pid(kt), trace_pid(kt), cpu);
+		TTRACE_LAZY(TTRACE_EV_SCHED_WAKEUP_NEW, ttrace_sched_wakeup_new(
+				trace_pid(kt), trace_pid(kt), cpu));
 	else
-		ttrace_sched_wakeup(trace_pid(kt), trace_pid(kt), cpu);
+		TTRACE_LAZY(TTRACE_EV_SCHED_WAKEUP, ttrace_sched_wakeup(
+				trace_pid(kt), trace_pid(kt), cpu));
 	if (runs_work(rq))
 		rq->slice_end = MIN(rq->slice_end, rq->slice_start +
 				    ns_to_tsc(SCHED_WAKEUP_GRAN_NS));
@@ -408,11 +422,10 @@ static void sched_wake(struct runq *rq, struct kthread *kt, bool new)
 void sched_make_runnable(struct kthread *kt)
 {
 	uint64_t flags = arch_irq_save();
-	struct kthread *cur = current_kthread();
 	struct runq *rq = &runqs[select_cpu(kt, core_id())];
 
-	ttrace_task_newtask(trace_pid(kt), trace_pid(kt),
-			    cur ? trace_pid(cur) : 0);
+	TTRACE_LAZY(TTRACE_EV_TASK_NEWTASK, ttrace_task_newtask(
+			trace_pid(kt), trace_pid(kt), creator_pid()));
 	spin_lock(&rq->lock);
 	sched_wake(rq, kt, true);
 	spin_unlock(&rq->lock);
@@ -520,6 +533,7 @@ static void schedule_locked(struct runq *rq)
 	next->cpu = (int)rq_cpu(rq);
 	WRITE_ONCE(rq->curr, next);
 	rq->need_resched = false;
+	ttrace_ctx_need_resched(false);
 	rq->slice_start = now;
 	rq->slice_end = now + ns_to_tsc(SCHED_SLICE_NS);
 	rq_update_locked(rq, now);
@@ -571,7 +585,9 @@ static int block_locked(struct runq *rq, struct kthread *kt,
 	kt->state = KT_SLEEPING;
 	if (!kt->untraced) {
 		ttrace_kthread_block(kt->id);
-		ttrace_sched_blocked_reason(trace_pid(kt), kt->wchan, caller);
+		TTRACE_LAZY(TTRACE_EV_SCHED_BLOCKED_REASON,
+			    ttrace_sched_blocked_reason(trace_pid(kt), kt->wchan,
+							caller));
 	}
 	schedule_locked(rq);
 	return is_killed(kt) ? -EINTR : 0;

@@ -19,6 +19,8 @@ static_assert(offsetof(struct per_cpu_info, self) == PCPU_SELF_OFFSET, "");
 static_assert(offsetof(struct per_cpu_info, coreid) == PCPU_COREID_OFFSET, "");
 static_assert(offsetof(struct per_cpu_info, kstack_top) == PCPU_KSTACK_OFFSET, "");
 static_assert(offsetof(struct per_cpu_info, user_rsp) == PCPU_USER_RSP_OFFSET, "");
+static_assert(offsetof(struct per_cpu_info, ttrace_type_base) ==
+	      PCPU_TTRACE_TYPE_OFFSET, "");
 
 struct per_cpu_info per_cpu_info[CONFIG_MAX_NUM_CPUS];
 uint32_t num_cpus = 1;

@@ -47,11 +47,13 @@ static __attribute__((noinline, cold)) long syscall_traced(
 	long ret;
 
 	ttrace_ctx_syscall(this_cpu(), kt->proc->pid, nr);
+	arch_trace_irqs(false);
 	arch_irq_enable_raw();
 	ttrace_syscall_enter(nr, args[0], args[1], args[2]);
 	ret = syscall_dispatch(nr, args);
 	ttrace_syscall_exit(nr, (uint64_t)ret);
 	arch_irq_disable_raw();
+	arch_trace_irqs(true);
 	ttrace_ctx_user(this_cpu(), kt->proc->pid);
 	return ret;
 }

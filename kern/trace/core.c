@@ -107,6 +107,7 @@ void ttrace_early_init(void)
 		per_cpu_info[i].ttrace_ring = &t->rings[i];
 	pcpui->ttrace_ring = &t->early_ring;
 	ttrace_ctx_set(pcpui, TTRACE_CTX_BOOT, 0);
+	arch_trace_irqs(true);		/* the boot runs with them off */
 	fprobe_init();
 	ttrace_ctl_init(&t->ctl, ttrace_meta_now(), t->enabled,
 			ttrace_armed);

@@ -43,8 +43,10 @@ __noreturn static notrace void ap_entry(uint32_t coreid)
 
 	arch_cpu_init(pcpui);
 	/* Before anything here can be traced (a contended lock, a trap):
-	 * until then the per-CPU type word would name CPU 0. */
+	 * until then the per-CPU type word would name CPU 0. An AP starts
+	 * with interrupts off. */
 	ttrace_ctx_set(pcpui, TTRACE_CTX_BOOT, 0);
+	arch_trace_irqs(true);
 	/* The BSP starts no other AP (so no one rewrites the trampoline)
 	 * until this one is online. */
 	ttrace_boot_phase_at(BOOT_PHASE_AP_TRAMPOLINE,

@@ -79,7 +79,8 @@ int ttrace_version_check(const struct ttrace_version *v, const char **why)
 		return *why = "not a ttrace trace (bad magic)", -1;
 	if (v->header_version != TTRACE_HEADER_VERSION ||
 	    v->aux_version != TTRACE_AUX_VERSION ||
-	    v->percpu_version != TTRACE_PERCPU_VERSION)
+	    v->percpu_version < TTRACE_PERCPU_VERSION_MIN ||
+	    v->percpu_version > TTRACE_PERCPU_VERSION)
 		return *why = "unsupported trace format version", -1;
 	if (v->header_size != sizeof(*v) || v->entry_size != TTRACE_ENTRY_SIZE)
 		return *why = "bad header or entry size", -1;
@@ -193,7 +194,9 @@ bool ttrace_pair_next(struct ttrace_pair_iter *it, struct ttrace_event_view *ev)
  * with two names and a pid, and the space after it). */
 #define NAME_TEXT_MAX	MAX(TTRACE_AUX_MAX_STRLEN, 1 + 20)
 #define INT_TEXT_MAX	21
-#define LINE_HEAD_MAX	(1 + 20 + 7 + 4 + 20 + 1 + 27 + 2 * NAME_TEXT_MAX + 1)
+#define LINE_HEAD_MAX	(1 + 20 + 7 + 4 + 20 + 1 + 27 + 2 * NAME_TEXT_MAX + 1 + \
+			 FLAGS_TEXT_MAX)
+#define FLAGS_TEXT_MAX	6	/* sb_flags() */
 
 /* flags of an FMT_INT step */
 #define FMT_HEX		1	/* base 16 (else 10) */
@@ -804,7 +807,27 @@ static __always_inline void sb_indent(struct seqbuf *sb,
 		sb_write(sb, "  ", 2, fits);
 }
 
-/* Appends " cpuN CONTEXT NAME: ARGS[ (incomplete)]", the line after its
+/* Appends " [dNh]", ev's context flags as Linux's latency columns show
+ * them (irqs off, need resched, hardirq: '.' when not), if it has any. */
+static __always_inline void sb_flags(struct seqbuf *sb,
+				     const struct ttrace_event_view *ev,
+				     bool fits)
+{
+	uint32_t f = TTRACE_TYPE_FLAGS(ev->type);
+	char text[FLAGS_TEXT_MAX] = " [...]";
+
+	if (!f && !ev->depth)
+		return;
+	if (f & TTRACE_TYPE_IRQS_OFF)
+		text[2] = 'd';
+	if (f & TTRACE_TYPE_NEED_RESCHED)
+		text[3] = 'N';
+	if (ev->depth)
+		text[4] = 'h';
+	sb_write(sb, text, FLAGS_TEXT_MAX, fits);
+}
+
+/* Appends " cpuN CONTEXT NAME: ARGS[ [dNh]][ (incomplete)]", the line after its
  * time stamp; ARGS indented by depth (sb_indent); plans (NULL, or
  * t->nevents of them) are t's compiled formats. */
 static __always_inline void sb_line_rest(struct seqbuf *sb,
@@ -845,13 +868,14 @@ static __always_inline void sb_line_rest(struct seqbuf *sb,
 		seqbuf_commit(sb, (size_t)ttrace_format_args(dst, room, e, ev,
 							     resolve, rarg));
 	}
+	sb_flags(sb, ev, fits);
 	if (ev->ncont_found < ev->ncont)
 		sb_write(sb, " (incomplete)", 13, fits);
 }
 
 /*
  * Formats ev as one text line without a newline:
- *	TSC cpuN CONTEXT NAME: ARGS[ (incomplete)]
+ *	TSC cpuN CONTEXT NAME: ARGS[ [dNh]][ (incomplete)]
  * with NAME "event#ID" and raw words if t does not know the id. Returns the
  * length it wanted, as ttrace_format_args().
  */

@@ -45,7 +45,8 @@
 /* Versions of the three parts; a decoder refuses a major it does not know. */
 #define TTRACE_HEADER_VERSION	1	/* struct ttrace_version */
 #define TTRACE_AUX_VERSION	1	/* aux records and tags */
-#define TTRACE_PERCPU_VERSION	2	/* entries, type and context words */
+#define TTRACE_PERCPU_VERSION	3	/* entries, type and context words */
+#define TTRACE_PERCPU_VERSION_MIN 2	/* 2: the same without the flags */
 
 /*
  * The first 8 bytes of the version header. Stored in the writer's byte order:
@@ -86,7 +87,11 @@ static inline int ttrace_ts_is_cont(uint64_t ts)
 
 /*
  * The type word (entry offset 8):
- *	bits  0-15  event id (index in the event metadata)
+ *	bits  0-9   event id (index in the event metadata)
+ *	bits 10-15  flags of the context the record was made in (version 3;
+ *		    0 in version 2): bit 10 interrupts off, bit 11 need
+ *		    resched (the scheduler asks the running thread to yield),
+ *		    12-15 reserved, 0
  *	bits 16-19  context kind (enum ttrace_ctx_kind)
  *	bits 20-23  number of continuation entries that follow (0..3)
  *	bits 24-27  interrupt nesting depth, 0 outside interrupts (saturates 15)
@@ -109,7 +114,12 @@ static inline int ttrace_ts_is_cont(uint64_t ts)
 #define TTRACE_TYPE_CPU_SHIFT	28
 #define TTRACE_TYPE_SEQ_SHIFT	40
 
-#define TTRACE_TYPE_ID(t)	((uint32_t)((t) & 0xffff))
+#define TTRACE_TYPE_ID(t)	((uint32_t)((t) & 0x3ff))
+#define TTRACE_TYPE_FLAGS(t)	((uint32_t)(t) & TTRACE_TYPE_FLAGS_MASK)
+#define TTRACE_TYPE_IRQS_OFF	0x400u	/* interrupts were off */
+#define TTRACE_TYPE_NEED_RESCHED 0x800u	/* need_resched was set */
+#define TTRACE_TYPE_FLAGS_MASK	0xfc00u
+#define TTRACE_TYPE_FLAGS_RESERVED 0xf000u
 #define TTRACE_TYPE_CTX(t)	((uint32_t)(((t) >> 16) & 0xf))
 #define TTRACE_TYPE_NCONT(t)	((uint32_t)(((t) >> 20) & 0xf))
 #define TTRACE_TYPE_DEPTH(t)	((uint32_t)(((t) >> 24) & 0xf))
@@ -129,9 +139,10 @@ static inline uint32_t ttrace_ncont(uint32_t nargs)
 	return (more + TTRACE_CONT_ARGS - 1) / TTRACE_CONT_ARGS;
 }
 
-/* Builds a type word without the seq (the ring adds it). depth saturates. */
+/* Builds a type word without the seq (the ring adds it) and flags (the
+ * writer's context adds them). depth saturates. */
 #define TTRACE_TYPE(id, ctx, ncont, depth, cpu)				\
-	(((uint64_t)(id) & 0xffff) |					\
+	(((uint64_t)(id) & 0x3ff) |					\
 	 ((uint64_t)(ctx) & 0xf) << TTRACE_TYPE_CTX_SHIFT |		\
 	 ((uint64_t)(ncont) & 0xf) << TTRACE_TYPE_NCONT_SHIFT |		\
 	 ((uint64_t)((depth) > 15 ? 15 : (depth)) << TTRACE_TYPE_DEPTH_SHIFT) | \
@@ -400,7 +411,7 @@ TTRACE_OFFSET_ASSERT(struct ttrace_version, reserved, 112);
 #define TTRACE_META_MAGIC	0x4d455454U	/* "TTEM" little endian */
 #define TTRACE_META_VERSION	1
 #define TTRACE_META_HDR_SIZE	16
-#define TTRACE_META_MAX_EVENTS	1024
+#define TTRACE_META_MAX_EVENTS	1024	/* the type word's 10 id bits */
 #define TTRACE_META_MAX_GROUPS	64
 #define TTRACE_META_MAX_NAME	63	/* event, group and argument names */
 #define TTRACE_META_MAX_FORMAT	255

@@ -34,6 +34,28 @@ void ttrace_irqsoff_enable(void);	/* before sti: closes */
 		     : : "i"(TTRACE_KEY_IRQSOFF) : : label)
 #endif
 
+/*
+ * The interrupts-off flag of this CPU's trace records (TTRACE_TYPE_IRQS_OFF
+ * in per_cpu_info.ttrace_type_base, ttrace_format.h), kept with IF by each
+ * change of it below but the _raw ones, whose callers keep it themselves
+ * where they record (the syscall glue) or leave it as the code they trace
+ * had it (the tracer's own sections): one instruction. The trap entry sets
+ * it, the trap exit puts it back (ttrace.h).
+ */
+static __always_inline void arch_trace_irqs(bool off)
+{
+#ifdef CONFIG_TTRACE
+	if (off)
+		__asm__ __volatile__("orq %0, %%gs:%c1" : : "i"(0x400),
+				     "i"(PCPU_TTRACE_TYPE_OFFSET) : "memory");
+	else
+		__asm__ __volatile__("andq %0, %%gs:%c1" : : "i"(~0x400),
+				     "i"(PCPU_TTRACE_TYPE_OFFSET) : "memory");
+#else
+	(void)off;
+#endif
+}
+
 /* Interrupts are on (IF set) in flags, as arch_irq_save() returns them. */
 #define ARCH_IRQ_FLAGS_ON(flags)	(((flags) & (1u << 9)) != 0)
 
@@ -62,10 +84,12 @@ static __always_inline void arch_irq_disable(void)
 	ARCH_IRQSOFF_KEY(traced);
 #endif
 	arch_irq_disable_raw();
+	arch_trace_irqs(true);
 	return;
 #ifdef CONFIG_TTRACE
 traced: __attribute__((cold));
 	ttrace_irqsoff_disable();
+	arch_trace_irqs(true);
 #endif
 }
 
@@ -74,11 +98,13 @@ static __always_inline void arch_irq_enable(void)
 #ifdef CONFIG_TTRACE
 	ARCH_IRQSOFF_KEY(traced);
 #endif
+	arch_trace_irqs(false);
 	arch_irq_enable_raw();
 	return;
 #ifdef CONFIG_TTRACE
 traced: __attribute__((cold));
 	ttrace_irqsoff_enable();
+	arch_trace_irqs(false);
 	arch_irq_enable_raw();
 #endif
 }
@@ -89,6 +115,7 @@ static __always_inline uint64_t arch_irq_save(void)
 	uint64_t flags;
 
 	__asm__ __volatile__("pushfq; popq %0; cli" : "=r"(flags) :: "memory");
+	arch_trace_irqs(true);
 #ifdef CONFIG_TTRACE
 	ARCH_IRQSOFF_KEY(traced);
 #endif
@@ -133,11 +160,13 @@ static __always_inline void arch_idle(void)
 #ifdef CONFIG_TTRACE
 	ARCH_IRQSOFF_KEY(traced);
 #endif
+	arch_trace_irqs(false);
 	__asm__ __volatile__("sti; hlt" ::: "memory");
 	return;
 #ifdef CONFIG_TTRACE
 traced: __attribute__((cold));
 	ttrace_irqsoff_enable();
+	arch_trace_irqs(false);
 	__asm__ __volatile__("sti; hlt" ::: "memory");
 #endif
 }

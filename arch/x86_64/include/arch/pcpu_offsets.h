@@ -9,5 +9,6 @@
 #define PCPU_COREID_OFFSET	8	/* core id */
 #define PCPU_KSTACK_OFFSET	16	/* kernel stack top for SYSCALL */
 #define PCPU_USER_RSP_OFFSET	24	/* user rsp saved by SYSCALL entry */
+#define PCPU_TTRACE_TYPE_OFFSET	32	/* ttrace_type_base: records' flags */
 
 #endif
