@@ -18,16 +18,25 @@ exports29_tracedat (trace-cmd report of `ttdecode tracedat`):
   - proc_exec's pid is a number a filter matches (`-F 'proc_exec: pid ==
     N'`);
   - `--stat` shows each CPU's stats (read events = its events), and
-    `--uname` a release.
+    `--uname` a release;
+  - Linux's events (wakeups, lifetimes, named IRQ handlers, cpu_idle,
+    print, funcgraph_exit with retval) as often as ours; no thread
+    switched to is named idle; `-w` prints wakeup latencies, `--profile`
+    the wakeups.
 exports29_perfetto (trace_processor_shell on `ttdecode perfetto`):
   - no slice or instant carries a stray `passthrough_utid`;
   - the function probe's records are instants named `fpopen` with the
     path in their args, none named after the path;
-  - knowncalls' markers are on its own thread's track.
+  - knowncalls' markers are on its own thread's track, knowncalls is one
+    process, started, its parent ttrace;
+  - in the boot trace, no Runnable state without a waker, a thread
+    started per task_newtask, a cpuidle value per cpu_idle, an IRQ slice
+    per irq_enter.
 exports29_json (`ttdecode json` read by trace_processor_shell):
   - the processes have their real pids (knowncalls' own; no made-up
     process 1 "kernel", no pid shifted by 1000);
-  - the probe's records are instants named `fpopen`.
+  - the probe's records are instants named `fpopen`;
+  - each wakeup is a flow arrow Perfetto's importer links.
 """
 import json
 import os
