@@ -18,16 +18,25 @@ exports29_tracedat (trace-cmd report of `ttdecode tracedat`):
   - proc_exec's pid is a number a filter matches (`-F 'proc_exec: pid ==
     N'`);
   - `--stat` shows each CPU's stats (read events = its events), and
-    `--uname` a release.
+    `--uname` a release;
+  - Linux's events (wakeups, lifetimes, named IRQ handlers, cpu_idle,
+    print, funcgraph_exit with retval) as often as ours; no thread
+    switched to is named idle; `-w` prints wakeup latencies, `--profile`
+    the wakeups.
 exports29_perfetto (trace_processor_shell on `ttdecode perfetto`):
   - no slice or instant carries a stray `passthrough_utid`;
   - the function probe's records are instants named `fpopen` with the
     path in their args, none named after the path;
-  - knowncalls' markers are on its own thread's track.
+  - knowncalls' markers are on its own thread's track, knowncalls is one
+    process, started, its parent ttrace;
+  - in the boot trace, no Runnable state without a waker, a thread
+    started per task_newtask, a cpuidle value per cpu_idle, an IRQ slice
+    per irq_enter.
 exports29_json (`ttdecode json` read by trace_processor_shell):
   - the processes have their real pids (knowncalls' own; no made-up
     process 1 "kernel", no pid shifted by 1000);
-  - the probe's records are instants named `fpopen`.
+  - the probe's records are instants named `fpopen`;
+  - each wakeup is a flow arrow Perfetto's importer links.
 """
 import json
 import os
@@ -225,15 +234,17 @@ def perfetto(path):
 def check_perfetto_boot(path):
     """The boot's trace in Perfetto: Runnable rows in thread_state, each
     with its waker (every wakeup is a sched_waking, a new thread's first
-    a task_newtask; a preempted thread is R+), threads with their start,
-    the processes with their parents, the CPUs' idle states and IRQs on
-    Perfetto's own tracks."""
+    a task_newtask; a preempted thread is R+), a thread started per
+    task_newtask, a cpuidle value per cpu_idle record and an IRQ slice,
+    named by its handler, per irq_enter."""
+    evs = text_events(path)
+    count = {k: sum(1 for e in evs if e[3] == k) for k in (
+        "sched_waking", "task_newtask", "cpu_idle", "irq_enter")}
     out = perfetto(path)
-    states, started, parents, idle, irqs, problems = trace_sql(out, [
+    states, started, idle, irqs, problems = trace_sql(out, [
         "select count(*), sum(waker_utid is null) from thread_state "
         "where state = 'R'",
         "select count(*) from thread where start_ts is not null",
-        "select count(*) from process where parent_upid is not null",
         "select count(*) from counter c join track t on c.track_id = t.id "
         "where t.name = 'cpuidle'",
         "select count(*) from slice where category = 'irq' and name like "
@@ -241,12 +252,14 @@ def check_perfetto_boot(path):
         "select name, value from stats where value > 0 and severity = "
         "'error'"])
     got = [int(states[0][0]), int(states[0][1] or 0), int(started[0][0]),
-           int(parents[0][0]), int(idle[0][0]), int(irqs[0][0])]
-    if not got[0] or got[1] or 0 in got[2:] or problems:
+           int(idle[0][0]), int(irqs[0][0])]
+    if not got[0] or got[1] or got[2] != count["task_newtask"] or \
+            got[3] != count["cpu_idle"] or got[4] != count["irq_enter"] or \
+            problems or not count["task_newtask"]:
         raise AssertionError("boot trace in Perfetto: %d Runnable, %d of "
                              "them without a waker; %d threads started, %d "
-                             "processes with a parent, %d cpuidle values, "
-                             "%d IRQ slices; errors %s" % (*got, problems))
+                             "cpuidle values, %d IRQ slices (records: %s); "
+                             "errors %s" % (*got, count, problems))
     print("# exports29_perfetto: boot trace: %d Runnable states, all with "
           "a waker" % got[0])
 
@@ -278,6 +291,13 @@ def check_perfetto_graph(path, evs):
     if sorted(marks) != sorted([m, str(pid)] for m in MARKERS):
         raise AssertionError("markers on thread tracks: %s (writer pid %d)"
                              % (marks, pid))
+    procs, = trace_sql(out, [
+        "select p.pid, pp.name, p.start_ts is not null from process p "
+        "left join process pp on p.parent_upid = pp.upid where p.pid = %d"
+        % pid])
+    if procs != [[str(pid), "ttrace", "1"]]:
+        raise AssertionError("knowncalls in Perfetto's process table: %s "
+                             "(want one, started, its parent ttrace)" % procs)
 
 
 def check_json(paths, evs):

@@ -208,7 +208,9 @@ static const char *span_cat(const struct ttmodel_span *s)
 static void track_ids(const struct ttmodel_track *k, uint64_t *pid,
 		      uint64_t *tid)
 {
-	*pid = k->kind == TTMODEL_THREAD ? k->id : JSON_PID;
+	bool proc = k->kind == TTMODEL_THREAD && k->id < TTRACE_IDLE_PID(0);
+
+	*pid = proc ? k->id : JSON_PID;		/* an idle thread: its CPU's */
 	*tid = k->kind == TTMODEL_THREAD ? k->id : k->kind == TTMODEL_CPU ?
 	       JSON_CPU_TID(k->id) : JSON_BOOT_TID(k->id);
 }
@@ -396,8 +398,8 @@ static void metadata(struct json *j)
 		const char *proc;
 		size_t len;
 
-		if (k->kind != TTMODEL_THREAD)
-			continue;
+		if (k->kind != TTMODEL_THREAD || k->id >= TTRACE_IDLE_PID(0))
+			continue;	/* an idle thread is its CPU's track */
 		track_ids(k, &pid, &tid);
 		len = ttload_resolve((void *)j->t, TTRACE_AUX_PROC_NAME, k->id,
 				     k->nspans ? k->spans[0].start : 0, &proc);

@@ -47,6 +47,7 @@
 #define PF_BUNDLE_MAX	1024		/* ftrace events per bundle */
 #define PF_NEST		8		/* nested messages open at once */
 #define PF_FLUSH	(1 << 20)	/* write out beyond this many bytes */
+#define PF_NEWTASK	(1ull << 31)	/* parents[]: a task_newtask made it */
 
 /* Track uuids: kind << 32 | id. */
 enum { UUID_THREAD = 1, UUID_CPU, UUID_BOOT, UUID_COUNTER };
@@ -276,10 +277,10 @@ static void clock_snapshot(struct pf *x)
 	packet_end(x);
 }
 
-static uint32_t parent_of(const struct pf *x, uint64_t pid);
+static uint64_t parent_of(const struct pf *x, uint64_t pid);
 
-/* The ProcessTree: every traced process, one thread each (tid = pid),
- * with its parent (proc_create's). */
+/* The ProcessTree: every traced process but those a task_newtask starts,
+ * one thread each (tid = pid), with its parent (proc_create's). */
 static void process_tree(struct pf *x)
 {
 	packet_begin(x, 0);
@@ -292,12 +293,13 @@ static void process_tree(struct pf *x)
 		char buf[32];
 		size_t len;
 
-		if (k->kind != TTMODEL_THREAD || !pid)
+		if (k->kind != TTMODEL_THREAD || !pid ||
+		    parent_of(x, k->id) & PF_NEWTASK)
 			continue;
 		len = pid_name(x, k->id, ts, buf, sizeof(buf), &name);
 		pb_begin(&x->out, PT_PROCESSES);
 		pb_uint(&x->out, PROC_PID, pid);
-		pb_uint(&x->out, PROC_PPID, parent_of(x, k->id));
+		pb_uint(&x->out, PROC_PPID, (uint32_t)parent_of(x, k->id));
 		pb_str(&x->out, PROC_CMDLINE, name, len);
 		pb_end(&x->out);
 		pb_begin(&x->out, PT_THREADS);
@@ -525,8 +527,8 @@ static bool linux_event(struct pf *x, uint32_t c,
  * read as Linux 6.12 means them (0x100: preempted, R+). */
 static void system_info(struct pf *x)
 {
-	static const char *const uts[] = { "ttrace", "#1", "6.12.0-ttrace",
-					   "x86_64" };
+	static const char *const uts[] = { "Linux", "#1 ttrace",
+					   "6.12.0-ttrace", "x86_64" };
 
 	packet_begin(x, 0);
 	pb_begin(&x->out, PKT_SYSTEM_INFO);
@@ -546,15 +548,20 @@ static int by_pid(const void *a, const void *b)
 }
 
 /* Every process's parent, from the proc_create records (pid, name,
- * parent), sorted by pid. Returns 0 or -1 (memory). */
+ * parent), and the threads a task_newtask record starts (Perfetto makes
+ * them from it: the ProcessTree must not name them first, or they would
+ * be two), by pid. Returns 0 or -1 (memory). */
 static int find_parents(struct pf *x)
 {
 	int id = ttexport_event_id(&x->t->meta, "proc_create");
+	int nt = ttexport_event_id(&x->t->meta, "task_newtask");
 	size_t cap = 0;
 
-	if (id < 0 || !ttexport_args_are(&x->t->meta.events[id],
-					 "pid name parent"))
-		return 0;
+	if (id >= 0 && !ttexport_args_are(&x->t->meta.events[id],
+					  "pid name parent"))
+		id = -1;
+	if (nt >= 0 && !x->linux_of[nt])
+		nt = -1;
 	for (uint32_t c = 0; c < x->t->version.num_cpus; c++) {
 		struct ttrace_pair_iter it;
 		struct ttrace_event_view ev;
@@ -562,7 +569,8 @@ static int find_parents(struct pf *x)
 		ttrace_pair_init(&it, x->t->cpus[c].sorted,
 				 x->t->cpus[c].nsorted);
 		while (ttrace_pair_next(&it, &ev)) {
-			if (ev.id != (uint32_t)id || ev.nwords < 3)
+			if ((ev.id != (uint32_t)id && ev.id != (uint32_t)nt) ||
+			    ev.nwords < 3)
 				continue;
 			if (x->nparents == cap) {
 				uint64_t *p = realloc(x->parents, (cap = cap * 2 +
@@ -572,8 +580,9 @@ static int find_parents(struct pf *x)
 					return -1;
 				x->parents = p;
 			}
-			x->parents[x->nparents++] = ev.args[0] << 32 |
-						    linux_pid(ev.args[2]);
+			x->parents[x->nparents++] = ev.id == (uint32_t)id ?
+				ev.args[0] << 32 | linux_pid(ev.args[2]) :
+				ev.args[1] << 32 | PF_NEWTASK;
 		}
 	}
 	if (x->nparents)
@@ -581,14 +590,19 @@ static int find_parents(struct pf *x)
 	return 0;
 }
 
-/* The parent of our pid (0 if no record names one). */
-static uint32_t parent_of(const struct pf *x, uint64_t pid)
+/* What find_parents() knows of our pid: its parent (0 if no record
+ * names one), PF_NEWTASK or'ed in if a task_newtask started it. */
+static uint64_t parent_of(const struct pf *x, uint64_t pid)
 {
-	uint64_t key = pid << 32;
+	uint64_t key = pid << 32, got = 0;
 	const uint64_t *p = x->nparents ? bsearch(&key, x->parents,
 				x->nparents, sizeof(key), by_pid) : NULL;
 
-	return p ? (uint32_t)*p : 0;
+	while (p && p > x->parents && p[-1] >> 32 == pid)
+		p--;
+	for (; p && p < x->parents + x->nparents && *p >> 32 == pid; p++)
+		got |= (uint32_t)*p;
+	return got;
 }
 
 /* ---- tracks and track events --------------------------------------------- */
@@ -629,7 +643,9 @@ static void thread_descriptor(struct pf *x, const struct ttmodel_track *k)
 		track_descriptor(x, UUID(UUID_THREAD, k->id), name, len, false);
 		return;
 	}
-	packet_begin(x, 0);
+	/* at its first span: a thread a task_newtask starts is made
+	 * there, not before it by its descriptor */
+	packet_begin(x, k->nspans ? ns_of(x, k->spans[0].start) : 0);
 	pb_begin(&x->out, PKT_TRACK_DESCRIPTOR);
 	pb_uint(&x->out, TD_UUID, UUID(UUID_THREAD, k->id));
 	pb_begin(&x->out, TD_THREAD);

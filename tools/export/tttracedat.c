@@ -482,6 +482,17 @@ static size_t td_generic(struct td_export *x, uint8_t *rec,
 	return n;
 }
 
+/* Linux's common_flags of the context ev was recorded in (report -l's
+ * latency column): interrupts off, need resched (the type word's flags),
+ * in a hard interrupt. */
+static uint8_t td_flags(const struct ttrace_event_view *ev)
+{
+	return (ev->type & TTRACE_TYPE_IRQS_OFF ? TD_FLAG_IRQS_OFF : 0) |
+	       (ev->type & TTRACE_TYPE_NEED_RESCHED ? TD_FLAG_NEED_RESCHED : 0) |
+	       (ev->ctx_kind == TTRACE_CTX_IRQ || ev->depth ? TD_FLAG_HARDIRQ :
+		0);
+}
+
 static void td_event(struct td_export *x, const struct ttrace_event_view *ev)
 {
 	uint8_t rec[TD_REC_MAX];
@@ -498,6 +509,7 @@ static void td_event(struct td_export *x, const struct ttrace_event_view *ev)
 		x->pid = 0;
 	if (!(n = td_linux_record(x, rec, ev, ns)))
 		n = td_generic(x, rec, ev);
+	rec[2] = td_flags(ev);
 	if (x->open && ns < x->last)
 		ns = x->last;		/* a record before boot: time 0 */
 	td_emit(x, ns, rec, n);

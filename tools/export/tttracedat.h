@@ -36,6 +36,9 @@ _Static_assert(8 + 12 * TTRACE_MAX_ARGS + TD_COMM < TD_REC_MAX &&
 #define TD_PRIO		120		/* Linux's default priority */
 #define TD_RELEASE	"6.12.0-ttrace"	/* the Linux whose formats we follow */
 #define TD_ID_BASE	1000		/* ttrace event id + this: its ID */
+#define TD_FLAG_IRQS_OFF	0x01	/* common_flags (Linux's trace_events.h) */
+#define TD_FLAG_NEED_RESCHED	0x04
+#define TD_FLAG_HARDIRQ		0x08
 
 /* A kernel function call the model paired on its thread's track (or a
  * CPU's, outside a process): fn returned at end, entered at start. */
