@@ -153,8 +153,8 @@ def soak(seconds, res):
 # input the loader accepts (300 inputs/s, where ttload does 1,400), and
 # ttload is nearly as slow under load (136-370/s on a loaded host):
 # 10,000 from seed 1 reached 771 edges (fuzz.py's cov) where two runs of
-# 20,000 reached 781 and 795 (libFuzzer's run is not exactly repeatable
-# across hosts' timing) and 5,000 745; `make fuzz` searches for the rest
+# 20,000 reached 781 and 795 and 5,000 745; `make fuzz` searches for the
+# rest
 FUZZ_RUNS = {"ttload": 10000, "export": 5000, "ctl": 20000, "probe": 20000,
              "cmdline": 20000, "elf": 20000, "cpio": 20000, "sh": 20000}
 
