@@ -322,7 +322,8 @@ bench: $(BUILD)/kernel.bin $(INITRAMFS) $(BUILD)/tools/ttbench \
 	$(PY) scripts/bench.py
 .PHONY: bench
 
-# --- soak: every load at once for SOAK seconds (tests/abuse_tests.py) -----
+# --- soak: every load at once for SOAK seconds, then sysfuzz's long run ----
+# (tests/abuse_tests.py; make test runs both shorter)
 SOAK		?= 600
 soak: $(DEBUG_BUILD)/kernel.bin $(INITRAMFS) tools
 	$(PY) tests/abuse_tests.py soak $(SOAK)
@@ -368,7 +369,7 @@ help:
 	@echo "make stream CMD='tracestress burst 60000'  stream the trace to $(BUILD)/stream.ttr while CMD runs"
 	@echo "make pull       while make run runs (or hangs): its trace out of guest memory to $(BUILD)/pull.ttr"
 	@echo "make live       make run, its trace drained out of guest RAM as it runs to $(BUILD)/live.ttr"
-	@echo "make soak       every load at once for SOAK=600 s at 4 CPUs, traces verified, pages back"
+	@echo "make soak       every load at once for SOAK=600 s at 4 CPUs, traces verified, pages back; then 100,000 sysfuzz calls"
 	@echo "make fuzz       libFuzzer on the parsers for FUZZ=600 s in all (tests/fuzz/)"
 	@echo "make clean      remove $(BUILD)/"
 .PHONY: help

@@ -32,6 +32,19 @@ struct per_cpu_info {
 	uintptr_t stack_top;
 	void *cur_proc;			/* process whose context runs here */
 	void *cur_kthread;		/* kernel thread running here */
+	/* Work for the next return to user mode, which user_trap_return()
+	 * tests in one load of any (Linux folds need_resched into its
+	 * per-CPU preempt count the same way): kmsg, routine kernel
+	 * messages are queued here (kmsg.c, written under this CPU's
+	 * queue lock); resched, the running thread should give the CPU up
+	 * (sched.c, written by this CPU only, interrupts off). */
+	union {
+		struct {
+			uint8_t kmsg;
+			uint8_t resched;
+		};
+		uint16_t any;
+	} work;
 	struct arch_pcpu arch;
 } __aligned(64);
 

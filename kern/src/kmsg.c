@@ -30,6 +30,7 @@ static void queue_msg(uint32_t coreid, struct kmsg *m)
 	else
 		queues[coreid].head = m;
 	queues[coreid].tail = m;
+	WRITE_ONCE(per_cpu_info[coreid].work.kmsg, 1);
 	spin_unlock_irqrestore(&queues[coreid].lock, flags);
 	ttrace_ipi_send(coreid, IRQ_KMSG);
 	if (coreid != core_id())
@@ -66,8 +67,10 @@ static struct kmsg *dequeue(uint32_t coreid)
 
 	if (m) {
 		queues[coreid].head = m->next;
-		if (!m->next)
+		if (!m->next) {
 			queues[coreid].tail = NULL;
+			WRITE_ONCE(per_cpu_info[coreid].work.kmsg, 0);
+		}
 	}
 	spin_unlock_irqrestore(&queues[coreid].lock, flags);
 	return m;
@@ -94,11 +97,12 @@ void process_routine_kmsgs(void)
 	}
 }
 
-/* True when this CPU has messages waiting. notrace: asked on every return
- * to user mode (user_trap_return). */
+/* True when this CPU has messages waiting (its work.kmsg, set while its
+ * queue is not empty). notrace: asked on every return to user mode with
+ * work (user_trap_return). */
 notrace bool kmsg_pending(void)
 {
-	return READ_ONCE(queues[core_id()].head) != NULL;
+	return READ_ONCE(this_cpu()->work.kmsg);
 }
 
 static void kmsg_ipi(struct trapframe *tf, void *arg)

@@ -497,21 +497,25 @@ bool user_trap(struct trapframe *tf)
  * killed, run routine kernel messages (no kernel path is interrupted
  * here, so this is "between tasks": a CPU that never idles still runs
  * them, which the tracer's grace period relies on), and give the CPU up if
- * another thread is waiting for one, so a timer tick preempts a spinning
- * process. Interrupts may be on or off. notrace, as Linux's exit to user
+ * the scheduler asks (need_resched), so a timer tick preempts a spinning
+ * process. Both are this CPU's work word, one load when there is none.
+ * Interrupts may be on or off. notrace, as Linux's exit to user
  * mode is noinstr: it is glue run on every return, and the graph shows
  * what it calls (docs/function-graph.md). */
 notrace void user_trap_return(struct trapframe *tf)
 {
-	struct proc *p = current_proc();
+	struct per_cpu_info *pcpui = this_cpu();
+	struct proc *p = pcpui->cur_proc;
 
 	(void)tf;
 	if (p && READ_ONCE(p->killed))
 		proc_exit(p->exit_status);
-	if (kmsg_pending())
-		process_routine_kmsgs();
-	if (sched_should_yield())
-		yield();
+	if (unlikely(READ_ONCE(pcpui->work.any))) {
+		if (kmsg_pending())
+			process_routine_kmsgs();
+		if (sched_should_yield())
+			yield();
+	}
 	if (p && READ_ONCE(p->killed))
 		proc_exit(p->exit_status);
 }

@@ -77,7 +77,6 @@ struct runq {
 	struct spinlock lock;
 	struct kthread *head, *tail;	/* waiting to run here, FIFO */
 	uint32_t len;			/* threads on it */
-	bool need_resched;		/* the running thread should yield */
 	bool halting;			/* the idle loop halts: deferrable
 					   timers wait */
 	bool idling;			/* the idle thread is in cpu_idle()
@@ -114,6 +113,20 @@ static struct runq *this_rq(void)
 static uint32_t rq_cpu(const struct runq *rq)
 {
 	return (uint32_t)(rq - runqs);
+}
+
+/* need_resched: the running thread should yield. It is the resched byte
+ * of the CPU's work word (smp.h), which the return to user mode tests
+ * with its kernel messages in one load. rq is this CPU's. */
+static bool need_resched(const struct runq *rq)
+{
+	return per_cpu_info[rq_cpu(rq)].work.resched;
+}
+
+static void set_need_resched(struct runq *rq, bool on)
+{
+	WRITE_ONCE(per_cpu_info[rq_cpu(rq)].work.resched, on);
+	ttrace_ctx_need_resched(on);
 }
 
 /* Makes the calling CPU's boot context its idle thread. Each CPU, once,
@@ -348,12 +361,11 @@ static void rq_update_locked(struct runq *rq, uint64_t now)
 	uint64_t next = timer_next(rq->halting);
 	bool busy = runs_work(rq) && rq->len;
 
-	if (busy && now >= rq->slice_end && !rq->need_resched) {
-		rq->need_resched = true;
-		ttrace_ctx_need_resched(true);
+	if (busy && now >= rq->slice_end && !need_resched(rq)) {
+		set_need_resched(rq, true);
 		kick_free_cpu();
 	}
-	if (busy && !rq->need_resched && (!next || rq->slice_end < next))
+	if (busy && !need_resched(rq) && (!next || rq->slice_end < next))
 		next = rq->slice_end;
 	if (next != rq->armed) {
 		rq->armed = next;
@@ -532,8 +544,7 @@ static void schedule_locked(struct runq *rq)
 	next->state = KT_RUNNING;
 	next->cpu = (int)rq_cpu(rq);
 	WRITE_ONCE(rq->curr, next);
-	rq->need_resched = false;
-	ttrace_ctx_need_resched(false);
+	set_need_resched(rq, false);
 	rq->slice_start = now;
 	rq->slice_end = now + ns_to_tsc(SCHED_SLICE_NS);
 	rq_update_locked(rq, now);
@@ -756,7 +767,7 @@ int ksleep_ns(uint64_t ns)
  * do kernel loops that ask. notrace: asked on every return to user mode. */
 notrace bool sched_should_yield(void)
 {
-	return READ_ONCE(runqs[core_id()].need_resched);
+	return READ_ONCE(this_cpu()->work.resched);
 }
 
 /* Ends the current thread; sched_wait_dead() tells its reaper when the

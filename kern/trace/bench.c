@@ -18,7 +18,12 @@
 #include <string.h>
 #include <smp.h>
 #include <atomic.h>
+#include <init.h>
+#include <cmdline.h>
+#include <proc.h>
+#include <sched.h>
 #include <arch/arch.h>
+#include <arch/tsc.h>
 #include <abi/insn_mark.h>
 
 #include <ttrace_probe_spec.h>
@@ -322,10 +327,86 @@ static void aux_all_cpus(void *arg)
 	measure(OP_AUX);
 }
 
-/* Runs every figure and prints the report. Boot CPU, other CPUs idle. */
+/*
+ * A wakeup across CPUs (bench=wakeup, at least 2 CPUs): a thread bound to
+ * CPU 1 sleeps on a channel; this CPU wakes it WAKEUPS times, each time
+ * once it is asleep and CPU 1 has had a millisecond to halt. The call is
+ * between marks INSN_MARK_WAKEUP and + 1; the rest of the wakeup is CPU
+ * 1's, from its IPI to its swtch() into the thread, which the plugin
+ * marks by address (INSN_MARK_WAKEUP_SWITCH): scripts/bench.py adds the
+ * two from the marks' per-vCPU counts (docs/benchmarks.md).
+ */
+#define WAKEUPS	16
+
+static struct {
+	struct spinlock lock;
+	bool asleep, stop;
+	uint32_t woken;
+} wk = { .lock = SPINLOCK_INIT("benchwake") };
+
+static void wake_target(void *arg)
+{
+	(void)arg;
+	spin_lock(&wk.lock);
+	while (!wk.stop) {
+		WRITE_ONCE(wk.asleep, true);
+		ksleep(&wk, &wk.lock);
+		WRITE_ONCE(wk.asleep, false);
+		WRITE_ONCE(wk.woken, wk.woken + 1);
+	}
+	spin_unlock(&wk.lock);
+}
+
+/* Waits until the target sleeps on its channel (it sets asleep under the
+ * lock, which ksleep drops only once it is queued there), then gives
+ * CPU 1 time to halt. The flag is polled without the lock: under the
+ * plugin's round-robin vCPUs a loop that takes and drops it can hold it
+ * at every switch, and the target never gets it. */
+static void wait_asleep(void)
+{
+	while (!READ_ONCE(wk.asleep))
+		arch_pause();
+	spin_lock(&wk.lock);
+	spin_unlock(&wk.lock);
+	udelay(1000);
+}
+
+static void count_wakeup(void)
+{
+	struct kthread *kt;
+
+	if (num_cpus < 2 || !(kt = kthread_create("benchwake", wake_target,
+						  NULL))) {
+		printk("bench: wakeup: needs 2 CPUs and a thread\n");
+		return;
+	}
+	kthread_bind(kt, 1);
+	sched_make_runnable(kt);
+	for (uint32_t i = 0; i <= WAKEUPS; i++) {
+		wait_asleep();
+		if (i == WAKEUPS)
+			WRITE_ONCE(wk.stop, true);
+		INSN_MARK(INSN_MARK_WAKEUP);
+		kwakeup(&wk);
+		INSN_MARK(INSN_MARK_WAKEUP + 1);
+		while (READ_ONCE(wk.woken) != i + 1)
+			arch_pause();
+	}
+	printk("bench: wakeup regions done (%d wakeups)\n", WAKEUPS + 1);
+}
+
+/* Runs every figure and prints the report (bench=wakeup: only the
+ * wakeup's). Boot CPU, other CPUs idle. */
 void ttrace_bench(void)
 {
 	const char *acc = arch_hypervisor();
+	char what[16];
+
+	if (cmdline_get(boot_cmdline, "bench", what, sizeof(what)) &&
+	    !strcmp(what, "wakeup")) {
+		count_wakeup();
+		return;
+	}
 
 	printk("bench: ttrace tracepoint costs, %d x %d operations each, "
 	       "under %s, stamps from rdtsc\n", BATCHES, BATCH, acc);

@@ -41,6 +41,11 @@ enum insn_mark_id {
 	INSN_MARK_STACK = 50,		/* a 16-frame stack trace: walk, record */
 	INSN_MARK_PROBE_STACK = 52,	/* enabled event, a stacktrace probe */
 	INSN_MARK_STREAM = 38,		/* user: ttrace stream of a burst */
+	INSN_MARK_WAKEUP = 64,		/* kernel bench: kwakeup of a thread
+					 * asleep on another CPU (the
+					 * waker's call) */
+	INSN_MARK_WAKEUP_SWITCH = 66,	/* not a marker: the plugin's at=
+					 * mark on swtch() (scripts/bench.py) */
 };
 
 #ifndef __ASSEMBLER__

@@ -249,8 +249,11 @@ KTEST_REG(ttrace_continuation, test_ttrace_continuation);
 
 /* Each round patches text (static keys): three IPI rounds to every CPU,
  * milliseconds under TCG, so fewer rounds than the armed bytes alone
- * needed. */
-#define MASK_ROUNDS	100
+ * needed. MASK_FLIPS in all, shared by the CPUs (100 each at 2 CPUs):
+ * every flip races the other CPUs' flips whatever their number, while a
+ * flip's IPI rounds cost more with each CPU (100 each at 8 vCPUs took
+ * minutes of make test on a loaded 2-core host). */
+#define MASK_FLIPS	200
 
 /* Every CPU flips group bits through the locked API; CPU 0 also turns an
  * event off and on through ctl. */
@@ -260,10 +263,11 @@ static void flip_masks(void *arg)
 				core_id() % 4 == 1 ? TTRACE_GROUP_IRQ :
 				core_id() % 4 == 2 ? TTRACE_GROUP_LOCK :
 				TTRACE_GROUP_USER);
+	int rounds = MASK_FLIPS / (int)MAX(num_cpus, 2);
 	const char *why;
 
 	(void)arg;
-	for (int i = 0; i < MASK_ROUNDS; i++) {
+	for (int i = 0; i < rounds; i++) {
 		ttrace_set_mask(i & 1 ? bit : 0, bit);
 		const char *cmd = i & 1 ? "enable page_alloc" :
 					  "disable page_alloc";
