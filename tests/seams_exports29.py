@@ -44,25 +44,14 @@ import re
 import shutil
 
 from qemu_run import DEFAULT_EVENTS
+from seams_sched import events as text_events
 from ttrace_tests import (Session, TRACE_PROCESSOR, fresh_out, run_tool,
                           split_saved, trace_sql, ttdecode)
 
 FPROBE = "echo fprobe add fpopen ns_open path=arg0:str mode=arg1:u32 " \
     "> /dev/ttrace/ctl"
-LINE = re.compile(r"^(\d+)\.(\d{3}) us cpu(\d+) (\S+) (\w+): ?(.*)$")
 SYS_PID = re.compile(r"^sys:(\S*?)\[(\d+)\]")
 MARKERS = ("knowncalls begin", "knowncalls end")
-
-
-def text_events(path):
-    """[(ns, cpu, context, event, text)] of `ttdecode text` of path."""
-    out = []
-    for line in ttdecode("text", path).stdout.splitlines():
-        m = LINE.match(line)
-        if m:
-            out.append((int(m[1]) * 1000 + int(m[2]), int(m[3]), m[4],
-                        m[5], m[6]))
-    return out
 
 
 def known_pid(evs):
