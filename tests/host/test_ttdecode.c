@@ -587,7 +587,7 @@ static int test_commands(void)
 {
 	static const char *const names[] = { "verify", "text", "json",
 		"stats", "unwrap", "scale", "split", "boot", "uftrace", "ctf",
-		"tracedat", "perfetto" };
+		"tracedat", "perfetto", "critpath", "wakeup", "errno" };
 	char line[32];
 
 	CHECK_RUN(2, "nosuchcommand");
