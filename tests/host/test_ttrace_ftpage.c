@@ -5,7 +5,8 @@
  * fields over several pages, a time delta too wide for the header (a
  * time-extend), a record too long for type_len (its length word), a loss
  * before a page; every record decodes to the values written, the loss is
- * reported, and a page never takes a record it has no room for.
+ * reported, and a page never takes a record it has no room for; a page
+ * of losses only carries the time it is stamped with.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,9 +157,38 @@ static int test_page_bounds(void)
 	return 0;
 }
 
+/* A page of losses only (trace.dat's after a CPU's last event): the time
+ * it is stamped with, an empty data area, the count after it; a page
+ * with events keeps its first event's time. */
+static int test_page_stamp(void)
+{
+	static uint8_t page[TTRACE_FTPAGE_SIZE];
+	struct ttrace_ftpage p;
+	uint64_t ts, commit, count;
+	uint8_t rec[8] = { 0 };
+
+	ttrace_ftpage_init(&p, page);
+	ttrace_ftpage_lost(&p, 7);
+	ttrace_ftpage_stamp(&p, 123456789);
+	ttrace_ftpage_end(&p);
+	memcpy(&ts, page, 8);
+	memcpy(&commit, page + 8, 8);
+	memcpy(&count, page + TTRACE_FTPAGE_HDR, 8);
+	HT_CHECK(ts == 123456789 && commit == (1ull << 31 | 1ull << 30) &&
+		 count == 7 && p.last == 123456789);
+	ttrace_ftpage_init(&p, page);
+	HT_CHECK(ttrace_ftpage_add(&p, 5000, rec, sizeof(rec)));
+	ttrace_ftpage_stamp(&p, 9000);	/* after events: not this page's */
+	ttrace_ftpage_end(&p);
+	memcpy(&ts, page, 8);
+	HT_CHECK(ts == 5000 && p.last == 5000);
+	return 0;
+}
+
 static const struct ht_test tests[] = {
 	{ test_libtraceevent_reads, "ftpage_libtraceevent_reads" },
 	{ test_page_bounds, "ftpage_bounds" },
+	{ test_page_stamp, "ftpage_stamp" },
 	{ NULL, NULL },
 };
 

@@ -6,6 +6,7 @@
  *
  *	header		17 08 44 "tracing" "6", little endian, long 8, page 4096
  *	header_page, header_event	the ring buffer's page and event headers
+ *			(kern/trace/lib/ftrace_event.c's, tracefs's)
  *	ftrace formats	funcgraph_entry, funcgraph_exit (Linux's fields)
  *	event formats	system "sched": sched_switch (Linux's fields);
  *			system "ttrace": every other event of the trace's own
@@ -15,16 +16,12 @@
  *	cmdlines	"PID NAME" per named process (idle is pid 0)
  *	options, flyrecord	per CPU the offset and size of its pages
  *
- * A CPU's events become ring buffer pages of PAGE bytes: u64 timestamp
- * (ns since boot, the trace's TSC rate), u64 commit (data bytes, bit 31
- * RB_MISSED_EVENTS and bit 30 RB_MISSED_STORED when a declared loss came
- * before the page, the count then stored as a long after the data), then
- * the events, each a u32 header (type_len in the low 5 bits: payload
- * bytes / 4, or 0 with the length in the next word; time_delta in the
- * high 27 bits, a time-extend event of type 30 first when the delta does
- * not fit). Each declared loss ends the page, so `trace-cmd report` says
- * "CPU:N [N EVENTS DROPPED]" exactly between the two events it fell
- * between.
+ * A CPU's events become Linux's ring buffer pages, written by
+ * kern/trace/lib/ftrace_page.c (ttrace_ftpage.h has the layout; the
+ * kernel's trace_pipe_raw writes the same), times in ns since boot (the
+ * trace's TSC rate). Each declared loss ends the page and the next one
+ * carries its count, so `trace-cmd report` says "CPU:N [N EVENTS
+ * DROPPED]" exactly between the two events it fell between.
  *
  * A record is the common header (u16 type, u8 flags, u8 preempt count,
  * s32 pid: the process running on the CPU, from the context word or the
@@ -100,33 +97,11 @@ void td_text_out(struct td_export *x, struct td_text *b, bool wide)
 	b->len = 0;
 }
 
-static const char td_header_page[] =
-	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
-
-static const char td_header_event[] =
-	"# compressed entry header\n"
-	"\ttype_len    :    5 bits\n"
-	"\ttime_delta  :   27 bits\n"
-	"\tarray       :   32 bits\n\n"
-	"\tpadding     : type == 29\n"
-	"\ttime_extend : type == 30\n"
-	"\ttime_stamp : type == 31\n"
-	"\tdata max type_len  == 28\n";
-
-static const char td_common[] =
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;"
-	"\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n";
-
 /* The head of event name's format file: name, ID and the common fields. */
 void td_format_head(struct td_text *b, const char *name, unsigned id)
 {
-	td_printf(b, "name: %s\nID: %u\nformat:\n%s", name, id, td_common);
+	td_printf(b, "name: %s\nID: %u\nformat:\n%s", name, id,
+		  ttrace_ftevent_common);
 }
 
 /* The conversion at f (just after its '%'): the length of its flags,
@@ -252,7 +227,7 @@ static void td_formats(struct td_export *x, struct td_text *b)
 	for (uint32_t i = 0; i < m->nevents; i++) {
 		if (x->linux_of[i])
 			continue;
-		td_format_event(b, &m->events[i], TD_ID_BASE + i);
+		td_format_event(b, &m->events[i], TTRACE_FTEVENT_ID_BASE + i);
 		td_text_out(x, b, true);
 	}
 }
@@ -340,69 +315,37 @@ static void td_names(struct td_export *x, struct td_text *b)
 /* Writes the page (if one is open) with its commit word. */
 static void td_page_end(struct td_export *x)
 {
-	uint64_t commit = x->len;
-
 	if (!x->open)
 		return;
-	if (x->missed) {
-		commit |= TD_MISSED | TD_STORED;
-		memcpy(x->page + TD_PAGE_HDR + x->len, &x->missed, 8);
-		x->lost += x->missed;
-		x->missed = 0;
-	}
-	memcpy(x->page + 8, &commit, 8);
-	td_put(x, x->page, TD_PAGE);
+	ttrace_ftpage_end(&x->p);
+	x->lost += x->p.missed;
+	td_put(x, x->page, TTRACE_FTPAGE_SIZE);
 	x->pages++;
 	x->open = false;
 }
 
-static void td_page_start(struct td_export *x, uint64_t ns)
+/* Starts a page carrying the declared losses since the last one. */
+static void td_page_start(struct td_export *x)
 {
-	memset(x->page, 0, TD_PAGE);
-	memcpy(x->page, &ns, 8);
-	x->len = 0;
-	x->last = ns;
+	ttrace_ftpage_init(&x->p, x->page);
+	ttrace_ftpage_lost(&x->p, x->missed);
+	x->missed = 0;
 	x->open = true;
 }
 
-static void td_word(struct td_export *x, uint32_t w)
-{
-	memcpy(x->page + TD_PAGE_HDR + x->len, &w, 4);
-	x->len += 4;
-}
-
-/* Appends the record rec (n bytes, n <= TD_REC_MAX) at time ns (at or
- * after the last one), in a new page when it does not fit. */
+/* Appends the record rec (n bytes, n <= TTRACE_FTPAGE_REC_MAX: it fits
+ * an empty page) at time ns, in a new page when it does not fit. */
 static void td_emit(struct td_export *x, uint64_t ns, const void *rec,
 		    size_t n)
 {
-	size_t pad = (n + 3) & ~(size_t)3;
-	size_t need = 4 + pad + (pad > TD_SMALL_MAX ? 4 : 0);
-	size_t room = TD_DATA - (x->missed ? 8 : 0);
-	uint64_t delta = x->open ? ns - x->last : 0;
-
-	if (delta >> TD_DELTA_BITS)
-		need += 8;
-	if (!x->open || x->len + need > room) {
+	if (!x->open)
+		td_page_start(x);
+	if (!ttrace_ftpage_add(&x->p, ns, rec, n)) {
 		td_page_end(x);
-		td_page_start(x, ns);
-		delta = 0;
+		td_page_start(x);
+		if (!ttrace_ftpage_add(&x->p, ns, rec, n))
+			x->failed = true;
 	}
-	if (delta >> TD_DELTA_BITS) {
-		td_word(x, TD_TYPE_EXTEND |
-			(uint32_t)(delta & ((1u << TD_DELTA_BITS) - 1)) << 5);
-		td_word(x, (uint32_t)(delta >> TD_DELTA_BITS));
-		delta = 0;
-	}
-	if (pad > TD_SMALL_MAX) {
-		td_word(x, (uint32_t)delta << 5);
-		td_word(x, (uint32_t)pad + 4);
-	} else {
-		td_word(x, (uint32_t)(pad / 4) | (uint32_t)delta << 5);
-	}
-	memcpy(x->page + TD_PAGE_HDR + x->len, rec, n);
-	x->len += pad;
-	x->last = ns;
 	x->events++;
 }
 
@@ -414,16 +357,6 @@ uint32_t td_pid(uint64_t pid)
 	return pid >= TTRACE_IDLE_PID(0) ? 0 : (uint32_t)pid;
 }
 
-/* The common fields of a record of format id in rec; returns their size. */
-size_t td_common_hdr(uint8_t *rec, unsigned id, uint32_t pid)
-{
-	uint16_t type = (uint16_t)id;
-
-	memset(rec, 0, 8);
-	memcpy(rec, &type, 2);
-	memcpy(rec + 4, &pid, 4);
-	return 8;
-}
 
 
 /* The name of our pid at ts into dst, Linux's char[16] (zeroed by the
@@ -455,15 +388,16 @@ static size_t td_generic(struct td_export *x, uint8_t *rec,
 			 const struct ttrace_event_view *ev)
 {
 	const struct ttrace_event_meta *e = &x->t->meta.events[ev->id];
-	size_t loc = td_common_hdr(rec, TD_ID_BASE + ev->id, x->pid) +
-		     8 * e->nargs, n = loc;
+	size_t loc = ttrace_ftevent_header(rec, TTRACE_FTEVENT_ID_BASE +
+					   ev->id, x->pid) + 8 * e->nargs;
+	size_t n = loc;
 
 	for (unsigned a = 0; a < e->nargs; a++)
 		n += e->args[a].type == TTRACE_ARG_STR ? 4 : 0;
 	for (unsigned a = 0; a < e->nargs; a++) {
 		uint64_t v = a < ev->nwords ? ev->args[a] : 0;
 		/* leaves a byte for each name after it */
-		size_t room = TD_REC_MAX - n - (e->nargs - a - 1);
+		size_t room = TTRACE_FTPAGE_REC_MAX - n - (e->nargs - a - 1);
 		uint32_t len;
 
 		memcpy(rec + 8 + 8 * a, &v, 8);
@@ -495,7 +429,7 @@ static uint8_t td_flags(const struct ttrace_event_view *ev)
 
 static void td_event(struct td_export *x, const struct ttrace_event_view *ev)
 {
-	uint8_t rec[TD_REC_MAX];
+	uint8_t rec[TTRACE_FTPAGE_REC_MAX];
 	uint64_t ns = ttexport_ns(x->t, ev->timestamp);
 	size_t n;
 
@@ -510,8 +444,8 @@ static void td_event(struct td_export *x, const struct ttrace_event_view *ev)
 	if (!(n = td_linux_record(x, rec, ev, ns)))
 		n = td_generic(x, rec, ev);
 	rec[2] = td_flags(ev);
-	if (x->open && ns < x->last)
-		ns = x->last;		/* a record before boot: time 0 */
+	if (x->open && ns < x->p.last)
+		ns = x->p.last;		/* a record before boot: time 0 */
 	td_emit(x, ns, rec, n);
 }
 
@@ -538,8 +472,10 @@ static void td_cpu(struct td_export *x, uint32_t cpu)
 	}
 	/* losses after the last event: a page of their own (one holding
 	 * events since the last loss is still open: it carries them) */
-	if (x->missed && !x->open)
-		td_page_start(x, ttexport_ns(x->t, mc->last_ts));
+	if (x->missed && !x->open) {
+		td_page_start(x);
+		ttrace_ftpage_stamp(&x->p, ttexport_ns(x->t, mc->last_ts));
+	}
 	td_page_end(x);
 }
 
@@ -607,15 +543,17 @@ static void td_options(struct td_export *x, struct td_text *b)
 /* Pads the file with zeros to a page boundary. Returns the offset. */
 static uint64_t td_align(struct td_export *x)
 {
-	static const uint8_t zero[TD_PAGE];
+	static const uint8_t zero[TTRACE_FTPAGE_SIZE];
 	long off = ftell(x->f);
 
 	if (off < 0) {
 		x->failed = true;
 		return 0;
 	}
-	td_put(x, zero, (TD_PAGE - (size_t)off % TD_PAGE) % TD_PAGE);
-	return ((uint64_t)off + TD_PAGE - 1) / TD_PAGE * TD_PAGE;
+	td_put(x, zero, (TTRACE_FTPAGE_SIZE - (size_t)off %
+		       TTRACE_FTPAGE_SIZE) % TTRACE_FTPAGE_SIZE);
+	return ((uint64_t)off + TTRACE_FTPAGE_SIZE - 1) / TTRACE_FTPAGE_SIZE *
+	       TTRACE_FTPAGE_SIZE;
 }
 
 static void td_write(struct td_export *x)
@@ -632,13 +570,15 @@ static void td_write(struct td_export *x)
 	td_put(x, "\x17\x08\x44tracing", 10);
 	td_put(x, "6", 2);
 	td_put(x, "\0\x08", 2);		/* little endian, long is 8 */
-	td_u32(x, TD_PAGE);
+	td_u32(x, TTRACE_FTPAGE_SIZE);
 	td_put(x, "header_page", 12);
-	td_u64(x, sizeof(td_header_page) - 1);
-	td_put(x, td_header_page, sizeof(td_header_page) - 1);
+	td_u64(x, strlen(ttrace_ftevent_header_page));
+	td_put(x, ttrace_ftevent_header_page,
+	       strlen(ttrace_ftevent_header_page));
 	td_put(x, "header_event", 13);
-	td_u64(x, sizeof(td_header_event) - 1);
-	td_put(x, td_header_event, sizeof(td_header_event) - 1);
+	td_u64(x, strlen(ttrace_ftevent_header_event));
+	td_put(x, ttrace_ftevent_header_event,
+	       strlen(ttrace_ftevent_header_event));
 	td_formats(x, &b);
 	td_names(x, &b);
 	td_u32(x, ncpus);

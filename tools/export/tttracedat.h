@@ -17,25 +17,18 @@
 
 #include <stdio.h>
 
+#include <ttrace_ftevent.h>
+#include <ttrace_ftpage.h>
+
 #include "ttload.h"
 #include "ttmodel.h"
 
-#define TD_PAGE		4096
-#define TD_PAGE_HDR	16		/* u64 timestamp, u64 commit */
-#define TD_DATA		(TD_PAGE - TD_PAGE_HDR)
-#define TD_MISSED	(1ull << 31)	/* RB_MISSED_EVENTS */
-#define TD_STORED	(1ull << 30)	/* RB_MISSED_STORED */
-#define TD_DELTA_BITS	27
-#define TD_TYPE_EXTEND	30
-#define TD_SMALL_MAX	(28 * 4)	/* largest payload with type_len */
 #define TD_NAME_MAX	256		/* a name argument's bytes */
 #define TD_COMM		16		/* Linux's TASK_COMM_LEN */
-#define TD_REC_MAX	2048		/* a record's bytes, at most */
-_Static_assert(8 + 12 * TTRACE_MAX_ARGS + TD_COMM < TD_REC_MAX &&
-	       TD_REC_MAX + 16 < TD_PAGE - 16, "a record fits a page");
+_Static_assert(8 + 12 * TTRACE_MAX_ARGS + TD_COMM < TTRACE_FTPAGE_REC_MAX,
+	       "a record fits a page");
 #define TD_PRIO		120		/* Linux's default priority */
 #define TD_RELEASE	"6.12.0-ttrace"	/* the Linux whose formats we follow */
-#define TD_ID_BASE	1000		/* ttrace event id + this: its ID */
 #define TD_FLAG_IRQS_OFF	0x01	/* common_flags (Linux's trace_events.h) */
 #define TD_FLAG_NEED_RESCHED	0x04
 #define TD_FLAG_HARDIRQ		0x08
@@ -54,11 +47,10 @@ struct td_export {
 	FILE *f;
 	const struct td_linux **linux_of; /* per event id: its Linux event,
 					   or NULL (tttracedat_linux.c) */
-	/* the CPU being written */
-	uint8_t page[TD_PAGE];
-	size_t len;			/* data bytes in page */
-	bool open;			/* page holds a started page */
-	uint64_t last;			/* the page's last event time, ns */
+	/* the CPU being written: its page (kern/trace/lib/ftrace_page.c) */
+	uint8_t page[TTRACE_FTPAGE_SIZE];
+	struct ttrace_ftpage p;		/* the page being filled in page */
+	bool open;			/* p is a started page */
 	uint64_t missed;		/* declared losses before the next page */
 	uint32_t pid;			/* running on the CPU (0 idle) */
 	struct td_call *calls;		/* the model's function calls, by */
@@ -83,7 +75,6 @@ td_printf(struct td_text *b, const char *fmt, ...);
 void td_text_out(struct td_export *x, struct td_text *b, bool wide);
 void td_format_head(struct td_text *b, const char *name, unsigned id);
 uint32_t td_pid(uint64_t pid);
-size_t td_common_hdr(uint8_t *rec, unsigned id, uint32_t pid);
 void td_comm(struct td_export *x, uint8_t *dst, uint64_t pid, uint64_t ts);
 
 int td_linux_init(struct td_export *x);

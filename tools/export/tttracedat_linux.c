@@ -546,6 +546,6 @@ size_t td_linux_record(struct td_export *x, uint8_t *rec,
 	if (!l || ev->nwords < x->t->meta.events[ev->id].nargs)
 		return 0;
 	memset(rec, 0, 64 + TD_NAME_MAX);
-	td_common_hdr(rec, l->id, x->pid);
+	ttrace_ftevent_header(rec, l->id, x->pid);
 	return l->write(x, rec, ev, ns);
 }

@@ -28,6 +28,24 @@ const char ttrace_ftevent_header_event[] =
 	"\ttime_stamp : type == 31\n"
 	"\tdata max type_len  == 28\n";
 
+const char ttrace_ftevent_common[] =
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;"
+	"\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n";
+
+/* See ttrace_ftevent.h. */
+size_t ttrace_ftevent_header(uint8_t *rec, unsigned id, uint32_t pid)
+{
+	uint16_t type = (uint16_t)id;
+
+	memset(rec, 0, 8);
+	memcpy(rec, &type, 2);
+	memcpy(rec + 4, &pid, 4);
+	return 8;
+}
+
 static bool fe_signed(uint8_t type)
 {
 	return type == TTRACE_ARG_S8 || type == TTRACE_ARG_S16 ||
@@ -37,15 +55,8 @@ static bool fe_signed(uint8_t type)
 /* See ttrace_ftevent.h. */
 void ttrace_ftevent_format(struct seqbuf *s, const struct ttrace_event_meta *e)
 {
-	seqbuf_printf(s, "name: %s\nID: %u\nformat:\n"
-		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;"
-		"\tsigned:0;\n"
-		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;"
-		"\tsigned:0;\n"
-		"\tfield:unsigned char common_preempt_count;\toffset:3;"
-		"\tsize:1;\tsigned:0;\n"
-		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n",
-		e->name, TTRACE_FTEVENT_ID_BASE + e->id);
+	seqbuf_printf(s, "name: %s\nID: %u\nformat:\n%s", e->name,
+		      TTRACE_FTEVENT_ID_BASE + e->id, ttrace_ftevent_common);
 	for (unsigned a = 0; a < e->nargs; a++) {
 		const struct ttrace_arg_meta *g = &e->args[a];
 
@@ -99,13 +110,10 @@ size_t ttrace_ftevent_record(uint8_t *rec, const struct ttrace_event_meta *e,
 			     const struct ttrace_event_view *ev, uint32_t pid,
 			     ttrace_resolve_fn resolve, void *rarg)
 {
-	uint16_t type = (uint16_t)(TTRACE_FTEVENT_ID_BASE + e->id);
 	unsigned nargs = e->nargs < TTRACE_MAX_ARGS ? e->nargs : TTRACE_MAX_ARGS;
-	size_t n = 8 + 8 * (size_t)nargs;
+	size_t n = ttrace_ftevent_header(rec, TTRACE_FTEVENT_ID_BASE + e->id,
+					 pid) + 8 * (size_t)nargs;
 
-	memset(rec, 0, n);
-	memcpy(rec, &type, 2);
-	memcpy(rec + 4, &pid, 4);
 	for (unsigned a = 0; a < nargs; a++) {
 		uint64_t v = a < ev->nwords ? ev->args[a] : 0;
 

@@ -27,6 +27,15 @@ void ttrace_ftpage_lost(struct ttrace_ftpage *p, uint64_t count)
 		p->missed += count;
 }
 
+/* See ttrace_ftpage.h. */
+void ttrace_ftpage_stamp(struct ttrace_ftpage *p, uint64_t ns)
+{
+	if (!p->events) {
+		memcpy(p->page, &ns, 8);
+		p->last = ns;
+	}
+}
+
 static void fp_word(struct ttrace_ftpage *p, uint32_t w)
 {
 	memcpy(p->page + TTRACE_FTPAGE_HDR + p->len, &w, 4);
@@ -42,10 +51,7 @@ bool ttrace_ftpage_add(struct ttrace_ftpage *p, uint64_t ns, const void *rec,
 	size_t room = TTRACE_FTPAGE_DATA - (p->missed ? 8 : 0);
 	uint64_t delta;
 
-	if (!p->events) {
-		memcpy(p->page, &ns, 8);
-		p->last = ns;
-	}
+	ttrace_ftpage_stamp(p, ns);
 	if (ns < p->last)
 		ns = p->last;
 	delta = ns - p->last;

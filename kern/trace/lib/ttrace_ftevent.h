@@ -12,8 +12,11 @@
  * the argument's 8-byte slot) whose string, as the trace's aux names it
  * (what `ttdecode text` prints), follows the fixed part.
  *
+ * The header and the common fields are every format's (trace.dat's
+ * Linux events too, tools/export/tttracedat*.c).
+ *
  * Usage:
- *	ttrace_ftevent_format(&s, &meta->events[id], group_name);
+ *	ttrace_ftevent_format(&s, &meta->events[id]);
  *	n = ttrace_ftevent_record(rec, e, &ev, pid, ttrace_aux_resolve, &view);
  */
 #ifndef TTRACE_FTEVENT_H
@@ -30,6 +33,14 @@
 /* header_page and header_event, as tracefs's events/ has them. */
 extern const char ttrace_ftevent_header_page[];
 extern const char ttrace_ftevent_header_event[];
+
+/* The common fields' lines of every format file (after "format:\n"),
+ * the blank line after them included. */
+extern const char ttrace_ftevent_common[];
+
+/* The common header of a record of format id (pid in it, flags and
+ * preempt count 0) into rec; returns its bytes (8). */
+size_t ttrace_ftevent_header(uint8_t *rec, unsigned id, uint32_t pid);
 
 /* Event e's format file text. */
 void ttrace_ftevent_format(struct seqbuf *s, const struct ttrace_event_meta *e);

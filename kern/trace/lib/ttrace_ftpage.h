@@ -20,6 +20,7 @@
  *	while (ttrace_ftpage_add(&p, ns, rec, n))	// false: page full
  *		...
  *	ttrace_ftpage_lost(&p, count);		// before the first add only
+ *	ttrace_ftpage_stamp(&p, ns);		// a page of losses only: its time
  *	ttrace_ftpage_end(&p);			// the commit word written
  */
 #ifndef TTRACE_FTPAGE_H
@@ -45,6 +46,9 @@ void ttrace_ftpage_init(struct ttrace_ftpage *p, uint8_t *page);
 /* Declares count events lost before the page's first (a page with no
  * events yet only): the page's commit says so. */
 void ttrace_ftpage_lost(struct ttrace_ftpage *p, uint64_t count);
+/* Sets the time of a page with no events yet (one that only declares
+ * losses; the first add sets it otherwise). */
+void ttrace_ftpage_stamp(struct ttrace_ftpage *p, uint64_t ns);
 /* Appends the record rec (n bytes, n <= TTRACE_FTPAGE_REC_MAX) at time
  * ns (an earlier time than the last is taken as the last's). Returns
  * false, the page unchanged, when it does not fit (the caller ends the
