@@ -334,7 +334,7 @@ def status_key(run, smp):
         run.expect(r"\s+\d+\s+\d+\s+sh\s+sleeping\s+in wait on 0x", timeout=30)
         run.expect(r"\s+\d+\s+\d+\s+sleep\s+sleeping\s+in nanosleep until "
                    r"tsc \d+\r?\n(?:.*\n)*?.*#\d\d [0-9a-f]+ "
-                   r"ksleep_(?:ns|until)\+0x", timeout=30)
+                   r"(?:ksleep_ns|k?sleep_until)\+0x", timeout=30)
         start = run.pos
         run.expect(r"\nslept\r?\n", timeout=30)
     except TimeoutError as e:

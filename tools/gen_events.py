@@ -366,7 +366,9 @@ def gen_header(src, groups, events, ranges):
     out = [HEADER % src, "#ifndef TTRACE_EVENTS_H", "#define TTRACE_EVENTS_H",
            "", "#include <compiler.h>", "#include <ttrace_meta.h>",
            "#ifdef CONFIG_TTRACE", "#include <ttrace_emit.h>",
-           "#include <ttrace_static_probes.h>", "#endif", "",
+           "#include <ttrace_static_probes.h>", "#else",
+           "/* ttrace_emit.h's TTRACE_LAZY: its emitter is empty here. */",
+           "#define TTRACE_LAZY(id, emit) do { } while (0)", "#endif", "",
            "/* Group bits in the group mask. */", "enum ttrace_group_bit {"]
     out += ["\tTTRACE_GROUP_%s = %d," % (g.name.upper(), g.bit) for g in groups]
     out += ["};", "", "#define TTRACE_NUM_GROUPS %d" % len(groups),
