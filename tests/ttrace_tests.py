@@ -2162,7 +2162,7 @@ def module_space():
 # ---- the function-graph tracer (docs/function-graph.md) --------------------
 
 FUNC_LINE = re.compile(r"^\S+ us cpu(\d+) (\S+) (func_entry|func_exit): ( *)"
-                       r"(\S+) depth=(\d+)$")
+                       r"(\S+) depth=(\d+)(?: retval=-?\d+)?(?: \[....?\])?$")
 THREAD_LINE = re.compile(r"^\S+ us cpu(\d+) (\S+) ")
 
 
