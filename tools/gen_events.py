@@ -367,8 +367,10 @@ def gen_header(src, groups, events, ranges):
            "", "#include <compiler.h>", "#include <ttrace_meta.h>",
            "#ifdef CONFIG_TTRACE", "#include <ttrace_emit.h>",
            "#include <ttrace_static_probes.h>", "#else",
-           "/* ttrace_emit.h's TTRACE_LAZY: its emitter is empty here. */",
-           "#define TTRACE_LAZY(id, emit) do { } while (0)", "#endif", "",
+           "/* ttrace_emit.h's TTRACE_LAZY: emit is compiled (its",
+           " * arguments stay used) but never run; its emitter is empty. */",
+           "#define TTRACE_LAZY(id, emit) do { if (0) { emit; } } while (0)",
+           "#endif", "",
            "/* Group bits in the group mask. */", "enum ttrace_group_bit {"]
     out += ["\tTTRACE_GROUP_%s = %d," % (g.name.upper(), g.bit) for g in groups]
     out += ["};", "", "#define TTRACE_NUM_GROUPS %d" % len(groups),
