@@ -21,7 +21,7 @@
 #	make tools			build/tools/ttdecode
 #	build/tools/ttdecode verify build/trace.ttr
 
-TOOLS_INC	:= -Itools -Itools/load -Itools/export
+TOOLS_INC	:= -Itools -Itools/load -Itools/export -Itools/profile
 TOOLS_CFLAGS	:= -std=gnu11 -O2 -g $(WARN) -idirafter kern/include \
 		   -idirafter kern/trace/lib
 ifeq ($(TOOLS_SAN),1)
@@ -50,13 +50,17 @@ TTDECODE_SRCS	:= tools/ttdecode.c tools/ttunwrap.c tools/ttscale.c \
 		   tools/ttsplit.c
 TTDECODE_SRCS	+= $(TTLOAD_SRCS) $(TTMODEL_SRCS) tools/load/ttfilter.c
 TTDECODE_SRCS	+= $(sort $(wildcard tools/export/*.c))
+# the sampling profile's model and its exports (docs/profiling.md); pprof's
+# gzip is zlib's
+TTDECODE_SRCS	+= $(sort $(wildcard tools/profile/*.c))
+TTDECODE_LIBS	:= -lz
 
 # Linked statically (not under the sanitizers, which cannot be): a run of
 # `ttdecode text` on a 10k-record trace takes a few milliseconds, and the
 # dynamic loader's start (mapping libc, its relocations) was 0.2 ms of them.
 TTDECODE_LDFLAGS := $(if $(filter 1,$(TOOLS_SAN)),,-static)
 $(BUILD)/tools/ttdecode: $(call toolobj,$(TTDECODE_SRCS)) $(TOOLS_LIB)
-	$(HOSTCC) $(TOOLS_CFLAGS) $(TTDECODE_LDFLAGS) -o $@ $^
+	$(HOSTCC) $(TOOLS_CFLAGS) $(TTDECODE_LDFLAGS) -o $@ $^ $(TTDECODE_LIBS)
 
 TOOLS += $(BUILD)/tools/ttdecode
 
@@ -74,7 +78,7 @@ $(call hostobj,tests/host/test_ttrace_events.c): $(GEN)/ttrace_meta_blob.c
 # host tests' objects and library.
 $(BUILD)/host/ttdecode-san: $(call hostobj,$(TTDECODE_SRCS)) \
 		$(BUILD)/host/libklib.a
-	$(HOSTCC) $(HOSTCFLAGS) -o $@ $^
+	$(HOSTCC) $(HOSTCFLAGS) -o $@ $^ $(TTDECODE_LIBS)
 $(BUILD)/host/test_ttdecode: $(BUILD)/host/ttdecode-san
 $(call hostobj,tests/host/test_ttdecode.c): \
 	HOSTCFLAGS += -DTTDECODE_BIN='"$(BUILD)/host/ttdecode-san"'
