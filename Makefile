@@ -256,7 +256,8 @@ $(BUILD)/host/libklib.a: $(call hostobj,$(LIB_SRCS))
 HOST_TESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
 $(HOST_TESTS): $(BUILD)/host/%: $(BUILD)/host/obj/tests/host/%.o \
 		$(BUILD)/host/libklib.a
-	$(HOSTCC) $(HOSTCFLAGS) -o $@ $(filter %.o,$^) $(BUILD)/host/libklib.a
+	$(HOSTCC) $(HOSTCFLAGS) -o $@ $(filter %.o,$^) $(BUILD)/host/libklib.a \
+		$(HOST_LIBS)
 host-tests-build: $(HOST_TESTS)
 .PHONY: host-tests-build
 

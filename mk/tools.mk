@@ -134,3 +134,10 @@ $(BUILD)/tools/ttlive: $(call toolobj,tools/ttlive.c $(TTLIVE_SRCS)) \
 $(BUILD)/host/test_ttrace_live: $(call hostobj,$(TTLIVE_SRCS) $(TTLOAD_SRCS))
 
 TOOLS += $(BUILD)/tools/ttlive
+
+# The profile's host tests (tests/host/test_ttprof.c): the model and its
+# exports, with zlib to read pprof's gzip back.
+$(BUILD)/host/test_ttprof: $(call hostobj,$(TTLOAD_SRCS) $(TTMODEL_SRCS) \
+		tools/export/ttexport.c tools/export/ttboot.c \
+		tools/export/ttboot_svg.c $(wildcard tools/profile/*.c))
+$(BUILD)/host/test_ttprof: HOST_LIBS := -lz
