@@ -756,6 +756,23 @@ void fprobe_stats_text(struct seqbuf *s);
 void ttrace_stack_record(struct trace_ring *r, uint64_t base, uint64_t ctx,
 			 uintptr_t rbp, uint32_t depth);
 void ttrace_stack_name_ksyms(void);
+/* Profile records (docs/trace-format.md section 8; profile.c). */
+bool ttrace_profile_record(struct trace_ring *r, uint32_t ev,
+			   const uint64_t h[4], const struct kthread *kt,
+			   uintptr_t pc0, uintptr_t rbp);
+void ttrace_profile_ustack(struct trace_ring *r, const uint64_t *pml4,
+			   uintptr_t pc0, uintptr_t rbp);
+/* profile.c: the sampling profiler (docs/profiling.md) */
+struct trapframe;
+void ttrace_prof_sample(const struct trapframe *tf);
+bool ttrace_profile_sched_live(void);
+const char *ttrace_profile_control(struct ttrace *t,
+				   const struct ttrace_ctl_cmd *cmd);
+void ttrace_profile_stats_text(struct seqbuf *s);
+/* fprobe.c: the physical address of va if its page is present (user: and
+ * a user page) in page tables pml4 (the top table's kernel address), else
+ * -1: ustr's check. Any context. */
+uint64_t mapped_pa(const uint64_t *pml4, uintptr_t va, bool user);
 extern uint8_t ttrace_stack_tracer_on;
 void ttrace_stack_check(uintptr_t *parent);
 const char *ttrace_stack_tracer_control(struct ttrace *t, uint32_t op);
