@@ -1,0 +1,43 @@
+/*
+ * profnap: a program of known off-CPU profile for the profiler's tests
+ * (tests/seams_prof30h.py): three times, g sleeps 50 ms and h computes
+ * for COMPUTE time-stamp-counter ticks (25 ms at 2 GHz), so its off-CPU
+ * time is 150 ms in g's stack (nanosleep below it) and its on-CPU
+ * samples are in h.
+ *
+ *	profnap
+ */
+#include <err.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <tsc.h>
+#include <unistd.h>
+
+#define NAP_NS		50000000ull
+#define COMPUTE		50000000ull
+
+static volatile uint64_t sink;
+
+static __attribute__((noinline, noclone)) void g(void)
+{
+	if (nanosleep(NAP_NS) < 0)
+		warn("nanosleep");
+}
+
+static __attribute__((noinline, noclone)) void h(void)
+{
+	uint64_t end = rdtsc() + COMPUTE;
+
+	while (rdtsc() < end)
+		sink++;
+}
+
+int main(void)
+{
+	for (int i = 0; i < 3; i++) {
+		g();
+		h();
+	}
+	printf("profnap: done\n");
+	return 0;
+}
