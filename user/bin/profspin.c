@@ -38,16 +38,16 @@ static __attribute__((noinline, noclone)) void f2(void)
 
 int main(int argc, char **argv)
 {
-	long rounds = argc > 1 ? atol(argv[1]) : 100;
+	int rounds = argc > 1 ? atoi(argv[1]) : 100;
 
 	if (rounds <= 0) {
 		fprintf(stderr, "usage: profspin [ROUNDS]\n");
 		return 1;
 	}
-	for (long i = 0; i < rounds; i++) {
+	for (int i = 0; i < rounds; i++) {
 		f1();
 		f2();
 	}
-	printf("profspin: %ld rounds\n", rounds);
+	printf("profspin: %d rounds\n", rounds);
 	return 0;
 }
