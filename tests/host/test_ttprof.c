@@ -104,7 +104,7 @@ static int folded(const struct ttprof *p, const struct ttprof_opts *o,
 	return ttprof_write_folded(p, o, f);
 }
 
-static const struct ttprof_opts on = { TTPROF_VIEW_ON, -1, "." };
+static const struct ttprof_opts on = { TTPROF_VIEW_ON, -1, ".", "." };
 
 static int test_interning(void)
 {
@@ -140,7 +140,7 @@ static int test_folded(void)
 
 static int test_folded_offcpu(void)
 {
-	struct ttprof_opts o = { TTPROF_VIEW_OFF, -1, "." };
+	struct ttprof_opts o = { TTPROF_VIEW_OFF, -1, ".", "." };
 	char *s = export(folded, &o);
 
 	HT_CHECK(!strcmp(s, "nap;_start;main;g;sleep;syscall_entry;sys_sleep;"

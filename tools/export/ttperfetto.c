@@ -696,10 +696,13 @@ static void intern_profile(struct pf *x, const struct ttprof *pr)
  * Returns 0, or -1 when out of memory. */
 static int perf_samples(struct pf *x)
 {
+	struct ttprof_opts o;
 	struct ttprof pr;
+	int none = 0;
 
+	ttprof_parse_opts(&none, NULL, &o);	/* the defaults */
 	ttprof_init(&pr, 0);
-	if (ttprof_from_trace(&pr, (struct ttload *)x->t, "build/user") < 0) {
+	if (ttprof_from_trace(&pr, (struct ttload *)x->t, &o) < 0) {
 		ttprof_free(&pr);
 		return -1;
 	}

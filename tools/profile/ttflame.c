@@ -316,7 +316,7 @@ static int ttdecode_flamegraph(int argc, char **argv)
 
 	if (ttprof_parse_opts(&argc, argv, &o) < 0 || argc != 2) {
 		fprintf(stderr, "usage: ttdecode flamegraph TRACE OUT.svg "
-			"[--off-cpu|--wall] [--pid N] [--user DIR]\n");
+			"[--off-cpu|--wall] [--pid N] [--user DIR] [--kernel ELF]\n");
 		return 2;
 	}
 	if ((rc = ttprof_load(&p, argv[0], &o)))

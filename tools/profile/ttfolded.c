@@ -57,7 +57,7 @@ static int ttdecode_folded(int argc, char **argv)
 
 	if (ttprof_parse_opts(&argc, argv, &o) < 0 || argc != 1) {
 		fprintf(stderr, "usage: ttdecode folded TRACE [--off-cpu|"
-			"--wall] [--pid N] [--user DIR]\n");
+			"--wall] [--pid N] [--user DIR] [--kernel ELF]\n");
 		return 2;
 	}
 	if ((rc = ttprof_load(&p, argv[0], &o)))

@@ -272,7 +272,7 @@ static int ttdecode_pprof(int argc, char **argv)
 
 	if (ttprof_parse_opts(&argc, argv, &o) < 0 || argc != 2) {
 		fprintf(stderr, "usage: ttdecode pprof TRACE OUT.pb.gz "
-			"[--off-cpu|--wall] [--pid N] [--user DIR]\n");
+			"[--off-cpu|--wall] [--pid N] [--user DIR] [--kernel ELF]\n");
 		return 2;
 	}
 	if ((rc = ttprof_load(&p, argv[0], &o)))

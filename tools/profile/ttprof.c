@@ -287,13 +287,15 @@ const char *ttprof_view_unit(enum ttprof_view v)
 	return v == TTPROF_VIEW_ON ? "samples" : "ns";
 }
 
-/* Takes [--off-cpu|--wall] [--pid N] [--user DIR] out of argv (*argc operands left, in
+/* Takes [--off-cpu|--wall] [--pid N] [--user DIR] [--kernel ELF] out
+ * of argv (*argc operands left, in
  * order). Returns 0, or -1 after saying what is wrong. */
 int ttprof_parse_opts(int *argc, char **argv, struct ttprof_opts *o)
 {
 	int n = 0;
 
-	*o = (struct ttprof_opts){ TTPROF_VIEW_ON, -1, "build/user" };
+	*o = (struct ttprof_opts){ TTPROF_VIEW_ON, -1, "build/user",
+				   "build/kernel.elf" };
 	for (int i = 0; i < *argc; i++) {
 		char *end;
 
@@ -312,6 +314,8 @@ int ttprof_parse_opts(int *argc, char **argv, struct ttprof_opts *o)
 			i++;
 		} else if (!strcmp(argv[i], "--user") && i + 1 < *argc) {
 			o->userdir = argv[++i];
+		} else if (!strcmp(argv[i], "--kernel") && i + 1 < *argc) {
+			o->kernel = argv[++i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "ttdecode: unknown option %s\n",
 				argv[i]);

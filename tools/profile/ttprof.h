@@ -125,12 +125,14 @@ uint64_t ttprof_value(const struct ttprof_sample *s, enum ttprof_view v);
 const char *ttprof_view_unit(enum ttprof_view v);
 
 /* The options the profile commands share: [--off-cpu|--wall] [--pid N]
- * [--user DIR]. */
+ * [--user DIR] [--kernel ELF]. */
 struct ttprof_opts {
 	enum ttprof_view view;
 	int64_t pid;			/* -1: every process */
 	const char *userdir;		/* --user DIR: the programs' ELF files,
 					   build/user by default */
+	const char *kernel;		/* --kernel ELF: names kernel pcs when
+					   the trace does not (build/kernel.elf) */
 };
 
 /* The samples an export counts, summed per (process, stack). */
@@ -149,7 +151,7 @@ bool ttprof_wanted(const struct ttprof_sample *s, const struct ttprof_opts *o);
 /* tools/profile/ttprof_trace.c: the samples of a trace, symbolized. */
 struct ttload;
 int ttprof_from_trace(struct ttprof *p, struct ttload *t,
-		      const char *userdir);
+		      const struct ttprof_opts *o);
 int ttprof_load(struct ttprof *p, const char *path,
 		const struct ttprof_opts *o);
 

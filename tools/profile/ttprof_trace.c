@@ -12,15 +12,16 @@
  *			(the newest exec of the pid at or before the pc's
  *			record, else its oldest; /bin/NAME is
  *			USERDIR/NAME, build/user by default)
+ *	kernel pcs	named by the trace's symbols (aux tag ksym), or by
+ *			the kernel ELF's (build/kernel.elf by default) when
+ *			the trace has none
  *	boot phases	a sample inside one of its CPU's boot phases (the
  *			model's boot track, as `ttdecode boot` places them)
  *			gets the phase as its root frame, "[boot] NAME"
  * profile_wakeup is not a cost and is left to the scheduling analyses.
  * Frames: a return address (every pc but the chain's first) is named at
  * pc - 1, the call it returns from, so a call that ends a function is not
- * given to the next one. Kernel pcs are named by the trace's own symbol
- * table (aux tag ksym), user pcs by the program's ELF symbols; a pc
- * neither names is its address.
+ * given to the next one; a pc nothing names is its address.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,10 @@ struct rd {
 	struct ttload *t;
 	struct ttmodel m;
 	const char *userdir;
+	const char *kernel_elf;		/* to load when a kernel pc needs it
+					   (the trace names no kernel symbol) */
+	struct ttprof_elf kelf;		/* ... loaded */
+	bool have_kelf;
 	uint32_t ids[EV_N];
 	uint32_t kernel, boot;		/* their mappings */
 	struct exec *execs;		/* by (pid, ts) */
@@ -88,11 +93,26 @@ static uint32_t frame_of(struct rd *r, uint32_t map, uint64_t pc,
 	return ttprof_frame(r->p, map, addr, sym, len);
 }
 
+/* Kernel pc's frame: named by the trace's symbols, else by the kernel
+ * ELF's (a trace whose kernel wrote none). */
 static uint32_t kernel_frame(struct rd *r, uint64_t pc, uint64_t ts)
 {
 	const char *s;
 	size_t n = ttload_resolve(r->t, TTRACE_AUX_KSYM_NAME, pc, ts, &s);
+	const struct ttprof_sym *k;
+	const char *why;
 
+	if (r->kernel_elf && !(r->have_kelf = ttprof_elf_load(&r->kelf,
+						r->kernel_elf, &why) == 0))
+		fprintf(stderr, "ttdecode: note: the trace names no kernel "
+			"symbol, and %s: %s (kernel frames are addresses)\n",
+			r->kernel_elf, why);
+	r->kernel_elf = NULL;	/* tried */
+	k = !n && r->have_kelf ? ttprof_elf_find(&r->kelf, pc) : NULL;
+
+	if (k)
+		return frame_of(r, r->kernel, pc, k->name, strlen(k->name),
+				k->addr);
 	return frame_of(r, r->kernel, pc, s, n, pc);
 }
 
@@ -395,13 +415,16 @@ static void rd_free(struct rd *r)
 	free(r->execs);
 	free(r->switch_stack);
 	free(r->switch_mode);
+	ttprof_elf_free(&r->kelf);
 	ttmodel_free(&r->m);
 	free(r);
 }
 
 /* Fills p (ttprof_init'ed) with the profile of loaded trace t, user
- * programs' ELF files from userdir. Returns 0, or -1 when out of memory. */
-int ttprof_from_trace(struct ttprof *p, struct ttload *t, const char *userdir)
+ * programs' ELF files from o->userdir, kernel symbols from the trace or
+ * else o->kernel's. Returns 0, or -1 when out of memory. */
+int ttprof_from_trace(struct ttprof *p, struct ttload *t,
+		      const struct ttprof_opts *o)
 {
 	struct rd *r = calloc(1, sizeof(*r));
 	int rc = -1;
@@ -410,7 +433,8 @@ int ttprof_from_trace(struct ttprof *p, struct ttload *t, const char *userdir)
 		return -1;
 	r->p = p;
 	r->t = t;
-	r->userdir = userdir;
+	r->userdir = o->userdir;
+	r->kernel_elf = t->nksyms ? NULL : o->kernel;
 	for (int i = 0; i < EV_N; i++)
 		r->ids[i] = (uint32_t)ttexport_event_id(&t->meta, ev_names[i]);
 	r->kernel = ttprof_mapping(p, "kernel", t->nksyms ? t->ksyms[0].ident
@@ -450,7 +474,7 @@ int ttprof_load(struct ttprof *p, const char *path, const struct ttprof_opts *o)
 	if (rc)
 		return rc;
 	ttprof_init(p, 0);
-	if (ttprof_from_trace(p, &t, o->userdir) < 0) {
+	if (ttprof_from_trace(p, &t, o) < 0) {
 		fprintf(stderr, "ttdecode: out of memory\n");
 		ttprof_free(p);
 		rc = 1;
