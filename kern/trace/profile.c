@@ -47,10 +47,11 @@
 #include <arch/mmu.h>
 #include <arch/trap.h>
 #include <arch/tsc.h>
+#include <arch/x86.h>
 
 #include "internal.h"
 
-extern const char trap_return[];
+extern const char trap_called[];	/* trap()'s return address */
 
 /* A profile record's mode word (docs/trace-format.md section 8). */
 enum prof_mode { MODE_KERNEL, MODE_USER, MODE_IDLE, MODE_IRQ };
@@ -90,13 +91,22 @@ static __always_inline const struct trapframe *user_frame(
 	return (const struct trapframe *)(kt->kstack + KSTACK_SIZE) - 1;
 }
 
-/* The user chain of kt, a process's thread, after the record just
- * written, read through its page tables. */
+/* The user chain from the trap frame utf after the record just written,
+ * read through page tables pml4 (NULL: none, an exiting process's). For
+ * the running thread they are the ones loaded (an exiting process's
+ * thread switches to the kernel's before it frees its own). */
 static __always_inline void user_chain(struct trace_ring *r,
-				       const struct kthread *kt,
+				       const uint64_t *pml4,
 				       const struct trapframe *utf)
 {
-	ttrace_profile_ustack(r, kt->proc->pml4, utf->rip, utf->rbp);
+	if (pml4)
+		ttrace_profile_ustack(r, pml4, utf->rip, utf->rbp);
+}
+
+/* The page tables loaded on this CPU. */
+static __always_inline const uint64_t *loaded_tables(void)
+{
+	return KADDR(rcr3() & PTE_ADDR_MASK);
 }
 
 /*
@@ -127,11 +137,11 @@ notrace void ttrace_prof_sample(const struct trapframe *tf)
 				   tf->rip : 0, tf->rbp))
 		return;
 	if ((opts & TTRACE_PROFILE_USER) && kt->proc)
-		user_chain(r, kt, user ? tf : user_frame(kt));
+		user_chain(r, loaded_tables(), user ? tf : user_frame(kt));
 }
 
 /* The trap frame of the interrupt the caller runs in: the caller of
- * trap()'s frame (trap_return its return address) is the record
+ * trap()'s frame (trap_called its return address) is the record
  * CALL_WITH_FRAME pushed just below the frame. A few frames up this
  * stack at most (the timer function, timer_expire(), sched_tick(),
  * timer_irq(), trap()); NULL if not found. */
@@ -142,7 +152,7 @@ static notrace const struct trapframe *interrupted_frame(void)
 	for (int i = 0; i < 8; i++) {
 		uintptr_t up = f[0];
 
-		if (f[1] == (uintptr_t)trap_return)
+		if (f[1] == (uintptr_t)trap_called)
 			return (const struct trapframe *)(up + 16);
 		if (up <= (uintptr_t)f || up - (uintptr_t)f >= KSTACK_SIZE ||
 		    (up & 7))
@@ -197,17 +207,18 @@ notrace void ttrace_prof_switch(struct kthread *prev, struct kthread *next)
 					  opts & TTRACE_PROFILE_KERNEL ?
 					  f[1] : 0, f[0]) &&
 		    (opts & TTRACE_PROFILE_USER) && prev->proc &&
-		    prev->state != KT_DEAD)
-			user_chain(r, prev, user_frame(prev));
+		    prev->state != KT_DEAD)	/* its tables: not loaded */
+			user_chain(r, prev->proc->pml4, user_frame(prev));
 		if (opts & TTRACE_PROFILE_OFFCPU)
 			prev->off_tsc = now;
 	}
 	if ((opts & TTRACE_PROFILE_OFFCPU) && next->off_tsc) {
+		uint64_t off = now > next->off_tsc ? now - next->off_tsc : 0;
+
 		if (next->off_tsc >= READ_ONCE(prof.since))
 			ttrace_record(TTRACE_EV_PROFILE_OFFCPU,
 				      pid_of(next, pcpui->coreid), next->id,
-				      ttrace_ticks_to_ns(now - next->off_tsc,
-							 tsc_freq_hz), 0, 0);
+				      ttrace_ticks_to_ns(off, tsc_freq_hz), 0, 0);
 		next->off_tsc = 0;
 	}
 }
@@ -233,7 +244,8 @@ notrace void ttrace_profile_woken(struct kthread *kt)
 				  h, cur, opts & TTRACE_PROFILE_KERNEL ? f[1] : 0,
 				  f[0]) &&
 	    (opts & TTRACE_PROFILE_USER) && !irq && cur->proc)
-		user_chain(pcpui->ttrace_ring, cur, user_frame(cur));
+		user_chain(pcpui->ttrace_ring, loaded_tables(),
+			   user_frame(cur));
 }
 
 /* profile_exec: process pid runs the program at path (in aux, tag
@@ -315,7 +327,8 @@ static void profile_stop(void)
 }
 
 /* Turns it on at hz with opts (TTRACE_PROFILE_*), first naming every
- * live process's program. ctl mutex held (or the boot). */
+ * live process's program and (kernel chains) every kernel symbol. ctl
+ * mutex held (or the boot). */
 static void profile_start(uint32_t hz, uint32_t opts)
 {
 	WRITE_ONCE(prof.period, MAX(tsc_freq_hz / hz, 1));
@@ -323,6 +336,8 @@ static void profile_start(uint32_t hz, uint32_t opts)
 	WRITE_ONCE(prof.hz, hz);
 	WRITE_ONCE(prof.opts, opts);
 	exec_records_now();
+	if (opts & TTRACE_PROFILE_KERNEL)
+		ttrace_stack_name_ksyms();	/* the chains' pcs */
 	if (ttrace_profile_sched_live())
 		ttrace_patch_sync(TEXT_PATCH_LIVE);
 	timers_start();
