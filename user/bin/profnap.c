@@ -26,7 +26,7 @@ static __attribute__((noinline, noclone)) void g(void)
 
 static __attribute__((noinline, noclone)) void h(void)
 {
-	uint64_t end = rdtsc() + COMPUTE;
+	volatile uint64_t end = rdtsc() + COMPUTE;	/* a frame (profspin.c) */
 
 	while (rdtsc() < end)
 		sink++;

@@ -9,7 +9,10 @@
  * A unit is UNIT time-stamp-counter ticks (1 ms at 2 GHz): time, not
  * instructions, since the sampler samples time and an emulator's speed
  * varies with its host's load. Each function spins in its own loop (no
- * call below it), so a sample in it has it as the leaf.
+ * call below it), so a sample in it has it as the leaf; each keeps a
+ * local in memory, so that it has a frame: GCC gives none to a function
+ * that needs no stack, even with -fno-omit-frame-pointer, and the
+ * frame-pointer walk then loses its caller (docs/profiling.md).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -22,7 +25,7 @@ static volatile uint64_t sink;
 
 static __attribute__((noinline, noclone)) void f1(void)
 {
-	uint64_t end = rdtsc() + 7 * UNIT;
+	volatile uint64_t end = rdtsc() + 7 * UNIT;
 
 	while (rdtsc() < end)
 		sink++;
@@ -30,7 +33,7 @@ static __attribute__((noinline, noclone)) void f1(void)
 
 static __attribute__((noinline, noclone)) void f2(void)
 {
-	uint64_t end = rdtsc() + 3 * UNIT;
+	volatile uint64_t end = rdtsc() + 3 * UNIT;
 
 	while (rdtsc() < end)
 		sink += 2;
