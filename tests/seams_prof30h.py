@@ -160,6 +160,7 @@ def lifetimes(text, pid):
 
 
 def check_offcpu(trace, text):
+    bad = []
     for prog in ("profnap", "profspin"):
         pid = pid_of(text, prog)
         off = folded(trace, "--off-cpu", "--pid", str(pid))
@@ -167,14 +168,13 @@ def check_offcpu(trace, text):
         life = lifetimes(text, pid)
         span = sum(b - a for a, b in life.values())
         if abs(wall - span) > PERIOD * (1 + len(life)):
-            return "%s: on + off = %d ns, lifetime %d ns (%s)" % (
-                prog, wall, span, life)
-        if prog == "profnap":
-            g = sum(v for k, v in off.items() if ";g;" in k + ";")
-            if abs(g - 150 * 10**6) > PERIOD:
-                return "profnap: %d ns off CPU in g, want 150 ms +- %d " \
-                       "ns: %s" % (g, PERIOD, off)
-    return ""
+            bad.append("%s: on + off = %d ns, lifetime %d ns (%s)" % (
+                prog, wall, span, life))
+        g = sum(v for k, v in off.items() if ";g;" in k + ";")
+        if prog == "profnap" and abs(g - 150 * 10**6) > PERIOD:
+            bad.append("profnap: %d ns off CPU in g, want 150 ms +- %d "
+                       "ns: %s" % (g, PERIOD, off))
+    return "; ".join(bad)
 
 
 def check_boot(trace):

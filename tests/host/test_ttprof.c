@@ -82,8 +82,7 @@ static void synthetic(struct ttprof *p)
 }
 
 /* Runs fn's export of the synthetic profile into a string (free it). */
-static char *export(int (*fn)(const struct ttprof *, const struct ttprof_opts *,
-			      FILE *), const struct ttprof_opts *o)
+static char *export(ttprof_write_fn fn, const struct ttprof_opts *o)
 {
 	struct ttprof p;
 	char *buf = NULL;
@@ -98,13 +97,8 @@ static char *export(int (*fn)(const struct ttprof *, const struct ttprof_opts *,
 	return buf;
 }
 
-static int folded(const struct ttprof *p, const struct ttprof_opts *o,
-		  FILE *f)
-{
-	return ttprof_write_folded(p, o, f);
-}
-
-static const struct ttprof_opts on = { TTPROF_VIEW_ON, -1, ".", "." };
+static const struct ttprof_opts on = { TTPROF_VIEW_ON, -1, ".", ".",
+					  "test <&> \"flame\"" };
 
 static int test_interning(void)
 {
@@ -127,7 +121,7 @@ static int test_interning(void)
 
 static int test_folded(void)
 {
-	char *s = export(folded, &on);
+	char *s = export(ttprof_write_folded, &on);
 
 	HT_CHECK(strstr(s, "spin;_start;main;f1 700\n"));
 	HT_CHECK(strstr(s, "spin;_start;main;f2 300\n"));
@@ -140,15 +134,15 @@ static int test_folded(void)
 
 static int test_folded_offcpu(void)
 {
-	struct ttprof_opts o = { TTPROF_VIEW_OFF, -1, ".", "." };
-	char *s = export(folded, &o);
+	struct ttprof_opts o = { TTPROF_VIEW_OFF, -1, ".", ".", NULL };
+	char *s = export(ttprof_write_folded, &o);
 
 	HT_CHECK(!strcmp(s, "nap;_start;main;g;sleep;syscall_entry;sys_sleep;"
 			 "schedule 150000000\n"));
 	free(s);
 	o.view = TTPROF_VIEW_WALL;	/* on + off: 100 ms + 150 ms */
 	o.pid = 4;
-	s = export(folded, &o);
+	s = export(ttprof_write_folded, &o);
 	HT_CHECK(strstr(s, "nap;_start;main;h 100000000\n"));
 	HT_CHECK(strstr(s, "schedule 150000000\n"));
 	HT_CHECK(!strstr(s, "spin"));
@@ -339,9 +333,8 @@ static char *run(const char *cmd)
 	return buf;
 }
 
-static int write_file(const char *path,
-		      int (*fn)(const struct ttprof *, const struct ttprof_opts *,
-				FILE *), const struct ttprof_opts *o)
+static int write_file(const char *path, ttprof_write_fn fn,
+		      const struct ttprof_opts *o)
 {
 	struct ttprof p;
 	FILE *f = fopen(path, "wb");
@@ -391,11 +384,6 @@ static int test_pprof(void)
 
 /* ---- the SVG ----------------------------------------------------------- */
 
-static int svg(const struct ttprof *p, const struct ttprof_opts *o, FILE *f)
-{
-	return ttprof_write_svg(p, o, "test <&> \"flame\"", f);
-}
-
 /* The line of s that draws frame name, or NULL. */
 static const char *svg_frame(const char *s, const char *name)
 {
@@ -410,7 +398,7 @@ static const char *svg_frame(const char *s, const char *name)
 
 static int test_svg(void)
 {
-	char *s = export(svg, &on), path[64], cmd[160];
+	char *s = export(ttprof_write_svg, &on), path[64], cmd[160];
 	const char *f1 = svg_frame(s, "f1"), *all = svg_frame(s, "all");
 	int frames = 0;
 
@@ -423,7 +411,7 @@ static int test_svg(void)
 	HT_CHECK(strstr(s, "test &lt;&amp;&gt; &quot;flame&quot;"));
 	free(s);
 	snprintf(path, sizeof(path), "%s/f.svg", tmpdir);
-	HT_CHECK(write_file(path, svg, &on) == 0);
+	HT_CHECK(write_file(path, ttprof_write_svg, &on) == 0);
 	if (system("xmllint --version >/dev/null 2>&1")) {
 		printf("SKIP [svg_xmllint] xmllint is not installed\n");
 		return 0;

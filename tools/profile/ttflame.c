@@ -277,14 +277,16 @@ static void flow(struct flame *g, const struct ttprof_row *r, uint64_t n)
 		frame(g, &r[0], 0, 0, x);
 }
 
-/* Writes p's samples that o wants to out as an SVG flame graph titled
- * title. Returns 0, or -1 when out of memory. */
+/* Writes p's samples that o wants to out as an SVG flame graph, titled
+ * by the view and o->trace. Returns 0, or -1 when out of memory. */
 int ttprof_write_svg(const struct ttprof *p, const struct ttprof_opts *o,
-		     const char *title, FILE *out)
+		     FILE *out)
 {
+	static const char *const what[] = { "on-CPU", "off-CPU", "wall-clock" };
 	struct flame g = { p, o, out, 0, 1 };
 	uint64_t n;
 	struct ttprof_row *r = ttprof_rows(p, o, &n);
+	char title[256];
 
 	if (!r)
 		return -1;
@@ -294,6 +296,8 @@ int ttprof_write_svg(const struct ttprof *p, const struct ttprof_opts *o,
 		if (path_len(p, &r[i]) > g.depth)
 			g.depth = path_len(p, &r[i]);
 	}
+	snprintf(title, sizeof(title), "%s flame graph of %s", what[o->view],
+		 o->trace ? o->trace : "a profile");
 	header(&g, title);
 	if (!g.total)
 		fprintf(out, "<text x=\"%.0f\" y=\"%.0f\">no samples</text>\n",
@@ -305,41 +309,13 @@ int ttprof_write_svg(const struct ttprof *p, const struct ttprof_opts *o,
 	return 0;
 }
 
+#define FLAME_USAGE "flamegraph TRACE OUT.svg" TTPROF_OPTIONS
+
 static int ttdecode_flamegraph(int argc, char **argv)
 {
-	static const char *const what[] = { "on-CPU", "off-CPU", "wall-clock" };
-	struct ttprof_opts o;
-	struct ttprof p;
-	char title[256];
-	FILE *f;
-	int rc;
-
-	if (ttprof_parse_opts(&argc, argv, &o) < 0 || argc != 2) {
-		fprintf(stderr, "usage: ttdecode flamegraph TRACE OUT.svg "
-			"[--off-cpu|--wall] [--pid N] [--user DIR] [--kernel ELF]\n");
-		return 2;
-	}
-	if ((rc = ttprof_load(&p, argv[0], &o)))
-		return rc;
-	if (!(f = fopen(argv[1], "w"))) {
-		perror(argv[1]);
-		ttprof_free(&p);
-		return 1;
-	}
-	snprintf(title, sizeof(title), "%s flame graph of %s", what[o.view],
-		 argv[0]);
-	rc = ttprof_write_svg(&p, &o, title, f);
-	if (rc < 0)
-		fprintf(stderr, "ttdecode: out of memory\n");
-	if (fclose(f) && !rc) {
-		fprintf(stderr, "ttdecode: %s: write failed\n", argv[1]);
-		rc = -1;
-	}
-	ttprof_free(&p);
-	return rc < 0;
+	return ttprof_command(argc, argv, 1, FLAME_USAGE, ttprof_write_svg);
 }
 
 static const struct ttdecode_command cmd_flamegraph = {
-	"flamegraph", 2, ttdecode_flamegraph,
-	"flamegraph TRACE OUT.svg [--off-cpu|--wall] [--pid N]" };
+	"flamegraph", 2, ttdecode_flamegraph, FLAME_USAGE };
 TTDECODE_COMMAND(cmd_flamegraph);

@@ -49,31 +49,13 @@ int ttprof_write_folded(const struct ttprof *p, const struct ttprof_opts *o,
 	return 0;
 }
 
+#define FOLDED_USAGE "folded TRACE" TTPROF_OPTIONS
+
 static int ttdecode_folded(int argc, char **argv)
 {
-	struct ttprof_opts o;
-	struct ttprof p;
-	int rc;
-
-	if (ttprof_parse_opts(&argc, argv, &o) < 0 || argc != 1) {
-		fprintf(stderr, "usage: ttdecode folded TRACE [--off-cpu|"
-			"--wall] [--pid N] [--user DIR] [--kernel ELF]\n");
-		return 2;
-	}
-	if ((rc = ttprof_load(&p, argv[0], &o)))
-		return rc;
-	rc = ttprof_write_folded(&p, &o, stdout);
-	if (rc < 0)
-		fprintf(stderr, "ttdecode: out of memory\n");
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "ttdecode: folded: write failed\n");
-		rc = -1;
-	}
-	ttprof_free(&p);
-	return rc < 0;
+	return ttprof_command(argc, argv, 0, FOLDED_USAGE, ttprof_write_folded);
 }
 
 static const struct ttdecode_command cmd_folded = {
-	"folded", 1, ttdecode_folded,
-	"folded TRACE [--off-cpu|--wall] [--pid N]" };
+	"folded", 1, ttdecode_folded, FOLDED_USAGE };
 TTDECODE_COMMAND(cmd_folded);

@@ -263,36 +263,13 @@ int ttprof_write_pprof(const struct ttprof *p, const struct ttprof_opts *o,
 	return rc;
 }
 
+#define PPROF_USAGE "pprof TRACE OUT.pb.gz" TTPROF_OPTIONS
+
 static int ttdecode_pprof(int argc, char **argv)
 {
-	struct ttprof_opts o;
-	struct ttprof p;
-	FILE *f;
-	int rc;
-
-	if (ttprof_parse_opts(&argc, argv, &o) < 0 || argc != 2) {
-		fprintf(stderr, "usage: ttdecode pprof TRACE OUT.pb.gz "
-			"[--off-cpu|--wall] [--pid N] [--user DIR] [--kernel ELF]\n");
-		return 2;
-	}
-	if ((rc = ttprof_load(&p, argv[0], &o)))
-		return rc;
-	if (!(f = fopen(argv[1], "wb"))) {
-		perror(argv[1]);
-		ttprof_free(&p);
-		return 1;
-	}
-	rc = ttprof_write_pprof(&p, &o, f);
-	if (fclose(f) || rc < 0) {
-		fprintf(stderr, "ttdecode: %s: out of memory or write failed\n",
-			argv[1]);
-		rc = -1;
-	}
-	ttprof_free(&p);
-	return rc < 0;
+	return ttprof_command(argc, argv, 1, PPROF_USAGE, ttprof_write_pprof);
 }
 
 static const struct ttdecode_command cmd_pprof = {
-	"pprof", 2, ttdecode_pprof,
-	"pprof TRACE OUT.pb.gz [--off-cpu|--wall] [--pid N]" };
+	"pprof", 2, ttdecode_pprof, PPROF_USAGE };
 TTDECODE_COMMAND(cmd_pprof);

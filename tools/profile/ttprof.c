@@ -295,7 +295,7 @@ int ttprof_parse_opts(int *argc, char **argv, struct ttprof_opts *o)
 	int n = 0;
 
 	*o = (struct ttprof_opts){ TTPROF_VIEW_ON, -1, "build/user",
-				   "build/kernel.elf" };
+				   "build/kernel.elf", NULL };
 	for (int i = 0; i < *argc; i++) {
 		char *end;
 

@@ -132,8 +132,12 @@ struct ttprof_opts {
 	const char *userdir;		/* --user DIR: the programs' ELF files,
 					   build/user by default */
 	const char *kernel;		/* --kernel ELF: names kernel pcs when
-					   the trace does not (build/kernel.elf) */
+					   the trace does not (build/kernel.elf) */	const char *trace;		/* its path, for titles (or NULL) */
 };
+
+#define TTPROF_OPTIONS	" [--off-cpu|--wall] [--pid N] [--user DIR] " \
+			"[--kernel ELF]"
+
 
 /* The samples an export counts, summed per (process, stack). */
 struct ttprof_row {
@@ -155,13 +159,20 @@ int ttprof_from_trace(struct ttprof *p, struct ttload *t,
 int ttprof_load(struct ttprof *p, const char *path,
 		const struct ttprof_opts *o);
 
+/* An export of the samples of p that o wants, to f: 0, or -1 (out of
+ * memory, a write failed). */
+typedef int (*ttprof_write_fn)(const struct ttprof *p,
+			       const struct ttprof_opts *o, FILE *f);
+int ttprof_command(int argc, char **argv, int nout, const char *usage,
+		   ttprof_write_fn fn);
+
 /* tools/profile/ttfolded.c: Brendan Gregg's folded stacks of p's samples
  * that o wants, one line per (process, stack): "comm;root;...;leaf N". */
 int ttprof_write_folded(const struct ttprof *p, const struct ttprof_opts *o,
 			FILE *f);
 /* tools/profile/ttflame.c: the SVG flame graph. */
 int ttprof_write_svg(const struct ttprof *p, const struct ttprof_opts *o,
-		     const char *title, FILE *f);
+		     FILE *f);
 /* tools/profile/ttpprof.c: pprof's profile.proto, gzip'd. */
 int ttprof_write_pprof(const struct ttprof *p, const struct ttprof_opts *o,
 		       FILE *f);

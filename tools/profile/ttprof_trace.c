@@ -486,3 +486,36 @@ int ttprof_load(struct ttprof *p, const char *path, const struct ttprof_opts *o)
 	ttload_free(&t);
 	return rc;
 }
+
+/* A profile command's run: argv is TRACE, OUT when nout is 1, and the
+ * options; loads the trace's profile and writes it with fn to OUT (or
+ * stdout). Returns the exit status. */
+int ttprof_command(int argc, char **argv, int nout, const char *usage,
+		   ttprof_write_fn fn)
+{
+	struct ttprof_opts o;
+	struct ttprof p;
+	FILE *f = stdout;
+	int rc;
+
+	if (ttprof_parse_opts(&argc, argv, &o) < 0 || argc != 1 + nout) {
+		fprintf(stderr, "usage: ttdecode %s\n", usage);
+		return 2;
+	}
+	o.trace = argv[0];
+	if ((rc = ttprof_load(&p, argv[0], &o)))
+		return rc;
+	if (nout && !(f = fopen(argv[1], "wb"))) {
+		perror(argv[1]);
+		ttprof_free(&p);
+		return 1;
+	}
+	rc = fn(&p, &o, f);
+	if ((nout ? fclose(f) : fflush(f) || ferror(f)) || rc < 0) {
+		fprintf(stderr, "ttdecode: %s: out of memory or write failed\n",
+			nout ? argv[1] : "stdout");
+		rc = -1;
+	}
+	ttprof_free(&p);
+	return rc < 0;
+}
