@@ -16,10 +16,21 @@
 
 static volatile uint64_t sink;
 
-static __attribute__((noinline, noclone)) void g(void)
+/* The libc wrapper below it (nanosleep) has no frame, so the walk of
+ * the user stack loses its caller (docs/profiling.md): nap is that
+ * caller, so that g, whose stack this is, is seen. */
+static __attribute__((noinline, noclone)) void nap(void)
 {
 	if (nanosleep(NAP_NS) < 0)
 		warn("nanosleep");
+}
+
+static __attribute__((noinline, noclone)) void g(void)
+{
+	volatile int frame = 0;	/* a frame: profspin.c */
+
+	nap();
+	(void)frame;
 }
 
 static __attribute__((noinline, noclone)) void h(void)
