@@ -583,7 +583,8 @@ static int test_commands(void)
 {
 	static const char *const names[] = { "verify", "text", "json",
 		"stats", "unwrap", "scale", "split", "boot", "uftrace", "ctf",
-		"tracedat", "perfetto" };
+		"tracedat", "perfetto",
+		"folded", "flamegraph", "pprof" };	/* the profile's */
 	char line[32];
 
 	CHECK_RUN(2, "nosuchcommand");

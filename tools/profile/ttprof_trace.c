@@ -374,7 +374,8 @@ static int execs(struct rd *r)
 				(uint32_t)ev.args[0], (uint32_t)g };
 		}
 	}
-	qsort(r->execs, r->nexecs, sizeof(*r->execs), exec_cmp);
+	if (r->nexecs)		/* execs may be NULL: none */
+		qsort(r->execs, r->nexecs, sizeof(*r->execs), exec_cmp);
 	return 0;
 }
 
