@@ -10,8 +10,9 @@
   rbp set to an odd number, a kernel address, a frame that loops, an
   unmapped page, a frame returning to a kernel address, while sampled)
   saves a trace to the host in which: every CPU has samples; every sample
-  of a hostile phase has the user chain that phase allows (the pc, plus
-  for the loop its one good frame) and no user pc at or above the user
+  in a hostile phase's spin loop (its rbp the hostile one) has the user
+  chain that phase allows (the pc, plus for the loop its one good frame),
+  and no user chain anywhere has a user pc at or above the user
   address limit anywhere; every kernel pc of every profile record is
   named by a kernel function; the profiler is off after it;
 - nothing faults (a panic fails the run).
@@ -30,6 +31,22 @@ ULIM = 0x800000000000
 # a hostile phase's user chain: its pc, then (the loop) main
 PHASE_FRAMES = {"hostile_garbage": 1, "hostile_kernel": 1, "hostile_loop": 2,
                 "hostile_unmapped": 1, "hostile_kernel_pc": 1}
+
+
+def spin_pcs():
+    """The pcs of each hostile phase's spin loop (its dec and jne: where
+    rbp is the hostile one), from profhostile's disassembly."""
+    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", HOSTILE],
+                         capture_output=True, text=True, check=True).stdout
+    pcs, fn = {}, None
+    for line in out.splitlines():
+        m = re.match(r"[0-9a-f]+ <(\w+)>:", line)
+        if m:
+            fn = m.group(1)
+        m = re.match(r"\s+([0-9a-f]+):\s+(dec|jne)\s", line)
+        if m and fn in PHASE_FRAMES:
+            pcs[int(m.group(1), 16)] = fn
+    return pcs
 
 
 def user_symbols():
@@ -67,6 +84,7 @@ def check_trace(path, ncpus):
             sorted(per_cpu), ncpus - 1)
     funcs = kernel_functions()
     syms = user_symbols()
+    spins = spin_pcs()
     pid = None
     seen = collections.Counter()
     for cpu, recs in per_cpu.items():
@@ -83,8 +101,8 @@ def check_trace(path, ncpus):
                     return "cpu%d: a ustack after no profile record" % cpu
                 prev = recs[i - 1][1]
                 if pid and re.match(r"pid=%s " % pid, prev):
-                    phase = symbol(syms, pcs[0])
-                    if phase in PHASE_FRAMES:
+                    phase = spins.get(pcs[0])   # in a spin: rbp hostile
+                    if phase:
                         seen[phase] += 1
                         if n != PHASE_FRAMES[phase] or (
                                 n == 2 and symbol(syms, pcs[1]) != "main"):

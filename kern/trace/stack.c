@@ -416,62 +416,62 @@ notrace bool ttrace_profile_record(struct trace_ring *r, uint32_t ev,
 	return profile_record(r, ev, h[0], h[1], h[2], h[3], kt, pc0, rbp);
 }
 
-/* The key (fp_key()) of the highest user frame pointer a walk may take:
- * a frame's two words below ULIM. */
-#define USER_LIMIT_KEY	fp_key(ULIM - 16)
-
 /*
  * The user chain (a ustack record's words in slots s): pc0, then the
  * frame-pointer chain from rbp read through page tables pml4 (a kernel
  * address of the top table): every frame pointer aligned, above the one
- * before (a loop ends where it turns back) and below ULIM (fp_key(): one
- * compare each way), its page a present user page there (mapped_pa(),
- * ustr's check; read through the direct map), and every return address
- * below ULIM and not 0; anything else ends the walk, so no hostile rbp
- * faults and no kernel address is taken for a user frame. Unrolled, as
- * walk_record(): every word's address a constant offset; the page of the
- * frame before is kept, so a chain on one page costs one page walk.
- * Returns how many pcs (the words past them not written).
+ * before (a loop ends where it turns back) and below ULIM, its page a
+ * present user page there (mapped_pa(), ustr's check; read through the
+ * direct map), and every return address below ULIM and not 0; anything
+ * else ends the walk, so no hostile rbp faults and no kernel address is
+ * taken for a user frame. Unrolled, as walk_record(): every word's
+ * address a constant offset. The page of the frame before is kept: a
+ * frame whose two words are on it (so below ULIM) costs a subtraction
+ * and two compares more than the kernel walk's; another page (or a frame
+ * across two) is looked up in the page tables. Returns how many pcs (the
+ * words past them not written).
  */
+/* What the walk reads for page 0 (no user page: the walk ends there). */
+static const uint64_t no_page[PGSIZE / 8];
+
 static __always_inline uint32_t walk_user(struct ttrace_entry *const *s,
 					  const uint64_t *pml4, uintptr_t pc0,
 					  uintptr_t rbp)
 {
-	uintptr_t page = ULIM, key = 0;	/* no page: none below ULIM */
-	const uint8_t *base = NULL;
+	uintptr_t page = 0, prev = 0;	/* page 0: never mapped, read as 0 */
+	const uint8_t *base = (const uint8_t *)no_page;
 
 	*pc_word(s, 0, PCS_STACK) = pc0;
 #pragma GCC unroll 16
 	for (uint32_t n = 1; n < TTRACE_STACK_DEPTH; n++) {
-		uintptr_t next = fp_key(rbp);
-		const uint64_t *f;
-		uint64_t pc, pa;
+		uint64_t pc, next, pa;
 
-		if (!frame_next_ok(key, next, USER_LIMIT_KEY))
+		if ((rbp & 7) || rbp <= prev)
 			return n;
-		key = next;
-		if (unlikely(((rbp ^ page) | ((rbp + 8) ^ page)) >> PGSHIFT)) {
-			/* a new page, or a frame across two */
-			if ((pa = mapped_pa(pml4, rbp, true)) == (uint64_t)-1)
+		if (likely(rbp - page < PGSIZE - 8)) {
+			const uint64_t *f = (const uint64_t *)(base +
+							       (rbp - page));
+
+			next = f[0];
+			pc = f[1];
+		} else {	/* another page, or a frame across two */
+			if (rbp > ULIM - 16 || (pa = mapped_pa(pml4, rbp,
+					true)) == (uint64_t)-1)
 				return n;
 			page = rbp & ~(uintptr_t)(PGSIZE - 1);
 			base = KADDR(pa - (rbp - page));
-			if (unlikely((rbp & (PGSIZE - 1)) == PGSIZE - 8)) {
-				f = (const uint64_t *)(base + PGSIZE - 8);
-				if ((pa = mapped_pa(pml4, rbp + 8, true)) ==
-				    (uint64_t)-1)
-					return n;
-				pc = *(const uint64_t *)KADDR(pa);
-				goto have_pc;
-			}
+			next = *(const uint64_t *)KADDR(pa);
+			if ((rbp & (PGSIZE - 1)) == PGSIZE - 8 &&
+			    (pa = mapped_pa(pml4, rbp + 8, true) - 8) ==
+			    (uint64_t)-1 - 8)
+				return n;
+			pc = *(const uint64_t *)KADDR(pa + 8);
 		}
-		f = (const uint64_t *)(base + (rbp - page));
-		pc = f[1];
-have_pc:
 		if (pc - 1 >= ULIM - 1)	/* 0, or not a user address */
 			return n;
 		*pc_word(s, n, PCS_STACK) = pc;
-		rbp = f[0];
+		prev = rbp;
+		rbp = next;
 	}
 	return TTRACE_STACK_DEPTH;
 }
