@@ -192,6 +192,10 @@ def guest_figures(kernel_y, kernel_n, kernel_nf):
             # with a stacktrace probe (its record and the chain's)
             "stack_trace_16_insns_guest": region(k, 50, N_OPS) - empty,
             "stacktrace_probe_insns_guest": region(k, 52, N_OPS) - empty,
+            # a profile sample (docs/profiling.md): its kernel chain 16
+            # frames deep; the same with a 16-frame user chain too
+            "prof_sample_insns_guest": region(k, 70, N_OPS) - empty,
+            "prof_sample_user_insns_guest": region(k, 72, N_OPS) - empty,
             "getpid_ttrace_n_insns": region(un, 36, N_GETPID) - nempty,
             "getpid_nothing_on_insns": region(uy, 36, N_GETPID) - uempty,
             "getpid_syscall_off_insns": region(uy, 34, N_GETPID) - uempty,
@@ -886,6 +890,8 @@ def main():
         # probe never reads data as a frame): 213 -> 250
         "fprobe_insns_guest": ("<=", 250),
         "stack_trace_16_insns_guest": ("<=", 250),
+        "prof_sample_insns_guest": ("<=", 300),
+        "prof_sample_user_insns_guest": ("<=", 600),
         # syscall_enter, syscall_exit and the irqsoff tracer's close at
         # the return to user mode (Linux's exit_to_user_mode): 1 NOP each,
         # and the fentry site
@@ -930,6 +936,8 @@ def print_table(J, host, lt, ft, cyc_ns):
         ("irqsoff: added per section", J["irqsoff_section_insns_guest"], "irqsoff_section_insns_guest"),
         ("stack trace, 16 frames (walk + record)", J["stack_trace_16_insns_guest"], "stack_trace_16_insns_guest"),
         ("enabled event, a stacktrace probe (16)", J["stacktrace_probe_insns_guest"], None),
+        ("profile sample, 16 kernel frames", J["prof_sample_insns_guest"], "prof_sample_insns_guest"),
+        ("profile sample, 16 kernel + 16 user frames", J["prof_sample_user_insns_guest"], "prof_sample_user_insns_guest"),
         ("getpid round trip, CONFIG_TTRACE=n", J["getpid_ttrace_n_insns"], None),
         ("getpid, ttrace built in, nothing enabled", J["getpid_nothing_on_insns"], None),
         ("getpid, syscall group off, others on", J["getpid_syscall_off_insns"], None),

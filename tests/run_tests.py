@@ -32,6 +32,7 @@ import seams_fileformat  # noqa: E402
 import seams_probelock  # noqa: E402
 import seams_sched  # noqa: E402
 import seams_prof30h  # noqa: E402
+import seams_prof30k  # noqa: E402
 from qemu_run import ROOT  # noqa: E402
 
 LINE = re.compile(r"^(?:\[\s*\d+\.\d+\] )?(PASSED|FAILED) \[([^\]]+)\]\s*(.*)$")
@@ -101,6 +102,7 @@ def main():
     seams_probelock.run_all(res, only)
     seams_sched.run_all(res, only)
     seams_prof30h.run_all(res, only)
+    seams_prof30k.run_all(res, only)
     print("tests took %.0f s; the slowest: %s" % (
         time.monotonic() - start, ", ".join(
             "%s %.0f s" % (n, t) for t, n in sorted(res.took)[::-1][:8])))

@@ -53,9 +53,6 @@
 
 extern const char trap_called[];	/* trap()'s return address */
 
-/* A profile record's mode word (docs/trace-format.md section 8). */
-enum prof_mode { MODE_KERNEL, MODE_USER, MODE_IDLE, MODE_IRQ };
-
 /* What is on: written under the ctl mutex, read by the hooks. opts is 0
  * while off. */
 static struct {
@@ -83,18 +80,8 @@ static __always_inline uint64_t pid_of(const struct kthread *kt, uint32_t cpu)
 	return kt->id ? 0 : TTRACE_IDLE_PID(cpu);
 }
 
-/* The trap frame a process's thread entered the kernel with: its user
- * registers (a system call's or a trap's from user mode). */
-static __always_inline const struct trapframe *user_frame(
-	const struct kthread *kt)
-{
-	return (const struct trapframe *)(kt->kstack + KSTACK_SIZE) - 1;
-}
-
 /* The user chain from the trap frame utf after the record just written,
- * read through page tables pml4 (NULL: none, an exiting process's). For
- * the running thread they are the ones loaded (an exiting process's
- * thread switches to the kernel's before it frees its own). */
+ * read through page tables pml4 (NULL: none, an exiting process's). */
 static __always_inline void user_chain(struct trace_ring *r,
 				       const uint64_t *pml4,
 				       const struct trapframe *utf)
@@ -103,41 +90,24 @@ static __always_inline void user_chain(struct trace_ring *r,
 		ttrace_profile_ustack(r, pml4, utf->rip, utf->rbp);
 }
 
-/* The page tables loaded on this CPU. */
-static __always_inline const uint64_t *loaded_tables(void)
-{
-	return KADDR(rcr3() & PTE_ADDR_MASK);
-}
-
 /*
  * Records a sample of the context tf interrupted on this CPU: its thread,
- * the mode, the kernel chain (kernel mode: from the interrupted pc and
- * frame) and the user chain (a process's thread: from tf in user mode,
- * else from the trap frame it entered the kernel with), as the options
- * ask. The timer interrupt (and the benchmark).
+ * the mode, the kernel and user chains as the options ask (stack.c's
+ * ttrace_profile_sample_of()). The timer interrupt (and the benchmark).
  */
 notrace void ttrace_prof_sample(const struct trapframe *tf)
 {
 	struct per_cpu_info *pcpui = this_cpu();
 	const struct kthread *kt = pcpui->cur_kthread;
-	struct trace_ring *r = pcpui->ttrace_ring;
-	uint32_t opts = READ_ONCE(prof.opts);
-	bool user = tf->cs & 3;
-	uint64_t h[4];
 
 	if (!kt)
 		return;			/* before the CPU's scheduler */
-	h[0] = pid_of(kt, pcpui->coreid);
-	h[1] = kt->id;
-	h[2] = user ? MODE_USER : sched_cpu_idling() ? MODE_IDLE :
-	       MODE_KERNEL;
-	h[3] = READ_ONCE(prof.hz);
-	if (!ttrace_profile_record(r, TTRACE_EV_PROFILE_SAMPLE, h, kt,
-				   !user && (opts & TTRACE_PROFILE_KERNEL) ?
-				   tf->rip : 0, tf->rbp))
-		return;
-	if ((opts & TTRACE_PROFILE_USER) && kt->proc)
-		user_chain(r, loaded_tables(), user ? tf : user_frame(kt));
+	ttrace_profile_sample_of(tf, kt, READ_ONCE(prof.opts),
+				 pid_of(kt, pcpui->coreid),
+				 (tf->cs & 3) ? TTRACE_PROF_MODE_USER :
+				 !kt->id && sched_cpu_idling() ?
+				 TTRACE_PROF_MODE_IDLE : TTRACE_PROF_MODE_KERNEL,
+				 READ_ONCE(prof.hz));
 }
 
 /* The trap frame of the interrupt the caller runs in: the caller of
@@ -201,14 +171,15 @@ notrace void ttrace_prof_switch(struct kthread *prev, struct kthread *next)
 	if (prev->id && !prev->untraced) {
 		h[0] = pid_of(prev, pcpui->coreid);
 		h[1] = prev->id;
-		h[2] = MODE_KERNEL;
+		h[2] = TTRACE_PROF_MODE_KERNEL;
 		h[3] = prev->state;
 		if (ttrace_profile_record(r, TTRACE_EV_PROFILE_SWITCH, h, prev,
 					  opts & TTRACE_PROFILE_KERNEL ?
 					  f[1] : 0, f[0]) &&
 		    (opts & TTRACE_PROFILE_USER) && prev->proc &&
 		    prev->state != KT_DEAD)	/* its tables: not loaded */
-			user_chain(r, prev->proc->pml4, user_frame(prev));
+			user_chain(r, prev->proc->pml4,
+				   ttrace_user_frame(prev));
 		if (opts & TTRACE_PROFILE_OFFCPU)
 			prev->off_tsc = now;
 	}
@@ -238,14 +209,14 @@ notrace void ttrace_profile_woken(struct kthread *kt)
 		return;
 	h[0] = pid_of(cur, pcpui->coreid);
 	h[1] = cur->id;
-	h[2] = irq ? MODE_IRQ : MODE_KERNEL;
+	h[2] = irq ? TTRACE_PROF_MODE_IRQ : TTRACE_PROF_MODE_KERNEL;
 	h[3] = kt->id;
 	if (ttrace_profile_record(pcpui->ttrace_ring, TTRACE_EV_PROFILE_WAKEUP,
 				  h, cur, opts & TTRACE_PROFILE_KERNEL ? f[1] : 0,
 				  f[0]) &&
 	    (opts & TTRACE_PROFILE_USER) && !irq && cur->proc)
-		user_chain(pcpui->ttrace_ring, loaded_tables(),
-			   user_frame(cur));
+		user_chain(pcpui->ttrace_ring, ttrace_loaded_tables(),
+			   ttrace_user_frame(cur));
 }
 
 /* profile_exec: process pid runs the program at path (in aux, tag

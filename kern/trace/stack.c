@@ -26,6 +26,8 @@
 #include <ttrace_probe_spec.h>
 #include <arch/arch.h>
 #include <arch/mmu.h>
+#include <arch/trap.h>
+#include <arch/x86.h>
 
 #include "internal.h"
 
@@ -245,15 +247,24 @@ static __always_inline uint32_t walk_record(uintptr_t rbp, uintptr_t limit,
 }
 
 /* Stores pcs[i - from] (pcs: NULL for none) into the pc words i
- * from..n - 1 of the record in slots s (layout lay), zero into those from
- * n on. */
+ * from..n - 1 of the record in slots s0..s3 (layout lay; s3 NULL for a
+ * stack record), zero into those from n on. */
 static __attribute__((noinline)) void set_pc_words(
-	struct ttrace_entry *const *s, enum pc_layout lay,
+	struct ttrace_entry *s0, struct ttrace_entry *s1,
+	struct ttrace_entry *s2, struct ttrace_entry *s3, enum pc_layout lay,
 	const uint64_t *pcs, uint32_t from, uint32_t n)
 {
+	struct ttrace_entry *const s[4] = { s0, s1, s2, s3 };
+
 	for (uint32_t i = from; i < PC_WORDS; i++)
 		*pc_word(s, i, lay) = i < n ? pcs[i - from] : 0;
 }
+
+/* set_pc_words() for the record in slots s (4 of a profile record, 3 of
+ * the others). */
+#define SET_PC_WORDS(s, lay, pcs, from, n)				\
+	set_pc_words((s)[0], (s)[1], (s)[2],				\
+		     (lay) == PCS_PROFILE ? (s)[3] : NULL, lay, pcs, from, n)
 
 /* Fills the pc words from from on of the record in slots s (layout lay)
  * with the chain from frame rbp of thread kt, up to depth pcs in all, the
@@ -276,11 +287,11 @@ static __always_inline uint32_t fill_pcs(struct ttrace_entry *const *s,
 	if (n == WALK_TRAMPOLINE) {
 		n = from + walk(kt, rbp, pcs, MIN(depth, TTRACE_STACK_DEPTH) -
 				from);
-		set_pc_words(s, lay, pcs, from, n);
+		SET_PC_WORDS(s, lay, pcs, from, n);
 		return n;
 	}
 	n = MIN(n, depth);
-	set_pc_words(s, lay, NULL, n, n);
+	SET_PC_WORDS(s, lay, NULL, n, n);
 	return n;
 }
 
@@ -365,10 +376,11 @@ static __always_inline void publish_slots(struct ttrace_entry *const *s,
  * none when pc0 is 0. Returns false when the ring is saturated (the
  * record dropped, counted). Any context, interrupts off.
  */
-notrace bool ttrace_profile_record(struct trace_ring *r, uint32_t ev,
-				   const uint64_t h[PROF_HEAD],
-				   const struct kthread *kt, uintptr_t pc0,
-				   uintptr_t rbp)
+static __always_inline bool profile_record(struct trace_ring *r, uint32_t ev,
+					   uint64_t h0, uint64_t h1,
+					   uint64_t h2, uint64_t h3,
+					   const struct kthread *kt,
+					   uintptr_t pc0, uintptr_t rbp)
 {
 	uint64_t ts = arch_trace_clock() & ~TTRACE_TS_CONT, idx;
 	struct ttrace_entry *s[PROF_SLOTS];
@@ -380,18 +392,28 @@ notrace bool ttrace_profile_record(struct trace_ring *r, uint32_t ev,
 		*pc_word(s, 0, PCS_PROFILE) = pc0;
 		n = fill_pcs(s, PCS_PROFILE, kt, rbp, 1, TTRACE_STACK_DEPTH);
 	} else {
-		set_pc_words(s, PCS_PROFILE, NULL, 0, 0);
+		SET_PC_WORDS(s, PCS_PROFILE, NULL, 0, 0);
 	}
+#pragma GCC unroll 8
 	for (uint32_t i = PC_WORDS; i < (PROF_SLOTS - 1) * TTRACE_CONT_ARGS;
 	     i++)
 		*pc_word(s, i, PCS_PROFILE) = 0;	/* past pc15 */
-	s[0]->data[0] = h[0];
-	s[0]->data[1] = h[1];
-	s[0]->data[2] = h[2];
-	s[0]->data[3] = h[3];
+	s[0]->data[0] = h0;
+	s[0]->data[1] = h1;
+	s[0]->data[2] = h2;
+	s[0]->data[3] = h3;
 	s[0]->data[4] = n;
 	publish_slots(s, PROF_SLOTS, idx, ev, ts);
 	return true;
+}
+
+/* See profile_record(); h: the header's 4 words. */
+notrace bool ttrace_profile_record(struct trace_ring *r, uint32_t ev,
+				   const uint64_t h[PROF_HEAD],
+				   const struct kthread *kt, uintptr_t pc0,
+				   uintptr_t rbp)
+{
+	return profile_record(r, ev, h[0], h[1], h[2], h[3], kt, pc0, rbp);
 }
 
 /*
@@ -399,49 +421,81 @@ notrace bool ttrace_profile_record(struct trace_ring *r, uint32_t ev,
  * frame-pointer chain from rbp read through page tables pml4 (a kernel
  * address of the top table): every frame pointer aligned, above the one
  * before (a loop ends where it turns back) and below ULIM, its page a
- * present user page there (mapped_pa(), ustr's check), and every return
- * address below ULIM and not 0; anything else ends the walk, so no
- * hostile rbp faults and no kernel address is taken for a user frame.
- * Returns how many pcs, the words past them 0.
+ * present user page there (mapped_pa(), ustr's check; read through the
+ * direct map), and every return address below ULIM and not 0; anything
+ * else ends the walk, so no hostile rbp faults and no kernel address is
+ * taken for a user frame. Unrolled, as walk_record(): every word's
+ * address a constant offset. The page of the frame before is kept: a
+ * frame whose two words are on it (so below ULIM) costs a subtraction
+ * and two compares more than the kernel walk's; another page (or a frame
+ * across two) is looked up in the page tables. Returns how many pcs (the
+ * words past them not written).
  */
-static uint32_t walk_user(struct ttrace_entry *const *s,
-			  const uint64_t *pml4, uintptr_t pc0, uintptr_t rbp)
+/* What the walk reads for page 0 (no user page: the walk ends there). */
+static const uint64_t no_page[PGSIZE / 8];
+
+static __always_inline uint32_t walk_user(struct ttrace_entry *const *s,
+					  const uint64_t *pml4, uintptr_t pc0,
+					  uintptr_t rbp)
 {
-	uintptr_t page = 0, prev = 0;
-	const uint8_t *base = NULL;
-	uint32_t n = 1;
+	uintptr_t page = 0, prev = 0;	/* page 0: never mapped, read as 0 */
+	const uint8_t *base = (const uint8_t *)no_page;
 
 	*pc_word(s, 0, PCS_STACK) = pc0;
-	for (; n < TTRACE_STACK_DEPTH; n++) {
-		const uint64_t *f;
-		uint64_t pc, pa;
+#pragma GCC unroll 16
+	for (uint32_t n = 1; n < TTRACE_STACK_DEPTH; n++) {
+		uint64_t pc, next, pa;
 
-		if ((rbp & 7) || rbp <= prev || rbp > ULIM - 16)
-			break;
-		if ((rbp & ~(uintptr_t)(PGSIZE - 1)) != page || !base) {
-			if ((pa = mapped_pa(pml4, rbp, true)) == (uint64_t)-1)
-				break;
-			page = rbp & ~(uintptr_t)(PGSIZE - 1);
-			base = KADDR(pa & ~(uint64_t)(PGSIZE - 1));
-		}
-		f = (const uint64_t *)(base + (rbp & (PGSIZE - 1)));
-		if (likely((rbp & (PGSIZE - 1)) != PGSIZE - 8)) {
+		if ((rbp & 7) || rbp <= prev)
+			return n;
+		if (likely(rbp - page < PGSIZE - 8)) {
+			const uint64_t *f = (const uint64_t *)(base +
+							       (rbp - page));
+
+			next = f[0];
 			pc = f[1];
-		} else {		/* the return address on the next page */
-			if ((pa = mapped_pa(pml4, rbp + 8, true)) ==
-			    (uint64_t)-1)
-				break;
-			pc = *(const uint64_t *)KADDR(pa);
+		} else {	/* another page, or a frame across two */
+			if (rbp > ULIM - 16 || (pa = mapped_pa(pml4, rbp,
+					true)) == (uint64_t)-1)
+				return n;
+			page = rbp & ~(uintptr_t)(PGSIZE - 1);
+			base = KADDR(pa - (rbp - page));
+			next = *(const uint64_t *)KADDR(pa);
+			if ((rbp & (PGSIZE - 1)) == PGSIZE - 8 &&
+			    (pa = mapped_pa(pml4, rbp + 8, true) - 8) ==
+			    (uint64_t)-1 - 8)
+				return n;
+			pc = *(const uint64_t *)KADDR(pa + 8);
 		}
 		if (pc - 1 >= ULIM - 1)	/* 0, or not a user address */
-			break;
+			return n;
 		*pc_word(s, n, PCS_STACK) = pc;
 		prev = rbp;
-		rbp = f[0];
+		rbp = next;
 	}
-	for (uint32_t i = n; i < PC_WORDS; i++)
-		*pc_word(s, i, PCS_STACK) = 0;
-	return n;
+	return TTRACE_STACK_DEPTH;
+}
+
+/* Writes a ustack record into r (see ttrace_profile_ustack()). */
+static __always_inline void profile_ustack(struct trace_ring *r,
+					   const uint64_t *pml4,
+					   uintptr_t pc0, uintptr_t rbp)
+{
+	uint64_t ts = arch_trace_clock() & ~TTRACE_TS_CONT, idx;
+	struct ttrace_entry *s[STACK_SLOTS];
+	uint32_t n;
+
+	if (pc0 - 1 >= ULIM - 1 || !reserve_slots(r, STACK_SLOTS, s, &idx))
+		return;
+	n = walk_user(s, pml4, pc0, rbp);
+	if (likely(n == TTRACE_STACK_DEPTH)) {
+		for (uint32_t i = TTRACE_STACK_DEPTH; i < PC_WORDS; i++)
+			*pc_word(s, i, PCS_STACK) = 0;
+	} else {
+		SET_PC_WORDS(s, PCS_STACK, NULL, n, n);
+	}
+	s[0]->data[0] = n;
+	publish_slots(s, STACK_SLOTS, idx, TTRACE_EV_USTACK, ts);
 }
 
 /*
@@ -453,13 +507,33 @@ static uint32_t walk_user(struct ttrace_entry *const *s,
 notrace void ttrace_profile_ustack(struct trace_ring *r, const uint64_t *pml4,
 				   uintptr_t pc0, uintptr_t rbp)
 {
-	uint64_t ts = arch_trace_clock() & ~TTRACE_TS_CONT, idx;
-	struct ttrace_entry *s[STACK_SLOTS];
+	profile_ustack(r, pml4, pc0, rbp);
+}
 
-	if (pc0 - 1 >= ULIM - 1 || !reserve_slots(r, STACK_SLOTS, s, &idx))
+/*
+ * A sample of the context tf interrupted on this CPU (profile.c's timer,
+ * docs/profiling.md): thread kt's pid and tid, mode, hz, then the kernel
+ * chain (kernel mode, opts TTRACE_PROFILE_KERNEL: from the interrupted pc
+ * and frame) and the user chain (a process's thread, opts
+ * TTRACE_PROFILE_USER: from tf in user mode, else from the trap frame it
+ * entered the kernel with, through the tables loaded here). Interrupts
+ * off.
+ */
+notrace void ttrace_profile_sample_of(const struct trapframe *tf,
+				      const struct kthread *kt, uint32_t opts,
+				      uint64_t pid, uint64_t mode, uint32_t hz)
+{
+	struct trace_ring *r = this_cpu()->ttrace_ring;
+	bool user = mode == TTRACE_PROF_MODE_USER;
+	const struct trapframe *utf;
+
+	if (!profile_record(r, TTRACE_EV_PROFILE_SAMPLE, pid, kt->id, mode, hz,
+			    kt, !user && (opts & TTRACE_PROFILE_KERNEL) ?
+			    tf->rip : 0, tf->rbp) ||
+	    !(opts & TTRACE_PROFILE_USER) || !kt->proc)
 		return;
-	s[0]->data[0] = walk_user(s, pml4, pc0, rbp);
-	publish_slots(s, STACK_SLOTS, idx, TTRACE_EV_USTACK, ts);
+	utf = user ? tf : ttrace_user_frame(kt);
+	profile_ustack(r, ttrace_loaded_tables(), utf->rip, utf->rbp);
 }
 
 /* Names every kernel symbol in aux (tag ksym, ident = its address), so

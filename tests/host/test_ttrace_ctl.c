@@ -410,7 +410,7 @@ static int test_latency_cmd(void)
 
 /* profile on [HZ] [kernel|user|all] [offcpu] [sched] | off: the rate
  * (997 by default, 1..10000), the options (all by default), or an error
- * naming the bad word; the command is in the usage. */
+ * naming the bad word. */
 static int test_profile_cmd(void)
 {
 	static struct ttrace_ctl_cmd cmd;
@@ -442,9 +442,7 @@ static int test_profile_cmd(void)
 	err = ttrace_ctl_parse(&cmd, "profile off now", 15, &meta);
 	HT_CHECK(err && strstr(err, "profile off: no more words, not 'now'"));
 	err = ttrace_ctl_parse(&cmd, "profile maybe", 13, &meta);
-	HT_CHECK(err && strstr(err, "profile: on or off, not 'maybe'") &&
-		 strstr(err, "profile on [HZ] [kernel|user|all] [offcpu] "
-			"[sched]|off"));
+	HT_CHECK(err && strstr(err, "profile: on or off, not 'maybe'"));
 	HT_CHECK(ttrace_ctl_parse(&cmd, "profile", 7, &meta));
 	return 0;
 }

@@ -41,6 +41,8 @@ enum insn_mark_id {
 	INSN_MARK_STACK = 50,		/* a 16-frame stack trace: walk, record */
 	INSN_MARK_PROBE_STACK = 52,	/* enabled event, a stacktrace probe */
 	INSN_MARK_STREAM = 38,		/* user: ttrace stream of a burst */
+	INSN_MARK_PROF_SAMPLE = 70,	/* a profile sample, 16 kernel frames */
+	INSN_MARK_PROF_USER = 72,	/* ... and 16 user frames */
 };
 
 #ifndef __ASSEMBLER__
