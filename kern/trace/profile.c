@@ -9,7 +9,10 @@
  * the context it interrupted through the frame record trap_common links
  * (CALL_WITH_FRAME: the interrupted rbp and rip just below the trap
  * frame, the caller of trap()'s frame), then writes a profile_sample:
- * the thread, the mode, the kernel chain from the interrupted pc and
+ * the thread, the mode, the interval the sample stands for (the TSC
+ * ticks since the CPU's sample before: under an emulator the timer comes
+ * late, and the host weighs each sample by its own interval, as perf's
+ * frequency mode does), the kernel chain from the interrupted pc and
  * frame (stack.c's walk: bounded, every frame checked before it is read),
  * and after it the user chain (a ustack record) from the thread's trap
  * frame at the top of its kernel stack, read through its page tables
@@ -70,6 +73,9 @@ static struct prof_cpu {
 	uint64_t late;			/* periods missed: the timer came
 					   later than the next period */
 	uint64_t no_frame;		/* the interrupted frame not found */
+	uint64_t last;			/* the trace clock at its last sample,
+					   0 before its first: the start of
+					   the next sample's interval */
 } __aligned(64) cpus[CONFIG_MAX_NUM_CPUS];
 
 /* kt's pid in profile records: as sched_switch's (sched.c trace_pid()). */
@@ -92,14 +98,23 @@ static __always_inline void user_chain(struct trace_ring *r,
 
 /*
  * Records a sample of the context tf interrupted on this CPU: its thread,
- * the mode, the kernel and user chains as the options ask (stack.c's
- * ttrace_profile_sample_of()). The timer interrupt (and the benchmark).
+ * the mode, the interval it stands for (the trace clock's ticks since this
+ * CPU's sample before it: a timer that comes late makes a sample that
+ * weighs more; the first one after profile on stands for the period its
+ * timer was armed for, as another CPU's clock, which may differ from this
+ * one's, timed the on), the kernel and user chains as the options ask
+ * (stack.c's ttrace_profile_sample_of()). The timer interrupt (and the
+ * benchmark).
  */
 notrace void ttrace_prof_sample(const struct trapframe *tf)
 {
 	struct per_cpu_info *pcpui = this_cpu();
 	const struct kthread *kt = pcpui->cur_kthread;
+	struct prof_cpu *pc = &cpus[pcpui->coreid];
+	uint64_t now = arch_trace_clock();
+	uint64_t interval = pc->last ? now - pc->last : READ_ONCE(prof.period);
 
+	pc->last = now;
 	if (!kt)
 		return;			/* before the CPU's scheduler */
 	ttrace_profile_sample_of(tf, kt, READ_ONCE(prof.opts),
@@ -107,7 +122,7 @@ notrace void ttrace_prof_sample(const struct trapframe *tf)
 				 (tf->cs & 3) ? TTRACE_PROF_MODE_USER :
 				 !kt->id && sched_cpu_idling() ?
 				 TTRACE_PROF_MODE_IDLE : TTRACE_PROF_MODE_KERNEL,
-				 READ_ONCE(prof.hz));
+				 interval);
 }
 
 /* The trap frame of the interrupt the caller runs in: the caller of
@@ -271,6 +286,7 @@ static void timers_start(void)
 	uint64_t first = arch_read_tsc() + prof.period, flags;
 
 	for (uint32_t c = 0; c < num_cpus; c++) {
+		WRITE_ONCE(cpus[c].last, 0);	/* its clock: not read yet */
 		cpus[c].timer.fn = sample_timer;
 		ktimer_add_on(&cpus[c].timer, c, first);
 	}

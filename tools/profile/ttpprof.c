@@ -204,9 +204,11 @@ static uint64_t duration(const struct ttprof *p)
 
 	for (uint64_t i = 0; i < p->nsamples; i++) {
 		const struct ttprof_sample *s = &p->samples[i];
-		uint64_t end = s->ts + (s->kind == TTPROF_ON_CPU ? s->ns : 0);
+		bool on = s->kind == TTPROF_ON_CPU;
+		uint64_t start = on ? s->ts - MIN(s->ns, s->ts) : s->ts;
+		uint64_t end = on ? s->ts : s->ts + s->ns;
 
-		lo = s->ts < lo ? s->ts : lo;
+		lo = start < lo ? start : lo;
 		hi = end > hi ? end : hi;
 	}
 	return hi > lo ? hi - lo : 0;

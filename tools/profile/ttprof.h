@@ -6,7 +6,8 @@
  * each stack a list of interned frames. The rules are docs/profiling.md,
  * "## Reading".
  *
- *	sample	what one on-CPU sample saw (weight: the sampling period) or
+ *	sample	what one on-CPU sample saw (weight: the interval it stands
+ *		for, the time since its CPU's sample before it) or
  *		what one thread's stay off the CPU cost (weight: how long
  *		it was off), with its pid, tid, CPU and mode
  *	stack	frames leaf (innermost) first, as pprof orders them; the
@@ -43,7 +44,8 @@
 #define TTPROF_NO_MAPPING	0	/* mapping 0: "[unknown]" */
 
 enum ttprof_kind {
-	TTPROF_ON_CPU,			/* a sample; ns: the period */
+	TTPROF_ON_CPU,			/* a sample; ns: the interval before
+					   it that it stands for */
 	TTPROF_OFF_CPU,			/* a thread's time blocked; ns: how
 					   long, stack: where it blocked */
 };
@@ -58,7 +60,9 @@ enum ttprof_view {
 enum ttprof_mode { TTPROF_KERNEL = 1, TTPROF_USER = 2 }; /* Perfetto's */
 
 struct ttprof_sample {
-	uint64_t ts;			/* ns since boot */
+	uint64_t ts;			/* ns since boot: an on-CPU sample's
+					   moment (the end of its interval),
+					   an off-CPU time's start */
 	uint64_t ns;			/* weight (see enum ttprof_kind) */
 	uint32_t stack;			/* index into stacks */
 	uint32_t pid;			/* the process (our pid) */
@@ -87,7 +91,9 @@ struct ttprof_stack {
 };
 
 struct ttprof {
-	uint64_t period_ns;		/* of the on-CPU samples */
+	uint64_t period_ns;		/* of the on-CPU samples: the mean of
+					   their weights (a trace's weigh the
+					   interval each stands for) */
 	struct ttprof_sample *samples;
 	uint64_t nsamples, samples_cap;
 	struct ttprof_frame *frames;

@@ -4,7 +4,9 @@
  *
  *	profile_sample	an on-CPU sample: its kernel chain, then the user
  *			chain of the ustack right after it (same CPU, next
- *			index), weighing 1/hz s
+ *			index), weighing its interval: the time since
+ *			the CPU's sample before it (the trace clock's
+ *			ticks, in ns by the trace's TSC rate)
  *	profile_switch	where a thread left its CPU: remembered per tid
  *	profile_offcpu	an off-CPU sample: off_ns in the tid's last
  *			profile_switch stack, from off_ns before it
@@ -38,7 +40,7 @@
 #define CACHE_BITS	12		/* (mapping, pc) -> frame */
 #define MAX_TID		(1u << 22)	/* switch stacks kept per tid */
 
-enum { A_PID, A_TID, A_MODE, A_HZ, A_FRAMES, A_PC0 };	/* words */
+enum { A_PID, A_TID, A_MODE, A_INTERVAL, A_FRAMES, A_PC0 }; /* words */
 enum { EV_SAMPLE, EV_SWITCH, EV_OFFCPU, EV_USTACK, EV_EXEC, EV_N };
 static const char *const ev_names[EV_N] = {
 	"profile_sample", "profile_switch", "profile_offcpu", "ustack",
@@ -211,16 +213,17 @@ static uint32_t record_stack(struct rd *r, const struct ttrace_event_view *ev,
 	return ttprof_stack(r->p, f, n);
 }
 
-/* An on-CPU sample of ev (its ustack us, or NULL). */
+/* An on-CPU sample of ev (its ustack us, or NULL): at its record's time,
+ * for the interval before it. */
 static void sample(struct rd *r, const struct ttrace_event_view *ev,
 		   const struct ttrace_event_view *us, uint64_t *at)
 {
-	uint64_t hz = ev->args[A_HZ] ? ev->args[A_HZ] : 1;
+	uint64_t hz = r->t->version.tsc_hz, ticks = ev->args[A_INTERVAL];
 	int64_t ns = ttmodel_ns(r->t, ev->timestamp);
 
-	r->p->period_ns = 1000000000ull / hz;
 	ttprof_add(r->p, &(struct ttprof_sample){
-		.ts = ns > 0 ? (uint64_t)ns : 0, .ns = r->p->period_ns,
+		.ts = ns > 0 ? (uint64_t)ns : 0,
+		.ns = hz ? ttrace_ticks_to_ns(ticks, hz) : ticks,
 		.stack = record_stack(r, ev, us, at),
 		.pid = (uint32_t)ev->args[A_PID],
 		.tid = (uint32_t)ev->args[A_TID], .cpu = ev->cpu,
@@ -406,6 +409,20 @@ static void comms(struct rd *r)
 	}
 }
 
+/* The model's period: the mean interval of its on-CPU samples (each
+ * weighs its own; pprof's period says what one stood for on average). */
+static uint64_t mean_period(const struct ttprof *p)
+{
+	uint64_t n = 0, ns = 0;
+
+	for (uint64_t i = 0; i < p->nsamples; i++)
+		if (p->samples[i].kind == TTPROF_ON_CPU) {
+			n++;
+			ns += p->samples[i].ns;
+		}
+	return n ? ns / n : 0;
+}
+
 static void rd_free(struct rd *r)
 {
 	for (uint32_t i = 0; i < r->nprogs; i++) {
@@ -450,6 +467,7 @@ int ttprof_from_trace(struct ttprof *p, struct ttload *t,
 	for (uint32_t c = 0; c < t->version.num_cpus; c++)
 		cpu_records(r, c);
 	comms(r);
+	p->period_ns = mean_period(p);
 	for (uint32_t c = 0; c < t->version.num_cpus; c++)
 		for (uint32_t k = 0; k < TTRACE_LOSS_NREASONS; k++)
 			p->dropped += t->cpus[c].lost[k];
