@@ -280,7 +280,8 @@ trace: $(BUILD)/kernel.bin $(INITRAMFS) tools
 # --- the boot profile: a trace saved at the shell prompt, profiled -------
 # docs/boot-profile.md. build/bootprof.ttr, .svg (a timeline) and .json;
 # sampled from early boot (ttrace.profile=), bootprof-flame.svg its flame
-# graph, each boot phase a root (docs/profiling.md).
+# graph (time: each sample weighs its interval), each boot phase a root
+# (docs/profiling.md).
 bootprof: $(BUILD)/kernel.bin $(INITRAMFS) tools
 	PY=$(PY) CMDLINE=ttrace.profile=997 sh scripts/trace.sh $(BUILD)/kernel.bin $(INITRAMFS) \
 		$(BUILD)/bootprof.ttr "" boot
@@ -289,7 +290,7 @@ bootprof: $(BUILD)/kernel.bin $(INITRAMFS) tools
 	$(BUILD)/tools/ttdecode boot $(BUILD)/bootprof.ttr --json \
 		> $(BUILD)/bootprof.json
 	$(BUILD)/tools/ttdecode flamegraph $(BUILD)/bootprof.ttr \
-		$(BUILD)/bootprof-flame.svg
+		$(BUILD)/bootprof-flame.svg --wall
 	@echo "bootprof: $(BUILD)/bootprof.svg $(BUILD)/bootprof.json" \
 		"$(BUILD)/bootprof-flame.svg"
 .PHONY: bootprof

@@ -73,9 +73,9 @@ static struct prof_cpu {
 	uint64_t late;			/* periods missed: the timer came
 					   later than the next period */
 	uint64_t no_frame;		/* the interrupted frame not found */
-	uint64_t last;			/* the trace clock at its last sample,
-					   0 before its first: the start of
-					   the next sample's interval */
+	uint64_t last;			/* the trace clock at its last sample
+					   (at profile on: the start): the
+					   start of the next one's interval */
 } __aligned(64) cpus[CONFIG_MAX_NUM_CPUS];
 
 /* kt's pid in profile records: as sched_switch's (sched.c trace_pid()). */
@@ -99,20 +99,17 @@ static __always_inline void user_chain(struct trace_ring *r,
 /*
  * Records a sample of the context tf interrupted on this CPU: its thread,
  * the mode, the interval it stands for (the trace clock's ticks since this
- * CPU's sample before it: a timer that comes late makes a sample that
- * weighs more; the first one after profile on stands for the period its
- * timer was armed for, as another CPU's clock, which may differ from this
- * one's, timed the on), the kernel and user chains as the options ask
- * (stack.c's ttrace_profile_sample_of()). The timer interrupt (and the
- * benchmark).
+ * CPU's sample before it, or since profile on: a timer that comes late
+ * makes a sample that weighs more), the kernel and user chains as the
+ * options ask (stack.c's ttrace_profile_sample_of()). The timer interrupt
+ * (and the benchmark).
  */
 notrace void ttrace_prof_sample(const struct trapframe *tf)
 {
 	struct per_cpu_info *pcpui = this_cpu();
 	const struct kthread *kt = pcpui->cur_kthread;
 	struct prof_cpu *pc = &cpus[pcpui->coreid];
-	uint64_t now = arch_trace_clock();
-	uint64_t interval = pc->last ? now - pc->last : READ_ONCE(prof.period);
+	uint64_t now = arch_trace_clock(), interval = now - pc->last;
 
 	pc->last = now;
 	if (!kt)
@@ -278,17 +275,20 @@ bool ttrace_profile_sched_live(void)
 	       (TTRACE_PROFILE_OFFCPU | TTRACE_PROFILE_SCHED);
 }
 
-/* Arms every online CPU's sampling timer for its first period; each CPU
+/* Arms every online CPU's sampling timer for its first period, from now:
+ * the start of each CPU's first interval (another CPU's clock may differ
+ * from this one's, but its timer expires only when its own clock reaches
+ * a period past now, so that interval is never negative); each CPU
  * reprograms its hardware timer at once (this one here, the others at
  * their IRQ_RESCHED). */
 static void timers_start(void)
 {
-	uint64_t first = arch_read_tsc() + prof.period, flags;
+	uint64_t start = arch_trace_clock(), flags;
 
 	for (uint32_t c = 0; c < num_cpus; c++) {
-		WRITE_ONCE(cpus[c].last, 0);	/* its clock: not read yet */
+		WRITE_ONCE(cpus[c].last, start);
 		cpus[c].timer.fn = sample_timer;
-		ktimer_add_on(&cpus[c].timer, c, first);
+		ktimer_add_on(&cpus[c].timer, c, start + prof.period);
 	}
 	flags = arch_irq_save();
 	sched_timer_changed();

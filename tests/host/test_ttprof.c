@@ -13,7 +13,9 @@
  * Each export is read back: folded by parsing its lines, pprof by
  * gunzipping it and walking its protobuf (and by `go tool pprof`, when
  * it is installed), the SVG by counting its frames (and by xmllint, when
- * installed); the ELF reader on a file written here and on bad ones.
+ * installed); the ELF reader on a file written here and on bad ones;
+ * and a trace written here (ttprof_intervals) read by ttprof_load(): each
+ * on-CPU sample weighs the interval its record carries.
  */
 #include <elf.h>
 #include <stdlib.h>
@@ -22,6 +24,10 @@
 #include <zlib.h>
 
 #include "htest.h"
+
+#include <ttrace_decode.h>
+#include <ttrace_file.h>
+#include <ttrace_meta.h>
 
 #include "ttprof.h"
 #include "ttprof_elf.h"
@@ -508,6 +514,113 @@ static int test_elf_bad(void)
 	return 0;
 }
 
+/* ---- a trace's samples: each weighs its own interval ---------------- */
+
+/* A trace of one CPU, its clock 2 GHz, with only profile_sample records
+ * (no chains): what the kernel writes when its timer comes late. */
+static const struct ttrace_arg_meta tr_args[] = {
+	{ "pid", TTRACE_ARG_U32, 0 }, { "tid", TTRACE_ARG_U32, 0 },
+	{ "mode", TTRACE_ARG_U32, 0 }, { "interval", TTRACE_ARG_U64, 0 },
+	{ "frames", TTRACE_ARG_U32, 0 },
+};
+static const struct ttrace_event_meta tr_events[] = {
+	{ "profile_sample", "pid=%u tid=%u mode=%u interval=%llu frames=%u",
+	  tr_args, 0, 0, 1, 5 },
+};
+static const struct ttrace_group_meta tr_groups[] = { { "profile", 0, 1 } };
+static const struct ttrace_meta_table tr_table = { tr_events, tr_groups,
+						   1, 1 };
+
+#define TR_HZ	2000000000ull		/* 2 ticks a ns */
+
+static int file_out(void *arg, const void *buf, uint64_t len)
+{
+	return fwrite(buf, 1, len, arg) == len ? 0 : -1;
+}
+
+/* Writes the samples (their record times and intervals, in ticks) of pid
+ * 3 to path. */
+static void write_samples(const char *path, const uint64_t (*s)[2],
+			  uint32_t n)
+{
+	static uint8_t meta[1024], aux[64];
+	static struct ttrace_entry e[8] __aligned(64);
+	size_t mlen = ttrace_meta_serialise(&tr_table, meta, sizeof(meta));
+	struct ttrace_file_run run = { .first = 0, .count = n,
+				       .type = TTRACE_FILE_SEC_RECORDS };
+	struct ttrace_file_aux a = { 0, 0 };
+	struct ttrace_file_writer w;
+	struct ttrace_version v;
+	FILE *f = fopen(path, "wb");
+
+	if (!f || n > 8)
+		abort();
+	for (uint32_t i = 0; i < n; i++)
+		e[i] = (struct ttrace_entry){ .timestamp = s[i][0],
+			.type = TTRACE_TYPE(0, TTRACE_CTX_IRQ, 0, 0, 0) |
+				(uint64_t)TTRACE_SEQ_OF(i) <<
+				TTRACE_TYPE_SEQ_SHIFT,
+			.context = 32, .data = { 3, 3, 1, s[i][1], 0 } };
+	ttrace_version_init(&v);
+	v.num_cpus = 1;
+	v.entries_per_cpu = 8;
+	v.tsc_hz = TR_HZ;
+	v.aux_size = sizeof(aux);
+	v.aux_mask = sizeof(aux) - 1;
+	v.event_count = 1;
+	v.meta_size = (uint32_t)mlen;
+	ttrace_file_writer_init(&w, file_out, f);
+	ttrace_file_write_header(&w);
+	ttrace_file_write_section(&w, TTRACE_FILE_SEC_VERSION, 0, &v, sizeof(v));
+	ttrace_file_write_section(&w, TTRACE_FILE_SEC_META, 0, meta, mlen);
+	ttrace_file_section_begin(&w, TTRACE_FILE_SEC_RECORDS, 0,
+				  sizeof(run) + n * sizeof(*e));
+	ttrace_file_section_data(&w, &run, sizeof(run));
+	ttrace_file_section_data(&w, e, n * sizeof(*e));
+	ttrace_file_section_end(&w);
+	ttrace_file_write_section(&w, TTRACE_FILE_SEC_AUX, 0, &a, sizeof(a));
+	if (ttrace_file_write_end(&w) < 0 || fclose(f))
+		abort();
+}
+
+/*
+ * A timer that came late: samples 1, 12 and 2 ms apart (2 GHz ticks)
+ * weigh 1, 12 and 2 ms, not a period each; the profile's period is their
+ * mean, and the wall view adds them up.
+ */
+static int test_intervals(void)
+{
+	static const uint64_t s[][2] = { { 2000000, 2000000 },
+		{ 26000000, 24000000 }, { 30000000, 4000000 } };
+	struct ttprof_opts o = { TTPROF_VIEW_WALL, 3, ".", "/nonexistent",
+				 NULL };
+	char path[64];
+	struct ttprof p;
+	uint64_t sum = 0;
+
+	snprintf(path, sizeof(path), "%s/late.ttr", tmpdir);
+	write_samples(path, s, 3);
+	HT_CHECK(ttprof_load(&p, path, &o) == 0);
+	HT_CHECK(p.nsamples == 3);
+	for (uint64_t i = 0; i < p.nsamples; i++) {
+		const struct ttprof_sample *x = &p.samples[i];
+
+		if (x->ns != s[i][1] / 2 || x->ts != s[i][0] / 2 ||
+		    x->kind != TTPROF_ON_CPU)
+			HT_FAIL("sample %llu: %llu ns at %llu, want %llu at "
+				"%llu", (unsigned long long)i,
+				(unsigned long long)x->ns,
+				(unsigned long long)x->ts,
+				(unsigned long long)s[i][1] / 2,
+				(unsigned long long)s[i][0] / 2);
+		sum += ttprof_value(x, o.view);
+	}
+	HT_CHECK(sum == 15000000);
+	HT_CHECK(p.period_ns == 5000000);
+	ttprof_free(&p);
+	return 0;
+}
+
 static const struct ht_test tests[] = {
 	{ test_interning, "ttprof_interning" },
 	{ test_folded, "ttprof_folded" },
@@ -517,6 +630,7 @@ static const struct ht_test tests[] = {
 	{ test_svg, "ttprof_svg" },
 	{ test_elf, "ttprof_elf" },
 	{ test_elf_bad, "ttprof_elf_bad" },
+	{ test_intervals, "ttprof_intervals" },
 	{ 0 },
 };
 

@@ -206,9 +206,9 @@ uint32_t ttprof_stack(struct ttprof *p, const uint32_t *frames, uint32_t n)
 	mask = (1u << p->stack_bits) - 1;
 	for (h = key & mask; (v = p->stack_hash[h]); h = (h + 1) & mask) {
 		s = &p->stacks[v - 1];
-		if (s->hash == key && s->n == n &&
+		if (s->hash == key && s->n == n && (!n ||
 		    !memcmp(&p->stack_frames[s->first], frames,
-			    n * sizeof(*frames)))
+			    n * sizeof(*frames))))
 			return v - 1;
 	}
 	if (!grow32(p, (void **)&p->stacks, &p->stacks_cap, p->nstacks,
@@ -218,7 +218,10 @@ uint32_t ttprof_stack(struct ttprof *p, const uint32_t *frames, uint32_t n)
 		if (!grow(p, (void **)&p->stack_frames, &p->stack_frames_cap,
 			  p->stack_frames_cap, sizeof(*frames)))
 			return 0;
-	memcpy(&p->stack_frames[p->nstack_frames], frames, n * sizeof(*frames));
+	if (n)		/* stack_frames is NULL while only empty stacks (a
+			   user-mode sample, kernel chains only) are known */
+		memcpy(&p->stack_frames[p->nstack_frames], frames,
+		       n * sizeof(*frames));
 	p->stacks[p->nstacks] = (struct ttprof_stack){ p->nstack_frames, n,
 						       key };
 	p->nstack_frames += n;
