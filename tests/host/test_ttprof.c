@@ -14,8 +14,9 @@
  * gunzipping it and walking its protobuf (and by `go tool pprof`, when
  * it is installed), the SVG by counting its frames (and by xmllint, when
  * installed); the ELF reader on a file written here and on bad ones;
- * and a trace written here (ttprof_intervals) read by ttprof_load(): each
- * on-CPU sample weighs the interval its record carries.
+ * and traces written here read by ttprof_load(): each on-CPU sample
+ * weighs the interval its record carries (ttprof_intervals), an off-CPU
+ * time is spent where its thread left, on any CPU (ttprof_offcpu_cpus).
  */
 #include <elf.h>
 #include <stdlib.h>
@@ -514,73 +515,117 @@ static int test_elf_bad(void)
 	return 0;
 }
 
-/* ---- a trace's samples: each weighs its own interval ---------------- */
+/* ---- the model of a trace: written here, read by ttprof_load() -------- */
 
-/* A trace of one CPU, its clock 2 GHz, with only profile_sample records
- * (no chains): what the kernel writes when its timer comes late. */
-static const struct ttrace_arg_meta tr_args[] = {
+/* Traces of 2 CPUs, the clock 2 GHz, with profile records of no chains
+ * (their first 5 words: what the model reads of them). */
+static const struct ttrace_arg_meta tr_sample[] = {
 	{ "pid", TTRACE_ARG_U32, 0 }, { "tid", TTRACE_ARG_U32, 0 },
 	{ "mode", TTRACE_ARG_U32, 0 }, { "interval", TTRACE_ARG_U64, 0 },
 	{ "frames", TTRACE_ARG_U32, 0 },
 };
-static const struct ttrace_event_meta tr_events[] = {
+static const struct ttrace_arg_meta tr_switch[] = {
+	{ "pid", TTRACE_ARG_U32, 0 }, { "tid", TTRACE_ARG_U32, 0 },
+	{ "mode", TTRACE_ARG_U32, 0 }, { "state", TTRACE_ARG_U32, 0 },
+	{ "frames", TTRACE_ARG_U32, 0 },
+};
+static const struct ttrace_arg_meta tr_offcpu[] = {
+	{ "pid", TTRACE_ARG_U32, 0 }, { "tid", TTRACE_ARG_U32, 0 },
+	{ "off_ns", TTRACE_ARG_U64, 0 },
+};
+enum { TR_SAMPLE, TR_SWITCH, TR_OFFCPU, TR_NEV };
+static const struct ttrace_event_meta tr_events[TR_NEV] = {
 	{ "profile_sample", "pid=%u tid=%u mode=%u interval=%llu frames=%u",
-	  tr_args, 0, 0, 1, 5 },
+	  tr_sample, TR_SAMPLE, 0, 1, 5 },
+	{ "profile_switch", "pid=%u tid=%u mode=%u state=%u frames=%u",
+	  tr_switch, TR_SWITCH, 0, 1, 5 },
+	{ "profile_offcpu", "pid=%u tid=%u off=%llu ns", tr_offcpu,
+	  TR_OFFCPU, 0, 1, 3 },
 };
 static const struct ttrace_group_meta tr_groups[] = { { "profile", 0, 1 } };
 static const struct ttrace_meta_table tr_table = { tr_events, tr_groups,
-						   1, 1 };
+						   TR_NEV, 1 };
 
 #define TR_HZ	2000000000ull		/* 2 ticks a ns */
+#define TR_MAX	8			/* records a CPU */
+
+struct tr_rec {
+	uint32_t cpu, id;
+	uint64_t ts;			/* ticks */
+	uint64_t a[5];
+};
 
 static int file_out(void *arg, const void *buf, uint64_t len)
 {
 	return fwrite(buf, 1, len, arg) == len ? 0 : -1;
 }
 
-/* Writes the samples (their record times and intervals, in ticks) of pid
- * 3 to path. */
-static void write_samples(const char *path, const uint64_t (*s)[2],
-			  uint32_t n)
+/* Writes the n records rec (each CPU's in time order) to path. */
+static void write_trace(const char *path, const struct tr_rec *rec,
+			uint32_t n)
 {
-	static uint8_t meta[1024], aux[64];
-	static struct ttrace_entry e[8] __aligned(64);
+	static uint8_t meta[2048], aux[64];
+	static struct ttrace_entry e[2][TR_MAX] __aligned(64);
 	size_t mlen = ttrace_meta_serialise(&tr_table, meta, sizeof(meta));
-	struct ttrace_file_run run = { .first = 0, .count = n,
-				       .type = TTRACE_FILE_SEC_RECORDS };
 	struct ttrace_file_aux a = { 0, 0 };
 	struct ttrace_file_writer w;
 	struct ttrace_version v;
+	uint32_t k[2] = { 0, 0 };
 	FILE *f = fopen(path, "wb");
 
-	if (!f || n > 8)
+	if (!f)
 		abort();
-	for (uint32_t i = 0; i < n; i++)
-		e[i] = (struct ttrace_entry){ .timestamp = s[i][0],
-			.type = TTRACE_TYPE(0, TTRACE_CTX_IRQ, 0, 0, 0) |
-				(uint64_t)TTRACE_SEQ_OF(i) <<
-				TTRACE_TYPE_SEQ_SHIFT,
-			.context = 32, .data = { 3, 3, 1, s[i][1], 0 } };
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t c = rec[i].cpu;
+
+		if (c > 1 || k[c] == TR_MAX)
+			abort();
+		e[c][k[c]] = (struct ttrace_entry){ .timestamp = rec[i].ts,
+			.type = TTRACE_TYPE(rec[i].id, TTRACE_CTX_IRQ, 0, 0, c) |
+				(uint64_t)TTRACE_SEQ_OF(k[c]) <<
+				TTRACE_TYPE_SEQ_SHIFT, .context = 32 };
+		memcpy(e[c][k[c]++].data, rec[i].a, sizeof(rec[i].a));
+	}
 	ttrace_version_init(&v);
-	v.num_cpus = 1;
-	v.entries_per_cpu = 8;
+	v.num_cpus = 2;
+	v.entries_per_cpu = TR_MAX;
 	v.tsc_hz = TR_HZ;
 	v.aux_size = sizeof(aux);
 	v.aux_mask = sizeof(aux) - 1;
-	v.event_count = 1;
+	v.event_count = TR_NEV;
 	v.meta_size = (uint32_t)mlen;
 	ttrace_file_writer_init(&w, file_out, f);
 	ttrace_file_write_header(&w);
 	ttrace_file_write_section(&w, TTRACE_FILE_SEC_VERSION, 0, &v, sizeof(v));
 	ttrace_file_write_section(&w, TTRACE_FILE_SEC_META, 0, meta, mlen);
-	ttrace_file_section_begin(&w, TTRACE_FILE_SEC_RECORDS, 0,
-				  sizeof(run) + n * sizeof(*e));
-	ttrace_file_section_data(&w, &run, sizeof(run));
-	ttrace_file_section_data(&w, e, n * sizeof(*e));
-	ttrace_file_section_end(&w);
+	for (uint32_t c = 0; c < 2; c++) {
+		struct ttrace_file_run run = { .first = 0, .count = k[c],
+					       .type = TTRACE_FILE_SEC_RECORDS };
+
+		if (!k[c])
+			continue;	/* a RECORDS section holds some */
+		ttrace_file_section_begin(&w, TTRACE_FILE_SEC_RECORDS, c,
+					  sizeof(run) + k[c] * sizeof(e[c][0]));
+		ttrace_file_section_data(&w, &run, sizeof(run));
+		ttrace_file_section_data(&w, e[c], k[c] * sizeof(e[c][0]));
+		ttrace_file_section_end(&w);
+	}
 	ttrace_file_write_section(&w, TTRACE_FILE_SEC_AUX, 0, &a, sizeof(a));
 	if (ttrace_file_write_end(&w) < 0 || fclose(f))
 		abort();
+}
+
+/* Loads the profile of the n records rec written to tmpdir/name. */
+static int load(struct ttprof *p, const char *name, const struct tr_rec *rec,
+		uint32_t n)
+{
+	struct ttprof_opts o = { TTPROF_VIEW_WALL, -1, ".", "/nonexistent",
+				 NULL };
+	char path[64];
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	write_trace(path, rec, n);
+	return ttprof_load(p, path, &o);
 }
 
 /*
@@ -590,33 +635,55 @@ static void write_samples(const char *path, const uint64_t (*s)[2],
  */
 static int test_intervals(void)
 {
-	static const uint64_t s[][2] = { { 2000000, 2000000 },
-		{ 26000000, 24000000 }, { 30000000, 4000000 } };
-	struct ttprof_opts o = { TTPROF_VIEW_WALL, 3, ".", "/nonexistent",
-				 NULL };
-	char path[64];
+	static const struct tr_rec s[] = {
+		{ 0, TR_SAMPLE, 2000000, { 3, 3, 1, 2000000, 0 } },
+		{ 0, TR_SAMPLE, 26000000, { 3, 3, 1, 24000000, 0 } },
+		{ 0, TR_SAMPLE, 30000000, { 3, 3, 1, 4000000, 0 } },
+	};
 	struct ttprof p;
 	uint64_t sum = 0;
 
-	snprintf(path, sizeof(path), "%s/late.ttr", tmpdir);
-	write_samples(path, s, 3);
-	HT_CHECK(ttprof_load(&p, path, &o) == 0);
+	HT_CHECK(load(&p, "late.ttr", s, 3) == 0);
 	HT_CHECK(p.nsamples == 3);
 	for (uint64_t i = 0; i < p.nsamples; i++) {
 		const struct ttprof_sample *x = &p.samples[i];
 
-		if (x->ns != s[i][1] / 2 || x->ts != s[i][0] / 2 ||
+		if (x->ns != s[i].a[3] / 2 || x->ts != s[i].ts / 2 ||
 		    x->kind != TTPROF_ON_CPU)
 			HT_FAIL("sample %llu: %llu ns at %llu, want %llu at "
 				"%llu", (unsigned long long)i,
 				(unsigned long long)x->ns,
 				(unsigned long long)x->ts,
-				(unsigned long long)s[i][1] / 2,
-				(unsigned long long)s[i][0] / 2);
-		sum += ttprof_value(x, o.view);
+				(unsigned long long)s[i].a[3] / 2,
+				(unsigned long long)s[i].ts / 2);
+		sum += ttprof_value(x, TTPROF_VIEW_WALL);
 	}
 	HT_CHECK(sum == 15000000);
 	HT_CHECK(p.period_ns == 5000000);
+	ttprof_free(&p);
+	return 0;
+}
+
+/*
+ * A thread that leaves on CPU 1 (in user mode) and comes back on CPU 0:
+ * its off-CPU time is spent where it left, whichever CPU's records the
+ * model reads first; not in its next switch's (kernel mode, later).
+ */
+static int test_offcpu_cpus(void)
+{
+	static const struct tr_rec s[] = {
+		{ 0, TR_OFFCPU, 4000000, { 7, 7, 1500000 } },
+		{ 1, TR_SWITCH, 1000000, { 7, 7, 1, 1, 0 } },
+		{ 1, TR_SWITCH, 6000000, { 7, 7, 0, 1, 0 } },
+	};
+	struct ttprof p;
+
+	HT_CHECK(load(&p, "cpus.ttr", s, 3) == 0);
+	HT_CHECK(p.nsamples == 1);
+	HT_CHECK(p.samples[0].kind == TTPROF_OFF_CPU &&
+		 p.samples[0].ns == 1500000 && p.samples[0].ts == 500000);
+	HT_CHECK(p.stacks[p.samples[0].stack].n == 0);	/* not [unknown] */
+	HT_CHECK(p.samples[0].mode == TTPROF_USER);
 	ttprof_free(&p);
 	return 0;
 }
@@ -631,6 +698,7 @@ static const struct ht_test tests[] = {
 	{ test_elf, "ttprof_elf" },
 	{ test_elf_bad, "ttprof_elf_bad" },
 	{ test_intervals, "ttprof_intervals" },
+	{ test_offcpu_cpus, "ttprof_offcpu_cpus" },
 	{ 0 },
 };
 

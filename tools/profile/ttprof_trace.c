@@ -7,9 +7,12 @@
  *			index), weighing its interval: the time since
  *			the CPU's sample before it (the trace clock's
  *			ticks, in ns by the trace's TSC rate)
- *	profile_switch	where a thread left its CPU: remembered per tid
- *	profile_offcpu	an off-CPU sample: off_ns in the tid's last
- *			profile_switch stack, from off_ns before it
+ *	profile_switch	where a thread left its CPU: remembered per
+ *			(tid, time)
+ *	profile_offcpu	an off-CPU sample: off_ns in the stack of the
+ *			tid's last profile_switch before it, on any CPU
+ *			(matched once every CPU's switches are read),
+ *			from off_ns before it
  *	profile_exec	which program's ELF names a process's user pcs
  *			(the newest exec of the pid at or before the pc's
  *			record, else its oldest; /bin/NAME is
@@ -38,7 +41,6 @@
 
 #define CHAIN		16		/* pcs in a record */
 #define CACHE_BITS	12		/* (mapping, pc) -> frame */
-#define MAX_TID		(1u << 22)	/* switch stacks kept per tid */
 
 enum { A_PID, A_TID, A_MODE, A_INTERVAL, A_FRAMES, A_PC0 }; /* words */
 enum { EV_SAMPLE, EV_SWITCH, EV_OFFCPU, EV_USTACK, EV_EXEC, EV_N };
@@ -50,6 +52,21 @@ struct exec {
 	uint64_t ts;
 	uint32_t pid;
 	uint32_t prog;			/* index into progs */
+};
+
+/* Where a thread left its CPU (a profile_switch): the stack its next
+ * off-CPU time is spent in. */
+struct leave {
+	uint64_t ts;
+	uint32_t tid, stack;
+	uint8_t mode;			/* enum ttprof_mode */
+};
+
+/* A profile_offcpu, given its switch's stack once every CPU's switches
+ * are known (a thread may leave on one CPU and come back on another). */
+struct off {
+	uint64_t ts, ns;
+	uint32_t pid, tid, cpu;
 };
 
 struct prog {
@@ -74,8 +91,10 @@ struct rd {
 	uint64_t nexecs;
 	struct prog *progs;
 	uint32_t nprogs;
-	uint32_t *switch_stack;		/* tid -> 1 + stack; 0 none */
-	uint8_t *switch_mode;
+	struct leave *leaves;		/* by (tid, ts) once sorted */
+	uint64_t nleaves, leaves_cap;
+	struct off *offs;
+	uint64_t noffs, offs_cap;
 	struct { uint64_t pc; uint32_t mapping, frame; } cache[1u << CACHE_BITS];
 	uint64_t orphans;		/* ustacks after no profile record */
 	uint64_t no_switch;		/* offcpu with no switch before */
@@ -231,44 +250,100 @@ static void sample(struct rd *r, const struct ttrace_event_view *ev,
 		.mode = ev->args[A_MODE] == 1 ? TTPROF_USER : TTPROF_KERNEL });
 }
 
-/* Where thread tid left its CPU (ev, its ustack us): its next off-CPU
- * time is spent there. */
+/* A new element at the end of the array *a of *n (capacity *cap) of size
+ * bytes each, or NULL when out of memory (the model says so). */
+static void *push(struct rd *r, void *a, uint64_t *n, uint64_t *cap,
+		  size_t size)
+{
+	void **arr = a;
+
+	if (*n == *cap) {
+		void *g = realloc(*arr, (*cap * 2 + 16) * size);
+
+		if (!g) {
+			r->p->oom = true;
+			return NULL;
+		}
+		*arr = g;
+		*cap = *cap * 2 + 16;
+	}
+	return (char *)*arr + (*n)++ * size;
+}
+
+/* Where thread tid left its CPU (ev, its ustack us): the off-CPU time
+ * that follows is spent there. */
 static void leave(struct rd *r, const struct ttrace_event_view *ev,
 		  const struct ttrace_event_view *us, uint64_t *at)
 {
-	uint64_t tid = ev->args[A_TID];
+	struct leave *l = push(r, &r->leaves, &r->nleaves, &r->leaves_cap,
+			       sizeof(*l));
 
-	if (tid >= MAX_TID)
-		return;
-	r->switch_stack[tid] = 1 + record_stack(r, ev, us, at);
-	r->switch_mode[tid] = ev->args[A_MODE] == 1 ? TTPROF_USER :
-			      TTPROF_KERNEL;
+	if (l)
+		*l = (struct leave){ ev->timestamp, (uint32_t)ev->args[A_TID],
+			record_stack(r, ev, us, at), ev->args[A_MODE] == 1 ?
+			TTPROF_USER : TTPROF_KERNEL };
 }
 
-/* profile_offcpu(pid, tid, off_ns): the thread was off its CPU off_ns up
- * to ev, in its last switch's stack. */
+static int leave_cmp(const void *a, const void *b)
+{
+	const struct leave *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* profile_offcpu(pid, tid, off_ns): kept for offcpus(). */
 static void offcpu(struct rd *r, const struct ttrace_event_view *ev)
 {
-	uint64_t tid = ev->args[1], off = ev->args[2];
-	int64_t ns = ttmodel_ns(r->t, ev->timestamp);
-	uint32_t stack;
+	struct off *o = push(r, &r->offs, &r->noffs, &r->offs_cap,
+			     sizeof(*o));
 
-	if (tid < MAX_TID && r->switch_stack[tid]) {
-		stack = r->switch_stack[tid] - 1;
-	} else {
-		uint32_t f = ttprof_frame(r->p, TTPROF_NO_MAPPING, 0,
-					  "[unknown]", 9);
+	if (o)
+		*o = (struct off){ ev->timestamp, ev->args[2],
+			(uint32_t)ev->args[0], (uint32_t)ev->args[1], ev->cpu };
+}
 
-		stack = ttprof_stack(r->p, &f, 1);
-		r->no_switch++;
+/* Every off-CPU time: off_ns up to its record, in the stack of its
+ * thread's last switch before it, on whichever CPU. */
+static void offcpus(struct rd *r)
+{
+	if (r->nleaves)		/* leaves may be NULL: none */
+		qsort(r->leaves, r->nleaves, sizeof(*r->leaves), leave_cmp);
+	for (uint64_t i = 0; i < r->noffs; i++) {
+		const struct off *o = &r->offs[i];
+		int64_t ns = ttmodel_ns(r->t, o->ts);
+		uint64_t lo = 0, hi = r->nleaves;
+		const struct leave *l;
+		uint32_t stack;
+
+		while (lo < hi) {	/* lo: the first leave after it */
+			uint64_t mid = lo + (hi - lo) / 2;
+
+			if (leave_cmp(&r->leaves[mid], &(struct leave){
+					.ts = o->ts, .tid = o->tid }) <= 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		l = lo && r->leaves[lo - 1].tid == o->tid ?
+		    &r->leaves[lo - 1] : NULL;
+		if (l) {
+			stack = l->stack;
+		} else {
+			uint32_t f = ttprof_frame(r->p, TTPROF_NO_MAPPING, 0,
+						  "[unknown]", 9);
+
+			stack = ttprof_stack(r->p, &f, 1);
+			r->no_switch++;
+		}
+		ns = ns > (int64_t)o->ns ? ns - (int64_t)o->ns : 0;
+		ttprof_add(r->p, &(struct ttprof_sample){
+			.ts = (uint64_t)ns, .ns = o->ns, .stack = stack,
+			.pid = o->pid, .tid = o->tid, .cpu = o->cpu,
+			.kind = TTPROF_OFF_CPU,
+			.mode = l ? l->mode : TTPROF_KERNEL });
 	}
-	ns = ns > (int64_t)off ? ns - (int64_t)off : 0;
-	ttprof_add(r->p, &(struct ttprof_sample){
-		.ts = (uint64_t)ns, .ns = off, .stack = stack,
-		.pid = (uint32_t)ev->args[0], .tid = (uint32_t)tid,
-		.cpu = ev->cpu, .kind = TTPROF_OFF_CPU,
-		.mode = tid < MAX_TID && r->switch_mode[tid] ?
-			r->switch_mode[tid] : TTPROF_KERNEL });
 }
 
 /* CPU c's profile records in time order. */
@@ -356,6 +431,7 @@ static int execs(struct rd *r)
 		ttrace_pair_init(&it, lc->sorted, lc->nsorted);
 		while (ttrace_pair_next(&it, &ev)) {
 			const char *path;
+			struct exec *e;
 			size_t len;
 			int64_t g;
 
@@ -365,15 +441,10 @@ static int execs(struct rd *r)
 					     ev.args[1], ev.timestamp, &path);
 			if ((g = prog(r, path ? path : "?", path ? len : 1)) < 0)
 				return -1;
-			if (r->nexecs == cap) {
-				struct exec *e = realloc(r->execs, (cap = cap * 2
-						+ 16) * sizeof(*e));
-
-				if (!e)
-					return -1;
-				r->execs = e;
-			}
-			r->execs[r->nexecs++] = (struct exec){ ev.timestamp,
+			if (!(e = push(r, &r->execs, &r->nexecs, &cap,
+				       sizeof(*e))))
+				return -1;
+			*e = (struct exec){ ev.timestamp,
 				(uint32_t)ev.args[0], (uint32_t)g };
 		}
 	}
@@ -431,8 +502,8 @@ static void rd_free(struct rd *r)
 	}
 	free(r->progs);
 	free(r->execs);
-	free(r->switch_stack);
-	free(r->switch_mode);
+	free(r->leaves);
+	free(r->offs);
 	ttprof_elf_free(&r->kelf);
 	ttmodel_free(&r->m);
 	free(r);
@@ -459,13 +530,11 @@ int ttprof_from_trace(struct ttprof *p, struct ttload *t,
 				   : 0, t->nksyms ? t->ksyms[t->nksyms - 1]
 				   .ident : 0);
 	r->boot = ttprof_mapping(p, "[boot]", 0, 0);
-	r->switch_stack = calloc(MAX_TID, sizeof(*r->switch_stack));
-	r->switch_mode = calloc(MAX_TID, sizeof(*r->switch_mode));
-	if (!r->switch_stack || !r->switch_mode ||
-	    ttmodel_build(&r->m, t) < 0 || execs(r) < 0)
+	if (ttmodel_build(&r->m, t) < 0 || execs(r) < 0)
 		goto out;
 	for (uint32_t c = 0; c < t->version.num_cpus; c++)
 		cpu_records(r, c);
+	offcpus(r);
 	comms(r);
 	p->period_ns = mean_period(p);
 	for (uint32_t c = 0; c < t->version.num_cpus; c++)
