@@ -514,10 +514,10 @@ notrace void ttrace_profile_ustack(struct trace_ring *r, const uint64_t *pml4,
  * A sample of the context tf interrupted on this CPU (profile.c's timer,
  * docs/profiling.md): thread kt's pid and tid, mode, the interval it
  * stands for (trace clock ticks), then the kernel chain (kernel mode,
- * opts TTRACE_PROFILE_KERNEL: from the interrupted pc and frame) and the user chain (a process's thread, opts
- * TTRACE_PROFILE_USER: from tf in user mode, else from the trap frame it
- * entered the kernel with, through the tables loaded here). Interrupts
- * off.
+ * opts TTRACE_PROFILE_KERNEL: from the interrupted pc and frame) and the
+ * user chain (a process's thread, opts TTRACE_PROFILE_USER: from tf in
+ * user mode, else from the trap frame it entered the kernel with, through
+ * the tables loaded here). Interrupts off.
  */
 notrace void ttrace_profile_sample_of(const struct trapframe *tf,
 				      const struct kthread *kt, uint32_t opts,
@@ -529,8 +529,9 @@ notrace void ttrace_profile_sample_of(const struct trapframe *tf,
 	const struct trapframe *utf;
 
 	if (!profile_record(r, TTRACE_EV_PROFILE_SAMPLE, pid, kt->id, mode,
-			    interval, kt, !user && (opts & TTRACE_PROFILE_KERNEL) ?
-			    tf->rip : 0, tf->rbp) ||
+			    interval, kt, !user &&
+			    (opts & TTRACE_PROFILE_KERNEL) ? tf->rip : 0,
+			    tf->rbp) ||
 	    !(opts & TTRACE_PROFILE_USER) || !kt->proc)
 		return;
 	utf = user ? tf : ttrace_user_frame(kt);

@@ -581,9 +581,9 @@ static void write_trace(const char *path, const struct tr_rec *rec,
 		if (c > 1 || k[c] == TR_MAX)
 			abort();
 		e[c][k[c]] = (struct ttrace_entry){ .timestamp = rec[i].ts,
-			.type = TTRACE_TYPE(rec[i].id, TTRACE_CTX_IRQ, 0, 0, c) |
-				(uint64_t)TTRACE_SEQ_OF(k[c]) <<
-				TTRACE_TYPE_SEQ_SHIFT, .context = 32 };
+			.type = TTRACE_TYPE(rec[i].id, TTRACE_CTX_IRQ, 0, 0,
+					    c) | (uint64_t)TTRACE_SEQ_OF(k[c])
+				<< TTRACE_TYPE_SEQ_SHIFT, .context = 32 };
 		memcpy(e[c][k[c]++].data, rec[i].a, sizeof(rec[i].a));
 	}
 	ttrace_version_init(&v);
@@ -596,11 +596,13 @@ static void write_trace(const char *path, const struct tr_rec *rec,
 	v.meta_size = (uint32_t)mlen;
 	ttrace_file_writer_init(&w, file_out, f);
 	ttrace_file_write_header(&w);
-	ttrace_file_write_section(&w, TTRACE_FILE_SEC_VERSION, 0, &v, sizeof(v));
+	ttrace_file_write_section(&w, TTRACE_FILE_SEC_VERSION, 0, &v,
+				  sizeof(v));
 	ttrace_file_write_section(&w, TTRACE_FILE_SEC_META, 0, meta, mlen);
 	for (uint32_t c = 0; c < 2; c++) {
-		struct ttrace_file_run run = { .first = 0, .count = k[c],
-					       .type = TTRACE_FILE_SEC_RECORDS };
+		struct ttrace_file_run run = {
+			.first = 0, .count = k[c],
+			.type = TTRACE_FILE_SEC_RECORDS };
 
 		if (!k[c])
 			continue;	/* a RECORDS section holds some */
