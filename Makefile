@@ -256,7 +256,8 @@ $(BUILD)/host/libklib.a: $(call hostobj,$(LIB_SRCS))
 HOST_TESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
 $(HOST_TESTS): $(BUILD)/host/%: $(BUILD)/host/obj/tests/host/%.o \
 		$(BUILD)/host/libklib.a
-	$(HOSTCC) $(HOSTCFLAGS) -o $@ $(filter %.o,$^) $(BUILD)/host/libklib.a
+	$(HOSTCC) $(HOSTCFLAGS) -o $@ $(filter %.o,$^) $(BUILD)/host/libklib.a \
+		$(HOST_LIBS)
 host-tests-build: $(HOST_TESTS)
 .PHONY: host-tests-build
 
@@ -277,16 +278,35 @@ trace: $(BUILD)/kernel.bin $(INITRAMFS) tools
 .PHONY: trace
 
 # --- the boot profile: a trace saved at the shell prompt, profiled -------
-# docs/boot-profile.md. build/bootprof.ttr, .svg (a timeline) and .json.
+# docs/boot-profile.md. build/bootprof.ttr, .svg (a timeline) and .json;
+# sampled from early boot (ttrace.profile=), bootprof-flame.svg its flame
+# graph (time: each sample weighs its interval), each boot phase a root
+# (docs/profiling.md).
 bootprof: $(BUILD)/kernel.bin $(INITRAMFS) tools
-	PY=$(PY) sh scripts/trace.sh $(BUILD)/kernel.bin $(INITRAMFS) \
+	PY=$(PY) CMDLINE=ttrace.profile=997 sh scripts/trace.sh $(BUILD)/kernel.bin $(INITRAMFS) \
 		$(BUILD)/bootprof.ttr "" boot
 	$(BUILD)/tools/ttdecode boot $(BUILD)/bootprof.ttr \
 		--svg $(BUILD)/bootprof.svg
 	$(BUILD)/tools/ttdecode boot $(BUILD)/bootprof.ttr --json \
 		> $(BUILD)/bootprof.json
-	@echo "bootprof: $(BUILD)/bootprof.svg $(BUILD)/bootprof.json"
+	$(BUILD)/tools/ttdecode flamegraph $(BUILD)/bootprof.ttr \
+		$(BUILD)/bootprof-flame.svg --wall
+	@echo "bootprof: $(BUILD)/bootprof.svg $(BUILD)/bootprof.json" \
+		"$(BUILD)/bootprof-flame.svg"
 .PHONY: bootprof
+
+# --- a sampling profile of a shell command line (docs/profiling.md) -------
+# build/profile.ttr and its pictures: profile.folded, profile-flame.svg
+# (on-CPU), profile-offcpu.svg, profile-wall.svg, profile.pb.gz (pprof),
+# profile.pftrace (Perfetto, the samples as perf samples). PROFILE: what
+# ctl `profile on` gets (rate, chains, off-CPU).
+PROFILE ?= 997 all offcpu
+profile: $(BUILD)/kernel.bin $(INITRAMFS) tools
+	PY=$(PY) sh scripts/trace.sh $(BUILD)/kernel.bin $(INITRAMFS) \
+		$(BUILD)/profile.ttr "echo profile on $(PROFILE) > \
+		/dev/ttrace/ctl; $(CMD); echo profile off > /dev/ttrace/ctl"
+	sh scripts/profile.sh $(BUILD)/tools/ttdecode $(BUILD)/profile.ttr
+.PHONY: profile
 
 # --- a trace streamed to the host while a program runs -------------------
 stream: $(BUILD)/kernel.bin $(INITRAMFS) tools

@@ -42,6 +42,7 @@ FUZZ_SRCS_export	:= tests/fuzz/reseal.c \
 			   $(filter-out tools/ttdecode.c,$(TTDECODE_SRCS)) \
 			   $(LIB_SRCS)
 FUZZ_DEPS_export	:= tools/ttdecode.c
+FUZZ_LIBS_export	:= $(TTDECODE_LIBS)
 FUZZ_SRCS_cmdline	:= kern/lib/cmdline.c kern/lib/parse_num.c
 FUZZ_SRCS_elf		:= kern/lib/elf_check.c
 FUZZ_SRCS_cpio		:= kern/lib/cpio_newc.c
@@ -54,14 +55,14 @@ $(BUILD)/fuzz/$(1): tests/fuzz/fuzz_$(1).c tests/fuzz/fuzz.h \
 		$(FUZZ_SRCS_$(1)) $(FUZZ_DEPS_$(1)) | $(EVENTS_GEN) $(GEN)/config.h \
 		$(DEPS_STAMP)
 	@mkdir -p $$(dir $$@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $$@ $$< $(FUZZ_SRCS_$(1))
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $$@ $$< $(FUZZ_SRCS_$(1)) $(FUZZ_LIBS_$(1))
 $(BUILD)/host/test_fuzz_$(1): tests/fuzz/replay.c tests/fuzz/fuzz_$(1).c \
 		tests/fuzz/fuzz.h $(FUZZ_SRCS_$(1)) $(FUZZ_DEPS_$(1)) | \
 		$(EVENTS_GEN) $(GEN)/config.h
 	@mkdir -p $$(dir $$@)
 	$(HOSTCC) $(HOSTCFLAGS) -Itests/fuzz $(TOOLS_INC) -Iuser \
 		-DFUZZ_TARGET='"$(1)"' -o $$@ tests/fuzz/replay.c \
-		tests/fuzz/fuzz_$(1).c $(FUZZ_SRCS_$(1))
+		tests/fuzz/fuzz_$(1).c $(FUZZ_SRCS_$(1)) $(FUZZ_LIBS_$(1))
 endef
 $(foreach t,$(FUZZ_NAMES),$(eval $(call FUZZ_RULES,$(t))))
 

@@ -24,7 +24,8 @@
 #	make tools			build/tools/ttdecode
 #	build/tools/ttdecode verify build/trace.ttr
 
-TOOLS_INC	:= -Itools -Itools/load -Itools/export -Itools/analysis
+TOOLS_INC	:= -Itools -Itools/load -Itools/export -Itools/analysis \
+		   -Itools/profile
 TOOLS_CFLAGS	:= -std=gnu11 -O2 -g $(WARN) -idirafter kern/include \
 		   -idirafter kern/trace/lib
 ifeq ($(TOOLS_SAN),1)
@@ -57,13 +58,17 @@ TTDECODE_SRCS	+= $(sort $(wildcard tools/export/*.c))
 TTANALYSIS_SRCS	:= tools/analysis/ttsched.c tools/analysis/ttcrit.c \
 		   tools/analysis/tterrno.c
 TTDECODE_SRCS	+= $(sort $(wildcard tools/analysis/*.c))
+# the sampling profile's model and its exports (docs/profiling.md); pprof's
+# gzip is zlib's
+TTDECODE_SRCS	+= $(sort $(wildcard tools/profile/*.c))
+TTDECODE_LIBS	:= -lz
 
 # Linked statically (not under the sanitizers, which cannot be): a run of
 # `ttdecode text` on a 10k-record trace takes a few milliseconds, and the
 # dynamic loader's start (mapping libc, its relocations) was 0.2 ms of them.
 TTDECODE_LDFLAGS := $(if $(filter 1,$(TOOLS_SAN)),,-static)
 $(BUILD)/tools/ttdecode: $(call toolobj,$(TTDECODE_SRCS)) $(TOOLS_LIB)
-	$(HOSTCC) $(TOOLS_CFLAGS) $(TTDECODE_LDFLAGS) -o $@ $^
+	$(HOSTCC) $(TOOLS_CFLAGS) $(TTDECODE_LDFLAGS) -o $@ $^ $(TTDECODE_LIBS)
 
 TOOLS += $(BUILD)/tools/ttdecode
 
@@ -81,7 +86,7 @@ $(call hostobj,tests/host/test_ttrace_events.c): $(GEN)/ttrace_meta_blob.c
 # host tests' objects and library.
 $(BUILD)/host/ttdecode-san: $(call hostobj,$(TTDECODE_SRCS)) \
 		$(BUILD)/host/libklib.a
-	$(HOSTCC) $(HOSTCFLAGS) -o $@ $^
+	$(HOSTCC) $(HOSTCFLAGS) -o $@ $^ $(TTDECODE_LIBS)
 $(BUILD)/host/test_ttdecode: $(BUILD)/host/ttdecode-san
 $(call hostobj,tests/host/test_ttdecode.c): \
 	HOSTCFLAGS += -DTTDECODE_BIN='"$(BUILD)/host/ttdecode-san"'
@@ -149,3 +154,9 @@ TOOLS += $(BUILD)/tools/ttrawread
 $(BUILD)/host/test_ttrace_ftpage: $(BUILD)/tools/ttrawread
 $(call hostobj,tests/host/test_ttrace_ftpage.c): \
 	HOSTCFLAGS += -DTTRAWREAD_BIN='"$(BUILD)/tools/ttrawread"'
+# The profile's host tests (tests/host/test_ttprof.c): the model and its
+# exports, with zlib to read pprof's gzip back.
+$(BUILD)/host/test_ttprof: $(call hostobj,$(TTLOAD_SRCS) $(TTMODEL_SRCS) \
+		tools/export/ttexport.c tools/export/ttboot.c \
+		tools/export/ttboot_svg.c $(wildcard tools/profile/*.c))
+$(BUILD)/host/test_ttprof: HOST_LIBS := -lz

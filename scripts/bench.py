@@ -228,6 +228,10 @@ def guest_figures(kernel_y, kernel_n, kernel_nf):
             # with a stacktrace probe (its record and the chain's)
             "stack_trace_16_insns_guest": region(k, 50, N_OPS) - empty,
             "stacktrace_probe_insns_guest": region(k, 52, N_OPS) - empty,
+            # a profile sample (docs/profiling.md): its kernel chain 16
+            # frames deep; the same with a 16-frame user chain too
+            "prof_sample_insns_guest": region(k, 70, N_OPS) - empty,
+            "prof_sample_user_insns_guest": region(k, 72, N_OPS) - empty,
             "boot_insns_ttrace_y": boot_y, "boot_insns_ttrace_n": boot_n,
             "getpid_ttrace_n_fentry_insns": region(unf, 36, N_GETPID) -
             region(unf, 30, N_GETPID),
@@ -632,6 +636,75 @@ def decoder():
     return D
 
 
+# ---- the profile's exports on a >= 1M-sample trace (issue 30) -------------
+PROFILE_MIN_SAMPLES = 1000000
+PROFILE_CMDS = ("folded", "flamegraph", "pprof")
+
+
+def profile_trace():
+    """A trace of profspin sampled at 997 Hz on 2 CPUs, scaled by
+    `ttdecode scale` to at least PROFILE_MIN_SAMPLES samples. Returns
+    (path, records, samples) or (None, why, 0)."""
+    td = os.path.join(B, "tools", "ttdecode")
+    real = os.path.join(B, "bench-profile-real.ttr")
+    p = subprocess.run(["sh", "scripts/trace.sh", os.path.join(B, "kernel.bin"),
+                        INITRD, real, "echo profile on 997 all offcpu > "
+                        "/dev/ttrace/ctl; profspin 100; echo profile off > "
+                        "/dev/ttrace/ctl"], cwd=ROOT, capture_output=True,
+                       text=True, env=dict(os.environ, SMP="2"))
+    text = sh([td, "text", real]).stdout if not p.returncode else ""
+    samples = text.count("profile_sample:")
+    if not samples:
+        return None, "no samples in a trace of profspin: %s" % (
+            p.stdout[-300:]), 0
+    n = -(-PROFILE_MIN_SAMPLES // samples)
+    big = os.path.join(B, "bench-profile.ttr")
+    if sh([td, "scale", str(n), real, big]).returncode:
+        return None, "ttdecode scale failed", 0
+    m = re.search(r"events: (\d+);", sh([td, "verify", big]).stdout)
+    return big, int(m.group(1)), samples * n
+
+
+def profile_exports():
+    """Each profile export (PROFILE_CMDS) of the scaled profile trace:
+    records/s and samples/s of CPU time (best of 3), peak memory."""
+    td = os.path.join(B, "tools", "ttdecode")
+    path, records, samples = profile_trace()
+    if not path:
+        return {"reason": records}
+    D = {"records": records, "samples": samples, "commands": {}}
+    for cmd in PROFILE_CMDS:
+        out = os.path.join(B, "bench-profile.%s" % cmd)
+        argv = [td, cmd, path] + ([] if cmd == "folded" else [out])
+        runs = [run_child(argv) for _ in range(3)]
+        bad = [r[0] for r in runs if r[0]]
+        if bad:
+            D["commands"][cmd] = {"reason": "exit status %d" % bad[0]}
+            continue
+        cpu = min(r[1] for r in runs)
+        D["commands"][cmd] = {
+            "records_per_s": round(records / cpu),
+            "samples_per_s": round(samples / cpu), "cpu_s": round(cpu, 3),
+            "peak_rss_kib": max(r[3] for r in runs)}
+    return D
+
+
+def print_profile_exports(D):
+    print("\n%-46s" % "profile exports (ttdecode, one core, CPU time)")
+    if "reason" in D:
+        print("  not measured: %s" % D["reason"])
+        return
+    print("  %-44s %14d  (%d samples)" % ("records in the scaled trace",
+                                          D["records"], D["samples"]))
+    for cmd, c in D["commands"].items():
+        if "reason" in c:
+            print("  %-44s %14s  (%s)" % (cmd, "null", c["reason"]))
+        else:
+            print("  %-44s %14d  (%d samples/s, %d KiB)" % (
+                "%s: records/s" % cmd, c["records_per_s"],
+                c["samples_per_s"], c["peak_rss_kib"]))
+
+
 def print_decoder(D):
     print("\n%-46s" % "host decoder (ttdecode, one core, CPU time)")
     if "reason" in D:
@@ -938,6 +1011,11 @@ def main():
         D = getpid_figures(kernel_y, notrace_kernel())
         print(json.dumps(D, indent=1, sort_keys=True))
         return
+    if sys.argv[1:] == ["profile"]:     # the profile exports' rows alone
+        D = profile_exports()
+        print(json.dumps(D, indent=1, sort_keys=True))
+        print_profile_exports(D)
+        return
     if sys.argv[1:] == ["sched"]:       # the scheduler's rows alone
         D = with_sched_targets(sched_figures())
         print(json.dumps(D, indent=1, sort_keys=True))
@@ -989,6 +1067,8 @@ def main():
         # probe never reads data as a frame): 213 -> 250
         "fprobe_insns_guest": ("<=", 250),
         "stack_trace_16_insns_guest": ("<=", 250),
+        "prof_sample_insns_guest": ("<=", 300),
+        "prof_sample_user_insns_guest": ("<=", 600),
         # syscall_enter, syscall_exit and the irqsoff tracer's close at
         # the return to user mode (Linux's exit_to_user_mode): 1 NOP each,
         # and the fentry site
@@ -1008,6 +1088,7 @@ def main():
     J["sched"] = with_sched_targets(sched_figures())
     J["decoder"] = decoder()
     J["critpath"] = critpath_figures()
+    J["profile_exports"] = profile_exports()
     J["drain"] = dict(stream_figures(kernel_y), **drain_figures())
     J["drain"]["targets"] = {"stream_insns_per_drained_record": "<= 40"}
     J["drain"]["met"] = {"stream_insns_per_drained_record": J["drain"].get(
@@ -1016,6 +1097,7 @@ def main():
         json.dump(J, f, indent=1, sort_keys=True)
     print_table(J, host, lt, ft, cyc_ns)
     print_decoder(J["decoder"])
+    print_profile_exports(J["profile_exports"])
     print_drain(J["drain"])
     print_sched(J["sched"])
     print("\nbench: figures in build/bench.json")
@@ -1038,6 +1120,8 @@ def print_table(J, host, lt, ft, cyc_ns):
         ("irqsoff: added per section", J["irqsoff_section_insns_guest"], "irqsoff_section_insns_guest"),
         ("stack trace, 16 frames (walk + record)", J["stack_trace_16_insns_guest"], "stack_trace_16_insns_guest"),
         ("enabled event, a stacktrace probe (16)", J["stacktrace_probe_insns_guest"], None),
+        ("profile sample, 16 kernel frames", J["prof_sample_insns_guest"], "prof_sample_insns_guest"),
+        ("profile sample, 16 kernel + 16 user frames", J["prof_sample_user_insns_guest"], "prof_sample_user_insns_guest"),
         ("getpid round trip, CONFIG_TTRACE=n", J["getpid_ttrace_n_insns"], "getpid_ttrace_n_insns"),
         ("getpid, ttrace built in, nothing enabled", J["getpid_nothing_on_insns"], "getpid_nothing_on_insns"),
         ("getpid, syscall group off, others on", J["getpid_syscall_off_insns"], None),

@@ -22,6 +22,8 @@ need trace-cmd trace-cmd				# ttdecode tracedat's reader
 need gdb gdb
 need lttng lttng-tools				# make bench's LTTng anchor
 need clang-14 clang-14				# make fuzz: libFuzzer targets
+need go golang-go				# go tool pprof reads ttdecode pprof
+[ -e /usr/include/zlib.h ] || missing="$missing zlib1g-dev"	# pprof's gzip
 ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a \
 	>/dev/null 2>&1 || missing="$missing libclang-rt-14-dev"
 [ -e "/usr/include/$(gcc -print-multiarch 2>/dev/null)/lttng/tracepoint.h" ] ||

@@ -8,6 +8,7 @@
 #        arguments), draining the rings into the file while it runs;
 #   boot (make bootprof): saves the trace as it is at the shell prompt,
 #        the boot's records included (COMMAND unused).
+# CMDLINE (environment): the kernel command line, if any.
 # Prints the CRC-32 the guest computed and the one of the file that landed,
 # which must agree, for each trace the guest saved (COMMAND may save its
 # own, as `ttrace graph` does: those land in OUT-0.ttr, ...; OUT is the
@@ -23,7 +24,8 @@ boot)	printf 'ttrace save /dev/host/out\rpoweroff\r' ;;
 *)	echo "trace.sh: mode save, stream or boot" >&2; exit 2 ;;
 esac |
 	sh "$(dirname "$0")/qemu.sh" --kernel "$kernel" --initrd "$initramfs" \
-		--hostout "$out" --timeout 300 > "$out.log" 2>&1 || true
+		--hostout "$out" --timeout 300 ${CMDLINE:+--cmdline} \
+		${CMDLINE:+"$CMDLINE"} > "$out.log" 2>&1 || true
 # every save the guest made to the host channel, in order: CMD may save
 # its own (ttrace graph, ttrace record -o /dev/host/out) before ours
 guest=$(sed -n 's/.*ttrace: saved \/dev\/host\/out: \([0-9]*\) bytes, crc32c \(0x[0-9a-f]*\).*/\1 \2/p' "$out.log")

@@ -36,6 +36,8 @@ import seams_wake29  # noqa: E402
 import seams_exports29  # noqa: E402
 import seams_analysis29  # noqa: E402
 import seams_tracefs31b  # noqa: E402
+import seams_prof30h  # noqa: E402
+import seams_prof30k  # noqa: E402
 from qemu_run import ROOT  # noqa: E402
 
 LINE = re.compile(r"^(?:\[\s*\d+\.\d+\] )?(PASSED|FAILED) \[([^\]]+)\]\s*(.*)$")
@@ -109,6 +111,8 @@ def main():
     seams_exports29.run_all(res, only)
     seams_analysis29.run_all(res, only)
     seams_tracefs31b.run_all(res, only)
+    seams_prof30h.run_all(res, only)
+    seams_prof30k.run_all(res, only)
     print("tests took %.0f s; the slowest: %s" % (
         time.monotonic() - start, ", ".join(
             "%s %.0f s" % (n, t) for t, n in sorted(res.took)[::-1][:8])))

@@ -65,6 +65,9 @@ struct kthread {
 	uint64_t wake_tsc;		/* wakeup tracer: when made runnable
 					   (0: not since it last ran) */
 	uintptr_t wake_pc;		/* ... and where */
+	uint64_t off_tsc;		/* profiler (profile.c): when it last
+					   left its CPU (0: not since the
+					   off-CPU profile went on) */
 };
 
 enum proc_state {
@@ -76,6 +79,7 @@ struct proc {
 	int pid;
 	int ppid;
 	char name[PROC_NAME_MAX];
+	char path[PATH_MAX];		/* the program it runs (profile_exec) */
 	enum proc_state state;
 	bool killed;			/* exit at the next chance */
 	uint32_t caps;			/* rights, CAP_* of abi/syscall.h:

@@ -37,5 +37,6 @@ void sched_wait_dead(struct kthread *kt);
 int ksleep_ns(uint64_t ns);
 int ksleep_until(uint64_t deadline, uint64_t *tick_tsc);
 uint32_t sched_runq_len(void);
+bool sched_cpu_idling(void);
 
 #endif /* SCHED_H */

@@ -37,6 +37,7 @@ struct ktimer {
 };
 
 void ktimer_add(struct ktimer *t, uint64_t deadline);
+void ktimer_add_on(struct ktimer *t, uint32_t cpu, uint64_t deadline);
 void ktimer_cancel(struct ktimer *t);
 void timer_expire(uint64_t now);
 uint64_t timer_next(bool firm);

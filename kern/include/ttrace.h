@@ -210,13 +210,18 @@ traced: __attribute__((cold));
 }
 
 /*
- * The wakeup tracer's hooks (kern/trace/lat_wakeup.c), behind the key
- * TTRACE_KEY_WAKEUP: a NOP each while it is off. The scheduler calls
- * ttrace_sched_woken() as it makes kt runnable and ttrace_sched_runs()
- * as it switches to it, that run queue's lock held, interrupts off.
+ * The scheduler's hooks, behind the key TTRACE_KEY_WAKEUP: a NOP each
+ * while neither the wakeup tracer (kern/trace/lat_wakeup.c) nor the
+ * profiler's off-CPU or sched option (kern/trace/profile.c) is on. The
+ * scheduler calls ttrace_sched_woken() as it makes kt runnable and
+ * ttrace_sched_runs() as it switches from prev to next (this CPU's
+ * context and address space already next's, the stack still prev's),
+ * that run queue's lock held, interrupts off.
  */
 void ttrace_wakeup_mark(struct kthread *kt);
 void ttrace_wakeup_run(struct kthread *kt);
+void ttrace_profile_woken(struct kthread *kt);
+void ttrace_prof_switch(struct kthread *prev, struct kthread *next);
 
 static __always_inline void ttrace_sched_woken(struct kthread *kt)
 {
@@ -225,16 +230,26 @@ static __always_inline void ttrace_sched_woken(struct kthread *kt)
 	return;
 traced: __attribute__((cold));
 	ttrace_wakeup_mark(kt);
+	ttrace_profile_woken(kt);
 }
 
-static __always_inline void ttrace_sched_runs(struct kthread *kt)
+static __always_inline void ttrace_sched_runs(struct kthread *prev,
+					      struct kthread *next)
 {
 	__asm__ goto(TTRACE_SITE_ASM("traced", "traced")
 		     : : "i"(TTRACE_KEY_WAKEUP) : : traced);
 	return;
 traced: __attribute__((cold));
-	ttrace_wakeup_run(kt);
+	ttrace_wakeup_run(next);
+	ttrace_prof_switch(prev, next);
 }
+
+/* The profiler's hook at a spawn (kern/trace/profile.c): p runs the
+ * program at p->path. Process context. And its start at boot
+ * (ttrace.profile=HZ), once the boot CPU's timer runs, interrupts still
+ * off. */
+void ttrace_prof_exec(const struct proc *p);
+void ttrace_profile_boot(void);
 
 #else /* !CONFIG_TTRACE */
 
@@ -301,10 +316,16 @@ static inline void ttrace_sched_woken(struct kthread *kt)
 {
 	(void)kt;
 }
-static inline void ttrace_sched_runs(struct kthread *kt)
+static inline void ttrace_sched_runs(struct kthread *prev,
+				     struct kthread *next)
 {
-	(void)kt;
+	(void)prev, (void)next;
 }
+static inline void ttrace_prof_exec(const struct proc *p)
+{
+	(void)p;
+}
+static inline void ttrace_profile_boot(void) {}
 
 #endif /* CONFIG_TTRACE */
 

@@ -285,6 +285,7 @@ __noreturn void kmain(uint32_t magic, uint32_t mbi_pa)
 	smp_boot();
 	ttrace_boot_done();
 	lapic_timer_start();
+	ttrace_profile_boot();
 	kmem_debug_start_cpu();
 	arch_irq_enable();
 	uart_enable_irq();

@@ -183,6 +183,7 @@ static struct proc *proc_alloc(const char *path, int ppid)
 	if (!p)
 		return NULL;
 	strlcpy(p->name, base ? base + 1 : path, sizeof(p->name));
+	strlcpy(p->path, path, sizeof(p->path));
 	p->ppid = ppid;
 	p->state = PROC_ALIVE;
 	list_init(&p->children);
@@ -360,6 +361,7 @@ int proc_spawn(struct proc *parent, const char *path, int argc,
 	ttrace_aux_string(TTRACE_AUX_PROC_NAME, TTRACE_EXEC_IDENT(p->pid), path);
 	ttrace_proc_create(p->pid, p->pid, p->ppid);
 	ttrace_proc_exec(p->pid, TTRACE_EXEC_IDENT(p->pid), p->pid);
+	ttrace_prof_exec(p);
 	sched_make_runnable(p->kt);
 	return p->pid;
 }

@@ -257,6 +257,15 @@ static bool cpu_free(uint32_t cpu)
 	       READ_ONCE(rq->len) == 0;
 }
 
+/* Whether this CPU runs its idle loop (not the boot on its idle
+ * thread): a profile sample there is an idle one. Interrupts off. */
+bool sched_cpu_idling(void)
+{
+	struct runq *rq = this_rq();
+
+	return READ_ONCE(rq->idling) && is_idle(READ_ONCE(rq->curr));
+}
+
 /* Where kt should run, prefer being its last CPU (a new thread: this
  * one): kt's bound CPU, else prefer if it is free, else a free CPU, else
  * prefer. */
@@ -516,7 +525,7 @@ static void switch_to_locked(struct kthread *prev, struct kthread *next)
 	if (!next->proc && !is_idle(next) && !next->untraced)
 		ttrace_kthread_run(next->id);
 	trace_switch(prev, next);
-	ttrace_sched_runs(next);
+	ttrace_sched_runs(prev, next);
 	swtch(&prev->saved_rsp, next->saved_rsp);
 }
 

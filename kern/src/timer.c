@@ -76,6 +76,22 @@ void ktimer_add(struct ktimer *t, uint64_t deadline)
 	spin_unlock(&tq->lock);
 }
 
+/* Arms t (on no queue) on CPU cpu's queue for deadline (the TSCs are
+ * synchronised), from any CPU; that CPU reprograms its hardware timer at
+ * its next switch or interrupt (an IRQ_RESCHED to do it at once). */
+void ktimer_add_on(struct ktimer *t, uint32_t cpu, uint64_t deadline)
+{
+	struct timerq *tq = &timerqs[cpu];
+	uint64_t flags = spin_lock_irqsave(&tq->lock);
+
+	if (!tq->q.next)
+		list_init(&tq->q);
+	t->deadline = deadline;
+	t->cpu = cpu;
+	insert_locked(tq, t);
+	spin_unlock_irqrestore(&tq->lock, flags);
+}
+
 /* Takes t off its queue if it is still on it, from any CPU. Once it
  * returns, t's function does not run (it runs under the queue's lock). */
 void ktimer_cancel(struct ktimer *t)

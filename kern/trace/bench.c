@@ -25,6 +25,9 @@
 #include <arch/arch.h>
 #include <arch/tsc.h>
 #include <abi/insn_mark.h>
+#include <arch/mmu.h>
+#include <arch/trap.h>
+#include <vm.h>
 
 #include <ttrace_probe_spec.h>
 
@@ -262,6 +265,61 @@ static void count_stacks(void)
 	bench_ctl("unprobe bench");
 }
 
+/* The user stack of the profile sample's benchmark: 17 frames on a page
+ * of page tables of its own, each linking to the next. */
+#define BENCH_USTACK	0x7f0000000000ull
+#define BENCH_UPC	0x401000ull
+static uint64_t *bench_pml4;
+
+/* BATCH profile samples of a kernel-mode trap frame whose chain is 16
+ * deep (run under bench_deep), kernel chains only; then BATCH of the same
+ * each with the 16-frame user chain of bench_pml4's stack (what a sample
+ * in a system call writes: ttrace_prof_sample() then the ustack). */
+static void count_prof_samples(void)
+{
+	struct per_cpu_info *p = this_cpu();
+	struct trapframe tf = {
+		.cs = 8, .rip = (uintptr_t)count_prof_samples,
+		.rbp = (uintptr_t)__builtin_frame_address(0),
+	};
+	uint64_t flags = arch_irq_save();
+
+	INSN_MARK(INSN_MARK_PROF_SAMPLE);
+	for (uint64_t i = 0; i < BATCH; i++)
+		ttrace_prof_sample(&tf);
+	INSN_MARK(INSN_MARK_PROF_SAMPLE + 1);
+	INSN_MARK(INSN_MARK_PROF_USER);
+	for (uint64_t i = 0; i < BATCH; i++) {
+		ttrace_prof_sample(&tf);
+		ttrace_profile_ustack(p->ttrace_ring, bench_pml4, BENCH_UPC,
+				      BENCH_USTACK);
+	}
+	INSN_MARK(INSN_MARK_PROF_USER + 1);
+	arch_irq_restore(flags);
+}
+
+/* The profiler's sample costs (docs/profiling.md, Costs), kernel chains
+ * on: the user stack's page mapped in page tables made for it. */
+static void count_profile(void)
+{
+	uint64_t *frames;
+
+	bench_pml4 = vm_create();
+	if (!bench_pml4 || vm_map_zero(bench_pml4, BENCH_USTACK, VM_WRITE,
+				       (void **)&frames)) {
+		printk("bench: no memory for the profile's user stack\n");
+		return;
+	}
+	for (uint32_t k = 0; k <= TTRACE_STACK_DEPTH; k++) {
+		frames[2 * k] = BENCH_USTACK + 16 * (k + 1);
+		frames[2 * k + 1] = BENCH_UPC + k;
+	}
+	bench_ctl("profile on 997 all");
+	bench_deep(TTRACE_STACK_DEPTH, count_prof_samples);
+	bench_ctl("profile off");
+	vm_free(bench_pml4);
+}
+
 /* The instruction-count regions, for make bench's plugin run. */
 static void count_all(void)
 {
@@ -273,6 +331,7 @@ static void count_all(void)
 	count_probed(OP_FILTER, "probe bench filter test_seq seq<0x7fffffffffffffff");
 	count_probed(OP_COUNT, "probe bench count test_seq");
 	count_stacks();
+	count_profile();
 	arm_test_group(false);
 	count_op(OP_DISABLED);
 	count_graph();

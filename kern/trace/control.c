@@ -385,6 +385,8 @@ static const char *apply(struct ttrace *t, const struct ttrace_ctl_cmd *cmd,
 	case TTRACE_CTL_DRAIN:
 		return cmd->mode ? ttrace_drain_on(t, file) :
 		       ttrace_drain_off(t);
+	case TTRACE_CTL_PROFILE:
+		return ttrace_profile_control(t, cmd);
 	default:
 		if (t->off_reason)
 			return t->off_reason;
@@ -545,6 +547,7 @@ void ttrace_stats_text(struct seqbuf *s)
 	seqbuf_printf(s, "aux bytes %lu size %lu dropped %lu\n", bytes,
 		      aux_size, dropped);
 	fprobe_stats_text(s);
+	ttrace_profile_stats_text(s);
 }
 
 /* Records a user annotation: the text in aux (tag marker), and a

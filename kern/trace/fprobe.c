@@ -140,11 +140,10 @@ void fprobe_init(void)
 
 /* ---- the hit path -------------------------------------------------------- */
 
-/* The physical address of va if its page is present (user: and a user
- * page) in the current page tables, else -1. Any context. */
-static uint64_t mapped_pa(uintptr_t va, bool user)
+/* See internal.h. */
+uint64_t mapped_pa(const uint64_t *pml4, uintptr_t va, bool user)
 {
-	const uint64_t *table = KADDR(rcr3() & PTE_ADDR_MASK);
+	const uint64_t *table = pml4;
 
 	for (int level = 3; level >= 0; level--) {
 		uint64_t e = table[(va >> (PGSHIFT + 9 * level)) & 511];
@@ -179,7 +178,7 @@ static int64_t str_page(uintptr_t p, bool user)
 
 	if (user ? p >= ULIM : p < KERNBASE)
 		return STR_UNMAPPED;
-	pa = mapped_pa(p, user);
+	pa = mapped_pa(KADDR(rcr3() & PTE_ADDR_MASK), p, user);
 	if (pa == (uint64_t)-1)
 		return STR_UNMAPPED;
 	return user || pmem_kernel_ram(pa) ? (int64_t)pa : STR_NOT_RAM;

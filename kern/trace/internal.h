@@ -43,6 +43,9 @@
 #include <ttrace_probe.h>
 #include <ttrace_root.h>
 #include <fgraph.h>
+#include <arch/mmu.h>
+#include <arch/x86.h>
+#include <arch/trap.h>
 
 struct seqbuf;
 struct ttrace;
@@ -773,6 +776,43 @@ void fprobe_stats_text(struct seqbuf *s);
 void ttrace_stack_record(struct trace_ring *r, uint64_t base, uint64_t ctx,
 			 uintptr_t rbp, uint32_t depth);
 void ttrace_stack_name_ksyms(void);
+/* Profile records (docs/trace-format.md section 8; profile.c): their
+ * mode word, the trap frame a process's thread entered the kernel with
+ * (its user registers, at the top of its kernel stack), the page tables
+ * loaded on this CPU (for an exiting process, the kernel's: it switches
+ * to them before it frees its own). */
+enum { TTRACE_PROF_MODE_KERNEL, TTRACE_PROF_MODE_USER, TTRACE_PROF_MODE_IDLE,
+       TTRACE_PROF_MODE_IRQ };
+
+static __always_inline const struct trapframe *ttrace_user_frame(
+	const struct kthread *kt)
+{
+	return (const struct trapframe *)(kt->kstack + KSTACK_SIZE) - 1;
+}
+
+static __always_inline const uint64_t *ttrace_loaded_tables(void)
+{
+	return KADDR(rcr3() & PTE_ADDR_MASK);
+}
+
+bool ttrace_profile_record(struct trace_ring *r, uint32_t ev,
+			   const uint64_t h[4], const struct kthread *kt,
+			   uintptr_t pc0, uintptr_t rbp);
+void ttrace_profile_ustack(struct trace_ring *r, const uint64_t *pml4,
+			   uintptr_t pc0, uintptr_t rbp);
+void ttrace_profile_sample_of(const struct trapframe *tf,
+			      const struct kthread *kt, uint32_t opts,
+			      uint64_t pid, uint64_t mode, uint64_t interval);
+/* profile.c: the sampling profiler (docs/profiling.md) */
+void ttrace_prof_sample(const struct trapframe *tf);
+bool ttrace_profile_sched_live(void);
+const char *ttrace_profile_control(struct ttrace *t,
+				   const struct ttrace_ctl_cmd *cmd);
+void ttrace_profile_stats_text(struct seqbuf *s);
+/* fprobe.c: the physical address of va if its page is present (user: and
+ * a user page) in page tables pml4 (the top table's kernel address), else
+ * -1: ustr's check. Any context. */
+uint64_t mapped_pa(const uint64_t *pml4, uintptr_t va, bool user);
 extern uint8_t ttrace_stack_tracer_on;
 void ttrace_stack_check(uintptr_t *parent);
 const char *ttrace_stack_tracer_control(struct ttrace *t, uint32_t op);

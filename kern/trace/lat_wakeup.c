@@ -9,7 +9,8 @@
  * the trace that led to it.
  *
  * Both hooks sit behind the static key TTRACE_KEY_WAKEUP (ttrace.h), a
- * NOP each while the tracer is off, and run under a run queue's lock
+ * NOP each while the tracer is off (and the profiler's scheduler hooks,
+ * which share the key), and run under a run queue's lock
  * with interrupts off; the stamp lives in the thread (kthread.wake_tsc).
  */
 #include <proc.h>
@@ -28,9 +29,12 @@ struct ttrace_lat ttrace_lat_wakeup = {
 	.set = wakeup_set,
 };
 
-/* kt is made runnable now. Its run queue locked. */
+/* kt is made runnable now. Its run queue locked. (The key is live for
+ * the profiler too: each hook asks whether the tracer is on.) */
 void ttrace_wakeup_mark(struct kthread *kt)
 {
+	if (!READ_ONCE(ttrace_lat_wakeup.on))
+		return;
 	kt->wake_pc = (uintptr_t)__builtin_return_address(0);
 	kt->wake_tsc = arch_trace_clock();
 }
@@ -40,7 +44,7 @@ void ttrace_wakeup_run(struct kthread *kt)
 {
 	uint64_t start = kt->wake_tsc, now = arch_trace_clock(), cycles;
 
-	if (start < READ_ONCE(wakeup_since))
+	if (!READ_ONCE(ttrace_lat_wakeup.on) || start < READ_ONCE(wakeup_since))
 		return;		/* not woken since the tracer went on */
 	kt->wake_tsc = 0;
 	cycles = now > start ? now - start : 0;

@@ -53,13 +53,16 @@ static bool is_lat_key(const struct ttrace_site *s)
 /* Where site s must jump (0: it must be the NOP): nowhere unless its
  * event is armed; to the probe call if a probe is attached to the event.
  * The context key's site jumps while ttrace_ctx_live is set, a latency
- * tracer's while it is on. */
+ * tracer's while it is on (the wakeup tracer's scheduler hooks also while
+ * the profiler wants them). */
 static uintptr_t site_target(const struct ttrace_site *s)
 {
 	if (s->id == TTRACE_KEY_CTX_LIVE)
 		return READ_ONCE(ttrace_ctx_live) ? s->target : 0;
 	if (is_lat_key(s))
-		return ttrace_lat_key_live(s->id) ? s->target : 0;
+		return ttrace_lat_key_live(s->id) ||
+		       (s->id == TTRACE_KEY_WAKEUP && ttrace_profile_sched_live()) ?
+		       s->target : 0;
 	if (!ttrace_armed[s->id])
 		return 0;
 	return ttrace_main.ctl.probed && ttrace_main.ctl.probed[s->id] ?

@@ -25,6 +25,9 @@
 #include <ttrace_ctl.h>
 #include <ttrace_probe_spec.h>
 #include <arch/arch.h>
+#include <arch/mmu.h>
+#include <arch/trap.h>
+#include <arch/x86.h>
 
 #include "internal.h"
 
@@ -63,14 +66,16 @@ static __always_inline uintptr_t fp_key(uintptr_t fp)
 }
 
 /* The key (fp_key()) of the highest frame pointer a walk from frame rbp
- * of the running thread may follow, the frame's words below the top of
- * the stack rbp lies on; 0 when rbp is no frame on that stack (below it,
- * too high or misaligned): not walked. */
-static __always_inline uintptr_t frame_limit(uintptr_t rbp)
+ * of thread kt (the running one, or one switching out on this CPU) may
+ * follow, the frame's words below the top of the stack rbp lies on; 0
+ * when rbp is no frame on that stack (below it, too high or
+ * misaligned): not walked. */
+static __always_inline uintptr_t frame_limit(const struct kthread *kt,
+					     uintptr_t rbp)
 {
 	uintptr_t lo, hi;
 
-	if (!stack_bounds(this_cpu()->cur_kthread, rbp, &lo, &hi) ||
+	if (!stack_bounds(kt, rbp, &lo, &hi) ||
 	    fp_key(rbp) > fp_key(hi - FRAME_BYTES))
 		return 0;
 	return fp_key(hi - FRAME_BYTES);
@@ -125,8 +130,8 @@ static enum tramp_pc tramp_kind(uintptr_t pc)
 }
 
 /*
- * Walks the chain from frame rbp of the running thread into pcs (at most
- * max); returns how many. A frame is read only when frame_next_ok() let
+ * Walks the chain from frame rbp of thread kt (frame_limit()) into pcs
+ * (at most max); returns how many. A frame is read only when frame_next_ok() let
  * the walk reach it; max bounds the walk. The trampolines
  * (ttrace_fgraph.S) come first in the kernel's text, so one compare a
  * frame finds every return address the walk must look at: below them it
@@ -140,10 +145,10 @@ static enum tramp_pc tramp_kind(uintptr_t pc)
  * in a trampoline is an interrupt's that came in before its frame was
  * whole: the end.
  */
-static uint32_t walk(uintptr_t rbp, uint64_t *pcs, uint32_t max)
+static uint32_t walk(const struct kthread *kt, uintptr_t rbp, uint64_t *pcs,
+		     uint32_t max)
 {
-	const struct kthread *kt = this_cpu()->cur_kthread;
-	uintptr_t limit = frame_limit(rbp), key = fp_key(rbp);
+	uintptr_t limit = frame_limit(kt, rbp), key = fp_key(rbp);
 	uint64_t *p = pcs, *end = pcs + max;
 
 	if (!limit)
@@ -191,12 +196,19 @@ up:
 			 (STACK_SLOTS - 1) * TTRACE_CONT_ARGS)	/* 18 */
 #define WALK_TRAMPOLINE	UINT32_MAX
 
-/* The word of a stack record (slots s) that holds pc i < PC_WORDS: the
- * first entry's data[1..4] (data[0]: the count), then each
- * continuation's 7. Constant folded where i is a constant. */
+/* Where a record's pcs are: a stack record's from its word 1 (the first
+ * entry's data[1..4], data[0] the count, then each continuation's 7), a
+ * profile record's (docs/trace-format.md section 8) from its first
+ * continuation on (the first entry is its header). */
+enum pc_layout { PCS_STACK, PCS_PROFILE };
+
+/* The word of a record (slots s) of layout lay that holds pc i <
+ * PC_WORDS. Constant folded where lay and i are constants. */
 static __always_inline uint64_t *pc_word(struct ttrace_entry *const *s,
-					 uint32_t i)
+					 uint32_t i, enum pc_layout lay)
 {
+	if (lay == PCS_PROFILE)
+		return &s[1 + i / TTRACE_CONT_ARGS]->cont[i % TTRACE_CONT_ARGS];
 	if (i < TTRACE_ENTRY_ARGS - 1)
 		return &s[0]->data[1 + i];
 	i -= TTRACE_ENTRY_ARGS - 1;
@@ -204,27 +216,29 @@ static __always_inline uint64_t *pc_word(struct ttrace_entry *const *s,
 }
 
 /*
- * walk() for a stack record, TTRACE_STACK_DEPTH frames at most, each pc
- * stored straight into its word of the record (slots s): unrolled, so
- * every word's address is a constant offset, and a frame costs two
- * loads, a store, a rotate and the compares. Returns how many pcs, or
- * WALK_TRAMPOLINE at a return address into a trampoline (walk()'s
- * business). rbp: a frame within limit (frame_limit()).
+ * walk() for a record (slots s, layout lay), its pcs from, from + 1, ..
+ * up to TTRACE_STACK_DEPTH, each stored straight into its word of the
+ * record: unrolled, so every word's address is a constant offset, and a
+ * frame costs two loads, a store, a rotate and the compares. Returns how
+ * many pcs the record has (from + the frames walked), or WALK_TRAMPOLINE
+ * at a return address into a trampoline (walk()'s business). rbp: a
+ * frame within limit (frame_limit()).
  */
 static __always_inline uint32_t walk_record(uintptr_t rbp, uintptr_t limit,
-					    struct ttrace_entry *const *s)
+					    struct ttrace_entry *const *s,
+					    enum pc_layout lay, uint32_t from)
 {
 	uintptr_t key = fp_key(rbp);
 
 #pragma GCC unroll 16
-	for (uint32_t i = 0; i < TTRACE_STACK_DEPTH; i++) {
+	for (uint32_t i = from; i < TTRACE_STACK_DEPTH; i++) {
 		const uintptr_t *f = frame_at(key);
 		uintptr_t pc = f[1], next = fp_key(f[0]);
 
 		if (unlikely(pc < (uintptr_t)fgraph_trampoline_end))
 			return pc < (uintptr_t)fgraph_trampoline ? i :
 			       WALK_TRAMPOLINE;
-		*pc_word(s, i) = pc;
+		*pc_word(s, i, lay) = pc;
 		if (!frame_next_ok(key, next, limit))
 			return i + 1;
 		key = next;
@@ -232,41 +246,52 @@ static __always_inline uint32_t walk_record(uintptr_t rbp, uintptr_t limit,
 	return TTRACE_STACK_DEPTH;
 }
 
-/* Stores pcs[i] (pcs: NULL for none) into the pc words i from..n - 1 of
- * the stack record in slots s0..s2, zero into those from n on. */
-static __attribute__((noinline)) void set_pc_words(struct ttrace_entry *s0,
-				  struct ttrace_entry *s1,
-				  struct ttrace_entry *s2,
-				  const uint64_t *pcs, uint32_t from,
-				  uint32_t n)
+/* Stores pcs[i - from] (pcs: NULL for none) into the pc words i
+ * from..n - 1 of the record in slots s0..s3 (layout lay; s3 NULL for a
+ * stack record), zero into those from n on. */
+static __attribute__((noinline)) void set_pc_words(
+	struct ttrace_entry *s0, struct ttrace_entry *s1,
+	struct ttrace_entry *s2, struct ttrace_entry *s3, enum pc_layout lay,
+	const uint64_t *pcs, uint32_t from, uint32_t n)
 {
-	struct ttrace_entry *const s[STACK_SLOTS] = { s0, s1, s2 };
+	struct ttrace_entry *const s[4] = { s0, s1, s2, s3 };
 
 	for (uint32_t i = from; i < PC_WORDS; i++)
-		*pc_word(s, i) = i < n ? pcs[i] : 0;
+		*pc_word(s, i, lay) = i < n ? pcs[i - from] : 0;
 }
 
-/* Fills the pc words of the stack record in slots s with the chain from
- * frame rbp, at most depth frames, the rest zero; returns how many. */
+/* set_pc_words() for the record in slots s (4 of a profile record, 3 of
+ * the others). */
+#define SET_PC_WORDS(s, lay, pcs, from, n)				\
+	set_pc_words((s)[0], (s)[1], (s)[2],				\
+		     (lay) == PCS_PROFILE ? (s)[3] : NULL, lay, pcs, from, n)
+
+/* Fills the pc words from from on of the record in slots s (layout lay)
+ * with the chain from frame rbp of thread kt, up to depth pcs in all, the
+ * rest zero; returns how many pcs the record has. */
 static __always_inline uint32_t fill_pcs(struct ttrace_entry *const *s,
-					 uintptr_t rbp, uint32_t depth)
+					 enum pc_layout lay,
+					 const struct kthread *kt,
+					 uintptr_t rbp, uint32_t from,
+					 uint32_t depth)
 {
-	uintptr_t limit = frame_limit(rbp);
-	uint32_t n = limit ? walk_record(rbp, limit, s) : 0;
+	uintptr_t limit = frame_limit(kt, rbp);
+	uint32_t n = limit ? walk_record(rbp, limit, s, lay, from) : from;
 	uint64_t pcs[TTRACE_STACK_DEPTH];
 
 	if (likely(n == TTRACE_STACK_DEPTH && depth >= n)) {
 		for (uint32_t i = TTRACE_STACK_DEPTH; i < PC_WORDS; i++)
-			*pc_word(s, i) = 0;
+			*pc_word(s, i, lay) = 0;
 		return n;
 	}
 	if (n == WALK_TRAMPOLINE) {
-		n = walk(rbp, pcs, MIN(depth, TTRACE_STACK_DEPTH));
-		set_pc_words(s[0], s[1], s[2], pcs, 0, n);
+		n = from + walk(kt, rbp, pcs, MIN(depth, TTRACE_STACK_DEPTH) -
+				from);
+		SET_PC_WORDS(s, lay, pcs, from, n);
 		return n;
 	}
 	n = MIN(n, depth);
-	set_pc_words(s[0], s[1], s[2], NULL, n, n);
+	SET_PC_WORDS(s, lay, NULL, n, n);
 	return n;
 }
 
@@ -291,7 +316,7 @@ notrace void ttrace_stack_record(struct trace_ring *r, uint64_t base,
 		s[k] = trace_ring_slot(r, idx + k);
 		trace_ring_invalidate(s[k]);
 	}
-	n = fill_pcs(s, rbp, depth);
+	n = fill_pcs(s, PCS_STACK, this_cpu()->cur_kthread, rbp, 0, depth);
 	trace_ring_publish(s[1], ts | TTRACE_TS_CONT);
 	trace_ring_publish(s[2], ts | TTRACE_TS_CONT);
 	s[0]->type = (idx << TTRACE_TYPE_SEQ_SHIFT) + (base & ~((uint64_t)0xf
@@ -300,6 +325,217 @@ notrace void ttrace_stack_record(struct trace_ring *r, uint64_t base,
 	s[0]->context = ctx;
 	s[0]->data[0] = n;
 	trace_ring_publish(s[0], ts);
+}
+
+/* ---- profile records (docs/trace-format.md section 8) -------------------- */
+
+#define PROF_SLOTS	4	/* a first entry (the header), 3 continuations */
+#define PROF_HEAD	4	/* header words before the count: pid, tid,
+				   mode, the event's own */
+
+/* Reserves n slots of r for a record stamped ts and invalidates them into
+ * s; false when the ring is saturated (counted as dropped). */
+static __always_inline bool reserve_slots(struct trace_ring *r, uint32_t n,
+					  struct ttrace_entry **s,
+					  uint64_t *idx)
+{
+	if ((*idx = trace_ring_reserve(r, n)) == UINT64_MAX)
+		return false;
+#pragma GCC unroll 4
+	for (uint32_t k = 0; k < n; k++) {
+		s[k] = trace_ring_slot(r, *idx + k);
+		trace_ring_invalidate(s[k]);
+	}
+	return true;
+}
+
+/* Publishes the record of n slots s, event ev at index idx, with this
+ * CPU's context words: the continuations first, the first entry last. */
+static __always_inline void publish_slots(struct ttrace_entry *const *s,
+					  uint32_t n, uint64_t idx,
+					  uint32_t ev, uint64_t ts)
+{
+	struct per_cpu_info *pcpui = this_cpu();
+
+#pragma GCC unroll 4
+	for (uint32_t k = 1; k < n; k++)
+		trace_ring_publish(s[k], ts | TTRACE_TS_CONT);
+	s[0]->type = (idx << TTRACE_TYPE_SEQ_SHIFT) +
+		     (pcpui->ttrace_type_base & ~((uint64_t)0xf <<
+						  TTRACE_TYPE_NCONT_SHIFT)) +
+		     ev + ((uint64_t)(n - 1) << TTRACE_TYPE_NCONT_SHIFT);
+	s[0]->context = pcpui->ttrace_ctx;
+	trace_ring_publish(s[0], ts);
+}
+
+/*
+ * Writes profile record ev (profile_sample, _switch or _wakeup) into r,
+ * this CPU's: the header h (pid, tid, mode, the event's word), then the
+ * kernel chain: pc0 and the chain from frame rbp of thread kt (the
+ * running one, or one switching out here), TTRACE_STACK_DEPTH pcs in all;
+ * none when pc0 is 0. Returns false when the ring is saturated (the
+ * record dropped, counted). Any context, interrupts off.
+ */
+static __always_inline bool profile_record(struct trace_ring *r, uint32_t ev,
+					   uint64_t h0, uint64_t h1,
+					   uint64_t h2, uint64_t h3,
+					   const struct kthread *kt,
+					   uintptr_t pc0, uintptr_t rbp)
+{
+	uint64_t ts = arch_trace_clock() & ~TTRACE_TS_CONT, idx;
+	struct ttrace_entry *s[PROF_SLOTS];
+	uint32_t n = 0;
+
+	if (!reserve_slots(r, PROF_SLOTS, s, &idx))
+		return false;
+	if (likely(pc0)) {
+		*pc_word(s, 0, PCS_PROFILE) = pc0;
+		n = fill_pcs(s, PCS_PROFILE, kt, rbp, 1, TTRACE_STACK_DEPTH);
+	} else {
+		SET_PC_WORDS(s, PCS_PROFILE, NULL, 0, 0);
+	}
+#pragma GCC unroll 8
+	for (uint32_t i = PC_WORDS; i < (PROF_SLOTS - 1) * TTRACE_CONT_ARGS;
+	     i++)
+		*pc_word(s, i, PCS_PROFILE) = 0;	/* past pc15 */
+	s[0]->data[0] = h0;
+	s[0]->data[1] = h1;
+	s[0]->data[2] = h2;
+	s[0]->data[3] = h3;
+	s[0]->data[4] = n;
+	publish_slots(s, PROF_SLOTS, idx, ev, ts);
+	return true;
+}
+
+/* See profile_record(); h: the header's 4 words. */
+notrace bool ttrace_profile_record(struct trace_ring *r, uint32_t ev,
+				   const uint64_t h[PROF_HEAD],
+				   const struct kthread *kt, uintptr_t pc0,
+				   uintptr_t rbp)
+{
+	return profile_record(r, ev, h[0], h[1], h[2], h[3], kt, pc0, rbp);
+}
+
+/*
+ * The user chain (a ustack record's words in slots s): pc0, then the
+ * frame-pointer chain from rbp read through page tables pml4 (a kernel
+ * address of the top table): every frame pointer aligned, above the one
+ * before (a loop ends where it turns back) and below ULIM, its page a
+ * present user page there (mapped_pa(), ustr's check; read through the
+ * direct map), and every return address below ULIM and not 0; anything
+ * else ends the walk, so no hostile rbp faults and no kernel address is
+ * taken for a user frame. Unrolled, as walk_record(): every word's
+ * address a constant offset. The page of the frame before is kept: a
+ * frame whose two words are on it (so below ULIM) costs a subtraction
+ * and two compares more than the kernel walk's; another page (or a frame
+ * across two) is looked up in the page tables. Returns how many pcs (the
+ * words past them not written).
+ */
+/* What the walk reads for page 0 (no user page: the walk ends there). */
+static const uint64_t no_page[PGSIZE / 8];
+
+static __always_inline uint32_t walk_user(struct ttrace_entry *const *s,
+					  const uint64_t *pml4, uintptr_t pc0,
+					  uintptr_t rbp)
+{
+	uintptr_t page = 0, prev = 0;	/* page 0: never mapped, read as 0 */
+	const uint8_t *base = (const uint8_t *)no_page;
+
+	*pc_word(s, 0, PCS_STACK) = pc0;
+#pragma GCC unroll 16
+	for (uint32_t n = 1; n < TTRACE_STACK_DEPTH; n++) {
+		uint64_t pc, next, pa;
+
+		if ((rbp & 7) || rbp <= prev)
+			return n;
+		if (likely(rbp - page < PGSIZE - 8)) {
+			const uint64_t *f = (const uint64_t *)(base +
+							       (rbp - page));
+
+			next = f[0];
+			pc = f[1];
+		} else {	/* another page, or a frame across two */
+			if (rbp > ULIM - 16 || (pa = mapped_pa(pml4, rbp,
+					true)) == (uint64_t)-1)
+				return n;
+			page = rbp & ~(uintptr_t)(PGSIZE - 1);
+			base = KADDR(pa - (rbp - page));
+			next = *(const uint64_t *)KADDR(pa);
+			if ((rbp & (PGSIZE - 1)) == PGSIZE - 8 &&
+			    (pa = mapped_pa(pml4, rbp + 8, true) - 8) ==
+			    (uint64_t)-1 - 8)
+				return n;
+			pc = *(const uint64_t *)KADDR(pa + 8);
+		}
+		if (pc - 1 >= ULIM - 1)	/* 0, or not a user address */
+			return n;
+		*pc_word(s, n, PCS_STACK) = pc;
+		prev = rbp;
+		rbp = next;
+	}
+	return TTRACE_STACK_DEPTH;
+}
+
+/* Writes a ustack record into r (see ttrace_profile_ustack()). */
+static __always_inline void profile_ustack(struct trace_ring *r,
+					   const uint64_t *pml4,
+					   uintptr_t pc0, uintptr_t rbp)
+{
+	uint64_t ts = arch_trace_clock() & ~TTRACE_TS_CONT, idx;
+	struct ttrace_entry *s[STACK_SLOTS];
+	uint32_t n;
+
+	if (pc0 - 1 >= ULIM - 1 || !reserve_slots(r, STACK_SLOTS, s, &idx))
+		return;
+	n = walk_user(s, pml4, pc0, rbp);
+	if (likely(n == TTRACE_STACK_DEPTH)) {
+		for (uint32_t i = TTRACE_STACK_DEPTH; i < PC_WORDS; i++)
+			*pc_word(s, i, PCS_STACK) = 0;
+	} else {
+		SET_PC_WORDS(s, PCS_STACK, NULL, n, n);
+	}
+	s[0]->data[0] = n;
+	publish_slots(s, STACK_SLOTS, idx, TTRACE_EV_USTACK, ts);
+}
+
+/*
+ * Writes a ustack record into r, this CPU's, right after the profile
+ * record written just before (interrupts off: nothing comes between):
+ * the user chain from pc pc0 and frame rbp through page tables pml4
+ * (walk_user()). Nothing when pc0 is no user address.
+ */
+notrace void ttrace_profile_ustack(struct trace_ring *r, const uint64_t *pml4,
+				   uintptr_t pc0, uintptr_t rbp)
+{
+	profile_ustack(r, pml4, pc0, rbp);
+}
+
+/*
+ * A sample of the context tf interrupted on this CPU (profile.c's timer,
+ * docs/profiling.md): thread kt's pid and tid, mode, the interval it
+ * stands for (trace clock ticks), then the kernel chain (kernel mode,
+ * opts TTRACE_PROFILE_KERNEL: from the interrupted pc and frame) and the
+ * user chain (a process's thread, opts TTRACE_PROFILE_USER: from tf in
+ * user mode, else from the trap frame it entered the kernel with, through
+ * the tables loaded here). Interrupts off.
+ */
+notrace void ttrace_profile_sample_of(const struct trapframe *tf,
+				      const struct kthread *kt, uint32_t opts,
+				      uint64_t pid, uint64_t mode,
+				      uint64_t interval)
+{
+	struct trace_ring *r = this_cpu()->ttrace_ring;
+	bool user = mode == TTRACE_PROF_MODE_USER;
+	const struct trapframe *utf;
+
+	if (!profile_record(r, TTRACE_EV_PROFILE_SAMPLE, pid, kt->id, mode,
+			    interval, kt, !user &&
+			    (opts & TTRACE_PROFILE_KERNEL) ? tf->rip : 0,
+			    tf->rbp) ||
+	    !(opts & TTRACE_PROFILE_USER) || !kt->proc)
+		return;
+	utf = user ? tf : ttrace_user_frame(kt);
+	profile_ustack(r, ttrace_loaded_tables(), utf->rip, utf->rbp);
 }
 
 /* Names every kernel symbol in aux (tag ksym, ident = its address), so
@@ -368,7 +604,8 @@ notrace void ttrace_stack_check(uintptr_t *parent)
 		m->max.bytes = hi - sp;
 		m->max.pcs[0] = parent[-1];
 		m->max.pcs[1] = real_pc(pcpui->cur_kthread, parent);
-		m->max.nframes = 2 + walk(parent[-2], m->max.pcs + 2,
+		m->max.nframes = 2 + walk(pcpui->cur_kthread, parent[-2],
+					  m->max.pcs + 2,
 					  TTRACE_STACK_DEPTH - 2);
 		wmb();
 		WRITE_ONCE(m->seq, m->seq + 1);

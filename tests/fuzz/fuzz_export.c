@@ -434,12 +434,20 @@ static void check_pftrace(const char *path)
 	free(s);
 }
 
+/* Aborts unless the file at path ends an SVG document. */
+static void check_svg(const char *path)
+{
+	size_t len;
+	char *s = slurp(path, &len);
+
+	if (len < 7 || strcmp(s + len - 7, "</svg>\n"))
+		abort();
+	free(s);
+}
+
 /* Every exporter on the trace in in, which the loader accepted. */
 static void export_all(void)
 {
-	size_t len;
-	char *s;
-
 	if (run((const char *[]){ "verify", in, NULL }) ||
 	    run((const char *[]){ "text", in, NULL }) ||
 	    run((const char *[]){ "stats", in, NULL }) ||
@@ -457,13 +465,16 @@ static void export_all(void)
 	if (run((const char *[]){ "perfetto", in, pft, NULL }))
 		abort();
 	check_pftrace(pft);
+	/* the profile's (a trace without samples has an empty profile) */
+	if (run((const char *[]){ "folded", in, "--wall", NULL }) ||
+	    run((const char *[]){ "flamegraph", in, svg, "--wall", NULL }) ||
+	    run((const char *[]){ "pprof", in, dat, "--wall", NULL }))
+		abort();
+	check_svg(svg);
 	if (run((const char *[]){ "boot", in, "--json", "--svg", svg, NULL }))
 		return;
 	check_json(out);
-	s = slurp(svg, &len);
-	if (len < 7 || strcmp(s + len - 7, "</svg>\n"))
-		abort();
-	free(s);
+	check_svg(svg);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

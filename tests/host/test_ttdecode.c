@@ -587,7 +587,8 @@ static int test_commands(void)
 {
 	static const char *const names[] = { "verify", "text", "json",
 		"stats", "unwrap", "scale", "split", "boot", "uftrace", "ctf",
-		"tracedat", "perfetto", "critpath", "wakeup", "errno" };
+		"tracedat", "perfetto", "critpath", "wakeup", "errno",
+		"folded", "flamegraph", "pprof" };
 	char line[32];
 
 	CHECK_RUN(2, "nosuchcommand");

@@ -408,7 +408,47 @@ static int test_latency_cmd(void)
 	return 0;
 }
 
+/* profile on [HZ] [kernel|user|all] [offcpu] [sched] | off: the rate
+ * (997 by default, 1..10000), the options (all by default), or an error
+ * naming the bad word. */
+static int test_profile_cmd(void)
+{
+	static struct ttrace_ctl_cmd cmd;
+	const char *err;
+
+	HT_CHECK(!ttrace_ctl_parse(&cmd, "profile on\n", 11, &meta));
+	HT_CHECK(cmd.op == TTRACE_CTL_PROFILE && cmd.mode == 1 &&
+		 cmd.value == 997 && cmd.mask == TTRACE_PROFILE_ALL);
+	HT_CHECK(!ttrace_ctl_parse(&cmd, "profile on 10000 user offcpu", 28,
+				   &meta));
+	HT_CHECK(cmd.value == 10000 && cmd.mask == (TTRACE_PROFILE_USER |
+						    TTRACE_PROFILE_OFFCPU));
+	HT_CHECK(!ttrace_ctl_parse(&cmd, "profile on 1 sched kernel", 25,
+				   &meta));
+	HT_CHECK(cmd.value == 1 && cmd.mask == (TTRACE_PROFILE_KERNEL |
+						TTRACE_PROFILE_SCHED));
+	HT_CHECK(!ttrace_ctl_parse(&cmd, "profile off", 11, &meta));
+	HT_CHECK(cmd.op == TTRACE_CTL_PROFILE && cmd.mode == 0);
+	err = ttrace_ctl_parse(&cmd, "profile on 10001", 16, &meta);
+	HT_CHECK(err && strstr(err, "profile: bad rate '10001' (1..10000 Hz)"));
+	err = ttrace_ctl_parse(&cmd, "profile on 0", 12, &meta);
+	HT_CHECK(err && strstr(err, "profile: bad rate '0'"));
+	err = ttrace_ctl_parse(&cmd, "profile on 99x", 14, &meta);
+	HT_CHECK(err && strstr(err, "profile: bad rate '99x'"));
+	err = ttrace_ctl_parse(&cmd, "profile on 99 wall", 18, &meta);
+	HT_CHECK(err && strstr(err, "profile: unknown option 'wall'"));
+	err = ttrace_ctl_parse(&cmd, "profile on offcpu offcpu", 24, &meta);
+	HT_CHECK(err && strstr(err, "profile: option 'offcpu' given twice"));
+	err = ttrace_ctl_parse(&cmd, "profile off now", 15, &meta);
+	HT_CHECK(err && strstr(err, "profile off: no more words, not 'now'"));
+	err = ttrace_ctl_parse(&cmd, "profile maybe", 13, &meta);
+	HT_CHECK(err && strstr(err, "profile: on or off, not 'maybe'"));
+	HT_CHECK(ttrace_ctl_parse(&cmd, "profile", 7, &meta));
+	return 0;
+}
+
 static const struct ht_test tests[] = {
+	{ test_profile_cmd, "ctl_profile_cmd" },
 	{ test_latency_cmd, "ctl_latency_cmd" },
 	{ test_one_table, "ctl_one_table" },
 	{ test_counters_cmd, "ctl_counters_cmd" },

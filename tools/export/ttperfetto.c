@@ -20,6 +20,13 @@
  *	CPU's track, boot phases on the CPU's boot track; an instant per
  *	other event (a marker named by its text) and per declared loss on
  *	the CPU's track; counter tracks for the counter events.
+ * The profile's on-CPU samples (tools/profile/ttprof.h) go on a packet
+ * sequence of their own (PF_SEQ_PROFILE) as PerfSamples: one packet of
+ * interned data first (SEQ_INCREMENTAL_STATE_CLEARED: function names,
+ * mapping paths, mappings, frames, callstacks root first), then one
+ * packet per sample (SEQ_NEEDS_INCREMENTAL_STATE) naming its callstack,
+ * so trace_processor's perf_sample table and linux.perf.samples hold
+ * them (docs/profiling.md, "Reading"); tid = pid as everywhere here.
  * Pids: our idle thread of CPU n (TTRACE_IDLE_PID(n), "idle/N") is
  * Linux's swapper, pid 0 on every CPU; a kernel thread without a
  * process (our pid 0) is PF_KTHREAD_PID, "kthread". Times are ns since
@@ -37,6 +44,7 @@
 #include "ttdecode.h"
 #include "ttexport.h"
 #include "ttmodel.h"
+#include "ttprof.h"
 
 #define PF_KTHREAD_PID	0x7fffffff	/* our pid 0: a kernel thread */
 #define PF_SEQ		1		/* threads' tracks and slices */
@@ -44,6 +52,7 @@
 					   sequence without thread
 					   descriptors, so their events
 					   belong to no thread */
+#define PF_SEQ_PROFILE	2		/* ... and of the profile's samples */
 #define PF_BUNDLE_MAX	1024		/* ftrace events per bundle */
 #define PF_NEST		8		/* nested messages open at once */
 #define PF_FLUSH	(1 << 20)	/* write out beyond this many bytes */
@@ -85,6 +94,23 @@ enum {
 	SLICE_BEGIN = 1, SLICE_END = 2, INSTANT = 3, COUNTER = 4,
 };
 
+/* Field numbers of the perf samples (interned_data.proto,
+ * profile_common.proto, profile_packet.proto). */
+enum {
+	PKT_INTERNED_DATA = 12, PKT_PERF_SAMPLE = 66,
+	SEQ_NEEDS_INCREMENTAL_STATE = 2,
+	ID_FUNCTION_NAMES = 5, ID_FRAMES = 6, ID_CALLSTACKS = 7,
+	ID_MAPPING_PATHS = 17, ID_MAPPINGS = 19,
+	IS_IID = 1, IS_STR = 2,
+	FRAME_IID = 1, FRAME_NAME_ID = 2, FRAME_MAPPING_ID = 3,
+	FRAME_REL_PC = 4,
+	CALLSTACK_IID = 1, CALLSTACK_FRAME_IDS = 2,
+	MAPPING_IID = 1, MAPPING_START = 4, MAPPING_END = 5,
+	MAPPING_PATH_IDS = 7,
+	PS_CPU = 1, PS_PID = 2, PS_TID = 3, PS_CALLSTACK_IID = 4,
+	PS_CPU_MODE = 5,
+};
+
 #define LINUX_PRIO	120		/* a normal task's prio */
 #define LINUX_PREEMPTED	0x100		/* prev_state: preempted (R+) */
 #define LINUX_TASK_INTERRUPTIBLE 1	/* S */
@@ -120,6 +146,7 @@ struct pf {
 	uint64_t *parents;		/* pid << 32 | parent, by pid */
 	size_t nparents;
 	uint64_t switches, slices, instants, losses, samples, ftrace;
+	uint64_t perf_samples;
 };
 
 /* ---- protobuf writing ---------------------------------------------------- */
@@ -927,6 +954,114 @@ static void cpu_events(struct pf *x, uint32_t c)
 	bundle_flush(x, c);
 }
 
+/* ---- profile samples ----------------------------------------------------- */
+
+/* Interned string iid (field f) with the len bytes at str. */
+static void interned_string(struct pb *p, unsigned f, uint64_t iid,
+			    const char *str, size_t len)
+{
+	pb_begin(p, f);
+	pb_uint(p, IS_IID, iid);
+	pb_str(p, IS_STR, str, len);
+	pb_end(p);
+}
+
+/* The profile's mappings (iid = index + 1; the path without its leading
+ * '/', which the importer puts back) and frames (iid = index + 1, named
+ * by function name iid = index + 1). */
+static void intern_frames(struct pb *p, const struct ttprof *pr)
+{
+	for (uint32_t i = 0; i < pr->nmappings; i++) {
+		const char *path = pr->mappings[i].path;
+
+		path += *path == '/';
+		interned_string(p, ID_MAPPING_PATHS, i + 1ull, path,
+				strlen(path));
+		pb_begin(p, ID_MAPPINGS);
+		pb_uint(p, MAPPING_IID, i + 1ull);
+		pb_uint(p, MAPPING_START, pr->mappings[i].start);
+		pb_uint(p, MAPPING_END, pr->mappings[i].end);
+		pb_uint(p, MAPPING_PATH_IDS, i + 1ull);
+		pb_end(p);
+	}
+	for (uint32_t i = 0; i < pr->nframes; i++) {
+		const struct ttprof_frame *f = &pr->frames[i];
+		uint64_t start = pr->mappings[f->mapping].start;
+
+		interned_string(p, ID_FUNCTION_NAMES, i + 1ull, f->name,
+				f->len);
+		pb_begin(p, ID_FRAMES);
+		pb_uint(p, FRAME_IID, i + 1ull);
+		pb_uint(p, FRAME_NAME_ID, i + 1ull);
+		pb_uint(p, FRAME_MAPPING_ID, f->mapping + 1ull);
+		pb_uint(p, FRAME_REL_PC, f->addr >= start ? f->addr - start :
+			f->addr);
+		pb_end(p);
+	}
+}
+
+/* The packet that opens the profile's sequence: every mapping, frame and
+ * callstack (iid = index + 1, frames root first). */
+static void intern_profile(struct pf *x, const struct ttprof *pr)
+{
+	pb_begin(&x->out, TRACE_PACKET);
+	pb_uint(&x->out, PKT_SEQ_ID, PF_SEQ_PROFILE);
+	pb_uint(&x->out, PKT_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+	pb_begin(&x->out, PKT_INTERNED_DATA);
+	intern_frames(&x->out, pr);
+	for (uint32_t i = 0; i < pr->nstacks; i++) {
+		const struct ttprof_stack *s = &pr->stacks[i];
+
+		pb_begin(&x->out, ID_CALLSTACKS);
+		pb_uint(&x->out, CALLSTACK_IID, i + 1ull);
+		for (uint32_t k = s->n; k-- > 0;)
+			pb_uint(&x->out, CALLSTACK_FRAME_IDS,
+				pr->stack_frames[s->first + k] + 1ull);
+		pb_end(&x->out);
+	}
+	pb_end(&x->out);
+	packet_end(x);
+}
+
+/* The trace's on-CPU samples as PerfSample packets (see the top).
+ * Returns 0, or -1 when out of memory. */
+static int perf_samples(struct pf *x)
+{
+	struct ttprof_opts o;
+	struct ttprof pr;
+	int none = 0;
+
+	ttprof_parse_opts(&none, NULL, &o);	/* the defaults */
+	ttprof_init(&pr, 0);
+	if (ttprof_from_trace(&pr, (struct ttload *)x->t, &o) < 0) {
+		ttprof_free(&pr);
+		return -1;
+	}
+	if (pr.nsamples)
+		intern_profile(x, &pr);
+	for (uint64_t i = 0; i < pr.nsamples; i++) {
+		const struct ttprof_sample *s = &pr.samples[i];
+
+		if (s->kind != TTPROF_ON_CPU)
+			continue;
+		pb_begin(&x->out, TRACE_PACKET);
+		pb_uint(&x->out, PKT_TIMESTAMP, s->ts);
+		pb_uint(&x->out, PKT_SEQ_ID, PF_SEQ_PROFILE);
+		pb_uint(&x->out, PKT_SEQ_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+		pb_begin(&x->out, PKT_PERF_SAMPLE);
+		pb_uint(&x->out, PS_CPU, s->cpu);
+		pb_uint(&x->out, PS_PID, linux_pid(s->pid));
+		pb_uint(&x->out, PS_TID, linux_pid(s->pid));
+		pb_uint(&x->out, PS_CALLSTACK_IID, s->stack + 1ull);
+		pb_uint(&x->out, PS_CPU_MODE, s->mode);
+		pb_end(&x->out);
+		packet_end(x);
+		x->perf_samples++;
+	}
+	ttprof_free(&pr);
+	return 0;
+}
+
 /* ---- the command --------------------------------------------------------- */
 
 /* Writes the whole trace to x->f. Returns 0 or -1 (memory). */
@@ -953,8 +1088,12 @@ static int pf_write(struct pf *x)
 		cpu_events(x, c);
 	for (uint32_t i = 0; i < m.ntracks; i++)
 		slices(x, &m.tracks[i]);
+	rc = perf_samples(x);
 	flush(x);
-	rc = x->out.oom || x->bundle.oom ? -1 : 0;
+	if (x->out.oom || x->bundle.oom)
+		rc = -1;
+	if (!rc && x->perf_samples)
+		printf("perfetto: %llu perf samples\n", ull(x->perf_samples));
 	if (!rc)
 		printf("perfetto: %llu sched_switch, %llu other ftrace events, "
 		       "%llu slices, %llu instants, %llu counter samples, "

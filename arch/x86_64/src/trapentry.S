@@ -33,7 +33,7 @@ trap_common:
 	cmpq	$0x08, 18*8(%rsp)		/* cs: kernel? */
 	je	1f
 	swapgs
-1:	CALL_WITH_FRAME trap
+1:	CALL_WITH_FRAME trap, trap_called
 	.globl trap_return
 trap_return:
 	cmpq	$0x08, 18*8(%rsp)

@@ -46,6 +46,8 @@ enum insn_mark_id {
 					 * waker's call) */
 	INSN_MARK_WAKEUP_SWITCH = 66,	/* not a marker: the plugin's at=
 					 * mark on swtch() (scripts/bench.py) */
+	INSN_MARK_PROF_SAMPLE = 70,	/* a profile sample, 16 kernel frames */
+	INSN_MARK_PROF_USER = 72,	/* ... and 16 user frames */
 };
 
 #ifndef __ASSEMBLER__

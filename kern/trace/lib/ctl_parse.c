@@ -406,6 +406,57 @@ static const char *parse_module(struct ttrace_ctl_cmd *cmd, char **tok,
 	return NULL;
 }
 
+/* profile on [HZ] [kernel|user|all] [offcpu] [sched] | profile off: each
+ * option once, one of kernel, user and all (all by default). */
+static const char *parse_profile(struct ttrace_ctl_cmd *cmd, char **tok,
+				 size_t ntok,
+				 const struct ttrace_meta_table *meta)
+{
+	static const struct {
+		const char *word;
+		uint64_t bit;
+	} opts[] = {
+		{ "kernel", TTRACE_PROFILE_KERNEL },
+		{ "user", TTRACE_PROFILE_USER },
+		{ "all", TTRACE_PROFILE_ALL },
+		{ "offcpu", TTRACE_PROFILE_OFFCPU },
+		{ "sched", TTRACE_PROFILE_SCHED },
+	};
+	size_t i = 2;
+
+	(void)meta;
+	if (!strcmp(tok[1], "off"))
+		return ntok == 2 ? NULL :
+		       ttrace_ctl_err(cmd, "profile off: no more words, not '",
+				      tok[2], "'");
+	if (strcmp(tok[1], "on"))
+		return ttrace_ctl_err(cmd, "profile: on or off, not '", tok[1],
+				      "'");
+	cmd->mode = 1;
+	cmd->value = TTRACE_PROFILE_DEFAULT_HZ;
+	if (i < ntok && tok[i][0] >= '0' && tok[i][0] <= '9' &&
+	    (!parse_u64_whole(tok[i++], &cmd->value) || cmd->value < 1 ||
+	     cmd->value > TTRACE_PROFILE_MAX_HZ))
+		return ttrace_ctl_err(cmd, "profile: bad rate '", tok[i - 1],
+				      "' (1..10000 Hz)");
+	for (; i < ntok; i++) {
+		size_t o = 0;
+
+		while (o < ARRAY_SIZE(opts) && strcmp(tok[i], opts[o].word))
+			o++;
+		if (o == ARRAY_SIZE(opts))
+			return ttrace_ctl_err(cmd, "profile: unknown option '",
+					      tok[i], "'");
+		if (cmd->mask & opts[o].bit)
+			return ttrace_ctl_err(cmd, "profile: option '", tok[i],
+					      "' given twice");
+		cmd->mask |= opts[o].bit;
+	}
+	if (!(cmd->mask & TTRACE_PROFILE_ALL))
+		cmd->mask |= TTRACE_PROFILE_ALL;
+	return NULL;
+}
+
 const char *const ttrace_lat_names[TTRACE_LAT_COUNT] = {
 	[TTRACE_LAT_IRQSOFF] = "irqsoff",
 	[TTRACE_LAT_WAKEUP] = "wakeup",
@@ -571,6 +622,8 @@ static const struct ctl_cmdtab ctl_cmds[] = {
 	  NULL, "on|off|reset", false },
 	{ "drain", TTRACE_CTL_DRAIN, 1, 1, parse_drain, NULL, "on|off",
 	  false },
+	{ "profile", TTRACE_CTL_PROFILE, 1, 6, parse_profile, NULL,
+	  "on [HZ] [kernel|user|all] [offcpu] [sched]|off", false },
 };
 
 static const size_t ctl_ncmds = ARRAY_SIZE(ctl_cmds);

@@ -143,7 +143,20 @@ enum ttrace_ctl_op {
 	TTRACE_CTL_LATENCY,
 	TTRACE_CTL_STACKTRACER,
 	TTRACE_CTL_DRAIN,
+	TTRACE_CTL_PROFILE,
 };
+
+/* profile on [HZ] [kernel|user|all] [offcpu] [sched] (docs/profiling.md):
+ * the rate's bounds and default, and the options (cmd.mask): which
+ * chains a record takes, the off-CPU profile, stacks on scheduling
+ * events. */
+#define TTRACE_PROFILE_MAX_HZ		10000
+#define TTRACE_PROFILE_DEFAULT_HZ	997
+#define TTRACE_PROFILE_KERNEL		1u
+#define TTRACE_PROFILE_USER		2u
+#define TTRACE_PROFILE_ALL		(TTRACE_PROFILE_KERNEL | TTRACE_PROFILE_USER)
+#define TTRACE_PROFILE_OFFCPU		4u
+#define TTRACE_PROFILE_SCHED		8u
 
 /* ctl crash's words (cmd.mode). */
 enum ttrace_ctl_crash {
@@ -169,13 +182,15 @@ struct ttrace_ctl_cmd {
 				 * CRASH: enum ttrace_ctl_crash;
 				 * LATENCY: enum ttrace_lat_op;
 				 * STACKTRACER: enum ttrace_stacktracer_op;
-				 * DRAIN: 1 on, 0 off */
+				 * DRAIN, PROFILE: 1 on, 0 off */
 	uint32_t lat;		/* LATENCY: enum ttrace_lat_id */
 	uint64_t value;		/* SETMASK: value; BUFSIZE: KB; COUNTERS: ms;
+				 * PROFILE on: HZ;
 				 * LATENCY threshold: us; LATENCY on:
 				 * period/runtime us (0: default) */
 	uint64_t mask;		/* SETMASK/SETBITS/CLRBITS bits; ENABLE/DISABLE
-				 * groups; LATENCY osnoise on: threshold ns */
+				 * groups; LATENCY osnoise on: threshold ns;
+				 * PROFILE on: TTRACE_PROFILE_* */
 	uint8_t events[TTRACE_META_MAX_EVENTS / 8];	/* ENABLE/DISABLE */
 	struct ttrace_probe_spec probe;	/* PROBE; UNPROBE: only its name
 					 * (or "*") */

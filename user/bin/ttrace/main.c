@@ -131,6 +131,8 @@ static const struct subcmd {
 	{ "probe", "list|load FILE|unload NAME", 1, 2, do_probe },
 	{ "counters", "", 0, 0, do_counters },
 	{ "record", "[-o FILE] -- CMD [ARG...]", 0, ANY, cmd_record },
+	{ "profile", "[-F HZ] [--off-cpu] [--sched] [-o FILE] -- CMD [ARG...]",
+	  0, ANY, cmd_profile },
 	{ "graph", "[-f GLOB] [-o FILE] -- CMD [ARG...]", 0, ANY, cmd_graph },
 	{ "stream", "[-o FILE] [-t SECONDS] [-- CMD [ARG...]]", 0, ANY,
 	  cmd_stream },

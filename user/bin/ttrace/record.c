@@ -2,13 +2,15 @@
  * record.c: a trace around a command (or a time).
  *
  *	ttrace record [-o FILE] -- CMD [ARG...]
+ *	ttrace profile [-F HZ] [--off-cpu] [--sched] [-o FILE] -- CMD [ARG...]
  *	ttrace stream [-o FILE] [-t SECONDS] [-- CMD [ARG...]]
  *
  * record clears the trace, enables the groups the event metadata marks on
  * by default (read from /dev/ttrace/meta, so nothing here names a group),
  * runs CMD and waits for it, stops tracing (group mask 0) so the save does
  * not trace itself, saves to FILE (default /tmp/trace.ttr) and finally
- * puts back the group mask it found.
+ * puts back the group mask it found. profile does the same with the
+ * sampling profiler on while CMD runs (cmd_profile()).
  *
  * stream gets the trace file out as it is made (each record once, losses
  * declared in place), until CMD exits or SECONDS pass (default: CMD, or
@@ -204,13 +206,42 @@ static void default_groups(char *cmd, size_t size)
 	free(mem);
 }
 
+/* A saved trace (to out) of the command cmd, with the profiler on as
+ * profile says (a ctl command; NULL: off) while it runs. */
+static int record_run(const char *out, char **cmd, const char *profile)
+{
+	char groups[TTRACE_CTL_MAX_LEN + 1], path[128];
+	struct ttrace_version v;
+	int pid, status;
+
+	read_version(&v);
+	default_groups(groups, sizeof(groups));
+	ctl_write("clear");
+	snprintf(restore, sizeof(restore), "setmask %#llx 0xffffffffffffffff",
+		 (unsigned long long)v.group_mask);
+	ctl_write(groups);
+	if (profile)
+		ctl_write(profile);
+	pid = spawn_cmd(cmd, path, sizeof(path));
+	if (pid >= 0 && waitpid(pid, &status) < 0)
+		pid = -1;
+	if (profile)
+		ctl_write("profile off");
+	if (pid < 0)
+		die_sys(path);
+	ctl_write("setmask 0 0xffffffffffffffff");	/* don't trace the save */
+	save(out, "trace.ttr");
+	ctl_write(restore);
+	restore[0] = 0;
+	printf("ttrace: %s exited with status %d\n", cmd[0], status);
+	return 0;
+}
+
 /* ttrace record (above): a saved trace of one command. */
 int cmd_record(int argc, char **argv)
 {
 	const char *out = DEFAULT_OUT;
-	char cmd[TTRACE_CTL_MAX_LEN + 1], path[128];
-	struct ttrace_version v;
-	int c, pid, status;
+	int c;
 
 	while ((c = getopt(argc, argv, "o:")) != -1) {
 		if (c != 'o')
@@ -219,21 +250,40 @@ int cmd_record(int argc, char **argv)
 	}
 	if (optind >= argc)
 		die("usage: ttrace record [-o FILE] -- CMD [ARG...]");
-	read_version(&v);
-	default_groups(cmd, sizeof(cmd));
-	ctl_write("clear");
-	snprintf(restore, sizeof(restore), "setmask %#llx 0xffffffffffffffff",
-		 (unsigned long long)v.group_mask);
-	ctl_write(cmd);
-	pid = spawn_cmd(argv + optind, path, sizeof(path));
-	if (pid < 0)
-		die_sys(path);
-	if (waitpid(pid, &status) < 0)
-		die_sys("wait");
-	ctl_write("setmask 0 0xffffffffffffffff");	/* don't trace the save */
-	save(out, "trace.ttr");
-	ctl_write(restore);
-	restore[0] = 0;
-	printf("ttrace: %s exited with status %d\n", argv[optind], status);
-	return 0;
+	return record_run(out, argv + optind, NULL);
+}
+
+/*
+ * ttrace profile [-F HZ] [--off-cpu] [--sched] [-o FILE] -- CMD [ARG...]:
+ * record's trace of CMD with the sampling profiler on (docs/profiling.md)
+ * at HZ samples a second on every CPU (997 by default), kernel and user
+ * stacks; --off-cpu adds where each thread blocks and for how long,
+ * --sched a stack on every switch and wakeup. The kernel checks HZ.
+ */
+int cmd_profile(int argc, char **argv)
+{
+	static const char use[] = "usage: ttrace profile [-F HZ] [--off-cpu] "
+				  "[--sched] [-o FILE] -- CMD [ARG...]";
+	const char *out = DEFAULT_OUT, *hz = "997";
+	bool offcpu = false, sched = false;
+	char on[96];
+	int i = 1;
+
+	for (; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "-F") && i + 1 < argc)
+			hz = argv[++i];
+		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
+			out = argv[++i];
+		else if (!strcmp(argv[i], "--off-cpu"))
+			offcpu = true;
+		else if (!strcmp(argv[i], "--sched"))
+			sched = true;
+		else
+			break;
+	}
+	if (i + 1 >= argc || strcmp(argv[i], "--"))
+		die(use);
+	snprintf(on, sizeof(on), "profile on %s all%s%s", hz,
+		 offcpu ? " offcpu" : "", sched ? " sched" : "");
+	return record_run(out, argv + i + 1, on);
 }

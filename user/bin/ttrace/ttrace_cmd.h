@@ -10,7 +10,7 @@
  *	util.c		errors, ctl writes, reading device files, metadata
  *	cat.c		ttrace cat: the cpuN texts merged by time
  *	save.c		ttrace save: the trace file (docs/trace-file.md)
- *	record.c	ttrace record and stream: a trace around a command
+ *	record.c	ttrace record, profile and stream: a trace around a command
  *	graph.c		ttrace graph: the function-graph tracer around one
  *	probe.c		ttrace hist, probe, counters (docs/probes.md)
  *	latency.c	ttrace latency: timerlat and osnoise (docs/latency.md)
@@ -70,6 +70,7 @@ void out_close(struct copy *o);
 /* the subcommands: argv[0] is the subcommand's name (getopt's argv) */
 int cmd_cat(int argc, char **argv);		/* cat.c */
 int cmd_record(int argc, char **argv);		/* record.c */
+int cmd_profile(int argc, char **argv);		/* record.c */
 int cmd_stream(int argc, char **argv);		/* record.c */
 int cmd_graph(int argc, char **argv);		/* graph.c */
 int cmd_latency(int argc, char **argv);		/* latency.c */

@@ -44,14 +44,20 @@
 .endm
 
 /* With rsp at a complete frame: call fn(frame) with a frame record that
- * links the interrupted rbp/rip, so backtraces walk through the trap. */
-.macro CALL_WITH_FRAME fn
+ * links the interrupted rbp/rip, so backtraces walk through the trap.
+ * ret, if given, is made a global label of fn's return address (so a
+ * walk knows fn's frame: the profiler's, kern/trace/profile.c). */
+.macro CALL_WITH_FRAME fn, ret
 	movq	%rsp, %rdi
 	pushq	17*8(%rsp)			/* rip */
 	pushq	%rbp
 	movq	%rsp, %rbp
 	cld
 	call	\fn
+	.ifnb	\ret
+	.globl	\ret
+\ret:
+	.endif
 	addq	$16, %rsp
 .endm
 #endif

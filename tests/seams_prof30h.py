@@ -1,0 +1,335 @@
+"""The sampling profile read on the host (issue 30, docs/profiling.md
+"Reading"): ONE boot, sampled from early boot (ttrace.profile=997), saves
+two traces to the host: the boot's, at the prompt, and one of profspin
+(70% in f1, 30% in f2) and profnap (3 x 50 ms asleep in g, computing in h)
+under `profile on 997 all offcpu`. Checked on the host:
+
+  prof30h_spin      folded gives f1/f2 = 70/30 +- 3 points; go tool pprof
+                    (-traces, samples) and trace_processor_shell's
+                    perf_sample table give the same count for every stack
+  prof30h_offcpu    the off-CPU profile puts in g's stack the time
+                    profnap was blocked in its 3 sleeps (its sched_switch
+                    records: asleep to running again) +- one period; the
+                    on-CPU samples' intervals + off-CPU time = the
+                    thread's lifetime (its first profile record to its
+                    last, from ttdecode text) within one real period (the
+                    longest interval of its samples), for every thread of
+                    the two programs
+  prof30h_boot      the boot's wall-clock flame graph (each boot phase a
+                    root frame, each sample weighing its interval) and
+                    `ttdecode boot` agree on CPU 0's time per phase within
+                    the intervals of the samples at the phase's two ends,
+                    for every phase sampled from its start; the SVG parses
+                    as XML
+Every sample weighs the interval it stands for (its record's `interval`,
+docs/trace-format.md section 8), not 1/hz: under TCG the sampling timer
+comes 1 to 12 ms apart at a nominal 997 Hz. And a 50 ms sleep keeps
+profnap off CPU for 50 ms less the time from nanosleep's entry to its
+block plus the wake-up latency (2 to 3 ms under TCG), so g's off-CPU time
+is checked against the blocked time the scheduler recorded, not 150 ms
+(docs/profiling.md, "Reading").
+A tool that is not installed (go, trace_processor_shell) is skipped, and
+said so."""
+import bisect
+import json
+import os
+import re
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+
+import ttrace_tests as tt
+
+HZ = 997
+PERIOD = 10**9 // HZ
+
+
+def split_saves(path, log):
+    """The traces the guest saved to the host channel, back to back in
+    path, as files path-0.ttr, path-1.ttr, ...; returns their paths."""
+    sizes = [int(n) for n in
+             re.findall(r"ttrace: saved /dev/host/out: (\d+) bytes", log)]
+    data, pos, out = open(path, "rb").read(), 0, []
+    for i, n in enumerate(sizes):
+        name = "%s-%d.ttr" % (path[:-4], i)
+        with open(name, "wb") as f:
+            f.write(data[pos:pos + n])
+        pos += n
+        out.append(name)
+    return out
+
+
+def td(*args):
+    p = subprocess.run([tt.TTDECODE] + list(args), capture_output=True,
+                       text=True, timeout=300, cwd=tt.ROOT)
+    if p.returncode:
+        raise AssertionError("ttdecode %s: %s" % (" ".join(args),
+                                                  p.stderr[-600:]))
+    return p.stdout
+
+
+def folded(trace, *opts):
+    """{stack (root first, process first): value} of ttdecode folded."""
+    out = {}
+    for line in td("folded", trace, *opts).splitlines():
+        stack, n = line.rsplit(" ", 1)
+        out[stack] = out.get(stack, 0) + int(n)
+    return out
+
+
+def pid_of(text, prog):
+    m = re.search(r"profile_exec: pid=(\d+) path=/bin/%s\b" % prog, text)
+    if not m:
+        raise AssertionError("no profile_exec of /bin/%s" % prog)
+    return int(m.group(1))
+
+
+def pprof_stacks(trace, pid):
+    """{stack root first: samples} of pid by `go tool pprof -traces`, or
+    None when go is not installed."""
+    if not shutil.which("go"):
+        print("SKIPPED [prof30h_spin_pprof] go (golang-go) is not "
+              "installed (scripts/deps.sh installs it)", flush=True)
+        return None
+    pb = trace[:-4] + ".pb.gz"
+    td("pprof", trace, pb, "--pid", str(pid))
+    p = subprocess.run(["go", "tool", "pprof", "-sample_index=samples",
+                        "-traces", pb], capture_output=True, text=True,
+                       timeout=300, env=dict(os.environ, HOME=tt.OUT))
+    if p.returncode:
+        raise AssertionError("go tool pprof: %s" % p.stderr[-600:])
+    out = {}
+    for block in p.stdout.split("-----------+")[1:]:
+        frames = [l.split()[-1] for l in block.splitlines()
+                  if l.strip() and ":" not in l and
+                  not l.strip().startswith("-")]
+        m = re.search(r"(?m)^\s+(\d+)\s+\S", block)
+        if frames and m:
+            key = ";".join(reversed(frames))
+            out[key] = out.get(key, 0) + int(m.group(1))
+    return out
+
+
+def perfetto_stacks(trace, pid):
+    """{stack root first: samples} of pid in trace_processor_shell's
+    perf_sample table, or None when it is not there."""
+    if not os.path.exists(tt.TRACE_PROCESSOR):
+        print("SKIPPED [prof30h_spin_perfetto] trace_processor_shell is "
+              "not there", flush=True)
+        return None
+    pf = trace[:-4] + ".pftrace"
+    td("perfetto", trace, pf)
+    calls, frames, samples = tt.trace_sql(pf, [
+        "select id, coalesce(parent_id, -1), frame_id from "
+        "stack_profile_callsite",
+        "select id, name from stack_profile_frame",
+        "select s.callsite_id, count(*) from perf_sample s join thread t "
+        "using(utid) where t.tid = %d group by s.callsite_id" % pid])
+    parent = {int(c[0]): (int(c[1]), int(c[2])) for c in calls}
+    name = {int(f[0]): f[1] for f in frames}
+    out = {}
+    for cs, n in samples:
+        chain, c = [], int(cs)
+        while c >= 0:
+            chain.append(name[parent[c][1]])
+            c = parent[c][0]
+        key = ";".join(reversed(chain))
+        out[key] = out.get(key, 0) + int(n)
+    return out
+
+
+def check_spin(trace, text):
+    pid = pid_of(text, "profspin")
+    f = {k.split(";", 1)[1]: v for k, v in
+         folded(trace, "--pid", str(pid)).items()}
+    f1 = sum(v for k, v in f.items() if k.endswith(";f1"))
+    f2 = sum(v for k, v in f.items() if k.endswith(";f2"))
+    if f1 + f2 < 200:
+        return "profspin: %d samples in f1 and f2, want >= 200: %s" % (
+            f1 + f2, f)
+    share = 100.0 * f1 / (f1 + f2)
+    if abs(share - 70) > 3:
+        return "profspin: f1 %d, f2 %d samples: %.1f%%, want 70 +- 3" % (
+            f1, f2, share)
+    for tool, got in (("go tool pprof", pprof_stacks(trace, pid)),
+                      ("trace_processor", perfetto_stacks(trace, pid))):
+        if got is not None and got != f:
+            return "%s's stacks differ from folded's:\n%s\n%s" % (
+                tool, sorted(got.items()), sorted(f.items()))
+    return ""
+
+
+def tsc_hz(trace):
+    m = re.search(r"tsc (\d+) Hz", td("verify", trace))
+    if not m or not int(m.group(1)):
+        raise AssertionError("%s: no TSC rate" % trace)
+    return int(m.group(1))
+
+
+def samples_of(text, hz, pid=None, cpu=None):
+    """[(ns, interval ns)] of the profile_sample records of pid (or every
+    one) on cpu (or every one) in ttdecode text, in time order."""
+    out = []
+    for us, frac, c, p, ticks in re.findall(
+            r"(?m)^(\d+)\.(\d{3}) us cpu(\d+) \S+ profile_sample: "
+            r"pid=(\d+) tid=\d+ mode=\d+ interval=(\d+)", text):
+        if (pid is None or int(p) == pid) and (cpu is None or
+                                               int(c) == cpu):
+            out.append((int(us) * 1000 + int(frac),
+                        int(ticks) * 10**9 // hz))
+    return sorted(out)
+
+
+def blocked_ns(text, name):
+    """(ns, count): the time process name spent blocked in its nanosleep
+    calls, from its sched_switch records: each switch away from it in
+    state sleeping, inside the call, to the next switch to it."""
+    total, n, since, asleep = 0, 0, None, False
+    for us, frac, ctx, what in re.findall(
+            r"(?m)^(\d+)\.(\d{3}) us \S+ (\S+) (sched_switch: .*|"
+            r"syscall_(?:enter|exit): .*)$", text):
+        ns = int(us) * 1000 + int(frac)
+        if ctx.startswith("sys:%s[" % name) and "nanosleep" in what:
+            asleep = what.startswith("syscall_enter")
+        m = re.match(r"sched_switch: prev=(\S+) next=(\S+) "
+                     r"prev_state=(\S+)", what)
+        if not m:
+            continue
+        if m.group(2) == name and since is not None:
+            total, n, since = total + ns - since, n + 1, None
+        if m.group(1) == name and m.group(3) == "sleeping" and asleep:
+            since = ns
+    return total, n
+
+
+def lifetimes(text, pid):
+    """{tid: (first, last) ns} of pid's profile records in ttdecode text."""
+    life = {}
+    for us, frac, tid in re.findall(
+            r"(?m)^(\d+)\.(\d{3}) us \S+ \S+ profile_(?:sample|switch|"
+            r"offcpu): pid=%d tid=(\d+)" % pid, text):
+        ns = int(us) * 1000 + int(frac)
+        a, b = life.get(int(tid), (ns, ns))
+        life[int(tid)] = (min(a, ns), max(b, ns))
+    return life
+
+
+def check_offcpu(trace, text):
+    bad, hz = [], tsc_hz(trace)
+    for prog in ("profnap", "profspin"):
+        pid = pid_of(text, prog)
+        off = folded(trace, "--off-cpu", "--pid", str(pid))
+        wall = sum(folded(trace, "--wall", "--pid", str(pid)).values())
+        life = lifetimes(text, pid)
+        span = sum(b - a for a, b in life.values())
+        real = max([i for _, i in samples_of(text, hz, pid)] or [PERIOD])
+        if abs(wall - span) > real * (1 + len(life)):
+            bad.append("%s: on + off = %d ns, lifetime %d ns, want +- %d "
+                       "(%s)" % (prog, wall, span, real * (1 + len(life)),
+                                 life))
+        g = sum(v for k, v in off.items() if ";g;" in k + ";")
+        blocked, sleeps = blocked_ns(text, prog)
+        if prog == "profnap" and (sleeps != 3 or
+                                  abs(g - blocked) > PERIOD):
+            bad.append("profnap: %d ns off CPU in g, blocked %d ns in %d "
+                       "sleeps, want 3 and the same +- %d ns: %s" % (
+                           g, blocked, sleeps, PERIOD, off))
+    return "; ".join(bad)
+
+
+def covering(samples, ns):
+    """The interval of the first of samples [(ns, interval)] at or after
+    ns: the one whose interval holds ns (0: none)."""
+    i = bisect.bisect_left(samples, (ns, 0))
+    return samples[i][1] if i < len(samples) else 0
+
+
+def check_boot(trace):
+    prof = json.loads(td("boot", trace, "--json"))
+    cpu0 = [ph for ph in prof["phases"] if ph["cpu"] == 0]
+    text = td("text", trace)
+    samples = samples_of(text, prof["tsc_hz"], cpu=0)
+    if folded(trace, "--off-cpu"):
+        return "the boot's trace has off-CPU time: --wall is not on-CPU"
+    roots = {}
+    for stack, ns in folded(trace, "--wall").items():
+        m = re.match(r"[^;]*;\[boot\] ([^;]+)", stack)
+        if m:
+            roots[m.group(1)] = roots.get(m.group(1), 0) + ns
+    # the text's clock is the profile's less the time before kmain: a
+    # phase's start less the time of its boot_phase record
+    base = None
+    for ph in cpu0:
+        m = re.search(r"(?m)^(\d+)\.(\d{3}) us cpu0 \S+ boot_phase: %s "
+                      r"arg=" % re.escape(ph["name"]), text)
+        if m:
+            base = ph["start_ns"] - int(m.group(1)) * 1000 - int(m.group(2))
+            break
+    if base is None:
+        return "boot: no boot_phase record of CPU 0 in the text"
+    want, slack = {}, {}
+    for ph in cpu0:
+        n, start = ph["name"], ph["start_ns"] - base
+        want[n] = want.get(n, 0) + ph["duration_ns"]
+        slack[n] = slack.get(n, 0) + covering(samples, start) + covering(
+            samples, start + ph["duration_ns"])
+    sampled = [n for n in want if n in roots]
+    if len(sampled) < 3:
+        return "boot: samples in CPU 0's phases %s only (phases %s)" % (
+            sorted(roots), sorted(want))
+    bad = ["%s: samples weigh %d ns, phase %d ns, want +- %d" % (
+               n, roots[n], want[n], slack[n]) for n in sampled
+           if abs(roots[n] - want[n]) > slack[n]]
+    if bad:
+        return "boot flame graph vs phases: " + "; ".join(bad)
+    svg = trace[:-4] + "-flame.svg"
+    td("flamegraph", trace, svg, "--wall")
+    root = ET.parse(svg).getroot()
+    if len(root.findall(".//{http://www.w3.org/2000/svg}g")) < len(sampled):
+        return "the boot's flame graph has no frames"
+    return ""
+
+
+def session(path):
+    """The one boot; returns (boot trace, programs' trace, why)."""
+    s = tt.Session(2, hostout=path, cmdline="ttrace.profile=%d" % HZ,
+                   timeout=400, name="prof30h")
+    try:
+        s.say("ttrace save /dev/host/out", r"ttrace: saved /dev/host/out",
+              timeout=120)
+        s.say("ttrace clear; echo profile on %d all offcpu > "
+              "/dev/ttrace/ctl; profspin 100; profnap; echo profile off > "
+              "/dev/ttrace/ctl" % HZ, r"profnap: done", timeout=300)
+        s.say("ttrace save /dev/host/out", r"ttrace: saved /dev/host/out",
+              timeout=120)
+        why = s.finish("")
+    except (TimeoutError, AssertionError) as e:
+        why = s.finish(str(e))
+    if why:
+        return None, None, why
+    saves = split_saves(path, s.run.text)
+    if len(saves) != 2:
+        return None, None, "%d saves, want 2" % len(saves)
+    return saves[0], saves[1], ""
+
+
+def run_all(res, only):
+    names = ("prof30h_spin", "prof30h_offcpu", "prof30h_boot")
+    if only and not any(only in n for n in names):
+        return
+    os.makedirs(tt.OUT, exist_ok=True)
+    boot, progs, why = session(os.path.join(tt.OUT, "prof30h.ttr"))
+    if why:
+        for n in names:
+            res.add(n, False, why)
+        return
+    text = td("text", progs)
+    for name, fn in (("prof30h_spin", lambda: check_spin(progs, text)),
+                     ("prof30h_offcpu", lambda: check_offcpu(progs, text)),
+                     ("prof30h_boot", lambda: check_boot(boot))):
+        if not only or only in name:
+            try:
+                why = fn()
+            except AssertionError as e:
+                why = str(e)
+            res.add(name, not why, why)
