@@ -145,6 +145,16 @@ static void fire_all(void)
 	ttrace_lat_over(1, 100, 5, (void *)fire_all, (void *)fire_all);
 	ttrace_stack(2, 0x1000, 0x2000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 		     0);
+	ttrace_profile_sample(7, 7, 1, 1000, 2, 0x1000, 0x2000, 0, 0, 0, 0, 0,
+			      0, 0, 0, 0, 0, 0, 0, 0, 0);
+	ttrace_profile_switch(7, 7, 0, 1, 2, 0x1000, 0x2000, 0, 0, 0, 0, 0, 0,
+			      0, 0, 0, 0, 0, 0, 0, 0);
+	ttrace_profile_wakeup(7, 7, 0, 8, 2, 0x1000, 0x2000, 0, 0, 0, 0, 0, 0,
+			      0, 0, 0, 0, 0, 0, 0, 0);
+	ttrace_profile_offcpu(7, 7, 5000);
+	ttrace_ustack(1, &x, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+		      NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+	ttrace_profile_exec(7, 7);
 }
 
 /* Whether id is one of the ids reserved for function probes (no emitter). */
@@ -161,7 +171,7 @@ static int test_table(void)
 {
 	const char *why;
 
-	HT_CHECK(NUM_STATIC == 42 && TTRACE_NUM_GROUPS == 18);
+	HT_CHECK(NUM_STATIC == 48 && TTRACE_NUM_GROUPS == 19);
 	HT_CHECK(TTRACE_EV_FPROBE_COUNT == 16);
 	for (uint32_t i = 0; i < TTRACE_EV_FPROBE_COUNT; i++) {
 		const struct ttrace_event_meta *e =
