@@ -240,10 +240,11 @@ MEMORY_FAULTS = [
 # A person at the shell: each step waits for the prompt, types a line and
 # checks what comes back.
 def nprograms():
-    """How many programs user/Makefrag puts in /bin."""
+    """How many programs user/Makefrag puts in /bin (its UPROGS := and
+    += lines)."""
     text = open(os.path.join(ROOT, "user", "Makefrag")).read()
-    m = re.search(r"^UPROGS\s*:?=((?:.*\\\n)*.*)", text, re.M)
-    return len(m.group(1).replace("\\\n", " ").split())
+    return sum(len(m.group(1).replace("\\\n", " ").split()) for m in
+               re.finditer(r"^UPROGS\s*[:+]?=((?:.*\\\n)*.*)", text, re.M))
 
 
 SHELL_STEPS = [
