@@ -274,12 +274,21 @@ def check_boot(trace):
         slack[n] = slack.get(n, 0) + covering(samples, start) + covering(
             samples, start + ph["duration_ns"])
     sampled = [n for n in want if n in roots]
-    if len(sampled) < 3:
+    if len(sampled) < 2:
         return "boot: samples in CPU 0's phases %s only (phases %s)" % (
             sorted(roots), sorted(want))
+    # every phase from the first sampled one on is checked, sampled or
+    # not: under a loaded TCG host the timer may fire less than once in a
+    # short phase, and then the sample after it covers its start and end
+    # (its slack), so a phase without samples passes only if that is why
+    starts = {}
+    for ph in cpu0:
+        starts.setdefault(ph["name"], ph["start_ns"])
+    first = min(starts[n] for n in sampled)
     bad = ["%s: samples weigh %d ns, phase %d ns, want +- %d" % (
-               n, roots[n], want[n], slack[n]) for n in sampled
-           if abs(roots[n] - want[n]) > slack[n]]
+               n, roots.get(n, 0), want[n], slack[n]) for n in want
+           if starts[n] >= first and abs(roots.get(n, 0) - want[n]) >
+           slack[n]]
     if bad:
         return "boot flame graph vs phases: " + "; ".join(bad)
     svg = trace[:-4] + "-flame.svg"

@@ -110,7 +110,8 @@ def check_trace(path, ncpus):
                                 cpu, phase, text)
             elif ev in ("profile_sample", "profile_switch",
                         "profile_wakeup"):
-                k = text.split(" frames=")[1].split(" ", 1)
+                k = re.sub(r" \[[^\]]*\]$", "", text)   # the flags
+                k = k.split(" frames=")[1].split(" ", 1)
                 names = k[1].split(" < ")[:int(k[0])] if k[1:] else []
                 bad = [x for x in names if x not in funcs]
                 if bad:
