@@ -141,6 +141,10 @@ def profile_boot():
             s.say(STATS, r"profile on hz 997 kernel user samples")
         s.say("echo profile off > %s; %s" % (CTL, STATS),
               r"profile off hz 0 samples")
+        # rings that hold the whole run: profhostile's profile_exec (its
+        # program's path) is written at its spawn, the run's first record
+        s.say("echo bufsize 4096 > %s; echo status=$?" % CTL,
+              r"status=0\r?\n")
         s.say("ttrace profile -F 10000 --off-cpu -o /dev/host/out -- "
               "profhostile 20000000",
               r"profhostile exited with status 0", timeout=600)
