@@ -31,7 +31,9 @@ TRACE_PROCESSOR = os.environ.get(
     "TRACE_PROCESSOR", os.path.join(os.path.dirname(ROOT), "shared", "tools",
                                     "trace_processor_shell"))
 DONE = re.compile(rb"critchain: done ([A-Z]=\d+(?: [A-Z]=\d+)*)")
-MARK = re.compile(r"^(\d+)\.(\d{3}) us cpu\d+ \S+ user_marker: (\S+)$")
+# a marker's line, the record's context flags (` [.N.]`) after it if set
+MARK = re.compile(r"^(\d+)\.(\d{3}) us cpu\d+ \S+ user_marker: (\S+)"
+                  r"(?: \[...\])?$")
 PIECE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)  ( *)(.+?) "
                    r"(running|runnable|blocked|not yet created|exited|"
                    r"untraced)\b(.*)$")

@@ -27,7 +27,10 @@ from qemu_run import DEFAULT_EVENTS, KERNEL_ELF
 from ttrace_tests import Session, fresh_out, ttdecode, split_saved
 
 SLICE_MS = 10                   # SCHED_SLICE_NS in kern/src/sched.c
-LINE = re.compile(r"^(\d+)\.(\d{3}) us cpu(\d+) (\S+) (\w+): ?(.*)$")
+# a record's line; its context flags (` [dNh]`, when any is set) are not
+# part of its text
+LINE = re.compile(r"^(\d+)\.(\d{3}) us cpu(\d+) (\S+) (\w+): ?(.*?)"
+                  r"(?: \[...\])?$")
 PID = re.compile(r"\[(\d+)\]")
 # the LAPIC timer's irq_enter (its handler's name and flags may follow)
 TIMER_IRQ = re.compile(r"vector=32\b")
