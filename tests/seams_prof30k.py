@@ -73,8 +73,8 @@ def check_trace(path, ncpus):
         return "ttdecode text: %s" % t.stderr[-500:]
     per_cpu = collections.defaultdict(list)
     for line in t.stdout.splitlines():
-        m = re.match(r"\s*\S+ us cpu(\d+) \S+ (profile_\w+|ustack): (.*)$",
-                     line)
+        m = re.match(r"\s*\S+ us cpu(\d+) \S+ (profile_\w+|ustack): (.*?)"
+                     r"(?: \[...\])?$", line)    # without the record's flags
         if m:
             per_cpu[int(m.group(1))].append((m.group(2), m.group(3)))
     if sorted(c for c in per_cpu
@@ -110,8 +110,7 @@ def check_trace(path, ncpus):
                                 cpu, phase, text)
             elif ev in ("profile_sample", "profile_switch",
                         "profile_wakeup"):
-                k = re.sub(r" \[[^\]]*\]$", "", text)   # the flags
-                k = k.split(" frames=")[1].split(" ", 1)
+                k = text.split(" frames=")[1].split(" ", 1)
                 names = k[1].split(" < ")[:int(k[0])] if k[1:] else []
                 bad = [x for x in names if x not in funcs]
                 if bad:
