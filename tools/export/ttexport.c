@@ -163,13 +163,6 @@ bool ttexport_args_are(const struct ttrace_event_meta *e, const char *words)
 	return true;
 }
 
-/* Whether an argument of type (enum ttrace_arg_type) is signed. */
-bool ttexport_arg_signed(uint8_t type)
-{
-	return type == TTRACE_ARG_S8 || type == TTRACE_ARG_S16 ||
-	       type == TTRACE_ARG_S32 || type == TTRACE_ARG_S64;
-}
-
 /* Starts a walk over cpu's events and declared losses. */
 void ttexport_walk_init(struct ttexport_walk *w, const struct ttload *t,
 			uint32_t cpu)

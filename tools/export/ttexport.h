@@ -63,7 +63,6 @@ size_t ttexport_name(char *buf, size_t size, const struct ttload *t,
 		     unsigned tag, uint64_t ident, uint64_t ts,
 		     enum ttexport_charset cs);
 uint64_t ttexport_ns(const struct ttload *t, uint64_t ts);
-bool ttexport_arg_signed(uint8_t type);
 bool ttexport_args_are(const struct ttrace_event_meta *e, const char *words);
 
 /* The commands, which register themselves with ttdecode and which the

@@ -850,7 +850,7 @@ static void annotations(struct pf *x, const struct ttrace_event_view *ev)
 					     TTEXPORT_PRINTABLE));
 		else if (g->type == TTRACE_ARG_PTR)
 			pb_uint(&x->out, DA_POINTER, v);
-		else if (ttexport_arg_signed(g->type))
+		else if (ttrace_arg_signed(g->type))
 			pb_uint(&x->out, DA_INT, v);	/* int64: two's complement */
 		else
 			pb_uint(&x->out, DA_UINT, v);

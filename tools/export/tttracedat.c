@@ -181,9 +181,9 @@ static void td_format_event(struct td_text *b,
 		const struct ttrace_arg_meta *g = &e->args[a];
 
 		td_printf(b, "\tfield:%s %s;\toffset:%u;\tsize:8;"
-			  "\tsigned:%d;\n", ttexport_arg_signed(g->type) ?
+			  "\tsigned:%d;\n", ttrace_arg_signed(g->type) ?
 			  "long long" : "unsigned long long", g->name,
-			  8 + 8 * a, ttexport_arg_signed(g->type));
+			  8 + 8 * a, ttrace_arg_signed(g->type));
 	}
 	for (unsigned a = 0; a < e->nargs; a++)
 		if (e->args[a].type == TTRACE_ARG_STR)
@@ -199,7 +199,7 @@ static void td_format_event(struct td_text *b,
 		td_printf(b, "%s%s=%s", a ? " " : "", e->args[a].name,
 			  ty == TTRACE_ARG_STR ? "%s" :
 			  ty == TTRACE_ARG_PTR ? "%pS" :
-			  ttexport_arg_signed(ty) ? "%lld" : "%llu");
+			  ttrace_arg_signed(ty) ? "%lld" : "%llu");
 	}
 	td_printf(b, "\"");
 	for (unsigned a = 0; a < e->nargs; a++)

@@ -46,12 +46,6 @@ size_t ttrace_ftevent_header(uint8_t *rec, unsigned id, uint32_t pid)
 	return 8;
 }
 
-static bool fe_signed(uint8_t type)
-{
-	return type == TTRACE_ARG_S8 || type == TTRACE_ARG_S16 ||
-	       type == TTRACE_ARG_S32 || type == TTRACE_ARG_S64;
-}
-
 /* See ttrace_ftevent.h. */
 void ttrace_ftevent_format(struct seqbuf *s, const struct ttrace_event_meta *e)
 {
@@ -66,9 +60,9 @@ void ttrace_ftevent_format(struct seqbuf *s, const struct ttrace_event_meta *e)
 				      g->name, 8 + 8 * a);
 		else
 			seqbuf_printf(s, "\tfield:%s %s;\toffset:%u;\tsize:8;"
-				      "\tsigned:%d;\n", fe_signed(g->type) ?
+				      "\tsigned:%d;\n", ttrace_arg_signed(g->type) ?
 				      "long long" : "unsigned long long",
-				      g->name, 8 + 8 * a, fe_signed(g->type));
+				      g->name, 8 + 8 * a, ttrace_arg_signed(g->type));
 	}
 	seqbuf_puts(s, "\nprint fmt: \"");
 	for (unsigned a = 0; a < e->nargs; a++) {
@@ -77,7 +71,7 @@ void ttrace_ftevent_format(struct seqbuf *s, const struct ttrace_event_meta *e)
 		seqbuf_printf(s, "%s%s=%s", a ? " " : "", e->args[a].name,
 			      ty == TTRACE_ARG_STR ? "%s" :
 			      ty == TTRACE_ARG_PTR ? "0x%llx" :
-			      fe_signed(ty) ? "%lld" : "%llu");
+			      ttrace_arg_signed(ty) ? "%lld" : "%llu");
 	}
 	seqbuf_putc(s, '"');
 	for (unsigned a = 0; a < e->nargs; a++)

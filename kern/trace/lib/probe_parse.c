@@ -97,7 +97,7 @@ static bool find_field(const struct ttrace_meta_table *meta, uint32_t ev,
 		    !strncmp(em->args[a].name, name, len)) {
 			f->src = TTRACE_FIELD_ARG;
 			f->arg = a;
-			f->is_signed = type >= TTRACE_ARG_S8 && type <= TTRACE_ARG_S64;
+			f->is_signed = ttrace_arg_signed(type);
 			return true;
 		}
 	}

@@ -432,6 +432,12 @@ enum ttrace_arg_type {
 	TTRACE_ARG_NTYPES = 12,
 };
 
+/* Whether an argument of type is signed (S8..S64 are consecutive). */
+static inline int ttrace_arg_signed(uint8_t type)
+{
+	return type >= TTRACE_ARG_S8 && type <= TTRACE_ARG_S64;
+}
+
 #define TTRACE_EVF_DEFAULT_ON	0x01	/* event and group flags */
 
 #endif /* TTRACE_FORMAT_H */
