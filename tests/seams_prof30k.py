@@ -73,8 +73,8 @@ def check_trace(path, ncpus):
         return "ttdecode text: %s" % t.stderr[-500:]
     per_cpu = collections.defaultdict(list)
     for line in t.stdout.splitlines():
-        m = re.match(r"\s*\S+ us cpu(\d+) \S+ (profile_\w+|ustack): (.*?)"
-                     r"(?: \[...\])?$", line)    # without the record's flags
+        m = re.match(r"\s*\S+ us cpu(\d+) \S+ (profile_\w+|ustack|proc_exec): "
+                     r"(.*?)(?: \[...\])?$", line)  # without the record's flags
         if m:
             per_cpu[int(m.group(1))].append((m.group(2), m.group(3)))
     if sorted(c for c in per_cpu
@@ -89,8 +89,10 @@ def check_trace(path, ncpus):
     seen = collections.Counter()
     for cpu, recs in per_cpu.items():
         for i, (ev, text) in enumerate(recs):
-            if ev == "profile_exec" and text.endswith("/bin/profhostile"):
-                pid = re.match(r"pid=(\d+)", text).group(1)
+            m = re.match(r"pid=\S+ filename=/bin/profhostile pid_nr=(\d+)",
+                         text)
+            if ev == "proc_exec" and m:
+                pid = m.group(1)
             if ev == "ustack":
                 pcs = [int(x, 16) for x in re.findall(r"0x[0-9a-f]+", text)]
                 n = int(re.match(r"frames=(\d+)", text).group(1))
@@ -117,7 +119,7 @@ def check_trace(path, ncpus):
                     return "cpu%d: kernel pcs %s named by no function: %s" % (
                         cpu, bad, text)
     if pid is None:
-        return "no profile_exec of /bin/profhostile"
+        return "no proc_exec of /bin/profhostile"
     missing = [p for p in PHASE_FRAMES if not seen[p]]
     if missing:
         return "no sample of the phases %s (seen %s)" % (missing, dict(seen))
@@ -140,8 +142,8 @@ def profile_boot():
             s.say(STATS, r"profile on hz 997 kernel user samples")
         s.say("echo profile off > %s; %s" % (CTL, STATS),
               r"profile off hz 0 samples")
-        # rings that hold the whole run: profhostile's profile_exec (its
-        # program's path) is written at its spawn, the run's first record
+        # rings that hold the whole run: profhostile's proc_exec (its
+        # pid) is written at its spawn, the run's first record
         s.say("echo bufsize 4096 > %s; echo status=$?" % CTL,
               r"status=0\r?\n")
         s.say("ttrace profile -F 10000 --off-cpu -o /dev/host/out -- "

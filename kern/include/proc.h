@@ -79,7 +79,7 @@ struct proc {
 	int pid;
 	int ppid;
 	char name[PROC_NAME_MAX];
-	char path[PATH_MAX];		/* the program it runs (profile_exec) */
+	char path[PATH_MAX];		/* the program it runs (aux names it) */
 	enum proc_state state;
 	bool killed;			/* exit at the next chance */
 	uint32_t caps;			/* rights, CAP_* of abi/syscall.h:

@@ -244,11 +244,8 @@ traced: __attribute__((cold));
 	ttrace_prof_switch(prev, next);
 }
 
-/* The profiler's hook at a spawn (kern/trace/profile.c): p runs the
- * program at p->path. Process context. And its start at boot
- * (ttrace.profile=HZ), once the boot CPU's timer runs, interrupts still
- * off. */
-void ttrace_prof_exec(const struct proc *p);
+/* The profiler's start at boot (kern/trace/profile.c, ttrace.profile=HZ),
+ * once the boot CPU's timer runs, interrupts still off. */
 void ttrace_profile_boot(void);
 
 #else /* !CONFIG_TTRACE */
@@ -320,10 +317,6 @@ static inline void ttrace_sched_runs(struct kthread *prev,
 				     struct kthread *next)
 {
 	(void)prev, (void)next;
-}
-static inline void ttrace_prof_exec(const struct proc *p)
-{
-	(void)p;
 }
 static inline void ttrace_profile_boot(void) {}
 

@@ -361,7 +361,6 @@ int proc_spawn(struct proc *parent, const char *path, int argc,
 	ttrace_aux_string(TTRACE_AUX_PROC_NAME, TTRACE_EXEC_IDENT(p->pid), path);
 	ttrace_proc_create(p->pid, p->pid, p->ppid);
 	ttrace_proc_exec(p->pid, TTRACE_EXEC_IDENT(p->pid), p->pid);
-	ttrace_prof_exec(p);
 	sched_make_runnable(p->kt);
 	return p->pid;
 }

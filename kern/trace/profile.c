@@ -231,26 +231,10 @@ notrace void ttrace_profile_woken(struct kthread *kt)
 			   ttrace_user_frame(cur));
 }
 
-/* profile_exec: process pid runs the program at path (in aux, tag
- * marker). Process context. */
-static void exec_record(int pid, const char *path)
-{
-	struct ttrace *t = &ttrace_main;
-	uint64_t id = __atomic_fetch_add(&t->marker_seq, 1, __ATOMIC_RELAXED);
-
-	ttrace_aux_blob(t, TTRACE_AUX_USER_MARKER, id, path, strlen(path));
-	ttrace_record(TTRACE_EV_PROFILE_EXEC, (uint64_t)pid, id, 0, 0, 0);
-}
-
-/* See ttrace.h. */
-void ttrace_prof_exec(const struct proc *p)
-{
-	if (READ_ONCE(prof.opts))
-		exec_record(p->pid, p->path);
-}
-
-/* profile_exec for every live process: their samples' programs. */
-static void exec_records_now(void)
+/* Names again in aux every live process's program, as its spawn did
+ * (tag proc, ident TTRACE_EXEC_IDENT(pid)): the host's names of its user
+ * pcs, should aux have wrapped since. */
+static void name_programs_now(void)
 {
 	char path[PATH_MAX];
 
@@ -263,7 +247,8 @@ static void exec_records_now(void)
 			strlcpy(path, p->path, sizeof(path));
 		spin_unlock_irqrestore(&proc_lock, flags);
 		if (alive)
-			exec_record(pid, path);
+			ttrace_aux_string(TTRACE_AUX_PROC_NAME,
+					  TTRACE_EXEC_IDENT(pid), path);
 	}
 }
 
@@ -322,7 +307,7 @@ static void profile_start(uint32_t hz, uint32_t opts)
 	WRITE_ONCE(prof.since, arch_trace_clock());
 	WRITE_ONCE(prof.hz, hz);
 	WRITE_ONCE(prof.opts, opts);
-	exec_records_now();
+	name_programs_now();
 	if (opts & TTRACE_PROFILE_KERNEL)
 		ttrace_stack_name_ksyms();	/* the chains' pcs */
 	if (ttrace_profile_sched_live())

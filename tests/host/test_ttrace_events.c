@@ -154,7 +154,6 @@ static void fire_all(void)
 	ttrace_profile_offcpu(7, 7, 5000);
 	ttrace_ustack(1, &x, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 		      NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-	ttrace_profile_exec(7, 7);
 }
 
 /* Whether id is one of the ids reserved for function probes (no emitter). */

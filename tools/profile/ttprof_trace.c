@@ -13,10 +13,12 @@
  *			tid's last profile_switch before it, on any CPU
  *			(matched once every CPU's switches are read),
  *			from off_ns before it
- *	profile_exec	which program's ELF names a process's user pcs
- *			(the newest exec of the pid at or before the pc's
- *			record, else its oldest; /bin/NAME is
- *			USERDIR/NAME, build/user by default)
+ *	user pcs	named by the ELF of the program the process
+ *			runs: the path aux names it by (tag proc, ident
+ *			TTRACE_EXEC_IDENT(pid), written at its spawn, so
+ *			the name outlives the ring's records; the newest
+ *			at or before the pc's record, else the oldest);
+ *			/bin/NAME is USERDIR/NAME, build/user by default
  *	kernel pcs	named by the trace's symbols (aux tag ksym), or by
  *			the kernel ELF's (build/kernel.elf by default) when
  *			the trace has none
@@ -43,16 +45,9 @@
 #define CACHE_BITS	12		/* (mapping, pc) -> frame */
 
 enum { A_PID, A_TID, A_MODE, A_INTERVAL, A_FRAMES, A_PC0 }; /* words */
-enum { EV_SAMPLE, EV_SWITCH, EV_OFFCPU, EV_USTACK, EV_EXEC, EV_N };
+enum { EV_SAMPLE, EV_SWITCH, EV_OFFCPU, EV_USTACK, EV_N };
 static const char *const ev_names[EV_N] = {
-	"profile_sample", "profile_switch", "profile_offcpu", "ustack",
-	"profile_exec" };
-
-struct exec {
-	uint64_t ts;
-	uint32_t pid;
-	uint32_t prog;			/* index into progs */
-};
+	"profile_sample", "profile_switch", "profile_offcpu", "ustack" };
 
 /* Where a thread left its CPU (a profile_switch): the stack its next
  * off-CPU time is spent in. */
@@ -87,10 +82,10 @@ struct rd {
 	bool have_kelf;
 	uint32_t ids[EV_N];
 	uint32_t kernel, boot;		/* their mappings */
-	struct exec *execs;		/* by (pid, ts) */
-	uint64_t nexecs;
 	struct prog *progs;
 	uint32_t nprogs;
+	const char *last_path;		/* the path prog_of() found last */
+	int64_t last_prog;		/* ... its index */
 	struct leave *leaves;		/* by (tid, ts) once sorted */
 	uint64_t nleaves, leaves_cap;
 	struct off *offs;
@@ -166,26 +161,57 @@ static uint32_t chain_frame(struct rd *r, const struct prog *g, uint64_t look,
 	return r->cache[h].frame - 1;
 }
 
-/* The program process pid runs at ts (see the top), or NULL. */
-static const struct prog *prog_of(const struct rd *r, uint32_t pid,
-				  uint64_t ts)
+/* The program at path (len bytes), its ELF loaded from the user folder:
+ * found or added. Returns its index, or -1 when out of memory. */
+static int64_t prog(struct rd *r, const char *path, size_t len)
 {
-	uint64_t lo = 0, hi = r->nexecs;
+	const char *base, *why;
+	struct prog *g;
+	char file[4096];
 
-	while (lo < hi) {	/* lo: the first exec after (pid, ts) */
-		uint64_t mid = lo + (hi - lo) / 2;
-		const struct exec *e = &r->execs[mid];
+	for (uint32_t i = 0; i < r->nprogs; i++)
+		if (strlen(r->progs[i].path) == len &&
+		    !memcmp(r->progs[i].path, path, len))
+			return i;
+	g = realloc(r->progs, (r->nprogs + 1) * sizeof(*g));
+	if (!g)
+		return -1;
+	r->progs = g;
+	g += r->nprogs;
+	memset(g, 0, sizeof(*g));
+	if (!(g->path = strndup(path, len)))
+		return -1;
+	base = strrchr(g->path, '/') ? strrchr(g->path, '/') + 1 : g->path;
+	snprintf(file, sizeof(file), "%s/%s", r->userdir, base);
+	g->have_elf = ttprof_elf_load(&g->elf, file, &why) == 0;
+	if (!g->have_elf)
+		fprintf(stderr, "ttdecode: note: %s: %s: %s (its frames are "
+			"addresses)\n", g->path, file, why);
+	g->mapping = ttprof_mapping(r->p, g->path, g->have_elf &&
+			g->elf.nsyms ? g->elf.syms[0].addr : 0, g->have_elf &&
+			g->elf.nsyms ? g->elf.syms[g->elf.nsyms - 1].addr : 0);
+	return r->nprogs++;
+}
 
-		if (e->pid < pid || (e->pid == pid && e->ts <= ts))
-			lo = mid + 1;
-		else
-			hi = mid;
+/* The program process pid runs at ts (see the top), or NULL: none named,
+ * or out of memory (the model says so). */
+static const struct prog *prog_of(struct rd *r, uint32_t pid, uint64_t ts)
+{
+	const char *path;
+	size_t len = ttload_resolve(r->t, TTRACE_AUX_PROC_NAME,
+				    TTRACE_EXEC_IDENT(pid), ts, &path);
+
+	if (!len)
+		return NULL;
+	if (path != r->last_path) {	/* the trace's own: a stable pointer */
+		r->last_path = path;
+		r->last_prog = prog(r, path, len);
 	}
-	if (lo && r->execs[lo - 1].pid == pid)
-		return &r->progs[r->execs[lo - 1].prog];
-	if (lo < r->nexecs && r->execs[lo].pid == pid)
-		return &r->progs[r->execs[lo].prog];
-	return NULL;
+	if (r->last_prog < 0) {
+		r->p->oom = true;
+		return NULL;
+	}
+	return &r->progs[r->last_prog];
 }
 
 /* The boot phase span of cpu at ts, or NULL. *at: where to look from
@@ -376,83 +402,6 @@ static void cpu_records(struct rd *r, uint32_t c)
 	}
 }
 
-/* The program at path (len bytes), its ELF loaded from the user folder:
- * found or added. Returns its index, or -1 when out of memory. */
-static int64_t prog(struct rd *r, const char *path, size_t len)
-{
-	const char *base, *why;
-	struct prog *g;
-	char file[4096];
-
-	for (uint32_t i = 0; i < r->nprogs; i++)
-		if (strlen(r->progs[i].path) == len &&
-		    !memcmp(r->progs[i].path, path, len))
-			return i;
-	g = realloc(r->progs, (r->nprogs + 1) * sizeof(*g));
-	if (!g)
-		return -1;
-	r->progs = g;
-	g += r->nprogs;
-	memset(g, 0, sizeof(*g));
-	if (!(g->path = strndup(path, len)))
-		return -1;
-	base = strrchr(g->path, '/') ? strrchr(g->path, '/') + 1 : g->path;
-	snprintf(file, sizeof(file), "%s/%s", r->userdir, base);
-	g->have_elf = ttprof_elf_load(&g->elf, file, &why) == 0;
-	if (!g->have_elf)
-		fprintf(stderr, "ttdecode: note: %s: %s: %s (its frames are "
-			"addresses)\n", g->path, file, why);
-	g->mapping = ttprof_mapping(r->p, g->path, g->have_elf &&
-			g->elf.nsyms ? g->elf.syms[0].addr : 0, g->have_elf &&
-			g->elf.nsyms ? g->elf.syms[g->elf.nsyms - 1].addr : 0);
-	return r->nprogs++;
-}
-
-static int exec_cmp(const void *a, const void *b)
-{
-	const struct exec *x = a, *y = b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->ts < y->ts ? -1 : x->ts > y->ts;
-}
-
-/* Every profile_exec of the trace, by (pid, ts). Returns 0 or -1 (out
- * of memory). */
-static int execs(struct rd *r)
-{
-	uint64_t cap = 0;
-
-	for (uint32_t c = 0; c < r->t->version.num_cpus; c++) {
-		const struct ttload_cpu *lc = &r->t->cpus[c];
-		struct ttrace_event_view ev;
-		struct ttrace_pair_iter it;
-
-		ttrace_pair_init(&it, lc->sorted, lc->nsorted);
-		while (ttrace_pair_next(&it, &ev)) {
-			const char *path;
-			struct exec *e;
-			size_t len;
-			int64_t g;
-
-			if (ev.id != r->ids[EV_EXEC])
-				continue;
-			len = ttload_resolve(r->t, TTRACE_AUX_USER_MARKER,
-					     ev.args[1], ev.timestamp, &path);
-			if ((g = prog(r, path ? path : "?", path ? len : 1)) < 0)
-				return -1;
-			if (!(e = push(r, &r->execs, &r->nexecs, &cap,
-				       sizeof(*e))))
-				return -1;
-			*e = (struct exec){ ev.timestamp,
-				(uint32_t)ev.args[0], (uint32_t)g };
-		}
-	}
-	if (r->nexecs)		/* execs may be NULL: none */
-		qsort(r->execs, r->nexecs, sizeof(*r->execs), exec_cmp);
-	return 0;
-}
-
 /* Names every process the samples have: the trace's name of it (aux tag
  * proc) at its first sample, else its program's path. */
 static void comms(struct rd *r)
@@ -501,7 +450,6 @@ static void rd_free(struct rd *r)
 		ttprof_elf_free(&r->progs[i].elf);
 	}
 	free(r->progs);
-	free(r->execs);
 	free(r->leaves);
 	free(r->offs);
 	ttprof_elf_free(&r->kelf);
@@ -530,7 +478,7 @@ int ttprof_from_trace(struct ttprof *p, struct ttload *t,
 				   : 0, t->nksyms ? t->ksyms[t->nksyms - 1]
 				   .ident : 0);
 	r->boot = ttprof_mapping(p, "[boot]", 0, 0);
-	if (ttmodel_build(&r->m, t) < 0 || execs(r) < 0)
+	if (ttmodel_build(&r->m, t) < 0)
 		goto out;
 	for (uint32_t c = 0; c < t->version.num_cpus; c++)
 		cpu_records(r, c);
