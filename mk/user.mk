@@ -17,8 +17,13 @@ include user/Makefrag
 AR		:= $(CROSS_COMPILE)ar
 UBUILD		:= $(BUILD)/user
 # -mgeneral-regs-only: the kernel does not save SSE/x87 state per thread.
+# -pg -mnop-mcount: a frame in every function, leaves too, for the
+# profiler's walk of user stacks (docs/profiling.md): GCC 12 drops the
+# frame of a leaf that needs no stack even with -fno-omit-frame-pointer
+# and -mno-omit-leaf-frame-pointer, but keeps it in a function that
+# calls mcount, here a 5-byte NOP after the prologue.
 UCFLAGS		:= -std=gnu11 -O2 -g -ffreestanding -fno-pic -fno-pie \
-		   -fno-stack-protector -fno-omit-frame-pointer \
+		   -fno-stack-protector -fno-omit-frame-pointer -pg -mnop-mcount \
 		   -fno-asynchronous-unwind-tables -mgeneral-regs-only \
 		   $(WARN) -MMD -MP \
 		   -Iuser/include -Ikern/include -Ikern/trace/lib
