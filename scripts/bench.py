@@ -182,6 +182,24 @@ def getpid_rows(uy, un):
             "getpid_syscall_on_insns": region(uy, 32, N_GETPID) - uempty}
 
 
+def sample_figures(kernel_y):
+    """The profile sample's two instruction counts alone (the rows
+    guest_figures() has), twice."""
+    runs = [sample_rows(plugin_run(kernel_y, "bench", 1, "kbench%d" % rep))
+            for rep in (1, 2)]
+    return dict({k: round(v, 2) for k, v in runs[0].items()},
+                insns_identical_on_two_runs=runs[0] == runs[1])
+
+
+def sample_rows(k):
+    """A profile sample (docs/profiling.md) of the kernel bench's marks k:
+    its kernel chain 16 frames deep; the same with a 16-frame user chain
+    too; each minus the empty loop."""
+    empty = region(k, 10, N_OPS)
+    return {"prof_sample_insns_guest": region(k, 70, N_OPS) - empty,
+            "prof_sample_user_insns_guest": region(k, 72, N_OPS) - empty}
+
+
 def boot_figures(marks):
     """kmain -> prompt, all CPUs' instructions. (The spin-loop marks are
     logged too, but the counter is global, so spins overlapping on several
@@ -228,16 +246,13 @@ def guest_figures(kernel_y, kernel_n, kernel_nf):
             # with a stacktrace probe (its record and the chain's)
             "stack_trace_16_insns_guest": region(k, 50, N_OPS) - empty,
             "stacktrace_probe_insns_guest": region(k, 52, N_OPS) - empty,
-            # a profile sample (docs/profiling.md): its kernel chain 16
-            # frames deep; the same with a 16-frame user chain too
-            "prof_sample_insns_guest": region(k, 70, N_OPS) - empty,
-            "prof_sample_user_insns_guest": region(k, 72, N_OPS) - empty,
             "boot_insns_ttrace_y": boot_y, "boot_insns_ttrace_n": boot_n,
             "getpid_ttrace_n_fentry_insns": region(unf, 36, N_GETPID) -
             region(unf, 30, N_GETPID),
             "boot_insns_ttrace_n_fentry": boot_figures(bnf),
         }
         g.update(getpid_rows(uy, un))
+        g.update(sample_rows(k))
         # the target's case: tracing built in, nothing enabled
         g["syscall_off_extra_insns"] = (g["getpid_nothing_on_insns"] -
                                         g["getpid_ttrace_n_insns"])
@@ -1010,6 +1025,9 @@ def main():
     if sys.argv[1:] == ["getpid"]:      # the getpid round trips alone
         D = getpid_figures(kernel_y, notrace_kernel())
         print(json.dumps(D, indent=1, sort_keys=True))
+        return
+    if sys.argv[1:] == ["sample"]:      # the profile sample's costs alone
+        print(json.dumps(sample_figures(kernel_y), indent=1, sort_keys=True))
         return
     if sys.argv[1:] == ["profile"]:     # the profile exports' rows alone
         D = profile_exports()
