@@ -1,8 +1,9 @@
 """The sampling profile read on the host (issue 30, docs/profiling.md
 "Reading"): ONE boot, sampled from early boot (ttrace.profile=997), saves
-two traces to the host: the boot's, at the prompt, and one of profspin
+three traces to the host: the boot's, at the prompt; one of profspin
 (70% in f1, 30% in f2) and profnap (3 x 50 ms asleep in g, computing in h)
-under `profile on 997 all offcpu`. Checked on the host:
+under `profile on 997 all offcpu`; one of profspin in 16 KB rings that
+wrap past its spawn. Checked on the host:
 
   prof30h_spin      folded gives f1/f2 = 70/30 +- 3 points; go tool pprof
                     (-traces, samples) and trace_processor_shell's
@@ -14,13 +15,19 @@ under `profile on 997 all offcpu`. Checked on the host:
                     thread's lifetime (its first profile record to its
                     last, from ttdecode text) within one real period (the
                     longest interval of its samples), for every thread of
-                    the two programs
+                    the two programs; g's blocking stacks hold its whole
+                    chain, main;g;nap;nanosleep (the libc wrapper, a leaf,
+                    has a frame)
   prof30h_boot      the boot's wall-clock flame graph (each boot phase a
                     root frame, each sample weighing its interval) and
                     `ttdecode boot` agree on CPU 0's time per phase within
                     the intervals of the samples at the phase's two ends,
                     for every phase sampled from its start; the SVG parses
                     as XML
+  prof30h_wrap      the wrapped trace has no proc_exec of profspin left,
+                    yet its samples' user pcs are named by its ELF (f1,
+                    f2; no bare user address): aux keeps each pid's
+                    program path
 Every sample weighs the interval it stands for (its record's `interval`,
 docs/trace-format.md section 8), not 1/hz: under TCG the sampling timer
 comes 1 to 12 ms apart at a nominal 997 Hz. And a 50 ms sleep keeps
@@ -78,9 +85,10 @@ def folded(trace, *opts):
 
 
 def pid_of(text, prog):
-    m = re.search(r"profile_exec: pid=(\d+) path=/bin/%s\b" % prog, text)
+    m = re.search(r"proc_exec: pid=\S+ filename=/bin/%s pid_nr=(\d+)" %
+                  prog, text)
     if not m:
-        raise AssertionError("no profile_exec of /bin/%s" % prog)
+        raise AssertionError("no proc_exec of /bin/%s" % prog)
     return int(m.group(1))
 
 
@@ -228,6 +236,13 @@ def check_offcpu(trace, text):
                        "(%s)" % (prog, wall, span, real * (1 + len(life)),
                                  life))
         g = sum(v for k, v in off.items() if ";g;" in k + ";")
+        # every frame from main to the system call: nanosleep, a leaf,
+        # has a frame of its own (-mno-omit-leaf-frame-pointer)
+        cut = [k for k in off if ";g;" in k + ";" and
+               ";main;g;nap;nanosleep;" not in k + ";"]
+        if prog == "profnap" and cut:
+            bad.append("profnap: g's blocking stacks without its whole "
+                       "chain main;g;nap;nanosleep: %s" % cut)
         blocked, sleeps = blocked_ns(text, prog)
         if prog == "profnap" and (sleeps != 3 or
                                   abs(g - blocked) > PERIOD):
@@ -235,6 +250,22 @@ def check_offcpu(trace, text):
                        "sleeps, want 3 and the same +- %d ns: %s" % (
                            g, blocked, sleeps, PERIOD, off))
     return "; ".join(bad)
+
+
+def check_wrap(trace, text):
+    """profspin, profiled in rings that wrapped past its spawn (its
+    proc_exec record gone), still has its user pcs named by its ELF: aux
+    keeps the path of its program (docs/profiling.md)."""
+    if re.search(r"proc_exec: pid=\S+ filename=/bin/profspin", text):
+        return "the rings did not wrap past profspin's spawn"
+    user = [(k, v) for k, v in folded(trace).items()
+            if k.startswith("profspin;")]
+    named = sum(v for k, v in user if re.search(r";f[12](;|$)", k))
+    bare = [k for k, _ in user if re.search(r";0x[0-9a-f]{1,12}(;|$)", k)]
+    if not named or bare:
+        return "profspin's user pcs after the wrap: %d samples in f1/f2, " \
+               "user addresses no symbol names: %s" % (named, bare[:4])
+    return ""
 
 
 def covering(samples, ns):
@@ -300,7 +331,8 @@ def check_boot(trace):
 
 
 def session(path):
-    """The one boot; returns (boot trace, programs' trace, why)."""
+    """The one boot; returns (boot trace, programs' trace, wrapped
+    trace, why)."""
     s = tt.Session(2, hostout=path, cmdline="ttrace.profile=%d" % HZ,
                    timeout=400, name="prof30h")
     try:
@@ -311,23 +343,31 @@ def session(path):
               "/dev/ttrace/ctl" % HZ, r"profnap: done", timeout=300)
         s.say("ttrace save /dev/host/out", r"ttrace: saved /dev/host/out",
               timeout=120)
+        # rings of 16 KB: profspin's samples overwrite its spawn's records
+        s.say("ttrace clear; echo bufsize 16 > /dev/ttrace/ctl; echo "
+              "profile on %d all > /dev/ttrace/ctl; profspin 10; echo "
+              "profile off > /dev/ttrace/ctl" % HZ, r"profspin: 10 rounds",
+              timeout=300)
+        s.say("ttrace save /dev/host/out", r"ttrace: saved /dev/host/out",
+              timeout=120)
         why = s.finish("")
     except (TimeoutError, AssertionError) as e:
         why = s.finish(str(e))
     if why:
-        return None, None, why
+        return None, None, None, why
     saves = split_saves(path, s.run.text)
-    if len(saves) != 2:
-        return None, None, "%d saves, want 2" % len(saves)
-    return saves[0], saves[1], ""
+    if len(saves) != 3:
+        return None, None, None, "%d saves, want 3" % len(saves)
+    return saves + [""]
 
 
 def run_all(res, only):
-    names = ("prof30h_spin", "prof30h_offcpu", "prof30h_boot")
+    names = ("prof30h_spin", "prof30h_offcpu", "prof30h_boot",
+             "prof30h_wrap")
     if only and not any(only in n for n in names):
         return
     os.makedirs(tt.OUT, exist_ok=True)
-    boot, progs, why = session(os.path.join(tt.OUT, "prof30h.ttr"))
+    boot, progs, wrapped, why = session(os.path.join(tt.OUT, "prof30h.ttr"))
     if why:
         for n in names:
             res.add(n, False, why)
@@ -335,7 +375,9 @@ def run_all(res, only):
     text = td("text", progs)
     for name, fn in (("prof30h_spin", lambda: check_spin(progs, text)),
                      ("prof30h_offcpu", lambda: check_offcpu(progs, text)),
-                     ("prof30h_boot", lambda: check_boot(boot))):
+                     ("prof30h_boot", lambda: check_boot(boot)),
+                     ("prof30h_wrap", lambda: check_wrap(
+                         wrapped, td("text", wrapped)))):
         if not only or only in name:
             try:
                 why = fn()
