@@ -16,9 +16,9 @@
 
 static volatile uint64_t sink;
 
-/* The libc wrapper below it (nanosleep) has no frame, so the walk of
- * the user stack loses its caller (docs/profiling.md): nap is that
- * caller, so that g, whose stack this is, is seen. */
+/* The caller of the libc wrapper (nanosleep): the walk of the user stack
+ * sees it because the wrapper, a leaf, has a frame of its own
+ * (docs/profiling.md, "Leaf frames"); the test wants main;g;nap;nanosleep. */
 static __attribute__((noinline, noclone)) void nap(void)
 {
 	if (nanosleep(NAP_NS) < 0)
