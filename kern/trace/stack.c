@@ -388,6 +388,10 @@ static __always_inline bool profile_record(struct trace_ring *r, uint32_t ev,
 
 	if (!reserve_slots(r, PROF_SLOTS, s, &idx))
 		return false;
+	s[0]->data[0] = h0;	/* first: not live across the walk */
+	s[0]->data[1] = h1;
+	s[0]->data[2] = h2;
+	s[0]->data[3] = h3;
 	if (likely(pc0)) {
 		*pc_word(s, 0, PCS_PROFILE) = pc0;
 		n = fill_pcs(s, PCS_PROFILE, kt, rbp, 1, TTRACE_STACK_DEPTH);
@@ -398,10 +402,6 @@ static __always_inline bool profile_record(struct trace_ring *r, uint32_t ev,
 	for (uint32_t i = PC_WORDS; i < (PROF_SLOTS - 1) * TTRACE_CONT_ARGS;
 	     i++)
 		*pc_word(s, i, PCS_PROFILE) = 0;	/* past pc15 */
-	s[0]->data[0] = h0;
-	s[0]->data[1] = h1;
-	s[0]->data[2] = h2;
-	s[0]->data[3] = h3;
 	s[0]->data[4] = n;
 	publish_slots(s, PROF_SLOTS, idx, ev, ts);
 	return true;
@@ -424,54 +424,83 @@ notrace bool ttrace_profile_record(struct trace_ring *r, uint32_t ev,
  * present user page there (mapped_pa(), ustr's check; read through the
  * direct map), and every return address below ULIM and not 0; anything
  * else ends the walk, so no hostile rbp faults and no kernel address is
- * taken for a user frame. Unrolled, as walk_record(): every word's
- * address a constant offset. The page of the frame before is kept: a
- * frame whose two words are on it (so below ULIM) costs a subtraction
- * and two compares more than the kernel walk's; another page (or a frame
- * across two) is looked up in the page tables. Returns how many pcs (the
- * words past them not written).
+ * taken for a user frame. Returns how many pcs (the words past them not
+ * written).
+ *
+ * A page is translated once: its frames are read through the direct map
+ * at rbp + delta, where a frame is on the page at hand when that address,
+ * as a key (fp_key()), is above the frame before's and at most the
+ * page's last frame's, the kernel walk's two compares (frame_next_ok()),
+ * which also refuse a misaligned one; any other frame (the first,
+ * another page, one across two, a bad one) is user_page()'s. Unrolled, as
+ * walk_record(): every word's address a constant offset.
  */
-/* What the walk reads for page 0 (no user page: the walk ends there). */
-static const uint64_t no_page[PGSIZE / 8];
+struct user_page {
+	uintptr_t delta;	/* user address + delta: the direct map's */
+	uintptr_t limit;	/* the key of the page's last whole frame;
+				   0: the walk ends */
+};
+
+/* The page of user frame rbp, for walk_user(), whose frame before has
+ * key key on page pg (key 0: none): its delta and limit, or limit 0 when
+ * rbp is no frame
+ * (misaligned, not above prev, not below ULIM, not on a present user
+ * page). A frame across two pages is copied into buf, its page for the
+ * walk, whose next frame is then another page. Not inlined: a walk comes
+ * here once a page. */
+static notrace __attribute__((noinline)) struct user_page user_page(
+	const uint64_t *pml4, uintptr_t rbp, uintptr_t key,
+	struct user_page pg, uint64_t *buf)
+{
+	uintptr_t off = rbp & (PGSIZE - 1);
+	uintptr_t prev = key ? (uintptr_t)frame_at(key) - pg.delta : 0;
+	uint64_t pa, pa2;
+
+	if ((rbp & 7) || rbp <= prev || rbp > ULIM - 16 ||
+	    (pa = mapped_pa(pml4, rbp, true)) == (uint64_t)-1)
+		return (struct user_page){ 0, 0 };
+	if (likely(off <= PGSIZE - 16))
+		return (struct user_page){
+			(uintptr_t)KADDR(pa) - rbp,
+			fp_key((uintptr_t)KADDR(pa - off) + PGSIZE - 16) };
+	if ((pa2 = mapped_pa(pml4, rbp + 8, true)) == (uint64_t)-1)
+		return (struct user_page){ 0, 0 };
+	buf[0] = *(const uint64_t *)KADDR(pa);
+	buf[1] = *(const uint64_t *)KADDR(pa2);
+	return (struct user_page){ (uintptr_t)buf - rbp,
+				   fp_key((uintptr_t)buf) };
+}
+
+_Static_assert(!(ULIM & (ULIM - 1)), "walk_user(): ULIM a power of two");
 
 static __always_inline uint32_t walk_user(struct ttrace_entry *const *s,
 					  const uint64_t *pml4, uintptr_t pc0,
 					  uintptr_t rbp)
 {
-	uintptr_t page = 0, prev = 0;	/* page 0: never mapped, read as 0 */
-	const uint8_t *base = (const uint8_t *)no_page;
+	struct user_page pg = { 0, 0 };	/* none yet */
+	uintptr_t key = 0;		/* the frame before's, on pg */
+	uint64_t buf[2];
 
 	*pc_word(s, 0, PCS_STACK) = pc0;
 #pragma GCC unroll 16
 	for (uint32_t n = 1; n < TTRACE_STACK_DEPTH; n++) {
-		uint64_t pc, next, pa;
+		uintptr_t k = fp_key(rbp + pg.delta), pc;
+		const uintptr_t *f;
 
-		if ((rbp & 7) || rbp <= prev)
-			return n;
-		if (likely(rbp - page < PGSIZE - 8)) {
-			const uint64_t *f = (const uint64_t *)(base +
-							       (rbp - page));
-
-			next = f[0];
-			pc = f[1];
-		} else {	/* another page, or a frame across two */
-			if (rbp > ULIM - 16 || (pa = mapped_pa(pml4, rbp,
-					true)) == (uint64_t)-1)
+		if (unlikely(!frame_next_ok(key, k, pg.limit))) {
+			pg = user_page(pml4, rbp, key, pg, buf);
+			if (!pg.limit)
 				return n;
-			page = rbp & ~(uintptr_t)(PGSIZE - 1);
-			base = KADDR(pa - (rbp - page));
-			next = *(const uint64_t *)KADDR(pa);
-			if ((rbp & (PGSIZE - 1)) == PGSIZE - 8 &&
-			    (pa = mapped_pa(pml4, rbp + 8, true) - 8) ==
-			    (uint64_t)-1 - 8)
-				return n;
-			pc = *(const uint64_t *)KADDR(pa + 8);
+			k = fp_key(rbp + pg.delta);
 		}
-		if (pc - 1 >= ULIM - 1)	/* 0, or not a user address */
+		f = frame_at(k);
+		pc = f[1];
+		if ((pc - 1) / ULIM)	/* 0, or not a user address (ULIM: a
+					   power of two, a shift) */
 			return n;
 		*pc_word(s, n, PCS_STACK) = pc;
-		prev = rbp;
-		rbp = next;
+		key = k;
+		rbp = f[0];
 	}
 	return TTRACE_STACK_DEPTH;
 }
