@@ -704,6 +704,120 @@ def profile_exports():
     return D
 
 
+# ---- the profiler's rates in guest time (issue 30) -------------------------
+
+PROF_HZ = 10000         # the sampling rate of the rate run
+PROF_MS = 2000          # guest ms the hogs spin at it
+PING_ROUNDS = 20000     # round trips of each of profpingpong's 2 pairs
+PROF_EVENT = re.compile(r"(?m)^\s*(\d+)\.(\d+) us cpu(\d+) \S+ "
+                        r"(profile_sample|profile_switch|profile_wakeup):")
+
+
+def icount_session(name, lines):
+    """Boots the release kernel at SMP=4 under TCG with -icount
+    shift=0,sleep=off (qemu.sh ICOUNT: the guest's clock follows its
+    instruction count, so its timers fire on time in guest time however
+    loaded the host is), its rings read out of its shared RAM all along by
+    ttlive, the live host drain (make live), into build/bench-NAME.ttr;
+    types each (command, regex) of lines at the shell. Returns (the
+    matches, ttlive's summary line, the trace) or raises RuntimeError."""
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from qemu_run import QemuRun
+    trace = os.path.join(B, "bench-%s.ttr" % name)
+    mem = os.path.join(B, "bench-%s.mem" % name)
+    pa, size = root_symbol()
+    os.environ["ICOUNT"] = "0"
+    try:
+        run = QemuRun(cmdline="", smp=4, timeout=1800, ramfile=mem,
+                      kernel=os.path.join(B, "kernel.bin"), initrd=INITRD,
+                      accel="tcg")
+    finally:
+        del os.environ["ICOUNT"]
+    drain = subprocess.Popen(
+        [os.path.join(B, "tools", "ttlive"), "-c", "4", "-w", "600", "-p",
+         str(run.proc.pid), mem, hex(pa), str(size), trace],
+        stdout=subprocess.PIPE, text=True)
+    got = []
+    try:
+        for cmd, want in lines + [("poweroff", None)]:
+            run.expect(r"\$ ", timeout=1500)
+            run.send(cmd + "\r")
+            if want:
+                got.append(run.expect(want, timeout=1500))
+        run.wait(timeout=120)
+    except TimeoutError as e:
+        raise RuntimeError("%s: %s" % (name, e))
+    finally:
+        run.close()
+        summary = drain.communicate(timeout=300)[0].strip()
+        if os.path.exists(mem):
+            os.remove(mem)
+    return got, summary, trace
+
+
+def profile_events(trace):
+    """{event: {cpu: [guest ns]}} of the profile records in trace."""
+    text = sh([os.path.join(B, "tools", "ttdecode"), "text", trace]).stdout
+    ev = {}
+    for us, frac, cpu, name in PROF_EVENT.findall(text):
+        ns = int(us) * 1000 + int(frac.ljust(3, "0")[:3])
+        ev.setdefault(name, {}).setdefault(int(cpu), []).append(ns)
+    return ev
+
+
+def lost_of(summary):
+    m = re.search(r": (\d+) records, (\d+) lost", summary)
+    return (int(m.group(1)), int(m.group(2))) if m else (None, None)
+
+
+def profile_rate_figures():
+    """Under -icount (icount_session()): 4 hogs profiled at PROF_HZ on 4
+    CPUs for PROF_MS guest ms, streamed by the live drain: the samples per
+    guest second of each CPU (its first sample to its last) and the
+    fraction of the samples taken (the stats line) the host got, beside
+    the records lost; then profpingpong's 2 pairs on 4 CPUs under
+    `profile on 997 all sched`: the stack records (profile_switch and
+    profile_wakeup) per guest second over the run, and what was lost."""
+    D = {"icount": "shift=0,sleep=off", "drain": "ttlive (live host drain)"}
+    try:
+        got, summary, trace = icount_session("prof-rate", [
+            ("echo profile on %d all > /dev/ttrace/ctl; schedtest spin 4 "
+             "%d; echo profile off > /dev/ttrace/ctl" % (PROF_HZ, PROF_MS),
+             r"schedtest: done"),
+            ("grep profile /dev/ttrace/stats",
+             r"samples (\d+) late (\d+) no_frame (\d+)")])
+        per_cpu = profile_events(trace).get("profile_sample", {})
+        taken = int(got[1].group(1))
+        D["rate_hz"] = PROF_HZ
+        D["rate_samples_per_guest_s_per_cpu"] = [
+            round((len(t) - 1) * 1e9 / (t[-1] - t[0]))
+            for _, t in sorted(per_cpu.items()) if len(t) > 1]
+        D["rate_samples_taken"] = taken
+        D["rate_samples_late"] = int(got[1].group(2))
+        D["rate_delivered_fraction"] = round(
+            sum(len(t) for t in per_cpu.values()) / max(taken, 1), 4)
+        D["rate_records"], D["rate_lost"] = lost_of(summary)
+        D["rate_drain_summary"] = summary
+    except RuntimeError as e:
+        D["rate_reason"] = str(e)
+    try:
+        got, summary, trace = icount_session("prof-sched", [
+            ("echo profile on 997 all sched > /dev/ttrace/ctl; "
+             "profpingpong 2 %d; echo profile off > /dev/ttrace/ctl" %
+             PING_ROUNDS, r"profpingpong: done")])
+        ev = profile_events(trace)
+        ts = sorted(t for name in ("profile_switch", "profile_wakeup")
+                    for c in ev.get(name, {}).values() for t in c)
+        D["sched_stack_events"] = len(ts)
+        D["sched_stack_events_per_guest_s"] = round(
+            (len(ts) - 1) * 1e9 / (ts[-1] - ts[0])) if len(ts) > 1 else None
+        D["sched_records"], D["sched_lost"] = lost_of(summary)
+        D["sched_drain_summary"] = summary
+    except RuntimeError as e:
+        D["sched_reason"] = str(e)
+    return D
+
+
 def print_profile_exports(D):
     print("\n%-46s" % "profile exports (ttdecode, one core, CPU time)")
     if "reason" in D:
@@ -1028,6 +1142,9 @@ def main():
         return
     if sys.argv[1:] == ["sample"]:      # the profile sample's costs alone
         print(json.dumps(sample_figures(kernel_y), indent=1, sort_keys=True))
+        return
+    if sys.argv[1:] == ["profile-rate"]:    # the guest-time rates alone
+        print(json.dumps(profile_rate_figures(), indent=1, sort_keys=True))
         return
     if sys.argv[1:] == ["profile"]:     # the profile exports' rows alone
         D = profile_exports()

@@ -19,7 +19,10 @@
 # trace test (docs/ttrace-device.md).
 #   qemu.sh --print-accel     prints kvm or tcg: what a run would use
 # Environment: SMP (default 4), MEM (default 512M), ACCEL=kvm|tcg (default:
-# kvm when /dev/kvm is usable, else tcg).
+# kvm when /dev/kvm is usable, else tcg). ICOUNT=N (make bench's guest-time
+# runs): TCG, one thread, -icount shift=N,sleep=off: the guest's clock
+# follows its instruction count (2^N ns an instruction), so its timers fire
+# on time in guest time however slow or loaded the host is.
 # The serial console is stdin/stdout. isa-debug-exit lets the kernel end the
 # run with a status; --timeout bounds every non-interactive run.
 set -e
@@ -66,6 +69,8 @@ fi
 if [ -n "$print_accel" ]; then echo "$ACCEL"; exit 0; fi
 if [ -n "$plugin" ]; then
 	cpu="-accel tcg,thread=single -icount shift=0,sleep=off -cpu max -plugin $plugin"
+elif [ -n "$ICOUNT" ]; then
+	cpu="-accel tcg,thread=single -icount shift=$ICOUNT,sleep=off -cpu max"
 elif [ "$ACCEL" = kvm ]; then
 	cpu="-enable-kvm -cpu host,+invtsc"
 else
