@@ -770,36 +770,46 @@ def lost_of(summary):
     return (int(m.group(1)), int(m.group(2))) if m else (None, None)
 
 
-def profile_rate_figures():
-    """Under -icount (icount_session()): 4 hogs profiled at PROF_HZ on 4
-    CPUs for PROF_MS guest ms, streamed by the live drain: the samples per
-    guest second of each CPU (its first sample to its last) and the
-    fraction of the samples taken (the stats line) the host got, beside
-    the records lost; then profpingpong's 2 pairs on 4 CPUs under
-    `profile on 997 all sched`: the stack records (profile_switch and
-    profile_wakeup) per guest second over the run, and what was lost."""
-    D = {"icount": "shift=0,sleep=off", "drain": "ttlive (live host drain)"}
+def rate_run(D, key, workload):
+    """D[key + "_..."]: the figures of a PROF_HZ profile of all 4 CPUs
+    while workload runs, streamed by the live
+    drain: each CPU's samples per guest second (its first sample to its
+    last), the samples taken (the stats line) and periods missed (late),
+    the fraction of the samples taken the host got, the records lost."""
     try:
-        got, summary, trace = icount_session("prof-rate", [
-            ("echo profile on %d all > /dev/ttrace/ctl; schedtest spin 4 "
-             "%d; echo profile off > /dev/ttrace/ctl" % (PROF_HZ, PROF_MS),
-             r"schedtest: done"),
+        got, summary, trace = icount_session("prof-" + key, [
+            ("echo profile on %d all > /dev/ttrace/ctl; %s; echo profile "
+             "off > /dev/ttrace/ctl; echo rate-done" % (PROF_HZ, workload),
+             r"\nrate-done"),
             ("grep profile /dev/ttrace/stats",
              r"samples (\d+) late (\d+) no_frame (\d+)")])
-        per_cpu = profile_events(trace).get("profile_sample", {})
-        taken = int(got[1].group(1))
-        D["rate_hz"] = PROF_HZ
-        D["rate_samples_per_guest_s_per_cpu"] = [
-            round((len(t) - 1) * 1e9 / (t[-1] - t[0]))
-            for _, t in sorted(per_cpu.items()) if len(t) > 1]
-        D["rate_samples_taken"] = taken
-        D["rate_samples_late"] = int(got[1].group(2))
-        D["rate_delivered_fraction"] = round(
-            sum(len(t) for t in per_cpu.values()) / max(taken, 1), 4)
-        D["rate_records"], D["rate_lost"] = lost_of(summary)
-        D["rate_drain_summary"] = summary
     except RuntimeError as e:
-        D["rate_reason"] = str(e)
+        D[key + "_reason"] = str(e)
+        return
+    per_cpu = profile_events(trace).get("profile_sample", {})
+    taken = int(got[1].group(1))
+    D[key + "_samples_per_guest_s_per_cpu"] = [
+        round((len(t) - 1) * 1e9 / (t[-1] - t[0]))
+        for _, t in sorted(per_cpu.items()) if len(t) > 1]
+    D[key + "_samples_taken"] = taken
+    D[key + "_samples_late"] = int(got[1].group(2))
+    D[key + "_delivered_fraction"] = round(
+        sum(len(t) for t in per_cpu.values()) / max(taken, 1), 4)
+    D[key + "_records"], D[key + "_lost"] = lost_of(summary)
+    D[key + "_drain_summary"] = summary
+
+
+def profile_rate_figures():
+    """Under -icount (icount_session()), the profiler at PROF_HZ on 4
+    CPUs (rate_run()): idle for a guest second, then beside 4 CPU-bound
+    hogs for PROF_MS guest ms; then profpingpong's 2 pairs on 4 CPUs
+    under `profile on 997 all sched`: the stack records (profile_switch
+    and profile_wakeup) per guest second over the run, and what was
+    lost."""
+    D = {"icount": "shift=0,sleep=off", "drain": "ttlive (live host drain)",
+         "rate_hz": PROF_HZ}
+    rate_run(D, "idle", "sleep 1")
+    rate_run(D, "busy", "schedtest spin 4 %d" % PROF_MS)
     try:
         got, summary, trace = icount_session("prof-sched", [
             ("echo profile on 997 all sched > /dev/ttrace/ctl; "

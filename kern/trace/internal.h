@@ -802,7 +802,7 @@ void ttrace_profile_ustack(struct trace_ring *r, const uint64_t *pml4,
 			   uintptr_t pc0, uintptr_t rbp);
 void ttrace_profile_sample_of(const struct trapframe *tf,
 			      const struct kthread *kt, uint32_t opts,
-			      uint64_t pid, uint64_t mode, uint64_t interval);
+			      uint64_t pid, uint64_t mode, uint64_t *last);
 /* profile.c: the sampling profiler (docs/profiling.md) */
 void ttrace_prof_sample(const struct trapframe *tf);
 bool ttrace_profile_sched_live(void);

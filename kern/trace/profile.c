@@ -109,17 +109,17 @@ notrace void ttrace_prof_sample(const struct trapframe *tf)
 	struct per_cpu_info *pcpui = this_cpu();
 	const struct kthread *kt = pcpui->cur_kthread;
 	struct prof_cpu *pc = &cpus[pcpui->coreid];
-	uint64_t now = arch_trace_clock(), interval = now - pc->last;
 
-	pc->last = now;
-	if (!kt)
-		return;			/* before the CPU's scheduler */
+	if (!kt) {			/* before the CPU's scheduler */
+		pc->last = arch_trace_clock();
+		return;
+	}
 	ttrace_profile_sample_of(tf, kt, READ_ONCE(prof.opts),
 				 pid_of(kt, pcpui->coreid),
 				 (tf->cs & 3) ? TTRACE_PROF_MODE_USER :
 				 !kt->id && sched_cpu_idling() ?
 				 TTRACE_PROF_MODE_IDLE : TTRACE_PROF_MODE_KERNEL,
-				 interval);
+				 &pc->last);
 }
 
 /* The trap frame of the interrupt the caller runs in: the caller of

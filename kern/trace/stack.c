@@ -373,16 +373,18 @@ static __always_inline void publish_slots(struct ttrace_entry *const *s,
  * this CPU's: the header h (pid, tid, mode, the event's word), then the
  * kernel chain: pc0 and the chain from frame rbp of thread kt (the
  * running one, or one switching out here), TTRACE_STACK_DEPTH pcs in all;
- * none when pc0 is 0. Returns false when the ring is saturated (the
- * record dropped, counted). Any context, interrupts off.
+ * none when pc0 is 0; stamped now (the trace clock). Returns false when
+ * the ring is saturated (the record dropped, counted). Any context,
+ * interrupts off.
  */
 static __always_inline bool profile_record(struct trace_ring *r, uint32_t ev,
 					   uint64_t h0, uint64_t h1,
 					   uint64_t h2, uint64_t h3,
 					   const struct kthread *kt,
-					   uintptr_t pc0, uintptr_t rbp)
+					   uintptr_t pc0, uintptr_t rbp,
+					   uint64_t now)
 {
-	uint64_t ts = arch_trace_clock() & ~TTRACE_TS_CONT, idx;
+	uint64_t ts = now & ~TTRACE_TS_CONT, idx;
 	struct ttrace_entry *s[PROF_SLOTS];
 	uint32_t n = 0;
 
@@ -413,7 +415,8 @@ notrace bool ttrace_profile_record(struct trace_ring *r, uint32_t ev,
 				   const struct kthread *kt, uintptr_t pc0,
 				   uintptr_t rbp)
 {
-	return profile_record(r, ev, h[0], h[1], h[2], h[3], kt, pc0, rbp);
+	return profile_record(r, ev, h[0], h[1], h[2], h[3], kt, pc0, rbp,
+			      arch_trace_clock());
 }
 
 /*
@@ -542,7 +545,8 @@ notrace void ttrace_profile_ustack(struct trace_ring *r, const uint64_t *pml4,
 /*
  * A sample of the context tf interrupted on this CPU (profile.c's timer,
  * docs/profiling.md): thread kt's pid and tid, mode, the interval it
- * stands for (trace clock ticks), then the kernel chain (kernel mode,
+ * stands for (the trace clock's ticks since *last, the CPU's sample
+ * before, which becomes this one's time), then the kernel chain (kernel mode,
  * opts TTRACE_PROFILE_KERNEL: from the interrupted pc and frame) and the
  * user chain (a process's thread, opts TTRACE_PROFILE_USER: from tf in
  * user mode, else from the trap frame it entered the kernel with, through
@@ -551,20 +555,21 @@ notrace void ttrace_profile_ustack(struct trace_ring *r, const uint64_t *pml4,
 notrace void ttrace_profile_sample_of(const struct trapframe *tf,
 				      const struct kthread *kt, uint32_t opts,
 				      uint64_t pid, uint64_t mode,
-				      uint64_t interval)
+				      uint64_t *last)
 {
 	struct trace_ring *r = this_cpu()->ttrace_ring;
 	bool user = mode == TTRACE_PROF_MODE_USER;
-	const struct trapframe *utf;
+	uint64_t now = arch_trace_clock(), interval = now - *last;
+	const struct trapframe *utf = !(opts & TTRACE_PROFILE_USER) ||
+				      !kt->proc ? NULL : user ? tf :
+				      ttrace_user_frame(kt);
 
-	if (!profile_record(r, TTRACE_EV_PROFILE_SAMPLE, pid, kt->id, mode,
-			    interval, kt, !user &&
-			    (opts & TTRACE_PROFILE_KERNEL) ? tf->rip : 0,
-			    tf->rbp) ||
-	    !(opts & TTRACE_PROFILE_USER) || !kt->proc)
-		return;
-	utf = user ? tf : ttrace_user_frame(kt);
-	profile_ustack(r, ttrace_loaded_tables(), utf->rip, utf->rbp);
+	*last = now;	/* utf decided first: the one value live past the walk */
+	if (profile_record(r, TTRACE_EV_PROFILE_SAMPLE, pid, kt->id, mode,
+			   interval, kt, !user &&
+			   (opts & TTRACE_PROFILE_KERNEL) ? tf->rip : 0,
+			   tf->rbp, now) && utf)
+		profile_ustack(r, ttrace_loaded_tables(), utf->rip, utf->rbp);
 }
 
 /* Names every kernel symbol in aux (tag ksym, ident = its address), so

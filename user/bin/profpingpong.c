@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 {
 	int pids[MAX_PAIRS], n, rounds, status, bad = 0;
 
-	if (argc == 2 && !strcmp(argv[1], "echo"))
+	if (argc >= 2 && !strcmp(argv[1], "echo"))
 		return echo();
 	if (argc == 3 && !strcmp(argv[1], "pair"))
 		return pair(atoi(argv[2]));
