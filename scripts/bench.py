@@ -828,6 +828,29 @@ def profile_rate_figures():
     return D
 
 
+def print_profile_rate(D):
+    print("\n%-46s" % "profiler in guest time (-icount %s, %s)" % (
+        D["icount"], D["drain"]))
+    for key, what in (("idle", "%d Hz, 4 idle CPUs" % D["rate_hz"]),
+                      ("busy", "%d Hz, 4 CPU-bound hogs" % D["rate_hz"])):
+        if key + "_reason" in D:
+            print("  %-44s %s" % (what, D[key + "_reason"]))
+            continue
+        print("  %-44s %s" % (what + ": samples/guest s per CPU", " ".join(
+            str(r) for r in D[key + "_samples_per_guest_s_per_cpu"])))
+        print("  %-44s %14s" % ("  taken, late, delivered, lost", "%d, %d, "
+              "%.4f, %s" % (D[key + "_samples_taken"],
+                            D[key + "_samples_late"],
+                            D[key + "_delivered_fraction"],
+                            D[key + "_lost"])))
+    if "sched_reason" in D:
+        print("  %-44s %s" % ("sched stacks", D["sched_reason"]))
+    else:
+        print("  %-44s %14s  >= 20000, 0 lost" % (
+            "sched stacks/guest s (lost)", "%s (%s)" % (
+                D["sched_stack_events_per_guest_s"], D["sched_lost"])))
+
+
 def print_profile_exports(D):
     print("\n%-46s" % "profile exports (ttdecode, one core, CPU time)")
     if "reason" in D:
@@ -1154,7 +1177,9 @@ def main():
         print(json.dumps(sample_figures(kernel_y), indent=1, sort_keys=True))
         return
     if sys.argv[1:] == ["profile-rate"]:    # the guest-time rates alone
-        print(json.dumps(profile_rate_figures(), indent=1, sort_keys=True))
+        D = profile_rate_figures()
+        print(json.dumps(D, indent=1, sort_keys=True))
+        print_profile_rate(D)
         return
     if sys.argv[1:] == ["profile"]:     # the profile exports' rows alone
         D = profile_exports()
@@ -1234,6 +1259,7 @@ def main():
     J["decoder"] = decoder()
     J["critpath"] = critpath_figures()
     J["profile_exports"] = profile_exports()
+    J["profile_rate"] = profile_rate_figures()
     J["drain"] = dict(stream_figures(kernel_y), **drain_figures())
     J["drain"]["targets"] = {"stream_insns_per_drained_record": "<= 40"}
     J["drain"]["met"] = {"stream_insns_per_drained_record": J["drain"].get(
@@ -1243,6 +1269,7 @@ def main():
     print_table(J, host, lt, ft, cyc_ns)
     print_decoder(J["decoder"])
     print_profile_exports(J["profile_exports"])
+    print_profile_rate(J["profile_rate"])
     print_drain(J["drain"])
     print_sched(J["sched"])
     print("\nbench: figures in build/bench.json")
