@@ -336,19 +336,28 @@ def drain_session(smp, lines):
     run = QemuRun(cmdline="ttrace.mask=default", smp=smp, timeout=900,
                   hostout=out, kernel=os.path.join(B, "kernel.bin"),
                   initrd=INITRD, accel="tcg")
-    got = []
     try:
-        for cmd, want in lines + [("poweroff", None)]:
-            run.expect(r"\$ ", timeout=600)
-            run.send(cmd + "\r")
-            if want:
-                got.append(run.expect(want, timeout=600))
-        run.wait(timeout=120)
-    except TimeoutError as e:
-        raise RuntimeError("SMP=%d: %s" % (smp, e))
+        got = type_lines(run, lines, "SMP=%d" % smp, 600)
     finally:
         run.close()
     return got, out
+
+
+def type_lines(run, lines, what, timeout):
+    """Types each (command, regex) of lines at the shell of run (a
+    QemuRun), then poweroff, each command's regex awaited up to timeout
+    seconds; returns the matches or raises RuntimeError (what: the run)."""
+    got = []
+    try:
+        for cmd, want in lines + [("poweroff", None)]:
+            run.expect(r"\$ ", timeout=timeout)
+            run.send(cmd + "\r")
+            if want:
+                got.append(run.expect(want, timeout=timeout))
+        run.wait(timeout=120)
+    except TimeoutError as e:
+        raise RuntimeError("%s: %s" % (what, e))
+    return got
 
 
 def writer_rate(path):
@@ -737,16 +746,8 @@ def icount_session(name, lines):
         [os.path.join(B, "tools", "ttlive"), "-c", "4", "-w", "600", "-p",
          str(run.proc.pid), mem, hex(pa), str(size), trace],
         stdout=subprocess.PIPE, text=True)
-    got = []
     try:
-        for cmd, want in lines + [("poweroff", None)]:
-            run.expect(r"\$ ", timeout=1500)
-            run.send(cmd + "\r")
-            if want:
-                got.append(run.expect(want, timeout=1500))
-        run.wait(timeout=120)
-    except TimeoutError as e:
-        raise RuntimeError("%s: %s" % (name, e))
+        got = type_lines(run, lines, name, 1500)
     finally:
         run.close()
         summary = drain.communicate(timeout=300)[0].strip()
