@@ -264,7 +264,8 @@ def check_wrap(trace, text):
     bare = [k for k, _ in user if re.search(r";0x[0-9a-f]{1,12}(;|$)", k)]
     if not named or bare:
         return "profspin's user pcs after the wrap: %d samples in f1/f2, " \
-               "user addresses no symbol names: %s" % (named, bare[:4])
+               "user addresses no symbol names: %s; its stacks: %s" % (
+                   named, bare[:4], [k for k, _ in user][:3])
     return ""
 
 

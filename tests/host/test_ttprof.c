@@ -533,7 +533,11 @@ static const struct ttrace_arg_meta tr_offcpu[] = {
 	{ "pid", TTRACE_ARG_U32, 0 }, { "tid", TTRACE_ARG_U32, 0 },
 	{ "off_ns", TTRACE_ARG_U64, 0 },
 };
-enum { TR_SAMPLE, TR_SWITCH, TR_OFFCPU, TR_NEV };
+static const struct ttrace_arg_meta tr_ustack[] = {
+	{ "frames", TTRACE_ARG_U32, 0 }, { "pc0", TTRACE_ARG_PTR, 0 },
+	{ "pc1", TTRACE_ARG_PTR, 0 },
+};
+enum { TR_SAMPLE, TR_SWITCH, TR_OFFCPU, TR_USTACK, TR_NEV };
 static const struct ttrace_event_meta tr_events[TR_NEV] = {
 	{ "profile_sample", "pid=%u tid=%u mode=%u interval=%llu frames=%u",
 	  tr_sample, TR_SAMPLE, 0, 1, 5 },
@@ -541,6 +545,7 @@ static const struct ttrace_event_meta tr_events[TR_NEV] = {
 	  tr_switch, TR_SWITCH, 0, 1, 5 },
 	{ "profile_offcpu", "pid=%u tid=%u off=%llu ns", tr_offcpu,
 	  TR_OFFCPU, 0, 1, 3 },
+	{ "ustack", "frames=%u %p < %p", tr_ustack, TR_USTACK, 0, 1, 3 },
 };
 static const struct ttrace_group_meta tr_groups[] = { { "profile", 0, 1 } };
 static const struct ttrace_meta_table tr_table = { tr_events, tr_groups,
@@ -617,17 +622,23 @@ static void write_trace(const char *path, const struct tr_rec *rec,
 		abort();
 }
 
-/* Loads the profile of the n records rec written to tmpdir/name. */
-static int load(struct ttprof *p, const char *name, const struct tr_rec *rec,
-		uint32_t n)
+/* Loads the profile of the n records rec written to tmpdir/name, kernel
+ * pcs named by the ELF file kernel (the trace names none). */
+static int load_with(struct ttprof *p, const char *name,
+		     const struct tr_rec *rec, uint32_t n, const char *kernel)
 {
-	struct ttprof_opts o = { TTPROF_VIEW_WALL, -1, ".", "/nonexistent",
-				 NULL };
+	struct ttprof_opts o = { TTPROF_VIEW_WALL, -1, ".", kernel, NULL };
 	char path[64];
 
 	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
 	write_trace(path, rec, n);
 	return ttprof_load(p, path, &o);
+}
+
+static int load(struct ttprof *p, const char *name, const struct tr_rec *rec,
+		uint32_t n)
+{
+	return load_with(p, name, rec, n, "/nonexistent");
 }
 
 /*
@@ -690,6 +701,42 @@ static int test_offcpu_cpus(void)
 	return 0;
 }
 
+/*
+ * A user chain of a process whose program the trace does not name (its
+ * aux name gone): its pcs are addresses, not named by the kernel's
+ * symbols (the mini ELF as the kernel's names 0x401000-0x40101f f1, f2).
+ */
+static int test_user_no_program(void)
+{
+	static const struct tr_rec s[] = {
+		{ 0, TR_SAMPLE, 2000000, { 3, 3, 1, 2000000, 0 } },
+		{ 0, TR_USTACK, 2000002, { 2, 0x401004, 0x401018 } },
+	};
+	struct mini_elf e;
+	struct ttprof_elf x;
+	struct ttprof p;
+	char kernel[64];
+
+	mini_elf(&e);
+	HT_CHECK(elf_try(&e, sizeof(e), &x) == 0);	/* tmpdir/elf */
+	ttprof_elf_free(&x);
+	snprintf(kernel, sizeof(kernel), "%s/elf", tmpdir);
+	HT_CHECK(load_with(&p, "noprog.ttr", s, 2, kernel) == 0);
+	HT_CHECK(p.nsamples == 1 && p.stacks[p.samples[0].stack].n == 2);
+	for (uint32_t i = 0; i < 2; i++) {
+		const struct ttprof_frame *f = &p.frames[p.stack_frames[
+			p.stacks[p.samples[0].stack].first + i]];
+
+		if (f->mapping != TTPROF_NO_MAPPING ||
+		    strncmp(f->name, "0x4010", 6))
+			HT_FAIL("user frame %u named %.*s (mapping %u), want "
+				"an address", i, (int)f->len, f->name,
+				f->mapping);
+	}
+	ttprof_free(&p);
+	return 0;
+}
+
 static const struct ht_test tests[] = {
 	{ test_interning, "ttprof_interning" },
 	{ test_folded, "ttprof_folded" },
@@ -701,6 +748,7 @@ static const struct ht_test tests[] = {
 	{ test_elf_bad, "ttprof_elf_bad" },
 	{ test_intervals, "ttprof_intervals" },
 	{ test_offcpu_cpus, "ttprof_offcpu_cpus" },
+	{ test_user_no_program, "ttprof_user_no_program" },
 	{ 0 },
 };
 

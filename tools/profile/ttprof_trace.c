@@ -71,6 +71,9 @@ struct prog {
 	uint32_t mapping;
 };
 
+/* The program of a process aux names none for: its pcs are addresses. */
+static const struct prog no_prog = { .mapping = TTPROF_NO_MAPPING };
+
 struct rd {
 	struct ttprof *p;
 	struct ttload *t;
@@ -142,8 +145,9 @@ static uint32_t user_frame(struct rd *r, const struct prog *g, uint64_t pc)
 			s ? s->addr : pc);
 }
 
-/* The frame of the k-th pc of a chain, through the cache; look is the
- * pc to name (pc, or pc - 1 for a return address). */
+/* The frame of the k-th pc of a chain, of program g (NULL: the kernel's),
+ * through the cache; look is the pc to name (pc, or pc - 1 for a return
+ * address). */
 static uint32_t chain_frame(struct rd *r, const struct prog *g, uint64_t look,
 			    uint64_t ts)
 {
@@ -243,8 +247,9 @@ static uint32_t record_stack(struct rd *r, const struct ttrace_event_view *ev,
 				     ev->timestamp);
 	g = us ? prog_of(r, (uint32_t)ev->args[A_PID], ev->timestamp) : NULL;
 	for (uint32_t k = 0; us && k < us->args[0] && k < CHAIN &&
-	     us->args[1 + k]; k++)
-		f[n++] = chain_frame(r, g, us->args[1 + k] - !!k, 0);
+	     us->args[1 + k]; k++)	/* no program: addresses, not kernel's */
+		f[n++] = chain_frame(r, g ? g : &no_prog, us->args[1 + k] - !!k,
+				     0);
 	if ((ph = phase_at(r, ev->cpu, ev->timestamp, at))) {
 		const char *s;
 		size_t len = ttmodel_span_name(&r->m, ph, &s);
