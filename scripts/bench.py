@@ -1247,9 +1247,12 @@ def main():
         # the getpid round trip itself: 149 and 152 before the new
         # scheduler, 151 and 155 with its need_resched test, 132 and 136
         # since the return to user mode tests its kernel messages and
-        # need_resched in one load of the CPU's work word (issue 28)
-        "getpid_ttrace_n_insns": ("<=", 132),
-        "getpid_nothing_on_insns": ("<=", 136),
+        # need_resched in one load of the CPU's work word (issue 28);
+        # 136 and 140 since user programs keep a frame in every function
+        # (issue 30, mk/user.mk -pg -mnop-mcount: libc's getpid wrapper's
+        # push, mov, NOP and pop; the kernel's part is unchanged)
+        "getpid_ttrace_n_insns": ("<=", 136),
+        "getpid_nothing_on_insns": ("<=", 140),
         "live_extra_insns": ("<=", 0),
         "irqsoff_section_insns_guest": ("<=", 60),
         "ratio_vs_lttng_ust": ("<=", 0.2), "ratio_vs_ftrace": ("<=", 0.1),

@@ -446,11 +446,10 @@ struct user_page {
 
 /* The page of user frame rbp, for walk_user(), whose frame before has
  * key key on page pg (key 0: none): its delta and limit, or limit 0 when
- * rbp is no frame
- * (misaligned, not above prev, not below ULIM, not on a present user
- * page). A frame across two pages is copied into buf, its page for the
- * walk, whose next frame is then another page. Not inlined: a walk comes
- * here once a page. */
+ * rbp is no frame (misaligned, not above the frame before, not below
+ * ULIM, not on a present user page). A frame across two pages is copied
+ * into buf, its page for the walk, whose next frame is then another page.
+ * Not inlined: a walk comes here once a page. */
 static notrace __attribute__((noinline)) struct user_page user_page(
 	const uint64_t *pml4, uintptr_t rbp, uintptr_t key,
 	struct user_page pg, uint64_t *buf)
@@ -546,8 +545,8 @@ notrace void ttrace_profile_ustack(struct trace_ring *r, const uint64_t *pml4,
  * A sample of the context tf interrupted on this CPU (profile.c's timer,
  * docs/profiling.md): thread kt's pid and tid, mode, the interval it
  * stands for (the trace clock's ticks since *last, the CPU's sample
- * before, which becomes this one's time), then the kernel chain (kernel mode,
- * opts TTRACE_PROFILE_KERNEL: from the interrupted pc and frame) and the
+ * before, which becomes this one's time), then the kernel chain (kernel
+ * mode, opts TTRACE_PROFILE_KERNEL: from the interrupted pc and frame) and the
  * user chain (a process's thread, opts TTRACE_PROFILE_USER: from tf in
  * user mode, else from the trap frame it entered the kernel with, through
  * the tables loaded here). Interrupts off.
