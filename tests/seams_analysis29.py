@@ -30,7 +30,9 @@ from ttrace_tests import Session, fresh_out, ttdecode, split_saved
 TRACE_PROCESSOR = os.environ.get(
     "TRACE_PROCESSOR", os.path.join(os.path.dirname(ROOT), "shared", "tools",
                                     "trace_processor_shell"))
-DONE = re.compile(rb"critchain: done ([A-Z]=\d+(?: [A-Z]=\d+)*)")
+# to the line's end: pexpect matches as soon as it can, so a `\d+` at the
+# pattern's end would take the first digit of a pid still arriving
+DONE = re.compile(rb"critchain: done ([A-Z]=\d+(?: [A-Z]=\d+)*)\r?\n")
 # a marker's line, the record's context flags (` [.N.]`) after it if set
 MARK = re.compile(r"^(\d+)\.(\d{3}) us cpu\d+ \S+ user_marker: (\S+)"
                   r"(?: \[...\])?$")
