@@ -182,10 +182,10 @@ static void event(struct builder *b, uint32_t c,
 }
 
 /*
- * The model of t into s. Returns 0, or -1 when out of memory (s is then
- * freed).
+ * The model of t into s, for analyses of a window that begins at from
+ * (s->keep_from). Returns 0, or -1 when out of memory (s is then freed).
  */
-int ttsched_build(struct ttsched *s, const struct ttload *t)
+int ttsched_build(struct ttsched *s, const struct ttload *t, int64_t from)
 {
 	struct builder b = { .s = s, .t = t };
 	struct ttmerge mg;
@@ -198,6 +198,7 @@ int ttsched_build(struct ttsched *s, const struct ttload *t)
 		ttsched_free(s);
 		return -1;
 	}
+	s->keep_from = from;
 	bind(&b);
 	while (!s->oom && ttmerge_next(&mg, &it)) {
 		if (it.loss)
