@@ -1066,6 +1066,7 @@ SCHED_TARGETS = {"switches_per_20ms_nanosleep_busy": 2,
 
 CRITPATH_MIN_RECORDS = 1000000
 CRITPATH_VS_TP_TARGET = 20      # trace processor CPU time / critpath's
+CRITPATH_REPS = 5               # runs of each, their medians compared
 
 
 def critpath_figures():
@@ -1076,6 +1077,7 @@ def critpath_figures():
     the crit-begin marker) between the markers of the last copy (each
     copy's processes are new threads to Perfetto), each tool timed in one
     run (CPU seconds of the child, its load of the whole trace included),
+    CRITPATH_REPS runs of each taking turns and their medians compared,
     and the answers compared interval by interval (seams_analysis29's
     comparison)."""
     sys.path.insert(0, os.path.join(ROOT, "tests"))
@@ -1104,28 +1106,39 @@ def critpath_figures():
         return {"reason": "ttdecode perfetto failed"}
     pid = int(a.group(1))
     t0, t1 = sa.markers(big, "crit-begin", "crit-end")  # the last copy's
+    if t0 is None or t1 is None:
+        return {"reason": "no crit-begin/crit-end markers in %s" % big}
     out = os.path.join(B, "bench-critpath.txt")
-    with open(out, "w") as f:
-        ours = run_child([td, "critpath", "--pid", str(pid), "--from",
-                          str(t0), "--to", str(t1), big], stdout=f)
-    with open(out) as f:
-        text = f.read()
-    if ours[0] or t0 is None or t1 is None:
-        return {"reason": "ttdecode critpath failed"}
     q = os.path.join(B, "bench-critpath.sql")
     with open(q, "w") as f:
         f.write(sa.critical_path_sql(pid, t0, t1))
     tp_out = os.path.join(B, "bench-critpath-tp.txt")
-    with open(tp_out, "w") as f:
-        theirs = run_child([sa.TRACE_PROCESSOR, "-q", q, pf], stdout=f)
+    ours, theirs = [], []
+    for _ in range(CRITPATH_REPS):    # taking turns: the same host load
+        with open(out, "w") as f:
+            ours.append(run_child([td, "critpath", "--pid", str(pid),
+                                   "--from", str(t0), "--to", str(t1),
+                                   big], stdout=f)[:2])
+        if ours[-1][0]:
+            return {"reason": "ttdecode critpath failed"}
+        with open(tp_out, "w") as f:
+            theirs.append(run_child([sa.TRACE_PROCESSOR, "-q", q, pf],
+                                    stdout=f)[:2])
+    with open(out) as f:
+        text = f.read()
     with open(tp_out) as f:
         tp_rows = sa.critical_path_rows(f.read())
     mine = sa.merged([(s_, e, pid_) for s_, e, _, _, pid_, _, rest in
                       sa.parse_pieces(text) if not rest.endswith(":")])
     same = bool(tp_rows) and sa.same_answer(mine, sa.merged(tp_rows))
-    D = {"records": records, "critpath_cpu_s": round(ours[1], 3),
-         "trace_processor_cpu_s": round(theirs[1], 3),
-         "critpath_vs_trace_processor": round(theirs[1] / ours[1], 1),
+    ours = sorted(cpu for _, cpu in ours)
+    theirs = sorted(cpu for _, cpu in theirs)
+    mid = CRITPATH_REPS // 2
+    D = {"records": records, "critpath_cpu_s": round(ours[mid], 3),
+         "trace_processor_cpu_s": round(theirs[mid], 3),
+         "critpath_cpu_s_runs": [round(x, 3) for x in ours],
+         "trace_processor_cpu_s_runs": [round(x, 3) for x in theirs],
+         "critpath_vs_trace_processor": round(theirs[mid] / ours[mid], 1),
          "same_answer": same, "critpath_intervals": len(mine),
          "trace_processor_intervals": len(tp_rows)}
     D["targets"] = {"critpath_vs_trace_processor":

@@ -222,13 +222,16 @@ static int test_irq_untraced_new(void)
 #define RT_CPUS		3
 
 /* A random but consistent story: threads 1..RT_THREADS on RT_CPUS CPUs
- * (idle pids 100+), switching, blocking, waking each other and by IRQ. */
-static void random_story(struct ttsched *s, uint64_t *seed, int64_t *end)
+ * (idle pids 100+), switching, blocking, waking each other and by IRQ;
+ * its model kept from keep_from (INT64_MIN: all of it). */
+static void random_story(struct ttsched *s, uint64_t *seed, int64_t *end,
+			 int64_t keep_from)
 {
 	uint32_t cur[RT_CPUS], state[RT_THREADS + 1] = { 0 };
 	int64_t ns = 0;
 
 	ttsched_init(s, RT_CPUS, 0);
+	s->keep_from = keep_from;
 	for (uint32_t c = 0; c < RT_CPUS; c++)
 		cur[c] = 100 + c;
 	for (uint32_t i = 1; i <= RT_THREADS; i++)
@@ -306,7 +309,7 @@ static int test_tiling_random(void)
 		struct ttsched s;
 		int64_t end;
 
-		random_story(&s, &seed, &end);
+		random_story(&s, &seed, &end, INT64_MIN);
 		HT_CHECK(!s.oom);
 		for (uint32_t pid = 1; pid <= RT_THREADS; pid++) {
 			int64_t from = (int64_t)(ht_rand(&seed) % (uint64_t)end);
@@ -326,6 +329,130 @@ static int test_tiling_random(void)
 		ttsched_free(&s);
 	}
 	HT_CHECK(waits > 100);	/* the stories do chain wakeups */
+	return 0;
+}
+
+/* ---- a model kept from a window's start ---------------------------------- */
+
+/* Whether the n intervals at a are the same as the n at b. */
+static bool same_ivs(const struct ttsched_iv *a, const struct ttsched_iv *b,
+		     uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (a[i].start != b[i].start || a[i].end != b[i].end ||
+		    a[i].state != b[i].state || a[i].cpu != b[i].cpu ||
+		    a[i].waker.kind != b[i].waker.kind ||
+		    a[i].waker.id != b[i].waker.id || a[i].sys != b[i].sys ||
+		    a[i].caller != b[i].caller || a[i].chan != b[i].chan)
+			return false;
+	return true;
+}
+
+/* Whether the n entries at a are the same as the n at b. */
+static bool same_entries(const struct ttcrit_entry *a,
+			 const struct ttcrit_entry *b, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (a[i].start != b[i].start || a[i].end != b[i].end ||
+		    a[i].kind != b[i].kind || a[i].depth != b[i].depth ||
+		    a[i].pid != b[i].pid || a[i].state != b[i].state ||
+		    a[i].cpu != b[i].cpu || a[i].behind != b[i].behind ||
+		    a[i].sys != b[i].sys || a[i].caller != b[i].caller ||
+		    a[i].chan != b[i].chan ||
+		    a[i].waker.kind != b[i].waker.kind ||
+		    a[i].waker.id != b[i].waker.id || a[i].woken != b[i].woken)
+			return false;
+	return true;
+}
+
+/* The kept model k (from from) against the whole one w of the same
+ * story: k holds only states that end after from, at most one run per
+ * CPU from before it, each the same as w's last ones. */
+static int check_kept(const struct ttsched *k, const struct ttsched *w,
+		      int64_t from)
+{
+	HT_CHECK(k->nthreads == w->nthreads);
+	for (uint32_t i = 0; i < k->nthreads; i++) {
+		const struct ttsched_thread *a = &k->threads[i];
+		const struct ttsched_thread *b = ttsched_thread(w, a->pid);
+
+		for (uint64_t j = 0; j < a->n; j++)
+			if (a->iv[j].end <= from)
+				HT_FAIL("pid %u keeps [%lld, %lld) before %lld",
+					a->pid, (long long)a->iv[j].start,
+					(long long)a->iv[j].end,
+					(long long)from);
+		HT_CHECK(b && b->n >= a->n &&
+			 same_ivs(a->iv, b->iv + b->n - a->n, a->n));
+	}
+	for (uint32_t c = 0; c < k->ncpus; c++) {
+		const struct ttsched_cpu *a = &k->cpus[c], *b = &w->cpus[c];
+
+		if (a->n > 1 && a->runs[1].start <= from)
+			HT_FAIL("cpu%u keeps two runs from before %lld", c,
+				(long long)from);
+		HT_CHECK(b->n >= a->n);
+		for (uint64_t j = 0; j < a->n; j++)
+			HT_CHECK(a->runs[j].start == b->runs[b->n - a->n + j].start &&
+				 a->runs[j].pid == b->runs[b->n - a->n + j].pid);
+	}
+	return 0;
+}
+
+/* Critpath and wakeup latencies of windows from a random time on: the
+ * model kept from the window's start (what `ttdecode critpath --from`
+ * builds) gives the whole model's answers, and holds nothing that ends
+ * before the window. */
+static int test_kept_random(void)
+{
+	uint64_t seed = 0x6b657074, kept = 0, whole = 0;
+
+	for (int round = 0; round < 200; round++) {
+		uint64_t again = seed, pick;
+		struct ttsched s, w;
+		int64_t end, from;
+
+		random_story(&w, &seed, &end, INT64_MIN);
+		pick = ht_rand(&seed);
+		from = (int64_t)(pick % (uint64_t)end);
+		seed = again;
+		random_story(&s, &seed, &end, from);
+		HT_CHECK(ht_rand(&seed) == pick && !s.oom && !w.oom);
+		if (check_kept(&s, &w, from))
+			return 1;
+		for (uint32_t i = 0; i < s.nthreads; i++) {
+			kept += s.threads[i].n;
+			whole += w.threads[i].n;
+		}
+		for (uint32_t pid = 1; pid <= RT_THREADS; pid++) {
+			int64_t to = from + 1 + (int64_t)(ht_rand(&seed) %
+					     (uint64_t)(end - from));
+			const struct ttsched_thread *th = ttsched_thread(&s,
+									 pid);
+			struct ttcrit_latency la, lb;
+			struct ttcrit_path p, q;
+			bool same;
+
+			HT_CHECK(ttcrit_path(&p, &s, pid, from, to) == 0);
+			HT_CHECK(ttcrit_path(&q, &w, pid, from, to) == 0);
+			same = p.n == q.n && same_entries(p.e, q.e, p.n);
+			ttcrit_path_free(&p);
+			ttcrit_path_free(&q);
+			if (!same)
+				HT_FAIL("round %d pid %u [%lld, %lld): the "
+					"paths differ", round, pid,
+					(long long)from, (long long)to);
+			if (!th)
+				continue;
+			HT_CHECK(ttcrit_latency(&s, th, from, to, &la) == 0);
+			HT_CHECK(ttcrit_latency(&w, ttsched_thread(&w, pid),
+						from, to, &lb) == 0);
+			HT_CHECK(!memcmp(&la, &lb, sizeof(la)));
+		}
+		ttsched_free(&s);
+		ttsched_free(&w);
+	}
+	HT_CHECK(2 * kept < whole);	/* the windows did drop states */
 	return 0;
 }
 
@@ -433,6 +560,7 @@ static const struct ht_test tests[] = {
 	{ test_starved, "critpath_starved" },
 	{ test_irq_untraced_new, "critpath_irq_untraced_new" },
 	{ test_tiling_random, "critpath_tiling_random" },
+	{ test_kept_random, "critpath_kept_random" },
 	{ test_latency, "wakeup_latency" },
 	{ test_errno, "errno_origin" },
 	{ 0, 0 },

@@ -29,6 +29,7 @@
 #include <ttrace_file.h>
 
 #include "ttexport.h"
+#include "ttmerge.h"
 
 #define NCPU		3		/* cpu2 writes nothing */
 #define TSC_BOOT	1000000ULL
@@ -835,6 +836,74 @@ static int test_bad_trace(void)
 	return 0;
 }
 
+/* ---- the merge of some event ids (tools/load/ttmerge.c) ----------------- */
+
+/* Whether the merge of only's ids gives the items of the whole merge
+ * that are losses or events of those ids, in its order. */
+static int check_merge_only(const struct ttload *t,
+			    const struct ttmerge_ids *only, uint64_t *events)
+{
+	struct ttmerge all, some;
+	struct ttmerge_item a, b;
+	bool more = true;
+	int rc = 0;
+
+	HT_CHECK(ttmerge_init(&all, t) == 0);
+	HT_CHECK(ttmerge_init_only(&some, t, only) == 0);
+	while (!rc && more) {
+		while ((more = ttmerge_next(&all, &a)) && !a.loss &&
+		       !(only->bits[a.ev->id / 64] >> (a.ev->id % 64) & 1))
+			;
+		if (more != ttmerge_next(&some, &b))
+			rc = -1;
+		else if (more && (a.cpu != b.cpu || a.loss != b.loss ||
+				  a.entry != b.entry))
+			rc = -1;
+		else if (more && !a.loss &&
+			 (a.ev->timestamp != b.ev->timestamp ||
+			  a.ev->id != b.ev->id || a.ev->nwords != b.ev->nwords ||
+			  a.ev->ncont_found != b.ev->ncont_found ||
+			  memcmp(a.ev->args, b.ev->args,
+				 a.ev->nwords * sizeof(a.ev->args[0]))))
+			rc = -1;
+		*events += more && !a.loss;
+	}
+	ttmerge_free(&all);
+	ttmerge_free(&some);
+	return rc;
+}
+
+/* Every set of the trace's event ids (its losses, continuations and
+ * CPUs included): the same items as the whole merge, filtered. */
+static int test_merge_only(void)
+{
+	struct ttrace_file_error e;
+	struct ttload t;
+	uint64_t events = 0, n;
+	int rc = 0;
+
+	with_funcs = true;
+	build_trace();
+	with_funcs = false;
+	HT_CHECK(ttload_buffer(&t, file.p, file.len, &e) == 0);
+	for (uint32_t mask = 0; !rc && mask < 1u << NEV; mask++) {
+		struct ttmerge_ids only = { { 0 } };
+
+		for (uint32_t id = 0; id < NEV; id++)
+			if (mask >> id & 1)
+				ttmerge_ids_add(&only, id);
+		ttmerge_ids_add(&only, UINT32_MAX);	/* no event: nothing */
+		if (check_merge_only(&t, &only, &events))
+			rc = (int)mask + 1;
+	}
+	n = t.nevents;
+	ttload_free(&t);
+	if (rc)
+		HT_FAIL("the merge of ids %#x differs", (unsigned)rc - 1);
+	HT_CHECK(n > 10 && events == (1u << (NEV - 1)) * n);
+	return 0;
+}
+
 static const struct ht_test tests[] = {
 	{ test_uftrace_cpu0, "ttexport_uftrace_cpu0_boot_track_apart" },
 	{ test_uftrace_no_guess, "ttexport_uftrace_no_loss_guessed_from_stats" },
@@ -847,6 +916,7 @@ static const struct ht_test tests[] = {
 	{ test_ctf_metadata, "ttexport_ctf_metadata_from_trace_meta" },
 	{ test_dir_not_empty, "ttexport_refuses_non_empty_dir" },
 	{ test_bad_trace, "ttexport_corrupt_trace_names_offset" },
+	{ test_merge_only, "ttmerge_only_ids_as_the_whole_merge" },
 	{ 0, 0 },
 };
 

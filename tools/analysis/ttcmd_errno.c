@@ -102,14 +102,17 @@ static void event(struct errno_run *run, struct tterrno *e,
 
 static int errno_walk(struct errno_run *run)
 {
+	struct ttmerge_ids roles = { { 0 } };
 	struct tterrno e;
 	struct ttmerge mg;
 	struct ttmerge_item it;
 
-	for (uint32_t r = 0; r < NROLES; r++)
+	for (uint32_t r = 0; r < NROLES; r++) {
 		run->role[r] = ttsched_event_id(run->t, role_names[r]);
+		ttmerge_ids_add(&roles, run->role[r]);
+	}
 	run->retval = ttsched_arg(run->t, run->role[R_EXIT], "retval");
-	if (ttmerge_init(&mg, run->t) < 0)
+	if (ttmerge_init_only(&mg, run->t, &roles) < 0)
 		return -1;
 	tterrno_init(&e, report, run);
 	while (!e.oom && ttmerge_next(&mg, &it))

@@ -305,7 +305,8 @@ static int run_critpath(int argc, char **argv)
 			"--boot takes no --pid, --cpu or --event" :
 			"one of --pid N or --boot (and no --cpu, --event)");
 	}
-	if (ttsched_build(&s, &t) < 0) {
+	if (ttsched_build(&s, &t, f.has_from && !boot ? (int64_t)f.from_ns :
+			  INT64_MIN) < 0) {
 		ttdecode_close(&f, &t);
 		fprintf(stderr, "ttdecode: out of memory\n");
 		return 1;
@@ -394,7 +395,8 @@ static int run_wakeup(int argc, char **argv)
 	if ((rc = ttdecode_open("wakeup", &argc, argv, TTFILTER_WINDOW, 1,
 				"one TRACE operand", &f, &t)))
 		return rc;
-	if (ttsched_build(&s, &t) < 0) {
+	if (ttsched_build(&s, &t, f.has_from ? (int64_t)f.from_ns :
+			  INT64_MIN) < 0) {
 		ttdecode_close(&f, &t);
 		fprintf(stderr, "ttdecode: out of memory\n");
 		return 1;

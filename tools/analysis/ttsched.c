@@ -145,8 +145,8 @@ static struct ttsched_iv *begin(struct ttsched *s, struct ttsched_thread *th,
 		s->counts.late++;
 		return NULL;
 	}
-	if (cur && ns == cur->start)
-		th->n--;
+	if (cur && (ns == cur->start || ns <= s->keep_from))
+		th->n--;	/* of no length, or before the window */
 	else if (cur)
 		cur->end = ns;
 	if (ttsched_grow(&th->iv, th->n, &th->cap, sizeof(*th->iv)) < 0) {
@@ -164,8 +164,9 @@ static void add_run(struct ttsched *s, uint32_t cpu, int64_t ns, uint32_t pid)
 {
 	struct ttsched_cpu *c = &s->cpus[cpu];
 
-	if (c->n && c->runs[c->n - 1].start == ns) {
-		c->runs[c->n - 1].pid = pid;
+	if (c->n && (c->runs[c->n - 1].start == ns || ns <= s->keep_from)) {
+		c->runs[c->n - 1] = (struct ttsched_run){ .start = ns,
+							 .pid = pid };
 		return;
 	}
 	if (ttsched_grow(&c->runs, c->n, &c->cap, sizeof(*c->runs)) < 0) {
@@ -206,6 +207,7 @@ int ttsched_init(struct ttsched *s, uint32_t ncpus, int64_t start)
 {
 	memset(s, 0, sizeof(*s));
 	s->start = s->end = start;
+	s->keep_from = INT64_MIN;
 	s->ncpus = ncpus;
 	if (!(s->cpus = calloc(ncpus ? ncpus : 1, sizeof(*s->cpus))))
 		return -1;

@@ -25,6 +25,11 @@
  * sched_waking, sched_wakeup, sched_wakeup_new, sched_blocked_reason,
  * syscall_enter/exit), the host tests from hand-written stories.
  *
+ * The analyses read a window of it: what ended before the window's start
+ * (s->keep_from) is not kept, so a model of the last second of a long
+ * trace holds each thread's state at that second's start and what
+ * follows, not every state since the trace began (ttsched_build()).
+ *
  * Usage:
  *	struct ttsched s;
  *	ttsched_init(&s, ncpus, start_ns);
@@ -111,6 +116,10 @@ struct ttsched_counts {
 
 struct ttsched {
 	int64_t start, end;		/* the trace's first and last times */
+	int64_t keep_from;		/* states and runs that end at or
+					   before it are overwritten, never
+					   kept: the analyses read [keep_from,
+					   end) only (INT64_MIN: keep all) */
 	uint32_t ncpus;
 	struct ttsched_cpu *cpus;
 	struct ttsched_thread *threads;	/* in order of first appearance */
@@ -145,10 +154,11 @@ int64_t ttsched_run_at(const struct ttsched *s, uint32_t cpu, int64_t t);
 const char *ttsched_state_name(uint32_t state);
 int ttsched_grow(void *pp, uint64_t n, uint64_t *cap, size_t size);
 
-/* ttsched_build.c: the model of a loaded trace (0, or -1 out of memory),
+/* ttsched_build.c: the model of a loaded trace for the window that
+ * begins at from (INT64_MIN: the whole trace) (0, or -1 out of memory),
  * and the lookups by name it makes in the trace's metadata (UINT32_MAX:
  * none) */
-int ttsched_build(struct ttsched *s, const struct ttload *t);
+int ttsched_build(struct ttsched *s, const struct ttload *t, int64_t from);
 uint32_t ttsched_event_id(const struct ttload *t, const char *name);
 uint32_t ttsched_arg(const struct ttload *t, uint32_t id, const char *name);
 

@@ -181,33 +181,75 @@ static void event(struct builder *b, uint32_t c,
 	}
 }
 
+/* The first (dir 1) or last (dir -1) whole event of the n sorted
+ * entries at v, or NULL. */
+static const struct ttrace_entry *end_event(const struct ttrace_entry *v,
+					    uint64_t n, int dir)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		const struct ttrace_entry *e = &v[dir > 0 ? i : n - 1 - i];
+
+		if (ttrace_ts_valid(e->timestamp) &&
+		    !ttrace_ts_is_cont(e->timestamp))
+			return e;
+	}
+	return NULL;
+}
+
+/* The times of t's first and last events into s->start and *last (0
+ * when it has none): the trace's span, whatever the events modelled. */
+static void trace_span(struct ttsched *s, const struct ttload *t,
+		       int64_t *last)
+{
+	bool any = false;
+
+	*last = 0;
+	for (uint32_t c = 0; c < t->version.num_cpus; c++) {
+		const struct ttload_cpu *cpu = &t->cpus[c];
+		const struct ttrace_entry *a = end_event(cpu->sorted,
+							 cpu->nsorted, 1);
+		const struct ttrace_entry *z = end_event(cpu->sorted,
+							 cpu->nsorted, -1);
+		int64_t ns;
+
+		if (!a)
+			continue;
+		ns = ttmodel_ns(t, a->timestamp);
+		s->start = any && s->start < ns ? s->start : ns;
+		ns = ttmodel_ns(t, z->timestamp);
+		*last = any && *last > ns ? *last : ns;
+		any = true;
+	}
+	s->end = s->start;
+}
+
 /*
- * The model of t into s. Returns 0, or -1 when out of memory (s is then
- * freed).
+ * The model of t into s, for analyses of a window that begins at from
+ * (s->keep_from). Only the records of the roles are merged (ttmerge
+ * steps over the others by their type word). Returns 0, or -1 when out
+ * of memory (s is then freed).
  */
-int ttsched_build(struct ttsched *s, const struct ttload *t)
+int ttsched_build(struct ttsched *s, const struct ttload *t, int64_t from)
 {
 	struct builder b = { .s = s, .t = t };
+	struct ttmerge_ids roles = { { 0 } };
 	struct ttmerge mg;
 	struct ttmerge_item it;
-	bool first = true;
-	int64_t last = 0;
+	int64_t last;
 
+	bind(&b);
+	for (uint32_t r = 0; r < NROLES; r++)
+		ttmerge_ids_add(&roles, b.role[r]);
 	if (ttsched_init(s, t->version.num_cpus, 0) < 0 ||
-	    ttmerge_init(&mg, t) < 0) {
+	    ttmerge_init_only(&mg, t, &roles) < 0) {
 		ttsched_free(s);
 		return -1;
 	}
-	bind(&b);
-	while (!s->oom && ttmerge_next(&mg, &it)) {
-		if (it.loss)
-			continue;	/* shown by the commands, ttmodel's */
-		last = ttmodel_ns(t, it.ev->timestamp);
-		if (first)
-			s->start = s->end = last;
-		first = false;
-		event(&b, it.cpu, it.ev);
-	}
+	s->keep_from = from;
+	trace_span(s, t, &last);
+	while (!s->oom && ttmerge_next(&mg, &it))
+		if (!it.loss)	/* shown by the commands, ttmodel's */
+			event(&b, it.cpu, it.ev);
 	ttmerge_free(&mg);
 	ttsched_finish(s, last);
 	if (s->oom) {

@@ -27,6 +27,26 @@ static bool has_item(const struct ttmerge_stream *s)
 	return s->have || s->nextloss < s->nlosses;
 }
 
+/* Moves stream s to its next event that m merges (m->only), decoded in
+ * s->ev; returns whether it has one. The others, and the continuations
+ * that follow them, are stepped over by their first word and type word. */
+static bool stream_next(const struct ttmerge *m, struct ttmerge_stream *s)
+{
+	struct ttrace_pair_iter *it = &s->it;
+
+	while (m->only && it->pos < it->n) {
+		const struct ttrace_entry *e = &it->v[it->pos];
+		uint32_t id = TTRACE_TYPE_ID(e->type);
+
+		if (ttrace_ts_valid(e->timestamp) &&
+		    !ttrace_ts_is_cont(e->timestamp) &&
+		    (m->only->bits[id / 64] >> (id % 64) & 1))
+			break;
+		it->pos++;
+	}
+	return ttrace_pair_next(it, &s->ev);
+}
+
 /* Stream c in a heap slot, keyed by the timestamp of its next item (it
  * must have one), so that the heap's comparisons read only the heap. */
 static struct ttmerge_slot slot_of(const struct ttmerge *m, uint32_t c)
@@ -72,9 +92,18 @@ static void sift_down(struct ttmerge *m, uint32_t i)
  */
 int ttmerge_init(struct ttmerge *m, const struct ttload *t)
 {
+	return ttmerge_init_only(m, t, NULL);
+}
+
+/* As ttmerge_init(), merging only the events whose ids only holds (and
+ * every loss); only (NULL: all) must outlive m. */
+int ttmerge_init_only(struct ttmerge *m, const struct ttload *t,
+		      const struct ttmerge_ids *only)
+{
 	uint32_t n = t->version.num_cpus;
 
 	m->t = t;
+	m->only = only;
 	m->s = calloc(n, sizeof(*m->s));
 	m->heap = calloc(n, sizeof(*m->heap));
 	m->nheap = 0;
@@ -91,7 +120,7 @@ int ttmerge_init(struct ttmerge *m, const struct ttload *t)
 				 t->cpus[c].nsorted);
 		m->s[c].losses = t->cpus[c].losses;
 		m->s[c].nlosses = t->cpus[c].nlosses;
-		m->s[c].have = ttrace_pair_next(&m->s[c].it, &m->s[c].ev);
+		m->s[c].have = stream_next(m, &m->s[c]);
 		if (has_item(&m->s[c]))
 			m->heap[m->nheap++] = slot_of(m, c);
 	}
@@ -112,7 +141,7 @@ static void advance_top(struct ttmerge *m)
 	if (m->top_pending == PENDING_LOSS)
 		s->nextloss++;
 	else
-		s->have = ttrace_pair_next(&s->it, &s->ev);
+		s->have = stream_next(m, s);
 	m->top_pending = PENDING_NONE;
 	if (!has_item(s)) {
 		h[0] = h[--m->nheap];

@@ -10,6 +10,10 @@
  * time (ttload_loss.ts); losses after a CPU's last event come after every
  * event, CPU by CPU. Continuations are joined by ttrace_pair_next().
  *
+ * A reader of a few record kinds merges only those (ttmerge_init_only):
+ * a stream steps over the other events by their type word alone, never
+ * decoding them, so they cost a few instructions each and no heap step.
+ *
  * With progress on (ttmerge_progress), the merge writes "ttdecode: N%" to
  * standard error as it goes; callers turn it on for big files when
  * standard error is a terminal (ttmerge_progress_wanted).
@@ -31,6 +35,20 @@
 #include <ttrace_decode.h>
 
 #include "ttload.h"
+
+/* A set of event ids (TTRACE_TYPE_ID), one bit each. */
+#define TTMERGE_ID_WORDS	((TTRACE_TYPE_ID(~0ULL) + 1) / 64)
+
+struct ttmerge_ids {
+	uint64_t bits[TTMERGE_ID_WORDS];
+};
+
+/* Adds id to set (an id of no event, UINT32_MAX or beyond: nothing). */
+static inline void ttmerge_ids_add(struct ttmerge_ids *set, uint32_t id)
+{
+	if (id < 64 * TTMERGE_ID_WORDS)
+		set->bits[id / 64] |= 1ULL << (id % 64);
+}
 
 /* One item of the merge: an event, or (loss != NULL) a declared loss. */
 struct ttmerge_item {
@@ -58,6 +76,7 @@ struct ttmerge_slot {
 
 struct ttmerge {
 	const struct ttload *t;
+	const struct ttmerge_ids *only;	/* the events merged (NULL: all) */
 	struct ttmerge_stream *s;	/* one per cpu */
 	struct ttmerge_slot *heap;	/* cpus with items left, by key */
 	uint32_t nheap;
@@ -70,6 +89,8 @@ struct ttmerge {
 };
 
 int ttmerge_init(struct ttmerge *m, const struct ttload *t);
+int ttmerge_init_only(struct ttmerge *m, const struct ttload *t,
+		      const struct ttmerge_ids *only);
 bool ttmerge_next(struct ttmerge *m, struct ttmerge_item *item);
 void ttmerge_free(struct ttmerge *m);
 bool ttmerge_progress_wanted(const struct ttload *t);
