@@ -77,25 +77,27 @@ static bool narrowed;
 /* What hook() does with a graph call while the graph is narrowed. */
 enum narrow { GRAPH_RECORD, GRAPH_SKIP, GRAPH_FENCE };
 
-static size_t nsites(void);
-static bool in_globs(const struct fgraph_globs *g, size_t i);
+/* set_graph_notrace's functions (their sites' addresses), sorted for
+ * a binary search: the site table is not in address order. */
+#define FENCE_FUNCS	512
+static uintptr_t *fence_funcs;	/* FENCE_FUNCS; allocated once */
+static uint32_t nfence;
 
-/* The index of the site of func (a site's address), or nsites() when it
- * has none: the sites are sorted (fgraph_sites_sorted()). Any context. */
-static size_t site_index(uintptr_t func)
+/* Whether func (a site's address) is one of set_graph_notrace's. Any
+ * context. */
+static bool is_fence(uintptr_t func)
 {
-	size_t lo = 0, hi = nsites();
+	uint32_t n = READ_ONCE(nfence), lo = 0, hi = n;
 
 	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (__fentry_sites_start[mid] < func)
+		if (fence_funcs[mid] < func)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < nsites() && __fentry_sites_start[lo] == func ? lo :
-	       nsites();
+	return lo < n && fence_funcs[lo] == func;
 }
 
 /* Whether the graph records the call of func at depth d by thread kt:
@@ -111,8 +113,7 @@ static enum narrow narrow(struct kthread *kt, uintptr_t func, uint32_t d)
 	    ((READ_ONCE(ttrace_pid_lists) & TTRACE_PIDS_FTRACE) &&
 	     !ttrace_pids_listed(kt, TTRACE_PIDS_FTRACE)))
 		return GRAPH_SKIP;
-	if (READ_ONCE(excluded[FGRAPH_GRAPH_NOTRACE].n) &&
-	    in_globs(&excluded[FGRAPH_GRAPH_NOTRACE], site_index(func)))
+	if (READ_ONCE(nfence) && is_fence(func))
 		return GRAPH_FENCE;
 	return GRAPH_RECORD;
 }
@@ -484,30 +485,50 @@ void fgraph_narrow_update(void)
 		   (READ_ONCE(ttrace_pid_lists) & TTRACE_PIDS_FTRACE));
 }
 
-/* Whether the site table is in address order, as site_index() needs
- * (the linker keeps each object's entries in order, and the objects). */
-static bool sites_sorted(void)
+/* Rebuilds fence_funcs from set_graph_notrace's sites (insertion
+ * sorted); false if they are more than FENCE_FUNCS (then none). */
+static bool fence_build(void)
 {
-	for (size_t i = 1; i < nsites(); i++)
-		if (__fentry_sites_start[i - 1] >= __fentry_sites_start[i])
+	const struct fgraph_globs *g = &excluded[FGRAPH_GRAPH_NOTRACE];
+	uint32_t n = 0;
+
+	WRITE_ONCE(nfence, 0);	/* hook() sees none while it changes */
+	for (size_t i = 0; i < nsites(); i++) {
+		uintptr_t a = __fentry_sites_start[i];
+		uint32_t k = n;
+
+		if (!in_globs(g, i))
+			continue;
+		if (n == FENCE_FUNCS)
 			return false;
+		for (; k && fence_funcs[k - 1] > a; k--)
+			fence_funcs[k] = fence_funcs[k - 1];
+		fence_funcs[k] = a;
+		n++;
+	}
+	WRITE_ONCE(nfence, n);
 	return true;
 }
 
 /* A change of exclude list which: the sites follow at the next
- * fgraph_sync() (set_ftrace_notrace), hook() at once. */
-static void excluded_changed(enum fgraph_exclude which)
+ * fgraph_sync() (set_ftrace_notrace), hook() at once. False if
+ * set_graph_notrace now names too many functions. */
+static bool excluded_changed(enum fgraph_exclude which)
 {
+	bool fits = which == FGRAPH_FTRACE_NOTRACE || fence_build();
+
 	if (which == FGRAPH_FTRACE_NOTRACE)
 		filter_gen++;
 	fgraph_narrow_update();
+	return fits;
 }
 
 /*
  * Adds glob to exclude list which (set_ftrace_notrace: functions not
  * traced; set_graph_notrace: functions whose calls are not graphed,
  * with everything they call). Returns NULL, or why nothing changed: too
- * long, the list full, or no function with a site matches. ctl mutex
+ * long, the list full, no function with a site matches, or (graph_notrace)
+ * more than 512 would. ctl mutex
  * held, process context.
  */
 const char *fgraph_exclude_add(enum fgraph_exclude which, const char *glob)
@@ -520,9 +541,9 @@ const char *fgraph_exclude_add(enum fgraph_exclude which, const char *glob)
 		return "give a glob of 1 to 64 characters";
 	if (g->n == FGRAPH_GLOBS)
 		return "at most 8 globs ('>' empties the list)";
-	if (which == FGRAPH_GRAPH_NOTRACE && !sites_sorted())
-		return "the function sites are not in address order";
-	if (!g->sites && !(g->sites = kzmalloc(nsites() / 8 + 1)))
+	if ((!g->sites && !(g->sites = kzmalloc(nsites() / 8 + 1))) ||
+	    (which == FGRAPH_GRAPH_NOTRACE && !fence_funcs &&
+	     !(fence_funcs = kmalloc(FENCE_FUNCS * sizeof(*fence_funcs)))))
 		return "out of memory";
 	if (!mark_sites(g->sites, glob)) {	/* marked nothing */
 		fmt_snprintf(why, sizeof(why), "'%s' matches no function with "
@@ -531,7 +552,10 @@ const char *fgraph_exclude_add(enum fgraph_exclude which, const char *glob)
 	}
 	memcpy(g->glob[g->n], glob, len + 1);
 	WRITE_ONCE(g->n, g->n + 1);	/* after its sites' bits */
-	excluded_changed(which);
+	if (!excluded_changed(which)) {
+		fgraph_exclude_drop_last(which);
+		return "set_graph_notrace: more than 512 functions";
+	}
 	return NULL;
 }
 
