@@ -30,7 +30,7 @@
 
 uint8_t ttrace_pid_lists;	/* TTRACE_PIDS_*: the lists not empty */
 
-static struct {
+static struct pid_list {
 	uint32_t n;
 	int pid[TTRACE_PIDS_MAX];
 } lists[2];			/* ctl mutex: [list - 1] */
@@ -80,7 +80,7 @@ static void lists_changed(void)
 int ttrace_pids_add(unsigned list, const int *pids, uint32_t n,
 		    const char **why)
 {
-	typeof(lists[0]) *l = &lists[list - 1];
+	struct pid_list *l = &lists[list - 1];
 	int err = 0;
 
 	ttrace_ctl_mutex_enter(&ttrace_main);
