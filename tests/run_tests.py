@@ -36,6 +36,7 @@ import seams_wake29  # noqa: E402
 import seams_exports29  # noqa: E402
 import seams_analysis29  # noqa: E402
 import seams_tracefs31b  # noqa: E402
+import seams_tfs31c  # noqa: E402
 import seams_prof30h  # noqa: E402
 import seams_prof30k  # noqa: E402
 from qemu_run import ROOT  # noqa: E402
@@ -111,6 +112,7 @@ def main():
     seams_exports29.run_all(res, only)
     seams_analysis29.run_all(res, only)
     seams_tracefs31b.run_all(res, only)
+    seams_tfs31c.run_all(res, only)
     seams_prof30h.run_all(res, only)
     seams_prof30k.run_all(res, only)
     print("tests took %.0f s; the slowest: %s" % (

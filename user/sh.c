@@ -319,6 +319,7 @@ int main(int argc, char **argv)
 {
 	int fd;
 
+	sh_parse_set_pid(getpid());
 	if (argc == 3 && strcmp(argv[1], "-c") == 0) {
 		run_line(argv[2]);
 		return exit_code(last_status);

@@ -64,15 +64,25 @@ static int put(struct parser *ps, char c)
 	return 0;
 }
 
-/* Appends the status in decimal; returns 0 or -1 like put. */
+static int shell_pid;		/* what $$ expands to */
+
+/* Sets what $$ expands to: the shell's pid. */
+void sh_parse_set_pid(int pid)
+{
+	shell_pid = pid;
+}
+
+/* Appends what $? or $$ (at ps->s) expands to, in decimal, and moves
+ * past it; returns 0 or -1 like put. */
 static int put_status(struct parser *ps)
 {
 	char digits[12];
-	unsigned int v = ps->status < 0 ? -(unsigned int)ps->status :
-		(unsigned int)ps->status;
+	int num = ps->s[1] == '$' ? shell_pid : ps->status;
+	unsigned int v = num < 0 ? -(unsigned int)num : (unsigned int)num;
 	int n = 0;
 
-	if (ps->status < 0 && put(ps, '-') < 0)
+	ps->s += 2;
+	if (num < 0 && put(ps, '-') < 0)
 		return -1;
 	do
 		digits[n++] = (char)('0' + v % 10);
@@ -85,7 +95,7 @@ static int put_status(struct parser *ps)
 
 static int is_status(const char *s)
 {
-	return s[0] == '$' && s[1] == '?';
+	return s[0] == '$' && (s[1] == '?' || s[1] == '$');
 }
 
 /* Copies a '...' string (ps->s at the opening quote) literally. Returns 0,
@@ -115,7 +125,6 @@ static int read_double(struct parser *ps)
 		if (*s == 0)
 			return fail(ps, "unterminated \"");
 		if (is_status(s)) {
-			ps->s += 2;
 			r = put_status(ps);
 		} else if (s[0] == '\\' && s[1] && strchr("\"\\$", s[1])) {
 			ps->s += 2;
@@ -146,7 +155,6 @@ static char *read_word(struct parser *ps)
 		} else if (*s == '"') {
 			r = read_double(ps);
 		} else if (is_status(s)) {
-			ps->s += 2;
 			r = put_status(ps);
 		} else if (s[0] == '\\' && s[1] != 0) {
 			ps->s += 2;

@@ -7,7 +7,8 @@
  * '>' file, '>>' file (the last of each kind wins). Words split at blanks
  * and operators; '...' quotes everything, "..." everything but \" \\ \$
  * and $?; a backslash outside quotes takes the next character literally;
- * $? outside single quotes becomes the status passed in; '#' at the start
+ * $? outside single quotes becomes the status passed in, $$ the pid set
+ * by sh_parse_set_pid(); '#' at the start
  * of a word comments out the rest of the line.
  *
  * $? must see the status of the pipeline before it on the same line
@@ -77,5 +78,7 @@ const char *sh_check_line(const char *src, struct sh_pipeline *scratch);
 /* Returns 1 if a pipeline joined to its predecessor by conn runs when that
  * predecessor left status (0: success), 0 if it is skipped. */
 int sh_should_run(enum sh_conn conn, int status);
+/* Sets what $$ expands to (the shell's pid; 0 until set). */
+void sh_parse_set_pid(int pid);
 
 #endif /* SH_PARSE_H */

@@ -37,6 +37,11 @@ struct fgraph_frame {
  * after it is read, with no lock. */
 struct fgraph_shadow {
 	uint32_t depth;
+	uint8_t fence;		/* set_graph_notrace: the depth + 1 of the
+				 * frame whose calls are not graphed, 0:
+				 * none (fgraph.c) */
+	uint8_t pids;		/* set_event_pid / set_ftrace_pid list its
+				 * process: TTRACE_PIDS_* (pids.c) */
 	struct fgraph_frame frames[FGRAPH_DEPTH];
 };
 

@@ -33,6 +33,7 @@
 #include <ttrace.h>
 #include <fgraph.h>
 #include <ksyms.h>
+#include <printfmt.h>
 #include <kmalloc.h>
 #include <proc.h>
 #include <seqbuf.h>
@@ -62,6 +63,61 @@ static struct {
 	uint32_t hot;		/* fprobe_hot() */
 } done;				/* ctl mutex: what the sites are now */
 
+/* The graph narrowed beyond the site filter (ftrace's max_graph_depth,
+ * set_graph_notrace, set_ftrace_pid): set under the ctl mutex; hook()
+ * looks at them only while `narrowed` says one is set. */
+static uint32_t max_depth;	/* calls recorded to this depth; 0: all */
+static struct fgraph_globs {
+	uint32_t n;
+	char glob[FGRAPH_GLOBS][FGRAPH_GLOB_MAX + 1];
+	uint8_t *sites;		/* bit per site matching one; allocated once */
+} excluded[FGRAPH_EXCLUDES];	/* set_ftrace_notrace, set_graph_notrace */
+static bool narrowed;
+
+/* What hook() does with a graph call while the graph is narrowed. */
+enum narrow { GRAPH_RECORD, GRAPH_SKIP, GRAPH_FENCE };
+
+/* set_graph_notrace's functions (their sites' addresses), sorted for
+ * a binary search: the site table is not in address order. */
+#define FENCE_FUNCS	512
+static uintptr_t *fence_funcs;	/* FENCE_FUNCS; allocated once */
+static uint32_t nfence;
+
+/* Whether func (a site's address) is one of set_graph_notrace's. Any
+ * context. */
+static bool is_fence(uintptr_t func)
+{
+	uint32_t n = READ_ONCE(nfence), lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (fence_funcs[mid] < func)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && fence_funcs[lo] == func;
+}
+
+/* Whether the graph records the call of func at depth d by thread kt:
+ * not inside a set_graph_notrace function's call (its fence), nor deeper
+ * than max_graph_depth, nor in a thread set_ftrace_pid does not list; a
+ * set_graph_notrace function itself is a fence: no record, a frame whose
+ * return ends it. Any context; reads what the ctl mutex's holder sets. */
+static enum narrow narrow(struct kthread *kt, uintptr_t func, uint32_t d)
+{
+	uint32_t max = READ_ONCE(max_depth);
+
+	if (READ_ONCE(kt->fgraph.fence) || (max && d >= max) ||
+	    ((READ_ONCE(ttrace_pid_lists) & TTRACE_PIDS_FTRACE) &&
+	     !ttrace_pids_listed(kt, TTRACE_PIDS_FTRACE)))
+		return GRAPH_SKIP;
+	if (READ_ONCE(nfence) && is_fence(func))
+		return GRAPH_FENCE;
+	return GRAPH_RECORD;
+}
+
 /* Hooks the call for kind (FGRAPH_HOOK_*, internal.h): records func_entry
  * for the graph, and pushes a shadow frame when its return must be seen;
  * a probe's frame keeps rmask, its return probes (fgraph_frame_word()). */
@@ -70,6 +126,7 @@ static __always_inline void hook(uintptr_t *parent, uintptr_t func,
 {
 	struct kthread *kt = fgraph_thread();
 	uintptr_t tag = kind & FGRAPH_HOOK_FPROBE ? FGRAPH_TAG_FPROBE : 0;
+	enum narrow n = GRAPH_RECORD;
 	uint64_t flags;
 	uint32_t d;
 
@@ -82,10 +139,15 @@ static __always_inline void hook(uintptr_t *parent, uintptr_t func,
 		fgraph_overflow();
 		return;
 	}
+	if ((kind & FGRAPH_HOOK_GRAPH) && unlikely(READ_ONCE(narrowed)) &&
+	    (n = narrow(kt, func, d)) != GRAPH_RECORD)
+		kind &= ~FGRAPH_HOOK_GRAPH;
 	if (!(kind & FGRAPH_HOOK_GRAPH)) {	/* a probe's frame: no record */
-		if (tag)			/* carries its depth */
-			fgraph_push(&kt->fgraph, d, parent,
-				    fgraph_frame_word(func, rmask),
+		if (n == GRAPH_FENCE)	/* its return ends the fence */
+			WRITE_ONCE(kt->fgraph.fence, (uint8_t)(d + 1));
+		if (tag || n == GRAPH_FENCE)	/* carries its depth */
+			fgraph_push(&kt->fgraph, d, parent, tag ?
+				    fgraph_frame_word(func, rmask) : func,
 				    tag | FGRAPH_TAG_NOGRAPH);
 		return;
 	}
@@ -158,6 +220,8 @@ notrace void fgraph_exit(uint64_t rv, uintptr_t *real)
 
 	*real = sh->frames[d].ret;
 	cmb();			/* read the frame before releasing it */
+	if (unlikely(sh->fence > d))	/* a set_graph_notrace fence's */
+		WRITE_ONCE(sh->fence, 0);
 	if (unlikely(!ttrace_hook_enter())) {
 		WRITE_ONCE(sh->depth, d);
 		return;
@@ -166,7 +230,8 @@ notrace void fgraph_exit(uint64_t rv, uintptr_t *real)
 		graph_exit(sh, d, func, slot, rv);
 	} else {
 		WRITE_ONCE(sh->depth, d);	/* a probe's frame: no func_exit */
-		fprobe_return(func, d, slot, rv);
+		if (slot & FGRAPH_TAG_FPROBE)	/* not a fence's only */
+			fprobe_return(func, d, slot, rv);
 	}
 	ttrace_hook_exit();
 }
@@ -196,9 +261,16 @@ static size_t nsites(void)
 	return (size_t)(__fentry_sites_end - __fentry_sites_start);
 }
 
+static bool in_globs(const struct fgraph_globs *g, size_t i)
+{
+	return i < nsites() && g->n && (g->sites[i / 8] >> (i % 8) & 1);
+}
+
+/* Selected by the filter, and not excluded by set_ftrace_notrace. */
 static bool site_selected(size_t i)
 {
-	return !selected || (selected[i / 8] >> (i % 8) & 1);
+	return (!selected || (selected[i / 8] >> (i % 8) & 1)) &&
+	       !in_globs(&excluded[FGRAPH_FTRACE_NOTRACE], i);
 }
 
 /* The name of the function whose site is i (NULL if the symbol table does
@@ -303,13 +375,12 @@ bool fgraph_consistent(void)
 	return true;
 }
 
-/* Marks the sites whose function matches glob in sel (cleared first);
- * returns how many. */
-static size_t select_sites(uint8_t *sel, const char *glob)
+/* Marks the sites whose function matches glob in sel too; returns how
+ * many. */
+static size_t mark_sites(uint8_t *sel, const char *glob)
 {
 	size_t n = 0;
 
-	memset(sel, 0, nsites() / 8 + 1);
 	for (size_t i = 0; i < nsites(); i++) {
 		const char *name = site_name(i);
 
@@ -319,6 +390,14 @@ static size_t select_sites(uint8_t *sel, const char *glob)
 		}
 	}
 	return n;
+}
+
+/* Marks the sites whose function matches glob in sel (cleared first);
+ * returns how many. */
+static size_t select_sites(uint8_t *sel, const char *glob)
+{
+	memset(sel, 0, nsites() / 8 + 1);
+	return mark_sites(sel, glob);
 }
 
 /*
@@ -396,4 +475,134 @@ void fgraph_state_text(struct seqbuf *s)
 		      "overflows %lu\nrecursions %lu\n", filter, sites, sel,
 		      live, __atomic_load_n(&fgraph_overflows, __ATOMIC_RELAXED),
 		      __atomic_load_n(&fgraph_recursions, __ATOMIC_RELAXED));
+}
+
+/* Whether the graph is narrowed now (see narrow()). ctl mutex held. */
+void fgraph_narrow_update(void)
+{
+	WRITE_ONCE(narrowed, max_depth ||
+		   excluded[FGRAPH_GRAPH_NOTRACE].n ||
+		   (READ_ONCE(ttrace_pid_lists) & TTRACE_PIDS_FTRACE));
+}
+
+/* Rebuilds fence_funcs from set_graph_notrace's sites (insertion
+ * sorted); false if they are more than FENCE_FUNCS (then none). */
+static bool fence_build(void)
+{
+	const struct fgraph_globs *g = &excluded[FGRAPH_GRAPH_NOTRACE];
+	uint32_t n = 0;
+
+	WRITE_ONCE(nfence, 0);	/* hook() sees none while it changes */
+	for (size_t i = 0; i < nsites(); i++) {
+		uintptr_t a = __fentry_sites_start[i];
+		uint32_t k = n;
+
+		if (!in_globs(g, i))
+			continue;
+		if (n == FENCE_FUNCS)
+			return false;
+		for (; k && fence_funcs[k - 1] > a; k--)
+			fence_funcs[k] = fence_funcs[k - 1];
+		fence_funcs[k] = a;
+		n++;
+	}
+	WRITE_ONCE(nfence, n);
+	return true;
+}
+
+/* A change of exclude list which: the sites follow at the next
+ * fgraph_sync() (set_ftrace_notrace), hook() at once. False if
+ * set_graph_notrace now names too many functions. */
+static bool excluded_changed(enum fgraph_exclude which)
+{
+	bool fits = which == FGRAPH_FTRACE_NOTRACE || fence_build();
+
+	if (which == FGRAPH_FTRACE_NOTRACE)
+		filter_gen++;
+	fgraph_narrow_update();
+	return fits;
+}
+
+/*
+ * Adds glob to exclude list which (set_ftrace_notrace: functions not
+ * traced; set_graph_notrace: functions whose calls are not graphed,
+ * with everything they call). Returns NULL, or why nothing changed: too
+ * long, the list full, no function with a site matches, or (graph_notrace)
+ * more than 512 would. ctl mutex
+ * held, process context.
+ */
+const char *fgraph_exclude_add(enum fgraph_exclude which, const char *glob)
+{
+	static char why[FGRAPH_GLOB_MAX + 64];
+	struct fgraph_globs *g = &excluded[which];
+	size_t len = strlen(glob);
+
+	if (!len || len > FGRAPH_GLOB_MAX)
+		return "give a glob of 1 to 64 characters";
+	if (g->n == FGRAPH_GLOBS)
+		return "at most 8 globs ('>' empties the list)";
+	if ((!g->sites && !(g->sites = kzmalloc(nsites() / 8 + 1))) ||
+	    (which == FGRAPH_GRAPH_NOTRACE && !fence_funcs &&
+	     !(fence_funcs = kmalloc(FENCE_FUNCS * sizeof(*fence_funcs)))))
+		return "out of memory";
+	if (!mark_sites(g->sites, glob)) {	/* marked nothing */
+		fmt_snprintf(why, sizeof(why), "'%s' matches no function with "
+			     "a site (available_filter_functions)", glob);
+		return why;
+	}
+	memcpy(g->glob[g->n], glob, len + 1);
+	WRITE_ONCE(g->n, g->n + 1);	/* after its sites' bits */
+	if (!excluded_changed(which)) {
+		fgraph_exclude_drop_last(which);
+		return "set_graph_notrace: more than 512 functions";
+	}
+	return NULL;
+}
+
+/* Empties exclude list which. ctl mutex held. */
+void fgraph_exclude_clear(enum fgraph_exclude which)
+{
+	struct fgraph_globs *g = &excluded[which];
+
+	WRITE_ONCE(g->n, 0);	/* before the bits: hook() reads n first */
+	if (g->sites)
+		memset(g->sites, 0, nsites() / 8 + 1);
+	excluded_changed(which);
+}
+
+/* Drops the glob exclude list which got last (a write's that another
+ * glob of made fail). ctl mutex held. */
+void fgraph_exclude_drop_last(enum fgraph_exclude which)
+{
+	struct fgraph_globs *g = &excluded[which];
+	uint32_t n = g->n - 1;
+
+	WRITE_ONCE(g->n, 0);
+	memset(g->sites, 0, nsites() / 8 + 1);
+	for (uint32_t i = 0; i < n; i++)
+		mark_sites(g->sites, g->glob[i]);
+	WRITE_ONCE(g->n, n);
+	excluded_changed(which);
+}
+
+/* The functions exclude list which names, one a line, as ftrace lists
+ * them. ctl mutex held. */
+void fgraph_exclude_text(enum fgraph_exclude which, struct seqbuf *s)
+{
+	for (size_t i = 0; i < nsites() && !seqbuf_overflowed(s); i++)
+		if (in_globs(&excluded[which], i) && site_name(i))
+			seqbuf_printf(s, "%s\n", site_name(i));
+}
+
+/* max_graph_depth: calls are recorded to depth max (1: the outermost
+ * only), 0 for no limit. ctl mutex held. */
+void fgraph_set_max_depth(uint32_t max)
+{
+	WRITE_ONCE(max_depth, max);
+	fgraph_narrow_update();
+}
+
+uint32_t fgraph_max_depth(void)
+{
+	return max_depth;
 }

@@ -563,6 +563,53 @@ const char *fgraph_filter(void);	/* the glob set */
 void fgraph_sites_text(struct seqbuf *s);	/* the functions with a site */
 void fgraph_state_text(struct seqbuf *s);
 
+/* What narrows the graph beyond the filter (fgraph.c; docs/tracefs.md's
+ * set_ftrace_notrace, set_graph_notrace, max_graph_depth): two bounded
+ * exclude lists of globs, and a depth; all ctl mutex held. */
+#define FGRAPH_GLOBS		8	/* globs a list holds */
+#define FGRAPH_GLOB_MAX		64	/* characters of one */
+enum fgraph_exclude { FGRAPH_FTRACE_NOTRACE, FGRAPH_GRAPH_NOTRACE,
+		      FGRAPH_EXCLUDES };
+const char *fgraph_exclude_add(enum fgraph_exclude which, const char *glob);
+void fgraph_exclude_clear(enum fgraph_exclude which);
+void fgraph_exclude_drop_last(enum fgraph_exclude which);
+void fgraph_exclude_text(enum fgraph_exclude which, struct seqbuf *s);
+void fgraph_set_max_depth(uint32_t max);
+uint32_t fgraph_max_depth(void);
+void fgraph_narrow_update(void);	/* after ttrace_pid_lists changed */
+
+/*
+ * The pid lists (pids.c; set_event_pid, set_ftrace_pid): which are set,
+ * and a bit in each listed process's thread (struct fgraph_shadow's
+ * pids). While the events' list is set, every armed event's site jumps
+ * to ttrace_probe_fire() (patch.c), which records only for a listed
+ * thread; with none set the sites are what they were, so an unfiltered
+ * event costs nothing more. The function graph tests its list in hook().
+ */
+enum { TTRACE_PIDS_EVENT = 1, TTRACE_PIDS_FTRACE = 2 };
+extern uint8_t ttrace_pid_lists;
+#define TTRACE_PIDS_MAX		16	/* pids a list holds */
+
+/* Whether event id's site must go through ttrace_probe_fire() for the
+ * events' pid list (the func events follow set_ftrace_pid instead, in
+ * the graph's hook). */
+static inline bool ttrace_pids_route(uint32_t id)
+{
+	return (READ_ONCE(ttrace_pid_lists) & TTRACE_PIDS_EVENT) &&
+	       id != TTRACE_EV_FUNC_ENTRY && id != TTRACE_EV_FUNC_EXIT;
+}
+
+/* Whether thread kt (NULL: none yet) is in list. Any context. */
+static inline bool ttrace_pids_listed(const struct kthread *kt, unsigned list)
+{
+	return kt && (READ_ONCE(kt->fgraph.pids) & list);
+}
+
+int ttrace_pids_add(unsigned list, const int *pids, uint32_t n,
+		    const char **why);
+void ttrace_pids_clear(unsigned list);
+void ttrace_pids_text(unsigned list, struct seqbuf *s);
+
 /* Function probes (fprobe.c) and the function sites they share with the
  * graph tracer (fgraph.c). A hook's kind: what the call's return does. */
 enum { FGRAPH_HOOK_GRAPH = 1, FGRAPH_HOOK_FPROBE = 2 };

@@ -51,7 +51,8 @@ static bool is_lat_key(const struct ttrace_site *s)
 }
 
 /* Where site s must jump (0: it must be the NOP): nowhere unless its
- * event is armed; to the probe call if a probe is attached to the event.
+ * event is armed; to the probe call if a probe is attached to the event
+ * or the events' pid list is set (pids.c).
  * The context key's site jumps while ttrace_ctx_live is set, a latency
  * tracer's while it is on (the wakeup tracer's scheduler hooks also while
  * the profiler wants them). */
@@ -65,8 +66,8 @@ static uintptr_t site_target(const struct ttrace_site *s)
 		       s->target : 0;
 	if (!ttrace_armed[s->id])
 		return 0;
-	return ttrace_main.ctl.probed && ttrace_main.ctl.probed[s->id] ?
-	       s->probe_target : s->target;
+	return (ttrace_main.ctl.probed && ttrace_main.ctl.probed[s->id]) ||
+	       ttrace_pids_route(s->id) ? s->probe_target : s->target;
 }
 
 /* Whether site s holds a jmp to target, or the NOP when target is 0. */

@@ -68,7 +68,8 @@ static void record(struct trace_ring *r, uint32_t id, uint64_t ts,
 /*
  * Runs event id's probes, then writes its record unless one of them said
  * no (counted in the ring's filtered) or the event was not enabled when it
- * fired. Called by the tracepoint of an armed event whose
+ * fired; nothing of either while set_event_pid does not list the thread
+ * running (filtered too). Called by the tracepoint of an armed event whose
  * ttrace_probes[id] is set; any context.
  */
 void ttrace_probe_fire(uint32_t id, const uint64_t *args, uint32_t nargs)
@@ -89,6 +90,12 @@ void ttrace_probe_fire(uint32_t id, const uint64_t *args, uint32_t nargs)
 	bool enabled = ttrace_ctl_records(st, mask, id);
 	bool keep = true;
 
+	if (unlikely(ttrace_pids_route(id)) &&	/* set_event_pid (pids.c) */
+	    !ttrace_pids_listed(pcpui->cur_kthread, TTRACE_PIDS_EVENT)) {
+		if (enabled)
+			trace_ring_count_filtered(r);
+		return;
+	}
 	for (struct ttrace_probe *p = __atomic_load_n(&ttrace_probes[id],
 						      __ATOMIC_ACQUIRE);
 	     p; p = __atomic_load_n(&p->next, __ATOMIC_ACQUIRE))

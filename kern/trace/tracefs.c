@@ -60,6 +60,9 @@ enum {
 	T_DYN_EVENTS, T_SYNTH_EVENTS, T_ERROR_LOG, T_SNAPSHOT, T_STACK_TRACE,
 	T_STACK_MAX, T_STACK_FILTER, T_EV_FORMAT, T_HEADER_PAGE,
 	T_HEADER_EVENT, T_CPU_PIPE_RAW,
+	/* tfs31c's (tracefs_narrow.c) */
+	T_SET_EVENT_PID, T_SET_FTRACE_PID, T_FTRACE_NOTRACE, T_GRAPH_NOTRACE,
+	T_MAX_GRAPH_DEPTH,
 	T_COUNT
 };
 
@@ -113,7 +116,7 @@ static bool blank(char c)
 
 /* The next blank-separated word at *p, NUL terminated in place ("" at
  * the end); *p moves past it. */
-static char *next_word(char **p)
+char *tracefs_next_word(char **p)
 {
 	char *w = *p, *e;
 
@@ -361,7 +364,7 @@ static int set_event_write(uint32_t inst, char *line, const char **why)
 	int r;
 
 	(void)inst;
-	while (*(w[n] = next_word(&p)))
+	while (*(w[n] = tracefs_next_word(&p)))
 		if (++n == SET_EVENT_WORDS) {
 			*why = "set_event: at most 16 words a write";
 			return -EINVAL;
@@ -456,7 +459,7 @@ static int filter_tests(char *text, char *out, size_t size, const char **why)
 	seqbuf_init(&s, out, size);
 	for (;;) {
 		for (int k = 0; k < 3; k++)
-			if (!*(w[k] = next_word(&p))) {
+			if (!*(w[k] = tracefs_next_word(&p))) {
 				*why = "filter: FIELD OP VALUE [&& ...] "
 				       "(ops == != < <= > >= &)";
 				return -EINVAL;
@@ -469,7 +472,7 @@ static int filter_tests(char *text, char *out, size_t size, const char **why)
 		seqbuf_printf(&s, "%s%s%s ", !strcmp(w[0], "common_pid") ?
 			      "pid" : !strcmp(w[0], "common_cpu") ? "cpu" :
 			      w[0], w[1], w[2]);
-		if (!*(and = next_word(&p)))
+		if (!*(and = tracefs_next_word(&p)))
 			break;
 		if (strcmp(and, "&&")) {
 			*why = "filter: only && joins tests (no ||, no !)";
@@ -1045,6 +1048,10 @@ static const char readme[] =
 	"  available_tracers, current_tracer - nop function function_graph "
 	"irqsoff wakeup timerlat osnoise\n"
 	"  set_graph_function, set_ftrace_filter - the function-graph glob\n"
+	"  set_ftrace_notrace, set_graph_notrace - globs not traced (with "
+	"their calls: graph_notrace)\n"
+	"  max_graph_depth\t- the graph's depth, 0: all\n"
+	"  set_event_pid, set_ftrace_pid - echo $$ > ...: only these pids\n"
 	"  tracing_max_latency\t- the latency tracer's maximum, us; 0 "
 	"resets\n"
 	"  tracing_thresh\t- its threshold, us\n"
@@ -1175,6 +1182,24 @@ static const struct tfs_file tfs_tab[T_COUNT] = {
 	[T_HEADER_EVENT] = { "header_event", T_EVENTS, ONE, RO,
 			     header_event_text },
 	[T_CPU_PIPE_RAW] = { "trace_pipe_raw", T_CPU, ONE, RO },
+	[T_SET_EVENT_PID] = { "set_event_pid", T_ROOT, ONE, RW,
+			      tracefs_event_pid_text, tracefs_event_pid_write,
+			      tracefs_event_pid_trunc },
+	[T_SET_FTRACE_PID] = { "set_ftrace_pid", T_ROOT, ONE, RW,
+			       tracefs_ftrace_pid_text,
+			       tracefs_ftrace_pid_write,
+			       tracefs_ftrace_pid_trunc },
+	[T_FTRACE_NOTRACE] = { "set_ftrace_notrace", T_ROOT, ONE, RW,
+			       tracefs_ftrace_notrace_text,
+			       tracefs_ftrace_notrace_write,
+			       tracefs_ftrace_notrace_trunc },
+	[T_GRAPH_NOTRACE] = { "set_graph_notrace", T_ROOT, ONE, RW,
+			      tracefs_graph_notrace_text,
+			      tracefs_graph_notrace_write,
+			      tracefs_graph_notrace_trunc },
+	[T_MAX_GRAPH_DEPTH] = { "max_graph_depth", T_ROOT, ONE, RW,
+				tracefs_max_depth_text,
+				tracefs_max_depth_write },
 };
 
 /* ---- the generator ------------------------------------------------------- */

@@ -46,4 +46,26 @@ struct ttrace_aux_view;
  * *v; NULL when memory is short. Free with free_cont_pages(). */
 char *tracefs_aux_take(struct ttrace_aux_view *v, unsigned *order);
 
+/* The next blank-separated word at *p, NUL terminated in place ("" at
+ * the end); *p moves past it (tracefs.c). */
+char *tracefs_next_word(char **p);
+
+/* The pid lists and the graph's narrowing (tracefs_narrow.c): the rows'
+ * text, write and O_TRUNC functions. */
+struct seqbuf;
+void tracefs_event_pid_text(struct seqbuf *s, uint32_t inst);
+int tracefs_event_pid_write(uint32_t inst, char *line, const char **why);
+int tracefs_event_pid_trunc(uint32_t inst, const char **why);
+void tracefs_ftrace_pid_text(struct seqbuf *s, uint32_t inst);
+int tracefs_ftrace_pid_write(uint32_t inst, char *line, const char **why);
+int tracefs_ftrace_pid_trunc(uint32_t inst, const char **why);
+void tracefs_ftrace_notrace_text(struct seqbuf *s, uint32_t inst);
+int tracefs_ftrace_notrace_write(uint32_t inst, char *line, const char **why);
+int tracefs_ftrace_notrace_trunc(uint32_t inst, const char **why);
+void tracefs_graph_notrace_text(struct seqbuf *s, uint32_t inst);
+int tracefs_graph_notrace_write(uint32_t inst, char *line, const char **why);
+int tracefs_graph_notrace_trunc(uint32_t inst, const char **why);
+void tracefs_max_depth_text(struct seqbuf *s, uint32_t inst);
+int tracefs_max_depth_write(uint32_t inst, char *line, const char **why);
+
 #endif

@@ -143,6 +143,26 @@ static int test_status_expansion(void)
 	return 0;
 }
 
+/* $$: the shell's pid, as `echo $$ > /dev/ttrace/set_event_pid` needs. */
+static int test_pid_expansion(void)
+{
+	static const struct parse_case cases[] = {
+		{ "echo $$", "{echo,42}" },
+		{ "echo $$ > set_event_pid", "{echo,42}>set_event_pid" },
+		{ "echo \"[$$]\"", "{echo,[42]}" },
+		{ "echo '$$'", "{echo,$$}" },
+		{ "echo \\$$", "{echo,$$}" },
+		{ "echo $$$?", "{echo,427}" },
+		{ "echo $", "{echo,$}" },
+	};
+	int r;
+
+	sh_parse_set_pid(42);
+	r = check_renderings(cases, sizeof(cases) / sizeof(cases[0]));
+	sh_parse_set_pid(0);
+	return r;
+}
+
 static int test_redirections(void)
 {
 	static const struct parse_case cases[] = {
@@ -298,6 +318,7 @@ static const struct ht_test tests[] = {
 	{ test_words, "sh_parse_words" },
 	{ test_quotes, "sh_parse_quotes" },
 	{ test_status_expansion, "sh_parse_status" },
+	{ test_pid_expansion, "sh_parse_pid" },
 	{ test_redirections, "sh_parse_redirections" },
 	{ test_pipelines, "sh_parse_pipelines" },
 	{ test_connectors, "sh_parse_connectors" },
