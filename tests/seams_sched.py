@@ -160,8 +160,8 @@ def check_slices(path):
     and over the hogs' second (from schedtest's block to
     its wakeup) the switches, with the deadlines lost to the host (those
     passed over when the timer came late by more than a slice less
-    GRAN_MS: the host did not run the vCPU), are 1 s / slice (100) per
-    second, give or take one."""
+    GRAN_MS: the host did not run the vCPU), are one per slice of it
+    (1 s / slice, 100, per second), give or take one."""
     win, pid = window(events(path))
     if not win:
         return "no sched-begin/sched-end markers in the trace"
@@ -195,22 +195,24 @@ def check_slices(path):
         prev = ns
     per_s = (len(hog) + 1) * 1e9 / (end - start)
     with_lost = (len(hog) + 1 + lost) * 1e9 / (end - start)
+    slices = (end - start) / slice_ns   # the hogs' time, in slices
     ok = [x for x in late if x is not None]
     print("# sched slices: %d switches in the hogs' %.1f ms: %.2f per "
           "second, %.2f with the %d deadlines lost to the host (want %d "
-          "+- 1); timer %.3f..%.3f ms after the deadline, %d switches "
+          "per second, %.1f +- 1 in all); timer %.3f..%.3f ms after the deadline, %d switches "
           "before it, %d deadlines run past" % (
               len(hog) + 1, (end - start) / 1e6, per_s, with_lost, lost,
-              1000 // SLICE_MS, min(ok or [0]), max(ok or [0]), len(early),
+              1000 // SLICE_MS, slices, min(ok or [0]), max(ok or [0]), len(early),
               len(past)))
-    if abs(with_lost - 1000 / SLICE_MS) > 1 or early or \
+    if abs(len(hog) + 1 + lost - slices) > 1 or early or \
             len(past) * 4 > len(hog):
-        return "%.2f switches per second, %.2f with %d deadlines lost to " \
-            "the host (a slice is %d ms: want %d +- 1); switches not after " \
-            "a timer interrupt at or after their deadline: %s; deadlines " \
-            "the CPU ran past without the timer: %d of %d %s" % (
-                per_s, with_lost, lost, SLICE_MS, 1000 // SLICE_MS,
-                early[:4], len(past), len(hog), past[:3])
+        return "%.2f switches per second, %.2f with %d deadlines lost " \
+            "to the host (a slice is %d ms: want %d, %.1f +- 1 in all); " \
+            "switches not after a timer interrupt at or after their " \
+            "deadline: %s; deadlines the CPU ran past without the timer: " \
+            "%d of %d %s" % (per_s, with_lost, lost, SLICE_MS,
+                             1000 // SLICE_MS, slices, early[:4], len(past),
+                             len(hog), past[:3])
     return ""
 
 
