@@ -155,11 +155,11 @@ def check_slices(path):
       - each switch comes after a timer interrupt at or after its
         deadline, and no slice is shorter than GRAN_MS;
       - over the hogs' second (from schedtest's block to its wakeup) the
-        switches are one per slice of it (1 s / slice, 100, per second),
-        give or take one, once the deadlines lost to the host are added
-        (those passed over when the timer came a slice late or more, less
+        switches are 1 s / slice (100) per second, give or take one; when
+        the host lost deadlines (the timer came a slice late or more, less
         GRAN_MS: under load the host stops QEMU's vCPU or its timer thread
-        for tens of ms; none when it does not);
+        for tens of ms), the switches and the deadlines passed over are
+        one per slice of it, give or take one;
       - a slice after a timer that came over SHORT_MS late ends sooner
         than a slice less SHORT_MS after its switch, back on its deadline,
         in at least one case (slices timed from the switch, as the old
@@ -189,6 +189,10 @@ def check_slices(path):
         short += timer - prev < slice_ns - short_ns
         prev, prev_due = ns, due
         lo, hi = next_due(start, timer, False), next_due(start, ns, False)
+    # the deadlines passed over by the last hog switch, and those up to the
+    # end but the one the switch to schedtest meets
+    lost += (hi - prev_due) // slice_ns - 1 + \
+        max(0, -(-(end - hi) // slice_ns) - 1)
     switches = len(hog) + 1         # and the one to schedtest at its end
     slices = (end - start) / slice_ns
     print("# sched slices: %d switches in the hogs' %.1f ms (%.1f slices): "
@@ -199,6 +203,8 @@ def check_slices(path):
               switches * 1e9 / (end - start), lost, min(late), max(late),
               short, SHORT_MS, len(bad)))
     if abs(switches + lost - slices) > 1 or bad or \
+            (not lost and abs(switches * 1e9 / (end - start) -
+                              1000 / SLICE_MS) > 1) or \
             (max(late) > SHORT_MS and not short):
         return "%d switches and %d deadlines lost in %.1f slices (want " \
             "one a slice, +- 1); switches not after a timer interrupt at " \
