@@ -8,8 +8,10 @@ sched_smp1, one CPU:
     and so does each of four 5 ms ones (shorter than the old tick, where
     the old kernel's nanosleep was all yield loop);
   - two CPU-bound processes switch at slice ends only, on deadlines that
-    do not drift: 1 s / slice (SLICE_MS) switches per second, give or
-    take one, each after a timer interrupt at or after its deadline.
+    do not drift: each switch after a timer interrupt at or after its
+    deadline, 1 s / slice (SLICE_MS) switches per second, give or take
+    one (with the deadlines a loaded host made the timer miss), and the
+    slice after a late timer shorter, back on its deadline.
 sched_smp4, four CPUs:
   - an idle CPU for 1 s takes no timer interrupt;
   - 4 CPU-bound processes on 4 CPUs, beside a process napping 20 ms at a
