@@ -29,7 +29,8 @@
  * Slices: a thread runs SCHED_SLICE_NS before it is preempted, and only
  * if another thread waits on its CPU (on a busy CPU the slice ends are
  * deadlines a slice apart, a periodic tick's: next_deadline()); a thread
- * made runnable there cuts the slice of the running one to SCHED_WAKEUP_GRAN_NS (it runs first
+ * made runnable there cuts the slice of the running one to
+ * SCHED_WAKEUP_GRAN_NS (it runs first
  * once the running thread has had that much: the thread preempted goes
  * last on the queue, and the one made runnable runs in its place). Preemption is need_resched,
  * acted on at the next return to user mode (the kernel itself is not
