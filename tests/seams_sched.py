@@ -7,9 +7,11 @@ sched_smp1, one CPU:
     sched_switch records involving the sleeper, nothing of it in between;
     and so does each of four 5 ms ones (shorter than the old tick, where
     the old kernel's nanosleep was all yield loop);
-  - two CPU-bound processes switch at slice ends only: every switch
-    between them at least a slice after the one before, and over the
-    second one per slice (SLICE_MS), give or take one.
+  - two CPU-bound processes switch at slice ends only, on deadlines that
+    do not drift: each switch after a timer interrupt at or after its
+    deadline, 1 s / slice (SLICE_MS) switches per second, give or take
+    one (with the deadlines a loaded host made the timer miss), and the
+    slice after a late timer shorter, back on its deadline.
 sched_smp4, four CPUs:
   - an idle CPU for 1 s takes no timer interrupt;
   - 4 CPU-bound processes on 4 CPUs, beside a process napping 20 ms at a
@@ -27,6 +29,8 @@ from qemu_run import DEFAULT_EVENTS, KERNEL_ELF
 from ttrace_tests import Session, fresh_out, ttdecode, split_saved
 
 SLICE_MS = 10                   # SCHED_SLICE_NS in kern/src/sched.c
+GRAN_MS = 1                     # SCHED_WAKEUP_GRAN_NS: the shortest slice
+SHORT_MS = 1                    # a slice that came back to its deadline
 # a record's line; its context flags (` [dNh]`, when any is set) are not
 # part of its text
 LINE = re.compile(r"^(\d+)\.(\d{3}) us cpu(\d+) (\S+) (\w+): ?(.*?)"
@@ -100,40 +104,115 @@ def check_nap(path):
     return ""
 
 
+def slice_grid(win, pid):
+    """schedtest spin 2 1000's window, win: (the TSC time the hogs' first
+    slice started at or after, the hog switches [(ns, the last timer
+    interrupt since the switch before, or None)], the switch back to
+    schedtest's ns, the other switches' texts, the records between as
+    (ns, event, text)). The first slice starts when schedtest blocks (at
+    its sched_switch, after its last record)."""
+    tag = "[%d]" % pid
+    start, hog, end, other, timer, last, recs = None, [], None, [], None, \
+        None, []
+    for ns, cpu, ctx, ev, text in win:
+        if start is None:
+            if ev == "sched_switch" and text.startswith("prev=schedtest "):
+                start = last
+            elif tag in ctx:
+                last = ns
+            continue
+        if end is None:
+            recs.append((ns, ev, text))
+        if ev == "irq_enter" and TIMER_IRQ.match(text):
+            timer = ns
+        elif ev == "sched_switch" and end is None:
+            if text.startswith("prev=schedhog next=schedhog "):
+                hog.append((ns, timer))
+                timer = None
+            elif text.startswith("prev=schedhog next=schedtest "):
+                end = ns
+            else:
+                other.append(text)
+    return start, hog, end, other, recs
+
+
+def next_due(start, after, first):
+    """The deadline of the slice that starts at after (a switch's ns) on
+    the grid of slices from start: SLICE_MS after start for the first,
+    else the first grid point at least GRAN_MS after it (kern/src/sched.c's
+    next_deadline())."""
+    slice_ns = SLICE_MS * 1000000
+    if first:
+        return start + slice_ns
+    return start + ((after + GRAN_MS * 1000000 - start) // slice_ns + 1) * \
+        slice_ns
+
+
 def check_slices(path):
     """schedtest spin 2 1000 on one CPU: the hogs switch at slice ends
-    only: each switch between them comes a slice or more after the one
-    before, with a timer interrupt (the slice's end) in between, so the
-    second holds at most 1 s / slice + 1 of them. (TCG delivers the one-shot
-    timer late, by up to a slice under load: the slices run long, never
-    short.)"""
+    only, and the slices do not drift. The deadlines are absolute: the
+    first slice ends SLICE_MS after schedtest blocks, each next one at the
+    first multiple of SLICE_MS from there at least GRAN_MS after the
+    switch (docs/scheduler.md, "Slices and preemption"). So:
+      - each switch comes after a timer interrupt at or after its
+        deadline, and no slice is shorter than GRAN_MS;
+      - over the hogs' second (from schedtest's block to its wakeup) the
+        switches are 1 s / slice (100) per second, give or take one; when
+        the host lost deadlines (the timer came a slice late or more, less
+        GRAN_MS: under load the host stops QEMU's vCPU or its timer thread
+        for tens of ms), the switches and the deadlines passed over are
+        one per slice of it, give or take one;
+      - a slice after a timer that came over SHORT_MS late ends sooner
+        than a slice less SHORT_MS after its switch, back on its deadline,
+        in at least one case (slices timed from the switch, as the old
+        kernel's, never do)."""
     win, pid = window(events(path))
     if not win:
         return "no sched-begin/sched-end markers in the trace"
-    t0, t1 = win[0][0], win[-1][0]
-    hog, timer = [], False
-    for ns, cpu, ctx, ev, text in win:
-        if ev == "irq_enter" and TIMER_IRQ.match(text):
-            timer = True
-        elif ev == "sched_switch" and re.match(
-                r"prev=schedhog next=schedhog ", text):
-            hog.append((ns, timer))
-            timer = False
-    gaps = [b[0] - a[0] for a, b in zip(hog, hog[1:])]
-    untimed = sum(1 for h in hog[1:] if not h[1])
-    most = (t1 - t0) / (SLICE_MS * 1e6) + 1
-    print("# sched slices: %d hog switches in %.1f ms (at most %.1f), "
-          "%.2f..%.2f ms apart, %d without a timer interrupt before" % (
-              len(hog), (t1 - t0) / 1e6, most,
-              min(gaps) / 1e6 if gaps else 0,
-              max(gaps) / 1e6 if gaps else 0, untimed))
-    if not gaps or min(gaps) < (SLICE_MS - 0.2) * 1e6 or untimed or \
-            len(hog) > most:
-        return "%d switches between the hogs in %.1f ms, the closest " \
-            "%.3f ms apart (a slice is %d ms), %d without a timer " \
-            "interrupt since the one before" % (
-                len(hog), (t1 - t0) / 1e6, min(gaps or [0]) / 1e6,
-                SLICE_MS, untimed)
+    start, hog, end, other, recs = slice_grid(win, pid)
+    if start is None or end is None or other or not hog:
+        return "not one block of schedtest, hog switches, its wakeup: " \
+            "%s %s %d hog switches, others %s" % (start, end, len(hog),
+                                                   other[:4])
+    slice_ns, short_ns = SLICE_MS * 1000000, SHORT_MS * 1000000
+    late, bad, lost, short = [], [], 0, 0
+    prev, prev_due = start, None
+    lo = hi = next_due(start, start, True)
+    for ns, timer in hog:
+        # the switch before read its clock between its timer interrupt
+        # and its record: its deadline is one of lo, hi
+        due = hi if timer and timer >= hi else lo
+        if timer is None or timer < due or timer - prev < GRAN_MS * 5e5:
+            bad.append("%.3f ms (timer %s)" % (
+                (ns - start) / 1e6, timer and (timer - due) / 1e6))
+            timer = due
+        late.append((timer - due) / 1e6)
+        lost += (due - prev_due) // slice_ns - 1 if prev_due else 0
+        short += timer - prev < slice_ns - short_ns
+        prev, prev_due = ns, due
+        lo, hi = next_due(start, timer, False), next_due(start, ns, False)
+    # the deadlines passed over by the last hog switch, and those up to the
+    # end but the one the switch to schedtest meets
+    lost += (hi - prev_due) // slice_ns - 1 + \
+        max(0, -(-(end - hi) // slice_ns) - 1)
+    switches = len(hog) + 1         # and the one to schedtest at its end
+    slices = (end - start) / slice_ns
+    print("# sched slices: %d switches in the hogs' %.1f ms (%.1f slices): "
+          "%.2f per second, %d deadlines lost to the host; timer %.3f.."
+          "%.3f ms after the deadline, %d slices %d+ ms short, %d switches "
+          "not at a deadline" % (
+              switches, (end - start) / 1e6, slices,
+              switches * 1e9 / (end - start), lost, min(late), max(late),
+              short, SHORT_MS, len(bad)))
+    if abs(switches + lost - slices) > 1 or bad or \
+            (not lost and abs(switches * 1e9 / (end - start) -
+                              1000 / SLICE_MS) > 1) or \
+            (max(late) > SHORT_MS and not short):
+        return "%d switches and %d deadlines lost in %.1f slices (want " \
+            "one a slice, +- 1); switches not after a timer interrupt at " \
+            "or after their deadline: %s; the latest timer %.3f ms late, " \
+            "%d slices after it %d+ ms short (want some)" % (
+                switches, lost, slices, bad[:4], max(late), short, SHORT_MS)
     return ""
 
 

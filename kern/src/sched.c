@@ -27,8 +27,10 @@
  * waiting kicks a free CPU to do so.
  *
  * Slices: a thread runs SCHED_SLICE_NS before it is preempted, and only
- * if another thread waits on its CPU; a thread made runnable there cuts
- * the slice of the running one to SCHED_WAKEUP_GRAN_NS (it runs first
+ * if another thread waits on its CPU (on a busy CPU the slice ends are
+ * deadlines a slice apart, a periodic tick's: next_deadline()); a thread
+ * made runnable there cuts the slice of the running one to
+ * SCHED_WAKEUP_GRAN_NS (it runs first
  * once the running thread has had that much: the thread preempted goes
  * last on the queue, and the one made runnable runs in its place). Preemption is need_resched,
  * acted on at the next return to user mode (the kernel itself is not
@@ -86,6 +88,8 @@ struct runq {
 					   switch: runs next if curr is
 					   preempted */
 	uint64_t slice_start, slice_end;	/* curr's, this CPU's TSC */
+	uint64_t deadline;		/* curr's slice end before any cut:
+					   the busy CPU's periodic tick */
 	uint64_t armed;			/* the hardware timer's deadline */
 } __aligned(64);
 
@@ -529,6 +533,29 @@ static void switch_to_locked(struct kthread *prev, struct kthread *next)
 	swtch(&prev->saved_rsp, next->saved_rsp);
 }
 
+/* The end of the slice that starts at now on rq, this CPU's (locked),
+ * after prev's (its state as the switch begins). When prev's slice ran to
+ * its deadline, uncut, and ended by the timer (need_resched), the next
+ * ends SCHED_SLICE_NS after that deadline, or a whole number of slices
+ * later if that is not at least SCHED_WAKEUP_GRAN_NS away (the timer came
+ * that late: no slice is shorter than a wakeup's cut): a periodic tick's
+ * deadlines, which the timer's lateness does not move (Linux's
+ * tick_sched_timer forwards from its last expiry, not from now). Else
+ * (the CPU was idle, prev blocked or yielded, or a wakeup cut its slice)
+ * one slice from now. */
+static uint64_t next_deadline(const struct runq *rq,
+			      const struct kthread *prev, uint64_t now)
+{
+	uint64_t slice = ns_to_tsc(SCHED_SLICE_NS);
+	uint64_t end = rq->deadline;
+
+	if (prev->state != KT_RUNNING || is_idle(prev) || !need_resched(rq) ||
+	    rq->slice_end != end || now < end)
+		return now + slice;
+	return end + ((now + ns_to_tsc(SCHED_WAKEUP_GRAN_NS) - end) / slice +
+		      1) * slice;
+}
+
 /* Picks the next thread of rq, this CPU's, and runs it with a new slice;
  * the current one has already set its state (RUNNING means it only
  * yields: it goes last on the queue). rq locked, interrupts off; on
@@ -539,6 +566,7 @@ static void schedule_locked(struct runq *rq)
 	struct kthread *prev = rq->curr;
 	struct kthread *next;
 	uint64_t now = arch_read_tsc();
+	uint64_t deadline = next_deadline(rq, prev, now);
 
 	if (prev->state == KT_RUNNING && !is_idle(prev)) {
 		runq_push(rq, prev);	/* preempted, or it yields */
@@ -555,7 +583,7 @@ static void schedule_locked(struct runq *rq)
 	WRITE_ONCE(rq->curr, next);
 	set_need_resched(rq, false);
 	rq->slice_start = now;
-	rq->slice_end = now + ns_to_tsc(SCHED_SLICE_NS);
+	rq->slice_end = rq->deadline = deadline;
 	rq_update_locked(rq, now);
 	if (next != prev)
 		switch_to_locked(prev, next);
