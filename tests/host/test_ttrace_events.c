@@ -157,22 +157,35 @@ static void fire_all(void)
 	ttrace_profile_exec(7, 7);
 }
 
-/* Whether id is one of the ids reserved for function probes (no emitter). */
+/* Whether id is one of the ids reserved for function probes or
+ * synthetic events (no emitter). */
 static bool reserved(uint32_t id)
 {
-	return id >= TTRACE_EV_FPROBE_FIRST &&
-	       id < TTRACE_EV_FPROBE_FIRST + TTRACE_EV_FPROBE_COUNT;
+	return (id >= TTRACE_EV_FPROBE_FIRST &&
+		id < TTRACE_EV_FPROBE_FIRST + TTRACE_EV_FPROBE_COUNT) ||
+	       (id >= TTRACE_EV_SYNTHETIC_FIRST &&
+		id < TTRACE_EV_SYNTHETIC_FIRST + TTRACE_EV_SYNTHETIC_COUNT);
 }
 
 /* The static events' count: the ids that have an emitter. */
-#define NUM_STATIC	(TTRACE_NUM_EVENTS - TTRACE_EV_FPROBE_COUNT)
+#define NUM_STATIC	(TTRACE_NUM_EVENTS - TTRACE_EV_FPROBE_COUNT - \
+			 TTRACE_EV_SYNTHETIC_COUNT)
 
 static int test_table(void)
 {
 	const char *why;
 
-	HT_CHECK(NUM_STATIC == 48 && TTRACE_NUM_GROUPS == 19);
-	HT_CHECK(TTRACE_EV_FPROBE_COUNT == 16);
+	HT_CHECK(NUM_STATIC == 48 && TTRACE_NUM_GROUPS == 20);
+	HT_CHECK(TTRACE_EV_FPROBE_COUNT == 16 && TTRACE_EV_SYNTHETIC_COUNT == 4);
+	for (uint32_t i = 0; i < TTRACE_EV_SYNTHETIC_COUNT; i++) {
+		const struct ttrace_event_meta *e =
+			&ttrace_event_table[TTRACE_EV_SYNTHETIC_FIRST + i];
+		char name[16];
+
+		snprintf(name, sizeof(name), "synthetic%u", i);
+		HT_CHECK(!strcmp(e->name, name) && !e->nargs && !e->flags &&
+			 e->group == TTRACE_GROUP_SYNTHETIC && !e->format[0]);
+	}
 	for (uint32_t i = 0; i < TTRACE_EV_FPROBE_COUNT; i++) {
 		const struct ttrace_event_meta *e =
 			&ttrace_event_table[TTRACE_EV_FPROBE_FIRST + i];
