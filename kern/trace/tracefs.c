@@ -664,6 +664,16 @@ static void event_trigger_text(struct seqbuf *s, uint32_t e)
 			    "stacktrace hist\n");
 }
 
+/* Whether e has an argument called pid (a probe's `pid` is then it, and
+ * the record's process `common_pid`: docs/probes.md). */
+static bool pid_arg(const struct ttrace_event_meta *e)
+{
+	for (uint8_t a = 0; a < e->nargs; a++)
+		if (!strcmp(e->args[a].name, "pid"))
+			return true;
+	return false;
+}
+
 /* events/GROUP/EVENT/hist: the h.EVENT probe's keys, as ftrace prints. */
 static void event_hist_text(struct seqbuf *s, uint32_t e)
 {
@@ -684,7 +694,8 @@ static void event_hist_text(struct seqbuf *s, uint32_t e)
 	for (end = by; *end && *end != ' ' && *end != '\n'; end++)
 		;
 	*end = 0;
-	if (!strncmp(by, "pid", 3)) {	/* shown as ftrace names it */
+	if (!strncmp(by, "pid", 3) && (!by[3] || by[3] == '.') &&
+	    !pid_arg(&meta()->events[e])) {	/* as ftrace names it */
 		fmt_snprintf(info, sizeof(info), "common_pid%s", by + 3);
 		by = info;
 	}
