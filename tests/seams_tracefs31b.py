@@ -130,8 +130,6 @@ CAPTURE = [
     "echo > %s/trace" % T,
     "cat /etc/motd > /dev/null; cat /etc/motd > /dev/null",
     "echo 0 > %s/tracing_on" % T,
-    "cat %s/per_cpu/cpu0/trace_pipe_raw > /tmp/raw0" % T,
-    "cat %s/per_cpu/cpu1/trace_pipe_raw > /tmp/raw1" % T,
     "cat %s/events/fprobe/myopen/format > /tmp/fmt" % T,
     "cat %s/trace.ttr > /tmp/t.ttr" % T,
 ]
@@ -145,6 +143,14 @@ def capture(s):
         out, st = status(s, cmd)
         if st:
             raise TimeoutError("%s: status %d %r" % (cmd, st, out))
+    for cpu in (0, 1):      # trace_pipe_raw of a CPU with nothing blocks
+        n = until(s, "grep -c myopen %s/per_cpu/cpu%d/trace" % (T, cpu),
+                  "n%d" % cpu)
+        out, st = status(s, "cat %s/per_cpu/cpu%d/trace_pipe_raw > /tmp/raw%d"
+                         % (T, cpu, cpu) if int(n.split()[0]) else
+                         "echo -n > /tmp/raw%d" % cpu)
+        if st:
+            raise TimeoutError("raw%d: status %d %r" % (cpu, st, out))
     text = until(s, "ls -l %s" % " ".join(FILES), "ls")
     sizes = {f: int(n) for n, f in re.findall(r"(\d+) +(/tmp/\S+)", text)}
     if set(sizes) != set(FILES):

@@ -48,15 +48,24 @@ static __always_inline void ttrace_record_ext_to(struct trace_ring *r,
 	trace_ring_write_ext_inline(r, ts, base | id, ctx, args, nargs);
 }
 
-static __always_inline void ttrace_record(uint32_t id, uint64_t d0,
-					  uint64_t d1, uint64_t d2,
-					  uint64_t d3, uint64_t d4)
+/* Writes event id stamped ts into this CPU's ring: a record that takes
+ * another's time (a latency probe's emit, probe_builtin.c). */
+static __always_inline void ttrace_record_at(uint64_t ts, uint32_t id,
+					     uint64_t d0, uint64_t d1,
+					     uint64_t d2, uint64_t d3,
+					     uint64_t d4)
 {
-	uint64_t ts = arch_trace_clock();
 	struct trace_ring *r = (struct trace_ring *)arch_pcpu_read_u64(
 		offsetof(struct per_cpu_info, ttrace_ring));
 
 	ttrace_record_to(r, ts, id, d0, d1, d2, d3, d4);
+}
+
+static __always_inline void ttrace_record(uint32_t id, uint64_t d0,
+					  uint64_t d1, uint64_t d2,
+					  uint64_t d3, uint64_t d4)
+{
+	ttrace_record_at(arch_trace_clock(), id, d0, d1, d2, d3, d4);
 }
 
 static __always_inline void ttrace_emit_0(uint32_t id)

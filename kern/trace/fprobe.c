@@ -130,6 +130,18 @@ static uint32_t slots_used(void)
 	return used;
 }
 
+/* See internal.h. */
+bool ttrace_meta_set_live(struct ttrace *t, const struct ttrace_event_meta *m)
+{
+	struct ttrace_event_meta keep = live_events[m->id];
+
+	live_events[m->id] = *m;
+	if (ttrace_meta_publish(t, &live_table, slots_used()))
+		return true;
+	live_events[m->id] = keep;
+	return false;
+}
+
 /* The live table as the generated one, the current metadata the build's
  * (not serialised again at every boot). Boot, alone, before any use. */
 void fprobe_init(void)

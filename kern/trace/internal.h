@@ -111,6 +111,14 @@ long ttrace_reader_read(struct ttrace_reader *r, void *buf, size_t n,
 			uint64_t off);
 /* Frees r (NULL is fine). */
 void ttrace_reader_free(struct ttrace_reader *r);
+/* Whether a pages reader gave a page (tracefs: trace_pipe_raw's end). */
+bool ttrace_reader_gave(struct ttrace_reader *r);
+/* Where the consumers of CPU cpu's records (tracefs's trace_pipe and
+ * trace_pipe_raw) stopped: the slot the next one starts at. */
+uint64_t tracefs_pipe_from(uint32_t cpu);
+/* A consumer took cpu's records up to slot next, events of them (stats'
+ * "read events"). */
+void tracefs_pipe_consumed(uint32_t cpu, uint64_t next, uint64_t events);
 
 /*
  * The trace files: a whole trace file (docs/trace-file.md) read from
@@ -787,6 +795,10 @@ void ttrace_meta_reader_end(struct ttrace_meta_snap *m);
 /* The function probe slots some reader's snapshot names as probes:
  * their ids must not go to another probe. ctl mutex held. */
 uint32_t ttrace_meta_reader_fprobes(void);
+/* Puts m (its memory kept) at id m->id of the live table and publishes
+ * it: a synthetic event's definition (tracefs_synth.c). False, nothing
+ * changed, when memory is short. ctl mutex held. */
+bool ttrace_meta_set_live(struct ttrace *t, const struct ttrace_event_meta *m);
 /* Publishes a snapshot of table, naming the probe slots fprobes, as the
  * current metadata (and in aux and the root record). Returns false,
  * changing nothing, when memory is short or it breaks the format's

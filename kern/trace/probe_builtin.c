@@ -7,7 +7,15 @@
  *	count		count hits, per key
  *	hist		log2 histogram of a field, per key
  *	latency		log2 histogram of the time from START to the next END
- *			on the same CPU, in ns, per key of the START event
+ *			on the same CPU, in ns, per key of the START event;
+ *			with `match FIELD`, to the next END on any CPU whose
+ *			FIELD is START's key (an open START per key, in a
+ *			table of LAT_OPEN slots); with `emit EVENT FIELD...`,
+ *			each pair also records EVENT (a synthetic event,
+ *			tracefs_synth.c) on END's CPU when it is enabled: the
+ *			latency, then END's FIELDs, stamped with END's time
+ *			and written just before END's record. Written as an
+ *			emitter writes (no probe of EVENT runs: no recursion)
  *	snapshot	copy every CPU's ring aside on the first hit (snapN;
  *			a snapshot set, snapset.c)
  *	stop		freeze tracing on the first hit (a flight recorder)
@@ -22,6 +30,7 @@
  */
 #include <ttrace.h>
 #include <ttrace_ctl.h>
+#include <ttrace_decode.h>
 #include <ttrace_probe.h>
 #include <trace_ring.h>
 #include <buddy.h>
@@ -40,6 +49,7 @@
 #define MAX_PROBES	16
 #define COUNT_KEYS	256
 #define HIST_KEYS	64
+#define LAT_OPEN	64	/* latency match: open STARTs, by key */
 
 struct pages {
 	void *mem;
@@ -59,6 +69,15 @@ struct builtin {
 		uint64_t key;
 		int32_t pid;
 	} start[CONFIG_MAX_NUM_CPUS];
+	struct {			/* latency match: the open STARTs, */
+		uint32_t busy;		/* slot key % LAT_OPEN; claimed by */
+		uint64_t ts;		/* CAS, never waited for (0: none; */
+		uint64_t key;		/* on CPU 0's clock) */
+	} open[LAT_OPEN];
+	uint64_t open_busy;		/* latency match: a START or END
+					   that found its slot claimed */
+	uint64_t open_evicted;		/* ... a START that replaced an
+					   open START of another key */
 	struct ttrace_snapset snap;	/* snapshot: the copy */
 };
 
@@ -133,16 +152,89 @@ static bool on_lat_start(void *arg, const struct ttrace_probe_hit *h)
 	return true;
 }
 
+/* latency match: claims key's slot of the open STARTs, or counts it
+ * busy and returns NULL (a START or END on another CPU has it now). */
+static uint32_t *open_claim(struct builtin *b, uint64_t key)
+{
+	uint32_t *busy = &b->open[key % LAT_OPEN].busy, free = 0;
+
+	if (__atomic_compare_exchange_n(busy, &free, 1, false, __ATOMIC_ACQUIRE,
+					__ATOMIC_RELAXED))
+		return busy;
+	__atomic_fetch_add(&b->open_busy, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/* latency match START: opens key's pair (replacing an older START of
+ * any key in its slot), stamped on CPU 0's clock. */
+static bool on_lat_open(void *arg, const struct ttrace_probe_hit *h)
+{
+	struct builtin *b = arg;
+	uint64_t key = key_of(b, h);
+	uint32_t *busy;
+
+	if (!ttrace_probe_test(&b->spec, h) || !(busy = open_claim(b, key)))
+		return true;
+	if (b->open[key % LAT_OPEN].ts && b->open[key % LAT_OPEN].key != key)
+		__atomic_fetch_add(&b->open_evicted, 1, __ATOMIC_RELAXED);
+	b->open[key % LAT_OPEN].key = key;
+	b->open[key % LAT_OPEN].ts = ttrace_ts_on_cpu0(h->ts,
+						       tsc_offset[h->cpu]);
+	__atomic_store_n(busy, 0, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* A pair of START at start_ts and END h (on one clock), of key: counted
+ * into the histogram, and the emit event recorded when it is on. */
+static void lat_pair(struct builtin *b, const struct ttrace_probe_hit *h,
+		     uint64_t key, uint64_t ticks)
+{
+	const struct ttrace_probe_spec *s = &b->spec;
+	uint64_t ns = ttrace_cycles_ns(ticks), f[TTRACE_PROBE_EMIT_MAX] = { 0 };
+
+	__atomic_fetch_add(&b->hits, 1, __ATOMIC_RELAXED);
+	ttrace_keytab_add(&b->tab, key, ttrace_hist_bucket(ns), 1);
+	if (!s->emit || !READ_ONCE(ttrace_armed[s->emit_event]))
+		return;
+	for (uint32_t i = 0; i < s->nemit; i++)
+		f[i] = ttrace_field_get(&s->emit_fields[i], h);
+	ttrace_record_at(h->ts, s->emit_event, ns, f[0], f[1], f[2], 0);
+}
+
+/* latency match END: closes the pair its field's key opened, on any
+ * CPU; an END with none open counts as unpaired. */
+static bool on_lat_close(struct builtin *b, const struct ttrace_probe_hit *h)
+{
+	uint64_t key = ttrace_field_get(&b->spec.end_key, h), ts = 0;
+	uint64_t now = ttrace_ts_on_cpu0(h->ts, tsc_offset[h->cpu]);
+	uint32_t *busy = open_claim(b, key);
+
+	if (!busy)
+		return true;
+	if (b->open[key % LAT_OPEN].key == key) {
+		ts = b->open[key % LAT_OPEN].ts;
+		b->open[key % LAT_OPEN].ts = 0;
+	}
+	__atomic_store_n(busy, 0, __ATOMIC_RELEASE);
+	if (!ts || now < ts)
+		__atomic_fetch_add(&b->unpaired, 1, __ATOMIC_RELAXED);
+	else
+		lat_pair(b, h, key, now - ts);
+	return true;
+}
+
 /* latency END: closes this CPU's open pair if it is the same process's
  * and, where END has the key's field, the same key's; otherwise it counts
  * as unpaired and the pair stays open (the process that opened it may
- * come back to this CPU and close it). */
+ * come back to this CPU and close it). With match: on_lat_close(). */
 static bool on_lat_end(void *arg, const struct ttrace_probe_hit *h)
 {
 	struct builtin *b = arg;
 	uint64_t ts = READ_ONCE(b->start[h->cpu].ts);
 	uint64_t key = READ_ONCE(b->start[h->cpu].key);
 
+	if (b->spec.match)
+		return on_lat_close(b, h);
 	if (!ts || h->ts < ts || READ_ONCE(b->start[h->cpu].pid) != h->pid ||
 	    (b->spec.end_key.src &&
 	     ttrace_field_get(&b->spec.end_key, h) != key)) {
@@ -150,9 +242,7 @@ static bool on_lat_end(void *arg, const struct ttrace_probe_hit *h)
 		return true;
 	}
 	WRITE_ONCE(b->start[h->cpu].ts, 0);
-	__atomic_fetch_add(&b->hits, 1, __ATOMIC_RELAXED);
-	ttrace_keytab_add(&b->tab, key, ttrace_hist_bucket(
-			  ttrace_cycles_ns(h->ts - ts)), 1);
+	lat_pair(b, h, key, h->ts - ts);
 	return true;
 }
 
@@ -273,6 +363,7 @@ static const char *probe_add(const struct ttrace_probe_spec *spec)
 	if (spec->kind == TTRACE_PROBE_STACKTRACE)
 		ttrace_stack_name_ksyms();	/* before a chain needs them */
 	err = ttrace_probe_attach_locked(&ttrace_main, spec->event,
+					 spec->match ? on_lat_open :
 					 kind_fn[spec->kind], b);
 	if (!err && spec->kind == TTRACE_PROBE_LATENCY)
 		err = ttrace_probe_attach_locked(&ttrace_main, spec->end_event,
@@ -372,6 +463,9 @@ static void probe_text(struct seqbuf *t, const struct builtin *b,
 	seqbuf_printf(t, "\n  hits %lu", b->hits);
 	if (s->kind == TTRACE_PROBE_LATENCY)
 		seqbuf_printf(t, " unpaired %lu unit ns", b->unpaired);
+	if (s->match)
+		seqbuf_printf(t, " busy %lu evicted %lu", b->open_busy,
+			      b->open_evicted);
 	if (b->tab.keys)
 		seqbuf_printf(t, " overflow %lu", b->tab.overflow);
 	if ((s->kind == TTRACE_PROBE_SNAPSHOT || s->kind == TTRACE_PROBE_STOP) &&

@@ -18,11 +18,16 @@
  * while a whole line still fits: a run longer than the block goes on at
  * the next refill, so no line is cut by the block nor lost. A line longer
  * than LINE_MAX is cut, and ends with seqbuf's mark.
- * A pages reader (tracefs's per_cpu/cpuN/trace_pipe_raw) walks the same
- * events to the same end and writes them as Linux's ring-buffer pages
- * (ttrace_ftpage.h) of Linux event records (ttrace_ftevent.h), a page at
- * a time: an event that does not fit waits for the next page, and a
- * declared loss ends the page, the next one carrying its count.
+ * A pages reader (tracefs's per_cpu/cpuN/trace_pipe_raw) consumes: it
+ * writes the CPU's events as Linux's ring-buffer pages (ttrace_ftpage.h)
+ * of Linux event records (ttrace_ftevent.h), a page at a time, from where
+ * the last consumer of the CPU (trace_pipe's readers too) stopped, and
+ * moves that position past what the page holds (tracefs_pipe_consumed()).
+ * An event that does not fit waits for the next page, and a declared
+ * loss ends the page, the next one carrying its count. Each page that
+ * finds new records takes a fresh snapshot of the names first and ends
+ * at the head it saw then, so every string it carries resolves; a slot in
+ * flight is waited for across reads, as a stream's.
  */
 #include <kmalloc.h>
 #include "module.h"
@@ -83,7 +88,11 @@ struct ttrace_reader {
 	size_t text_pos;		/* ... the first not yet read */
 	bool in_run;			/* cpuN: it has events of ev left */
 	bool held;			/* pages: pev is not in a page yet */
+	bool gave;			/* pages: a page was read */
 	uint64_t lost;			/* pages: ... nor this loss */
+	uint64_t run_first;		/* pages: the run's first slot */
+	uint64_t at, pev_at;		/* pages: the slot of the next
+					   event, of pev */
 	uint32_t pid;			/* pages: the last process seen */
 	struct ttrace_event_view pev;
 	struct ttrace_pair_iter it;
@@ -230,26 +239,50 @@ void ttrace_run_start(struct ttrace *t, enum ttrace_read_kind kind,
 	}
 }
 
-/* First read: fix the snapshot bound, take the snapshots. */
-static int reader_start(struct ttrace_reader *r)
+/* The kind r's runs are read as: pages read a stream, to the head each
+ * page saw (page_catch_up()). */
+static enum ttrace_read_kind run_kind(const struct ttrace_reader *r)
+{
+	return r->kind == TTRACE_READ_PAGES ? TTRACE_READ_STREAM : r->kind;
+}
+
+/* cpuN, pages: a snapshot of the names (aux) now, in r->aux (grown if
+ * aux has). 0, or -ENOMEM with r->aux freed. */
+static int names_take(struct ttrace_reader *r)
 {
 	uint64_t size, bytes, dropped;
 
+	ttrace_aux_usage(r->t, &bytes, &size, &dropped);
+	if (r->aux && ((size_t)PGSIZE << r->aux->order) < size) {
+		snap_free(r->aux);
+		r->aux = NULL;
+	}
+	if (!r->aux)
+		r->aux = snap_alloc(size);
+	if (r->aux && !ttrace_aux_read(r->t, r->aux->data, size, &r->names))
+		return 0;
+	snap_free(r->aux);
+	r->aux = NULL;
+	return -ENOMEM;
+}
+
+/* First read: fix the snapshot bound, take the snapshots. */
+static int reader_start(struct ttrace_reader *r)
+{
 	if (r->kind == TTRACE_READ_AUX)
 		return (r->aux = aux_snapshot(r->t)) ? 0 : -ENOMEM;
 	if (r->kind == TTRACE_READ_PROBES)
 		return (r->aux = probes_snapshot(r->t)) ? 0 : -ENOMEM;
-	ttrace_run_start(r->t, r->kind, r->cpu, &r->cur, &r->end, &r->wait);
+	ttrace_run_start(r->t, run_kind(r), r->cpu, &r->cur, &r->end, &r->wait);
+	if (r->kind == TTRACE_READ_PAGES)
+		r->end = r->cur.next;	/* page_catch_up() moves it */
 	if (r->kind == TTRACE_READ_SNAP)
 		ttrace_snap_view_begin(&r->view, TTRACE_SNAP_PROBE);
 	if (r->kind != TTRACE_READ_TEXT && r->kind != TTRACE_READ_PAGES)
 		return 0;
-	ttrace_aux_usage(r->t, &bytes, &size, &dropped);
-	r->aux = snap_alloc(size);
 	r->text = snap_alloc(r->kind == TTRACE_READ_TEXT ? TEXT_BYTES :
 			     TTRACE_FTPAGE_SIZE + TTRACE_FTPAGE_REC_MAX);
-	if (!r->aux || !r->text ||
-	    ttrace_aux_read(r->t, r->aux->data, size, &r->names)) {
+	if (!r->text || (r->kind == TTRACE_READ_TEXT && names_take(r))) {
 		snap_free(r->aux);	/* the next read starts afresh */
 		snap_free(r->text);
 		r->aux = r->text = NULL;
@@ -294,7 +327,8 @@ uint32_t ttrace_run_next(struct ttrace *t, enum ttrace_read_kind kind,
 static uint32_t next_run(struct ttrace_reader *r, struct ttrace_entry *out,
 			 size_t max, struct trace_ring_run *run)
 {
-	return ttrace_run_next(r->t, r->kind, &r->view, r->cpu, &r->cur, &r->end,
+	return ttrace_run_next(r->t, run_kind(r), &r->view, r->cpu, &r->cur,
+			       &r->end,
 			       &r->wait, out, max, run, TTRACE_COPY_PLAIN,
 			       TTRACE_BUSY_SPIN);
 }
@@ -353,6 +387,7 @@ static enum ev_next event_next(struct ttrace_reader *r,
 {
 	uint32_t k;
 
+	r->at = r->run_first + r->it.pos;
 	if (r->in_run && ttrace_pair_next(&r->it, ev)) {
 		ev->timestamp = ttrace_ts_on_cpu0(ev->timestamp,
 						  tsc_offset[r->cpu]);
@@ -365,6 +400,7 @@ static enum ev_next event_next(struct ttrace_reader *r,
 	if (k == TRACE_RUN_LOST)
 		return EV_LOST;
 	ttrace_pair_init(&r->it, r->ev, run->count);
+	r->run_first = run->first;
 	r->in_run = true;
 	return EV_NONE;
 }
@@ -441,14 +477,52 @@ static bool page_add(struct ttrace_reader *r, struct ttrace_ftpage *p)
 				 ts - tsc_at_boot, tsc_freq_hz) : 0, rec, n);
 }
 
-/* The next page of r's events into its block (r->lines over it). Returns
- * false when there is none: the end of the snapshot. */
+/* pages: the slot of the first event r has not put in a page. */
+static uint64_t page_pos(const struct ttrace_reader *r)
+{
+	return r->held ? r->pev_at : r->in_run ? r->run_first + r->it.pos :
+	       r->cur.next;
+}
+
+/* Before a page: r starts where the CPU's last consumer stopped if that
+ * is past r (what r held is consumed), and when the ring has records
+ * past r's end, takes the names afresh, then the head as its end. False
+ * when the names cannot be taken (no memory): no page now. */
+static bool page_catch_up(struct ttrace_reader *r)
+{
+	uint64_t from = tracefs_pipe_from(r->cpu);
+
+	if (from > page_pos(r)) {
+		r->held = r->in_run = false;
+		r->lost = 0;
+		r->cur.next = from;
+		r->cur.after_loss = 1;
+	}
+	if (ttrace_ring_end(r->t, r->cpu) == r->end)
+		return true;
+	if (names_take(r))
+		return false;
+	r->end = ttrace_ring_end(r->t, r->cpu);
+	return true;
+}
+
+/* Serialises the pages readers of every CPU: a page is taken from the
+ * shared position and moves it as one step. */
+static struct spinlock pages_lock = SPINLOCK_INIT("trace_pipe_raw");
+
+/* The next page of r's events into its block (r->lines over it),
+ * consumed. Returns false when there is none: nothing new now. */
 static bool page_refill(struct ttrace_reader *r)
 {
 	struct ttrace_ftpage p;
 	struct trace_ring_run run;
 	enum ev_next k;
 
+	spin_lock(&pages_lock);
+	if (!page_catch_up(r)) {
+		spin_unlock(&pages_lock);
+		return false;
+	}
 	ttrace_ftpage_init(&p, (uint8_t *)r->text->data);
 	ttrace_ftpage_lost(&p, r->lost);
 	r->lost = 0;
@@ -464,6 +538,7 @@ static bool page_refill(struct ttrace_reader *r)
 			if (k == EV_LOST)
 				ttrace_ftpage_lost(&p, run.count);
 			r->held = k == EV_EVENT;
+			r->pev_at = r->at;
 			if (!r->held)
 				continue;
 		}
@@ -472,6 +547,9 @@ static bool page_refill(struct ttrace_reader *r)
 		r->held = false;
 	}
 	ttrace_ftpage_end(&p);
+	tracefs_pipe_consumed(r->cpu, page_pos(r), p.events);
+	spin_unlock(&pages_lock);
+	r->gave |= p.events || p.missed;
 	seqbuf_init(&r->lines, r->text->data, TTRACE_FTPAGE_SIZE + 1);
 	seqbuf_commit(&r->lines, p.events || p.missed ? TTRACE_FTPAGE_SIZE : 0);
 	r->text_pos = 0;
@@ -496,6 +574,11 @@ static long text_read(struct ttrace_reader *r, char *buf, size_t n)
 		done += k;
 	}
 	return (long)done;
+}
+
+bool ttrace_reader_gave(struct ttrace_reader *r)
+{
+	return READ_ONCE(r->gave);
 }
 
 long ttrace_reader_read(struct ttrace_reader *r, void *buf, size_t n,

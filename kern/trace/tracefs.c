@@ -23,6 +23,7 @@
 #include <ns.h>
 #include <parse_num.h>
 #include <printfmt.h>
+#include <sched.h>
 #include <seqbuf.h>
 #include <smp.h>
 #include <string.h>
@@ -40,6 +41,7 @@
 
 #define LINE_MAX	256	/* one write to a tree file */
 #define CTL_MAX		(TTRACE_CTL_MAX_LEN + 1)
+#define PIPE_RAW_NAP_NS	20000000	/* trace_pipe_raw, nothing new: 20 ms */
 
 enum tfs_many { ONE, PER_CPU, PER_GROUP, PER_EVENT, PER_OPTION };
 
@@ -400,10 +402,16 @@ static int set_event_trunc(uint32_t inst, const char **why)
 /* The group mask tracing_on's 0 saved, for its 1. */
 static uint64_t saved_mask;
 
+/* What tracing_on reads: some group on, and not frozen. */
+static bool tracing_is_on(void)
+{
+	return mask_now() && !ttrace_main.off_reason;
+}
+
 static void tracing_on_text(struct seqbuf *s, uint32_t inst)
 {
 	(void)inst;
-	seqbuf_puts(s, mask_now() && !ttrace_main.off_reason ? "1\n" : "0\n");
+	seqbuf_puts(s, tracing_is_on() ? "1\n" : "0\n");
 }
 
 static int tracing_on_write(uint32_t inst, char *line, const char **why)
@@ -448,8 +456,8 @@ static void buftotal_text(struct seqbuf *s, uint32_t inst)
 
 /*
  * Turns ftrace filter text into probe tests: `F OP V [&& F OP V]...`,
- * common_pid as pid, common_cpu as cpu, other fields the event's own
- * (docs/probes.md, TEST). Writes the tests, space separated, to out.
+ * the fields the event's own or common_pid, common_cpu (docs/probes.md,
+ * TEST). Writes the tests, space separated, to out.
  */
 static int filter_tests(char *text, char *out, size_t size, const char **why)
 {
@@ -469,10 +477,15 @@ static int filter_tests(char *text, char *out, size_t size, const char **why)
 			       "the records hold numbers";
 			return -EINVAL;
 		}
+<<<<<<< HEAD
 		seqbuf_printf(&s, "%s%s%s ", !strcmp(w[0], "common_pid") ?
 			      "pid" : !strcmp(w[0], "common_cpu") ? "cpu" :
 			      w[0], w[1], w[2]);
 		if (!*(and = tracefs_next_word(&p)))
+=======
+		seqbuf_printf(&s, "%s%s%s ", w[0], w[1], w[2]);
+		if (!*(and = next_word(&p)))
+>>>>>>> tfs31d
 			break;
 		if (strcmp(and, "&&")) {
 			*why = "filter: only && joins tests (no ||, no !)";
@@ -559,16 +572,10 @@ static void group_filter_text(struct seqbuf *s, uint32_t g)
 		seqbuf_puts(s, "none\n");
 }
 
-/* A hist trigger's key: ftrace's field and modifier as a probe's by. */
+/* A hist trigger's key: ftrace's field and modifier, a probe's by. */
 static int hist_key(const char *k, char *out, size_t size, const char **why)
 {
-	const char *dot = strchr(k, '.');
-	size_t flen = dot ? (size_t)(dot - k) : strlen(k);
-
-	if (flen == 10 && !strncmp(k, "common_pid", 10))
-		fmt_snprintf(out, size, "pid%s", dot ? dot : "");
-	else
-		strlcpy(out, k, size);
+	strlcpy(out, k, size);
 	if (strchr(k, ',')) {
 		*why = "trigger: hist takes one key";
 		return -EINVAL;
@@ -667,6 +674,16 @@ static void event_trigger_text(struct seqbuf *s, uint32_t e)
 			    "stacktrace hist\n");
 }
 
+/* Whether e has an argument called pid (a probe's `pid` is then it, and
+ * the record's process `common_pid`: docs/probes.md). */
+static bool pid_arg(const struct ttrace_event_meta *e)
+{
+	for (uint8_t a = 0; a < e->nargs; a++)
+		if (!strcmp(e->args[a].name, "pid"))
+			return true;
+	return false;
+}
+
 /* events/GROUP/EVENT/hist: the h.EVENT probe's keys, as ftrace prints. */
 static void event_hist_text(struct seqbuf *s, uint32_t e)
 {
@@ -687,7 +704,8 @@ static void event_hist_text(struct seqbuf *s, uint32_t e)
 	for (end = by; *end && *end != ' ' && *end != '\n'; end++)
 		;
 	*end = 0;
-	if (!strncmp(by, "pid", 3)) {	/* shown as ftrace names it */
+	if (!strncmp(by, "pid", 3) && (!by[3] || by[3] == '.') &&
+	    !pid_arg(&meta()->events[e])) {	/* as ftrace names it */
 		fmt_snprintf(info, sizeof(info), "common_pid%s", by + 3);
 		by = info;
 	}
@@ -1034,7 +1052,8 @@ static const char readme[] =
 	"  buffer_size_kb\t- each CPU's ring, KiB (a power of two: ctl "
 	"bufsize)\n"
 	"  buffer_total_size_kb\t- all rings\n"
-	"  per_cpu/cpuN/\t\t- trace, trace_pipe, stats, buffer_size_kb\n"
+	"  per_cpu/cpuN/\t\t- trace, trace_pipe, stats, buffer_size_kb, "
+	"trace_pipe_raw (Linux's pages, consumed; blocks)\n"
 	"  available_events\t- GROUP:EVENT of every event\n"
 	"  set_event\t\t- echo 'sched:*' >> set_event; echo '!irq:*' >> "
 	"set_event\n"
@@ -1045,6 +1064,8 @@ static const char readme[] =
 	"hist:keys=K[:vals=V] [if FILTER]; !TRIGGER removes\n"
 	"  events/GROUP/EVENT/hist - the hist trigger's counts\n"
 	"  events/GROUP/EVENT/id\n"
+	"  synthetic_events\t- 'NAME u64 lat; pid_t pid', fed by "
+	"onmatch().trace() hist triggers: events/synthetic/NAME\n"
 	"  available_tracers, current_tracer - nop function function_graph "
 	"irqsoff wakeup timerlat osnoise\n"
 	"  set_graph_function, set_ftrace_filter - the function-graph glob\n"
@@ -1355,13 +1376,31 @@ bool tracefs_is_marker(uint64_t q)
 	return (q & TFS_Q) && QROW(q) == T_TRACE_MARKER;
 }
 
+/* trace_pipe_raw: pages consumed as they are read (reader.c); with
+ * nothing new it sleeps (^C, a kill: EINTR), but once this open gave a
+ * page, nothing new with tracing off ends it (0), as Linux's trace_pipe
+ * (tracing_wait_pipe). The device layer has no O_NONBLOCK. */
+static long pipe_raw_read(struct ttrace_reader *rd, void *buf, size_t n,
+			  uint64_t off)
+{
+	for (;;) {
+		bool off_before = !tracing_is_on();
+		long got = ttrace_reader_read(rd, buf, n, off);
+
+		if (got || (off_before && ttrace_reader_gave(rd)))
+			return got;
+		if (ksleep_ns(PIPE_RAW_NAP_NS) < 0)
+			return -EINTR;
+	}
+}
+
 long tracefs_read(struct chan *c, void *buf, size_t n, uint64_t off)
 {
 	uint32_t r, x;
 
 	row_of(c, &r, &x);
 	if (c->aux && r == T_CPU_PIPE_RAW)
-		return ttrace_reader_read(c->aux, buf, n, off);
+		return pipe_raw_read(c->aux, buf, n, off);
 	if (c->aux)
 		return tracefs_trace_read(c->aux, buf, n);
 	if (r != T_EVENTS && !tfs_tab[r].text)

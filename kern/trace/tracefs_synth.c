@@ -3,21 +3,29 @@
  * measure a latency between two events (Linux's histogram.rst, 2.2;
  * docs/tracefs.md), on the one latency probe: a START trigger
  * (`hist:keys=KEY:VAR=common_timestamp`) is remembered, and the END
- * trigger whose onmatch() names it (`...:LAT=common_timestamp-$VAR:
- * onmatch(GROUP.START).trace(NAME,$LAT,...)`) attaches
- * `probe s.NAME latency START END by KEY` through the ctl (kern/trace/
- * lib/synth_parse.c parses, probe_builtin.c measures). The synthetic
- * event's values go into that probe's log2 histogram per KEY, which
- * synthetic_events shows after the definitions.
+ * trigger whose onmatch() names it (`hist:keys=ENDKEY:LAT=common_timestamp-
+ * $VAR:onmatch(GROUP.START).trace(NAME,$LAT,FIELD...)`) attaches
+ * `probe s.NAME latency START END by KEY match ENDKEY emit NAME FIELD...`
+ * through the ctl (kern/trace/lib/synth_parse.c parses, probe_builtin.c
+ * measures). The latency goes into that probe's log2 histogram per KEY,
+ * which synthetic_events shows after the definitions, and each pair is
+ * recorded as the synthetic event NAME when events/synthetic/NAME/enable
+ * is on: a definition takes one of the ids ttrace.events reserves
+ * (`reserve synthetic synthetic 4`), its metadata published as an
+ * fprobe's is (ttrace_meta_set_live()), so its format file, ttdecode and
+ * trace.dat name its fields. A deleted definition's metadata stays (its
+ * records may still be in the rings) until its slot is defined again.
  *
  * Locking: synth_lock guards the tables (process context; never held
- * across a ctl command, which takes the ctl mutex).
+ * across a ctl command, which takes the ctl mutex; taken inside the ctl
+ * mutex by a definition, which publishes its metadata).
  */
 #include <printfmt.h>
 #include <seqbuf.h>
 #include <spinlock.h>
 #include <string.h>
 #include <ttrace.h>
+#include <ttrace_ctl.h>
 #include <ttrace_dynevent.h>
 #include <abi/errno.h>
 
@@ -33,6 +41,14 @@ static struct {
 	struct ttrace_synth_def d;	/* d.name[0] == 0: free */
 	bool attached;			/* its probe s.NAME is */
 } defs[SYNTH_MAX];
+/* Slot i's event metadata (id TTRACE_EV_SYNTHETIC_FIRST + i), as last
+ * published; ctl mutex. */
+static struct {
+	struct ttrace_event_meta ev;
+	struct ttrace_arg_meta args[TTRACE_SYNTH_NFIELDS];
+	struct ttrace_synth_def d;	/* the names the metadata points to */
+	char format[TTRACE_META_MAX_FORMAT + 1];
+} metas[SYNTH_MAX];
 static struct {
 	char event[TTRACE_SYNTH_NAME_MAX + 1];	/* "": free */
 	char key[TTRACE_SYNTH_NAME_MAX + 1];
@@ -74,6 +90,32 @@ void tracefs_synth_text(struct seqbuf *s, uint32_t inst)
 	}
 }
 
+/* Publishes definition d as slot i's event: `NAME: F0=%llu F1=%d ...`
+ * (ftrace's print of a synthetic event). False when memory is short.
+ * ctl mutex held. */
+static bool meta_publish(int i, const struct ttrace_synth_def *d)
+{
+	struct seqbuf f;
+
+	metas[i].d = *d;
+	seqbuf_init(&f, metas[i].format, sizeof(metas[i].format));
+	for (uint32_t k = 0; k < d->nfields; k++) {
+		uint8_t type = d->field[k].type;
+
+		metas[i].args[k] = (struct ttrace_arg_meta){
+			metas[i].d.field[k].name, type, 0 };
+		seqbuf_printf(&f, "%s%s=%s", k ? " " : "", d->field[k].name,
+			      ttrace_arg_signed(type) ? "%lld" : "%llu");
+	}
+	metas[i].ev = (struct ttrace_event_meta){
+		.name = metas[i].d.name, .format = metas[i].format,
+		.args = metas[i].args,
+		.id = (uint16_t)(TTRACE_EV_SYNTHETIC_FIRST + i),
+		.group = TTRACE_GROUP_SYNTHETIC, .nargs = (uint8_t)d->nfields,
+	};
+	return ttrace_meta_set_live(&ttrace_main, &metas[i].ev);
+}
+
 /* See internal.h. */
 int tracefs_synth_write(uint32_t inst, char *line, const char **why)
 {
@@ -85,6 +127,7 @@ int tracefs_synth_write(uint32_t inst, char *line, const char **why)
 	if (ttrace_synth_def_parse(line, &d, &e))
 		return tracefs_refuse(e.err, SYNTH_LOC, line, strlen(line),
 				      e.pos, e.why, why);
+	ttrace_ctl_mutex_enter(&ttrace_main);
 	spin_lock(&synth_lock);
 	i = def_named(d.name);
 	if (d.del && i < 0)
@@ -100,6 +143,13 @@ int tracefs_synth_write(uint32_t inst, char *line, const char **why)
 	else
 		defs[i].d = d;
 	spin_unlock(&synth_lock);
+	if (!err && !d.del && !meta_publish(i, &d)) {
+		spin_lock(&synth_lock);
+		memset(&defs[i], 0, sizeof(defs[i]));
+		spin_unlock(&synth_lock);
+		err = -ENOMEM;
+	}
+	ttrace_ctl_mutex_exit(&ttrace_main);
 	if (!err)
 		return 0;
 	return tracefs_refuse(err, SYNTH_LOC, line, strlen(line),
@@ -108,6 +158,7 @@ int tracefs_synth_write(uint32_t inst, char *line, const char **why)
 			      err == -EBUSY ? "Synthetic event in use (remove "
 			      "the onmatch() trigger first)" :
 			      err == -EEXIST ? "Synthetic event already exists" :
+			      err == -ENOMEM ? "Out of memory" :
 			      "Too many synthetic events (4 here)", why);
 }
 
@@ -127,12 +178,6 @@ int tracefs_synth_trunc(uint32_t inst, const char **why)
 	return busy ? tracefs_refuse(-EBUSY, SYNTH_LOC, "", 0, 0, "Synthetic "
 				     "event in use (remove the onmatch() "
 				     "trigger first)", why) : 0;
-}
-
-/* The probe's key field for a hist key: ours is pid for common_pid. */
-static const char *key_field(const char *key)
-{
-	return strcmp(key, "common_pid") ? key : "pid";
 }
 
 /* A START trigger on ev: remembered (del: forgotten). synth_lock held. */
@@ -165,7 +210,7 @@ static int start_trigger(const char *ev, const struct ttrace_synth_hist *h,
 /* The START event and key of END trigger h: 0, or why not (*why).
  * synth_lock held. */
 static int match_start(const struct ttrace_synth_hist *h, char *start,
-		       const char **why)
+		       char *key, const char **why)
 {
 	const char *ev = strchr(h->start, '.');
 
@@ -173,12 +218,8 @@ static int match_start(const struct ttrace_synth_hist *h, char *start,
 	for (int i = 0; i < STARTS_MAX; i++)
 		if (!strcmp(starts[i].event, ev) &&
 		    !strcmp(starts[i].var, h->start_var)) {
-			if (strcmp(key_field(starts[i].key), key_field(h->key))) {
-				*why = "Not supported here: END's key must be "
-				       "START's field of the same name";
-				return -EINVAL;
-			}
 			strcpy(start, ev);
+			strcpy(key, starts[i].key);
 			return 0;
 		}
 	*why = "Couldn't find the variable on onmatch()'s event (its "
@@ -190,14 +231,21 @@ static int match_start(const struct ttrace_synth_hist *h, char *start,
 static int match_trigger(const char *ev, const struct ttrace_synth_hist *h,
 			 bool del, const char **why)
 {
-	char start[TTRACE_SYNTH_NAME_MAX + 1], cmd[TTRACE_CTL_MAX_LEN + 1];
+	char start[TTRACE_SYNTH_NAME_MAX + 1], key[TTRACE_SYNTH_NAME_MAX + 1];
+	char cmd[TTRACE_CTL_MAX_LEN + 1];
+	struct seqbuf c;
 	int i, r;
 
 	spin_lock(&synth_lock);
 	i = def_named(h->synth);
-	r = i < 0 ? -EINVAL : del ? 0 : match_start(h, start, why);
+	r = i < 0 ? -EINVAL : del ? 0 : match_start(h, start, key, why);
 	if (i < 0)
 		*why = "Couldn't find synthetic event";
+	if (!r && !del && h->nparams + 1 != defs[i].d.nfields) {
+		*why = "Param count mismatch (the latency, then one field of "
+		       "the event per synthetic field)";
+		r = -EINVAL;
+	}
 	if (!r && !del && defs[i].attached) {
 		*why = "This synthetic event has its onmatch() already";
 		r = -EBUSY;
@@ -205,12 +253,21 @@ static int match_trigger(const char *ev, const struct ttrace_synth_hist *h,
 	spin_unlock(&synth_lock);
 	if (r)
 		return r;
+	seqbuf_init(&c, cmd, sizeof(cmd));
 	if (del)
-		fmt_snprintf(cmd, sizeof(cmd), "unprobe s.%s", h->synth);
+		seqbuf_printf(&c, "unprobe s.%s", h->synth);
 	else
-		fmt_snprintf(cmd, sizeof(cmd), "probe s.%s latency %s %s by %s",
-			     h->synth, start, ev, key_field(h->key));
-	if ((r = ttrace_control(cmd, strlen(cmd), why)))
+		seqbuf_printf(&c, "probe s.%s latency %s %s by %s match %s emit "
+			      "%s", h->synth, start, ev, key, h->key, h->synth);
+	for (uint32_t p = 0; !del && p < h->nparams; p++)
+		seqbuf_printf(&c, " %s", h->params[p]);
+	if (seqbuf_overflowed(&c)) {
+		*why = "Command too long";
+		r = -EINVAL;
+	}
+	else
+		r = ttrace_control(cmd, seqbuf_used(&c), why);
+	if (r)
 		return r;
 	spin_lock(&synth_lock);
 	if (!strcmp(defs[i].d.name, h->synth))

@@ -75,9 +75,10 @@ struct tracefs_trace {
 	struct tfs_cpu *cpus;		/* [num_cpus] */
 };
 
-/* Where trace_pipe's readers stopped, per CPU (0: the clear point). */
+/* Where trace_pipe's and trace_pipe_raw's readers stopped, per CPU (0:
+ * the clear point). */
 static uint64_t pipe_next[CONFIG_MAX_NUM_CPUS];
-/* Events trace_pipe consumed, per CPU (stats' "read events"). */
+/* Events they consumed, per CPU (stats' "read events"). */
 uint64_t tracefs_read_events[CONFIG_MAX_NUM_CPUS];
 
 struct tracefs_trace *tracefs_trace_new(bool pipe, uint32_t cpu)
@@ -171,8 +172,8 @@ static void start(struct tracefs_trace *t)
 			continue;
 		ttrace_run_start(&ttrace_main, kind_of(t), c, &p->cur, &p->end,
 				 &p->wait);
-		if (t->pipe && p->cur.next < pipe_next[c]) {
-			p->cur.next = pipe_next[c];
+		if (t->pipe && p->cur.next < tracefs_pipe_from(c)) {
+			p->cur.next = tracefs_pipe_from(c);
 			p->cur.after_loss = 1;
 		}
 	}
@@ -299,13 +300,28 @@ static void task_of(struct tracefs_trace *t, const struct ttrace_event_view *ev,
 	comm[n] = 0;
 }
 
+/* See internal.h. */
+uint64_t tracefs_pipe_from(uint32_t cpu)
+{
+	return __atomic_load_n(&pipe_next[cpu], __ATOMIC_RELAXED);
+}
+
+/* See internal.h: the position only moves forward. */
+void tracefs_pipe_consumed(uint32_t cpu, uint64_t next, uint64_t events)
+{
+	uint64_t old = tracefs_pipe_from(cpu);
+
+	while (old < next && !__atomic_compare_exchange_n(&pipe_next[cpu],
+		&old, next, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	__atomic_fetch_add(&tracefs_read_events[cpu], events, __ATOMIC_RELAXED);
+}
+
 /* trace_pipe: CPU c's events up to its cursor are consumed. */
 static void consumed(struct tracefs_trace *t, uint32_t c)
 {
-	if (t->pipe) {
-		pipe_next[c] = MAX(pipe_next[c], t->cpus[c].cur.next);
-		tracefs_read_events[c]++;
-	}
+	if (t->pipe)
+		tracefs_pipe_consumed(c, t->cpus[c].cur.next, 1);
 }
 
 /* One event's line: `TASK-PID [CPU] dNh.. SECS.USECS: NAME: ARGS`:

@@ -209,6 +209,16 @@ static int test_synth_def(void)
 					 "int prio", &d, &err));
 	HT_CHECK(!d.del && !strcmp(d.name, "wakeup_latency") &&
 		 !strcmp(d.fields, "u64 lat; pid_t pid; int prio"));
+	/* the fields, each as the record's argument type */
+	HT_CHECK(d.nfields == 3 && !strcmp(d.field[0].name, "lat") &&
+		 d.field[0].type == TTRACE_ARG_U64 &&
+		 !strcmp(d.field[1].name, "pid") &&
+		 d.field[1].type == TTRACE_ARG_S32 &&
+		 !strcmp(d.field[2].name, "prio") &&
+		 d.field[2].type == TTRACE_ARG_S32);
+	HT_CHECK(ttrace_synth_def_parse("sl u8 a; u8 b; u8 c; u8 d; u8 e", &d,
+					&err) && err.pos == 27 &&
+		 !strncmp(err.why, "Too many fields", 15));
 	HT_CHECK(!ttrace_synth_def_parse("  sl unsigned int x;", &d, &err));
 	HT_CHECK(!ttrace_synth_def_parse("!sl", &d, &err) && d.del &&
 		 !strcmp(d.name, "sl"));
@@ -252,6 +262,18 @@ static int test_synth_hist(void)
 			  "latency($wakeup_lat,next_pid,next_prio)",
 			  TTRACE_SYNTH_MATCH, "next_pid", "wakeup_lat", "ts0",
 			  "sched.sched_waking", "wakeup_latency"));
+	/* the parameters after the latency: END's fields, in order */
+	HT_CHECK(!ttrace_synth_hist_parse("hist:keys=next_pid:l=common_"
+					  "timestamp-$t:onmatch(s.e).trace(sl,"
+					  "$l,next_pid,next_prio)", &h, &err) &&
+		 h.nparams == 2 && !strcmp(h.params[0], "next_pid") &&
+		 !strcmp(h.params[1], "next_prio"));
+	HT_CHECK(ttrace_synth_hist_parse("hist:keys=a:l=common_timestamp-$t:"
+					 "onmatch(s.e).sl($l,a,b,c,d)", &h,
+					 &err) && err.pos == 59);
+	HT_CHECK(ttrace_synth_hist_parse("hist:keys=a:l=common_timestamp-$t:"
+					 "onmatch(s.e).sl($l,a+1)", &h, &err) &&
+		 err.pos == 53);
 	HT_CHECK(!hist_is("hist:keys=common_pid:lat=common_timestamp-$t:"
 			  "onmatch(syscall.syscall_enter).trace(sl,$lat,"
 			  "common_pid)", TTRACE_SYNTH_MATCH, "common_pid",

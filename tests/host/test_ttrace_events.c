@@ -156,31 +156,47 @@ static void fire_all(void)
 		      NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 }
 
-/* Whether id is one of the ids reserved for function probes (no emitter). */
+/* Whether id is one of the ids reserved for function probes or
+ * synthetic events (no emitter). */
 static bool reserved(uint32_t id)
 {
-	return id >= TTRACE_EV_FPROBE_FIRST &&
-	       id < TTRACE_EV_FPROBE_FIRST + TTRACE_EV_FPROBE_COUNT;
+	return (id >= TTRACE_EV_FPROBE_FIRST &&
+		id < TTRACE_EV_FPROBE_FIRST + TTRACE_EV_FPROBE_COUNT) ||
+	       (id >= TTRACE_EV_SYNTHETIC_FIRST &&
+		id < TTRACE_EV_SYNTHETIC_FIRST + TTRACE_EV_SYNTHETIC_COUNT);
 }
 
 /* The static events' count: the ids that have an emitter. */
-#define NUM_STATIC	(TTRACE_NUM_EVENTS - TTRACE_EV_FPROBE_COUNT)
+#define NUM_STATIC	(TTRACE_NUM_EVENTS - TTRACE_EV_FPROBE_COUNT - \
+			 TTRACE_EV_SYNTHETIC_COUNT)
+
+/* The count ids from first, reserved as NAME0.. in group: placeholders
+ * without arguments, off, until the kernel fills them in. */
+static int check_reserved(uint32_t first, uint32_t count, const char *name,
+			  uint8_t group)
+{
+	for (uint32_t i = 0; i < count; i++) {
+		const struct ttrace_event_meta *e = &ttrace_event_table[first + i];
+		char want[16];
+
+		snprintf(want, sizeof(want), "%s%u", name, i);
+		HT_CHECK(!strcmp(e->name, want) && !e->nargs && !e->flags &&
+			 e->group == group && !e->format[0]);
+	}
+	return 0;
+}
 
 static int test_table(void)
 {
 	const char *why;
 
-	HT_CHECK(NUM_STATIC == 47 && TTRACE_NUM_GROUPS == 19);
-	HT_CHECK(TTRACE_EV_FPROBE_COUNT == 16);
-	for (uint32_t i = 0; i < TTRACE_EV_FPROBE_COUNT; i++) {
-		const struct ttrace_event_meta *e =
-			&ttrace_event_table[TTRACE_EV_FPROBE_FIRST + i];
-		char name[16];
-
-		snprintf(name, sizeof(name), "fprobe%u", i);
-		HT_CHECK(!strcmp(e->name, name) && !e->nargs && !e->flags &&
-			 e->group == TTRACE_GROUP_FPROBE && !e->format[0]);
-	}
+	HT_CHECK(NUM_STATIC == 47 && TTRACE_NUM_GROUPS == 20);
+	HT_CHECK(TTRACE_EV_FPROBE_COUNT == 16 && TTRACE_EV_SYNTHETIC_COUNT == 4);
+	HT_CHECK(!check_reserved(TTRACE_EV_FPROBE_FIRST, TTRACE_EV_FPROBE_COUNT,
+				 "fprobe", TTRACE_GROUP_FPROBE));
+	HT_CHECK(!check_reserved(TTRACE_EV_SYNTHETIC_FIRST,
+				 TTRACE_EV_SYNTHETIC_COUNT, "synthetic",
+				 TTRACE_GROUP_SYNTHETIC));
 	HT_CHECK(ttrace_meta_builtin.nevents == TTRACE_NUM_EVENTS);
 	for (uint32_t i = 0; i < TTRACE_NUM_EVENTS; i++) {
 		const struct ttrace_event_meta *e = &ttrace_event_table[i];

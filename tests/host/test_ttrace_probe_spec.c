@@ -20,19 +20,33 @@ static const struct ttrace_arg_meta args_sys[] = {
 static const struct ttrace_arg_meta args_pf[] = {
 	{ "addr", TTRACE_ARG_PTR, 0 }, { "error", TTRACE_ARG_U64, 0 },
 };
+static const struct ttrace_arg_meta args_wake[] = {
+	{ "pid", TTRACE_ARG_U32, 0 }, { "target_cpu", TTRACE_ARG_U32, 0 },
+};
+static const struct ttrace_arg_meta args_switch[] = {
+	{ "prev_pid", TTRACE_ARG_U32, 0 }, { "next_pid", TTRACE_ARG_U32, 0 },
+};
+static const struct ttrace_arg_meta args_synth[] = {
+	{ "lat", TTRACE_ARG_U64, 0 }, { "pid", TTRACE_ARG_S32, 0 },
+};
 
 static const struct ttrace_group_meta groups[] = {
 	{ "syscall", 8, TTRACE_EVF_DEFAULT_ON },
 	{ "fault", 11, 0 },
+	{ "sched", 4, TTRACE_EVF_DEFAULT_ON },
+	{ "synthetic", 25, 0 },
 };
 
 static const struct ttrace_event_meta events[] = {
 	{ "syscall_enter", "%s %lld", args_sys, 0, 8, TTRACE_EVF_DEFAULT_ON, 2 },
 	{ "syscall_exit", "%s %lld", args_sys, 1, 8, TTRACE_EVF_DEFAULT_ON, 2 },
 	{ "page_fault", "%p %llx", args_pf, 2, 11, TTRACE_EVF_DEFAULT_ON, 2 },
+	{ "sched_waking", "%u %u", args_wake, 3, 4, TTRACE_EVF_DEFAULT_ON, 2 },
+	{ "sched_switch", "%u %u", args_switch, 4, 4, TTRACE_EVF_DEFAULT_ON, 2 },
+	{ "wakeup_latency", "%llu %lld", args_synth, 5, 25, 0, 2 },
 };
 
-static const struct ttrace_meta_table meta = { events, groups, 3, 2 };
+static const struct ttrace_meta_table meta = { events, groups, 6, 4 };
 
 static struct ttrace_ctl_cmd cmd;
 
@@ -80,6 +94,31 @@ static int test_parse_kinds(void)
 	seqbuf_init(&out, back, sizeof(back));
 	ttrace_probe_spec_text(&cmd.probe, &meta, &out);
 	HT_CHECK(!strcmp(back, "probe st stacktrace page_fault depth 4"));
+	/* match and emit: histogram.rst's wakeup latency, by key on any CPU */
+	HT_CHECK(!parse("probe w latency sched_waking sched_switch by pid "
+			"match next_pid emit wakeup_latency next_pid "
+			"common_pid if target_cpu==1"));
+	HT_CHECK(cmd.probe.key.src == TTRACE_FIELD_ARG && cmd.probe.key.arg == 0);
+	HT_CHECK(cmd.probe.match && cmd.probe.end_key.arg == 1 &&
+		 cmd.probe.emit && cmd.probe.emit_event == 5 &&
+		 cmd.probe.nemit == 2 &&
+		 cmd.probe.emit_fields[0].src == TTRACE_FIELD_ARG &&
+		 cmd.probe.emit_fields[0].arg == 1 &&
+		 cmd.probe.emit_fields[1].src == TTRACE_FIELD_PID &&
+		 cmd.probe.ntests == 1);
+	seqbuf_init(&out, back, sizeof(back));
+	ttrace_probe_spec_text(&cmd.probe, &meta, &out);
+	HT_CHECK(!strcmp(back, "probe w latency sched_waking sched_switch by "
+			 "pid match next_pid emit wakeup_latency next_pid pid "
+			 "if target_cpu==0x1"));
+	/* where an argument is called pid, common_pid is the process's */
+	HT_CHECK(!parse("probe c count sched_waking by common_pid"));
+	HT_CHECK(cmd.probe.key.src == TTRACE_FIELD_PID);
+	seqbuf_init(&out, back, sizeof(back));
+	ttrace_probe_spec_text(&cmd.probe, &meta, &out);
+	HT_CHECK(!strcmp(back, "probe c count sched_waking by common_pid"));
+	HT_CHECK(!parse("probe c count syscall_enter by common_cpu") &&
+		 cmd.probe.key.src == TTRACE_FIELD_CPU);
 	HT_CHECK(!parse("unprobe *") && cmd.op == TTRACE_CTL_UNPROBE);
 	HT_CHECK(!parse("unprobe c") && !strcmp(cmd.probe.name, "c"));
 	/* one table: the first word picks the row, whatever the blanks */
@@ -98,7 +137,8 @@ static int test_parse_errors(void)
 		"; usage: probe NAME filter EVENT TEST... | "
 		"probe NAME count EVENT [by FIELD[.TAG]] [if TEST...] | "
 		"probe NAME hist EVENT FIELD [by FIELD[.TAG]] [if TEST...] | "
-		"probe NAME latency START END [by FIELD[.TAG]] [if TEST...] | "
+		"probe NAME latency START END [by FIELD[.TAG] [match F]] "
+		"[emit E F...] [if TEST...] | "
 		"probe NAME snapshot EVENT [if TEST...] | "
 		"probe NAME stop EVENT [if TEST...] | "
 		"probe NAME stacktrace EVENT [depth N] [if TEST...] | "
@@ -118,6 +158,14 @@ static int test_parse_errors(void)
 		{ "probe c filter syscall_enter a==1 b==2 c==3 d==4 e==5",
 		  "more than 4" },
 		{ "probe c hist page_fault", "too few" },
+		{ "probe w latency sched_waking sched_switch match next_pid",
+		  "match needs by FIELD" },
+		{ "probe w latency sched_waking sched_switch by pid match x",
+		  "no field 'x' in END" },
+		{ "probe w latency sched_waking sched_switch by pid emit nosuch",
+		  "no event 'nosuch'" },
+		{ "probe w latency sched_waking sched_switch by pid emit "
+		  "wakeup_latency pid pid pid pid", "more than 3 fields" },
 		{ "probe c hist page_fault nosuch", "no field 'nosuch' to count" },
 		{ "probe c latency syscall_enter syscall_enter", "two different" },
 		{ "probe c latency syscall_enter nosuch", "no event 'nosuch'" },
@@ -318,7 +366,8 @@ static int test_keytab_race(void)
 /* A probed event is armed (its site live) but not recorded. */
 static int test_ctl_probed(void)
 {
-	static uint8_t enabled[3], armed[3], probed[3];
+	static uint8_t enabled[ARRAY_SIZE(events)], armed[ARRAY_SIZE(events)];
+	static uint8_t probed[ARRAY_SIZE(events)];
 	struct ttrace_ctl_state st;
 
 	ttrace_ctl_init(&st, &meta, enabled, armed);

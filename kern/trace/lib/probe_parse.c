@@ -30,7 +30,8 @@ static const struct probe_kind {
 	[TTRACE_PROBE_HIST] = { "hist", 2,
 				"EVENT FIELD [by FIELD[.TAG]] [if TEST...]" },
 	[TTRACE_PROBE_LATENCY] = { "latency", 2,
-				   "START END [by FIELD[.TAG]] [if TEST...]" },
+				   "START END [by FIELD[.TAG] [match F]] "
+				   "[emit E F...] [if TEST...]" },
 	[TTRACE_PROBE_SNAPSHOT] = { "snapshot", 1, "EVENT [if TEST...]" },
 	[TTRACE_PROBE_STOP] = { "stop", 1, "EVENT [if TEST...]" },
 	[TTRACE_PROBE_STACKTRACE] = { "stacktrace", 1,
@@ -74,23 +75,25 @@ static bool find_event(const struct ttrace_meta_table *meta, const char *name,
 	return false;
 }
 
-/* Resolves FIELD (an argument of event ev, pid or cpu) into *f. */
+/* Whether word (len bytes) is name, or common_ and name (ftrace's). */
+static bool common_name(const char *word, size_t len, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (len == n + 7 && !strncmp(word, "common_", 7))
+		word += 7, len -= 7;
+	return len == n && !strncmp(word, name, n);
+}
+
+/* Resolves FIELD (an argument of event ev, else pid or cpu: the record's
+ * process and CPU, also named common_pid, common_cpu) into *f. */
 static bool find_field(const struct ttrace_meta_table *meta, uint32_t ev,
 		       const char *name, size_t len, struct ttrace_field *f)
 {
 	const struct ttrace_event_meta *em = &meta->events[ev];
 
 	memset(f, 0, sizeof(*f));
-	if (len == 3 && !strncmp(name, "pid", 3)) {
-		f->src = TTRACE_FIELD_PID;
-		f->is_signed = 1;
-		return true;
-	}
-	if (len == 3 && !strncmp(name, "cpu", 3)) {
-		f->src = TTRACE_FIELD_CPU;
-		return true;
-	}
-	for (uint8_t a = 0; a < em->nargs; a++) {
+	for (uint8_t a = 0; a < em->nargs && strncmp(name, "common_", 7); a++) {
 		uint8_t type = em->args[a].type;
 
 		if (strlen(em->args[a].name) == len &&
@@ -100,6 +103,15 @@ static bool find_field(const struct ttrace_meta_table *meta, uint32_t ev,
 			f->is_signed = ttrace_arg_signed(type);
 			return true;
 		}
+	}
+	if (common_name(name, len, "pid")) {
+		f->src = TTRACE_FIELD_PID;
+		f->is_signed = 1;
+		return true;
+	}
+	if (common_name(name, len, "cpu")) {
+		f->src = TTRACE_FIELD_CPU;
+		return true;
 	}
 	return false;
 }
@@ -209,7 +221,46 @@ static const char *parse_depth(struct ttrace_ctl_cmd *cmd, char **tok,
 	return NULL;
 }
 
-/* Parses the optional "[by FIELD] [if TEST...]" of tok[0..ntok); `by` only
+/* A latency's options after `by`: `match FIELD` (END's field that
+ * carries START's key: they pair by key on any CPUs) and `emit EVENT
+ * FIELD...` (the event each pair records: the latency, then those fields
+ * of END), from tok[*i]; *i past them. */
+static const char *parse_lat_opts(struct ttrace_ctl_cmd *cmd,
+				  const struct ttrace_meta_table *meta,
+				  char **tok, size_t ntok, size_t *i)
+{
+	struct ttrace_probe_spec *s = &cmd->probe;
+
+	if (*i + 1 < ntok && !strcmp(tok[*i], "match")) {
+		if (!s->key.src)
+			return ttrace_ctl_err(cmd, "match needs by FIELD", "",
+					      "");
+		if (!find_field(meta, s->end_event, tok[*i + 1],
+				strlen(tok[*i + 1]), &s->end_key))
+			return ttrace_ctl_err(cmd, "no field '", tok[*i + 1],
+					      "' in END");
+		s->match = true;
+		*i += 2;
+	}
+	if (*i + 1 >= ntok || strcmp(tok[*i], "emit"))
+		return NULL;
+	if (!find_event(meta, tok[*i + 1], &s->emit_event))
+		return ttrace_ctl_err(cmd, "no event '", tok[*i + 1], "'");
+	s->emit = true;
+	for (*i += 2; *i < ntok && strcmp(tok[*i], "if"); ++*i) {
+		if (s->nemit == TTRACE_PROBE_EMIT_MAX)
+			return ttrace_ctl_err(cmd, "emit: more than 3 fields",
+					      "", "");
+		if (!find_field(meta, s->end_event, tok[*i], strlen(tok[*i]),
+				&s->emit_fields[s->nemit++]))
+			return ttrace_ctl_err(cmd, "no field '", tok[*i],
+					      "' in END");
+	}
+	return NULL;
+}
+
+/* Parses the optional "[by FIELD] [LATENCY options] [if TEST...]" of
+ * tok[0..ntok); `by` only
  * where keyed is set; bare TESTs (no "if") where tests_only is set. */
 static const char *parse_tail(struct ttrace_ctl_cmd *cmd,
 			      const struct ttrace_meta_table *meta, char **tok,
@@ -224,6 +275,12 @@ static const char *parse_tail(struct ttrace_ctl_cmd *cmd,
 		if (e)
 			return e;
 		i += 2;
+	}
+	if (s->kind == TTRACE_PROBE_LATENCY) {
+		const char *e = parse_lat_opts(cmd, meta, tok, ntok, &i);
+
+		if (e)
+			return e;
 	}
 	if (!tests_only && i < ntok) {
 		if (strcmp(tok[i], "if") || i + 1 == ntok)
@@ -303,7 +360,8 @@ const char *ttrace_probe_parse_add(struct ttrace_ctl_cmd *cmd, char **tok,
 			 s->kind == TTRACE_PROBE_HIST ||
 			 s->kind == TTRACE_PROBE_LATENCY,
 			 s->kind == TTRACE_PROBE_FILTER);
-	if (!why && s->kind == TTRACE_PROBE_LATENCY && s->key.src) {
+	if (!why && s->kind == TTRACE_PROBE_LATENCY && s->key.src &&
+	    !s->match) {
 		/* END must carry the same key, when it has a field of that
 		 * name (syscall_exit's nr for syscall_enter's) */
 		const char *kn = field_name(s->event, &s->key, meta);
@@ -375,13 +433,18 @@ bool ttrace_probe_test(const struct ttrace_probe_spec *s,
 static const char *field_name(uint32_t ev, const struct ttrace_field *f,
 			      const struct ttrace_meta_table *meta)
 {
+	struct ttrace_field arg;
+	const char *common = f->src == TTRACE_FIELD_PID ? "pid" : "cpu";
+
 	switch (f->src) {
 	case TTRACE_FIELD_ARG:
 		return meta->events[ev].args[f->arg].name;
 	case TTRACE_FIELD_PID:
-		return "pid";
-	case TTRACE_FIELD_CPU:
-		return "cpu";
+	case TTRACE_FIELD_CPU:	/* common_NAME where an argument is NAME */
+		return find_field(meta, ev, common, 3, &arg) &&
+		       arg.src == TTRACE_FIELD_ARG ?
+		       (f->src == TTRACE_FIELD_PID ? "common_pid" :
+			"common_cpu") : common;
 	}
 	return "";
 }
@@ -402,6 +465,15 @@ void ttrace_probe_spec_text(const struct ttrace_probe_spec *s,
 		seqbuf_printf(out, " by %s", field_name(s->event, &s->key, meta));
 	if (s->key_tag && s->key_tag != field_tag(meta, s->event, &s->key))
 		seqbuf_printf(out, ".%s", ttrace_aux_tag_name(s->key_tag));
+	if (s->match)
+		seqbuf_printf(out, " match %s",
+			      field_name(s->end_event, &s->end_key, meta));
+	if (s->emit)
+		seqbuf_printf(out, " emit %s",
+			      meta->events[s->emit_event].name);
+	for (uint32_t i = 0; s->emit && i < s->nemit; i++)
+		seqbuf_printf(out, " %s", field_name(s->end_event,
+						     &s->emit_fields[i], meta));
 	if (s->kind == TTRACE_PROBE_STACKTRACE)
 		seqbuf_printf(out, " depth %u", s->depth);
 	if (s->ntests && s->kind != TTRACE_PROBE_FILTER)

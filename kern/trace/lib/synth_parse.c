@@ -12,10 +12,19 @@
 
 #define SY_HIST_MAX	256	/* a trigger's bytes */
 
-/* The field types a definition may use (Linux's synthetic types). */
-static const char *const sy_types[] = {
-	"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "int",
-	"unsigned int", "long", "unsigned long", "pid_t", "bool",
+/* The field types a definition may use (Linux's synthetic types), and
+ * the record's argument type each one is. */
+static const struct {
+	const char *name;
+	uint8_t type;
+} sy_types[] = {
+	{ "u8", TTRACE_ARG_U8 }, { "u16", TTRACE_ARG_U16 },
+	{ "u32", TTRACE_ARG_U32 }, { "u64", TTRACE_ARG_U64 },
+	{ "s8", TTRACE_ARG_S8 }, { "s16", TTRACE_ARG_S16 },
+	{ "s32", TTRACE_ARG_S32 }, { "s64", TTRACE_ARG_S64 },
+	{ "int", TTRACE_ARG_S32 }, { "unsigned int", TTRACE_ARG_U32 },
+	{ "long", TTRACE_ARG_S64 }, { "unsigned long", TTRACE_ARG_U64 },
+	{ "pid_t", TTRACE_ARG_S32 }, { "bool", TTRACE_ARG_BOOL },
 };
 
 static int sy_fail(struct ttrace_dynevent_err *e, size_t pos, const char *why)
@@ -60,9 +69,9 @@ static const char *sy_skip(const char *p)
 	return p;
 }
 
-/* One "TYPE FIELD" at *p (up to ';' or the end). */
+/* One "TYPE FIELD" at *p (up to ';' or the end), into d's fields. */
 static int sy_field(const char *line, const char **p,
-		    struct ttrace_dynevent_err *e)
+		    struct ttrace_synth_def *d, struct ttrace_dynevent_err *e)
 {
 	const char *f = sy_skip(*p), *end = strchr(f, ';'), *name;
 	size_t tlen;
@@ -80,8 +89,16 @@ static int sy_field(const char *line, const char **p,
 	if (!tlen || name == f)
 		return sy_fail(e, (size_t)(f - line), "Invalid field "
 			       "(TYPE NAME)");
+	if (d->nfields == TTRACE_SYNTH_NFIELDS)
+		return sy_fail(e, (size_t)(f - line), "Too many fields (4 "
+			       "here)");
+	if (!sy_copy(d->field[d->nfields].name, name, sy_ident(name),
+		     TTRACE_SYNTH_NAME_MAX))
+		return sy_fail(e, (size_t)(name - line), "Invalid field name");
 	for (size_t i = 0; i < ARRAY_SIZE(sy_types); i++)
-		if (strlen(sy_types[i]) == tlen && !memcmp(sy_types[i], f, tlen)) {
+		if (strlen(sy_types[i].name) == tlen &&
+		    !memcmp(sy_types[i].name, f, tlen)) {
+			d->field[d->nfields++].type = sy_types[i].type;
 			*p = *end ? end + 1 : end;
 			return 0;
 		}
@@ -111,7 +128,7 @@ int ttrace_synth_def_parse(const char *line, struct ttrace_synth_def *d,
 		return sy_fail(e, (size_t)(p - line), "Invalid field (TYPE "
 			       "NAME)");
 	while (*p)
-		if (sy_field(line, &p, e))
+		if (sy_field(line, &p, d, e))
 			return -1;
 	if (strlen(f) > TTRACE_SYNTH_FIELDS_MAX)
 		return sy_fail(e, (size_t)(f - line), "Command too long");
@@ -183,6 +200,16 @@ static int sy_onmatch(const char *trig, const char *w, const char *end,
 	    (args[1 + n] != ',' && args[1 + n] != ')'))
 		return sy_fail(e, (size_t)(args - trig), "Not supported here: "
 			       "the first parameter is the latency ($LAT)");
+	for (args += 1 + n; *args == ','; args += n) {	/* END's FIELDs */
+		n = sy_ident(++args);
+		if (h->nparams == TTRACE_SYNTH_NFIELDS - 1 ||
+		    !sy_copy(h->params[h->nparams++], args, n,
+			     TTRACE_SYNTH_NAME_MAX) ||
+		    (args[n] != ',' && args[n] != ')'))
+			return sy_fail(e, (size_t)(args - trig), "Invalid "
+				       "parameter (a field of the event, 3 "
+				       "here)");
+	}
 	return 0;
 }
 

@@ -70,23 +70,34 @@ void ttrace_dynevent_text(const struct ttrace_fprobe_spec *spec,
 /*
  * Synthetic events and their onmatch() histograms (Linux's
  * Documentation/trace/histogram.rst, section 2.2), mapped onto the one
- * latency probe (`probe NAME latency START END by KEY`, docs/probes.md):
+ * latency probe (`probe NAME latency START END by KEY match ENDKEY emit
+ * NAME FIELD...`, docs/probes.md):
  *	synthetic_events:  NAME TYPE FIELD[; TYPE FIELD...]   or  !NAME
  *	START's trigger:   hist:keys=KEY:VAR=common_timestamp[.usecs]
- *	END's trigger:     hist:keys=KEY:LAT=common_timestamp[.usecs]-$VAR:
+ *	END's trigger:     hist:keys=ENDKEY:LAT=common_timestamp[.usecs]-$VAR:
  *			   onmatch(GROUP.START).trace(NAME,$LAT[,FIELD...])
  *			   (or .NAME($LAT,...) for .trace(NAME,...))
- * The latency is START to the next END on the same CPU with the same
- * KEY, in ns, kept as a log2 histogram per KEY: the synthetic event's
- * values go into that histogram instead of records.
+ * The latency is START to the next END on any CPU whose ENDKEY is START's
+ * KEY, in ns, kept as a log2 histogram per KEY, and recorded as the
+ * synthetic event NAME (the latency, then END's FIELDs) when it is
+ * enabled.
  */
 #define TTRACE_SYNTH_NAME_MAX	TTRACE_FPROBE_NAME_MAX
 #define TTRACE_SYNTH_FIELDS_MAX	96	/* the fields' text */
+#define TTRACE_SYNTH_NFIELDS	4	/* the latency and 3 more (a record
+					   of 4 words: probe emit) */
+
+struct ttrace_synth_field {
+	char name[TTRACE_SYNTH_NAME_MAX + 1];
+	uint8_t type;		/* enum ttrace_arg_type */
+};
 
 struct ttrace_synth_def {
 	bool del;
 	char name[TTRACE_SYNTH_NAME_MAX + 1];
 	char fields[TTRACE_SYNTH_FIELDS_MAX + 1];	/* "u64 lat; pid_t pid" */
+	uint32_t nfields;
+	struct ttrace_synth_field field[TTRACE_SYNTH_NFIELDS];
 };
 
 enum ttrace_synth_kind { TTRACE_SYNTH_NONE, TTRACE_SYNTH_START,
@@ -100,6 +111,8 @@ struct ttrace_synth_hist {
 	char start_var[TTRACE_SYNTH_NAME_MAX + 1];	/* MATCH: $VAR */
 	char start[2 * TTRACE_SYNTH_NAME_MAX + 2];	/* MATCH: GROUP.START */
 	char synth[TTRACE_SYNTH_NAME_MAX + 1];	/* MATCH: NAME */
+	uint32_t nparams;			/* MATCH: the FIELDs after */
+	char params[TTRACE_SYNTH_NFIELDS - 1][TTRACE_SYNTH_NAME_MAX + 1];
 };
 
 /* A synthetic_events line into *d. 0, or -1 with *e. */

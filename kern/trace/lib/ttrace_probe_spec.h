@@ -40,6 +40,8 @@
 #define TTRACE_PROBE_NAME_MAX	63	/* characters of a probe's name */
 #define TTRACE_STACK_DEPTH	16	/* frames a stacktrace records, at most */
 #define TTRACE_PROBE_MAX_TESTS	4
+#define TTRACE_PROBE_EMIT_MAX	3	/* latency emit: END's fields after
+					   the latency (5 words a record) */
 #define TTRACE_HIST_BUCKETS	65	/* bucket 0: value 0; b: 2^(b-1)..2^b-1 */
 
 /* What a probe sees of one event: filled by the kernel, read by probes. */
@@ -95,7 +97,15 @@ struct ttrace_probe_spec {
 					   0: shown as a number */
 	uint32_t depth;			/* STACKTRACE: frames, 1..16 */
 	struct ttrace_field end_key;	/* LATENCY: the END's field of the
-					 * key's name; NONE: not checked */
+					 * key's name, or match's; NONE: not
+					 * checked */
+	bool match;			/* LATENCY: `match FIELD`: START and
+					 * END pair by key on any CPUs */
+	bool emit;			/* LATENCY: `emit EVENT FIELD...` */
+	uint32_t emit_event;		/* ... recorded at each pair: the
+					 * latency (ns), then END's fields */
+	uint32_t nemit;
+	struct ttrace_field emit_fields[TTRACE_PROBE_EMIT_MAX];
 	uint32_t ntests;
 	struct ttrace_test tests[TTRACE_PROBE_MAX_TESTS];
 };
