@@ -477,15 +477,8 @@ static int filter_tests(char *text, char *out, size_t size, const char **why)
 			       "the records hold numbers";
 			return -EINVAL;
 		}
-<<<<<<< HEAD
-		seqbuf_printf(&s, "%s%s%s ", !strcmp(w[0], "common_pid") ?
-			      "pid" : !strcmp(w[0], "common_cpu") ? "cpu" :
-			      w[0], w[1], w[2]);
-		if (!*(and = tracefs_next_word(&p)))
-=======
 		seqbuf_printf(&s, "%s%s%s ", w[0], w[1], w[2]);
-		if (!*(and = next_word(&p)))
->>>>>>> tfs31d
+		if (!*(and = tracefs_next_word(&p)))
 			break;
 		if (strcmp(and, "&&")) {
 			*why = "filter: only && joins tests (no ||, no !)";
