@@ -88,6 +88,9 @@ struct proc {
 					   process itself, clears one */
 	int exit_status;		/* 0-255 from exit, >= 128 when killed */
 	uint64_t *pml4;			/* address space */
+	void *bounce;			/* its read and write syscalls' page
+					   (sysfile.c): one of its pages, so
+					   a wait in a read takes none */
 	uintptr_t heap_end;		/* end of the loaded image */
 	struct kthread *kt;
 	struct chan *fds[NOFILE];

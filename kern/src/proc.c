@@ -20,6 +20,7 @@
 #include <proc.h>
 #include <sched.h>
 #include <vm.h>
+#include <pmem.h>
 #include <elf.h>
 #include <ns.h>
 #include <kmalloc.h>
@@ -306,6 +307,8 @@ static void proc_destroy_unborn(struct proc *p)
 {
 	if (p->pml4)
 		vm_free(p->pml4);
+	if (p->bounce)
+		vm_pages_put(p->bounce, 0);
 	if (p->kt)
 		kthread_free(p->kt);
 	fd_close_all(p);
@@ -348,6 +351,8 @@ int proc_spawn(struct proc *parent, const char *path, int argc,
 	if (!err)
 		err = parent ? fd_dup_for_child(parent, p, fdmap) :
 			       open_console(p);
+	if (!err && !(p->bounce = vm_pages_get(0, MEM_ZERO)))
+		err = -ENOMEM;
 	if (!err && !(p->kt = kthread_alloc()))
 		err = -ENOMEM;
 	if (err) {
@@ -393,6 +398,8 @@ __noreturn void proc_exit(int status)
 	this_cpu()->cur_proc = NULL;
 	vm_free(p->pml4);
 	p->pml4 = NULL;
+	vm_pages_put(p->bounce, 0);
+	p->bounce = NULL;
 	ttrace_proc_exit(p->pid, status, p->pid);
 	if (p->pid == 1) {
 		printk(KERN_INFO "init exited with status %d: powering off\n",

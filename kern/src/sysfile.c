@@ -10,7 +10,8 @@
  * records "op what: reason" in the process's errstr (errstr_set) and
  * returns -errno.
  *
- * Data moves through a one-page bounce buffer, a chunk at a time: write
+ * Data moves through the process's one-page bounce buffer (bounce_run),
+ * a chunk at a time: write
  * copies each chunk in before the device sees it, so a bad buffer fails
  * with EFAULT before anything is written. Read copies each chunk out after
  * the device filled it; a file or a device read again gives the same bytes,
@@ -22,7 +23,7 @@
  */
 #include <ns.h>
 #include <errno_text.h>
-#include <pmem.h>
+#include <proc.h>
 #include <printfmt.h>
 #include <string.h>
 #include <syscall.h>
@@ -38,6 +39,14 @@
  * k units (bytes, or directory entries) at unit index done between the
  * user's buffer and kbuf, returning how many it moved, 0 at the end, or
  * -errno. A short step ends the transfer.
+ *
+ * The bounce page is the process's own (proc->bounce), taken at spawn
+ * with its other pages and given back at exit: a process has one thread,
+ * so one syscall at a time uses it. A page taken per call was held for as
+ * long as the call waited (a read of an empty pipe, a write to a full
+ * one), so the free page count moved with where other processes were in
+ * their I/O, and usertests' [no_page_leak] saw a page lost when the reader
+ * of its pipeline waited in a read at the second count but not the first.
  */
 struct bounce {
 	struct chan *c;
@@ -50,12 +59,10 @@ struct bounce {
  * if any, else the last step's 0 or -errno. */
 static long bounce_run(const struct bounce *b, size_t n, size_t per_chunk)
 {
-	void *kbuf = kpage_alloc();
+	void *kbuf = current_proc()->bounce;
 	size_t done = 0;
 	long r = 0;
 
-	if (kbuf == NULL)
-		return -ENOMEM;
 	while (done < n) {
 		size_t k = MIN(n - done, per_chunk);
 
@@ -65,7 +72,6 @@ static long bounce_run(const struct bounce *b, size_t n, size_t per_chunk)
 		if ((size_t)r < k)
 			break;
 	}
-	kpage_free(kbuf);
 	return done > 0 ? (long)done : r;
 }
 

@@ -16,12 +16,12 @@
 
 /*
  * Pages held for processes: their address spaces (PML4s, page tables,
- * user pages), their threads' kernel stacks and the ELF loader's page
- * are taken and given back only through vm_pages_get() and vm_pages_put(),
- * which count them. That count (vm_pages_held(), /dev/memstat proc_pages)
- * is what a leak check of process creation and exit compares: unlike the
- * free page count, no other user of the page allocator moves it (another
- * process's syscall holding its bounce page, kmalloc keeping a page for a
+ * user pages), their threads' kernel stacks, their syscalls' bounce pages
+ * (sysfile.c) and the ELF loader's page are taken and given back only
+ * through vm_pages_get() and vm_pages_put(), which count them. That count
+ * (vm_pages_held(), /dev/memstat proc_pages) is what a leak check of
+ * process creation and exit compares: unlike the free page count, no
+ * other user of the page allocator moves it (kmalloc keeping a page for a
  * size class, the tracer's buffers).
  */
 static uint64_t held;
