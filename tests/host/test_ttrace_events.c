@@ -111,9 +111,9 @@ static void fire_all(void)
 	ttrace_ipi_send(1, 0xf0);
 	ttrace_ipi_recv(0xf0);
 	ttrace_sched_switch(1, 2, 3, 1, 2);
-	ttrace_sched_waking(2, 2, 1);
-	ttrace_sched_wakeup(2, 2, 1);
-	ttrace_sched_wakeup_new(5, 5, 0);
+	ttrace_sched_waking(2, 2, 120, 1);
+	ttrace_sched_wakeup(2, 2, 120, 1);
+	ttrace_sched_wakeup_new(5, 5, 120, 0);
 	ttrace_sched_blocked_reason(2, &x, (void *)fire_all);
 	ttrace_cpu_idle(UINT32_MAX, 1);
 	ttrace_kthread_create(4);
