@@ -132,6 +132,7 @@ static void fire_all(void)
 	ttrace_proc_exit(7, -1, 7);
 	ttrace_proc_free(7, 7);
 	ttrace_task_newtask(7, 7, 1);
+	ttrace_task_rename(7, 1, 7);
 	ttrace_user_marker(8);
 	ttrace_page_fault(&x, 6, (void *)fire_all);
 	ttrace_counter(3, 9, 7);

@@ -78,6 +78,7 @@ enum {
 	FT_TIMESTAMP = 1, FT_PID = 2, FT_SCHED_SWITCH = 4, FT_CPU_IDLE = 13,
 	FT_SCHED_WAKEUP = 17, FT_SCHED_WAKING = 20, FT_IRQ_ENTRY = 36,
 	FT_IRQ_EXIT = 37, FT_SCHED_WAKEUP_NEW = 114, FT_TASK_NEWTASK = 235,
+	FT_TASK_RENAME = 236,
 	FT_PROCESS_EXEC = 237, FT_PROCESS_EXIT = 238, FT_PROCESS_FORK = 239,
 	FT_PROCESS_FREE = 240,
 	PKT_SYSTEM_INFO = 45, SI_UTSNAME = 1, UTS_SYSNAME = 1, /* version 2,
@@ -111,7 +112,6 @@ enum {
 	PS_CPU_MODE = 5,
 };
 
-#define LINUX_PRIO	120		/* a normal task's prio */
 #define LINUX_PREEMPTED	0x100		/* prev_state: preempted (R+) */
 #define LINUX_TASK_INTERRUPTIBLE 1	/* S */
 #define LINUX_EXIT_DEAD	0x10		/* X */
@@ -137,6 +137,8 @@ struct pf {
 					   UINT32_MAX */
 	uint64_t *counters;		/* counter idents announced */
 	size_t ncounters;
+	struct ttexport_prios prios;	/* each thread's, for the records
+					   without one (ttexport.h) */
 	uint8_t *linux_of;		/* per event id: its FtraceEvent
 					   field (linux_events), or 0 */
 	bool irq_bundled;		/* irq_handler_entry/exit in the
@@ -393,11 +395,11 @@ static void sched_switch(struct pf *x, uint32_t c,
 	pb_begin(p, FT_SCHED_SWITCH);
 	pb_str(p, SW_PREV_COMM, pn, pl);
 	pb_uint(p, SW_PREV_PID, linux_pid(prev));
-	pb_uint(p, SW_PREV_PRIO, LINUX_PRIO);
+	pb_uint(p, SW_PREV_PRIO, ttexport_prio(&x->prios, prev, ev->timestamp));
 	pb_uint(p, SW_PREV_STATE, linux_state(x, ev->args[2], ev->timestamp));
 	pb_str(p, SW_NEXT_COMM, nn, nl);
 	pb_uint(p, SW_NEXT_PID, linux_pid(next));
-	pb_uint(p, SW_NEXT_PRIO, LINUX_PRIO);
+	pb_uint(p, SW_NEXT_PRIO, ttexport_prio(&x->prios, next, ev->timestamp));
 	pb_end(p);
 	pb_end(p);
 	x->running = (uint32_t)next;
@@ -418,10 +420,11 @@ static const struct pf_linux {
 	const char *ours, *args;
 	unsigned field;
 } linux_events[] = {
-	{ "sched_waking", "comm pid target_cpu", FT_SCHED_WAKING },
-	{ "sched_wakeup", "comm pid target_cpu", FT_SCHED_WAKEUP },
-	{ "sched_wakeup_new", "comm pid target_cpu", FT_SCHED_WAKEUP_NEW },
+	{ "sched_waking", "comm pid prio target_cpu", FT_SCHED_WAKING },
+	{ "sched_wakeup", "comm pid prio target_cpu", FT_SCHED_WAKEUP },
+	{ "sched_wakeup_new", "comm pid prio target_cpu", FT_SCHED_WAKEUP_NEW },
 	{ "task_newtask", "comm pid parent", FT_TASK_NEWTASK },
+	{ "task_rename", "pid oldcomm newcomm", FT_TASK_RENAME },
 	{ "proc_create", "pid name parent", FT_PROCESS_FORK },
 	{ "proc_exec", "pid filename pid_nr", FT_PROCESS_EXEC },
 	{ "proc_exit", "pid status pid_nr", FT_PROCESS_EXIT },
@@ -486,14 +489,19 @@ static void linux_fields(struct pf *x, unsigned field,
 	case FT_SCHED_WAKING: case FT_SCHED_WAKEUP: case FT_SCHED_WAKEUP_NEW:
 		comm(x, p, 1, a[1], ts);
 		pb_uint(p, 2, linux_pid(a[1]));
-		pb_uint(p, 3, LINUX_PRIO);
+		pb_uint(p, 3, a[2]);
 		pb_uint(p, 4, 1);			/* success */
-		pb_uint(p, 5, a[2]);
+		pb_uint(p, 5, a[3]);
 		break;
-	case FT_TASK_NEWTASK:
+	case FT_TASK_NEWTASK:	/* comm: its parent's, for a process */
 		pb_uint(p, 1, linux_pid(a[1]));
-		comm(x, p, 2, a[1], ts);
+		comm(x, p, 2, a[0], ts);
 		pb_uint(p, 3, LINUX_SIGCHLD);
+		break;
+	case FT_TASK_RENAME:
+		pb_uint(p, 1, linux_pid(a[0]));
+		comm(x, p, 2, a[1], ts);
+		comm(x, p, 3, a[2], ts);
 		break;
 	case FT_PROCESS_FORK:
 		comm(x, p, 1, a[2], ts);
@@ -511,7 +519,8 @@ static void linux_fields(struct pf *x, unsigned field,
 		pb_uint(p, 2, linux_pid(a[field == FT_PROCESS_EXIT ? 2 : 1]));
 		if (field == FT_PROCESS_EXIT)
 			pb_uint(p, 3, linux_pid(a[2]));	/* tgid */
-		pb_uint(p, field == FT_PROCESS_EXIT ? 4 : 3, LINUX_PRIO);
+		pb_uint(p, field == FT_PROCESS_EXIT ? 4 : 3,
+			ttexport_prio(&x->prios, a[0], ts));
 		break;
 	case FT_IRQ_ENTRY: case FT_IRQ_EXIT:
 		pb_uint(p, 1, a[0]);
@@ -1076,7 +1085,8 @@ static int pf_write(struct pf *x)
 	if (ttmodel_build(&m, x->t) < 0)
 		return -1;
 	x->m = &m;
-	if (find_linux(x) < 0 || find_parents(x) < 0) {
+	if (find_linux(x) < 0 || find_parents(x) < 0 ||
+	    ttexport_prios_init(&x->prios, x->t) < 0) {
 		ttmodel_free(&m);
 		return -1;
 	}
@@ -1137,6 +1147,7 @@ static int ttdecode_perfetto(int argc, char **argv)
 	free(x.counters);
 	free(x.linux_of);
 	free(x.parents);
+	ttexport_prios_free(&x.prios);
 	ttdecode_close(&f, &t);
 	return rc;
 }
