@@ -172,7 +172,7 @@ static int test_table(void)
 {
 	const char *why;
 
-	HT_CHECK(NUM_STATIC == 48 && TTRACE_NUM_GROUPS == 19);
+	HT_CHECK(NUM_STATIC == 49 && TTRACE_NUM_GROUPS == 19);
 	HT_CHECK(TTRACE_EV_FPROBE_COUNT == 16);
 	for (uint32_t i = 0; i < TTRACE_EV_FPROBE_COUNT; i++) {
 		const struct ttrace_event_meta *e =
