@@ -200,6 +200,40 @@ def sample_rows(k):
             "prof_sample_user_insns_guest": region(k, 72, N_OPS) - empty}
 
 
+# The scheduler's records (kern/include/sched_records.h), each enabled:
+# (bench.json key, its first mark, the row's text); each <= the enabled
+# tracepoint's 27 (issue 29)
+SCHED_RECORDS = (
+    ("sched_waking_insns_guest", 80, "sched_waking"),
+    ("sched_wakeup_insns_guest", 82, "sched_wakeup"),
+    ("sched_wakeup_new_insns_guest", 84, "sched_wakeup_new"),
+    ("sched_switch_insns_guest", 86, "sched_switch"),
+    ("cpu_idle_insns_guest", 88, "cpu_idle"),
+    ("task_newtask_insns_guest", 90, "task_newtask"),
+    ("sched_blocked_reason_insns_guest", 92, "sched_blocked_reason"),
+)
+
+
+def sched_record_rows(marks):
+    """Each scheduler record's instructions, minus the empty loop."""
+    empty = region(marks, 10, N_OPS)
+    return {key: round(region(marks, mark, N_OPS) - empty, 2)
+            for key, mark, _ in SCHED_RECORDS}
+
+
+def sched_record_figures(kernel):
+    """`bench=records` (the scheduler's record regions alone) twice."""
+    runs = []
+    for rep in (1, 2):
+        m = plugin_run(kernel, "bench=records", 1, "records%d" % rep)
+        runs.append(dict(sched_record_rows(m), enabled_insns_guest=round(
+            region(m, 12, N_OPS) - region(m, 10, N_OPS), 2)))
+    D = dict(runs[0], insns_identical_on_two_runs=runs[0] == runs[1])
+    D["targets"] = {key: "<= 27" for key, _, _ in SCHED_RECORDS}
+    D["met"] = {key: D[key] <= 27 for key, _, _ in SCHED_RECORDS}
+    return D
+
+
 def boot_figures(marks):
     """kmain -> prompt, all CPUs' instructions. (The spin-loop marks are
     logged too, but the counter is global, so spins overlapping on several
@@ -253,6 +287,7 @@ def guest_figures(kernel_y, kernel_n, kernel_nf):
         }
         g.update(getpid_rows(uy, un))
         g.update(sample_rows(k))
+        g.update(sched_record_rows(k))
         # the target's case: tracing built in, nothing enabled
         g["syscall_off_extra_insns"] = (g["getpid_nothing_on_insns"] -
                                         g["getpid_ttrace_n_insns"])
@@ -1224,6 +1259,10 @@ def main():
         print(json.dumps(D, indent=1, sort_keys=True))
         print_profile_exports(D)
         return
+    if sys.argv[1:] == ["records"]:     # the scheduler's records alone
+        D = sched_record_figures(kernel_y)
+        print(json.dumps(D, indent=1, sort_keys=True))
+        return
     if sys.argv[1:] == ["sched"]:       # the scheduler's rows alone
         D = with_sched_targets(sched_figures())
         print(json.dumps(D, indent=1, sort_keys=True))
@@ -1292,6 +1331,8 @@ def main():
         "getpid_nothing_on_insns": ("<=", 140),
         "live_extra_insns": ("<=", 0),
         "irqsoff_section_insns_guest": ("<=", 60),
+        # the scheduler's records, each an enabled event (issue 29)
+        **{key: ("<=", 27) for key, _, _ in SCHED_RECORDS},
         "ratio_vs_lttng_ust": ("<=", 0.2), "ratio_vs_ftrace": ("<=", 0.1),
     }
     J["targets"] = {k: "%s %s" % v for k, v in targets.items()}
@@ -1331,6 +1372,7 @@ def print_table(J, host, lt, ft, cyc_ns):
         ("irqsave lock pair, irqsoff off", J["irqsave_pair_insns_guest"], None),
         ("irqsave lock pair, irqsoff on", J["irqsave_pair_irqsoff_insns_guest"], None),
         ("irqsoff: added per section", J["irqsoff_section_insns_guest"], "irqsoff_section_insns_guest"),
+    ] + [(what + ", enabled", J[key], key) for key, _, what in SCHED_RECORDS] + [
         ("stack trace, 16 frames (walk + record)", J["stack_trace_16_insns_guest"], "stack_trace_16_insns_guest"),
         ("enabled event, a stacktrace probe (16)", J["stacktrace_probe_insns_guest"], None),
         ("profile sample, 16 kernel frames", J["prof_sample_insns_guest"], "prof_sample_insns_guest"),

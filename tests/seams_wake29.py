@@ -20,12 +20,26 @@ saves the trace and reads `ttdecode text` of it:
   - context flags: every irq_enter shows interrupts off and hardirq
     ([d?h], ? need resched or not), and a wakeup made by the sleep's
     timer interrupt does too;
-    cpu_idle enter/exit and named IRQs (irq_enter name=timer).
+    cpu_idle enter/exit and named IRQs (irq_enter name=timer);
+  - prio: every wakeup carries its thread's prio (120), as Linux's;
+  - task_rename: each spawned program starts (task_newtask) under its
+    parent's name (sh) and is renamed to its program's at its first run,
+    in its own context; trace-cmd report of `ttdecode tracedat` shows
+    `task_rename: pid=N oldcomm=sh newcomm=PROG` and the wakeups' prio;
+  - Perfetto (trace_processor_shell on `ttdecode perfetto`): each
+    program's thread is named by its program once renamed, every
+    blocked (S) state has its blocked_function (a kernel function's
+    name, from sched_blocked_reason), and the stack records of a
+    stacktrace probe on proc_exec are perf samples whose callstacks name
+    the record's functions, leaf first.
 """
+import os
 import re
+import shutil
 
-from qemu_run import DEFAULT_EVENTS
-from ttrace_tests import Session, fresh_out, ttdecode
+from qemu_run import DEFAULT_EVENTS, KERNEL_ELF
+from ttrace_tests import (Session, TRACE_PROCESSOR, fresh_out, run_tool,
+                          trace_sql, ttdecode)
 
 LINE = re.compile(r"^(\d+)\.(\d{3}) us cpu(\d+) (\S+) (\w+): ?(.*)$")
 KTHREAD_PID = 0x40000000        # TTRACE_KTHREAD_PID(0), ttrace_format.h
@@ -112,7 +126,9 @@ def check_lifetimes(evs):
         pid = made[0]["pid"]
         want = {
             "task_newtask": lambda f: f["pid"] == pid and
-            f["comm"] == prog and int(f["parent"]) > 0,
+            f["comm"] == "sh" and int(f["parent"]) > 0,
+            "task_rename": lambda f: f["pid"] == pid and
+            f["oldcomm"] == "sh" and f["newcomm"] == prog,
             "sched_wakeup_new": lambda f: f["pid"] == pid,
             "proc_exec": lambda f: f["pid_nr"] == pid and
             f["filename"] == "/bin/" + prog,
@@ -176,6 +192,95 @@ def check_flags(evs):
     return why
 
 
+def check_prio(evs):
+    """Every wakeup says its thread's prio: 120 (nice 0) for all here."""
+    wakes = [e for e in evs if e[2] in ("sched_waking", "sched_wakeup",
+                                        "sched_wakeup_new")]
+    bad = [e[0] for e in wakes if e[3]["prio"] != "120"]
+    return bad[:3] if wakes else ["no wakeups"]
+
+
+def check_rename(evs):
+    """A program's task_rename comes after its task_newtask, in its own
+    context (its first run)."""
+    why = []
+    for i, (line, ctx, ev, f, _) in enumerate(evs):
+        if ev != "task_rename":
+            continue
+        if not any(e[2] == "task_newtask" and e[3]["pid"] == f["pid"]
+                   for e in evs[:i]):
+            why.append("task_rename before its task_newtask: " + line)
+        if "[%s]" % f["pid"] not in ctx:
+            why.append("task_rename not in its thread's context: " + line)
+    return why
+
+
+def check_tracedat(out, evs):
+    """trace-cmd report of the trace.dat: a task_rename per program, and
+    the wakeups' prio as recorded."""
+    dat = out + ".dat"
+    p = ttdecode("tracedat", out, dat)
+    if p.returncode:
+        return ["ttdecode tracedat: " + p.stderr[-300:]]
+    rep = run_tool("trace-cmd", "report", "-N", "-i", dat).stdout
+    why = []
+    for e in evs:
+        if e[2] == "task_rename" and not re.search(
+                r"task_rename:\s+pid=%s oldcomm=sh newcomm=%s "
+                r"oom_score_adj=0" % (e[3]["pid"], e[3]["newcomm"]), rep):
+            why.append("trace-cmd report lacks " + e[0])
+    waking = re.findall(r"sched_waking:\s+comm=\S+ pid=\d+ prio=(\d+)", rep)
+    if not waking or set(waking) != {"120"}:
+        why.append("trace-cmd report's sched_waking prios: %s" %
+                   sorted(set(waking)))
+    return why
+
+
+def stack_leaves(evs):
+    """The innermost function of each stack record, in order."""
+    return [e[0].split("frames=", 1)[1].split()[1] for e in evs
+            if e[2] == "stack"]
+
+
+def check_perfetto(out, evs):
+    """trace_processor on `ttdecode perfetto`: threads renamed, blocked
+    states with their function, stack records as callstacks."""
+    pf = out + ".pftrace"
+    p = ttdecode("perfetto", "--kernel", KERNEL_ELF, out, pf)
+    if p.returncode:
+        return ["ttdecode perfetto: " + p.stderr[-300:]]
+    renames = {e[3]["pid"]: e[3]["newcomm"] for e in evs
+               if e[2] == "task_rename"}
+    names, blocked, leaves, stacks = trace_sql(pf, [
+        "select tid, name from thread where tid in (%s)" %
+        ",".join(renames or ["-1"]),
+        "select count(*), sum(blocked_function is null), "
+        "sum(blocked_function like '#%') from thread_state where state = 'S' "
+        "and utid in (select utid from thread where tid > 0)",
+        "select ps.id, f.name from perf_sample ps join "
+        "experimental_annotated_callstack(ps.callsite_id) ac join "
+        "stack_profile_frame f on f.id = ac.frame_id where ac.depth = "
+        "(select max(depth) from experimental_annotated_callstack("
+        "ps.callsite_id)) order by ps.ts",
+        "select count(*) from perf_sample"])
+    why = []
+    got = dict((r[0], r[1]) for r in names)
+    if not renames or got != renames:
+        why.append("thread names %s, renamed to %s" % (got, renames))
+    n, unnamed, hex_ = (int(v or 0) for v in blocked[0])
+    if not n or unnamed or hex_:
+        why.append("%d blocked states: %d without a blocked_function, %d "
+                   "not named" % (n, unnamed, hex_))
+    want = stack_leaves(evs)
+    if not want or int(stacks[0][0]) != len(want) or \
+            [r[1] for r in leaves] != want:
+        why.append("perf samples' leaves %s, stack records' %s" % (
+            [r[1] for r in leaves][:4], want[:4]))
+    print("# wake29: %d blocked states named, %d stack records as "
+          "callstacks" % (n, len(want)))
+    return why
+
+
 def scenario():
     out = fresh_out("seams_wake29.ttr")
     s = Session(2, hostout=out, cmdline=DEFAULT_EVENTS, name="seams_wake29")
@@ -184,6 +289,8 @@ def scenario():
         s.say("echo enable func > /dev/ttrace/ctl", r"\n")
         s.say("ttrace clear", r"\n")
         s.say("echo counters 10 > /dev/ttrace/ctl", r"\n")
+        s.say("echo probe st stacktrace proc_exec > /dev/ttrace/ctl",
+              r"\n")
         for cmd in WORKLOAD:
             s.say(cmd, r"\n")
         s.say("echo counters 0 > /dev/ttrace/ctl", r"\n")
@@ -196,12 +303,23 @@ def scenario():
         return why
     evs = events(out)
     fails = []
-    for check in (check_wakeups, check_kthreads, check_lifetimes,
-                  check_blocked, check_retval, check_flags):
+    def tracedat(e):
+        return check_tracedat(out, e)
+
+    def perfetto(e):
+        return check_perfetto(out, e)
+    tools = [tracedat] if shutil.which("trace-cmd") else []
+    if os.path.exists(TRACE_PROCESSOR):
+        tools.append(perfetto)
+    for check in [check_wakeups, check_kthreads, check_lifetimes,
+                  check_blocked, check_retval, check_flags, check_prio,
+                  check_rename] + tools:
         try:
             found = check(evs)
         except KeyError as e:
             found = ["a record without the field %s" % e]
+        except AssertionError as e:
+            found = [str(e)]
         fails += ["%s: %s" % (check.__name__, w) for w in found]
     return "\n".join(fails[:20])
 

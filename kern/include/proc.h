@@ -42,8 +42,19 @@ enum kthread_state {
 /* The states' names, for people (the trace's aux tag state). */
 extern const char *const kthread_state_names[KT_NSTATES];
 
+/* Every thread's prio in records: Linux's nice 0 (the scheduler has one
+ * class, docs/scheduler.md). */
+#define KTHREAD_PRIO	120
+
 struct kthread {
 	uint64_t id;
+	uint32_t trace_pid;		/* its pid in records, set once: its
+					   process's, TTRACE_KTHREAD_PID(id)
+					   for a ktask, TTRACE_IDLE_PID for
+					   an idle or untraced thread
+					   (sched_records.h) */
+	uint32_t prio;			/* Linux's prio in records:
+					   KTHREAD_PRIO (one class here) */
 	char name[PROC_NAME_MAX];	/* ktasks only */
 	enum kthread_state state;
 	uintptr_t kstack;		/* base of KSTACK_SIZE bytes */

@@ -53,6 +53,7 @@
 #include <timer.h>
 #include <abi/errno.h>
 #include <ttrace.h>
+#include <sched_records.h>
 #include <arch/arch.h>
 #include <arch/mmu.h>
 #include <arch/trap.h>
@@ -142,6 +143,8 @@ void sched_init_cpu(void)
 	struct runq *rq = &runqs[pcpui->coreid];
 
 	idle->id = 0;
+	idle->trace_pid = TTRACE_IDLE_PID(pcpui->coreid);
+	idle->prio = KTHREAD_PRIO;
 	strlcpy(idle->name, "idle", sizeof(idle->name));
 	idle->state = KT_RUNNING;
 	idle->cpu = (int)pcpui->coreid;
@@ -169,6 +172,8 @@ struct kthread *kthread_alloc(void)
 		return NULL;
 	}
 	kt->id = atomic_fetch_add(&next_kthread_id, 1);
+	kt->trace_pid = TTRACE_KTHREAD_PID(kt->id);	/* a process's: its pid */
+	kt->prio = KTHREAD_PRIO;
 	kt->state = KT_RUNNABLE;
 	kt->bound_cpu = -1;
 	return kt;
@@ -207,8 +212,7 @@ struct kthread *kthread_create(const char *name, void (*fn)(void *), void *arg)
 	push_switch_frame(kt, kt->kstack + KSTACK_SIZE, kthread_trampoline,
 			  (uintptr_t)fn, (uintptr_t)arg);
 	ttrace_name_kthread(kt->id, kt->name);
-	ttrace_aux_string(TTRACE_AUX_PROC_NAME, TTRACE_KTHREAD_PID(kt->id),
-			  kt->name);
+	ttrace_aux_string(TTRACE_AUX_PROC_NAME, kt->trace_pid, kt->name);
 	ttrace_kthread_create(kt->id);
 	return kt;
 }
@@ -229,6 +233,14 @@ void kthread_prepare_user(struct kthread *kt, struct trapframe *tf)
 void kthread_bind(struct kthread *kt, uint32_t cpu)
 {
 	kt->bound_cpu = (int)cpu;
+}
+
+/* Makes kt, not yet runnable, untraced: the scheduler records nothing
+ * of it, its time shows as its CPU's idle time (the trace drain). */
+void kthread_untrace(struct kthread *kt)
+{
+	kt->untraced = true;
+	kt->trace_pid = TTRACE_IDLE_PID(0);	/* its wakeups: none */
 }
 
 /* Whether CPU cpu may run kt. */
@@ -386,27 +398,6 @@ static void rq_update_locked(struct runq *rq, uint64_t now)
 	}
 }
 
-/* kt's pid in records (sched_switch, the wakeups): its process's,
- * TTRACE_IDLE_PID for a CPU's idle thread and for an untraced one (the
- * trace drain: its time shows as its CPU's idle time, so the switches
- * still chain), TTRACE_KTHREAD_PID of its id for another kernel thread
- * (named so in kthread_create()). */
-static uint32_t trace_pid(const struct kthread *kt)
-{
-	if (is_idle(kt) || kt->untraced)
-		return TTRACE_IDLE_PID(kt->cpu);
-	return kt->proc ? (uint32_t)kt->proc->pid : TTRACE_KTHREAD_PID(kt->id);
-}
-
-/* The pid of the thread running here (task_newtask's parent), 0 before
- * this CPU has one. */
-static uint32_t creator_pid(void)
-{
-	struct kthread *cur = current_kthread();
-
-	return cur ? trace_pid(cur) : 0;
-}
-
 /*
  * Makes kt runnable on rq's CPU: the one place a thread becomes runnable,
  * new (sched_make_runnable) or woken (wake_sleeper). The running thread's
@@ -422,17 +413,14 @@ static __always_inline void sched_wake(struct runq *rq, struct kthread *kt,
 	uint32_t cpu = rq_cpu(rq);
 
 	if (!new)
-		TTRACE_LAZY(TTRACE_EV_SCHED_WAKING, ttrace_sched_waking(
-				trace_pid(kt), trace_pid(kt), cpu));
+		sched_rec_waking(kt, cpu);
 	ttrace_sched_woken(kt);
 	runq_push(rq, kt);
 	rq->wakee = kt;
 	if (new)
-		TTRACE_LAZY(TTRACE_EV_SCHED_WAKEUP_NEW, ttrace_sched_wakeup_new(
-				trace_pid(kt), trace_pid(kt), cpu));
+		sched_rec_wakeup_new(kt, cpu);
 	else
-		TTRACE_LAZY(TTRACE_EV_SCHED_WAKEUP, ttrace_sched_wakeup(
-				trace_pid(kt), trace_pid(kt), cpu));
+		sched_rec_wakeup(kt, cpu);
 	if (runs_work(rq))
 		rq->slice_end = MIN(rq->slice_end, rq->slice_start +
 				    ns_to_tsc(SCHED_WAKEUP_GRAN_NS));
@@ -449,8 +437,7 @@ void sched_make_runnable(struct kthread *kt)
 	uint64_t flags = arch_irq_save();
 	struct runq *rq = &runqs[select_cpu(kt, core_id())];
 
-	TTRACE_LAZY(TTRACE_EV_TASK_NEWTASK, ttrace_task_newtask(
-			trace_pid(kt), trace_pid(kt), creator_pid()));
+	sched_rec_newtask(kt);
 	spin_lock(&rq->lock);
 	sched_wake(rq, kt, true);
 	spin_unlock(&rq->lock);
@@ -499,18 +486,6 @@ static void wake_sleeper(struct kthread *kt)
 	spin_unlock(&rq->lock);
 }
 
-/* Records the switch from prev to next, an untraced thread as its CPU's
- * idle thread: none between the two. */
-static void trace_switch(const struct kthread *prev,
-			 const struct kthread *next)
-{
-	uint32_t from = trace_pid(prev), to = trace_pid(next);
-
-	if (from != to || !(prev->untraced || next->untraced))
-		ttrace_sched_switch(from, to, prev->untraced ? KT_RUNNING :
-					      prev->state, from, to);
-}
-
 /* Loads next's address space and kernel stack and switches to it.
  * This CPU's run queue locked, interrupts off. */
 static void switch_to_locked(struct kthread *prev, struct kthread *next)
@@ -528,7 +503,7 @@ static void switch_to_locked(struct kthread *prev, struct kthread *next)
 		arch_set_kernel_stack(next->kstack + KSTACK_SIZE);
 	if (!next->proc && !is_idle(next) && !next->untraced)
 		ttrace_kthread_run(next->id);
-	trace_switch(prev, next);
+	sched_rec_switch(prev, next);
 	ttrace_sched_runs(prev, next);
 	swtch(&prev->saved_rsp, next->saved_rsp);
 }
@@ -607,9 +582,11 @@ void yield(void)
 }
 
 /* First thing a new thread does: drop the lock its creator's schedule()
- * took, and take interrupts. */
+ * took, and take interrupts; a process's thread starts its program here
+ * (task_rename: its name from its parent's to its program's). */
 void sched_finish_switch(void)
 {
+	sched_rec_rename(current_kthread());
 	spin_unlock(&this_rq()->lock);
 	arch_irq_enable();
 }
@@ -633,9 +610,7 @@ static int block_locked(struct runq *rq, struct kthread *kt,
 	kt->state = KT_SLEEPING;
 	if (!kt->untraced) {
 		ttrace_kthread_block(kt->id);
-		TTRACE_LAZY(TTRACE_EV_SCHED_BLOCKED_REASON,
-			    ttrace_sched_blocked_reason(trace_pid(kt), kt->wchan,
-							caller));
+		sched_rec_blocked(kt, caller);
 	}
 	schedule_locked(rq);
 	return is_killed(kt) ? -EINTR : 0;
@@ -824,7 +799,7 @@ static void reap_ktask(void *arg)
 
 	sched_wait_dead(kt);
 	if (!kt->untraced)
-		ttrace_proc_free(trace_pid(kt), trace_pid(kt));
+		ttrace_proc_free(kt->trace_pid, kt->trace_pid);
 	kthread_free(kt);
 }
 
@@ -834,7 +809,7 @@ __noreturn void kthread_exit(void)
 	struct kthread *kt = current_kthread();
 
 	if (!kt->untraced)
-		ttrace_proc_exit(trace_pid(kt), 0, trace_pid(kt));
+		ttrace_proc_exit(kt->trace_pid, 0, kt->trace_pid);
 
 	send_kernel_message_in(0, &kt->reap_msg, reap_ktask, kt);
 	sched_exit_current();

@@ -22,6 +22,7 @@
 #include <cmdline.h>
 #include <proc.h>
 #include <sched.h>
+#include <sched_records.h>
 #include <arch/arch.h>
 #include <arch/tsc.h>
 #include <abi/insn_mark.h>
@@ -320,6 +321,56 @@ static void count_profile(void)
 	vm_free(bench_pml4);
 }
 
+/*
+ * The scheduler's records (sched_records.h, the sites sched.c runs),
+ * each armed, BATCH times between its marks: a process's thread woken,
+ * made runnable new, switched to from another, blocking; a CPU going
+ * idle. Their groups (sched, proc) are armed for the regions only.
+ */
+static struct proc bench_proc = { .pid = 7 };
+static struct kthread bench_kts[2] = {
+	{ .id = 5, .trace_pid = 7, .prio = KTHREAD_PRIO, .proc = &bench_proc,
+	  .state = KT_SLEEPING },
+	{ .id = 6, .trace_pid = 8, .prio = KTHREAD_PRIO, .proc = &bench_proc,
+	  .state = KT_SLEEPING },
+};
+
+#define SCHED_REGION(id, call)						\
+	do {								\
+		INSN_MARK(id);						\
+		for (uint64_t i = 0; i < BATCH; i++) {			\
+			__asm__ __volatile__("" : : "r"(i) : "memory");	\
+			call;						\
+		}							\
+		INSN_MARK(id + 1);					\
+	} while (0)
+
+static void count_sched_records(void)
+{
+	const uint64_t groups = 1ull << TTRACE_GROUP_SCHED |
+				1ull << TTRACE_GROUP_PROC;
+	struct kthread *a = &bench_kts[0], *b = &bench_kts[1];
+	uint32_t me = core_id();
+	uint64_t flags;
+
+	bench_proc.kt = a;
+	a->wchan = b->wchan = &bench_kts;
+	ttrace_set_mask(groups, groups);
+	flags = arch_irq_save();
+	SCHED_REGION(INSN_MARK_SCHED_WAKING, sched_rec_waking(a, me));
+	SCHED_REGION(INSN_MARK_SCHED_WAKEUP, sched_rec_wakeup(a, me));
+	SCHED_REGION(INSN_MARK_SCHED_WAKEUP_NEW, sched_rec_wakeup_new(a, me));
+	SCHED_REGION(INSN_MARK_SCHED_SWITCH, sched_rec_switch(a, b));
+	SCHED_REGION(INSN_MARK_CPU_IDLE, ttrace_cpu_idle(1, me));
+	SCHED_REGION(INSN_MARK_TASK_NEWTASK, sched_rec_newtask(a));
+	SCHED_REGION(INSN_MARK_SCHED_BLOCKED, sched_rec_blocked(
+			     a, __builtin_return_address(0)));
+	arch_irq_restore(flags);
+	ttrace_set_mask(TTRACE_GROUP_MASK_DEFAULT, groups);
+	printk("bench: scheduler record regions done (%d operations each)\n",
+	       BATCH);
+}
+
 /* The instruction-count regions, for make bench's plugin run. */
 static void count_all(void)
 {
@@ -337,6 +388,7 @@ static void count_all(void)
 	count_graph();
 	count_fprobe();
 	count_irqsave();
+	count_sched_records();
 	printk("bench: instruction regions done (%d operations each)\n", BATCH);
 }
 
@@ -459,11 +511,19 @@ static void count_wakeup(void)
 void ttrace_bench(void)
 {
 	const char *acc = arch_hypervisor();
-	char what[16];
+	char what[16] = "";
 
-	if (cmdline_get(boot_cmdline, "bench", what, sizeof(what)) &&
-	    !strcmp(what, "wakeup")) {
+	cmdline_get(boot_cmdline, "bench", what, sizeof(what));
+	if (!strcmp(what, "wakeup")) {
 		count_wakeup();
+		return;
+	}
+	if (!strcmp(what, "records")) {	/* the scheduler's records alone */
+		count_op(OP_EMPTY);
+		arm_test_group(true);
+		count_op(OP_ENABLED);
+		arm_test_group(false);
+		count_sched_records();
 		return;
 	}
 

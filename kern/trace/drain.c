@@ -239,7 +239,7 @@ static const char *drain_thread(void)
 	drain.kt = kthread_create("ttdrain", drain_main, NULL);
 	if (!drain.kt)
 		return "drain: out of memory for the drain thread";
-	drain.kt->untraced = true;
+	kthread_untrace(drain.kt);
 	sched_make_runnable(drain.kt);
 	return NULL;
 }

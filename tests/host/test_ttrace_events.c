@@ -111,9 +111,9 @@ static void fire_all(void)
 	ttrace_ipi_send(1, 0xf0);
 	ttrace_ipi_recv(0xf0);
 	ttrace_sched_switch(1, 2, 3, 1, 2);
-	ttrace_sched_waking(2, 2, 1);
-	ttrace_sched_wakeup(2, 2, 1);
-	ttrace_sched_wakeup_new(5, 5, 0);
+	ttrace_sched_waking(2, 2, 120, 1);
+	ttrace_sched_wakeup(2, 2, 120, 1);
+	ttrace_sched_wakeup_new(5, 5, 120, 0);
 	ttrace_sched_blocked_reason(2, &x, (void *)fire_all);
 	ttrace_cpu_idle(UINT32_MAX, 1);
 	ttrace_kthread_create(4);
@@ -132,6 +132,7 @@ static void fire_all(void)
 	ttrace_proc_exit(7, -1, 7);
 	ttrace_proc_free(7, 7);
 	ttrace_task_newtask(7, 7, 1);
+	ttrace_task_rename(7, 1, 7);
 	ttrace_user_marker(8);
 	ttrace_page_fault(&x, 6, (void *)fire_all);
 	ttrace_counter(3, 9, 7);
@@ -190,7 +191,7 @@ static int test_table(void)
 {
 	const char *why;
 
-	HT_CHECK(NUM_STATIC == 47 && TTRACE_NUM_GROUPS == 20);
+	HT_CHECK(NUM_STATIC == 48 && TTRACE_NUM_GROUPS == 20);
 	HT_CHECK(TTRACE_EV_FPROBE_COUNT == 16 && TTRACE_EV_SYNTHETIC_COUNT == 4);
 	HT_CHECK(!check_reserved(TTRACE_EV_FPROBE_FIRST, TTRACE_EV_FPROBE_COUNT,
 				 "fprobe", TTRACE_GROUP_FPROBE));

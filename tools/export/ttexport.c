@@ -163,6 +163,94 @@ bool ttexport_args_are(const struct ttrace_event_meta *e, const char *words)
 	return true;
 }
 
+static int by_pid_ts(const void *a, const void *b)
+{
+	const struct ttexport_prio *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* Whether event id of t is a wakeup with a prio (comm pid prio ...). */
+static bool has_prio(const struct ttload *t, uint32_t id)
+{
+	const struct ttrace_event_meta *e = &t->meta.events[id];
+
+	return e->name && (!strcmp(e->name, "sched_waking") ||
+			   !strcmp(e->name, "sched_wakeup") ||
+			   !strcmp(e->name, "sched_wakeup_new")) &&
+	       ttexport_args_are(e, "comm pid prio");
+}
+
+/* Collects every wakeup's (pid, time, prio) of t. Returns 0 or -1
+ * (memory). */
+int ttexport_prios_init(struct ttexport_prios *p, const struct ttload *t)
+{
+	size_t cap = 0;
+
+	memset(p, 0, sizeof(*p));
+	for (uint32_t c = 0; c < t->version.num_cpus; c++) {
+		struct ttexport_walk w;
+		enum ttexport_item k;
+
+		ttexport_walk_init(&w, t, c);
+		while ((k = ttexport_walk_next(&w)) != TTEXPORT_END) {
+			const struct ttrace_event_view *ev = w.ev;
+
+			if (k != TTEXPORT_EVENT || ev->id >= t->meta.nevents ||
+			    ev->nwords < 3 || !has_prio(t, ev->id))
+				continue;
+			if (p->n == cap) {
+				struct ttexport_prio *v = realloc(
+					p->v, (cap = cap ? 2 * cap : 256) *
+					sizeof(*v));
+
+				if (!v) {
+					ttexport_prios_free(p);
+					return -1;
+				}
+				p->v = v;
+			}
+			p->v[p->n++] = (struct ttexport_prio){
+				ev->args[1], ev->timestamp,
+				(uint32_t)ev->args[2] };
+		}
+	}
+	if (p->n)
+		qsort(p->v, p->n, sizeof(*p->v), by_pid_ts);
+	return 0;
+}
+
+/* pid's prio at ts: its last wakeup's at or before ts, else its first
+ * one's (a prio set before the trace began), else the default. */
+uint32_t ttexport_prio(const struct ttexport_prios *p, uint64_t pid,
+		       uint64_t ts)
+{
+	size_t lo = 0, hi = p->n;
+
+	while (lo < hi) {		/* the first entry > (pid, ts) */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct ttexport_prio *e = &p->v[mid];
+
+		if (e->pid < pid || (e->pid == pid && e->ts <= ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && p->v[lo - 1].pid == pid)
+		return p->v[lo - 1].prio;
+	if (lo < p->n && p->v[lo].pid == pid)
+		return p->v[lo].prio;
+	return TTEXPORT_PRIO_DEFAULT;
+}
+
+void ttexport_prios_free(struct ttexport_prios *p)
+{
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}
+
 /* Starts a walk over cpu's events and declared losses. */
 void ttexport_walk_init(struct ttexport_walk *w, const struct ttload *t,
 			uint32_t cpu)

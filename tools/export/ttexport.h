@@ -65,6 +65,23 @@ size_t ttexport_name(char *buf, size_t size, const struct ttload *t,
 uint64_t ttexport_ns(const struct ttload *t, uint64_t ts);
 bool ttexport_args_are(const struct ttrace_event_meta *e, const char *words);
 
+/* Each thread's prio as its wakeup records say (sched_waking, _wakeup,
+ * _wakeup_new: comm pid prio), for the records that have no prio of
+ * their own (sched_switch's prev_prio and next_prio). */
+#define TTEXPORT_PRIO_DEFAULT	120	/* Linux's nice 0: no record says */
+struct ttexport_prio {
+	uint64_t pid, ts;
+	uint32_t prio;
+};
+struct ttexport_prios {
+	struct ttexport_prio *v;	/* by pid, then time */
+	size_t n;
+};
+int ttexport_prios_init(struct ttexport_prios *p, const struct ttload *t);
+uint32_t ttexport_prio(const struct ttexport_prios *p, uint64_t pid,
+		       uint64_t ts);
+void ttexport_prios_free(struct ttexport_prios *p);
+
 /* The commands, which register themselves with ttdecode and which the
  * tests run directly: argv[0] TRACE, argv[1] DIR. Return the exit status. */
 int ttuftrace_main(int argc, char **argv);

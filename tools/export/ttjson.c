@@ -77,8 +77,8 @@ struct json {
 	bool first;			/* no event written yet */
 	uint32_t counter_id[NCOUNTERS];	/* event id per counter, or max */
 	uint32_t marker_id;		/* user_marker's id, or max */
-	uint32_t waking_id;		/* sched_waking's (comm pid
-					   target_cpu), or max */
+	uint32_t waking_id;		/* sched_waking's (comm pid ...),
+					   or max */
 	struct json_run *runs;		/* the processes' runs on the CPUs,
 					   by (pid, start) */
 	uint64_t nruns;
@@ -443,7 +443,7 @@ static int find_runs(struct json *j)
 	uint64_t n = 0;
 
 	j->waking_id = id >= 0 && ttexport_args_are(&j->t->meta.events[id],
-			"comm pid target_cpu") ? (uint32_t)id : UINT32_MAX;
+			"comm pid") ? (uint32_t)id : UINT32_MAX;
 	if (j->waking_id == UINT32_MAX)
 		return 0;
 	for (uint32_t c = 0; c < j->t->version.num_cpus; c++)

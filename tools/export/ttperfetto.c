@@ -40,11 +40,13 @@
 #include <string.h>
 
 #include <ttrace_decode.h>
+#include <ttrace_probe_spec.h>	/* TTRACE_STACK_DEPTH */
 
 #include "ttdecode.h"
 #include "ttexport.h"
 #include "ttmodel.h"
 #include "ttprof.h"
+#include "ttprof_elf.h"
 
 #define PF_KTHREAD_PID	0x7fffffff	/* our pid 0: a kernel thread */
 #define PF_SEQ		1		/* threads' tracks and slices */
@@ -53,6 +55,7 @@
 					   descriptors, so their events
 					   belong to no thread */
 #define PF_SEQ_PROFILE	2		/* ... and of the profile's samples */
+#define PF_SEQ_STACKS	0x20000		/* ... and of the stack records' */
 #define PF_BUNDLE_MAX	1024		/* ftrace events per bundle */
 #define PF_NEST		8		/* nested messages open at once */
 #define PF_FLUSH	(1 << 20)	/* write out beyond this many bytes */
@@ -78,6 +81,7 @@ enum {
 	FT_TIMESTAMP = 1, FT_PID = 2, FT_SCHED_SWITCH = 4, FT_CPU_IDLE = 13,
 	FT_SCHED_WAKEUP = 17, FT_SCHED_WAKING = 20, FT_IRQ_ENTRY = 36,
 	FT_IRQ_EXIT = 37, FT_SCHED_WAKEUP_NEW = 114, FT_TASK_NEWTASK = 235,
+	FT_TASK_RENAME = 236, FT_SCHED_BLOCKED_REASON = 18,
 	FT_PROCESS_EXEC = 237, FT_PROCESS_EXIT = 238, FT_PROCESS_FORK = 239,
 	FT_PROCESS_FREE = 240,
 	PKT_SYSTEM_INFO = 45, SI_UTSNAME = 1, UTS_SYSNAME = 1, /* version 2,
@@ -100,7 +104,7 @@ enum {
 	PKT_INTERNED_DATA = 12, PKT_PERF_SAMPLE = 66,
 	SEQ_NEEDS_INCREMENTAL_STATE = 2,
 	ID_FUNCTION_NAMES = 5, ID_FRAMES = 6, ID_CALLSTACKS = 7,
-	ID_MAPPING_PATHS = 17, ID_MAPPINGS = 19,
+	ID_MAPPING_PATHS = 17, ID_MAPPINGS = 19, ID_KERNEL_SYMBOLS = 26,
 	IS_IID = 1, IS_STR = 2,
 	FRAME_IID = 1, FRAME_NAME_ID = 2, FRAME_MAPPING_ID = 3,
 	FRAME_REL_PC = 4,
@@ -111,7 +115,6 @@ enum {
 	PS_CPU_MODE = 5,
 };
 
-#define LINUX_PRIO	120		/* a normal task's prio */
 #define LINUX_PREEMPTED	0x100		/* prev_state: preempted (R+) */
 #define LINUX_TASK_INTERRUPTIBLE 1	/* S */
 #define LINUX_EXIT_DEAD	0x10		/* X */
@@ -137,6 +140,8 @@ struct pf {
 					   UINT32_MAX */
 	uint64_t *counters;		/* counter idents announced */
 	size_t ncounters;
+	struct ttexport_prios prios;	/* each thread's, for the records
+					   without one (ttexport.h) */
 	uint8_t *linux_of;		/* per event id: its FtraceEvent
 					   field (linux_events), or 0 */
 	bool irq_bundled;		/* irq_handler_entry/exit in the
@@ -145,8 +150,19 @@ struct pf {
 					   events are being written */
 	uint64_t *parents;		/* pid << 32 | parent, by pid */
 	size_t nparents;
+	uint32_t blocked_id;		/* sched_blocked_reason's, or max */
+	uint64_t *callers;		/* its callers, sorted: kernel symbol
+					   iid = index + 1 */
+	size_t ncallers;
+	struct ttrace_event_view blocked; /* one waiting for its thread's
+					   switch out (have_blocked) */
+	bool have_blocked;
+	struct ttprof_opts opts;	/* --kernel ELF, --user DIR (ttprof.h) */
+	struct ttprof_elf kelf;		/* opts.kernel's symbols, for a trace
+					   without them (as the profile's) */
+	int kelf_loaded;		/* 0 not tried, 1 loaded, -1 failed */
 	uint64_t switches, slices, instants, losses, samples, ftrace;
-	uint64_t perf_samples;
+	uint64_t perf_samples, stack_samples;
 };
 
 /* ---- protobuf writing ---------------------------------------------------- */
@@ -374,6 +390,125 @@ static uint64_t linux_state(const struct pf *x, uint64_t state, uint64_t ts)
 	return LINUX_PREEMPTED;
 }
 
+static void interned_string(struct pb *p, unsigned f, uint64_t iid,
+			    const char *str, size_t len);
+
+/* ---- why a thread blocked ------------------------------------------------ */
+
+static int by_value(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Collects the callers of the trace's sched_blocked_reason records
+ * (pid wchan caller): each is a kernel symbol of the bundles' sequences,
+ * as Perfetto's sched_blocked_reason names its caller. Returns 0 or -1
+ * (memory). */
+static int find_callers(struct pf *x)
+{
+	const struct ttload *t = x->t;
+	int id = ttexport_event_id(&t->meta, "sched_blocked_reason");
+	size_t cap = 0, n = 0;
+
+	x->blocked_id = id >= 0 && ttexport_args_are(&t->meta.events[id],
+			"pid wchan caller") ? (uint32_t)id : UINT32_MAX;
+	for (uint32_t c = 0; x->blocked_id != UINT32_MAX &&
+	     c < t->version.num_cpus; c++) {
+		struct ttexport_walk w;
+		enum ttexport_item k;
+
+		ttexport_walk_init(&w, t, c);
+		while ((k = ttexport_walk_next(&w)) != TTEXPORT_END) {
+			if (k != TTEXPORT_EVENT || w.ev->id != x->blocked_id ||
+			    w.ev->nwords < 3)
+				continue;
+			if (x->ncallers == cap) {
+				uint64_t *v = realloc(x->callers,
+					(cap = cap ? 2 * cap : 64) * 8);
+
+				if (!v)
+					return -1;
+				x->callers = v;
+			}
+			x->callers[x->ncallers++] = w.ev->args[2];
+		}
+	}
+	if (x->ncallers)
+		qsort(x->callers, x->ncallers, 8, by_value);
+	for (size_t i = 0; i < x->ncallers; i++)
+		if (!n || x->callers[n - 1] != x->callers[i])
+			x->callers[n++] = x->callers[i];
+	x->ncallers = n;
+	return 0;
+}
+
+/* The function at kernel address pc into buf: from the trace's kernel
+ * symbols (tag ksym: every one, when a stack was recorded), else from
+ * --kernel ELF's (build/kernel.elf by default, as the profile's), else
+ * #pc. Returns its length. */
+static size_t kernel_name(struct pf *x, uint64_t pc, char *buf, size_t size)
+{
+	const struct ttprof_sym *s;
+	const char *why;
+
+	if (!x->t->nksyms && !x->kelf_loaded)
+		x->kelf_loaded = ttprof_elf_load(&x->kelf, x->opts.kernel,
+						 &why) ? -1 : 1;
+	if (!x->t->nksyms && x->kelf_loaded > 0 &&
+	    (s = ttprof_elf_find(&x->kelf, pc))) {
+		snprintf(buf, size, "%s", s->name);
+		return strlen(buf);
+	}
+	return ttexport_name(buf, size, x->t, TTRACE_AUX_KSYM_NAME, pc, 0,
+			     TTEXPORT_PRINTABLE);
+}
+
+/* The packet that opens CPU c's bundle sequence: the callers' names
+ * (kernel_name()) as interned kernel symbols. */
+static void intern_callers(struct pf *x, uint32_t c)
+{
+	char name[128];
+
+	if (!x->ncallers)
+		return;
+	pb_begin(&x->out, TRACE_PACKET);
+	pb_uint(&x->out, PKT_SEQ_ID, PF_SEQ + 1 + c);
+	pb_uint(&x->out, PKT_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+	pb_begin(&x->out, PKT_INTERNED_DATA);
+	for (size_t i = 0; i < x->ncallers; i++)
+		interned_string(&x->out, ID_KERNEL_SYMBOLS, i + 1ull, name,
+				kernel_name(x, x->callers[i], name,
+					    sizeof(name)));
+	pb_end(&x->out);
+	packet_end(x);
+}
+
+/* The sched_blocked_reason waiting in x->blocked, at ns: after its
+ * thread's switch out, as Perfetto puts its caller on the thread's
+ * blocked state, which that switch opens. */
+static void blocked_reason(struct pf *x, uint32_t c, uint64_t ns)
+{
+	const uint64_t caller = x->blocked.args[2];
+	const uint64_t *at = bsearch(&caller, x->callers, x->ncallers, 8,
+				     by_value);
+
+	x->have_blocked = false;
+	pb_begin(&x->bundle, BUNDLE_EVENT);
+	pb_uint(&x->bundle, FT_TIMESTAMP, ns);
+	pb_uint(&x->bundle, FT_PID, linux_pid(x->blocked.args[0]));
+	pb_begin(&x->bundle, FT_SCHED_BLOCKED_REASON);
+	pb_uint(&x->bundle, 1, linux_pid(x->blocked.args[0]));
+	pb_uint(&x->bundle, 2, (uint64_t)(at - x->callers) + 1);
+	pb_uint(&x->bundle, 3, 0);		/* io_wait: no block device */
+	pb_end(&x->bundle);
+	pb_end(&x->bundle);
+	if (++x->nbundle == PF_BUNDLE_MAX)
+		bundle_flush(x, c);
+	x->ftrace++;
+}
+
 /* A sched_switch record of CPU c into its bundle. */
 static void sched_switch(struct pf *x, uint32_t c,
 			 const struct ttrace_event_view *ev)
@@ -393,17 +528,19 @@ static void sched_switch(struct pf *x, uint32_t c,
 	pb_begin(p, FT_SCHED_SWITCH);
 	pb_str(p, SW_PREV_COMM, pn, pl);
 	pb_uint(p, SW_PREV_PID, linux_pid(prev));
-	pb_uint(p, SW_PREV_PRIO, LINUX_PRIO);
+	pb_uint(p, SW_PREV_PRIO, ttexport_prio(&x->prios, prev, ev->timestamp));
 	pb_uint(p, SW_PREV_STATE, linux_state(x, ev->args[2], ev->timestamp));
 	pb_str(p, SW_NEXT_COMM, nn, nl);
 	pb_uint(p, SW_NEXT_PID, linux_pid(next));
-	pb_uint(p, SW_NEXT_PRIO, LINUX_PRIO);
+	pb_uint(p, SW_NEXT_PRIO, ttexport_prio(&x->prios, next, ev->timestamp));
 	pb_end(p);
 	pb_end(p);
 	x->running = (uint32_t)next;
 	if (++x->nbundle == PF_BUNDLE_MAX)
 		bundle_flush(x, c);
 	x->switches++;
+	if (x->have_blocked && x->blocked.args[0] == prev)
+		blocked_reason(x, c, ns_of(x, ev->timestamp));
 }
 
 /* ---- Linux's other events in the bundles ---------------------------------- */
@@ -418,10 +555,11 @@ static const struct pf_linux {
 	const char *ours, *args;
 	unsigned field;
 } linux_events[] = {
-	{ "sched_waking", "comm pid target_cpu", FT_SCHED_WAKING },
-	{ "sched_wakeup", "comm pid target_cpu", FT_SCHED_WAKEUP },
-	{ "sched_wakeup_new", "comm pid target_cpu", FT_SCHED_WAKEUP_NEW },
+	{ "sched_waking", "comm pid prio target_cpu", FT_SCHED_WAKING },
+	{ "sched_wakeup", "comm pid prio target_cpu", FT_SCHED_WAKEUP },
+	{ "sched_wakeup_new", "comm pid prio target_cpu", FT_SCHED_WAKEUP_NEW },
 	{ "task_newtask", "comm pid parent", FT_TASK_NEWTASK },
+	{ "task_rename", "pid oldcomm newcomm", FT_TASK_RENAME },
 	{ "proc_create", "pid name parent", FT_PROCESS_FORK },
 	{ "proc_exec", "pid filename pid_nr", FT_PROCESS_EXEC },
 	{ "proc_exit", "pid status pid_nr", FT_PROCESS_EXIT },
@@ -486,14 +624,19 @@ static void linux_fields(struct pf *x, unsigned field,
 	case FT_SCHED_WAKING: case FT_SCHED_WAKEUP: case FT_SCHED_WAKEUP_NEW:
 		comm(x, p, 1, a[1], ts);
 		pb_uint(p, 2, linux_pid(a[1]));
-		pb_uint(p, 3, LINUX_PRIO);
+		pb_uint(p, 3, a[2]);
 		pb_uint(p, 4, 1);			/* success */
-		pb_uint(p, 5, a[2]);
+		pb_uint(p, 5, a[3]);
 		break;
-	case FT_TASK_NEWTASK:
+	case FT_TASK_NEWTASK:	/* comm: its parent's, for a process */
 		pb_uint(p, 1, linux_pid(a[1]));
-		comm(x, p, 2, a[1], ts);
+		comm(x, p, 2, a[0], ts);
 		pb_uint(p, 3, LINUX_SIGCHLD);
+		break;
+	case FT_TASK_RENAME:
+		pb_uint(p, 1, linux_pid(a[0]));
+		comm(x, p, 2, a[1], ts);
+		comm(x, p, 3, a[2], ts);
 		break;
 	case FT_PROCESS_FORK:
 		comm(x, p, 1, a[2], ts);
@@ -511,7 +654,8 @@ static void linux_fields(struct pf *x, unsigned field,
 		pb_uint(p, 2, linux_pid(a[field == FT_PROCESS_EXIT ? 2 : 1]));
 		if (field == FT_PROCESS_EXIT)
 			pb_uint(p, 3, linux_pid(a[2]));	/* tgid */
-		pb_uint(p, field == FT_PROCESS_EXIT ? 4 : 3, LINUX_PRIO);
+		pb_uint(p, field == FT_PROCESS_EXIT ? 4 : 3,
+			ttexport_prio(&x->prios, a[0], ts));
 		break;
 	case FT_IRQ_ENTRY: case FT_IRQ_EXIT:
 		pb_uint(p, 1, a[0]);
@@ -925,6 +1069,8 @@ static void cpu_events(struct pf *x, uint32_t c)
 	bool have;
 
 	x->running = TTRACE_IDLE_PID(c);
+	x->have_blocked = false;
+	intern_callers(x, c);
 	ttrace_pair_init(&it, lc->sorted, lc->nsorted);
 	do {
 		have = ttrace_pair_next(&it, &ev);
@@ -947,7 +1093,10 @@ static void cpu_events(struct pf *x, uint32_t c)
 			x->running = TTRACE_IDLE_PID(c);
 		if (ev.id == x->switch_id)
 			sched_switch(x, c, &ev);
-		else if (!linux_event(x, c, &ev) &&
+		else if (ev.id == x->blocked_id && ev.nwords >= 3) {
+			x->blocked = ev;	/* until its switch out */
+			x->have_blocked = true;
+		} else if (!linux_event(x, c, &ev) &&
 			 !ttmodel_is_span_event(x->m, ev.id))
 			instant(x, c, &ev);
 	} while (have);
@@ -1000,12 +1149,13 @@ static void intern_frames(struct pb *p, const struct ttprof *pr)
 	}
 }
 
-/* The packet that opens the profile's sequence: every mapping, frame and
- * callstack (iid = index + 1, frames root first). */
-static void intern_profile(struct pf *x, const struct ttprof *pr)
+/* The packet that opens the sequence seq of pr's samples: every
+ * mapping, frame and callstack (iid = index + 1, frames root first). */
+static void intern_profile(struct pf *x, const struct ttprof *pr,
+			   uint32_t seq)
 {
 	pb_begin(&x->out, TRACE_PACKET);
-	pb_uint(&x->out, PKT_SEQ_ID, PF_SEQ_PROFILE);
+	pb_uint(&x->out, PKT_SEQ_ID, seq);
 	pb_uint(&x->out, PKT_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
 	pb_begin(&x->out, PKT_INTERNED_DATA);
 	intern_frames(&x->out, pr);
@@ -1023,30 +1173,22 @@ static void intern_profile(struct pf *x, const struct ttprof *pr)
 	packet_end(x);
 }
 
-/* The trace's on-CPU samples as PerfSample packets (see the top).
- * Returns 0, or -1 when out of memory. */
-static int perf_samples(struct pf *x)
+/* pr's on-CPU samples as PerfSample packets on sequence seq, after the
+ * packet of its interned callstacks; returns how many. */
+static uint64_t samples_of(struct pf *x, const struct ttprof *pr, uint32_t seq)
 {
-	struct ttprof_opts o;
-	struct ttprof pr;
-	int none = 0;
+	uint64_t n = 0;
 
-	ttprof_parse_opts(&none, NULL, &o);	/* the defaults */
-	ttprof_init(&pr, 0);
-	if (ttprof_from_trace(&pr, (struct ttload *)x->t, &o) < 0) {
-		ttprof_free(&pr);
-		return -1;
-	}
-	if (pr.nsamples)
-		intern_profile(x, &pr);
-	for (uint64_t i = 0; i < pr.nsamples; i++) {
-		const struct ttprof_sample *s = &pr.samples[i];
+	if (pr->nsamples)
+		intern_profile(x, pr, seq);
+	for (uint64_t i = 0; i < pr->nsamples; i++) {
+		const struct ttprof_sample *s = &pr->samples[i];
 
 		if (s->kind != TTPROF_ON_CPU)
 			continue;
 		pb_begin(&x->out, TRACE_PACKET);
 		pb_uint(&x->out, PKT_TIMESTAMP, s->ts);
-		pb_uint(&x->out, PKT_SEQ_ID, PF_SEQ_PROFILE);
+		pb_uint(&x->out, PKT_SEQ_ID, seq);
 		pb_uint(&x->out, PKT_SEQ_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
 		pb_begin(&x->out, PKT_PERF_SAMPLE);
 		pb_uint(&x->out, PS_CPU, s->cpu);
@@ -1056,10 +1198,86 @@ static int perf_samples(struct pf *x)
 		pb_uint(&x->out, PS_CPU_MODE, s->mode);
 		pb_end(&x->out);
 		packet_end(x);
-		x->perf_samples++;
+		n++;
 	}
+	return n;
+}
+
+/* The trace's on-CPU samples as PerfSample packets (see the top).
+ * Returns 0, or -1 when out of memory. */
+static int perf_samples(struct pf *x)
+{
+	struct ttprof pr;
+
+	ttprof_init(&pr, 0);
+	if (ttprof_from_trace(&pr, (struct ttload *)x->t, &x->opts) < 0) {
+		ttprof_free(&pr);
+		return -1;
+	}
+	x->perf_samples = samples_of(x, &pr, PF_SEQ_PROFILE);
 	ttprof_free(&pr);
 	return 0;
+}
+
+/* The chain of a stack record ev (frames, pc0 the innermost, ...) into
+ * st: its stack's index. */
+static uint32_t record_chain(struct ttprof *st, uint32_t kernel,
+			     struct pf *x, const struct ttrace_event_view *ev)
+{
+	uint32_t f[TTRACE_STACK_DEPTH], n = 0;
+	char name[128];
+
+	for (uint32_t k = 0; k < ev->args[0] && k < TTRACE_STACK_DEPTH &&
+	     1 + k < ev->nwords && ev->args[1 + k]; k++) {
+		uint64_t pc = ev->args[1 + k];
+
+		f[n++] = ttprof_frame(st, kernel, pc, name,
+				      kernel_name(x, pc, name, sizeof(name)));
+	}
+	return ttprof_stack(st, f, n);
+}
+
+/* The trace's stack records (kern/trace/stack.c: a stacktrace probe's,
+ * the latency tracers') as PerfSamples on a sequence of their own, each
+ * at its record's time with its chain as an interned callstack, as perf
+ * writes a tracepoint's samples with their call chains: Perfetto's
+ * perf_sample table and its callstacks then hold them, by function name.
+ * Returns 0, or -1 when out of memory. */
+static int stack_samples(struct pf *x)
+{
+	const struct ttload *t = x->t;
+	int id = ttexport_event_id(&t->meta, "stack");
+	struct ttprof st;
+	uint32_t kernel;
+
+	if (id < 0 || !ttexport_args_are(&t->meta.events[id], "frames pc0"))
+		return 0;
+	ttprof_init(&st, 0);
+	kernel = ttprof_mapping(&st, "kernel", t->nksyms ? t->ksyms[0].ident :
+				0, t->nksyms ? t->ksyms[t->nksyms - 1].ident :
+				0);
+	for (uint32_t c = 0; c < t->version.num_cpus; c++) {
+		struct ttexport_walk w;
+		enum ttexport_item k;
+
+		ttexport_walk_init(&w, t, c);
+		while ((k = ttexport_walk_next(&w)) != TTEXPORT_END)
+			if (k == TTEXPORT_EVENT && w.ev->id == (uint32_t)id)
+				ttprof_add(&st, &(struct ttprof_sample){
+					.ts = ns_of(x, w.ev->timestamp),
+					.ns = 1, .cpu = c,
+					.stack = record_chain(&st, kernel, x,
+							      w.ev),
+					.pid = TTRACE_CTX_PID(w.ev->context),
+					.tid = TTRACE_CTX_PID(w.ev->context),
+					.kind = TTPROF_ON_CPU,
+					.mode = TTPROF_KERNEL });
+	}
+	bool oom = st.oom;
+
+	x->stack_samples = oom ? 0 : samples_of(x, &st, PF_SEQ_STACKS);
+	ttprof_free(&st);
+	return oom ? -1 : 0;
 }
 
 /* ---- the command --------------------------------------------------------- */
@@ -1076,7 +1294,8 @@ static int pf_write(struct pf *x)
 	if (ttmodel_build(&m, x->t) < 0)
 		return -1;
 	x->m = &m;
-	if (find_linux(x) < 0 || find_parents(x) < 0) {
+	if (find_linux(x) < 0 || find_parents(x) < 0 ||
+	    ttexport_prios_init(&x->prios, x->t) < 0 || find_callers(x) < 0) {
 		ttmodel_free(&m);
 		return -1;
 	}
@@ -1088,12 +1307,15 @@ static int pf_write(struct pf *x)
 		cpu_events(x, c);
 	for (uint32_t i = 0; i < m.ntracks; i++)
 		slices(x, &m.tracks[i]);
-	rc = perf_samples(x);
+	rc = perf_samples(x) | stack_samples(x);
 	flush(x);
 	if (x->out.oom || x->bundle.oom)
 		rc = -1;
 	if (!rc && x->perf_samples)
 		printf("perfetto: %llu perf samples\n", ull(x->perf_samples));
+	if (!rc && x->stack_samples)
+		printf("perfetto: %llu stack records as perf samples with their "
+		       "callstacks\n", ull(x->stack_samples));
 	if (!rc)
 		printf("perfetto: %llu sched_switch, %llu other ftrace events, "
 		       "%llu slices, %llu instants, %llu counter samples, "
@@ -1114,6 +1336,8 @@ static int ttdecode_perfetto(int argc, char **argv)
 	struct ttload t;
 	int rc;
 
+	if (ttprof_parse_opts(&argc, argv, &x.opts) < 0)
+		return 2;
 	if ((rc = ttdecode_open("perfetto", &argc, argv,
 				(enum ttfilter_opts)0, 2,
 				"TRACE and OUT.pftrace", &f, &t)))
@@ -1137,10 +1361,15 @@ static int ttdecode_perfetto(int argc, char **argv)
 	free(x.counters);
 	free(x.linux_of);
 	free(x.parents);
+	free(x.callers);
+	if (x.kelf_loaded > 0)
+		ttprof_elf_free(&x.kelf);
+	ttexport_prios_free(&x.prios);
 	ttdecode_close(&f, &t);
 	return rc;
 }
 
 static const struct ttdecode_command cmd_perfetto = {
-	"perfetto", 2, ttdecode_perfetto, "perfetto TRACE OUT.pftrace" };
+	"perfetto", 2, ttdecode_perfetto,
+	"perfetto [--kernel ELF] [--user DIR] TRACE OUT.pftrace" };
 TTDECODE_COMMAND(cmd_perfetto);

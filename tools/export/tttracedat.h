@@ -27,7 +27,6 @@
 #define TD_COMM		16		/* Linux's TASK_COMM_LEN */
 _Static_assert(8 + 12 * TTRACE_MAX_ARGS + TD_COMM < TTRACE_FTPAGE_REC_MAX,
 	       "a record fits a page");
-#define TD_PRIO		120		/* Linux's default priority */
 #define TD_RELEASE	"6.12.0-ttrace"	/* the Linux whose formats we follow */
 #define TD_FLAG_IRQS_OFF	0x01	/* common_flags (Linux's trace_events.h) */
 #define TD_FLAG_NEED_RESCHED	0x04
@@ -55,6 +54,7 @@ struct td_export {
 	uint32_t pid;			/* running on the CPU (0 idle) */
 	struct td_call *calls;		/* the model's function calls, by */
 	uint64_t ncalls;		/* (end, fn) */
+	struct ttexport_prios prios;	/* sched_switch's prev/next_prio */
 	/* totals */
 	uint64_t events, pages, lost, unknown;
 	bool failed;			/* a write failed */

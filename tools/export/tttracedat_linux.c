@@ -12,7 +12,8 @@
  *	proc_create		sched/sched_process_fork
  *	proc_exec		sched/sched_process_exec
  *	proc_exit, proc_free	sched/sched_process_exit, _free
- *	task_newtask		task/task_newtask
+ *	task_newtask, task_rename	task/ the same names (task_rename
+ *				in its form before Linux 6.13, with pid)
  *	irq_enter, irq_exit	irq/irq_handler_entry, _exit (named)
  *	cpu_idle		power/cpu_idle
  *	user_marker		ftrace/print (trace_marker's record)
@@ -98,24 +99,25 @@ static size_t w_switch(struct td_export *x, uint8_t *rec,
 	put32(rec, 4, prev);		/* common_pid: the one leaving */
 	td_comm(x, rec + 8, ev->args[0], ev->timestamp);
 	put32(rec, 24, prev);
-	put32(rec, 28, TD_PRIO);
+	put32(rec, 28, ttexport_prio(&x->prios, ev->args[0], ev->timestamp));
 	put(rec, 32, &state, 8);
 	td_comm(x, rec + 40, ev->args[1], ev->timestamp);
 	put32(rec, 56, next);
-	put32(rec, 60, TD_PRIO);
+	put32(rec, 60, ttexport_prio(&x->prios, ev->args[1], ev->timestamp));
 	x->pid = next;
 	return 64;
 }
 
-/* sched_waking, sched_wakeup, sched_wakeup_new: (comm, pid, target_cpu) */
+/* sched_waking, sched_wakeup, sched_wakeup_new: (comm, pid, prio,
+ * target_cpu) */
 static size_t w_wakeup(struct td_export *x, uint8_t *rec,
 		       const struct ttrace_event_view *ev, uint64_t ns)
 {
 	(void)ns;
 	td_comm(x, rec + 8, ev->args[1], ev->timestamp);
 	put32(rec, 24, td_pid(ev->args[1]));
-	put32(rec, 28, TD_PRIO);
-	put32(rec, 32, (uint32_t)ev->args[2]);
+	put32(rec, 28, (uint32_t)ev->args[2]);
+	put32(rec, 32, (uint32_t)ev->args[3]);
 	return 36;
 }
 
@@ -150,7 +152,7 @@ static size_t w_exit(struct td_export *x, uint8_t *rec,
 	(void)ns;
 	td_comm(x, rec + 8, ev->args[0], ev->timestamp);
 	put32(rec, 24, td_pid(ev->args[2]));
-	put32(rec, 28, TD_PRIO);
+	put32(rec, 28, ttexport_prio(&x->prios, ev->args[0], ev->timestamp));
 	rec[32] = 1;
 	return 33;
 }
@@ -162,7 +164,7 @@ static size_t w_free(struct td_export *x, uint8_t *rec,
 	(void)ns;
 	td_comm(x, rec + 8, ev->args[0], ev->timestamp);
 	put32(rec, 24, td_pid(ev->args[1]));
-	put32(rec, 28, TD_PRIO);
+	put32(rec, 28, ttexport_prio(&x->prios, ev->args[0], ev->timestamp));
 	return 32;
 }
 
@@ -177,6 +179,17 @@ static size_t w_newtask(struct td_export *x, uint8_t *rec,
 	td_comm(x, rec + 12, ev->args[0], ev->timestamp);
 	put(rec, 32, &flags, 8);
 	return 42;
+}
+
+/* task_rename (pid, oldcomm, newcomm) */
+static size_t w_rename(struct td_export *x, uint8_t *rec,
+		       const struct ttrace_event_view *ev, uint64_t ns)
+{
+	(void)ns;
+	put32(rec, 8, td_pid(ev->args[0]));
+	td_comm(x, rec + 12, ev->args[1], ev->timestamp);
+	td_comm(x, rec + 28, ev->args[2], ev->timestamp);
+	return 46;
 }
 
 /* irq_enter (vector, name) */
@@ -316,11 +329,13 @@ static const struct td_linux linux_events[] = {
 		"\"I\" }) : \"R\", REC->prev_state & (" STATE_MASK " + 1) ? "
 		"\"+\" : \"\", REC->next_comm, REC->next_pid, REC->next_prio"),
 	  w_switch },
-	{ "sched_waking", "comm pid target_cpu", "sched", "sched_waking", 317,
+	{ "sched_waking", "comm pid prio target_cpu", "sched", "sched_waking",
+	  317,
 	  WAKEUP_FORMAT, w_wakeup },
-	{ "sched_wakeup", "comm pid target_cpu", "sched", "sched_wakeup", 318,
+	{ "sched_wakeup", "comm pid prio target_cpu", "sched", "sched_wakeup",
+	  318,
 	  WAKEUP_FORMAT, w_wakeup },
-	{ "sched_wakeup_new", "comm pid target_cpu", "sched",
+	{ "sched_wakeup_new", "comm pid prio target_cpu", "sched",
 	  "sched_wakeup_new", 319, WAKEUP_FORMAT, w_wakeup },
 	{ "proc_create", "pid name parent", "sched", "sched_process_fork", 320,
 	  F("char parent_comm[16]", 8, 16, 0) F("pid_t parent_pid", 24, 4, 1)
@@ -350,6 +365,12 @@ static const struct td_linux linux_events[] = {
 	  PRINT("\"pid=%d comm=%s clone_flags=%llx oom_score_adj=%hd\", "
 		"REC->pid, REC->comm, REC->clone_flags, REC->oom_score_adj"),
 	  w_newtask },
+	{ "task_rename", "pid oldcomm newcomm", "task", "task_rename", 328,
+	  F("pid_t pid", 8, 4, 1) F("char oldcomm[16]", 12, 16, 0)
+	  F("char newcomm[16]", 28, 16, 0) F("short oom_score_adj", 44, 2, 1)
+	  PRINT("\"pid=%d oldcomm=%s newcomm=%s oom_score_adj=%hd\", "
+		"REC->pid, REC->oldcomm, REC->newcomm, REC->oom_score_adj"),
+	  w_rename },
 	{ "irq_enter", "vector name", "irq", "irq_handler_entry", 325,
 	  F("int irq", 8, 4, 1) F("__data_loc char[] name", 12, 4, 0)
 	  PRINT("\"irq=%d name=%s\", REC->irq, __get_str(name)"), w_irq_entry },
@@ -415,8 +436,9 @@ static int find_calls(struct td_export *x)
 }
 
 /*
- * Finds which events of the trace are Linux's (x->linux_of) and the
- * function calls an exit's calltime comes from. Returns 0 or -1 (memory).
+ * Finds which events of the trace are Linux's (x->linux_of), each
+ * thread's prio (x->prios) and the function calls an exit's calltime
+ * comes from. Returns 0 or -1 (memory).
  */
 int td_linux_init(struct td_export *x)
 {
@@ -433,11 +455,14 @@ int td_linux_init(struct td_export *x)
 			    ttexport_args_are(&m->events[i],
 					      linux_events[k].args))
 				x->linux_of[i] = &linux_events[k];
+	if (ttexport_prios_init(&x->prios, x->t) < 0)
+		return -1;
 	return find_calls(x);
 }
 
 void td_linux_free(struct td_export *x)
 {
+	ttexport_prios_free(&x->prios);
 	free(x->linux_of);
 	free(x->calls);
 }

@@ -48,6 +48,13 @@ enum insn_mark_id {
 					 * mark on swtch() (scripts/bench.py) */
 	INSN_MARK_PROF_SAMPLE = 70,	/* a profile sample, 16 kernel frames */
 	INSN_MARK_PROF_USER = 72,	/* ... and 16 user frames */
+	INSN_MARK_SCHED_WAKING = 80,	/* the scheduler's records, enabled */
+	INSN_MARK_SCHED_WAKEUP = 82,	/* (sched_records.h): sched_waking, */
+	INSN_MARK_SCHED_WAKEUP_NEW = 84, /* sched_wakeup, sched_wakeup_new, */
+	INSN_MARK_SCHED_SWITCH = 86,	/* sched_switch, */
+	INSN_MARK_CPU_IDLE = 88,	/* cpu_idle, */
+	INSN_MARK_TASK_NEWTASK = 90,	/* task_newtask, */
+	INSN_MARK_SCHED_BLOCKED = 92,	/* sched_blocked_reason */
 };
 
 #ifndef __ASSEMBLER__
