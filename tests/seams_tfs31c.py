@@ -20,7 +20,8 @@ and in every phase the graph's entries and exits still pair per thread;
   off again once `!` removes the trigger; `enable_event:...:1` starts
   sched_switch records at the first syscall_enter and fires once
   (count=0); unknown events and bad counts are refused, logged in
-  error_log, and change nothing.
+  error_log, and change nothing; `disable_event:...:1` stops an enabled
+  sched_switch, and its removal leaves it enabled and recording.
 """
 import re
 
@@ -154,23 +155,39 @@ def trigger_files(sh):
     sh.ok("echo tfs-after-on > %strace_marker" % T)
     sh.ok("ls /bin > /dev/null")
     sh.ok("echo tfs-after-off > %strace_marker" % T)
+    sh.ok("echo 1 > " + switch)
+    sh.ok("echo 'disable_event:sched:sched_switch:1' > "
+          "/dev/ttrace/events/syscall/syscall_enter/trigger")
+    expect("disable_event:sched:sched_switch:count=0\n" in
+           sh.ok("cat " + trig), "disable_event did not fire")
+    sh.ok("echo tfs-dis-on > %strace_marker" % T)
+    sh.ok("ls /bin > /dev/null")
+    sh.ok("echo tfs-dis-off > %strace_marker" % T)
+    sh.ok("echo '!disable_event:sched:sched_switch:1' > " + trig)
+    expect(sh.ok("cat " + switch).strip() == "1", "removal disabled it")
+    sh.ok("echo tfs-undis-on > %strace_marker" % T)
+    sh.ok("ls /bin > /dev/null")
+    sh.ok("echo tfs-undis-off > %strace_marker" % T)
+    sh.ok("echo 0 > " + switch)
 
 
 def check_triggers(text):
     """The trigger phases in the saved trace."""
     events = {}
-    for name in ("gate", "once", "after"):
+    for name in ("gate", "once", "after", "dis", "undis"):
         lines = phase(text, name)
         if lines is None:
             return "no tfs-%s markers in the trace" % name
         events[name] = [m.group(2) for m in map(LINE.match, lines) if m]
-    if "sched_switch" in events["gate"] + events["after"]:
+    if "sched_switch" in events["gate"] + events["after"] + events["dis"]:
         return "sched_switch while soft-off or removed"
     once = events["once"]
     if "sched_switch" not in once:
         return "no sched_switch after enable_event:sched:sched_switch:1"
     if "syscall_enter" not in once[:once.index("sched_switch")]:
         return "sched_switch before any syscall_enter"
+    if "sched_switch" not in events["undis"]:
+        return "no sched_switch once disable_event was removed"
     return ""
 
 
