@@ -179,10 +179,12 @@ static int remove(uint32_t ev, bool enable, uint32_t target,
 	return r;
 }
 
-/* Attaches t in slot i. The first trigger of a target that is not
+/* Attaches *tp in slot i; *tp becomes NULL once the table has it (freed
+ * there on a later failure). The first trigger of a target that is not
  * recorded shuts its gate and enables it. ctl mutex held. */
-static int attach(int i, struct trig *t, const char **why)
+static int attach(int i, struct trig **tp, const char **why)
 {
+	struct trig *t = *tp;
 	uint32_t e = t->target;
 	bool arm = false;
 	int r = 0;
@@ -202,6 +204,7 @@ static int attach(int i, struct trig *t, const char **why)
 		return r;
 	}
 	trigs[i] = t;
+	*tp = NULL;
 	targets[e].users++;
 	if (arm && (r = settle(e, true, why))) {
 		const char *ignored;
@@ -230,8 +233,8 @@ static int add(struct trig *t, const char **why)
 	} else if (i == TRIGS_MAX) {
 		*why = "trigger: 16 enable/disable_event triggers already";
 		r = -ENOSPC;
-	} else if (!(r = attach(i, t, why))) {
-		t = NULL;			/* the table's */
+	} else {
+		r = attach(i, &t, why);
 	}
 	ttrace_ctl_mutex_exit(&ttrace_main);
 	kfree(t);
