@@ -21,7 +21,9 @@ and in every phase the graph's entries and exits still pair per thread;
   sched_switch records at the first syscall_enter and fires once
   (count=0); unknown events and bad counts are refused, logged in
   error_log, and change nothing; `disable_event:...:1` stops an enabled
-  sched_switch, and its removal leaves it enabled and recording.
+  sched_switch, and its removal leaves it enabled and recording;
+  `traceon` on sched_switch undoes a `traceoff` trigger's freeze
+  (tracing_on reads 1 again, a later marker is in the trace).
 """
 import re
 
@@ -169,6 +171,22 @@ def trigger_files(sh):
     sh.ok("ls /bin > /dev/null")
     sh.ok("echo tfs-undis-off > %strace_marker" % T)
     sh.ok("echo 0 > " + switch)
+    sh.ok("echo traceon > /dev/ttrace/events/sched/sched_switch/trigger")
+    expect("traceon:unlimited\n" in
+           sh.ok("cat %sevents/sched/sched_switch/trigger" % T),
+           "traceon not listed")
+    sh.ok("echo traceoff > /dev/ttrace/events/syscall/syscall_exit/trigger")
+    hits = re.search(r"t\.syscall_exit\.traceoff[^\n]*\n\s+hits (\d+)",
+                     sh.ok("cat %sprobes" % T))
+    expect(hits and int(hits.group(1)) > 0, "traceoff did not fire")
+    expect(sh.ok("cat %stracing_on" % T).strip() == "1",
+           "traceon did not undo traceoff")
+    sh.ok("echo tfs-traceon-mark > %strace_marker" % T)
+    sh.ok("echo '!traceoff' > %sevents/syscall/syscall_exit/trigger; "
+          "echo '!traceon' > %sevents/sched/sched_switch/trigger" % (T, T))
+    expect("traceon:" not in
+           sh.ok("cat %sevents/sched/sched_switch/trigger" % T),
+           "traceon not removed")
 
 
 def check_triggers(text):
@@ -188,6 +206,8 @@ def check_triggers(text):
         return "sched_switch before any syscall_enter"
     if "sched_switch" not in events["undis"]:
         return "no sched_switch once disable_event was removed"
+    if "tfs-traceon-mark" not in text:
+        return "nothing recorded after traceoff then traceon"
     return ""
 
 

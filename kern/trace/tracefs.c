@@ -675,9 +675,9 @@ static int event_trigger_write(uint32_t e, char *line, const char **why)
 			       ctl(why, "probe t.%s.%s %s %s%s%s", ev, trig,
 				   triggers[i].kind, ev, tests[0] ? " if " : "",
 				   tests);
-	*why = "trigger: traceoff, snapshot, stacktrace, hist:keys=..., "
-	       "enable_event:G:E[:N] or disable_event:G:E[:N] [if FILTER] "
-	       "(traceon: none here; docs/tracefs.md)";
+	*why = "trigger: traceoff, traceon[:N], snapshot, stacktrace, "
+	       "hist:keys=..., enable_event:G:E[:N] or disable_event:G:E[:N] "
+	       "[if FILTER] (docs/tracefs.md)";
 	return -EINVAL;
 }
 
@@ -690,8 +690,9 @@ static void event_trigger_text(struct seqbuf *s, uint32_t e)
 	n = ttrace_probes_named(prefix, s) + tracefs_soft_text(s, e);
 	fmt_snprintf(prefix, sizeof(prefix), "h.%s", meta()->events[e].name);
 	if (!(n + ttrace_probes_named(prefix, s)))
-		seqbuf_puts(s, "# Available triggers:\n# traceoff snapshot "
-			    "stacktrace hist enable_event disable_event\n");
+		seqbuf_puts(s, "# Available triggers:\n# traceon traceoff "
+			    "snapshot stacktrace hist enable_event "
+			    "disable_event\n");
 }
 
 /* events/GROUP/EVENT/hist: the h.EVENT probe's keys, as ftrace prints. */
@@ -1069,7 +1070,8 @@ static const char readme[] =
 	"  events/GROUP/[EVENT/]filter - 'common_pid == 1 && ret < 0' "
 	"(a filter probe)\n"
 	"  events/GROUP/EVENT/trigger - traceoff, snapshot, stacktrace, "
-	"hist:keys=K[:vals=V] [if FILTER]; !TRIGGER removes\n"
+	"hist:keys=K[:vals=V], traceon[:N], enable_event:G:E[:N], "
+	"disable_event:G:E[:N] [if FILTER]; !TRIGGER removes\n"
 	"  events/GROUP/EVENT/hist - the hist trigger's counts\n"
 	"  events/GROUP/EVENT/id\n"
 	"  available_tracers, current_tracer - nop function function_graph "

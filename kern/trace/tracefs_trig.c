@@ -34,6 +34,7 @@
 #include "tracefs.h"
 
 #define TRIGS_MAX	16
+#define TRACING		TTRACE_NUM_EVENTS	/* traceon's target: no event */
 
 struct trig {
 	uint32_t ev, target;
@@ -44,12 +45,12 @@ struct trig {
 };
 
 static struct trig *trigs[TRIGS_MAX];		/* ctl mutex */
-static uint8_t soft_off[TTRACE_NUM_EVENTS];	/* the gates' bytes */
+static uint8_t soft_off[TRACING + 1];		/* the gates' bytes */
 static struct {
 	uint8_t users;		/* triggers naming it */
 	bool armed;		/* a trigger enabled it */
 	bool busy;		/* being enabled or disabled */
-} targets[TTRACE_NUM_EVENTS];			/* ctl mutex */
+} targets[TRACING + 1];				/* ctl mutex */
 
 /* The gate on a target: its record only while its soft-off byte is 0. */
 static bool on_gate(void *arg, const struct ttrace_probe_hit *h)
@@ -58,24 +59,37 @@ static bool on_gate(void *arg, const struct ttrace_probe_hit *h)
 	return !__atomic_load_n((uint8_t *)arg, __ATOMIC_RELAXED);
 }
 
-/* The trigger: the target on (enable_event) or off, count permitting. */
+/* Claims one of t's count: false when none is left. */
+static bool claim(struct trig *t)
+{
+	int64_t c = __atomic_load_n(&t->count, __ATOMIC_RELAXED);
+
+	do {
+		if (!c)
+			return false;
+	} while (c > 0 && !__atomic_compare_exchange_n(&t->count, &c, c - 1,
+						      false, __ATOMIC_RELAXED,
+						      __ATOMIC_RELAXED));
+	return true;
+}
+
+/* The trigger: the target on (enable_event) or off, or tracing back on
+ * after a traceoff's freeze (traceon), count permitting. */
 static bool on_trig(void *arg, const struct ttrace_probe_hit *h)
 {
 	struct trig *t = arg;
 	uint8_t want = !t->enable;
-	int64_t c;
 
-	if (!ttrace_probe_test(&t->spec, h) ||
-	    __atomic_load_n(&soft_off[t->target], __ATOMIC_RELAXED) == want)
+	if (!ttrace_probe_test(&t->spec, h))
 		return true;
-	c = __atomic_load_n(&t->count, __ATOMIC_RELAXED);
-	do {
-		if (!c)
-			return true;
-	} while (c > 0 && !__atomic_compare_exchange_n(&t->count, &c, c - 1,
-						      false, __ATOMIC_RELAXED,
-						      __ATOMIC_RELAXED));
-	__atomic_store_n(&soft_off[t->target], want, __ATOMIC_RELAXED);
+	if (t->target == TRACING) {
+		if (__atomic_load_n(&ttrace_main.frozen, __ATOMIC_ACQUIRE) &&
+		    claim(t))
+			ttrace_unfreeze(&ttrace_main);
+	} else if (__atomic_load_n(&soft_off[t->target], __ATOMIC_RELAXED) !=
+		   want && claim(t)) {
+		__atomic_store_n(&soft_off[t->target], want, __ATOMIC_RELAXED);
+	}
 	return true;
 }
 
@@ -124,7 +138,7 @@ static void detach(int i)
 	ttrace_probe_detach_arg_locked(&ttrace_main, t);
 	trigs[i] = NULL;
 	kfree(t);
-	if (!--targets[e].users) {
+	if (!--targets[e].users && e != TRACING) {
 		ttrace_probe_detach_arg_locked(&ttrace_main, &soft_off[e]);
 		soft_off[e] = 0;
 	}
@@ -189,7 +203,7 @@ static int attach(int i, struct trig **tp, const char **why)
 	bool arm = false;
 	int r = 0;
 
-	if (!targets[e].users) {
+	if (!targets[e].users && e != TRACING) {
 		arm = !ttrace_ctl_records(&ttrace_main.ctl,
 					  ttrace_main.ctl.mask, e);
 		soft_off[e] = arm;
@@ -197,7 +211,8 @@ static int attach(int i, struct trig **tp, const char **why)
 					       &soft_off[e]);
 	}
 	if (!r && (r = ttrace_probe_attach_locked(&ttrace_main, t->ev, on_trig,
-						  t)) && !targets[e].users)
+						  t)) && !targets[e].users &&
+	    e != TRACING)
 		ttrace_probe_detach_arg_locked(&ttrace_main, &soft_off[e]);
 	if (r) {
 		*why = "trigger: out of memory";
@@ -251,15 +266,17 @@ int tracefs_soft_trigger(uint32_t ev, char *spec, char *cond, bool del,
 			 const char **why)
 {
 	bool enable = !strncmp(spec, "enable_event:", 13);
-	char *rest;
+	char *rest = strchr(spec, ':');
 	uint64_t count = 0;
 	struct trig *t;
-	int target, r;
+	int target = TRACING, r;
 
-	if (!enable && strncmp(spec, "disable_event:", 14))
+	if (!strncmp(spec, "traceon", 7) && (!spec[7] || spec[7] == ':'))
+		rest = rest ? rest + 1 : NULL;
+	else if (!enable && strncmp(spec, "disable_event:", 14))
 		return 1;
-	rest = spec + (enable ? 13 : 14);
-	if ((target = target_of(&rest, why)) < 0)
+	else if ((rest = spec + (enable ? 13 : 14),
+		  target = target_of(&rest, why)) < 0)
 		return -EINVAL;
 	if (rest && (!parse_u64_whole(rest, &count) || !count)) {
 		*why = "trigger: the count is a number from 1";
@@ -300,11 +317,15 @@ unsigned tracefs_soft_text(struct seqbuf *s, uint32_t ev)
 
 		if (!t || t->ev != ev)
 			continue;
-		g = ttrace_meta_group(m, m->events[t->target].group);
 		c = __atomic_load_n(&t->count, __ATOMIC_RELAXED);
-		seqbuf_printf(s, "%s_event:%s:%s", t->enable ? "enable" :
-			      "disable", g ? g->name : "?",
-			      m->events[t->target].name);
+		if (t->target == TRACING) {
+			seqbuf_puts(s, "traceon");
+		} else {
+			g = ttrace_meta_group(m, m->events[t->target].group);
+			seqbuf_printf(s, "%s_event:%s:%s", t->enable ?
+				      "enable" : "disable", g ? g->name : "?",
+				      m->events[t->target].name);
+		}
 		if (c < 0)
 			seqbuf_puts(s, ":unlimited");
 		else
