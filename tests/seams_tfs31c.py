@@ -14,7 +14,16 @@ each one's effect through the tree and through the saved trace
   syscall function nor anything one calls (ns_open);
 - set_ftrace_notrace: `echo sys_read > set_ftrace_notrace` records no
   sys_read, and what it calls still;
-and in every phase the graph's entries and exits still pair per thread.
+and in every phase the graph's entries and exits still pair per thread;
+- the enable_event trigger (events.rst section 6): a target armed
+  soft-off by a trigger whose `if` never holds records nothing, and is
+  off again once `!` removes the trigger; `enable_event:...:1` starts
+  sched_switch records at the first syscall_enter and fires once
+  (count=0); unknown events and bad counts are refused, logged in
+  error_log, and change nothing; `disable_event:...:1` stops an enabled
+  sched_switch, and its removal leaves it enabled and recording;
+  `traceon` on sched_switch undoes a `traceoff` trigger's freeze
+  (tracing_on reads 1 again, a later marker is in the trace).
 """
 import re
 
@@ -107,6 +116,101 @@ def graph_files(sh):
            "echo > set_ftrace_pid")
 
 
+def trigger_files(sh):
+    """The enable_event trigger on syscall_enter, sched_switch its
+    target, in phases gate (armed, soft-off), once and after (removed)."""
+    trig = T + "events/syscall/syscall_enter/trigger"
+    switch = T + "events/sched/sched_switch/enable"
+    sh.ok("echo 1 > %sevents/syscall/syscall_enter/enable" % T)
+    expect(sh.ok("cat " + switch).strip() == "0", "sched_switch on")
+    sh.ok("echo tfs-gate-on > %strace_marker" % T)
+    sh.ok("echo 'enable_event:sched:sched_switch if a0 == 123456789' > "
+          "/dev/ttrace/events/syscall/syscall_enter/trigger")
+    expect(sh.ok("cat " + switch).strip() == "1", "target not armed")
+    sh.ok("ls /bin > /dev/null")
+    listed = sh.ok("cat " + trig)
+    expect("enable_event:sched:sched_switch:unlimited if a0 == 123456789"
+           in listed, "trigger lists " + listed)
+    sh.ok("echo '!enable_event:sched:sched_switch' > "
+          "/dev/ttrace/events/syscall/syscall_enter/trigger")
+    expect(sh.ok("cat " + switch).strip() == "0", "removal left it armed")
+    sh.ok("echo tfs-gate-off > %strace_marker" % T)
+    sh.ok("echo tfs-once-on > %strace_marker" % T)
+    sh.ok("echo 'enable_event:sched:sched_switch:1' > "
+          "/dev/ttrace/events/syscall/syscall_enter/trigger")
+    sh.ok("ls /bin > /dev/null")
+    listed = sh.ok("cat " + trig)
+    expect("enable_event:sched:sched_switch:count=0\n" in listed,
+           "trigger lists " + listed)
+    out = sh.refused("echo 'enable_event:sched:no_such' >> " + trig)
+    expect("no such event" in out, "refusal: " + out)
+    out = sh.refused("echo 'disable_event:sched:sched_switch:x' >> " + trig)
+    expect("count" in out, "refusal: " + out)
+    expect(sh.ok("cat " + trig) == listed, "a refusal changed the trigger")
+    expect("no such event" in sh.ok("cat %serror_log" % T),
+           "error_log lacks the refusal")
+    sh.ok("echo tfs-once-off > %strace_marker" % T)
+    sh.ok("echo '!enable_event:sched:sched_switch:1' > "
+          "/dev/ttrace/events/syscall/syscall_enter/trigger")
+    expect(sh.ok("cat " + switch).strip() == "0", "removal left it armed")
+    expect("enable_event:" not in sh.ok("cat " + trig), "not removed")
+    sh.ok("echo tfs-after-on > %strace_marker" % T)
+    sh.ok("ls /bin > /dev/null")
+    sh.ok("echo tfs-after-off > %strace_marker" % T)
+    sh.ok("echo 1 > " + switch)
+    sh.ok("echo 'disable_event:sched:sched_switch:1' > "
+          "/dev/ttrace/events/syscall/syscall_enter/trigger")
+    expect("disable_event:sched:sched_switch:count=0\n" in
+           sh.ok("cat " + trig), "disable_event did not fire")
+    sh.ok("echo tfs-dis-on > %strace_marker" % T)
+    sh.ok("ls /bin > /dev/null")
+    sh.ok("echo tfs-dis-off > %strace_marker" % T)
+    sh.ok("echo '!disable_event:sched:sched_switch:1' > " + trig)
+    expect(sh.ok("cat " + switch).strip() == "1", "removal disabled it")
+    sh.ok("echo tfs-undis-on > %strace_marker" % T)
+    sh.ok("ls /bin > /dev/null")
+    sh.ok("echo tfs-undis-off > %strace_marker" % T)
+    sh.ok("echo 0 > " + switch)
+    sh.ok("echo traceon > /dev/ttrace/events/sched/sched_switch/trigger")
+    expect("traceon:unlimited\n" in
+           sh.ok("cat %sevents/sched/sched_switch/trigger" % T),
+           "traceon not listed")
+    sh.ok("echo traceoff > /dev/ttrace/events/syscall/syscall_exit/trigger")
+    hits = re.search(r"t\.syscall_exit\.traceoff[^\n]*\n\s+hits (\d+)",
+                     sh.ok("cat %sprobes" % T))
+    expect(hits and int(hits.group(1)) > 0, "traceoff did not fire")
+    expect(sh.ok("cat %stracing_on" % T).strip() == "1",
+           "traceon did not undo traceoff")
+    sh.ok("echo tfs-traceon-mark > %strace_marker" % T)
+    sh.ok("echo '!traceoff' > %sevents/syscall/syscall_exit/trigger; "
+          "echo '!traceon' > %sevents/sched/sched_switch/trigger" % (T, T))
+    expect("traceon:" not in
+           sh.ok("cat %sevents/sched/sched_switch/trigger" % T),
+           "traceon not removed")
+
+
+def check_triggers(text):
+    """The trigger phases in the saved trace."""
+    events = {}
+    for name in ("gate", "once", "after", "dis", "undis"):
+        lines = phase(text, name)
+        if lines is None:
+            return "no tfs-%s markers in the trace" % name
+        events[name] = [m.group(2) for m in map(LINE.match, lines) if m]
+    if "sched_switch" in events["gate"] + events["after"] + events["dis"]:
+        return "sched_switch while soft-off or removed"
+    once = events["once"]
+    if "sched_switch" not in once:
+        return "no sched_switch after enable_event:sched:sched_switch:1"
+    if "syscall_enter" not in once[:once.index("sched_switch")]:
+        return "sched_switch before any syscall_enter"
+    if "sched_switch" not in events["undis"]:
+        return "no sched_switch once disable_event was removed"
+    if "tfs-traceon-mark" not in text:
+        return "nothing recorded after traceoff then traceon"
+    return ""
+
+
 def phase(text, name):
     """The lines of text between markers tfs-NAME-on and tfs-NAME-off."""
     m = re.search(r"tfs-%s-on\n(.*?)\n[^\n]*tfs-%s-off" % (name, name),
@@ -180,6 +284,7 @@ def narrow_session(out):
         sh.ok("echo 4096 > %sbuffer_size_kb" % T)
         pid = pid_files(sh)
         graph_files(sh)
+        trigger_files(sh)
         sh.ok("ttrace save /dev/host/out", 300)
     except (TimeoutError, AssertionError) as e:
         return s.finish(str(e)), None
@@ -191,7 +296,8 @@ def narrow():
     why, pid = narrow_session(out)
     if why:
         return why
-    return check_trace(ttdecode("text", out).stdout, pid)
+    text = ttdecode("text", out).stdout
+    return check_trace(text, pid) or check_triggers(text)
 
 
 def run_all(res, only):

@@ -203,7 +203,7 @@ def filter_trigger_recipes(sh):
            "! did not remove the hist trigger")
     sh.ok("echo 0 > %sevents/syscall/filter" % T)
     expect("f.syscall" not in sh.ok("cat %sprobes" % T), "filter 0 kept it")
-    sh.refused("echo traceon > %sevents/user/user_marker/trigger" % T)
+    sh.refused("echo traceon:0 > %sevents/user/user_marker/trigger" % T)
     sh.ok("echo traceoff > %sevents/user/user_marker/trigger" % T)
     sh.ok("echo 1 > %sevents/user/enable" % T)
     sh.ok("echo stop-here > %strace_marker" % T)

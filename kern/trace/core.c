@@ -155,7 +155,10 @@ static void ttrace_off(struct ttrace *t, const char *why)
  */
 void ttrace_freeze(struct ttrace *t)
 {
-	ttrace_mask_setmask(&t->ctl.mask, 0, ~0ULL);
+	uint64_t mask = ttrace_mask_setmask(&t->ctl.mask, 0, ~0ULL);
+
+	if (mask)	/* a second freeze keeps the first's */
+		__atomic_store_n(&t->frozen_mask, mask, __ATOMIC_RELAXED);
 	for (uint32_t id = 0; id < TTRACE_NUM_EVENTS; id++)
 		if (!__atomic_load_n(&ttrace_probes[id], __ATOMIC_RELAXED))
 			__atomic_store_n(&ttrace_armed[id], 0, __ATOMIC_RELAXED);
@@ -165,8 +168,33 @@ void ttrace_freeze(struct ttrace *t)
 				 __ATOMIC_RELEASE);
 }
 
+/*
+ * Undoes ttrace_freeze() from any context without a lock (the traceon
+ * trigger, tracefs_trig.c): the mask the freeze emptied back unless ctl
+ * set one since, the armed bytes it cleared back, every CPU on its own
+ * ring. A ring resize cannot run meanwhile: it disarms every site, the
+ * probes' too, and waits a grace period before it touches a ring. A ctl
+ * holder's rearm meanwhile thaws too and sets every armed byte after.
+ */
+void ttrace_unfreeze(struct ttrace *t)
+{
+	uint64_t zero = 0, mask = __atomic_load_n(&t->frozen_mask,
+						  __ATOMIC_RELAXED);
+
+	if (!__atomic_load_n(&t->frozen, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_compare_exchange_n(&t->ctl.mask, &zero, mask, false,
+				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	mask = __atomic_load_n(&t->ctl.mask, __ATOMIC_RELAXED);
+	for (uint32_t id = 0; id < t->ctl.meta->nevents; id++)
+		if (ttrace_ctl_wants(&t->ctl, mask, id))
+			__atomic_store_n(&ttrace_armed[id], 1, __ATOMIC_RELAXED);
+	ttrace_thaw(t);
+}
+
 /* Undoes ttrace_freeze(): every CPU writes its own ring again. ctl mutex
- * held (rearm), so no resize runs meanwhile. */
+ * held (rearm), so no resize runs meanwhile, or ttrace_unfreeze()'s
+ * context. */
 void ttrace_thaw(struct ttrace *t)
 {
 	if (!__atomic_load_n(&t->frozen, __ATOMIC_ACQUIRE))

@@ -203,6 +203,7 @@ struct ttrace {
 	bool ctl_busy;			/* the ctl mutex is held */
 	bool frozen;			/* ttrace_freeze(): CPUs write to
 					   frozen_rings until a rearm */
+	uint64_t frozen_mask;		/* the mask the freeze emptied */
 	uint64_t marker_seq;		/* the next user marker's id */
 	/*
 	 * Quiescent states for the grace period, per CPU: grace_seen[c] is
@@ -245,6 +246,7 @@ bool ttrace_armed_consistent(struct ttrace *t);
 bool ttrace_ring_is_sink(const struct ttrace *t, uint32_t cpu);
 void ttrace_freeze(struct ttrace *t);
 void ttrace_thaw(struct ttrace *t);
+void ttrace_unfreeze(struct ttrace *t);
 void ttrace_early_adopt(struct ttrace *t);
 
 /* The aux buffer and the rings (ttrace.c). */

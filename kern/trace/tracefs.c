@@ -131,32 +131,43 @@ char *tracefs_next_word(char **p)
 	return w;
 }
 
-/* Whether ctl command fmt... parses (changing nothing), for a change
- * made of two commands whose second must not fail after the first. */
-static int ctl_check(const char **why, const char *fmt, ...)
+/* Whether ctl command text (n bytes, as fmt_snprintf returned) parses,
+ * changing nothing; a probe command's spec in *spec (NULL: not wanted). */
+static int ctl_parse_spec(const char **why, struct ttrace_probe_spec *spec,
+			  const char *text, int n)
 {
 	static char err[sizeof(((struct ttrace_ctl_cmd *)0)->err)];
 	struct ttrace_ctl_cmd *cmd = kmalloc(sizeof(*cmd));
-	char text[CTL_MAX];
 	const char *e;
+
+	if (!cmd) {
+		*why = "tracefs: out of memory";
+		return -ENOMEM;
+	}
+	e = n < 0 || n >= CTL_MAX ? "tracefs: command too long" :
+	    ttrace_ctl_parse(cmd, text, (size_t)n, meta());
+	if (e) {
+		strlcpy(err, e, sizeof(err));
+		*why = err;
+	} else if (spec) {
+		*spec = cmd->probe;
+	}
+	kfree(cmd);
+	return e ? -EINVAL : 0;
+}
+
+/* Whether ctl command fmt... parses, for a change made of two commands
+ * whose second must not fail after the first. */
+static int ctl_check(const char **why, const char *fmt, ...)
+{
+	char text[CTL_MAX];
 	va_list ap;
 	int n;
 
 	va_start(ap, fmt);
 	n = fmt_vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	if (!cmd) {
-		*why = "tracefs: out of memory";
-		return -ENOMEM;
-	}
-	e = n < 0 || (size_t)n >= sizeof(text) ? "tracefs: command too long" :
-	    ttrace_ctl_parse(cmd, text, (size_t)n, meta());
-	if (e) {
-		strlcpy(err, e, sizeof(err));
-		*why = err;
-	}
-	kfree(cmd);
-	return e ? -EINVAL : 0;
+	return ctl_parse_spec(why, NULL, text, n);
 }
 
 /* A file holding one number: its value in *v. */
@@ -193,7 +204,7 @@ static const char *group_name(uint32_t bit)
  * (so only e is recorded, as in ftrace), then the group and e on; off,
  * e's own enable goes off.
  */
-static int event_set(uint32_t e, bool on, const char **why)
+int tracefs_event_set(uint32_t e, bool on, const char **why)
 {
 	const struct ttrace_meta_table *m = meta();
 	uint32_t g = m->events[e].group;
@@ -304,7 +315,7 @@ static int event_enable_write(uint32_t e, char *line, const char **why)
 	bool on;
 	int r = parse_bool(line, &on, why);
 
-	return r ? r : event_set(e, on, why);
+	return r ? r : tracefs_event_set(e, on, why);
 }
 
 static void event_id_text(struct seqbuf *s, uint32_t e)
@@ -379,7 +390,7 @@ static int set_event_write(uint32_t inst, char *line, const char **why)
 				if (!event_matches(e, w[k] + off))
 					continue;
 				hit = true;
-				if (pass && (r = event_set(e, !off, why)))
+				if (pass && (r = tracefs_event_set(e, !off, why)))
 					return r;
 			}
 			if (!hit) {
@@ -490,6 +501,20 @@ static int filter_tests(char *text, char *out, size_t size, const char **why)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* Ftrace filter text (changed in place) as the tests of a spec for event
+ * e, for a trigger's `if` (tracefs_trig.c). */
+int tracefs_filter_spec(uint32_t e, char *text, struct ttrace_probe_spec *spec,
+			const char **why)
+{
+	const char *name = meta()->events[e].name;
+	char tests[CTL_MAX], cmd[CTL_MAX];
+	int r = filter_tests(text, tests, sizeof(tests), why);
+
+	return r ? r : ctl_parse_spec(why, spec, cmd, fmt_snprintf(cmd,
+				      sizeof(cmd), "probe t.%s filter %s %s",
+				      name, name, tests));
 }
 
 /* Sets event e's filter: the probe f.EVENT, replaced; "0" removes it. */
@@ -629,11 +654,13 @@ static int event_trigger_write(uint32_t e, char *line, const char **why)
 	char tests[CTL_MAX] = "";
 	int r;
 
-	if (cond) {
+	if (cond)
 		*cond = 0;
-		if ((r = filter_tests(cond + 4, tests, sizeof(tests), why)))
-			return r;
-	}
+	if ((r = tracefs_soft_trigger(e, trig, cond ? cond + 4 : NULL, del,
+				      why)) != 1)
+		return r;	/* enable_event, disable_event */
+	if (cond && (r = filter_tests(cond + 4, tests, sizeof(tests), why)))
+		return r;
 	if ((count = strchr(trig, ':')) && strncmp(trig, "hist", 4))
 		*count = 0;		/* traceoff:N: every hit, not N */
 	if (!strncmp(trig, "hist", 4) &&
@@ -648,9 +675,9 @@ static int event_trigger_write(uint32_t e, char *line, const char **why)
 			       ctl(why, "probe t.%s.%s %s %s%s%s", ev, trig,
 				   triggers[i].kind, ev, tests[0] ? " if " : "",
 				   tests);
-	*why = "trigger: traceoff, snapshot, stacktrace or hist:keys=... "
-	       "[if FILTER] (traceon, enable_event, disable_event: none "
-	       "here; docs/tracefs.md)";
+	*why = "trigger: traceoff, traceon[:N], snapshot, stacktrace, "
+	       "hist:keys=..., enable_event:G:E[:N] or disable_event:G:E[:N] "
+	       "[if FILTER] (docs/tracefs.md)";
 	return -EINVAL;
 }
 
@@ -660,11 +687,12 @@ static void event_trigger_text(struct seqbuf *s, uint32_t e)
 	unsigned n;
 
 	fmt_snprintf(prefix, sizeof(prefix), "t.%s.", meta()->events[e].name);
-	n = ttrace_probes_named(prefix, s);
+	n = ttrace_probes_named(prefix, s) + tracefs_soft_text(s, e);
 	fmt_snprintf(prefix, sizeof(prefix), "h.%s", meta()->events[e].name);
 	if (!(n + ttrace_probes_named(prefix, s)))
-		seqbuf_puts(s, "# Available triggers:\n# traceoff snapshot "
-			    "stacktrace hist\n");
+		seqbuf_puts(s, "# Available triggers:\n# traceon traceoff "
+			    "snapshot stacktrace hist enable_event "
+			    "disable_event\n");
 }
 
 /* Whether e has an argument called pid (a probe's `pid` is then it, and
@@ -1054,7 +1082,8 @@ static const char readme[] =
 	"  events/GROUP/[EVENT/]filter - 'common_pid == 1 && ret < 0' "
 	"(a filter probe)\n"
 	"  events/GROUP/EVENT/trigger - traceoff, snapshot, stacktrace, "
-	"hist:keys=K[:vals=V] [if FILTER]; !TRIGGER removes\n"
+	"hist:keys=K[:vals=V], traceon[:N], enable_event:G:E[:N], "
+	"disable_event:G:E[:N] [if FILTER]; !TRIGGER removes\n"
 	"  events/GROUP/EVENT/hist - the hist trigger's counts\n"
 	"  events/GROUP/EVENT/id\n"
 	"  synthetic_events\t- 'NAME u64 lat; pid_t pid', fed by "

@@ -68,4 +68,17 @@ int tracefs_graph_notrace_trunc(uint32_t inst, const char **why);
 void tracefs_max_depth_text(struct seqbuf *s, uint32_t inst);
 int tracefs_max_depth_write(uint32_t inst, char *line, const char **why);
 
+/* Event e on or off as its enable file's 1 or 0 (tracefs.c). */
+int tracefs_event_set(uint32_t e, bool on, const char **why);
+/* Ftrace filter text (changed in place) as the tests of a probe spec on
+ * event e (tracefs.c). */
+struct ttrace_probe_spec;
+int tracefs_filter_spec(uint32_t e, char *text, struct ttrace_probe_spec *spec,
+			const char **why);
+/* The enable_event and disable_event triggers (tracefs_trig.c): a write
+ * of one (1: spec is none of them) and their lines in the trigger file. */
+int tracefs_soft_trigger(uint32_t ev, char *spec, char *cond, bool del,
+			 const char **why);
+unsigned tracefs_soft_text(struct seqbuf *s, uint32_t ev);
+
 #endif
