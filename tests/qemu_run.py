@@ -50,10 +50,14 @@ DEFAULT_EVENTS = "ttrace.mask=default"
 class QemuRun:
     def __init__(self, cmdline="", smp=4, mem="512M", accel=None, timeout=120,
                  iso=None, initrd=None, extra=(), hostout=None, kernel=None,
-                 qmp=None, ramfile=None, reboot=False):
+                 qmp=None, ramfile=None, reboot=False, icount=None):
         env = dict(os.environ, SMP=str(smp), MEM=mem)
         if accel:
             env["ACCEL"] = accel
+        # icount=N: TCG with -icount shift=N,sleep=off (qemu.sh ICOUNT):
+        # the guest's clock follows its instruction count, not the host's
+        if icount is not None:
+            env["ICOUNT"] = str(icount)
         # make test TTRACE_MASK=all|none: every boot with every event on,
         # or off (docs/function-graph.md), unless the test sets its own
         if os.environ.get("TTRACE_MASK") and cmdline is not None and \

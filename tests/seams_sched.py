@@ -21,6 +21,12 @@ sched_smp4, four CPUs:
     tick, switch or wakeup path: no spin_contended names sched_lock (a
     lock the old kernel had, and this one has not), and the scheduler
     locks contended are per CPU (runq, timerq) or per wait-queue bucket.
+sched_smp1_icount, one CPU under QEMU's -icount shift=0,sleep=off (the
+guest's clock, TSC and LAPIC timer follow its instruction count, so its
+timers fire on time in guest time however loaded the host is):
+  - two CPU-bound processes switch exactly 1 s / slice (100) times in
+    the second, give or take one, each hog switch on the slice grid:
+    the k-th within GRID_US of k x SLICE_MS after schedtest blocks.
 """
 import re
 import subprocess
@@ -31,6 +37,12 @@ from ttrace_tests import Session, fresh_out, ttdecode, split_saved
 SLICE_MS = 10                   # SCHED_SLICE_NS in kern/src/sched.c
 GRAN_MS = 1                     # SCHED_WAKEUP_GRAN_NS: the shortest slice
 SHORT_MS = 1                    # a slice that came back to its deadline
+# a hog switch's distance from the slice grid under icount: the timer is
+# on time there, and the switch comes after its interrupt and the return
+# to user mode, ~2 us (2,000 instructions at 1 ns each); slices timed
+# from the switch drift by that each (~1 us a slice, 95 us in the second:
+# a 100 us bound would not tell them apart)
+GRID_US = 20
 # a record's line; its context flags (` [dNh]`, when any is set) are not
 # part of its text
 LINE = re.compile(r"^(\d+)\.(\d{3}) us cpu(\d+) (\S+) (\w+): ?(.*?)"
@@ -216,6 +228,42 @@ def check_slices(path):
     return ""
 
 
+def check_grid(path):
+    """schedtest spin 2 1000 on one CPU under icount: the hogs' switches
+    and the one to schedtest at its end are 1 s / slice, +- 1, per second
+    of the hogs' window, and the k-th hog switch is within GRID_US of the
+    k-th deadline, k x SLICE_MS after schedtest blocked: none lost,
+    none extra, none late, and no drift (slices timed from the switch
+    drift by the interrupt-to-switch time each)."""
+    win, pid = window(events(path))
+    if not win:
+        return "no sched-begin/sched-end markers in the trace"
+    start, hog, end, other, _ = slice_grid(win, pid)
+    if start is None or end is None or other or not hog:
+        return "not one block of schedtest, hog switches, its wakeup: " \
+            "%s %s %d hog switches, others %s" % (start, end, len(hog),
+                                                   other[:4])
+    slice_ns = SLICE_MS * 1000000
+    off = [(ns - start - (k + 1) * slice_ns) / 1e6 for k, (ns, _) in
+           enumerate(hog)]
+    far = ["switch %d at %.3f ms: %+.3f ms" % (k + 1, (hog[k][0] - start) /
+                                               1e6, o)
+           for k, o in enumerate(off) if abs(o) * 1000 > GRID_US]
+    switches = len(hog) + 1         # and the one to schedtest at its end
+    rate = switches * 1e9 / (end - start)
+    print("# sched grid (icount): %d switches in the hogs' %.3f ms: %.2f "
+          "per second; hog switches %+.3f..%+.3f ms from the k x %d ms "
+          "grid, %d beyond %d us" % (
+              switches, (end - start) / 1e6, rate, min(off), max(off),
+              SLICE_MS, len(far), GRID_US))
+    if abs(rate - 1000 / SLICE_MS) > 1 or far:
+        return "%d switches in %.3f ms: %.2f per second (want %d +- 1); " \
+            "%d hog switches off the grid by more than %d us: %s" % (
+                switches, (end - start) / 1e6, rate, 1000 / SLICE_MS,
+                len(far), GRID_US, far[:4])
+    return ""
+
+
 def check_idle(path, ncpus):
     """schedtest spin 0 1000: the CPUs that switch nothing in the second
     take no timer interrupt (vector 32) in it."""
@@ -292,12 +340,14 @@ def check_locks(path):
     return ""
 
 
-def traces(name, smp, cmds):
-    """One boot: each schedtest command of cmds between a ttrace clear and
-    a save to the host. Returns (the traces' paths, "") or ([], why not).
-    (scripts/bench.py's sched figures use it too.)"""
+def traces(name, smp, cmds, icount=None):
+    """One boot (under -icount shift=icount if given): each schedtest
+    command of cmds between a ttrace clear and a save to the host. Returns
+    (the traces' paths, "") or ([], why not). (scripts/bench.py's sched
+    figures use it too.)"""
     out = fresh_out(name + ".ttr")
-    s = Session(smp, hostout=out, cmdline=DEFAULT_EVENTS, name=name)
+    s = Session(smp, hostout=out, cmdline=DEFAULT_EVENTS, name=name,
+                icount=icount)
     try:
         for cmd in cmds:
             s.say("ttrace clear", r"\n")
@@ -310,10 +360,10 @@ def traces(name, smp, cmds):
     return split_saved(out, len(cmds)) if not why else ([], why)
 
 
-def session(name, smp, steps):
+def session(name, smp, steps, icount=None):
     """traces() of each (command, check) of steps, then each check of its
     own trace. Returns why it failed, or ""."""
-    paths, why = traces(name, smp, [cmd for cmd, _ in steps])
+    paths, why = traces(name, smp, [cmd for cmd, _ in steps], icount)
     for (cmd, check), path in zip(steps, paths):
         w = check(path)
         if w:
@@ -323,15 +373,17 @@ def session(name, smp, steps):
 
 def run_all(res, only):
     boots = (
-        ("sched_smp1", 1, [("schedtest spin 1 20", check_nap),
-                           ("schedtest spin 1 20 5", check_nap),
-                           ("schedtest spin 2 1000", check_slices)]),
-        ("sched_smp4", 4, [("schedtest spin 0 1000",
-                            lambda p: check_idle(p, 4)),
-                           ("schedtest spin 4 1000 20", check_share),
-                           ("schedtest kids 8", check_locks)]),
+        ("sched_smp1", 1, None, [("schedtest spin 1 20", check_nap),
+                                 ("schedtest spin 1 20 5", check_nap),
+                                 ("schedtest spin 2 1000", check_slices)]),
+        ("sched_smp1_icount", 1, 0, [("schedtest spin 2 1000",
+                                      check_grid)]),
+        ("sched_smp4", 4, None, [("schedtest spin 0 1000",
+                                  lambda p: check_idle(p, 4)),
+                                 ("schedtest spin 4 1000 20", check_share),
+                                 ("schedtest kids 8", check_locks)]),
     )
-    for name, smp, steps in boots:
+    for name, smp, icount, steps in boots:
         if not only or only in name:
-            why = session(name, smp, steps)
+            why = session(name, smp, steps, icount)
             res.add(name, not why, why)

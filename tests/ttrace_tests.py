@@ -25,12 +25,13 @@ class Session:
 
     def __init__(self, smp, hostout=None, timeout=240, cmdline="",
                  mem="512M", name=None, qmp=None, ramfile=None,
-                 reboot=False, extra=()):
+                 reboot=False, extra=(), icount=None):
         self.smp = smp
         self.name = name or "session-smp%d" % smp
         self.run = QemuRun(cmdline=cmdline, smp=smp, timeout=timeout,
                            hostout=hostout, mem=mem, qmp=qmp,
-                           ramfile=ramfile, reboot=reboot, extra=extra)
+                           ramfile=ramfile, reboot=reboot, extra=extra,
+                           icount=icount)
 
     def say(self, line, want, timeout=60):
         self.run.expect(r"\$ ", timeout=timeout)
