@@ -770,13 +770,9 @@ def icount_session(name, lines):
     trace = os.path.join(B, "bench-%s.ttr" % name)
     mem = os.path.join(B, "bench-%s.mem" % name)
     pa, size = root_symbol()
-    os.environ["ICOUNT"] = "0"
-    try:
-        run = QemuRun(cmdline="", smp=4, timeout=1800, ramfile=mem,
-                      kernel=os.path.join(B, "kernel.bin"), initrd=INITRD,
-                      accel="tcg")
-    finally:
-        del os.environ["ICOUNT"]
+    run = QemuRun(cmdline="", smp=4, timeout=1800, ramfile=mem,
+                  kernel=os.path.join(B, "kernel.bin"), initrd=INITRD,
+                  accel="tcg", icount=0)
     drain = subprocess.Popen(
         [os.path.join(B, "tools", "ttlive"), "-c", "4", "-w", "600", "-p",
          str(run.proc.pid), mem, hex(pa), str(size), trace],
