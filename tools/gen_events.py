@@ -323,12 +323,12 @@ def emitter(e):
     params = [a.ctype + ("" if a.ctype.endswith("*") else " ") + a.name
               for a in e.args] or ["void"]
     words = [a.widen % a.name for a in e.args]
-    out = wrap_call("static __always_inline void ttrace_%s(" % e.name,
-                    params, ")")
+    # ttrace_emit_at_NAME: the event at a site in a known state (a lazy
+    # site's, TTRACE_LAZY); ttrace_NAME: at its own site
+    out = wrap_call("static __always_inline void ttrace_emit_at_%s(" % e.name,
+                    ["int ttrace_site_"] + params[:len(e.args)], ")")
     out.append("{")
     out.append("#ifdef CONFIG_TTRACE")
-    out.append("\tint ttrace_site_ = ttrace_site_state(%s);" % cid)
-    out.append("")
     out.append("\tif (unlikely(ttrace_site_ != TTRACE_SITE_OFF)) {")
     if e.probe:     # a static probe, inline: false drops the record
         out += wrap_call("\t\tif (!%s(" % e.probe,
@@ -352,7 +352,20 @@ def emitter(e):
         out.append("\t\t}")
     out.append("\t}")
     out.append("#else")
-    out += ["\t(void)%s;" % a.name for a in e.args]
+    voids = ["\t(void)%s;" % a.name for a in e.args]
+    out += ["\t(void)ttrace_site_;"] + voids
+    out.append("#endif")
+    out.append("}")
+    out.append("")
+    out += wrap_call("static __always_inline void ttrace_%s(" % e.name,
+                     params, ")")
+    out.append("{")
+    out.append("#ifdef CONFIG_TTRACE")
+    out += wrap_call("\tttrace_emit_at_%s(" % e.name,
+                     ["ttrace_site_state(%s)" % cid] +
+                     [a.name for a in e.args], ");")
+    out.append("#else")
+    out += voids
     out.append("#endif")
     out.append("}")
     return "\n".join(out) + "\n"
@@ -369,7 +382,8 @@ def gen_header(src, groups, events, ranges):
            "#include <ttrace_static_probes.h>", "#else",
            "/* ttrace_emit.h's TTRACE_LAZY: emit is compiled (its",
            " * arguments stay used) but never run; its emitter is empty. */",
-           "#define TTRACE_LAZY(id, emit) do { if (0) { emit; } } while (0)",
+           "#define TTRACE_LAZY(id, site, emit) \\",
+           "\tdo { if (0) { const int site = 0; emit; } } while (0)",
            "#endif", "",
            "/* Group bits in the group mask. */", "enum ttrace_group_bit {"]
     out += ["\tTTRACE_GROUP_%s = %d," % (g.name.upper(), g.bit) for g in groups]

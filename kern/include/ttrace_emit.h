@@ -142,16 +142,30 @@ probed: __attribute__((cold));
 }
 
 /*
- * Runs emit, a call of event id's emitter (ttrace_NAME(...)), whose
- * arguments take loads and branches to compute (a thread's pid), only
- * once the event is armed: a site of the same event around the
- * emitter's own, so a disarmed event is still one NOP and its arguments
- * cost nothing; armed, one jmp more.
+ * Runs emit, a call of event id's emitter at a site in state site
+ * (ttrace_emit_at_NAME(site, ...)), whose arguments take loads and
+ * branches to compute (a thread's pid), only once the event is armed: the
+ * site is this one, so a disarmed event is one NOP and its arguments cost
+ * nothing, and an armed one jumps straight to its record (emit is
+ * written out once per armed state, so each folds site to a constant: no
+ * second site, no test of the state).
  */
-#define TTRACE_LAZY(id, emit)						\
+#define TTRACE_LAZY(id, site, emit)					\
 	do {								\
-		if (unlikely(ttrace_site_state(id) != TTRACE_SITE_OFF))	\
+		switch (ttrace_site_state(id)) {			\
+		case TTRACE_SITE_OFF:					\
+			break;						\
+		case TTRACE_SITE_RECORD: {				\
+			const int site = TTRACE_SITE_RECORD;		\
 			emit;						\
+			break;						\
+		}							\
+		default: {						\
+			const int site = TTRACE_SITE_PROBE;		\
+			emit;						\
+			break;						\
+		}							\
+		}							\
 	} while (0)
 
 #endif /* TTRACE_EMIT_H */
