@@ -22,6 +22,12 @@ static const struct ttrace_arg_meta args_pf[] = {
 	{ "addr", TTRACE_ARG_PTR, 0 }, { "error", TTRACE_ARG_U64, 0 },
 };
 
+/* an fprobe's: its path's text is at hand (str:marker) */
+static const struct ttrace_arg_meta args_open[] = {
+	{ "path", TTRACE_ARG_STR, TTRACE_AUX_USER_MARKER },
+	{ "ret", TTRACE_ARG_S64, 0 },
+};
+
 static const struct ttrace_group_meta groups[] = {
 	{ "syscall", 8, TTRACE_EVF_DEFAULT_ON },
 	{ "fault", 11, 0 },
@@ -31,9 +37,10 @@ static const struct ttrace_event_meta events[] = {
 	{ "syscall_enter", "%s %lld", args_sys, 0, 8, TTRACE_EVF_DEFAULT_ON, 2 },
 	{ "syscall_exit", "%s %lld", args_sys, 1, 8, TTRACE_EVF_DEFAULT_ON, 2 },
 	{ "page_fault", "%p %llx", args_pf, 2, 11, TTRACE_EVF_DEFAULT_ON, 2 },
+	{ "myopen", "%s %lld", args_open, 3, 11, 0, 2 },
 };
 
-static const struct ttrace_meta_table meta = { events, groups, 3, 2 };
+static const struct ttrace_meta_table meta = { events, groups, 4, 2 };
 
 static struct ttrace_ctl_cmd cmd;
 
@@ -121,11 +128,13 @@ static int test_parse_errors(void)
 		  "'pid==9'" },
 		{ "probe c filter syscall_exit (((((pid==3)))))",
 		  "nested too deep at '(pid==3)))))'" },
-		{ "probe c filter syscall_exit nr ~ \"sys_*", "unterminated" },
-		{ "probe c filter syscall_exit ret ~ \"1*\"", "'~' needs a string" },
-		{ "probe c filter syscall_exit pid~3", "'~' needs a string" },
-		{ "probe c filter syscall_exit nr ~ \"\"", "bad glob" },
-		{ "probe c filter syscall_exit nr ~ "
+		{ "probe c filter myopen path ~ \"sys_*", "unterminated" },
+		{ "probe c filter myopen ret ~ \"1*\"", "'~' needs a text field" },
+		{ "probe c filter myopen pid~3", "'~' needs a text field" },
+		/* an aux identifier, named elsewhere: no text at the site */
+		{ "probe c filter syscall_exit nr ~ \"sys_*\"", "'~' needs a text" },
+		{ "probe c filter myopen path ~ \"\"", "bad glob" },
+		{ "probe c filter myopen path ~ "
 		  "0123456789012345678901234567890123", "bad glob" },
 		{ "probe c filter syscall_exit pid == 1 || zz == 2", "no field 'zz" },
 		{ "probe c filter syscall_exit (pid==3 || ret<0", "missing ')'" },
@@ -337,7 +346,7 @@ static int test_keytab_race(void)
 /* A probed event is armed (its site live) but not recorded. */
 static int test_ctl_probed(void)
 {
-	static uint8_t enabled[3], armed[3], probed[3];
+	static uint8_t enabled[4], armed[4], probed[4];
 	struct ttrace_ctl_state st;
 
 	ttrace_ctl_init(&st, &meta, enabled, armed);
@@ -373,14 +382,14 @@ static int test_filter_expr(void)
 		{ "(pid == 1 || ret == 2) && cpu != 3", false },
 		{ "(pid==1 || (ret<0 && (cpu==1 || cpu==2)))", true },
 		{ "((((pid==3))))", true },
-		{ "nr ~ \"sys_r*\"", true },
-		{ "nr ~ \"*ead\"", true },
-		{ "nr ~ \"*_re*\"", true },
-		{ "nr~sys_?ead", true },
-		{ "nr ~ \"sys_[q-s]ead\"", true },
-		{ "nr ~ \"sys_[!r]ead\"", false },
-		{ "nr ~ \"*write*\"", false },
-		{ "nr ~ \"*write*\" || pid==3 && nr ~ \"sys_read\"", true },
+		{ "path ~ \"sys_r*\"", true },
+		{ "path ~ \"*ead\"", true },
+		{ "path ~ \"*_re*\"", true },
+		{ "path~sys_?ead", true },
+		{ "path ~ \"sys_[q-s]ead\"", true },
+		{ "path ~ \"sys_[!r]ead\"", false },
+		{ "path ~ \"*write*\"", false },
+		{ "path ~ \"*write*\" || pid==3 && path ~ \"sys_read\"", true },
 	};
 	static const char *const strs[] = { "sys_read", NULL };
 	uint64_t args[2] = { 0, (uint64_t)-5 };
@@ -390,7 +399,7 @@ static int test_filter_expr(void)
 	struct seqbuf out;
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		snprintf(text, sizeof(text), "probe f filter syscall_exit %s",
+		snprintf(text, sizeof(text), "probe f filter myopen %s",
 			 cases[i].filter);
 		HT_CHECK(!parse(text));
 		HT_CHECK(ttrace_probe_test(&cmd.probe, &h) == cases[i].want);
@@ -402,17 +411,18 @@ static int test_filter_expr(void)
 		ttrace_probe_spec_text(&cmd.probe, &meta, &out);
 		HT_CHECK(!strcmp(back, again));
 	}
-	HT_CHECK(!parse("probe f filter syscall_exit (pid==1 || ret<0) && cpu==1"));
+	HT_CHECK(!parse("probe f filter myopen (common_pid==1 || ret<0) && "
+			"common_cpu==1"));
 	HT_CHECK(cmd.probe.ntests == 3 && cmd.probe.nprog == 5);
 	seqbuf_init(&out, back, sizeof(back));
 	ttrace_probe_spec_text(&cmd.probe, &meta, &out);
-	HT_CHECK(!strcmp(back, "probe f filter syscall_exit ( pid==1 || "
-			 "ret<0 ) && cpu==0x1"));
+	HT_CHECK(!strcmp(back, "probe f filter myopen ( pid==1 || ret<0 ) && "
+			 "cpu==0x1"));
 	/* no || : no program, every test must hold (the cheapest path) */
-	HT_CHECK(!parse("probe c count syscall_exit if (pid==3) && ret<0"));
+	HT_CHECK(!parse("probe c count myopen if (pid==3) && ret<0"));
 	HT_CHECK(cmd.probe.ntests == 2 && cmd.probe.nprog == 0);
 	/* a site without the text at hand: a ~ test does not match */
-	HT_CHECK(!parse("probe f filter syscall_exit nr ~ \"*\""));
+	HT_CHECK(!parse("probe f filter myopen path ~ \"*\""));
 	HT_CHECK(ttrace_probe_test(&cmd.probe, &h));
 	h.strs = NULL;
 	HT_CHECK(!ttrace_probe_test(&cmd.probe, &h));

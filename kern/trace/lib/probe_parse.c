@@ -74,13 +74,19 @@ static bool find_event(const struct ttrace_meta_table *meta, const char *name,
 	return false;
 }
 
-/* Resolves FIELD (an argument of event ev, pid or cpu) into *f. */
+/* Resolves FIELD (an argument of event ev, pid or cpu; common_pid and
+ * common_cpu as ftrace's filters say them) into *f. */
 static bool find_field(const struct ttrace_meta_table *meta, uint32_t ev,
 		       const char *name, size_t len, struct ttrace_field *f)
 {
 	const struct ttrace_event_meta *em = &meta->events[ev];
 
 	memset(f, 0, sizeof(*f));
+	if (len == 10 && (!strncmp(name, "common_pid", 10) ||
+			  !strncmp(name, "common_cpu", 10))) {
+		name += 7;
+		len -= 7;
+	}
 	if (len == 3 && !strncmp(name, "pid", 3)) {
 		f->src = TTRACE_FIELD_PID;
 		f->is_signed = 1;
@@ -237,6 +243,20 @@ static const char *parse_glob(struct expr *x, struct ttrace_test *t)
 	return NULL;
 }
 
+/* Whether f is a str:marker argument of event ev: one whose site has
+ * the text at hand (an fprobe's str and ustr, user_marker's marker),
+ * where other str arguments are aux identifiers named elsewhere. */
+static bool text_field(const struct ttrace_meta_table *meta, uint32_t ev,
+		       const struct ttrace_field *f)
+{
+	const struct ttrace_arg_meta *a;
+
+	if (f->src != TTRACE_FIELD_ARG)
+		return false;
+	a = &meta->events[ev].args[f->arg];
+	return a->type == TTRACE_ARG_STR && a->aux_tag == TTRACE_AUX_USER_MARKER;
+}
+
 /* Parses one test, FIELD OP VALUE, blanks allowed between, as test
  * number ntests of the probe. */
 static const char *parse_test(struct expr *x)
@@ -270,10 +290,10 @@ static const char *parse_test(struct expr *x)
 	if (!find_field(x->meta, s->event, f, flen, &t->field))
 		return ttrace_ctl_err(x->cmd, "no field '", f,
 				      "' (an argument, pid or cpu)");
-	if (op == TTRACE_OP_GLOB && (t->field.src != TTRACE_FIELD_ARG ||
-	    x->meta->events[s->event].args[t->field.arg].type != TTRACE_ARG_STR))
-		return ttrace_ctl_err(x->cmd, "'~' needs a string field at '",
-				      f, "'");
+	if (op == TTRACE_OP_GLOB && !text_field(x->meta, s->event, &t->field))
+		return ttrace_ctl_err(x->cmd, "'~' needs a text field at '", f,
+				      "' (a str:marker one: an fprobe's "
+				      "string, user_marker's marker)");
 	t->op = (uint8_t)op;
 	x->p += strlen(op_names[op]);
 	skip_blanks(x);
