@@ -183,8 +183,7 @@ def filter_trigger_recipes(sh):
     expect("probe f.syscall_enter filter syscall_enter pid==1" in probes and
            "probe f.syscall_exit filter syscall_exit pid==1" in probes,
            "the group filter's probes:\n" + probes)
-    for bad in ("common_pid = 1", "common_pid == 1 || ret < 0",
-                "comm ~ \"sh*\""):
+    for bad in ("common_pid = 1", "comm ~ \"sh*\""):
         sh.refused("echo '%s' > %sevents/syscall/filter" % (bad, T))
     expect(sh.ok("cat %sprobes | grep probe" % T) == probes,
            "a refused filter changed the probes")
@@ -290,6 +289,60 @@ def buffer_recipes(sh):
     expect(st and "not permitted" in out, "dropcap read trace: %s" % out)
 
 
+def filter_expr_recipes(sh):
+    """events.rst's filters: || with && binding tighter, parentheses, ~
+    globs on a marker's text; hostile ones refused, changing nothing.
+    Leaves the filters on for the saved trace (check_filter_expr)."""
+    ev = T + "events/"
+    probes = sh.ok("cat %sprobes | grep probe" % T)
+    for bad in ("common_pid == 1 ||", "(common_pid == 1",
+                "(((((common_pid == 1)))))", "ret ~ \"1*\"",
+                " || ".join(["common_pid == %d" % i for i in range(9)])):
+        sh.refused("echo '%s' > %ssyscall/syscall_exit/filter" % (bad, ev))
+    sh.refused("echo 'marker ~ \"keep*' > %suser/user_marker/filter" % ev)
+    expect(sh.ok("cat %sprobes | grep probe" % T) == probes,
+           "a refused filter changed the probes")
+    log = sh.ok("cat %serror_log" % T)
+    expect("'~' needs a text field" in log and "unterminated" in log,
+           "error_log:\n" + log)
+    # every process from now on has a pid above ps's
+    last = max(int(l.split()[0]) for l in lines_of(sh.ok("ps"))
+               if l.split()[0].isdigit())
+    sh.ok("echo 'common_pid == 1 || common_pid > %d && ret < 0' > "
+          "%ssyscall/syscall_exit/filter" % (last, ev))
+    sh.ok("echo 'marker ~ \"keep*\" || (marker ~ \"*[0-9]-too\" && "
+          "common_cpu < 64)' > %suser/user_marker/filter" % ev)
+    text = sh.ok("cat %suser/user_marker/filter" % ev)
+    expect("filter user_marker marker~\"keep*\" || marker~\"*[0-9]-too\" "
+           "&& cpu<0x40\n" in text, "the marker filter's text: " + text)
+    sh.ok("echo keep-or > %strace_marker" % T)
+    sh("ls /no/such/dir")
+    for m in ("drop-1", "5-too", "x-too", "keep-2"):
+        sh.ok("echo %s > %strace_marker" % (m, T))
+    return last
+
+
+def check_filter_expr(after, last):
+    """The saved trace after tfs-saved (common_pid == 1 on syscall_exit,
+    then `common_pid == 1 || common_pid > last && ret < 0`): the markers
+    the ~ filter keeps; the syscall_exit records both filters keep, and
+    after keep-or both arms of || (pid 1's successes: && binds tighter)."""
+    marks = re.findall(r"user_marker: (\S+)", after)
+    if marks != ["keep-or", "5-too", "keep-2"]:
+        return "markers under the ~ filter: %s" % marks
+    exits = [(int(p), int(r)) for p, r in re.findall(
+        r"sys:\S+\[(\d+)\]:\w+ syscall_exit: \S+ = (-?\d+)", after)]
+    tail = [(int(p), int(r)) for p, r in re.findall(
+        r"sys:\S+\[(\d+)\]:\w+ syscall_exit: \S+ = (-?\d+)",
+        after.split("user_marker: keep-or", 1)[1])]
+    bad = [e for e in exits if e[0] != 1 and not (e[0] > last and e[1] < 0)]
+    if bad or not any(p == 1 and r >= 0 for p, r in tail) or \
+       not any(p > last for p, r in tail):
+        return "syscall_exit under the || filter (ps's pid %d): %s %s" % (
+            last, bad[:10], tail[:40])
+    return ""
+
+
 def tracefs_session(out):
     s = Session(2, hostout=out, timeout=900, cmdline=DEFAULT_EVENTS,
                 name="tracefs31a")
@@ -312,15 +365,16 @@ def tracefs_session(out):
         sh.ok("echo 'syscall:*' 'user:*' >> %sset_event" % T)
         sh.ok("echo 'common_pid == 1' > %sevents/syscall/filter" % T)
         sh.ok("echo tfs-saved > %strace_marker; ls /bin > /dev/null" % T)
+        last = filter_expr_recipes(sh)
         sh.ok("ttrace save /dev/host/out", 300)
     except (TimeoutError, AssertionError) as e:
-        return s.finish(str(e))
-    return s.finish("")
+        return s.finish(str(e)), 0
+    return s.finish(""), last
 
 
 def tracefs():
     out = fresh_out("tracefs31a.ttr")
-    why = tracefs_session(out)
+    why, last = tracefs_session(out)
     if why:
         return why
     text = ttdecode("text", out).stdout
@@ -332,10 +386,10 @@ def tracefs():
     if "tfs-saved" not in text:
         return "the marker is not in the saved trace"
     after = text.split("tfs-saved", 1)[1]     # the filter was on by then
-    pids = set(re.findall(r"sys:\S+\[(\d+)\]:\w+ syscall_", after))
+    pids = set(re.findall(r"sys:\S+\[(\d+)\]:\w+ syscall_enter", after))
     if pids != {"1"}:
         return "syscalls of pids %s under common_pid == 1" % pids
-    return ""
+    return check_filter_expr(after, last)
 
 
 def run_all(res, only):

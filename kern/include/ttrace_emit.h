@@ -76,6 +76,10 @@ void ttrace_emit_ext(uint32_t id, const uint64_t *args, uint32_t nargs);
 struct ttrace_probe;
 extern struct ttrace_probe *ttrace_probes[];
 void ttrace_probe_fire(uint32_t id, const uint64_t *args, uint32_t nargs);
+/* The same, from a site that has its str arguments' text at hand (nargs
+ * entries, NULL where none) for the probes' ~ tests (fprobe.c). */
+void ttrace_probe_fire_strs(uint32_t id, const uint64_t *args,
+			    const char *const *strs, uint32_t nargs);
 
 /*
  * The site of an event, and what it does: TTRACE_SITE_OFF (nothing),

@@ -551,15 +551,24 @@ void ttrace_stats_text(struct seqbuf *s)
 }
 
 /* Records a user annotation: the text in aux (tag marker), and a
- * user_marker event naming it on this CPU, in the writer's context. */
+ * user_marker event naming it on this CPU, in the writer's context; its
+ * probes get the text, for their ~ tests. */
 void ttrace_mark(const char *text, size_t len)
 {
 	struct ttrace *t = &ttrace_main;
 	uint64_t id = __atomic_fetch_add(&t->marker_seq, 1, __ATOMIC_RELAXED);
+	char z[TTRACE_AUX_MAX_STRLEN + 1];
+	const char *strs[1] = { z };
 
 	if (len && text[len - 1] == '\n')
 		len--;
-	ttrace_aux_blob(t, TTRACE_AUX_USER_MARKER, id, text,
-			MIN(len, (size_t)TTRACE_AUX_MAX_STRLEN));
-	ttrace_user_marker(id);
+	len = MIN(len, (size_t)TTRACE_AUX_MAX_STRLEN);
+	ttrace_aux_blob(t, TTRACE_AUX_USER_MARKER, id, text, len);
+	if (ttrace_site_state(TTRACE_EV_USER_MARKER) != TTRACE_SITE_PROBE) {
+		ttrace_user_marker(id);
+		return;
+	}
+	memcpy(z, text, len);
+	z[len] = 0;
+	ttrace_probe_fire_strs(TTRACE_EV_USER_MARKER, &id, strs, 1);
 }

@@ -236,23 +236,21 @@ static void put_marker(struct ttrace *t, uint64_t id, const char *s, size_t n)
 		trace_ring_count_str_dropped(this_cpu()->ttrace_ring);
 }
 
-/* The string at p in aux as a marker record; returns its id. A string
- * not read is counted, its marker saying why. */
-static uint64_t put_str(uintptr_t p, bool user)
+/* The string at p in aux as a marker record; returns its id, its text
+ * left in buf (TTRACE_FPROBE_STR_MAX bytes) for the probes. A string
+ * not read is counted, its marker (and text) saying why. */
+static uint64_t put_str(uintptr_t p, bool user, char *buf)
 {
 	struct ttrace *t = &ttrace_main;
 	uint64_t id = __atomic_fetch_add(&t->marker_seq, 1, __ATOMIC_RELAXED);
-	char buf[TTRACE_FPROBE_STR_MAX];
 	long n = copy_str(buf, p, user);
-	const char *why;
 
-	if (n >= 0) {
-		put_marker(t, id, buf, (size_t)n);
-		return id;
+	if (n < 0) {
+		__atomic_fetch_add(&str_refused[-1 - n], 1, __ATOMIC_RELAXED);
+		n = (long)strlcpy(buf, refusal_text[-1 - n],
+				  TTRACE_FPROBE_STR_MAX);
 	}
-	__atomic_fetch_add(&str_refused[-1 - n], 1, __ATOMIC_RELAXED);
-	why = refusal_text[-1 - n];
-	put_marker(t, id, why, strlen(why));
+	put_marker(t, id, buf, (size_t)n);
 	return id;
 }
 
@@ -271,16 +269,17 @@ static __always_inline uint64_t fast_word(const struct fp_word *w, uint64_t v)
 	return ((v & w->mask) ^ w->sign) - w->sign;
 }
 
-/* Record word w from the saved registers regs or the return value rv. */
+/* Record word w from the saved registers regs or the return value rv;
+ * a string's text goes to buf (TTRACE_FPROBE_STR_MAX bytes). */
 static uint64_t word(const struct fp_word *w, const uint64_t *regs,
-		     uint64_t rv)
+		     uint64_t rv, char *buf)
 {
 	uint64_t v = w->at == AT_RET ? rv : regs[w->at];
 
 	switch (w->how) {
 	case W_BOOL:	return v != 0;
-	case W_KSTR:	return put_str(v, false);
-	case W_USTR:	return put_str(v, true);
+	case W_KSTR:	return put_str(v, false, buf);
+	case W_USTR:	return put_str(v, true, buf);
 	default:	return fast_word(w, v);
 	}
 }
@@ -292,13 +291,19 @@ static __attribute__((noinline, cold)) void fire_slow(const struct fprobe *fp,
 						      uint64_t rv)
 {
 	uint64_t d[TTRACE_MAX_ARGS] = { 0 };	/* ttrace_emit_ext() reads up to it */
+	/* the strings' text, for the probes' ~ tests */
+	char text[TTRACE_FPROBE_MAX_ARGS][TTRACE_FPROBE_STR_MAX];
+	const char *strs[TTRACE_FPROBE_MAX_ARGS] = { NULL };
 
 	if (!READ_ONCE(ttrace_armed[fp->id]))
 		return;
-	for (uint32_t a = 0; a < fp->nargs; a++)
-		d[a] = word(&fp->w[a], regs, rv);
+	for (uint32_t a = 0; a < fp->nargs; a++) {
+		d[a] = word(&fp->w[a], regs, rv, text[a]);
+		if (fp->w[a].how == W_KSTR || fp->w[a].how == W_USTR)
+			strs[a] = text[a];
+	}
 	if (READ_ONCE(ttrace_probes[fp->id]))
-		ttrace_probe_fire(fp->id, d, fp->nargs);
+		ttrace_probe_fire_strs(fp->id, d, strs, fp->nargs);
 	else
 		ttrace_emit_ext(fp->id, d, fp->nargs);
 }

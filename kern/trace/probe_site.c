@@ -69,10 +69,14 @@ static void record(struct trace_ring *r, uint32_t id, uint64_t ts,
  * Runs event id's probes, then writes its record unless one of them said
  * no (counted in the ring's filtered) or the event was not enabled when it
  * fired; nothing of either while set_event_pid does not list the thread
- * running (filtered too). Called by the tracepoint of an armed event whose
- * ttrace_probes[id] is set; any context.
+ * running (filtered too); strs: NULL, or the text of its str arguments.
+ * Any context. Inlined in both entry points (the tracepoint of an armed
+ * event whose ttrace_probes[id] is set calls one), so a tracepoint's call
+ * pays no second one.
  */
-void ttrace_probe_fire(uint32_t id, const uint64_t *args, uint32_t nargs)
+static __always_inline void probe_fire(uint32_t id, const uint64_t *args,
+				       const char *const *strs,
+				       uint32_t nargs)
 {
 	struct per_cpu_info *pcpui = this_cpu();
 	struct trace_ring *r = pcpui->ttrace_ring;	/* before a stop */
@@ -81,7 +85,7 @@ void ttrace_probe_fire(uint32_t id, const uint64_t *args, uint32_t nargs)
 	struct ttrace_probe_hit h = {
 		.id = id, .nargs = nargs, .cpu = pcpui->coreid,
 		.pid = hit_pid(base, ctx), .ts = arch_trace_clock(),
-		.args = args, .stack = &stack,
+		.args = args, .strs = strs, .stack = &stack,
 	};
 	struct ttrace_ctl_state *st = &ttrace_main.ctl;
 	uint64_t mask = __atomic_load_n(&st->mask, __ATOMIC_RELAXED);
@@ -110,6 +114,20 @@ void ttrace_probe_fire(uint32_t id, const uint64_t *args, uint32_t nargs)
 	} else if (enabled) {
 		trace_ring_count_filtered(r);
 	}
+}
+
+/* Runs probe_fire() for the tracepoint of an armed event whose
+ * ttrace_probes[id] is set; any context. */
+void ttrace_probe_fire(uint32_t id, const uint64_t *args, uint32_t nargs)
+{
+	probe_fire(id, args, NULL, nargs);
+}
+
+/* See ttrace_emit.h: an fprobe's hit, its strings' text at hand. */
+void ttrace_probe_fire_strs(uint32_t id, const uint64_t *args,
+			    const char *const *strs, uint32_t nargs)
+{
+	probe_fire(id, args, strs, nargs);
 }
 
 /* Sets event id's probed byte from its list and re-arms. ctl mutex held. */

@@ -466,38 +466,30 @@ static void buftotal_text(struct seqbuf *s, uint32_t inst)
 /* ---- filters and triggers: built-in probes -------------------------------- */
 
 /*
- * Turns ftrace filter text into probe tests: `F OP V [&& F OP V]...`,
- * the fields the event's own or common_pid, common_cpu (docs/probes.md,
- * TEST). Writes the tests, space separated, to out.
+ * Turns ftrace filter text into a probe's TEST... (docs/probes.md: the
+ * same grammar, with || ( ) and ~ globs; common_pid and common_cpu are
+ * its pid and cpu): the blanks outside "strings" dropped, so a filter of
+ * the most tests fits ctl's word count. Writes it to out.
  */
 static int filter_tests(char *text, char *out, size_t size, const char **why)
 {
-	struct seqbuf s;
-	char *w[3], *p = text, *and;
+	bool quoted = false;
+	size_t n = 0;
 
-	seqbuf_init(&s, out, size);
-	for (;;) {
-		for (int k = 0; k < 3; k++)
-			if (!*(w[k] = tracefs_next_word(&p))) {
-				*why = "filter: FIELD OP VALUE [&& ...] "
-				       "(ops == != < <= > >= &)";
-				return -EINVAL;
-			}
-		if (w[2][0] == '"' || strchr(w[1], '~')) {
-			*why = "filter: string tests (~ globs) are not kept: "
-			       "the records hold numbers";
+	for (const char *p = text; *p; p++) {
+		quoted ^= *p == '"';
+		if (blank(*p) && !quoted)
+			continue;
+		if (n + 1 == size) {
+			*why = "filter: too long";
 			return -EINVAL;
 		}
-		seqbuf_printf(&s, "%s%s%s ", w[0], w[1], w[2]);
-		if (!*(and = tracefs_next_word(&p)))
-			break;
-		if (strcmp(and, "&&")) {
-			*why = "filter: only && joins tests (no ||, no !)";
-			return -EINVAL;
-		}
+		out[n++] = *p;
 	}
-	if (seqbuf_overflowed(&s)) {
-		*why = "filter: too long";
+	out[n] = 0;
+	if (!n) {
+		*why = "filter: FIELD OP VALUE [&& ...] [|| ...] (ops == != < "
+		       "<= > >= & ~)";
 		return -EINVAL;
 	}
 	return 0;

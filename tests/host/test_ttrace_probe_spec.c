@@ -6,6 +6,7 @@
  * probed bytes (a probed event is armed but not recorded).
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "htest.h"
@@ -30,6 +31,12 @@ static const struct ttrace_arg_meta args_synth[] = {
 	{ "lat", TTRACE_ARG_U64, 0 }, { "pid", TTRACE_ARG_S32, 0 },
 };
 
+/* an fprobe's: its path's text is at hand (str:marker) */
+static const struct ttrace_arg_meta args_open[] = {
+	{ "path", TTRACE_ARG_STR, TTRACE_AUX_USER_MARKER },
+	{ "ret", TTRACE_ARG_S64, 0 },
+};
+
 static const struct ttrace_group_meta groups[] = {
 	{ "syscall", 8, TTRACE_EVF_DEFAULT_ON },
 	{ "fault", 11, 0 },
@@ -44,9 +51,10 @@ static const struct ttrace_event_meta events[] = {
 	{ "sched_waking", "%u %u", args_wake, 3, 4, TTRACE_EVF_DEFAULT_ON, 2 },
 	{ "sched_switch", "%u %u", args_switch, 4, 4, TTRACE_EVF_DEFAULT_ON, 2 },
 	{ "wakeup_latency", "%llu %lld", args_synth, 5, 25, 0, 2 },
+	{ "myopen", "%s %lld", args_open, 6, 11, 0, 2 },
 };
 
-static const struct ttrace_meta_table meta = { events, groups, 6, 4 };
+static const struct ttrace_meta_table meta = { events, groups, 7, 4 };
 
 static struct ttrace_ctl_cmd cmd;
 
@@ -151,12 +159,32 @@ static int test_parse_errors(void)
 		{ "probe c count syscall_enter if", "unexpected 'if'" },
 		{ "probe c count syscall_enter junk", "unexpected 'junk'" },
 		{ "probe c filter syscall_enter", "at least one test" },
-		{ "probe c filter syscall_enter nr=3", "bad test 'nr=3'" },
+		{ "probe c filter syscall_enter nr=3", "bad test at 'nr=3'" },
 		{ "probe c filter syscall_enter zz==3", "no field 'zz==3'" },
 		{ "probe c filter syscall_enter nr==x", "bad number" },
 		{ "probe c filter syscall_enter nr==", "bad number" },
-		{ "probe c filter syscall_enter a==1 b==2 c==3 d==4 e==5",
-		  "more than 4" },
+		{ "probe c filter syscall_enter pid==1 pid==2 pid==3 pid==4 "
+		  "pid==5 pid==6 pid==7 pid==8 pid==9", "more than 8 tests at "
+		  "'pid==9'" },
+		{ "probe c filter syscall_exit (((((pid==3)))))",
+		  "nested too deep at '(pid==3)))))'" },
+		{ "probe c filter myopen path ~ \"sys_*", "unterminated" },
+		{ "probe c filter myopen ret ~ \"1*\"", "'~' needs a text field" },
+		{ "probe c filter myopen pid~3", "'~' needs a text field" },
+		/* an aux identifier, named elsewhere: no text at the site */
+		{ "probe c filter syscall_exit nr ~ \"sys_*\"", "'~' needs a text" },
+		{ "probe c filter myopen path ~ \"\"", "bad glob" },
+		{ "probe c filter myopen path ~ "
+		  "0123456789012345678901234567890123", "bad glob" },
+		{ "probe c filter syscall_exit pid == 1 || zz == 2", "no field 'zz" },
+		{ "probe c filter syscall_exit (pid==3 || ret<0", "missing ')'" },
+		{ "probe c filter syscall_exit pid==3)", "unexpected ')'" },
+		{ "probe c filter syscall_exit pid==3 ||", "bad test at ''" },
+		{ "probe c filter syscall_exit pid==3 && && ret<0", "bad test" },
+		{ "probe c filter syscall_exit pid==3 | ret<0", "bad test at '| " },
+		{ "probe c filter syscall_exit ()", "bad test at ')'" },
+		{ "probe c filter syscall_exit ret < 99999999999999999999999",
+		  "bad number" },
 		{ "probe c hist page_fault", "too few" },
 		{ "probe w latency sched_waking sched_switch match next_pid",
 		  "match needs by FIELD" },
@@ -386,11 +414,101 @@ static int test_ctl_probed(void)
 	return 0;
 }
 
+/* The expression grammar: || and parentheses, && binding tighter, ~
+ * globs on a str argument's text, evaluated over a hit; the text form
+ * parses back to itself. */
+static int test_filter_expr(void)
+{
+	static const struct { const char *filter; bool want; } cases[] = {
+		{ "pid==3 ret<0", true },
+		{ "pid == 3 && ret < 0 || ret > 100", true },
+		{ "pid==4 && ret<0 || ret>100", false },
+		/* && first: pid==4 && (ret<0 || ret>-10) would be false */
+		{ "pid==4 && ret<0 || ret>-10", true },
+		/* left to right: (ret>-10 || pid==4) && ret>0 would be false */
+		{ "ret>-10 || pid==4 && ret>0", true },
+		{ "(pid==4 || ret==-5) && cpu!=3", true },
+		{ "(pid == 1 || ret == 2) && cpu != 3", false },
+		{ "(pid==1 || (ret<0 && (cpu==1 || cpu==2)))", true },
+		{ "((((pid==3))))", true },
+		{ "path ~ \"sys_r*\"", true },
+		{ "path ~ \"*ead\"", true },
+		{ "path ~ \"*_re*\"", true },
+		{ "path~sys_?ead", true },
+		{ "path ~ \"sys_[q-s]ead\"", true },
+		{ "path ~ \"sys_[!r]ead\"", false },
+		{ "path ~ \"*write*\"", false },
+		{ "path ~ \"*write*\" || pid==3 && path ~ \"sys_read\"", true },
+	};
+	static const char *const strs[] = { "sys_read", NULL };
+	uint64_t args[2] = { 0, (uint64_t)-5 };
+	struct ttrace_probe_hit h = { .nargs = 2, .cpu = 1, .pid = 3,
+				      .args = args, .strs = strs };
+	char text[300], back[300], again[300];
+	struct seqbuf out;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		snprintf(text, sizeof(text), "probe f filter myopen %s",
+			 cases[i].filter);
+		HT_CHECK(!parse(text));
+		HT_CHECK(ttrace_probe_test(&cmd.probe, &h) == cases[i].want);
+		seqbuf_init(&out, back, sizeof(back));
+		ttrace_probe_spec_text(&cmd.probe, &meta, &out);
+		HT_CHECK(!parse(back));
+		HT_CHECK(ttrace_probe_test(&cmd.probe, &h) == cases[i].want);
+		seqbuf_init(&out, again, sizeof(again));
+		ttrace_probe_spec_text(&cmd.probe, &meta, &out);
+		HT_CHECK(!strcmp(back, again));
+	}
+	HT_CHECK(!parse("probe f filter myopen (common_pid==1 || ret<0) && "
+			"common_cpu==1"));
+	HT_CHECK(cmd.probe.ntests == 3 && cmd.probe.nprog == 5);
+	seqbuf_init(&out, back, sizeof(back));
+	ttrace_probe_spec_text(&cmd.probe, &meta, &out);
+	HT_CHECK(!strcmp(back, "probe f filter myopen ( pid==1 || ret<0 ) && "
+			 "cpu==0x1"));
+	/* no || : no program, every test must hold (the cheapest path) */
+	HT_CHECK(!parse("probe c count myopen if (pid==3) && ret<0"));
+	HT_CHECK(cmd.probe.ntests == 2 && cmd.probe.nprog == 0);
+	/* a site without the text at hand: a ~ test does not match */
+	HT_CHECK(!parse("probe f filter myopen path ~ \"*\""));
+	HT_CHECK(ttrace_probe_test(&cmd.probe, &h));
+	h.strs = NULL;
+	HT_CHECK(!ttrace_probe_test(&cmd.probe, &h));
+	return 0;
+}
+
+/* The one glob matcher (ctl's names, ~ filters): *, ?, [...] classes,
+ * and a hostile pattern that costs its product of lengths, no more. */
+static int test_glob(void)
+{
+	static const struct { const char *pat, *s; bool want; } cases[] = {
+		{ "sh*", "sh", true }, { "sh*", "bash", false },
+		{ "*bin*", "/bin/sh", true }, { "*bin*", "/sbi/n", false },
+		{ "*.c", "a.c", true }, { "*.c", "a.cc", false },
+		{ "?[abc]x", "zbx", true }, { "?[abc]x", "zdx", false },
+		{ "[a-c][!a-c]", "cd", true }, { "[a-c][^a-c]", "cc", false },
+		{ "[]]", "]", true }, { "a[", "a[", true }, { "a[b", "a[b", true },
+		{ "", "", true }, { "", "x", false }, { "*", "", true },
+		{ "*a*a*a*a*a*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", false },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		if (ttrace_glob_match(cases[i].pat, cases[i].s) != cases[i].want) {
+			printf("glob '%s' '%s'\n", cases[i].pat, cases[i].s);
+			HT_CHECK(0);
+		}
+	return 0;
+}
+
 static const struct ht_test tests[] = {
 	{ test_parse_kinds, "probe_parse_kinds" },
 	{ test_parse_errors, "probe_parse_errors" },
 	{ test_parse_key_names, "probe_parse_key_names" },
 	{ test_field_tests, "probe_field_tests" },
+	{ test_filter_expr, "probe_filter_expr" },
+	{ test_glob, "probe_glob" },
 	{ test_hist_math, "probe_hist_math" },
 	{ test_keytab, "probe_keytab" },
 	{ test_keytab_race, "probe_keytab_race" },

@@ -113,17 +113,48 @@ bool ttrace_ctl_any_on(const struct ttrace_ctl_state *st)
 
 /* ---- parsing ------------------------------------------------------------- */
 
-/* Shell-style glob: '*' any run, '?' any one character. */
+/* Whether c is in the class at pat ("[...]": characters and ranges a-z,
+ * a leading ! or ^ negating, a ']' first taken as itself); *next gets the
+ * pattern after it. A '[' with no ']' is a plain character. */
+static bool class_match(const char *pat, char c, const char **next)
+{
+	const char *q = pat + 1;
+	bool neg = *q == '!' || *q == '^', in = false;
+
+	q += neg;
+	do {
+		if (!*q) {
+			*next = pat + 1;
+			return c == '[';
+		}
+		if (q[1] == '-' && q[2] && q[2] != ']') {
+			in |= c >= q[0] && c <= q[2];
+			q += 3;
+		} else {
+			in |= c == *q++;
+		}
+	} while (*q != ']');
+	*next = q + 1;
+	return in != neg;
+}
+
+/* Shell-style glob: '*' any run, '?' any one character, [...] one of a
+ * class. Without recursion: a '*' remembers where to resume, so a match
+ * costs at most strlen(pat) * strlen(s) steps. Any context. */
 bool ttrace_glob_match(const char *pat, const char *s)
 {
 	const char *star = NULL, *resume = NULL;
 
 	while (*s) {
+		const char *next = pat + 1;
+
 		if (*pat == '*') {
 			star = pat++;
 			resume = s;
-		} else if (*pat == '?' || *pat == *s) {
-			pat++;
+		} else if (*pat == '?' || (*pat == '[' ?
+					   class_match(pat, *s, &next) :
+					   *pat == *s)) {
+			pat = next;
 			s++;
 		} else if (star) {
 			pat = star + 1;

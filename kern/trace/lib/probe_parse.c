@@ -43,7 +43,7 @@ static const struct probe_kind {
 static const char *const op_names[] = {
 	[TTRACE_OP_EQ] = "==", [TTRACE_OP_NE] = "!=", [TTRACE_OP_LT] = "<",
 	[TTRACE_OP_LE] = "<=", [TTRACE_OP_GT] = ">", [TTRACE_OP_GE] = ">=",
-	[TTRACE_OP_AND] = "&",
+	[TTRACE_OP_AND] = "&", [TTRACE_OP_GLOB] = "~",
 };
 
 /* The name of a probe kind, or "?". */
@@ -126,36 +126,6 @@ static bool parse_value(const char *s, uint64_t *v)
 		return true;
 	}
 	return parse_u64_whole(s, v);
-}
-
-/* Parses one TEST word ("FIELD OP VALUE") of event ev into *t. */
-static const char *parse_test(struct ttrace_ctl_cmd *cmd,
-			      const struct ttrace_meta_table *meta, uint32_t ev,
-			      const char *word, struct ttrace_test *t)
-{
-	/* two-character operators first: "<=" is not "<" then "=" */
-	static const uint8_t order[] = { TTRACE_OP_LE, TTRACE_OP_GE,
-		TTRACE_OP_EQ, TTRACE_OP_NE, TTRACE_OP_LT, TTRACE_OP_GT,
-		TTRACE_OP_AND };
-	size_t i = 0;
-	unsigned op = ~0u;
-
-	while (word[i] && !strchr("=!<>&", word[i]))
-		i++;
-	for (size_t k = 0; k < ARRAY_SIZE(order) && op == ~0u; k++)
-		if (!strncmp(word + i, op_names[order[k]],
-			     strlen(op_names[order[k]])))
-			op = order[k];
-	if (!i || op > TTRACE_OP_AND)
-		return ttrace_ctl_err(cmd, "bad test '", word,
-				      "' (FIELD==VALUE ...)");
-	if (!find_field(meta, ev, word, i, &t->field))
-		return ttrace_ctl_err(cmd, "no field '", word,
-				      "' (an argument, pid or cpu)");
-	t->op = (uint8_t)op;
-	if (!parse_value(word + i + strlen(op_names[op]), &t->value))
-		return ttrace_ctl_err(cmd, "bad number in '", word, "'");
-	return NULL;
 }
 
 /* The field's own aux tag: a str:TAG argument's TAG, else 0. */
@@ -259,6 +229,206 @@ static const char *parse_lat_opts(struct ttrace_ctl_cmd *cmd,
 	return NULL;
 }
 
+
+/* ---- the filter expression ------------------------------------------------ */
+
+/* A filter expression being parsed into cmd->probe's tests and program. */
+struct expr {
+	struct ttrace_ctl_cmd *cmd;
+	const struct ttrace_meta_table *meta;
+	const char *p;		/* the next character */
+	bool any_or;
+};
+
+static const char *expr_or(struct expr *x, unsigned depth);
+
+static void skip_blanks(struct expr *x)
+{
+	while (*x->p == ' ')
+		x->p++;
+}
+
+/* Consumes the token tok if the text is at it. */
+static bool take(struct expr *x, const char *tok)
+{
+	size_t n = strlen(tok);
+
+	skip_blanks(x);
+	if (strncmp(x->p, tok, n))
+		return false;
+	x->p += n;
+	return true;
+}
+
+/* Appends one op to the program: the parser's bound on tests keeps it
+ * within TTRACE_PROBE_MAX_PROG (n tests, n - 1 joins). */
+static void emit(struct expr *x, uint8_t op)
+{
+	x->cmd->probe.prog[x->cmd->probe.nprog++] = op;
+}
+
+/* Reads a ~ test's glob, "quoted" or a bare word, into t->glob. */
+static const char *parse_glob(struct expr *x, struct ttrace_test *t)
+{
+	bool quoted = *x->p == '"';
+	const char *g = x->p + quoted;
+	size_t n = 0;
+
+	while (g[n] && (quoted ? g[n] != '"' : !strchr(" ()|&", g[n])))
+		n++;
+	if (quoted && !g[n])
+		return ttrace_ctl_err(x->cmd, "unterminated string at '",
+				      x->p, "'");
+	if (!n || n > TTRACE_PROBE_GLOB_MAX)
+		return ttrace_ctl_err(x->cmd, "bad glob at '", x->p,
+				      "' (1 to 31 characters)");
+	memcpy(t->glob, g, n);
+	t->glob[n] = 0;
+	x->p = g + n + quoted;
+	return NULL;
+}
+
+/* Whether f is a str:marker argument of event ev: one whose site has
+ * the text at hand (an fprobe's str and ustr, user_marker's marker),
+ * where other str arguments are aux identifiers named elsewhere. */
+static bool text_field(const struct ttrace_meta_table *meta, uint32_t ev,
+		       const struct ttrace_field *f)
+{
+	const struct ttrace_arg_meta *a;
+
+	if (f->src != TTRACE_FIELD_ARG)
+		return false;
+	a = &meta->events[ev].args[f->arg];
+	return a->type == TTRACE_ARG_STR && a->aux_tag == TTRACE_AUX_USER_MARKER;
+}
+
+/* Parses one test, FIELD OP VALUE, blanks allowed between, as test
+ * number ntests of the probe. */
+static const char *parse_test(struct expr *x)
+{
+	/* two-character operators first: "<=" is not "<" then "=" */
+	static const uint8_t order[] = { TTRACE_OP_LE, TTRACE_OP_GE,
+		TTRACE_OP_EQ, TTRACE_OP_NE, TTRACE_OP_LT, TTRACE_OP_GT,
+		TTRACE_OP_AND, TTRACE_OP_GLOB };
+	struct ttrace_probe_spec *s = &x->cmd->probe;
+	struct ttrace_test *t = &s->tests[s->ntests];
+	const char *f = x->p, *v;
+	size_t flen = 0;
+	unsigned op = ~0u;
+	char num[24];
+
+	if (s->ntests == TTRACE_PROBE_MAX_TESTS)
+		return ttrace_ctl_err(x->cmd, "more than 8 tests at '", f, "'");
+	while (f[flen] == '_' || f[flen] == '.' || (f[flen] >= '0' && f[flen] <= '9') ||
+	       ((f[flen] | 0x20) >= 'a' && (f[flen] | 0x20) <= 'z'))
+		flen++;
+	x->p += flen;
+	skip_blanks(x);
+	for (size_t k = 0; k < ARRAY_SIZE(order) && op == ~0u; k++)
+		if (!strncmp(x->p, op_names[order[k]],
+			     strlen(op_names[order[k]])))
+			op = order[k];
+	if (!flen || op == ~0u)
+		return ttrace_ctl_err(x->cmd, "bad test at '", f,
+				      "' (FIELD OP VALUE, OP one of == != < "
+				      "<= > >= & ~)");
+	if (!find_field(x->meta, s->event, f, flen, &t->field))
+		return ttrace_ctl_err(x->cmd, "no field '", f,
+				      "' (an argument, pid or cpu)");
+	if (op == TTRACE_OP_GLOB && !text_field(x->meta, s->event, &t->field))
+		return ttrace_ctl_err(x->cmd, "'~' needs a text field at '", f,
+				      "' (a str:marker one: an fprobe's "
+				      "string, user_marker's marker)");
+	t->op = (uint8_t)op;
+	x->p += strlen(op_names[op]);
+	skip_blanks(x);
+	if (op == TTRACE_OP_GLOB) {
+		const char *e = parse_glob(x, t);
+
+		if (e)
+			return e;
+	} else {
+		for (v = x->p; *x->p && !strchr(" ()|&", *x->p); x->p++)
+			;
+		if ((size_t)(x->p - v) >= sizeof(num))
+			return ttrace_ctl_err(x->cmd, "bad number at '", v, "'");
+		memcpy(num, v, (size_t)(x->p - v));
+		num[x->p - v] = 0;
+		if (!parse_value(num, &t->value))
+			return ttrace_ctl_err(x->cmd, "bad number at '", v, "'");
+	}
+	emit(x, (uint8_t)s->ntests++);
+	return NULL;
+}
+
+/* primary: ( OR-EXPRESSION ) or a test; depth counts open parentheses. */
+static const char *expr_primary(struct expr *x, unsigned depth)
+{
+	const char *open = x->p, *e;
+
+	skip_blanks(x);
+	if (!take(x, "("))
+		return parse_test(x);
+	if (depth == TTRACE_PROBE_MAX_NEST)
+		return ttrace_ctl_err(x->cmd, "parentheses nested too deep at '",
+				      open, "' (4 levels)");
+	if ((e = expr_or(x, depth + 1)))
+		return e;
+	return take(x, ")") ? NULL :
+	       ttrace_ctl_err(x->cmd, "missing ')' at '", x->p, "'");
+}
+
+/* and: primaries joined by && or side by side. */
+static const char *expr_and(struct expr *x, unsigned depth)
+{
+	const char *e = expr_primary(x, depth);
+
+	while (!e) {
+		skip_blanks(x);
+		if (!*x->p || *x->p == ')' || !strncmp(x->p, "||", 2))
+			break;
+		take(x, "&&");
+		if (!(e = expr_primary(x, depth)))
+			emit(x, TTRACE_PROG_AND);
+	}
+	return e;
+}
+
+/* or: ands joined by ||. */
+static const char *expr_or(struct expr *x, unsigned depth)
+{
+	const char *e = expr_and(x, depth);
+
+	while (!e && take(x, "||")) {
+		x->any_or = true;
+		if (!(e = expr_and(x, depth)))
+			emit(x, TTRACE_PROG_OR);
+	}
+	return e;
+}
+
+/* Parses tok[0..ntok), rejoined by blanks, as the probe's filter
+ * expression. A filter without || keeps no program: every test must
+ * hold, the cheapest evaluation. */
+static const char *parse_expr(struct ttrace_ctl_cmd *cmd,
+			      const struct ttrace_meta_table *meta, char **tok,
+			      size_t ntok)
+{
+	char text[TTRACE_CTL_MAX_LEN + 1];	/* the command held them */
+	struct seqbuf b;
+	struct expr x = { cmd, meta, text, false };
+	const char *e;
+
+	seqbuf_init(&b, text, sizeof(text));
+	for (size_t i = 0; i < ntok; i++)
+		seqbuf_printf(&b, "%s%s", i ? " " : "", tok[i]);
+	if (!(e = expr_or(&x, 0)) && *x.p)
+		e = ttrace_ctl_err(cmd, "unexpected '", x.p, "'");
+	if (!x.any_or)
+		cmd->probe.nprog = 0;
+	return e;
+}
+
 /* Parses the optional "[by FIELD] [LATENCY options] [if TEST...]" of
  * tok[0..ntok); `by` only
  * where keyed is set; bare TESTs (no "if") where tests_only is set. */
@@ -290,15 +460,7 @@ static const char *parse_tail(struct ttrace_ctl_cmd *cmd,
 	if (tests_only && i == ntok)
 		return ttrace_ctl_err(cmd, "filter needs at least one test", "",
 				      "");
-	if (ntok - i > TTRACE_PROBE_MAX_TESTS)
-		return ttrace_ctl_err(cmd, "more than 4 tests", "", "");
-	for (; i < ntok; i++) {
-		const char *e = parse_test(cmd, meta, s->event, tok[i],
-					   &s->tests[s->ntests++]);
-		if (e)
-			return e;
-	}
-	return NULL;
+	return i < ntok ? parse_expr(cmd, meta, tok + i, ntok - i) : NULL;
 }
 
 /* Checks NAME: 1..TTRACE_PROBE_NAME_MAX of [A-Za-z0-9_.-]. */
@@ -416,18 +578,43 @@ static bool test_one(const struct ttrace_test *t,
 	case TTRACE_OP_GT: return a > b;
 	case TTRACE_OP_GE: return a >= b;
 	case TTRACE_OP_AND: return (v & t->value) != 0;
+	case TTRACE_OP_GLOB:	/* no text at hand: no match */
+		return h->strs && t->field.arg < h->nargs &&
+		       h->strs[t->field.arg] &&
+		       ttrace_glob_match(t->glob, h->strs[t->field.arg]);
 	}
 	return false;
 }
 
-/* Whether every test of s holds for h. Any context. */
+/*
+ * Whether s's filter holds for h: every test, or its program run over a
+ * stack of truth values held in the bits of one word (the parser keeps
+ * it at most TTRACE_PROBE_MAX_TESTS deep). Any context: no lock, no
+ * allocation, no recursion.
+ */
 bool ttrace_probe_test(const struct ttrace_probe_spec *s,
 		       const struct ttrace_probe_hit *h)
 {
-	for (uint32_t i = 0; i < s->ntests; i++)
-		if (!test_one(&s->tests[i], h))
-			return false;
-	return true;
+	uint32_t stack = 0, top;
+
+	if (!s->nprog) {
+		for (uint32_t i = 0; i < s->ntests; i++)
+			if (!test_one(&s->tests[i], h))
+				return false;
+		return true;
+	}
+	for (uint32_t i = 0; i < s->nprog; i++) {
+		uint8_t op = s->prog[i];
+
+		if (op < TTRACE_PROBE_MAX_TESTS) {
+			stack = stack << 1 | test_one(&s->tests[op], h);
+			continue;
+		}
+		top = stack & 1;
+		stack >>= 1;
+		stack = op == TTRACE_PROG_OR ? stack | top : stack & (~1u | top);
+	}
+	return stack & 1;
 }
 
 static const char *field_name(uint32_t ev, const struct ttrace_field *f,
@@ -447,6 +634,52 @@ static const char *field_name(uint32_t ev, const struct ttrace_field *f,
 			"common_cpu") : common;
 	}
 	return "";
+}
+
+/* Appends test t of s to out, as the parser reads it. */
+static void test_text(const struct ttrace_probe_spec *s,
+		      const struct ttrace_test *t,
+		      const struct ttrace_meta_table *meta, struct seqbuf *out)
+{
+	const char *f = field_name(s->event, &t->field, meta);
+
+	if (t->op == TTRACE_OP_GLOB)
+		seqbuf_printf(out, "%s~\"%s\"", f, t->glob);
+	else
+		seqbuf_printf(out, t->field.is_signed ? "%s%s%ld" : "%s%s%#lx",
+			      f, op_names[t->op], t->value);
+}
+
+/* The index of the first op of the subexpression ending at s->prog[end]. */
+static int prog_start(const struct ttrace_probe_spec *s, int end)
+{
+	if (s->prog[end] < TTRACE_PROBE_MAX_TESTS)
+		return end;
+	return prog_start(s, prog_start(s, end - 1) - 1);
+}
+
+/* Appends the subexpression ending at s->prog[end] to out in infix, each
+ * op preceded by a blank; an || inside an && in parentheses. Recurses at
+ * most TTRACE_PROBE_MAX_PROG deep (never in a probe's path). */
+static void prog_text(const struct ttrace_probe_spec *s, int end,
+		      bool in_and, const struct ttrace_meta_table *meta,
+		      struct seqbuf *out)
+{
+	uint8_t op = s->prog[end];
+	int right = end - 1, left;
+	bool paren = in_and && op == TTRACE_PROG_OR;
+
+	if (op < TTRACE_PROBE_MAX_TESTS) {
+		seqbuf_puts(out, " ");
+		test_text(s, &s->tests[op], meta, out);
+		return;
+	}
+	left = prog_start(s, right) - 1;
+	seqbuf_puts(out, paren ? " (" : "");
+	prog_text(s, left, op == TTRACE_PROG_AND, meta, out);
+	seqbuf_puts(out, op == TTRACE_PROG_OR ? " ||" : " &&");
+	prog_text(s, right, op == TTRACE_PROG_AND, meta, out);
+	seqbuf_puts(out, paren ? " )" : "");
 }
 
 /* Appends s written back as the command that makes it to out. */
@@ -478,13 +711,13 @@ void ttrace_probe_spec_text(const struct ttrace_probe_spec *s,
 		seqbuf_printf(out, " depth %u", s->depth);
 	if (s->ntests && s->kind != TTRACE_PROBE_FILTER)
 		seqbuf_puts(out, " if");
-	for (uint32_t i = 0; i < s->ntests; i++) {
-		const struct ttrace_test *t = &s->tests[i];
-
-		seqbuf_printf(out, t->field.is_signed ? " %s%s%ld" : " %s%s%#lx",
-			      field_name(s->event, &t->field, meta),
-			      op_names[t->op], t->value);
-	}
+	if (!s->nprog)
+		for (uint32_t i = 0; i < s->ntests; i++) {
+			seqbuf_puts(out, " ");
+			test_text(s, &s->tests[i], meta, out);
+		}
+	else
+		prog_text(s, (int)s->nprog - 1, false, meta, out);
 }
 
 /* ---- the keyed table ----------------------------------------------------- */

@@ -17,10 +17,15 @@
  * FIELD is an argument name of the event, pid or cpu; after `by` it may
  * end in .TAG, an aux tag's short name (syscall, irq, proc or its alias
  * execname, ...) by which the results name each key; a str:TAG argument
- * is named by its own tag without one. TEST is FIELD OP
- * VALUE written as one word (pid==3, nr!=7, ret<0, addr&0xfff), OP one of
- * == != < <= > >= & (nonzero AND); every TEST must hold. VALUE is decimal
- * (a leading - allowed) or 0x hex; fields of signed type compare signed.
+ * is named by its own tag without one. TEST... is an expression of tests
+ * FIELD OP VALUE (pid==3, nr != 7, ret<0, addr&0xfff), OP one of
+ * == != < <= > >= & (nonzero AND) or ~ (a str argument's text matches a
+ * glob: "*bin*", sh*, ?[a-c]*); tests side by side or joined by && must
+ * all hold, || joins alternatives (&& binds tighter), parentheses group.
+ * VALUE is decimal (a leading - allowed) or 0x hex; fields of signed type
+ * compare signed. At most TTRACE_PROBE_MAX_TESTS tests and
+ * TTRACE_PROBE_MAX_NEST levels of parentheses: the parser refuses more,
+ * so the evaluator's bounds hold by construction.
  *
  * Usage:
  *	struct ttrace_ctl_cmd cmd;
@@ -39,7 +44,10 @@
 
 #define TTRACE_PROBE_NAME_MAX	63	/* characters of a probe's name */
 #define TTRACE_STACK_DEPTH	16	/* frames a stacktrace records, at most */
-#define TTRACE_PROBE_MAX_TESTS	4
+#define TTRACE_PROBE_MAX_TESTS	8
+#define TTRACE_PROBE_MAX_PROG	(2 * TTRACE_PROBE_MAX_TESTS - 1)
+#define TTRACE_PROBE_MAX_NEST	4	/* parentheses inside parentheses */
+#define TTRACE_PROBE_GLOB_MAX	31	/* characters of a ~ glob */
 #define TTRACE_PROBE_EMIT_MAX	3	/* latency emit: END's fields after
 					   the latency (5 words a record) */
 #define TTRACE_HIST_BUCKETS	65	/* bucket 0: value 0; b: 2^(b-1)..2^b-1 */
@@ -52,6 +60,9 @@ struct ttrace_probe_hit {
 	int32_t pid;		/* -1 outside a process's syscall or trap */
 	uint64_t ts;		/* the record's timestamp (trace clock) */
 	const uint64_t *args;	/* nargs words, widened as in the record */
+	const char *const *strs; /* NULL, or nargs entries: the text of each
+				   str argument the site has at hand (NULL:
+				   not at hand), for ~ tests */
 	uint32_t *stack;	/* a stacktrace probe puts the frames it
 				   wants here (the most any asked for is
 				   walked after the record), or NULL */
@@ -70,7 +81,12 @@ enum ttrace_probe_kind {
 enum ttrace_field_src { TTRACE_FIELD_NONE, TTRACE_FIELD_ARG,
 			TTRACE_FIELD_PID, TTRACE_FIELD_CPU };
 enum ttrace_test_op { TTRACE_OP_EQ, TTRACE_OP_NE, TTRACE_OP_LT, TTRACE_OP_LE,
-		      TTRACE_OP_GT, TTRACE_OP_GE, TTRACE_OP_AND };
+		      TTRACE_OP_GT, TTRACE_OP_GE, TTRACE_OP_AND,
+		      TTRACE_OP_GLOB };
+
+/* A filter program's operators; its other bytes are test indexes. */
+#define TTRACE_PROG_AND	0xfe
+#define TTRACE_PROG_OR	0xff
 
 struct ttrace_field {
 	uint8_t src;		/* enum ttrace_field_src */
@@ -82,6 +98,7 @@ struct ttrace_test {
 	struct ttrace_field field;
 	uint8_t op;		/* enum ttrace_test_op */
 	uint64_t value;
+	char glob[TTRACE_PROBE_GLOB_MAX + 1];	/* TTRACE_OP_GLOB's pattern */
 };
 
 /* One built-in probe as ctl described it. */
@@ -108,6 +125,10 @@ struct ttrace_probe_spec {
 	struct ttrace_field emit_fields[TTRACE_PROBE_EMIT_MAX];
 	uint32_t ntests;
 	struct ttrace_test tests[TTRACE_PROBE_MAX_TESTS];
+	/* 0: every test must hold (no ||); else the expression in postfix,
+	 * test indexes and TTRACE_PROG_AND/OR, at most ntests deep */
+	uint32_t nprog;
+	uint8_t prog[TTRACE_PROBE_MAX_PROG];
 };
 
 const char *ttrace_probe_kind_name(uint32_t kind);
