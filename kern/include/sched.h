@@ -38,6 +38,14 @@ void sched_wait_dead(struct kthread *kt);
 int ksleep_ns(uint64_t ns);
 int ksleep_until(uint64_t deadline, uint64_t *tick_tsc);
 uint32_t sched_runq_len(void);
-bool sched_cpu_idling(void);
+
+/* Whether this CPU runs its idle loop (not the boot on its idle thread):
+ * kt, the thread running here, is an idle thread (the only ones with id
+ * 0) and the CPU's idling flag is up. A profile sample there is an idle
+ * one. Inline, one per-CPU load: every sample asks. Interrupts off. */
+static inline bool sched_cpu_idling(const struct kthread *kt)
+{
+	return !kt->id && READ_ONCE(this_cpu()->idling);
+}
 
 #endif /* SCHED_H */
