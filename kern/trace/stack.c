@@ -444,18 +444,19 @@ struct user_page {
 				   0: the walk ends */
 };
 
-/* The page of user frame rbp, for walk_user(), whose frame before has
- * key key on page pg (key 0: none): its delta and limit, or limit 0 when
- * rbp is no frame (misaligned, not above the frame before, not below
- * ULIM, not on a present user page). A frame across two pages is copied
- * into buf, its page for the walk, whose next frame is then another page.
- * Not inlined: a walk comes here once a page. */
-static notrace __attribute__((noinline)) struct user_page user_page(
-	const uint64_t *pml4, uintptr_t rbp, uintptr_t key,
-	struct user_page pg, uint64_t *buf)
+/* The page of user frame rbp, for walk_user(), whose frame before is at
+ * user address prev (0: none): its delta and limit, or limit 0 when rbp
+ * is no frame (misaligned, not above the frame before, not below ULIM,
+ * not on a present user page). A frame across two pages is copied into
+ * buf, its page for the walk, whose next frame is then another page.
+ * Inline for the first frame (every walk's, prev 0 folded), user_page()
+ * for the others. */
+static __always_inline struct user_page user_page_of(const uint64_t *pml4,
+						     uintptr_t rbp,
+						     uintptr_t prev,
+						     uint64_t *buf)
 {
 	uintptr_t off = rbp & (PGSIZE - 1);
-	uintptr_t prev = key ? (uintptr_t)frame_at(key) - pg.delta : 0;
 	uint64_t pa, pa2;
 
 	if ((rbp & 7) || rbp <= prev || rbp > ULIM - 16 ||
@@ -473,23 +474,36 @@ static notrace __attribute__((noinline)) struct user_page user_page(
 				   fp_key((uintptr_t)buf) };
 }
 
+/* user_page_of() for a frame after the first, whose frame before has key
+ * key on page pg. Not inlined: a walk comes here once a page after its
+ * first. */
+static notrace __attribute__((noinline)) struct user_page user_page(
+	const uint64_t *pml4, uintptr_t rbp, uintptr_t key,
+	struct user_page pg, uint64_t *buf)
+{
+	return user_page_of(pml4, rbp, (uintptr_t)frame_at(key) - pg.delta,
+			    buf);
+}
+
 _Static_assert(!(ULIM & (ULIM - 1)), "walk_user(): ULIM a power of two");
 
 static __always_inline uint32_t walk_user(struct ttrace_entry *const *s,
 					  const uint64_t *pml4, uintptr_t pc0,
 					  uintptr_t rbp)
 {
-	struct user_page pg = { 0, 0 };	/* none yet */
-	uintptr_t key = 0;		/* the frame before's, on pg */
 	uint64_t buf[2];
+	struct user_page pg = user_page_of(pml4, rbp, 0, buf);
+	uintptr_t key = 0;		/* the frame before's, on pg */
 
 	*pc_word(s, 0, PCS_STACK) = pc0;
+	if (!pg.limit)
+		return 1;
 #pragma GCC unroll 16
 	for (uint32_t n = 1; n < TTRACE_STACK_DEPTH; n++) {
 		uintptr_t k = fp_key(rbp + pg.delta), pc;
 		const uintptr_t *f;
 
-		if (unlikely(!frame_next_ok(key, k, pg.limit))) {
+		if (n > 1 && unlikely(!frame_next_ok(key, k, pg.limit))) {
 			pg = user_page(pml4, rbp, key, pg, buf);
 			if (!pg.limit)
 				return n;
