@@ -526,8 +526,8 @@ static __always_inline void profile_ustack(struct trace_ring *r,
 					   const uint64_t *pml4,
 					   uintptr_t pc0, uintptr_t rbp)
 {
-	uint64_t ts = arch_trace_clock() & ~TTRACE_TS_CONT, idx;
 	struct ttrace_entry *s[STACK_SLOTS];
+	uint64_t idx;
 	uint32_t n;
 
 	if (pc0 - 1 >= ULIM - 1 || !reserve_slots(r, STACK_SLOTS, s, &idx))
@@ -540,7 +540,9 @@ static __always_inline void profile_ustack(struct trace_ring *r,
 		SET_PC_WORDS(s, PCS_STACK, NULL, n, n);
 	}
 	s[0]->data[0] = n;
-	publish_slots(s, STACK_SLOTS, idx, TTRACE_EV_USTACK, ts);
+	/* stamped as it is published: no clock live across the walk */
+	publish_slots(s, STACK_SLOTS, idx, TTRACE_EV_USTACK,
+		      arch_trace_clock() & ~TTRACE_TS_CONT);
 }
 
 /*
