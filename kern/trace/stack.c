@@ -462,10 +462,12 @@ static __always_inline struct user_page user_page_of(const uint64_t *pml4,
 	if ((rbp & 7) || rbp <= prev || rbp > ULIM - 16 ||
 	    (pa = mapped_pa(pml4, rbp, true)) == (uint64_t)-1)
 		return (struct user_page){ 0, 0 };
-	if (likely(off <= PGSIZE - 16))
+	if (likely(off <= PGSIZE - 16)) {	/* the page's last frame: */
+		uintptr_t delta = (uintptr_t)KADDR(pa) - rbp;	/* its end - 16 */
+
 		return (struct user_page){
-			(uintptr_t)KADDR(pa) - rbp,
-			fp_key((uintptr_t)KADDR(pa - off) + PGSIZE - 16) };
+			delta, fp_key(delta + (rbp | (PGSIZE - 1)) - 15) };
+	}
 	if ((pa2 = mapped_pa(pml4, rbp + 8, true)) == (uint64_t)-1)
 		return (struct user_page){ 0, 0 };
 	buf[0] = *(const uint64_t *)KADDR(pa);
