@@ -885,7 +885,9 @@ static __always_inline uint64_t mapped_pa(const uint64_t *pml4, uintptr_t va,
 
 		if ((e & need) != need)
 			return (uint64_t)-1;
-		if (level == 0 || (level < 3 && (e & PTE_PS))) {
+		if (level == 0)		/* a 4 KiB page: one mask */
+			return (e & PTE_ADDR_MASK) | (va & (PGSIZE - 1));
+		if (level < 3 && (e & PTE_PS)) {
 			uint64_t span = 1ull << (PGSHIFT + 9 * level);
 
 			return (e & PTE_ADDR_MASK & ~(span - 1)) | (va & (span - 1));

@@ -339,8 +339,12 @@ static __always_inline bool reserve_slots(struct trace_ring *r, uint32_t n,
 					  struct ttrace_entry **s,
 					  uint64_t *idx)
 {
-	if ((*idx = trace_ring_reserve(r, n)) == UINT64_MAX)
-		return false;
+	if (unlikely(READ_ONCE(r->mode) != TRACE_RING_OVERWRITE)) {
+		if ((*idx = trace_ring_reserve_saturate(r, n)) == UINT64_MAX)
+			return false;
+	} else {	/* trace_ring_reserve()'s, no test of its index */
+		*idx = ring_local_fetch_add(&r->head, n);
+	}
 #pragma GCC unroll 4
 	for (uint32_t k = 0; k < n; k++) {
 		s[k] = trace_ring_slot(r, *idx + k);
