@@ -339,18 +339,19 @@ static __always_inline bool reserve_slots(struct trace_ring *r, uint32_t n,
 					  struct ttrace_entry **s,
 					  uint64_t *idx)
 {
-	if (unlikely(READ_ONCE(r->mode) != TRACE_RING_OVERWRITE)) {
-		if ((*idx = trace_ring_reserve_saturate(r, n)) == UINT64_MAX)
-			return false;
-	} else {	/* trace_ring_reserve()'s, no test of its index */
-		*idx = ring_local_fetch_add(&r->head, n);
-	}
+	TRACE_RING_UNLESS_OVERWRITE(r, saturate);
+	*idx = ring_local_fetch_add(&r->head, n);  /* no test of the index */
+slots:
 #pragma GCC unroll 4
 	for (uint32_t k = 0; k < n; k++) {
 		s[k] = trace_ring_slot(r, *idx + k);
 		trace_ring_invalidate(s[k]);
 	}
 	return true;
+saturate:
+	if ((*idx = trace_ring_reserve_saturate(r, n)) == UINT64_MAX)
+		return false;
+	goto slots;
 }
 
 /* Publishes the record of n slots s, event ev at index idx, with this
