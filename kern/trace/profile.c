@@ -117,7 +117,7 @@ notrace void ttrace_prof_sample(const struct trapframe *tf)
 	ttrace_profile_sample_of(tf, kt, READ_ONCE(prof.opts),
 				 pid_of(kt, pcpui->coreid),
 				 (tf->cs & 3) ? TTRACE_PROF_MODE_USER :
-				 sched_cpu_idling(kt) ?
+				 sched_cpu_idling(pcpui) ?
 				 TTRACE_PROF_MODE_IDLE : TTRACE_PROF_MODE_KERNEL,
 				 &pc->last);
 }
