@@ -855,7 +855,7 @@ static __always_inline const uint64_t *ttrace_loaded_tables(void)
 }
 
 bool ttrace_profile_record(struct trace_ring *r, uint32_t ev,
-			   const uint64_t h[4], const struct kthread *kt,
+			   const uint64_t h[3], const struct kthread *kt,
 			   uintptr_t pc0, uintptr_t rbp);
 void ttrace_profile_ustack(struct trace_ring *r, const uint64_t *pml4,
 			   uintptr_t pc0, uintptr_t rbp);

@@ -375,16 +375,17 @@ static __always_inline void publish_slots(struct ttrace_entry *const *s,
 
 /*
  * Writes profile record ev (profile_sample, _switch or _wakeup) into r,
- * this CPU's: the header h (pid, tid, mode, the event's word), then the
- * kernel chain: pc0 and the chain from frame rbp of thread kt (the
+ * this CPU's: the header (pid h0, kt's id: the tid, mode h2, the event's
+ * word h3; kt's id read once the slots are held, so that no value of it
+ * is kept across the reservation), then the kernel chain: pc0 and the chain from frame rbp of thread kt (the
  * running one, or one switching out here), TTRACE_STACK_DEPTH pcs in all;
  * none when pc0 is 0; stamped now (the trace clock). Returns false when
  * the ring is saturated (the record dropped, counted). Any context,
  * interrupts off.
  */
 static __always_inline bool profile_record(struct trace_ring *r, uint32_t ev,
-					   uint64_t h0, uint64_t h1,
-					   uint64_t h2, uint64_t h3,
+					   uint64_t h0, uint64_t h2,
+					   uint64_t h3,
 					   const struct kthread *kt,
 					   uintptr_t pc0, uintptr_t rbp,
 					   uint64_t now)
@@ -396,7 +397,7 @@ static __always_inline bool profile_record(struct trace_ring *r, uint32_t ev,
 	if (!reserve_slots(r, PROF_SLOTS, s, &idx))
 		return false;
 	s[0]->data[0] = h0;	/* first: not live across the walk */
-	s[0]->data[1] = h1;
+	s[0]->data[1] = kt->id;
 	s[0]->data[2] = h2;
 	s[0]->data[3] = h3;
 	if (likely(pc0)) {
@@ -414,13 +415,14 @@ static __always_inline bool profile_record(struct trace_ring *r, uint32_t ev,
 	return true;
 }
 
-/* See profile_record(); h: the header's 4 words. */
+/* See profile_record(); h: the header's words but the tid (kt's id):
+ * pid, mode, the event's word. */
 notrace bool ttrace_profile_record(struct trace_ring *r, uint32_t ev,
-				   const uint64_t h[PROF_HEAD],
+				   const uint64_t h[PROF_HEAD - 1],
 				   const struct kthread *kt, uintptr_t pc0,
 				   uintptr_t rbp)
 {
-	return profile_record(r, ev, h[0], h[1], h[2], h[3], kt, pc0, rbp,
+	return profile_record(r, ev, h[0], h[1], h[2], kt, pc0, rbp,
 			      arch_trace_clock());
 }
 
@@ -587,7 +589,7 @@ notrace void ttrace_profile_sample_of(const struct trapframe *tf,
 				      ttrace_user_frame(kt);
 
 	*last = now;	/* utf decided first: the one value live past the walk */
-	if (profile_record(r, TTRACE_EV_PROFILE_SAMPLE, pid, kt->id, mode,
+	if (profile_record(r, TTRACE_EV_PROFILE_SAMPLE, pid, mode,
 			   interval, kt, !user &&
 			   (opts & TTRACE_PROFILE_KERNEL) ? tf->rip : 0,
 			   tf->rbp, now) && utf)
