@@ -85,14 +85,15 @@ def check_trace(path, ncpus):
     funcs = kernel_functions()
     syms = user_symbols()
     spins = spin_pcs()
-    pid = None
+    # profhostile's pid first: its proc_exec may be on a CPU whose
+    # records come after those of the CPU it ran on
+    pid = next((m.group(1) for recs in per_cpu.values()
+                for ev, text in recs if ev == "proc_exec"
+                for m in [re.match(r"pid=\S+ filename=/bin/profhostile "
+                                   r"pid_nr=(\d+)", text)] if m), None)
     seen = collections.Counter()
     for cpu, recs in per_cpu.items():
         for i, (ev, text) in enumerate(recs):
-            m = re.match(r"pid=\S+ filename=/bin/profhostile pid_nr=(\d+)",
-                         text)
-            if ev == "proc_exec" and m:
-                pid = m.group(1)
             if ev == "ustack":
                 pcs = [int(x, 16) for x in re.findall(r"0x[0-9a-f]+", text)]
                 n = int(re.match(r"frames=(\d+)", text).group(1))

@@ -38,6 +38,16 @@ void sched_wait_dead(struct kthread *kt);
 int ksleep_ns(uint64_t ns);
 int ksleep_until(uint64_t deadline, uint64_t *tick_tsc);
 uint32_t sched_runq_len(void);
-bool sched_cpu_idling(void);
+
+/* Whether pcpui, this CPU, runs its idle loop (not the boot on its idle
+ * thread): the thread running there is an idle thread (the only ones
+ * with id 0) and the CPU's idling flag is up. A profile sample there is
+ * an idle one. Inline, two loads: every sample asks. Interrupts off. */
+static inline bool sched_cpu_idling(const struct per_cpu_info *pcpui)
+{
+	const struct kthread *kt = pcpui->cur_kthread;
+
+	return !kt->id && READ_ONCE(pcpui->idling);
+}
 
 #endif /* SCHED_H */

@@ -28,6 +28,10 @@ struct per_cpu_info {
 					 * hook runs at that interrupt level
 					 * (kern/trace/internal.h) */
 	bool online;
+	bool idling;			/* its idle thread is in cpu_idle()
+					   (before, it runs the boot: busy);
+					   sched.c writes it, sched_cpu_idling()
+					   reads it */
 	uint64_t ticks;			/* LAPIC timer ticks on this CPU */
 	uintptr_t stack_top;
 	void *cur_proc;			/* process whose context runs here */

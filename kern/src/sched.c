@@ -82,8 +82,6 @@ struct runq {
 	uint32_t len;			/* threads on it */
 	bool halting;			/* the idle loop halts: deferrable
 					   timers wait */
-	bool idling;			/* the idle thread is in cpu_idle()
-					   (before, it runs the boot: busy) */
 	struct kthread *curr;		/* running here */
 	struct kthread *wakee;		/* made runnable here since the last
 					   switch: runs next if curr is
@@ -260,7 +258,8 @@ static bool runs_work(const struct runq *rq)
 {
 	struct kthread *curr = READ_ONCE(rq->curr);
 
-	return curr && (!is_idle(curr) || !READ_ONCE(rq->idling));
+	return curr && (!is_idle(curr) ||
+			!READ_ONCE(per_cpu_info[rq_cpu(rq)].idling));
 }
 
 /* Whether CPU cpu is in its idle loop with nothing queued (unlocked: a
@@ -271,15 +270,6 @@ static bool cpu_free(uint32_t cpu)
 
 	return READ_ONCE(rq->curr) && !runs_work(rq) &&
 	       READ_ONCE(rq->len) == 0;
-}
-
-/* Whether this CPU runs its idle loop (not the boot on its idle
- * thread): a profile sample there is an idle one. Interrupts off. */
-bool sched_cpu_idling(void)
-{
-	struct runq *rq = this_rq();
-
-	return READ_ONCE(rq->idling) && is_idle(READ_ONCE(rq->curr));
 }
 
 /* Where kt should run, prefer being its last CPU (a new thread: this
@@ -885,7 +875,7 @@ __noreturn void cpu_idle(void)
 	struct runq *rq = &runqs[me];
 
 	ttrace_ctx_set(this_cpu(), TTRACE_CTX_IDLE, 0);
-	WRITE_ONCE(rq->idling, true);
+	WRITE_ONCE(this_cpu()->idling, true);
 	for (;;) {
 		process_routine_kmsgs();
 		arch_irq_disable();

@@ -152,29 +152,6 @@ void fprobe_init(void)
 
 /* ---- the hit path -------------------------------------------------------- */
 
-/* See internal.h. */
-uint64_t mapped_pa(const uint64_t *pml4, uintptr_t va, bool user)
-{
-	const uint64_t *table = pml4;
-	uint64_t need = PTE_P | (user ? PTE_U : 0);
-
-#pragma GCC unroll 4	/* each level's shift a constant (the profiler's
-			   user walk comes here once a stack page) */
-	for (int level = 3; level >= 0; level--) {
-		uint64_t e = table[(va >> (PGSHIFT + 9 * level)) & 511];
-
-		if ((e & need) != need)
-			return (uint64_t)-1;
-		if (level == 0 || (level < 3 && (e & PTE_PS))) {
-			uint64_t span = 1ull << (PGSHIFT + 9 * level);
-
-			return (e & PTE_ADDR_MASK & ~(span - 1)) | (va & (span - 1));
-		}
-		table = KADDR(e & PTE_ADDR_MASK);
-	}
-	return (uint64_t)-1;
-}
-
 /* Why copy_str() refused a string; each has its marker text (put_str()). */
 enum str_refusal { STR_UNMAPPED = -1, STR_NOT_RAM = -2 };
 

@@ -857,7 +857,7 @@ static __always_inline const uint64_t *ttrace_loaded_tables(void)
 }
 
 bool ttrace_profile_record(struct trace_ring *r, uint32_t ev,
-			   const uint64_t h[4], const struct kthread *kt,
+			   const uint64_t h[3], const struct kthread *kt,
 			   uintptr_t pc0, uintptr_t rbp);
 void ttrace_profile_ustack(struct trace_ring *r, const uint64_t *pml4,
 			   uintptr_t pc0, uintptr_t rbp);
@@ -870,10 +870,34 @@ bool ttrace_profile_sched_live(void);
 const char *ttrace_profile_control(struct ttrace *t,
 				   const struct ttrace_ctl_cmd *cmd);
 void ttrace_profile_stats_text(struct seqbuf *s);
-/* fprobe.c: the physical address of va if its page is present (user: and
- * a user page) in page tables pml4 (the top table's kernel address), else
- * -1: ustr's check. Any context. */
-uint64_t mapped_pa(const uint64_t *pml4, uintptr_t va, bool user);
+/* The physical address of va if its page is present (user: and a user
+ * page) in page tables pml4 (the top table's kernel address), else -1:
+ * ustr's check (fprobe.c) and the profiler's user walk (stack.c). Any
+ * context. Inline: user constant folds into each level's test, and the
+ * profiler's walk, once a stack page, has no call in it. */
+static __always_inline uint64_t mapped_pa(const uint64_t *pml4, uintptr_t va,
+					  bool user)
+{
+	const uint64_t *table = pml4;
+	uint64_t need = PTE_P | (user ? PTE_U : 0);
+
+#pragma GCC unroll 4	/* each level's shift a constant */
+	for (int level = 3; level >= 0; level--) {
+		uint64_t e = table[(va >> (PGSHIFT + 9 * level)) & 511];
+
+		if ((e & need) != need)
+			return (uint64_t)-1;
+		if (level == 0)		/* a 4 KiB page: one mask */
+			return (e & PTE_ADDR_MASK) | (va & (PGSIZE - 1));
+		if (level < 3 && (e & PTE_PS)) {
+			uint64_t span = 1ull << (PGSHIFT + 9 * level);
+
+			return (e & PTE_ADDR_MASK & ~(span - 1)) | (va & (span - 1));
+		}
+		table = KADDR(e & PTE_ADDR_MASK);
+	}
+	return (uint64_t)-1;
+}
 extern uint8_t ttrace_stack_tracer_on;
 void ttrace_stack_check(uintptr_t *parent);
 const char *ttrace_stack_tracer_control(struct ttrace *t, uint32_t op);

@@ -117,7 +117,7 @@ notrace void ttrace_prof_sample(const struct trapframe *tf)
 	ttrace_profile_sample_of(tf, kt, READ_ONCE(prof.opts),
 				 pid_of(kt, pcpui->coreid),
 				 (tf->cs & 3) ? TTRACE_PROF_MODE_USER :
-				 !kt->id && sched_cpu_idling() ?
+				 sched_cpu_idling(pcpui) ?
 				 TTRACE_PROF_MODE_IDLE : TTRACE_PROF_MODE_KERNEL,
 				 &pc->last);
 }
@@ -176,15 +176,14 @@ notrace void ttrace_prof_switch(struct kthread *prev, struct kthread *next)
 	struct per_cpu_info *pcpui = this_cpu();
 	struct trace_ring *r = pcpui->ttrace_ring;
 	const uintptr_t *f = __builtin_frame_address(0);
-	uint64_t now = arch_trace_clock(), h[4];
+	uint64_t now = arch_trace_clock(), h[3];
 
 	if (!(opts & (TTRACE_PROFILE_OFFCPU | TTRACE_PROFILE_SCHED)))
 		return;			/* the wakeup tracer's key */
 	if (prev->id && !prev->untraced) {
 		h[0] = pid_of(prev, pcpui->coreid);
-		h[1] = prev->id;
-		h[2] = TTRACE_PROF_MODE_KERNEL;
-		h[3] = prev->state;
+		h[1] = TTRACE_PROF_MODE_KERNEL;
+		h[2] = prev->state;
 		if (ttrace_profile_record(r, TTRACE_EV_PROFILE_SWITCH, h, prev,
 					  opts & TTRACE_PROFILE_KERNEL ?
 					  f[1] : 0, f[0]) &&
@@ -215,14 +214,13 @@ notrace void ttrace_profile_woken(struct kthread *kt)
 	const struct kthread *cur = pcpui->cur_kthread;
 	const uintptr_t *f = __builtin_frame_address(0);
 	bool irq = pcpui->irq_depth;
-	uint64_t h[4];
+	uint64_t h[3];
 
 	if (!(opts & TTRACE_PROFILE_SCHED) || !cur)
 		return;
 	h[0] = pid_of(cur, pcpui->coreid);
-	h[1] = cur->id;
-	h[2] = irq ? TTRACE_PROF_MODE_IRQ : TTRACE_PROF_MODE_KERNEL;
-	h[3] = kt->id;
+	h[1] = irq ? TTRACE_PROF_MODE_IRQ : TTRACE_PROF_MODE_KERNEL;
+	h[2] = kt->id;
 	if (ttrace_profile_record(pcpui->ttrace_ring, TTRACE_EV_PROFILE_WAKEUP,
 				  h, cur, opts & TTRACE_PROFILE_KERNEL ? f[1] : 0,
 				  f[0]) &&

@@ -339,14 +339,19 @@ static __always_inline bool reserve_slots(struct trace_ring *r, uint32_t n,
 					  struct ttrace_entry **s,
 					  uint64_t *idx)
 {
-	if ((*idx = trace_ring_reserve(r, n)) == UINT64_MAX)
-		return false;
+	TRACE_RING_UNLESS_OVERWRITE(r, saturate);
+	*idx = ring_local_fetch_add(&r->head, n);  /* no test of the index */
+slots:
 #pragma GCC unroll 4
 	for (uint32_t k = 0; k < n; k++) {
 		s[k] = trace_ring_slot(r, *idx + k);
 		trace_ring_invalidate(s[k]);
 	}
 	return true;
+saturate:
+	if ((*idx = trace_ring_reserve_saturate(r, n)) == UINT64_MAX)
+		return false;
+	goto slots;
 }
 
 /* Publishes the record of n slots s, event ev at index idx, with this
@@ -370,16 +375,17 @@ static __always_inline void publish_slots(struct ttrace_entry *const *s,
 
 /*
  * Writes profile record ev (profile_sample, _switch or _wakeup) into r,
- * this CPU's: the header h (pid, tid, mode, the event's word), then the
- * kernel chain: pc0 and the chain from frame rbp of thread kt (the
+ * this CPU's: the header (pid h0, kt's id: the tid, mode h2, the event's
+ * word h3; kt's id read once the slots are held, so that no value of it
+ * is kept across the reservation), then the kernel chain: pc0 and the chain from frame rbp of thread kt (the
  * running one, or one switching out here), TTRACE_STACK_DEPTH pcs in all;
  * none when pc0 is 0; stamped now (the trace clock). Returns false when
  * the ring is saturated (the record dropped, counted). Any context,
  * interrupts off.
  */
 static __always_inline bool profile_record(struct trace_ring *r, uint32_t ev,
-					   uint64_t h0, uint64_t h1,
-					   uint64_t h2, uint64_t h3,
+					   uint64_t h0, uint64_t h2,
+					   uint64_t h3,
 					   const struct kthread *kt,
 					   uintptr_t pc0, uintptr_t rbp,
 					   uint64_t now)
@@ -391,7 +397,7 @@ static __always_inline bool profile_record(struct trace_ring *r, uint32_t ev,
 	if (!reserve_slots(r, PROF_SLOTS, s, &idx))
 		return false;
 	s[0]->data[0] = h0;	/* first: not live across the walk */
-	s[0]->data[1] = h1;
+	s[0]->data[1] = kt->id;
 	s[0]->data[2] = h2;
 	s[0]->data[3] = h3;
 	if (likely(pc0)) {
@@ -409,13 +415,14 @@ static __always_inline bool profile_record(struct trace_ring *r, uint32_t ev,
 	return true;
 }
 
-/* See profile_record(); h: the header's 4 words. */
+/* See profile_record(); h: the header's words but the tid (kt's id):
+ * pid, mode, the event's word. */
 notrace bool ttrace_profile_record(struct trace_ring *r, uint32_t ev,
-				   const uint64_t h[PROF_HEAD],
+				   const uint64_t h[PROF_HEAD - 1],
 				   const struct kthread *kt, uintptr_t pc0,
 				   uintptr_t rbp)
 {
-	return profile_record(r, ev, h[0], h[1], h[2], h[3], kt, pc0, rbp,
+	return profile_record(r, ev, h[0], h[1], h[2], kt, pc0, rbp,
 			      arch_trace_clock());
 }
 
@@ -444,27 +451,30 @@ struct user_page {
 				   0: the walk ends */
 };
 
-/* The page of user frame rbp, for walk_user(), whose frame before has
- * key key on page pg (key 0: none): its delta and limit, or limit 0 when
- * rbp is no frame (misaligned, not above the frame before, not below
- * ULIM, not on a present user page). A frame across two pages is copied
- * into buf, its page for the walk, whose next frame is then another page.
- * Not inlined: a walk comes here once a page. */
-static notrace __attribute__((noinline)) struct user_page user_page(
-	const uint64_t *pml4, uintptr_t rbp, uintptr_t key,
-	struct user_page pg, uint64_t *buf)
+/* The page of user frame rbp, for walk_user(), whose frame before is at
+ * user address prev (0: none): its delta and limit, or limit 0 when rbp
+ * is no frame (misaligned, not above the frame before, not below ULIM,
+ * not on a present user page). A frame across two pages is copied into
+ * buf, its page for the walk, whose next frame is then another page.
+ * Inline for the first frame (every walk's, prev 0 folded), user_page()
+ * for the others. */
+static __always_inline struct user_page user_page_of(const uint64_t *pml4,
+						     uintptr_t rbp,
+						     uintptr_t prev,
+						     uint64_t *buf)
 {
 	uintptr_t off = rbp & (PGSIZE - 1);
-	uintptr_t prev = key ? (uintptr_t)frame_at(key) - pg.delta : 0;
 	uint64_t pa, pa2;
 
 	if ((rbp & 7) || rbp <= prev || rbp > ULIM - 16 ||
 	    (pa = mapped_pa(pml4, rbp, true)) == (uint64_t)-1)
 		return (struct user_page){ 0, 0 };
-	if (likely(off <= PGSIZE - 16))
+	if (likely(off <= PGSIZE - 16)) {	/* the page's last frame: */
+		uintptr_t delta = (uintptr_t)KADDR(pa) - rbp;	/* its end - 16 */
+
 		return (struct user_page){
-			(uintptr_t)KADDR(pa) - rbp,
-			fp_key((uintptr_t)KADDR(pa - off) + PGSIZE - 16) };
+			delta, fp_key(delta + (rbp | (PGSIZE - 1)) - 15) };
+	}
 	if ((pa2 = mapped_pa(pml4, rbp + 8, true)) == (uint64_t)-1)
 		return (struct user_page){ 0, 0 };
 	buf[0] = *(const uint64_t *)KADDR(pa);
@@ -473,23 +483,36 @@ static notrace __attribute__((noinline)) struct user_page user_page(
 				   fp_key((uintptr_t)buf) };
 }
 
+/* user_page_of() for a frame after the first, whose frame before has key
+ * key on page pg. Not inlined: a walk comes here once a page after its
+ * first. */
+static notrace __attribute__((noinline)) struct user_page user_page(
+	const uint64_t *pml4, uintptr_t rbp, uintptr_t key,
+	struct user_page pg, uint64_t *buf)
+{
+	return user_page_of(pml4, rbp, (uintptr_t)frame_at(key) - pg.delta,
+			    buf);
+}
+
 _Static_assert(!(ULIM & (ULIM - 1)), "walk_user(): ULIM a power of two");
 
 static __always_inline uint32_t walk_user(struct ttrace_entry *const *s,
 					  const uint64_t *pml4, uintptr_t pc0,
 					  uintptr_t rbp)
 {
-	struct user_page pg = { 0, 0 };	/* none yet */
-	uintptr_t key = 0;		/* the frame before's, on pg */
 	uint64_t buf[2];
+	struct user_page pg = user_page_of(pml4, rbp, 0, buf);
+	uintptr_t key = 0;		/* the frame before's, on pg */
 
 	*pc_word(s, 0, PCS_STACK) = pc0;
+	if (!pg.limit)
+		return 1;
 #pragma GCC unroll 16
 	for (uint32_t n = 1; n < TTRACE_STACK_DEPTH; n++) {
 		uintptr_t k = fp_key(rbp + pg.delta), pc;
 		const uintptr_t *f;
 
-		if (unlikely(!frame_next_ok(key, k, pg.limit))) {
+		if (n > 1 && unlikely(!frame_next_ok(key, k, pg.limit))) {
 			pg = user_page(pml4, rbp, key, pg, buf);
 			if (!pg.limit)
 				return n;
@@ -512,8 +535,8 @@ static __always_inline void profile_ustack(struct trace_ring *r,
 					   const uint64_t *pml4,
 					   uintptr_t pc0, uintptr_t rbp)
 {
-	uint64_t ts = arch_trace_clock() & ~TTRACE_TS_CONT, idx;
 	struct ttrace_entry *s[STACK_SLOTS];
+	uint64_t idx;
 	uint32_t n;
 
 	if (pc0 - 1 >= ULIM - 1 || !reserve_slots(r, STACK_SLOTS, s, &idx))
@@ -526,7 +549,9 @@ static __always_inline void profile_ustack(struct trace_ring *r,
 		SET_PC_WORDS(s, PCS_STACK, NULL, n, n);
 	}
 	s[0]->data[0] = n;
-	publish_slots(s, STACK_SLOTS, idx, TTRACE_EV_USTACK, ts);
+	/* stamped as it is published: no clock live across the walk */
+	publish_slots(s, STACK_SLOTS, idx, TTRACE_EV_USTACK,
+		      arch_trace_clock() & ~TTRACE_TS_CONT);
 }
 
 /*
@@ -564,7 +589,7 @@ notrace void ttrace_profile_sample_of(const struct trapframe *tf,
 				      ttrace_user_frame(kt);
 
 	*last = now;	/* utf decided first: the one value live past the walk */
-	if (profile_record(r, TTRACE_EV_PROFILE_SAMPLE, pid, kt->id, mode,
+	if (profile_record(r, TTRACE_EV_PROFILE_SAMPLE, pid, mode,
 			   interval, kt, !user &&
 			   (opts & TTRACE_PROFILE_KERNEL) ? tf->rip : 0,
 			   tf->rbp, now) && utf)

@@ -135,7 +135,7 @@ static uintptr_t kpc(uint32_t k)
 
 static bool check_kernel(const char *what, uintptr_t fp, uint32_t want)
 {
-	static const uint64_t h[4] = { 7, 8, 0, 997 };
+	static const uint64_t h[3] = { 7, 0, 997 };	/* pid, mode, word */
 	uint64_t idx = ring.head, pcs[NPCS + 2], flags = arch_irq_save();
 	const struct ttrace_entry *e = &ring_mem[idx & ring.mask];
 
@@ -145,7 +145,8 @@ static bool check_kernel(const char *what, uintptr_t fp, uint32_t want)
 	arch_irq_restore(flags);
 	KT_ASSERT(ring.head == idx + 4 && TTRACE_TYPE_NCONT(e->type) == 3 &&
 		  TTRACE_TYPE_ID(e->type) == TTRACE_EV_PROFILE_SAMPLE &&
-		  e->data[0] == 7 && e->data[1] == 8 && e->data[3] == 997 &&
+		  e->data[0] == 7 && e->data[1] == current_kthread()->id &&
+		  e->data[3] == 997 &&
 		  e->data[4] == want, "%s: header %lu %lu %lu %lu, frames %lu, "
 		  "want %u", what, e->data[0], e->data[1], e->data[2],
 		  e->data[3], e->data[4], want);
