@@ -174,10 +174,13 @@ def check_slices(path):
         GRAN_MS: under load the host stops QEMU's vCPU or its timer thread
         for tens of ms), the switches and the deadlines passed over are
         one per slice of it, give or take one;
-      - a slice after a timer that came over SHORT_MS late ends sooner
-        than a slice less SHORT_MS after its switch, back on its deadline,
-        in at least one case (slices timed from the switch, as the old
-        kernel's, never do)."""
+      - where a timer came over 2 x SHORT_MS late, a slice after it ends
+        sooner than a slice less SHORT_MS after its switch, back on its
+        deadline, in at least one case (slices timed from the switch, as
+        the old kernel's, never do: their lateness only grows). The margin:
+        the slice after a timer L late is a slice - L + the next timer's
+        own lateness, so one just over SHORT_MS late need not leave a
+        slice SHORT_MS short (CI's quiet host: 1.007 ms)."""
     win, pid = window(events(path))
     if not win:
         return "no sched-begin/sched-end markers in the trace"
@@ -219,12 +222,13 @@ def check_slices(path):
     if abs(switches + lost - slices) > 1 or bad or \
             (not lost and abs(switches * 1e9 / (end - start) -
                               1000 / SLICE_MS) > 1) or \
-            (max(late) > SHORT_MS and not short):
+            (max(late) > 2 * SHORT_MS and not short):
         return "%d switches and %d deadlines lost in %.1f slices (want " \
             "one a slice, +- 1); switches not after a timer interrupt at " \
             "or after their deadline: %s; the latest timer %.3f ms late, " \
-            "%d slices after it %d+ ms short (want some)" % (
-                switches, lost, slices, bad[:4], max(late), short, SHORT_MS)
+            "%d slices after it %d+ ms short (want some past %d ms late)" \
+            % (switches, lost, slices, bad[:4], max(late), short, SHORT_MS,
+               2 * SHORT_MS)
     return ""
 
 

@@ -64,11 +64,28 @@ def events(path):
     return out
 
 
+def common_end(evs):
+    """The time (us, as text: the records' own) up to which every CPU's
+    records are in the trace: a save copies the CPUs' rings one after the
+    other, so a CPU copied later holds records past the others' ends (a
+    wakeup on CPU 0 after its copy, the switch on CPU 1 in it)."""
+    last = {}
+    for line, *_ in evs:
+        m = LINE.match(line)
+        last[m[3]] = (int(m[1]), int(m[2]))
+    return min(last.values()) if last else (0, 0)
+
+
 def check_wakeups(evs):
     """Each switch to a thread that slept is preceded by its waking and
-    wakeup; each sched_wakeup by its sched_waking."""
+    wakeup; each sched_wakeup by its sched_waking; up to the CPUs' common
+    end (common_end())."""
     asleep, woken, why, checked = set(), {}, [], 0
+    end = common_end(evs)
     for line, ctx, ev, f, _ in evs:
+        m = LINE.match(line)
+        if (int(m[1]), int(m[2])) > end:
+            break
         if ev == "sched_switch":
             prev, nxt = int(f["prev_pid"]), int(f["next_pid"])
             if f["prev_state"] == "sleeping":

@@ -150,6 +150,8 @@ struct pf {
 					   events are being written */
 	uint64_t *parents;		/* pid << 32 | parent, by pid */
 	size_t nparents;
+	uint64_t *renamed;		/* the pids a task_rename names, sorted */
+	size_t nrenamed;
 	uint32_t blocked_id;		/* sched_blocked_reason's, or max */
 	uint64_t *callers;		/* its callers, sorted: kernel symbol
 					   iid = index + 1 */
@@ -321,6 +323,7 @@ static void clock_snapshot(struct pf *x)
 }
 
 static uint64_t parent_of(const struct pf *x, uint64_t pid);
+static bool renamed(const struct pf *x, uint64_t pid);
 
 /* The ProcessTree: every traced process but those a task_newtask starts,
  * one thread each (tid = pid), with its parent (proc_create's). */
@@ -628,9 +631,13 @@ static void linux_fields(struct pf *x, unsigned field,
 		pb_uint(p, 4, 1);			/* success */
 		pb_uint(p, 5, a[3]);
 		break;
-	case FT_TASK_NEWTASK:	/* comm: its parent's, for a process */
+	case FT_TASK_NEWTASK:
+		/* comm: its parent's, for a process, as Linux's fork, when
+		 * the task_rename of its program follows in the trace; if a
+		 * ring's wrap took that, its own, or Perfetto would name the
+		 * process after its parent for good */
 		pb_uint(p, 1, linux_pid(a[1]));
-		comm(x, p, 2, a[0], ts);
+		comm(x, p, 2, renamed(x, a[1]) ? a[0] : a[1], ts);
 		pb_uint(p, 3, LINUX_SIGCHLD);
 		break;
 	case FT_TASK_RENAME:
@@ -726,7 +733,8 @@ static int find_parents(struct pf *x)
 {
 	int id = ttexport_event_id(&x->t->meta, "proc_create");
 	int nt = ttexport_event_id(&x->t->meta, "task_newtask");
-	size_t cap = 0;
+	int rn = ttexport_event_id(&x->t->meta, "task_rename");
+	size_t cap = 0, rcap = 0;
 
 	if (id >= 0 && !ttexport_args_are(&x->t->meta.events[id],
 					  "pid name parent"))
@@ -740,6 +748,19 @@ static int find_parents(struct pf *x)
 		ttrace_pair_init(&it, x->t->cpus[c].sorted,
 				 x->t->cpus[c].nsorted);
 		while (ttrace_pair_next(&it, &ev)) {
+			if (ev.id == (uint32_t)rn && ev.nwords) {
+				if (x->nrenamed == rcap) {
+					uint64_t *p = realloc(x->renamed,
+						(rcap = rcap * 2 + 16) *
+						sizeof(*p));
+
+					if (!p)
+						return -1;
+					x->renamed = p;
+				}
+				x->renamed[x->nrenamed++] = ev.args[0] << 32;
+				continue;
+			}
 			if ((ev.id != (uint32_t)id && ev.id != (uint32_t)nt) ||
 			    ev.nwords < 3)
 				continue;
@@ -758,7 +779,18 @@ static int find_parents(struct pf *x)
 	}
 	if (x->nparents)
 		qsort(x->parents, x->nparents, sizeof(*x->parents), by_pid);
+	if (x->nrenamed)
+		qsort(x->renamed, x->nrenamed, sizeof(*x->renamed), by_pid);
 	return 0;
+}
+
+/* Whether the trace holds a task_rename of our pid (find_parents()). */
+static bool renamed(const struct pf *x, uint64_t pid)
+{
+	uint64_t key = pid << 32;
+
+	return x->nrenamed && bsearch(&key, x->renamed, x->nrenamed,
+				      sizeof(key), by_pid);
 }
 
 /* What find_parents() knows of our pid: its parent (0 if no record
@@ -1361,6 +1393,7 @@ static int ttdecode_perfetto(int argc, char **argv)
 	free(x.counters);
 	free(x.linux_of);
 	free(x.parents);
+	free(x.renamed);
 	free(x.callers);
 	if (x.kelf_loaded > 0)
 		ttprof_elf_free(&x.kelf);
