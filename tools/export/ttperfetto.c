@@ -725,6 +725,21 @@ static int by_pid(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Appends v to the array *a of *n values, *cap allocated. Returns 0 or
+ * -1 (memory). */
+static int push(uint64_t **a, size_t *n, size_t *cap, uint64_t v)
+{
+	if (*n == *cap) {
+		uint64_t *p = realloc(*a, (*cap = *cap * 2 + 64) * sizeof(*p));
+
+		if (!p)
+			return -1;
+		*a = p;
+	}
+	(*a)[(*n)++] = v;
+	return 0;
+}
+
 /* Every process's parent, from the proc_create records (pid, name,
  * parent), and the threads a task_newtask record starts (Perfetto makes
  * them from it: the ProcessTree must not name them first, or they would
@@ -749,32 +764,17 @@ static int find_parents(struct pf *x)
 				 x->t->cpus[c].nsorted);
 		while (ttrace_pair_next(&it, &ev)) {
 			if (ev.id == (uint32_t)rn && ev.nwords) {
-				if (x->nrenamed == rcap) {
-					uint64_t *p = realloc(x->renamed,
-						(rcap = rcap * 2 + 16) *
-						sizeof(*p));
-
-					if (!p)
-						return -1;
-					x->renamed = p;
-				}
-				x->renamed[x->nrenamed++] = ev.args[0] << 32;
-				continue;
-			}
-			if ((ev.id != (uint32_t)id && ev.id != (uint32_t)nt) ||
-			    ev.nwords < 3)
-				continue;
-			if (x->nparents == cap) {
-				uint64_t *p = realloc(x->parents, (cap = cap * 2 +
-						      64) * sizeof(*p));
-
-				if (!p)
+				if (push(&x->renamed, &x->nrenamed, &rcap,
+					 ev.args[0] << 32))
 					return -1;
-				x->parents = p;
+			} else if ((ev.id == (uint32_t)id ||
+				    ev.id == (uint32_t)nt) && ev.nwords >= 3 &&
+				   push(&x->parents, &x->nparents, &cap,
+					ev.id == (uint32_t)id ?
+					ev.args[0] << 32 | linux_pid(ev.args[2]) :
+					ev.args[1] << 32 | PF_NEWTASK)) {
+				return -1;
 			}
-			x->parents[x->nparents++] = ev.id == (uint32_t)id ?
-				ev.args[0] << 32 | linux_pid(ev.args[2]) :
-				ev.args[1] << 32 | PF_NEWTASK;
 		}
 	}
 	if (x->nparents)
