@@ -507,7 +507,8 @@ static void count_wakeup(void)
 }
 
 /* Runs every figure and prints the report (bench=wakeup: only the
- * wakeup's). Boot CPU, other CPUs idle. */
+ * wakeup's; bench=records: only the scheduler's records, beside the
+ * enabled tracepoint they are held to). Boot CPU, other CPUs idle. */
 void ttrace_bench(void)
 {
 	const char *acc = arch_hypervisor();
