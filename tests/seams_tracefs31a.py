@@ -211,6 +211,40 @@ def filter_trigger_recipes(sh):
     sh.ok("echo '!traceoff' > %sevents/user/user_marker/trigger" % T)
     sh.ok("echo 1 > %stracing_on" % T)
     expect(sh.ok("cat %stracing_on" % T).strip() == "1", "tracing_on 1")
+    trigger_counts(sh)
+
+
+def trigger_counts(sh):
+    """TRIGGER:N acts N times: traceoff:2 freezes at the first two markers
+    after each restart, not the third; stacktrace:2 chains two."""
+    trig = "%sevents/user/user_marker/trigger" % T
+    sh.ok("echo 'traceoff:2' > " + trig)
+    for n in (1, 2, 3):
+        sh.ok("echo count-%d > %strace_marker" % (n, T))
+        on = sh.ok("cat %stracing_on" % T).strip()
+        expect(on == ("1" if n == 3 else "0"),
+               "traceoff:2, marker %d: tracing_on %s" % (n, on))
+        # each marker is recorded: `echo 1 > tracing_on` thawed the rings
+        # a stop froze (they stayed frozen, losing records silently)
+        got = sh("grep -c count-%d %strace" % (n, T))[0].strip()
+        expect(got == "1", "marker count-%d recorded %s times" % (n, got))
+        sh.ok("echo 1 > %stracing_on" % T)
+    fired = re.search(r"t\.user_marker\.traceoff stop user_marker times 2"
+                      r"\s+hits (\d+)[^\n]* fired (\d+)",
+                      sh.ok("cat %sprobes" % T))
+    expect(fired and fired.group(2) == "2",
+           "traceoff:2's probe: %s" % (fired and fired.group(0)))
+    sh.ok("echo '!traceoff' > " + trig)
+    sh.refused("echo 'traceoff:0' > " + trig)
+    sh.refused("echo 'snapshot:2' > " + trig)
+    sh.ok("echo 1 > %sevents/stack/enable" % T)
+    sh.ok("echo 'stacktrace:2' > " + trig)
+    sh.ok("echo > %strace" % T)
+    for n in range(4):
+        sh.ok("echo chain-%d > %strace_marker" % (n, T))
+    stacks = sh("grep -c ' stack: ' %strace" % T)[0].strip()
+    sh.ok("echo '!stacktrace' > " + trig)
+    expect(stacks == "2", "stacktrace:2 after 4 markers: %s chains" % stacks)
 
 
 def tracer_recipes(sh):

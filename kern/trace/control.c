@@ -392,6 +392,8 @@ static const char *apply(struct ttrace *t, const struct ttrace_ctl_cmd *cmd,
 			return t->off_reason;
 		live_on(t);	/* the command may arm something */
 		ttrace_ctl_apply(&t->ctl, cmd);
+		if (__atomic_load_n(&t->ctl.mask, __ATOMIC_RELAXED))
+			ttrace_thaw(t);	/* tracing on again after a stop */
 		ttrace_patch_sync(TEXT_PATCH_LIVE);
 		live_update(t);
 		return NULL;

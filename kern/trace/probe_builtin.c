@@ -18,8 +18,10 @@
  *			emitter writes (no probe of EVENT runs: no recursion)
  *	snapshot	copy every CPU's ring aside on the first hit (snapN;
  *			a snapshot set, snapset.c)
- *	stop		freeze tracing on the first hit (a flight recorder)
- *	stacktrace	record the kernel call chain after the event (stack.c)
+ *	stop		freeze tracing on a hit while it is not frozen (a
+ *			flight recorder; `times N`: the first N such hits)
+ *	stacktrace	record the kernel call chain after the event (stack.c;
+ *			`times N`: after the first N hits only)
  *
  * Everything a probe needs is allocated when it is attached, in process
  * context under the ctl mutex; its callbacks only add to counters that
@@ -62,7 +64,10 @@ struct builtin {
 	struct ttrace_keytab tab;	/* count, hist, latency */
 	uint64_t hits;			/* events that passed the tests */
 	uint64_t unpaired;		/* latency: END with no START before */
-	uint64_t first_ts;		/* snapshot, stop: the first hit */
+	uint64_t first_ts;		/* snapshot, stop: the first hit (the
+					   first freeze) */
+	uint32_t fired;			/* stop, stacktrace: hits acted on,
+					   at most spec.times if set */
 	uint32_t first_cpu;
 	struct {			/* latency: per CPU, the open START */
 		uint64_t ts;		/* 0: none */
@@ -271,14 +276,44 @@ static bool on_snapshot(void *arg, const struct ttrace_probe_hit *h)
 	return true;
 }
 
-/* Freezes tracing on the first hit (ttrace_freeze); the record of the
- * event that stopped it is still written (ttrace_probe_fire). */
+/* Claims one of b's `times` (one compare-and-swap, never a wait): false
+ * once they are used up; always true without `times`. Returns the hits
+ * acted on before this one in *before. */
+static bool claim_times(struct builtin *b, uint32_t *before)
+{
+	uint32_t n = __atomic_load_n(&b->fired, __ATOMIC_RELAXED);
+
+	do {
+		if (b->spec.times && n >= b->spec.times)
+			return false;
+	} while (!__atomic_compare_exchange_n(&b->fired, &n, n + 1, false,
+					      __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	*before = n;
+	return true;
+}
+
+/* Freezes tracing (ttrace_freeze) on a hit while it is not frozen, as
+ * ftrace's traceoff trigger: after a traceon (tracefs_trig.c, or ctl
+ * groups), the next hit freezes again; `times N` bounds the freezes, and
+ * only a hit that freezes uses one. The record of the event that
+ * stopped it is still written (ttrace_probe_fire). */
 static bool on_stop(void *arg, const struct ttrace_probe_hit *h)
 {
 	struct builtin *b = arg;
+	uint32_t before;
 
-	if (first_hit(b, h))
-		ttrace_freeze(&ttrace_main);
+	if (!ttrace_probe_test(&b->spec, h))
+		return true;
+	__atomic_fetch_add(&b->hits, 1, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&ttrace_main.frozen, __ATOMIC_ACQUIRE) ||
+	    !claim_times(b, &before))
+		return true;
+	if (!before) {
+		b->first_cpu = h->cpu;
+		b->first_ts = h->ts;
+	}
+	ttrace_freeze(&ttrace_main);
 	return true;
 }
 
@@ -287,10 +322,12 @@ static bool on_stop(void *arg, const struct ttrace_probe_hit *h)
 static bool on_stacktrace(void *arg, const struct ttrace_probe_hit *h)
 {
 	struct builtin *b = arg;
+	uint32_t before;
 
 	if (ttrace_probe_test(&b->spec, h)) {
 		__atomic_fetch_add(&b->hits, 1, __ATOMIC_RELAXED);
-		if (h->stack && *h->stack < b->spec.depth)
+		if (h->stack && *h->stack < b->spec.depth &&
+		    claim_times(b, &before))
 			*h->stack = b->spec.depth;
 	}
 	return true;
@@ -468,9 +505,11 @@ static void probe_text(struct seqbuf *t, const struct builtin *b,
 			      b->open_evicted);
 	if (b->tab.keys)
 		seqbuf_printf(t, " overflow %lu", b->tab.overflow);
-	if ((s->kind == TTRACE_PROBE_SNAPSHOT || s->kind == TTRACE_PROBE_STOP) &&
-	    b->hits)
+	if ((s->kind == TTRACE_PROBE_SNAPSHOT && b->hits) ||
+	    (s->kind == TTRACE_PROBE_STOP && b->fired))
 		seqbuf_printf(t, " cpu %u ts %lu", b->first_cpu, b->first_ts);
+	if (s->kind == TTRACE_PROBE_STOP || s->kind == TTRACE_PROBE_STACKTRACE)
+		seqbuf_printf(t, " fired %u", b->fired);
 	if (s->kind == TTRACE_PROBE_SNAPSHOT)
 		seqbuf_printf(t, " failed %lu", b->snap.failed);
 	seqbuf_printf(t, "\n");

@@ -637,13 +637,33 @@ static const struct { const char *trigger, *kind; } triggers[] = {
 	{ "stacktrace", "stacktrace" },
 };
 
+/* TRIGGER:N's count (at count) as the probe's " times N" in out (n
+ * bytes): a stop's or stacktrace's; a snapshot is taken once anyway, so
+ * only snapshot:1 is taken. */
+static int trigger_times(const char *trig, const char *count, char *out,
+			 size_t n, const char **why)
+{
+	uint64_t v;
+
+	if (!parse_u64_whole(count, &v) || !v || v > TTRACE_PROBE_TIMES_MAX) {
+		*why = "trigger: a count is 1 to 2^31";
+		return -EINVAL;
+	}
+	if (!strcmp(trig, "snapshot")) {
+		*why = "trigger: snapshot copies the rings once (snapshot:1)";
+		return v == 1 ? 0 : -EINVAL;
+	}
+	fmt_snprintf(out, n, " times %lu", v);
+	return 0;
+}
+
 /* events/GROUP/EVENT/trigger: `[!]TRIGGER [if FILTER]`. */
 static int event_trigger_write(uint32_t e, char *line, const char **why)
 {
 	const char *ev = meta()->events[e].name;
 	bool del = line[0] == '!';
 	char *trig = line + del, *cond = strstr(trig, " if "), *count;
-	char tests[CTL_MAX] = "";
+	char tests[CTL_MAX] = "", times[24] = "";
 	int r;
 
 	if (cond)
@@ -653,8 +673,12 @@ static int event_trigger_write(uint32_t e, char *line, const char **why)
 		return r;	/* enable_event, disable_event */
 	if (cond && (r = filter_tests(cond + 4, tests, sizeof(tests), why)))
 		return r;
-	if ((count = strchr(trig, ':')) && strncmp(trig, "hist", 4))
-		*count = 0;		/* traceoff:N: every hit, not N */
+	count = strncmp(trig, "hist", 4) ? strchr(trig, ':') : NULL;
+	if (count)
+		*count++ = 0;		/* TRIGGER:N: its first N acts */
+	if (count && !del && (r = trigger_times(trig, count, times,
+						sizeof(times), why)))
+		return r;
 	if (!strncmp(trig, "hist", 4) &&
 	    (r = tracefs_synth_trigger(ev, trig, del, why)) != 1)
 		return r;	/* variables, onmatch(): tracefs_synth.c */
@@ -664,10 +688,10 @@ static int event_trigger_write(uint32_t e, char *line, const char **why)
 	for (size_t i = 0; i < ARRAY_SIZE(triggers); i++)
 		if (!strcmp(trig, triggers[i].trigger))
 			return del ? ctl(why, "unprobe t.%s.%s", ev, trig) :
-			       ctl(why, "probe t.%s.%s %s %s%s%s", ev, trig,
-				   triggers[i].kind, ev, tests[0] ? " if " : "",
-				   tests);
-	*why = "trigger: traceoff, traceon[:N], snapshot, stacktrace, "
+			       ctl(why, "probe t.%s.%s %s %s%s%s%s", ev, trig,
+				   triggers[i].kind, ev, times,
+				   tests[0] ? " if " : "", tests);
+	*why = "trigger: traceoff[:N], traceon[:N], snapshot[:1], stacktrace[:N], "
 	       "hist:keys=..., enable_event:G:E[:N] or disable_event:G:E[:N] "
 	       "[if FILTER] (docs/tracefs.md)";
 	return -EINVAL;

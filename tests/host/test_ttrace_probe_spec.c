@@ -102,6 +102,22 @@ static int test_parse_kinds(void)
 	seqbuf_init(&out, back, sizeof(back));
 	ttrace_probe_spec_text(&cmd.probe, &meta, &out);
 	HT_CHECK(!strcmp(back, "probe st stacktrace page_fault depth 4"));
+	/* times N: a stop's or stacktrace's first N acts (ftrace's :N) */
+	HT_CHECK(!parse("probe st stacktrace page_fault depth 4 times 3 "
+			"if addr>0"));
+	HT_CHECK(cmd.probe.times == 3 && cmd.probe.ntests == 1);
+	seqbuf_init(&out, back, sizeof(back));
+	ttrace_probe_spec_text(&cmd.probe, &meta, &out);
+	HT_CHECK(!strcmp(back, "probe st stacktrace page_fault depth 4 "
+			 "times 3 if addr>0"));
+	HT_CHECK(!parse("probe o stop syscall_exit times 2147483648"));
+	HT_CHECK(cmd.probe.times == 1u << 31);
+	HT_CHECK(!parse("probe o stop syscall_exit"));
+	HT_CHECK(cmd.probe.times == 0);
+	HT_CHECK(parse("probe o stop syscall_exit times 0"));
+	HT_CHECK(parse("probe o stop syscall_exit times 2147483649"));
+	HT_CHECK(parse("probe o stop syscall_exit times"));
+	HT_CHECK(parse("probe o count syscall_exit times 2"));
 	/* match and emit: histogram.rst's wakeup latency, by key on any CPU */
 	HT_CHECK(!parse("probe w latency sched_waking sched_switch by pid "
 			"match next_pid emit wakeup_latency next_pid "
@@ -148,8 +164,8 @@ static int test_parse_errors(void)
 		"probe NAME latency START END [by FIELD[.TAG] [match F]] "
 		"[emit E F...] [if TEST...] | "
 		"probe NAME snapshot EVENT [if TEST...] | "
-		"probe NAME stop EVENT [if TEST...] | "
-		"probe NAME stacktrace EVENT [depth N] [if TEST...] | "
+		"probe NAME stop EVENT [times N] [if TEST...] | "
+		"probe NAME stacktrace EVENT [depth N] [times N] [if TEST...] | "
 		"unprobe NAME|*";
 	static const struct { const char *text, *want; } bad[] = {
 		{ "probe c count", "too few" },

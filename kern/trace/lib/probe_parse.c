@@ -33,9 +33,9 @@ static const struct probe_kind {
 				   "START END [by FIELD[.TAG] [match F]] "
 				   "[emit E F...] [if TEST...]" },
 	[TTRACE_PROBE_SNAPSHOT] = { "snapshot", 1, "EVENT [if TEST...]" },
-	[TTRACE_PROBE_STOP] = { "stop", 1, "EVENT [if TEST...]" },
+	[TTRACE_PROBE_STOP] = { "stop", 1, "EVENT [times N] [if TEST...]" },
 	[TTRACE_PROBE_STACKTRACE] = { "stacktrace", 1,
-				      "EVENT [depth N] [if TEST...]" },
+				      "EVENT [depth N] [times N] [if TEST...]" },
 };
 
 #define LAST_KIND	TTRACE_PROBE_STACKTRACE
@@ -187,6 +187,26 @@ static const char *parse_depth(struct ttrace_ctl_cmd *cmd, char **tok,
 				      *i + 1 < ntok ? tok[*i + 1] : "",
 				      "': 1 to 16 frames");
 	cmd->probe.depth = (uint32_t)n;
+	*i += 2;
+	return NULL;
+}
+
+/* Parses a stop's or stacktrace's optional "times N" at tok[*i]: it acts
+ * on its first N hits only (ftrace's TRIGGER:N); default 0, every hit. */
+static const char *parse_times(struct ttrace_ctl_cmd *cmd, char **tok,
+			       size_t ntok, size_t *i)
+{
+	uint64_t n;
+
+	cmd->probe.times = 0;
+	if (*i == ntok || strcmp(tok[*i], "times"))
+		return NULL;
+	if (*i + 1 == ntok || !parse_u64_whole(tok[*i + 1], &n) || !n ||
+	    n > TTRACE_PROBE_TIMES_MAX)
+		return ttrace_ctl_err(cmd, "times '",
+				      *i + 1 < ntok ? tok[*i + 1] : "",
+				      "': 1 to 2^31 hits");
+	cmd->probe.times = (uint32_t)n;
 	*i += 2;
 	return NULL;
 }
@@ -517,6 +537,10 @@ const char *ttrace_probe_parse_add(struct ttrace_ctl_cmd *cmd, char **tok,
 	if (s->kind == TTRACE_PROBE_STACKTRACE &&
 	    (why = parse_depth(cmd, tok, ntok, &next)))
 		return why;
+	if ((s->kind == TTRACE_PROBE_STACKTRACE ||
+	     s->kind == TTRACE_PROBE_STOP) &&
+	    (why = parse_times(cmd, tok, ntok, &next)))
+		return why;
 	why = parse_tail(cmd, meta, tok + next, ntok - next,
 			 s->kind == TTRACE_PROBE_COUNT ||
 			 s->kind == TTRACE_PROBE_HIST ||
@@ -709,6 +733,8 @@ void ttrace_probe_spec_text(const struct ttrace_probe_spec *s,
 						     &s->emit_fields[i], meta));
 	if (s->kind == TTRACE_PROBE_STACKTRACE)
 		seqbuf_printf(out, " depth %u", s->depth);
+	if (s->times)
+		seqbuf_printf(out, " times %u", s->times);
 	if (s->ntests && s->kind != TTRACE_PROBE_FILTER)
 		seqbuf_puts(out, " if");
 	if (!s->nprog)

@@ -196,7 +196,8 @@ struct ttrace_ctl_cmd {
 					 * (or "*") */
 	char word[TTRACE_CTL_MAX_LEN + 1];	/* MODULE: the PATH or NAME */
 	struct ttrace_fprobe_spec fprobe;	/* FPROBE */
-	char err[512];		/* the message ttrace_ctl_parse returned */
+	char err[768];		/* the message ttrace_ctl_parse returned:
+				 * its reason and the probe usage (~610) fit */
 };
 
 /* The state ctl changes: caller-owned arrays of meta->nevents bytes. */

@@ -46,6 +46,7 @@
 #define TTRACE_STACK_DEPTH	16	/* frames a stacktrace records, at most */
 #define TTRACE_PROBE_MAX_TESTS	8
 #define TTRACE_PROBE_MAX_PROG	(2 * TTRACE_PROBE_MAX_TESTS - 1)
+#define TTRACE_PROBE_TIMES_MAX	(1u << 31)	/* a stop's or stacktrace's times */
 #define TTRACE_PROBE_MAX_NEST	4	/* parentheses inside parentheses */
 #define TTRACE_PROBE_GLOB_MAX	31	/* characters of a ~ glob */
 #define TTRACE_PROBE_EMIT_MAX	3	/* latency emit: END's fields after
@@ -113,6 +114,8 @@ struct ttrace_probe_spec {
 					   field's str:TAG, or by FIELD.TAG),
 					   0: shown as a number */
 	uint32_t depth;			/* STACKTRACE: frames, 1..16 */
+	uint32_t times;			/* STOP, STACKTRACE: act on the first
+					   this many hits; 0: on every hit */
 	struct ttrace_field end_key;	/* LATENCY: the END's field of the
 					 * key's name, or match's; NONE: not
 					 * checked */
