@@ -225,7 +225,7 @@ def tracefs31b():
         defs = until(s, "cat %s/dynamic_events; cat %s/events/fprobe/myopen/"
                      "format" % (T, T), "def")
         if "f:fprobe/myopen ns_open path=+0(%di):string\n" not in defs or \
-                "field:__data_loc char[] path;" not in defs:
+                "field:__data_loc char[] path_name;" not in defs:
             return s.finish("dynamic_events/format read %r" % defs)
         before = until(s, "cat %s/dynamic_events; ls %s/events/fprobe"
                        % (T, T), "same")
