@@ -6,13 +6,19 @@ trace_pipe_raw"), one boot:
   Linux has too, kern/trace/lib/ftrace_linux.c; the generic text for the
   others), and events/GROUP/EVENT/id is the ID that format names.
 - tfs31g_pipe_raw: with the sched, proc, irq, user and syscall events
-  recording, every CPU's per_cpu/cpuN/trace_pipe_raw pages, read with
+  recording, and the function graph of sys_close, every CPU's
+  per_cpu/cpuN/trace_pipe_raw pages, read with
   the tree's format files by Debian's libtraceevent (tools/ttrawread),
   decode record for record: per CPU, per event, as many records as
   `ttdecode text` of the saved trace shows (Linux's names for the mapped
   ones), each sched_switch's prev_comm, prev_pid, prev_state, next_comm
   and next_pid (read by name, tep_get_field_raw/_val) those of the
-  trace's own sched_switch at the same place."""
+  trace's own sched_switch at the same place, each funcgraph_exit's
+  calltime the time of a funcgraph_entry before it on its CPU (or, its
+  entry not in the pages, its own time) and its rettime its own, every
+  record's time the text's to the ns (a page's first record's time was
+  cut to its multiple of 256 ns, the page's others shifted with it:
+  seqbuf_init's NUL over the page's timestamp)."""
 import collections
 import os
 import re
@@ -46,7 +52,9 @@ def capture(s, events):
     files' sizes."""
     setup = ["echo 0 > %s/events/enable" % T] + \
         ["echo 1 > %s/events/%s/enable" % (T, g) for g in RECORDING] + \
-        ["echo > %s/trace" % T,
+        ["echo sys_close > %s/set_graph_function" % T,
+         "echo function_graph > %s/current_tracer" % T,
+         "echo > %s/trace" % T,
          "ls /bin > /dev/null; echo g-mark > %s/trace_marker; "
          "cat /etc/motd > /dev/null" % T,
          "echo 0 > %s/tracing_on" % T,
@@ -157,13 +165,15 @@ def check_formats(tree, dat):
 
 
 def text_events(ttr):
-    """Per CPU, the list of (event, args text) of `ttdecode text`."""
+    """Per CPU, the list of (event, args text, ns) of `ttdecode text`."""
     t = tt.ttdecode("text", ttr)
     per = collections.defaultdict(list)
     for line in t.stdout.split("\n"):
-        m = re.match(r"^\d+\.\d+ us cpu(\d+) \S+ (\w+): ?(.*)$", line)
+        m = re.match(r"^(\d+)\.(\d{3}) us cpu(\d+) \S+ (\w+): ?(.*)$",
+                     line)
         if m:
-            per[int(m.group(1))].append((m.group(2), m.group(3)))
+            per[int(m.group(3))].append((m.group(4), m.group(5), int(
+                m.group(1)) * 1000 + int(m.group(2))))
         elif re.search(r"records lost|-- cpu\d+: ", line):
             raise AssertionError("ttdecode text: a loss: " + line)
     return per
@@ -186,6 +196,24 @@ def want_switch(args):
             None if nxt.startswith("#") else nxt[:15], linux_pid(int(np_)))
 
 
+def check_calltimes(cpu, out):
+    """Each funcgraph_exit's calltime is an earlier funcgraph_entry's time
+    on the CPU, or its own (entry unknown); its rettime its own. Returns
+    (why, exits whose entry was known)."""
+    entries, known = set(), 0
+    for ts, name, info in re.findall(r"(?m)^(\d+) (funcgraph_\w+): (.*)$",
+                                     out):
+        if name == "funcgraph_entry":
+            entries.add(int(ts))
+            continue
+        m = re.search(r"\(start: ([0-9a-f]+)  end: ([0-9a-f]+)\)", info)
+        if not m or int(m.group(2), 16) != int(ts) or \
+                int(m.group(1), 16) not in entries | {int(ts)}:
+            return "cpu%d: funcgraph_exit at %s: %s" % (cpu, ts, info), 0
+        known += int(m.group(1), 16) in entries
+    return "", known
+
+
 def check_cpu(cpu, raw, fmts, events):
     """One CPU's pages: ttrawread decodes every record, its counts per
     event are the text's, its sched_switch fields the text's."""
@@ -196,13 +224,13 @@ def check_cpu(cpu, raw, fmts, events):
         return "cpu%d: ttrawread:\n%s%s" % (cpu, r.stdout[-1500:],
                                             r.stderr[-500:])
     got = {k: int(n) for k, n in re.findall(r"count (\w+) (\d+)", r.stdout)}
-    want = collections.Counter(LINUX_NAME.get(e, e) for e, _ in events)
+    want = collections.Counter(LINUX_NAME.get(e, e) for e, _, _ in events)
     if got != dict(want):
         return "cpu%d: ttrawread counts %s, ttdecode text %s" % (
             cpu, sorted(got.items()), sorted(want.items()))
     switches = [tuple(x) for x in re.findall(
         r"(?m)^switch (\S+) (\d+) (\d+) (\S+) (\d+)$", r.stdout)]
-    texts = [want_switch(a) for e, a in events if e == "sched_switch"]
+    texts = [want_switch(a) for e, a, _ in events if e == "sched_switch"]
     if len(switches) != len(texts):
         return "cpu%d: %d switch lines for %d sched_switch" % (
             cpu, len(switches), len(texts))
@@ -212,8 +240,20 @@ def check_cpu(cpu, raw, fmts, events):
                 (w[3] is not None and nc != w[3]):
             return "cpu%d: sched_switch by name %s, the text's %s" % (
                 cpu, (pc, pp, ps, nc, np_), w)
-    print("# cpu%d: %d records decode, %d sched_switch by name: %s" % (
-        cpu, int(m.group(1)), len(switches), sorted(got.items())))
+    why, known = check_calltimes(cpu, r.stdout)
+    if why:
+        return why
+    last = 0
+    for ts, (e, _, ns) in zip(re.findall(r"(?m)^(\d+) \w+: ", r.stdout),
+                              events):
+        last = max(last, ns)    # a page's times never go back
+        if int(ts) != last:
+            return "cpu%d: %s at %s ns in the pages, %d ns in the text" % (
+                cpu, e, ts, ns)
+    print("# cpu%d: %d records decode, %d sched_switch by name, %d "
+          "funcgraph_exit with their entry's time: %s" % (
+              cpu, int(m.group(1)), len(switches), known,
+              sorted(got.items())))
     return ""
 
 
@@ -227,7 +267,8 @@ def check_pages(paths, tree):
         why = check_cpu(cpu, paths["/tmp/raw%d" % cpu], fmts, per[cpu])
         if why:
             return why
-    return ""
+    return "" if any(e == "func_exit" for c in per for e, _, _ in per[c]) \
+        else "no func_exit in the trace"
 
 
 def run_all(res, only):

@@ -454,16 +454,16 @@ static bool text_refill(struct ttrace_reader *r)
 	return seqbuf_used(&r->lines) > 0;
 }
 
-/* The pid a Linux record names for ev: the process of a syscall or trap
- * context, 0 in idle, else the last one seen on the CPU. */
-static uint32_t page_pid(struct ttrace_reader *r,
-			 const struct ttrace_event_view *ev)
+/* r->pid, the pid a Linux record names for ev (as trace.dat's): the
+ * process of a syscall or trap context, 0 in idle, else the last one seen
+ * on the CPU (a sched_switch's next: ttrace_ftlinux_record). */
+static void page_pid(struct ttrace_reader *r,
+		     const struct ttrace_event_view *ev)
 {
 	if (ev->ctx_kind == TTRACE_CTX_SYSC || ev->ctx_kind == TTRACE_CTX_TRAP)
-		r->pid = TTRACE_CTX_PID(ev->context);
+		r->pid = ttrace_ftlinux_pid(TTRACE_CTX_PID(ev->context));
 	else if (ev->ctx_kind == TTRACE_CTX_IDLE)
 		r->pid = 0;
-	return r->pid;
 }
 
 /* ops: every thread's prio is KTHREAD_PRIO (one class here), so a
@@ -581,6 +581,9 @@ static bool page_refill(struct ttrace_reader *r)
 		spin_unlock(&pages_lock);
 		return false;
 	}
+	/* before the page is written: the init's NUL would clear the low
+	 * byte of its timestamp */
+	seqbuf_init(&r->lines, r->text->data, TTRACE_FTPAGE_SIZE + 1);
 	ttrace_ftpage_init(&p, (uint8_t *)r->text->data);
 	ttrace_ftpage_lost(&p, r->lost);
 	r->lost = 0;
@@ -608,7 +611,6 @@ static bool page_refill(struct ttrace_reader *r)
 	tracefs_pipe_consumed(r->cpu, page_pos(r), p.events);
 	spin_unlock(&pages_lock);
 	r->gave |= p.events || p.missed;
-	seqbuf_init(&r->lines, r->text->data, TTRACE_FTPAGE_SIZE + 1);
 	seqbuf_commit(&r->lines, p.events || p.missed ? TTRACE_FTPAGE_SIZE : 0);
 	r->text_pos = 0;
 	return p.events || p.missed;
