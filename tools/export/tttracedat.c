@@ -7,10 +7,12 @@
  *	header		17 08 44 "tracing" "6", little endian, long 8, page 4096
  *	header_page, header_event	the ring buffer's page and event headers
  *			(kern/trace/lib/ftrace_event.c's, tracefs's)
- *	ftrace formats	funcgraph_entry, funcgraph_exit (Linux's fields)
- *	event formats	system "sched": sched_switch (Linux's fields);
+ *	ftrace formats	print, funcgraph_entry, funcgraph_exit (Linux's)
+ *	event formats	Linux's systems (sched, task, irq, power: the events
+ *			of ours Linux has too, tttracedat_linux.c);
  *			system "ttrace": every other event of the trace's own
- *			metadata, one field per argument, named after it
+ *			metadata in the generic form (ttrace_ftevent.h), the
+ *			text the kernel's tracefs serves for it
  *	kallsyms	the function names of the aux buffer (tag func)
  *	printk		empty
  *	cmdlines	"PID NAME" per named process (idle is pid 0)
@@ -25,10 +27,9 @@
  *
  * A record is the common header (u16 type, u8 flags, u8 preempt count,
  * s32 pid: the process running on the CPU, from the context word or the
- * last context switch; idle is 0) and the fields. ttrace events keep
- * every argument in 8 bytes, a name argument (str:TAG) as a __data_loc
- * string holding the aux name (as `ttdecode text` prints it), the strings
- * after the fixed part.
+ * last context switch; idle is 0) and the fields, written by
+ * kern/trace/lib/ftrace_linux.c (Linux's events) or ftrace_event.c (the
+ * generic form), as the kernel's trace_pipe_raw writes them.
  */
 #include <errno.h>
 #include <stdarg.h>
