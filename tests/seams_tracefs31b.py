@@ -201,7 +201,8 @@ def check_pages(out, sizes):
                 int(m.group(1)) != want:
             return "cpu%d: ttrawread %d (want %d myopen records):\n%s%s" % (
                 cpu, r.returncode, want, r.stdout[-1500:], r.stderr[-500:])
-        got = re.findall(r"(?m)^\d+ myopen: (path=\S*)", r.stdout)
+        got = re.findall(r"(?m)^\d+ myopen: (?:ns_open )?(path=\S*)",
+                         r.stdout)
         if got != paths:
             return "cpu%d: the pages' paths %s, ttdecode text's %s" % (
                 cpu, got, paths)
@@ -209,7 +210,7 @@ def check_pages(out, sizes):
         seen += r.stdout
     print("# trace_pipe_raw: %d myopen records decoded by libtraceevent"
           % total)
-    if "myopen: path=/etc/motd" not in seen:
+    if not re.search(r"myopen: (?:ns_open )?path=/etc/motd", seen):
         return "no path=/etc/motd in the pages:\n" + seen[-1500:]
     return "" if total >= 2 else "only %d myopen records" % total
 
@@ -225,7 +226,7 @@ def tracefs31b():
         defs = until(s, "cat %s/dynamic_events; cat %s/events/fprobe/myopen/"
                      "format" % (T, T), "def")
         if "f:fprobe/myopen ns_open path=+0(%di):string\n" not in defs or \
-                "field:__data_loc char[] path;" not in defs:
+                "field:__data_loc char[] path_name;" not in defs:
             return s.finish("dynamic_events/format read %r" % defs)
         before = until(s, "cat %s/dynamic_events; ls %s/events/fprobe"
                        % (T, T), "same")

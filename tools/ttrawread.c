@@ -10,7 +10,9 @@
  *
  *	ttrawread FORMATS RAW [CPU]
  *
- * prints one line per record, "TS NAME: INFO", then
+ * prints one line per record, "TS NAME: INFO" (a sched_switch's fields
+ * read by name then too, tep_get_field_raw/_val: "switch PREV_COMM
+ * PREV_PID PREV_STATE NEXT_COMM NEXT_PID"), then
  *	records N undecoded U missed M pages P
  *	count NAME N			(per event, sorted by name)
  * and exits 1 when a record did not decode (an unknown type, a size the
@@ -117,6 +119,38 @@ static int fits(const struct tep_event *ev, int size)
 	return 1;
 }
 
+/* A char[] field of rec named name, by name, into buf (size bytes, NUL
+ * terminated); false when it has none. */
+static int field_str(struct tep_event *ev, struct tep_record *rec,
+		     const char *name, char *buf, size_t size)
+{
+	int len = 0;
+	const char *p = tep_get_field_raw(NULL, ev, name, rec, &len, 0);
+
+	if (!p || len <= 0)
+		return 0;
+	snprintf(buf, size, "%.*s", (int)strnlen(p, (size_t)len), p);
+	return 1;
+}
+
+/* A sched_switch's fields, each by name, as a "switch ..." line; false
+ * when one is missing. */
+static int switch_fields(struct tep_event *ev, struct tep_record *rec)
+{
+	char prev[32], next[32];
+	unsigned long long prev_pid, prev_state, next_pid;
+
+	if (!field_str(ev, rec, "prev_comm", prev, sizeof(prev)) ||
+	    !field_str(ev, rec, "next_comm", next, sizeof(next)) ||
+	    tep_get_field_val(NULL, ev, "prev_pid", rec, &prev_pid, 0) ||
+	    tep_get_field_val(NULL, ev, "prev_state", rec, &prev_state, 0) ||
+	    tep_get_field_val(NULL, ev, "next_pid", rec, &next_pid, 0))
+		return 0;
+	printf("switch %s %llu %llu %s %llu\n", prev, prev_pid, prev_state,
+	       next, next_pid);
+	return 1;
+}
+
 /* One record: printed, counted; false when it does not decode. */
 static int record(struct tep_handle *tep, void *data, int size,
 		  unsigned long long ts, int cpu)
@@ -140,6 +174,8 @@ static int record(struct tep_handle *tep, void *data, int size,
 	     fits(ev, size);
 	printf("%llu %s\n", ts, s.buffer);
 	trace_seq_destroy(&s);
+	if (ok && !strcmp(ev->name, "sched_switch"))
+		ok = switch_fields(ev, &rec);
 	if (ok)
 		count(ev->name);
 	return ok;

@@ -33,6 +33,7 @@
 #include "module.h"
 #include <ns.h>
 #include <pmem.h>
+#include <proc.h>
 #include <seqbuf.h>
 #include <spinlock.h>
 #include <string.h>
@@ -40,6 +41,7 @@
 #include <ttrace_decode.h>
 #include <ttrace_file.h>
 #include <ttrace_ftevent.h>
+#include <ttrace_ftlinux.h>
 #include <ttrace_ftpage.h>
 #include <abi/errno.h>
 #include <arch/arch.h>
@@ -58,6 +60,7 @@
  * oldest record (trace_ring_cursor's lap_skip): runs long enough to pay
  * for their framing before the writer catches up again. */
 #define STREAM_LAP_SKIP_DIV	2
+#define GRAPH_DEPTH	64	/* pages: open calls kept per depth */
 #define RUN_MIN		(sizeof(struct ttrace_file_run) + \
 			 (1 + TTRACE_MAX_CONT) * sizeof(struct ttrace_entry))
 
@@ -94,6 +97,11 @@ struct ttrace_reader {
 	uint64_t at, pev_at;		/* pages: the slot of the next
 					   event, of pev */
 	uint32_t pid;			/* pages: the last process seen */
+	struct {			/* pages: the last call begun at each
+					   depth (funcgraph_exit's calltime) */
+		uint64_t fn, context, ns;
+		uint32_t ctx_kind;
+	} calls[GRAPH_DEPTH];
 	struct ttrace_event_view pev;
 	struct ttrace_pair_iter it;
 	struct ttrace_entry ev[TEXT_EVENTS * (1 + TTRACE_MAX_CONT)];
@@ -446,35 +454,85 @@ static bool text_refill(struct ttrace_reader *r)
 	return seqbuf_used(&r->lines) > 0;
 }
 
-/* The pid a Linux record names for ev: the process of a syscall or trap
- * context, 0 in idle, else the last one seen on the CPU. */
-static uint32_t page_pid(struct ttrace_reader *r,
-			 const struct ttrace_event_view *ev)
+/* r->pid, the pid a Linux record names for ev (as trace.dat's): the
+ * process of a syscall or trap context, 0 in idle, else the last one seen
+ * on the CPU (a sched_switch's next: ttrace_ftlinux_record). */
+static void page_pid(struct ttrace_reader *r,
+		     const struct ttrace_event_view *ev)
 {
 	if (ev->ctx_kind == TTRACE_CTX_SYSC || ev->ctx_kind == TTRACE_CTX_TRAP)
-		r->pid = TTRACE_CTX_PID(ev->context);
+		r->pid = ttrace_ftlinux_pid(TTRACE_CTX_PID(ev->context));
 	else if (ev->ctx_kind == TTRACE_CTX_IDLE)
 		r->pid = 0;
-	return r->pid;
 }
 
-/* Adds r->pev to page p as a Linux record; false if it does not fit (it
- * stays held for the next page). An event of no known metadata is
- * skipped. */
+/* ops: every thread's prio is KTHREAD_PRIO (one class here), so a
+ * record without a prio of its own still has the exact one. */
+static uint32_t page_prio(void *arg, uint64_t pid, uint64_t ts)
+{
+	(void)arg, (void)pid, (void)ts;
+	return KTHREAD_PRIO;
+}
+
+/* ops: a call of fn at depth began at ns on ev's thread. */
+static void page_entered(void *arg, const struct ttrace_event_view *ev,
+			 uint64_t fn, uint32_t depth, uint64_t ns)
+{
+	struct ttrace_reader *r = arg;
+
+	if (depth < GRAPH_DEPTH) {
+		r->calls[depth].fn = fn;
+		r->calls[depth].context = ev->context;
+		r->calls[depth].ctx_kind = ev->ctx_kind;
+		r->calls[depth].ns = ns;
+	}
+}
+
+/* ops: when the call ev returns from began: the entry of fn at depth on
+ * ev's thread that this reader's pages held, else (an entry consumed
+ * before this open, on another CPU, or overwritten) ev's own time ns. */
+static uint64_t page_calltime(void *arg, const struct ttrace_event_view *ev,
+			      uint64_t fn, uint32_t depth, uint64_t ns)
+{
+	struct ttrace_reader *r = arg;
+
+	if (depth >= GRAPH_DEPTH || r->calls[depth].fn != fn ||
+	    r->calls[depth].context != ev->context ||
+	    r->calls[depth].ctx_kind != ev->ctx_kind || !r->calls[depth].ns)
+		return ns;
+	return r->calls[depth].ns;
+}
+
+/* Adds r->pev to page p as a Linux record (ttrace_ftlinux.h: Linux's
+ * layout for the events Linux has too, else the generic one); false if
+ * it does not fit (it stays held for the next page). An event of no
+ * known metadata is skipped. */
 static bool page_add(struct ttrace_reader *r, struct ttrace_ftpage *p)
 {
 	const struct ttrace_meta_table *m = r->meta->table;
+	const struct ttrace_ftlinux_ops ops = {
+		.resolve = ttrace_aux_resolve, .rarg = &r->names,
+		.prio = page_prio, .calltime = page_calltime,
+		.entered = page_entered, .arg = r };
 	uint8_t *rec = (uint8_t *)r->text->data + TTRACE_FTPAGE_SIZE;
 	uint64_t ts = r->pev.timestamp;
-	size_t n;
+	uint64_t ns = ts > tsc_at_boot ? ttrace_ticks_to_ns(ts - tsc_at_boot,
+							    tsc_freq_hz) : 0;
+	const struct ttrace_event_meta *e;
+	const struct ttrace_ftlinux *l;
+	size_t n = 0;
 
 	if (r->pev.id >= m->nevents)
 		return true;
-	n = ttrace_ftevent_record(rec, &m->events[r->pev.id], &r->pev,
-				  page_pid(r, &r->pev), ttrace_aux_resolve,
-				  &r->names);
-	return ttrace_ftpage_add(p, ts > tsc_at_boot ? ttrace_ticks_to_ns(
-				 ts - tsc_at_boot, tsc_freq_hz) : 0, rec, n);
+	e = &m->events[r->pev.id];
+	page_pid(r, &r->pev);
+	if ((l = ttrace_ftlinux_find(e)))
+		n = ttrace_ftlinux_record(rec, l, e, &r->pev, ns, &r->pid,
+					  &ops);
+	if (!n)
+		n = ttrace_ftevent_record(rec, e, &r->pev, r->pid,
+					  ttrace_aux_resolve, &r->names);
+	return ttrace_ftpage_add(p, ns, rec, n);
 }
 
 /* pages: the slot of the first event r has not put in a page. */
@@ -523,6 +581,9 @@ static bool page_refill(struct ttrace_reader *r)
 		spin_unlock(&pages_lock);
 		return false;
 	}
+	/* before the page is written: the init's NUL would clear the low
+	 * byte of its timestamp */
+	seqbuf_init(&r->lines, r->text->data, TTRACE_FTPAGE_SIZE + 1);
 	ttrace_ftpage_init(&p, (uint8_t *)r->text->data);
 	ttrace_ftpage_lost(&p, r->lost);
 	r->lost = 0;
@@ -550,7 +611,6 @@ static bool page_refill(struct ttrace_reader *r)
 	tracefs_pipe_consumed(r->cpu, page_pos(r), p.events);
 	spin_unlock(&pages_lock);
 	r->gave |= p.events || p.missed;
-	seqbuf_init(&r->lines, r->text->data, TTRACE_FTPAGE_SIZE + 1);
 	seqbuf_commit(&r->lines, p.events || p.missed ? TTRACE_FTPAGE_SIZE : 0);
 	r->text_pos = 0;
 	return p.events || p.missed;

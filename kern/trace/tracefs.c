@@ -32,6 +32,7 @@
 #include <ttrace_ctl.h>
 #include <ttrace_decode.h>
 #include <ttrace_ftevent.h>
+#include <ttrace_ftlinux.h>
 #include <abi/errno.h>
 #include <arch/mmu.h>
 #include <arch/tsc.h>
@@ -318,9 +319,11 @@ static int event_enable_write(uint32_t e, char *line, const char **why)
 	return r ? r : tracefs_event_set(e, on, why);
 }
 
+/* events/GROUP/EVENT/id: the ID its format names and its
+ * trace_pipe_raw records carry. */
 static void event_id_text(struct seqbuf *s, uint32_t e)
 {
-	seqbuf_printf(s, "%u\n", meta()->events[e].id);
+	seqbuf_printf(s, "%u\n", ttrace_ftlinux_event_id(&meta()->events[e]));
 }
 
 /* available_events: GROUP:EVENT, one a line. */
@@ -1135,10 +1138,11 @@ static void snapshot_text(struct seqbuf *s, uint32_t inst)
 	tracefs_snapshot_help(s);
 }
 
-/* events/GROUP/EVENT/format: the layout trace_pipe_raw's records have. */
+/* events/GROUP/EVENT/format: the layout trace_pipe_raw's records have,
+ * Linux's for the events Linux has too (the text trace.dat carries). */
 static void event_format_text(struct seqbuf *s, uint32_t e)
 {
-	ttrace_ftevent_format(s, &meta()->events[e]);
+	ttrace_ftlinux_event_format(s, &meta()->events[e]);
 }
 
 static void header_page_text(struct seqbuf *s, uint32_t inst)

@@ -6,7 +6,9 @@
  * time-extend), a record too long for type_len (its length word), a loss
  * before a page; every record decodes to the values written, the loss is
  * reported, and a page never takes a record it has no room for; a page
- * of losses only carries the time it is stamped with.
+ * of losses only carries the time it is stamped with. Our events that
+ * Linux has too (ftrace_linux.c) decode under Linux's formats, their
+ * fields by name.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,7 @@
 #include "htest.h"
 
 #include <ttrace_ftevent.h>
+#include <ttrace_ftlinux.h>
 #include <ttrace_ftpage.h>
 
 static const struct ttrace_arg_meta open_args[] = {
@@ -86,19 +89,22 @@ static size_t fill(unsigned n, uint64_t lost)
 	return np + 1;
 }
 
-static int run_reader(size_t np, char *out, size_t size)
+/* ttrawread's output for the first np pages under the formats of the
+ * n events evs (Linux's for those that map). */
+static int run_reader(const struct ttrace_event_meta *evs, size_t nev,
+		      size_t np, char *out, size_t size)
 {
 	char fmt_path[] = "/tmp/ttftfmtXXXXXX", raw_path[] = "/tmp/ttftrawXXXXXX";
-	char text[4096], cmd[256];
+	char text[3 * TTRACE_FTEVENT_FORMAT_MAX], cmd[256];
 	struct seqbuf s;
 	int ffd = mkstemp(fmt_path), rfd = mkstemp(raw_path);
 	FILE *p;
 	size_t n;
 
 	seqbuf_init(&s, text, sizeof(text));
-	for (size_t i = 0; i < ARRAY_SIZE(events); i++)
-		ttrace_ftevent_format(&s, &events[i]);
-	if (ffd < 0 || rfd < 0 ||
+	for (size_t i = 0; i < nev; i++)
+		ttrace_ftlinux_event_format(&s, &evs[i]);
+	if (ffd < 0 || rfd < 0 || seqbuf_overflowed(&s) ||
 	    write(ffd, text, s.len) != (ssize_t)s.len ||
 	    write(rfd, pages, np * TTRACE_FTPAGE_SIZE) !=
 	    (ssize_t)(np * TTRACE_FTPAGE_SIZE))
@@ -120,7 +126,7 @@ static int test_libtraceevent_reads(void)
 	size_t np = fill(200, 3);
 
 	HT_CHECK(np > 2);
-	if (run_reader(np, out, sizeof(out)))
+	if (run_reader(events, ARRAY_SIZE(events), np, out, sizeof(out)))
 		HT_FAIL("ttrawread failed: %.300s", out + (strlen(out) > 300 ?
 							  strlen(out) - 300 : 0));
 	HT_CHECK(strstr(out, "records 200 undecoded 0 missed 3 pages"));
@@ -132,6 +138,87 @@ static int test_libtraceevent_reads(void)
 	HT_CHECK(strstr(out, "p=0x"));
 	/* the 1 s jump: the time-extend carried it */
 	HT_CHECK(strstr(out, "\n6000101000 wide: a=10100 "));
+	return 0;
+}
+
+static const struct ttrace_arg_meta switch_args[] = {
+	{ "prev", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME },
+	{ "next", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME },
+	{ "prev_state", TTRACE_ARG_STR, TTRACE_AUX_STATE_NAME },
+	{ "prev_pid", TTRACE_ARG_U32, 0 }, { "next_pid", TTRACE_ARG_U32, 0 },
+};
+static const struct ttrace_arg_meta irq_args[] = {
+	{ "vector", TTRACE_ARG_U32, 0 },
+	{ "name", TTRACE_ARG_STR, TTRACE_AUX_IRQ_NAME },
+};
+static const struct ttrace_event_meta linux_events[] = {
+	{ "sched_switch", "", switch_args, 0, 0, 0, 5 },
+	{ "irq_enter", "", irq_args, 1, 0, 0, 2 },
+};
+
+static size_t linux_resolve(void *arg, unsigned tag, uint64_t ident,
+			    uint64_t ts, const char **str)
+{
+	(void)arg;
+	(void)ts;
+	*str = tag == TTRACE_AUX_PROC_NAME && ident == 7 ? "sh" :
+	       tag == TTRACE_AUX_STATE_NAME && ident == 2 ? "sleeping" :
+	       tag == TTRACE_AUX_STATE_NAME && ident == 3 ? "dead" :
+	       tag == TTRACE_AUX_IRQ_NAME ? "timer" : NULL;
+	return *str ? strlen(*str) : 0;
+}
+
+static uint32_t linux_prio(void *arg, uint64_t pid, uint64_t ts)
+{
+	(void)arg;
+	(void)pid;
+	(void)ts;
+	return 120;
+}
+
+/* sched_switch and irq_handler_entry records in Linux's layout decode
+ * under Linux's format text: sched_switch's fields by name, its state
+ * as Linux's letters, irq's name from its __data_loc. */
+static int test_linux_records(void)
+{
+	static const struct ttrace_ftlinux_ops ops = {
+		.resolve = linux_resolve, .prio = linux_prio };
+	static const struct ttrace_event_view views[] = {
+		{ .id = 0, .nwords = 5, .args = { 7, TTRACE_IDLE_PID(0), 2, 7,
+						 TTRACE_IDLE_PID(0) } },
+		{ .id = 1, .nwords = 2, .args = { 32, 32 } },
+		{ .id = 0, .nwords = 5, .args = { TTRACE_IDLE_PID(0), 7, 1,
+						 TTRACE_IDLE_PID(0), 7 } },
+		{ .id = 0, .nwords = 5, .args = { 7, 9, 3, 7, 9 } },
+	};
+	static char out[1 << 16];
+	struct ttrace_ftpage p;
+	uint8_t rec[TTRACE_FTPAGE_REC_MAX];
+	uint32_t pid = 7;
+
+	ttrace_ftpage_init(&p, pages[0]);
+	for (size_t i = 0; i < ARRAY_SIZE(views); i++) {
+		const struct ttrace_event_meta *e = &linux_events[views[i].id];
+		size_t n = ttrace_ftlinux_record(rec, ttrace_ftlinux_find(e), e,
+						 &views[i], 1000 * (i + 1),
+						 &pid, &ops);
+
+		HT_CHECK(n && ttrace_ftpage_add(&p, 1000 * (i + 1), rec, n));
+	}
+	ttrace_ftpage_end(&p);
+	if (run_reader(linux_events, ARRAY_SIZE(linux_events), 1, out,
+		       sizeof(out)))
+		HT_FAIL("ttrawread failed: %.400s", out);
+	HT_CHECK(strstr(out, "records 4 undecoded 0 missed 0 pages 1"));
+	HT_CHECK(strstr(out, "switch sh 7 1 idle 0\n"));
+	HT_CHECK(strstr(out, "switch idle 0 256 sh 7\n"));
+	HT_CHECK(strstr(out, "switch sh 7 32 #9 9\n"));
+	if (!strstr(out, "sched_switch: prev_comm=sh prev_pid=7 prev_prio=120 "
+		    "prev_state=S ==> next_comm=idle next_pid=0 "
+		    "next_prio=120\n"))
+		HT_FAIL("%.450s", out);
+	HT_CHECK(strstr(out, "prev_state=R+ ==> next_comm=sh"));
+	HT_CHECK(strstr(out, "irq_handler_entry: irq=32 name=timer\n"));
 	return 0;
 }
 
@@ -187,6 +274,7 @@ static int test_page_stamp(void)
 
 static const struct ht_test tests[] = {
 	{ test_libtraceevent_reads, "ftpage_libtraceevent_reads" },
+	{ test_linux_records, "ftpage_linux_records" },
 	{ test_page_bounds, "ftpage_bounds" },
 	{ test_page_stamp, "ftpage_stamp" },
 	{ NULL, NULL },

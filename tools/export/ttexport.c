@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <ttrace_ftevent.h>
+
 #include "ttexport.h"
 #include "ttmodel.h"
 
@@ -113,25 +115,26 @@ size_t ttexport_name(char *buf, size_t size, const struct ttload *t,
 		     enum ttexport_charset cs)
 {
 	const char *s;
-	size_t n = ttload_resolve((void *)t, tag, ident, ts, &s), i;
+	size_t n, i;
 
+	if (cs == TTEXPORT_PRINTABLE)	/* the text trace.dat's records hold */
+		return ttrace_ftevent_name(buf, size, ttload_resolve, (void *)t,
+					   tag, ident, ts);
+	n = ttload_resolve((void *)t, tag, ident, ts, &s);
 	if (tag == TTRACE_AUX_KSYM_NAME && !ident) {	/* a stack's frame */
 		buf[0] = 0;				/* past its end */
 		return 0;
 	}
 	if (!n) {
-		snprintf(buf, size, "%s%llu", cs == TTEXPORT_IDENT ? "" : "#",
-			 (unsigned long long)ident);
+		snprintf(buf, size, "%llu", (unsigned long long)ident);
 		return strlen(buf);
 	}
 	for (i = 0; i < n && i + 1 < size; i++) {
 		char c = s[i];
-		bool ok = cs == TTEXPORT_IDENT ?
-			  (c == '_' || (c >= '0' && c <= '9') ||
-			   (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) :
-			  (c >= 0x20 && c < 0x7f);
+		bool ok = c == '_' || (c >= '0' && c <= '9') ||
+			  (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 
-		buf[i] = ok ? c : cs == TTEXPORT_IDENT ? '_' : '?';
+		buf[i] = ok ? c : '_';
 	}
 	buf[i] = 0;
 	return i;

@@ -7,10 +7,12 @@
  *	header		17 08 44 "tracing" "6", little endian, long 8, page 4096
  *	header_page, header_event	the ring buffer's page and event headers
  *			(kern/trace/lib/ftrace_event.c's, tracefs's)
- *	ftrace formats	funcgraph_entry, funcgraph_exit (Linux's fields)
- *	event formats	system "sched": sched_switch (Linux's fields);
+ *	ftrace formats	print, funcgraph_entry, funcgraph_exit (Linux's)
+ *	event formats	Linux's systems (sched, task, irq, power: the events
+ *			of ours Linux has too, tttracedat_linux.c);
  *			system "ttrace": every other event of the trace's own
- *			metadata, one field per argument, named after it
+ *			metadata in the generic form (ttrace_ftevent.h), the
+ *			text the kernel's tracefs serves for it
  *	kallsyms	the function names of the aux buffer (tag func)
  *	printk		empty
  *	cmdlines	"PID NAME" per named process (idle is pid 0)
@@ -25,10 +27,9 @@
  *
  * A record is the common header (u16 type, u8 flags, u8 preempt count,
  * s32 pid: the process running on the CPU, from the context word or the
- * last context switch; idle is 0) and the fields. ttrace events keep
- * every argument in 8 bytes, a name argument (str:TAG) as a __data_loc
- * string holding the aux name (as `ttdecode text` prints it), the strings
- * after the fixed part.
+ * last context switch; idle is 0) and the fields, written by
+ * kern/trace/lib/ftrace_linux.c (Linux's events) or ftrace_event.c (the
+ * generic form), as the kernel's trace_pipe_raw writes them.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -97,138 +98,40 @@ void td_text_out(struct td_export *x, struct td_text *b, bool wide)
 	b->len = 0;
 }
 
-/* The head of event name's format file: name, ID and the common fields. */
-void td_format_head(struct td_text *b, const char *name, unsigned id)
+/* Writes the format file in s with its size first (a u64); a text cut
+ * for want of room fails the export. */
+void td_format_out(struct td_export *x, const struct seqbuf *s)
 {
-	td_printf(b, "name: %s\nID: %u\nformat:\n%s", name, id,
-		  ttrace_ftevent_common);
-}
-
-/* The conversion at f (just after its '%'): the length of its flags,
- * width and precision in *spec, of its length modifiers in *mods; returns
- * its conversion character. */
-static char td_conv(const char *f, size_t *spec, size_t *mods)
-{
-	*spec = strspn(f, "-0#+ 0123456789.");
-	*mods = strspn(f + *spec, "hlz");
-	return f[*spec + *mods];
-}
-
-/*
- * Event e's print fmt, its own format (kern/trace/ttrace.events) made to
- * read its fields: each integer conversion with the length ll (every
- * field is 8 bytes), %p as %pS (the symbol from kallsyms, else the
- * address), %s of a name argument from its string field NAME_name.
- * Returns false, having written nothing, when the format does not have
- * one conversion per argument (the caller then writes NAME=VALUE pairs).
- */
-static bool td_print_fmt(struct td_text *b, const struct ttrace_event_meta *e)
-{
-	char conv[TTRACE_MAX_ARGS];
-	size_t n = 0, spec, mods;
-	const char *p;
-
-	for (p = e->format; p && *p; p++)
-		if (*p == '%' && *++p != '%') {
-			if (n == e->nargs)
-				return false;
-			conv[n] = td_conv(p, &spec, &mods);
-			if (!conv[n] || (conv[n] == 's') !=
-			    (e->args[n].type == TTRACE_ARG_STR))
-				return false;	/* %s of a number, ... */
-			n++;
-		}
-	if (!e->format || n != e->nargs)
-		return false;
-	td_printf(b, "\nprint fmt: \"");
-	for (p = e->format; *p; p++) {
-		if (*p != '%') {
-			td_printf(b, *p == '"' || *p == '\\' ? "\\%c" : "%c",
-				  *p);
-		} else if (p[1] == '%') {
-			td_printf(b, "%%%%");
-			p++;
-		} else {
-			char c = td_conv(++p, &spec, &mods);
-
-			td_printf(b, "%%%.*s%s%c", (int)spec, p,
-				  c && strchr("diuxXo", c) ? "ll" : "",
-				  c == 'p' ? 'p' : c);
-			if (c == 'p')
-				td_printf(b, "S");
-			p += spec + mods;
-		}
-	}
-	td_printf(b, "\"");
-	for (unsigned a = 0; a < e->nargs; a++)
-		td_printf(b, conv[a] == 's' ? ", __get_str(%s_name)" :
-			  conv[a] == 'p' ?
-			  ", (void *)REC->%s" : ", REC->%s", e->args[a].name);
-	td_printf(b, "\n");
-	return true;
-}
-
-/* The format file of ttrace event e (its fields: td_generic): per
- * argument an 8-byte field named after it (a name argument's ident), then
- * per name argument the string field NAME_name. */
-static void td_format_event(struct td_text *b,
-			    const struct ttrace_event_meta *e, unsigned id)
-{
-	unsigned strs = 0;
-
-	td_format_head(b, e->name, id);
-	for (unsigned a = 0; a < e->nargs; a++) {
-		const struct ttrace_arg_meta *g = &e->args[a];
-
-		td_printf(b, "\tfield:%s %s;\toffset:%u;\tsize:8;"
-			  "\tsigned:%d;\n", ttrace_arg_signed(g->type) ?
-			  "long long" : "unsigned long long", g->name,
-			  8 + 8 * a, ttrace_arg_signed(g->type));
-	}
-	for (unsigned a = 0; a < e->nargs; a++)
-		if (e->args[a].type == TTRACE_ARG_STR)
-			td_printf(b, "\tfield:__data_loc char[] %s_name;"
-				  "\toffset:%u;\tsize:4;\tsigned:0;\n",
-				  e->args[a].name, 8 + 8 * e->nargs + 4 * strs++);
-	if (td_print_fmt(b, e))
-		return;
-	td_printf(b, "\nprint fmt: \"");
-	for (unsigned a = 0; a < e->nargs; a++) {
-		uint8_t ty = e->args[a].type;
-
-		td_printf(b, "%s%s=%s", a ? " " : "", e->args[a].name,
-			  ty == TTRACE_ARG_STR ? "%s" :
-			  ty == TTRACE_ARG_PTR ? "%pS" :
-			  ttrace_arg_signed(ty) ? "%lld" : "%llu");
-	}
-	td_printf(b, "\"");
-	for (unsigned a = 0; a < e->nargs; a++)
-		td_printf(b, e->args[a].type == TTRACE_ARG_STR ?
-			  ", __get_str(%s_name)" : e->args[a].type ==
-			  TTRACE_ARG_PTR ? ", (void *)REC->%s" : ", REC->%s",
-			  e->args[a].name);
-	td_printf(b, "\n");
+	if (seqbuf_overflowed(s))
+		x->failed = true;
+	td_u64(x, seqbuf_used(s));
+	td_put(x, s->buf, seqbuf_used(s));
 }
 
 /* The ftrace formats, then the event systems: Linux's
- * (tttracedat_linux.c), then ttrace with every other event. */
-static void td_formats(struct td_export *x, struct td_text *b)
+ * (tttracedat_linux.c), then ttrace with every other event in the
+ * generic form (ttrace_ftevent.h), the tree's format files' text. */
+static void td_formats(struct td_export *x)
 {
 	const struct ttrace_meta_table *m = &x->t->meta;
 	uint32_t own = 0;
 
-	td_linux_ftrace(x, b);
+	td_linux_ftrace(x);
 	for (uint32_t i = 0; i < m->nevents; i++)
 		own += !x->linux_of[i];
 	td_u32(x, td_linux_nsystems(x) + 1);
-	td_linux_systems(x, b);
+	td_linux_systems(x);
 	td_put(x, "ttrace", 7);
 	td_u32(x, own);
 	for (uint32_t i = 0; i < m->nevents; i++) {
+		char text[TTRACE_FTEVENT_FORMAT_MAX];
+		struct seqbuf s;
+
 		if (x->linux_of[i])
 			continue;
-		td_format_event(b, &m->events[i], TTRACE_FTEVENT_ID_BASE + i);
-		td_text_out(x, b, true);
+		seqbuf_init(&s, text, sizeof(text));
+		ttrace_ftevent_format(&s, &m->events[i]);
+		td_format_out(x, &s);
 	}
 }
 
@@ -290,7 +193,7 @@ static void td_names(struct td_export *x, struct td_text *b)
 	td_u32(x, 0);			/* printk formats: none */
 	for (uint64_t i = 0; i < nn; i++) {
 		const struct ttload_name *n = &all[i];
-		char name[TD_NAME_MAX];
+		char name[TTRACE_FTEVENT_STR_MAX];
 
 		if (n->tag != TTRACE_AUX_PROC_NAME || n->ident > UINT32_MAX ||
 		    (i + 1 < nn && n[1].tag == n->tag &&
@@ -351,71 +254,6 @@ static void td_emit(struct td_export *x, uint64_t ns, const void *rec,
 
 /* ---- records --------------------------------------------------------------- */
 
-/* pid as Linux numbers it: an idle task is 0. */
-uint32_t td_pid(uint64_t pid)
-{
-	return pid >= TTRACE_IDLE_PID(0) ? 0 : (uint32_t)pid;
-}
-
-
-
-/* The name of our pid at ts into dst, Linux's char[16] (zeroed by the
- * caller): at most 15 bytes. */
-void td_comm(struct td_export *x, uint8_t *dst, uint64_t pid, uint64_t ts)
-{
-	char name[TD_NAME_MAX];
-	const char *s;
-	size_t n;
-
-	if (!td_pid(pid) && !ttload_resolve(x->t, TTRACE_AUX_PROC_NAME, pid,
-					    ts, &s))
-		strcpy(name, "idle");	/* an old trace's unnamed idle */
-	else
-		ttexport_name(name, sizeof(name), x->t, TTRACE_AUX_PROC_NAME,
-			      pid, ts, TTEXPORT_PRINTABLE);
-	n = strlen(name);
-
-	memcpy(dst, name, n < TD_COMM - 1 ? n : TD_COMM - 1);
-}
-
-
-
-
-
-/* A ttrace event (td_format_event): 8 bytes per argument, a __data_loc
- * word per name argument, then the names' strings. */
-static size_t td_generic(struct td_export *x, uint8_t *rec,
-			 const struct ttrace_event_view *ev)
-{
-	const struct ttrace_event_meta *e = &x->t->meta.events[ev->id];
-	size_t loc = ttrace_ftevent_header(rec, TTRACE_FTEVENT_ID_BASE +
-					   ev->id, x->pid) + 8 * e->nargs;
-	size_t n = loc;
-
-	for (unsigned a = 0; a < e->nargs; a++)
-		n += e->args[a].type == TTRACE_ARG_STR ? 4 : 0;
-	for (unsigned a = 0; a < e->nargs; a++) {
-		uint64_t v = a < ev->nwords ? ev->args[a] : 0;
-		/* leaves a byte for each name after it */
-		size_t room = TTRACE_FTPAGE_REC_MAX - n - (e->nargs - a - 1);
-		uint32_t len;
-
-		memcpy(rec + 8 + 8 * a, &v, 8);
-		if (e->args[a].type != TTRACE_ARG_STR)
-			continue;
-		len = (uint32_t)ttexport_name((char *)rec + n,
-					      MIN(room, TD_NAME_MAX), x->t,
-					      e->args[a].aux_tag, v,
-					      ev->timestamp,
-					      TTEXPORT_PRINTABLE) + 1;
-		len = len << 16 | (uint32_t)n;
-		memcpy(rec + loc, &len, 4);
-		loc += 4;
-		n += len >> 16;
-	}
-	return n;
-}
-
 /* Linux's common_flags of the context ev was recorded in (report -l's
  * latency column): interrupts off, need resched (the type word's flags),
  * in a hard interrupt. */
@@ -438,11 +276,12 @@ static void td_event(struct td_export *x, const struct ttrace_event_view *ev)
 		return;
 	}
 	if (ev->ctx_kind == TTRACE_CTX_SYSC || ev->ctx_kind == TTRACE_CTX_TRAP)
-		x->pid = td_pid(TTRACE_CTX_PID(ev->context));
+		x->pid = ttrace_ftlinux_pid(TTRACE_CTX_PID(ev->context));
 	else if (ev->ctx_kind == TTRACE_CTX_IDLE)
 		x->pid = 0;
 	if (!(n = td_linux_record(x, rec, ev, ns)))
-		n = td_generic(x, rec, ev);
+		n = ttrace_ftevent_record(rec, &x->t->meta.events[ev->id], ev,
+					  x->pid, ttload_resolve, x->t);
 	rec[2] = td_flags(ev);
 	if (x->open && ns < x->p.last)
 		ns = x->p.last;		/* a record before boot: time 0 */
@@ -579,7 +418,7 @@ static void td_write(struct td_export *x)
 	td_u64(x, strlen(ttrace_ftevent_header_event));
 	td_put(x, ttrace_ftevent_header_event,
 	       strlen(ttrace_ftevent_header_event));
-	td_formats(x, &b);
+	td_formats(x);
 	td_names(x, &b);
 	td_u32(x, ncpus);
 	td_put(x, "options  ", 10);

@@ -6,9 +6,9 @@
  *
  * Usage (tttracedat.c):
  *	td_linux_init(x);			// which events are Linux's
- *	td_linux_ftrace(x, &b);			// the ftrace formats
+ *	td_linux_ftrace(x);			// the ftrace formats
  *	td_u32(x, td_linux_nsystems(x) + 1);	// Linux's systems, ttrace
- *	td_linux_systems(x, &b);
+ *	td_linux_systems(x);
  *	n = td_linux_record(x, rec, ev, ns);	// 0: not Linux's
  *	td_linux_free(x);
  */
@@ -18,15 +18,12 @@
 #include <stdio.h>
 
 #include <ttrace_ftevent.h>
+#include <ttrace_ftlinux.h>
 #include <ttrace_ftpage.h>
 
 #include "ttload.h"
 #include "ttmodel.h"
 
-#define TD_NAME_MAX	256		/* a name argument's bytes */
-#define TD_COMM		16		/* Linux's TASK_COMM_LEN */
-_Static_assert(8 + 12 * TTRACE_MAX_ARGS + TD_COMM < TTRACE_FTPAGE_REC_MAX,
-	       "a record fits a page");
 #define TD_RELEASE	"6.12.0-ttrace"	/* the Linux whose formats we follow */
 #define TD_FLAG_IRQS_OFF	0x01	/* common_flags (Linux's trace_events.h) */
 #define TD_FLAG_NEED_RESCHED	0x04
@@ -38,14 +35,14 @@ struct td_call {
 	uint64_t end, fn, start;
 };
 
-struct td_linux;
-
 struct td_export {
 	struct ttload *t;
 	const struct ttmodel *m;
 	FILE *f;
-	const struct td_linux **linux_of; /* per event id: its Linux event,
-					   or NULL (tttracedat_linux.c) */
+	const struct ttrace_ftlinux **linux_of; /* per event id: its Linux
+					   event, or NULL */
+	struct ttrace_ftlinux_ops ops;	/* what its records need of the
+					   trace (tttracedat_linux.c) */
 	/* the CPU being written: its page (kern/trace/lib/ftrace_page.c) */
 	uint8_t page[TTRACE_FTPAGE_SIZE];
 	struct ttrace_ftpage p;		/* the page being filled in page */
@@ -73,14 +70,12 @@ void td_u64(struct td_export *x, uint64_t v);
 void __attribute__((format(printf, 2, 3)))
 td_printf(struct td_text *b, const char *fmt, ...);
 void td_text_out(struct td_export *x, struct td_text *b, bool wide);
-void td_format_head(struct td_text *b, const char *name, unsigned id);
-uint32_t td_pid(uint64_t pid);
-void td_comm(struct td_export *x, uint8_t *dst, uint64_t pid, uint64_t ts);
+void td_format_out(struct td_export *x, const struct seqbuf *s);
 
 int td_linux_init(struct td_export *x);
-void td_linux_ftrace(struct td_export *x, struct td_text *b);
+void td_linux_ftrace(struct td_export *x);
 uint32_t td_linux_nsystems(const struct td_export *x);
-void td_linux_systems(struct td_export *x, struct td_text *b);
+void td_linux_systems(struct td_export *x);
 size_t td_linux_record(struct td_export *x, uint8_t *rec,
 		       const struct ttrace_event_view *ev, uint64_t ns);
 void td_linux_free(struct td_export *x);

@@ -3,17 +3,22 @@
  * (kern/trace/lib/ftrace_event.c): its `format` file (Linux's layout,
  * answer-formats.md A.1) and its record in a ring-buffer page
  * (ttrace_ftpage.h), the one description both follow, so what
- * trace_pipe_raw writes is what events/GROUP/EVENT/format says.
+ * trace_pipe_raw and trace.dat write is what the format says. The events
+ * Linux has too are written in Linux's own layout instead
+ * (ttrace_ftlinux.h); this is the generic one, for every other event.
  *
  * The record: the common header (u16 type = TTRACE_FTEVENT_ID_BASE + the
  * ttrace id, u8 flags, u8 preempt count, s32 pid), then every argument
- * in 8 bytes (u64 or s64; a pointer as u64), a name or string argument
- * (str:TAG) as a __data_loc char[] (u32: offset << 0 | length << 16, in
- * the argument's 8-byte slot) whose string, as the trace's aux names it
- * (what `ttdecode text` prints), follows the fixed part.
+ * in 8 bytes (u64 or s64; a pointer as u64; a name argument, str:TAG,
+ * its ident), then per name argument a `__data_loc char[] NAME_name`
+ * (u32: offset | length << 16) whose string, as the trace's aux names it
+ * (ttrace_ftevent_name(): what `ttdecode text` prints), follows the
+ * fixed part. The print fmt is the event's own format made to read its
+ * fields (every integer as ll, %p as %pS, %s of NAME_name), else
+ * NAME=VALUE pairs.
  *
- * The header and the common fields are every format's (trace.dat's
- * Linux events too, tools/export/tttracedat*.c).
+ * The header and the common fields are every format's (Linux's events
+ * too).
  *
  * Usage:
  *	ttrace_ftevent_format(&s, &meta->events[id]);
@@ -29,6 +34,7 @@
 
 #define TTRACE_FTEVENT_ID_BASE	1000	/* ttrace event id + this: its ID */
 #define TTRACE_FTEVENT_STR_MAX	256	/* a string field's bytes, NUL in */
+#define TTRACE_FTEVENT_FORMAT_MAX 8192	/* a format file's text, at most */
 
 /* header_page and header_event, as tracefs's events/ has them. */
 extern const char ttrace_ftevent_header_page[];
@@ -42,12 +48,23 @@ extern const char ttrace_ftevent_common[];
  * preempt count 0) into rec; returns its bytes (8). */
 size_t ttrace_ftevent_header(uint8_t *rec, unsigned id, uint32_t pid);
 
-/* Event e's format file text. */
+/* The head of a format file: name, ID and the common fields. */
+void ttrace_ftevent_head(struct seqbuf *s, const char *name, unsigned id);
+
+/* The name (tag, ident) resolve gives at ts into dst (size > 0 bytes),
+ * NUL terminated, unprintable bytes as '?'; "#IDENT" when nothing names
+ * it, "" for a stack's frame past its end (tag ksym, 0). Returns its
+ * length. */
+size_t ttrace_ftevent_name(char *dst, size_t size, ttrace_resolve_fn resolve,
+			   void *rarg, unsigned tag, uint64_t ident,
+			   uint64_t ts);
+
+/* Event e's generic format file text. */
 void ttrace_ftevent_format(struct seqbuf *s, const struct ttrace_event_meta *e);
 
-/* Event ev (of metadata e) as a record into rec (TTRACE_FTPAGE_REC_MAX
- * bytes), pid in its header, strings named by resolve; returns its
- * bytes. */
+/* Event ev (of metadata e) as a generic record into rec
+ * (TTRACE_FTPAGE_REC_MAX bytes), pid in its header, names from resolve;
+ * returns its bytes. */
 size_t ttrace_ftevent_record(uint8_t *rec, const struct ttrace_event_meta *e,
 			     const struct ttrace_event_view *ev, uint32_t pid,
 			     ttrace_resolve_fn resolve, void *rarg);
