@@ -391,6 +391,7 @@ static const char *apply(struct ttrace *t, const struct ttrace_ctl_cmd *cmd,
 		if (t->off_reason)
 			return t->off_reason;
 		live_on(t);	/* the command may arm something */
+		ttrace_thaw(t);	/* a stop probe's freeze: into the rings */
 		ttrace_ctl_apply(&t->ctl, cmd);
 		ttrace_patch_sync(TEXT_PATCH_LIVE);
 		live_update(t);

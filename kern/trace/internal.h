@@ -371,12 +371,14 @@ uint32_t ttrace_snap_read(struct ttrace_snap_view *v, uint32_t cpu,
 			  struct trace_ring_run *run, enum ttrace_copy how);
 
 /* The built-in probes (ttrace_probes.c): ctl probe and unprobe commands
- * with the ctl mutex held, results as text, the snapshot probe's set
- * whose copy is gen (0: the first taken; NULL if none; ctl mutex held). */
+ * with the ctl mutex held, results as text, whether one of a name exists
+ * (ctl mutex held), the snapshot probe's set whose copy is gen (0: the
+ * first taken; NULL if none; ctl mutex held). */
 const char *ttrace_probes_control(const struct ttrace_ctl_cmd *cmd);
 struct ttrace_aux_view;
 void ttrace_probes_text(struct seqbuf *s, struct ttrace_aux_view *names);
 bool ttrace_probe_text(const char *name, struct seqbuf *s);
+bool ttrace_probe_exists_locked(const char *name);
 struct ttrace_snapset *ttrace_probe_snapset(uint64_t gen);
 /* For tracefs: the probes named prefix*, as their commands; probe name's
  * keys as ftrace's hist file (false: no such probe with keys). */

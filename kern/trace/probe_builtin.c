@@ -514,6 +514,12 @@ bool ttrace_probe_text(const char *name, struct seqbuf *s)
 	return i >= 0;
 }
 
+/* Whether a probe called name exists. ctl mutex held. */
+bool ttrace_probe_exists_locked(const char *name)
+{
+	return find_slot(name) >= 0;
+}
+
 /* The set of the snapshot probe whose copy is gen, or with gen 0 the
  * first that took one; NULL if none. ctl mutex held. */
 struct ttrace_snapset *ttrace_probe_snapset(uint64_t gen)

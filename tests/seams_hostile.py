@@ -1,0 +1,156 @@
+"""A hostile tester's seams between last round's features (issues 29-31)
+and the others, one boot, each item a phase checked through the tree:
+
+- hostile_synth_unprobe: a synthetic event whose onmatch() probe the ctl
+  removed (`unprobe *`, the tree's second door) can be removed and given
+  its onmatch() again; the tree asks the probes, it keeps no flag of its
+  own that ctl cannot see;
+- hostile_synth_busy: a synthetic event with a filter (or a trigger) on
+  its own event is in use: `!NAME` is refused (EBUSY) and the filter
+  keeps meaning its field, as dynamic_events' `-:` refuses an fprobe with
+  probes attached; with them removed, `!NAME` works;
+- hostile_traceon_thaw: after a `traceoff` trigger froze tracing,
+  `echo 1 > tracing_on` (ctl setmask) records again: a marker written
+  then is in `trace`, straight away, after a clear, and after a resize;
+- hostile_profile_kill: ^C of `ttrace profile -- CMD` mid-run leaves the
+  profiler off (`stats`), as a ^C of `ttrace stream` ends its drain.
+"""
+import re
+import time
+
+import ttrace_tests as tt
+from qemu_run import DEFAULT_EVENTS
+from seams_tracefs31b import until, status
+
+T = "/dev/ttrace"
+SYNTH_DEF = "echo 'hx_lat u64 lat; pid_t pid' >> %s/synthetic_events" % T
+SYNTH_START = ("echo 'hist:keys=pid:ts0=common_timestamp.usecs' >> "
+               "%s/events/sched/sched_waking/trigger" % T)
+SYNTH_END = ("echo 'hist:keys=next_pid:l=common_timestamp.usecs-$ts0:"
+             "onmatch(sched.sched_waking).hx_lat($l,next_pid)' >> "
+             "%s/events/sched/sched_switch/trigger" % T)
+
+
+def must(s, cmd, ok=True):
+    """cmd's output; raises unless its status is 0 (ok) or not (ok
+    False)."""
+    out, st = status(s, cmd)
+    if (st == 0) != ok:
+        raise AssertionError("%s: status %d (want %s) %r" % (
+            cmd, st, "0" if ok else "a refusal", out.strip()))
+    return out
+
+
+def synth_unprobe(s):
+    """The onmatch() probe removed through ctl: the definition is free
+    again (removable), and a new onmatch() attaches."""
+    for cmd in (SYNTH_DEF, SYNTH_START, SYNTH_END,
+                "echo 'unprobe *' > %s/ctl" % T):
+        must(s, cmd)
+    must(s, SYNTH_END)            # its onmatch() again, the probe gone
+    must(s, "echo '!hist:keys=next_pid:l=common_timestamp.usecs-$ts0:"
+         "onmatch(sched.sched_waking).hx_lat($l,next_pid)' >> "
+         "%s/events/sched/sched_switch/trigger" % T)
+    must(s, "echo 'unprobe *' > %s/ctl" % T)
+    must(s, "echo '!hx_lat' >> %s/synthetic_events" % T)
+    must(s, "echo '!hist:keys=pid:ts0=common_timestamp.usecs' >> "
+         "%s/events/sched/sched_waking/trigger" % T)
+    left = until(s, "cat %s/synthetic_events" % T, "syn")
+    return "" if "hx_lat" not in left else \
+        "hx_lat still defined:\n" + left
+
+
+def synth_busy(s):
+    """A filter and a trigger on a synthetic event keep it defined; a
+    redefinition cannot turn the filter's `lat` into another field."""
+    must(s, "echo 'hx_s u64 lat' >> %s/synthetic_events" % T)
+    must(s, "echo 'lat > 5' > %s/events/synthetic/hx_s/filter" % T)
+    out = must(s, "echo '!hx_s' >> %s/synthetic_events" % T, ok=False)
+    if "busy" not in out:
+        return "!hx_s with a filter: %r (want EBUSY)" % out
+    must(s, "echo '!hx_s' >> %s/synthetic_events" % T, ok=False)
+    flt = until(s, "cat %s/events/synthetic/hx_s/filter" % T, "flt")
+    if "lat>0x5" not in flt:
+        return "hx_s's filter now reads %r" % flt
+    must(s, "echo 0 > %s/events/synthetic/hx_s/filter" % T)
+    must(s, "echo traceoff > %s/events/synthetic/hx_s/trigger" % T)
+    must(s, "echo > %s/synthetic_events" % T, ok=False)
+    must(s, "echo '!traceoff' > %s/events/synthetic/hx_s/trigger" % T)
+    must(s, "echo '!hx_s' >> %s/synthetic_events" % T)
+    return ""
+
+
+def marked(s, word):
+    """Whether a trace_marker of word written now shows in `trace`."""
+    must(s, "echo %s > %s/trace_marker" % (word, T))
+    n = until(s, "grep -c %s %s/trace" % (word, T), "g" + word)
+    return n.split() and n.split()[0] != "0"
+
+
+def traceon_thaw(s):
+    """A traceoff trigger freezes; `echo 1 > tracing_on` restarts the
+    recording (straight away, after a clear, then a resize)."""
+    trig = "%s/events/syscall/syscall_exit/trigger" % T
+    for phase, between in (("direct", None), ("clear", "echo > %s/trace"),
+                           ("resize", "echo 16 > %s/buffer_size_kb")):
+        must(s, "echo traceoff > %s" % trig)
+        must(s, "ls / > /dev/null")               # a syscall_exit: frozen
+        on = until(s, "cat %s/tracing_on" % T, "on")
+        if on.split()[:1] != ["0"]:
+            return "%s: tracing_on %r after the traceoff fired" % (
+                phase, on)
+        if between:
+            must(s, between % T)
+        must(s, "echo 1 > %s/tracing_on" % T)
+        if not marked(s, "hx-" + phase):
+            return "%s: a marker after `echo 1 > tracing_on` is not in " \
+                "trace (ctl: %r)" % (phase, until(s, "cat %s/ctl" % T,
+                                                   "ctl"))
+        must(s, "echo '!traceoff' > %s" % trig)
+    return ""
+
+
+def profile_kill(s):
+    """^C of `ttrace profile -- profspin ...` while it runs: the
+    profiler is off afterwards."""
+    s.run.expect(r"\$ ", timeout=60)
+    s.run.send("ttrace profile -- profspin 100000\r")
+    s.run.expect("profspin", timeout=60)
+    time.sleep(2)
+    s.run.send("\x03")
+    s.run.expect(r"\^C", timeout=30)
+    s.run.send("\r")
+    line = until(s, "grep profile %s/stats" % T, "prof")
+    must(s, "echo profile off > %s/ctl" % T)   # the next phases' state
+    return "" if line.startswith("profile off") else \
+        "after ^C of ttrace profile: %r" % line.strip()
+
+
+PHASES = (("hostile_synth_unprobe", synth_unprobe),
+          ("hostile_synth_busy", synth_busy),
+          ("hostile_traceon_thaw", traceon_thaw),
+          ("hostile_profile_kill", profile_kill))
+
+
+def run_all(res, only):
+    """One boot, the phases in turn; a phase's assertion fails it alone,
+    a timeout or a panic every phase not passed yet."""
+    names = [n for n, _ in PHASES if not only or only in n]
+    if not names:
+        return
+    s = tt.Session(2, cmdline=DEFAULT_EVENTS, name="seams_hostile")
+    got = {}
+    why = ""
+    try:
+        for name, fn in PHASES:
+            if name in names:
+                try:
+                    got[name] = fn(s)
+                except AssertionError as e:
+                    got[name] = str(e)
+        why = s.finish("")
+    except TimeoutError as e:
+        why = s.finish(str(e))
+    for name in names:
+        w = why or got.get(name, "not run")
+        res.add(name, not w, w)
