@@ -12,6 +12,9 @@ and the others, one boot, each item a phase checked through the tree:
 - hostile_traceon_thaw: after a `traceoff` trigger froze tracing,
   `echo 1 > tracing_on` (ctl setmask) records again: a marker written
   then is in `trace`, straight away, after a clear, and after a resize;
+- hostile_pipe_readers: two `cat trace_pipe` at once while markers come
+  (tracestress marks): every marker is shown once, by one of them, with
+  its text (never `#N`, an unresolved name), and none is lost;
 - hostile_profile_kill: ^C of `ttrace profile -- CMD` mid-run leaves the
   profiler off (`stats`), as a ^C of `ttrace stream` ends its drain.
 """
@@ -92,7 +95,7 @@ def traceon_thaw(s):
     recording (straight away, after a clear, then a resize)."""
     trig = "%s/events/syscall/syscall_exit/trigger" % T
     for phase, between in (("direct", None), ("clear", "echo > %s/trace"),
-                           ("resize", "echo 16 > %s/buffer_size_kb")):
+                           ("resize", "echo 2048 > %s/buffer_size_kb")):
         must(s, "echo traceoff > %s" % trig)
         must(s, "ls / > /dev/null")               # a syscall_exit: frozen
         on = until(s, "cat %s/tracing_on" % T, "on")
@@ -107,6 +110,47 @@ def traceon_thaw(s):
                 "trace (ctl: %r)" % (phase, until(s, "cat %s/ctl" % T,
                                                    "ctl"))
         must(s, "echo '!traceoff' > %s" % trig)
+    must(s, "echo 1024 > %s/buffer_size_kb" % T)
+    return ""
+
+
+def interrupt_all(s, n):
+    """^C until the prompt is back, at most n times (one per command of
+    a pipeline that blocks)."""
+    for _ in range(n):
+        s.run.send("\x03")
+        try:
+            s.run.expect(r"\^C\r?\n(?:.*\r?\n)?\$ ", timeout=5)
+            s.run.send("\r")
+            return
+        except TimeoutError:
+            pass
+    raise TimeoutError("^C did not end the pipeline")
+
+
+def pipe_readers(s):
+    """Two trace_pipe readers at once, 300 markers written meanwhile:
+    each marker once over both, named."""
+    marks = 300
+    must(s, "echo 0 > %s/events/enable; echo 1 > %s/events/user/enable; "
+         "echo > %s/trace" % (T, T, T))
+    s.run.expect(r"\$ ", timeout=60)
+    s.run.send("cat %s/trace_pipe > /tmp/pa | cat %s/trace_pipe > /tmp/pb | "
+               "tracestress marks %d 16\r" % (T, T, marks))
+    time.sleep(3)
+    interrupt_all(s, 4)
+    text = until(s, "cat /tmp/pa /tmp/pb", "pab", timeout=120)
+    must(s, "echo 1 > %s/events/enable" % T)
+    if "LOST" in text:
+        return "the markers' ring wrapped: " + text[:300]
+    seen = re.findall(r"user_marker: (\S+)", text)
+    named = [m for m in seen if m.startswith("mark-")]
+    dups = sorted({m for m in named if named.count(m) > 1})
+    if dups or len(named) != marks or len(seen) != marks:
+        return "%d markers shown (%d named, %d twice: %s), want %d once " \
+            "each; unnamed: %s" % (len(seen), len(named), len(dups),
+                                   dups[:4], marks,
+                                   [m for m in seen if m not in named][:4])
     return ""
 
 
@@ -129,6 +173,7 @@ def profile_kill(s):
 PHASES = (("hostile_synth_unprobe", synth_unprobe),
           ("hostile_synth_busy", synth_busy),
           ("hostile_traceon_thaw", traceon_thaw),
+          ("hostile_pipe_readers", pipe_readers),
           ("hostile_profile_kill", profile_kill))
 
 
