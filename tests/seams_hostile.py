@@ -15,6 +15,10 @@ and the others, one boot, each item a phase checked through the tree:
 - hostile_pipe_readers: two `cat trace_pipe` at once while markers come
   (tracestress marks): every marker is shown once, by one of them, with
   its text (never `#N`, an unresolved name), and none is lost;
+- hostile_dead_fprobe: a function probe deleted (`-:NAME`, its name kept
+  until the next clear) takes no new probe (ctl's `probe`) nor trigger
+  (`enable_event:fprobe:NAME`): its id comes free at the clear for
+  another function, which would inherit them;
 - hostile_profile_kill: ^C of `ttrace profile -- CMD` mid-run leaves the
   profiler off (`stats`), as a ^C of `ttrace stream` ends its drain.
 """
@@ -154,6 +158,22 @@ def pipe_readers(s):
     return ""
 
 
+def dead_fprobe(s):
+    """Nothing attaches to a deleted function probe's id."""
+    must(s, "echo 'f:hxd ns_open' >> %s/dynamic_events" % T)
+    must(s, "echo '-:hxd' >> %s/dynamic_events" % T)
+    trig = "%s/events/syscall/syscall_enter/trigger" % T
+    out, st = status(s, "echo 'probe hxp count hxd' > %s/ctl" % T)
+    out2, st2 = status(s, "echo 'enable_event:fprobe:hxd' > %s" % trig)
+    status(s, "echo 'unprobe hxp' > %s/ctl" % T)
+    status(s, "echo '!enable_event:fprobe:hxd' > %s" % trig)
+    if st == 0 or st2 == 0:
+        return "a deleted fprobe took %s" % " and ".join(
+            w for w, x in (("probe hxp", st), ("an enable_event trigger",
+                                               st2)) if x == 0)
+    return ""
+
+
 def profile_kill(s):
     """^C of `ttrace profile -- profspin ...` while it runs: the
     profiler is off afterwards."""
@@ -174,6 +194,7 @@ PHASES = (("hostile_synth_unprobe", synth_unprobe),
           ("hostile_synth_busy", synth_busy),
           ("hostile_traceon_thaw", traceon_thaw),
           ("hostile_pipe_readers", pipe_readers),
+          ("hostile_dead_fprobe", dead_fprobe),
           ("hostile_profile_kill", profile_kill))
 
 

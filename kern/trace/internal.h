@@ -826,6 +826,11 @@ const char *fprobe_control(struct ttrace *t,
 			   const struct ttrace_fprobe_spec *s);
 /* The rings were cleared: deleted probes' ids come free. ctl mutex. */
 void fprobe_rings_cleared(struct ttrace *t);
+/* Whether event id is a function probe deleted since the last clear: its
+ * name still resolves (its records may be in the rings), but nothing may
+ * attach to it, since its id comes free at the clear for another
+ * function. ctl mutex held. */
+bool fprobe_deleted(uint32_t id);
 void fprobe_state_text(struct seqbuf *s);
 /* Calls fn on each live probe's definition (tracefs_dyn.c's
  * dynamic_events). ctl mutex held. */

@@ -371,7 +371,8 @@ static const char *probe_add(const struct ttrace_probe_spec *spec)
 	if (err) {
 		ttrace_probe_detach_arg_locked(&ttrace_main, b);
 		builtin_free(b);
-		return "probe: out of memory";
+		return err == -ENOENT ? "probe: that function probe was "
+		       "deleted (fprobe del)" : "probe: out of memory";
 	}
 	probes[slot] = b;
 	return NULL;
