@@ -19,17 +19,25 @@ and the others, one boot, each item a phase checked through the tree:
   until the next clear) takes no new probe (ctl's `probe`) nor trigger
   (`enable_event:fprobe:NAME`): its id comes free at the clear for
   another function, which would inherit them;
+- hostile_raw_names: trace_pipe_raw read on both CPUs while 3000 markers
+  come: each marker record in the pages (decoded by libtraceevent,
+  tools/ttrawread) carries its text, as docs/tracefs.md says ("a string
+  in it always resolves");
 - hostile_profile_kill: ^C of `ttrace profile -- CMD` mid-run leaves the
   profiler off (`stats`), as a ^C of `ttrace stream` ends its drain.
 """
+import os
 import re
+import subprocess
 import time
 
 import ttrace_tests as tt
 from qemu_run import DEFAULT_EVENTS
-from seams_tracefs31b import until, status
+from seams_tracefs31b import RAWREAD, until, status
 
 T = "/dev/ttrace"
+MARKS = 3000           # markers of the raw phase (its check is on the host)
+PIPE_MARKS = 300       # of the text phase (read back on the console)
 SYNTH_DEF = "echo 'hx_lat u64 lat; pid_t pid' >> %s/synthetic_events" % T
 SYNTH_START = ("echo 'hist:keys=pid:ts0=common_timestamp.usecs' >> "
                "%s/events/sched/sched_waking/trigger" % T)
@@ -133,9 +141,9 @@ def interrupt_all(s, n):
 
 
 def pipe_readers(s):
-    """Two trace_pipe readers at once, 300 markers written meanwhile:
-    each marker once over both, named."""
-    marks = 300
+    """Two trace_pipe readers at once, PIPE_MARKS markers written
+    meanwhile: each marker once over both, named."""
+    marks = PIPE_MARKS
     must(s, "echo 0 > %s/events/enable; echo 1 > %s/events/user/enable; "
          "echo > %s/trace" % (T, T, T))
     s.run.expect(r"\$ ", timeout=60)
@@ -174,6 +182,50 @@ def dead_fprobe(s):
     return ""
 
 
+def raw_names(s):
+    """Both CPUs' trace_pipe_raw read while MARKS markers come; the pages
+    and the marker's format go to the host (the check is check_raw()).
+    Returns the files' sizes."""
+    must(s, "echo 0 > %s/events/enable; echo 1 > %s/events/user/enable; "
+         "echo > %s/trace" % (T, T, T))
+    must(s, "cat %s/events/user/user_marker/format > /tmp/rf" % T)
+    s.run.expect(r"\$ ", timeout=60)
+    s.run.send("cat %s/per_cpu/cpu0/trace_pipe_raw > /tmp/r0 | "
+               "cat %s/per_cpu/cpu1/trace_pipe_raw > /tmp/r1 | "
+               "tracestress marks %d 16\r" % (T, T, MARKS))
+    time.sleep(3)
+    interrupt_all(s, 4)
+    must(s, "echo 1 > %s/events/enable" % T)
+    files = ["/tmp/rf", "/tmp/r0", "/tmp/r1"]
+    text = until(s, "ls -l %s" % " ".join(files), "rls")
+    sizes = {f: int(n) for n, f in re.findall(r"(\d+) +(/tmp/\S+)", text)}
+    must(s, "cat %s > /dev/host/out" % " ".join(files))
+    return [sizes.get(f, 0) for f in files]
+
+
+def check_raw(out, sizes):
+    """The pages of raw_names(), decoded: every marker named."""
+    with open(out, "rb") as f:
+        data = f.read()
+    parts, off = [], 0
+    for i, n in enumerate(sizes):
+        parts.append("%s.%d" % (out, i))
+        with open(parts[-1], "wb") as f:
+            f.write(data[off:off + n])
+        off += n
+    named = total = 0
+    for raw in parts[1:]:
+        if os.path.getsize(raw) == 0:
+            continue
+        r = subprocess.run([RAWREAD, parts[0], raw], capture_output=True,
+                           text=True, timeout=60)
+        total += len(re.findall(r"user_marker:", r.stdout))
+        named += len(re.findall(r"user_marker: .*mark-\d+:", r.stdout))
+    return "" if total == MARKS and named == total else \
+        "%d marker records in the pages, %d with their text (want %d)" % (
+            total, named, MARKS)
+
+
 def profile_kill(s):
     """^C of `ttrace profile -- profspin ...` while it runs: the
     profiler is off afterwards."""
@@ -195,6 +247,7 @@ PHASES = (("hostile_synth_unprobe", synth_unprobe),
           ("hostile_traceon_thaw", traceon_thaw),
           ("hostile_pipe_readers", pipe_readers),
           ("hostile_dead_fprobe", dead_fprobe),
+          ("hostile_raw_names", raw_names),
           ("hostile_profile_kill", profile_kill))
 
 
@@ -204,7 +257,9 @@ def run_all(res, only):
     names = [n for n, _ in PHASES if not only or only in n]
     if not names:
         return
-    s = tt.Session(2, cmdline=DEFAULT_EVENTS, name="seams_hostile")
+    out = tt.fresh_out("seams_hostile.out")
+    s = tt.Session(2, cmdline=DEFAULT_EVENTS, name="seams_hostile",
+                   hostout=out)
     got = {}
     why = ""
     try:
@@ -217,6 +272,8 @@ def run_all(res, only):
         why = s.finish("")
     except TimeoutError as e:
         why = s.finish(str(e))
+    if not why and isinstance(got.get("hostile_raw_names"), list):
+        got["hostile_raw_names"] = check_raw(out, got["hostile_raw_names"])
     for name in names:
         w = why or got.get(name, "not run")
         res.add(name, not w, w)
