@@ -238,7 +238,7 @@ def profile_kill(s):
     s.run.send("\r")
     line = until(s, "grep profile %s/stats" % T, "prof")
     must(s, "echo profile off > %s/ctl" % T)   # the next phases' state
-    return "" if line.startswith("profile off") else \
+    return "" if re.search(r"(?m)^profile off ", line) else \
         "after ^C of ttrace profile: %r" % line.strip()
 
 

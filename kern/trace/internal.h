@@ -163,6 +163,10 @@ const char *ttrace_drain_off(struct ttrace *t);
 /* file's last close: the drain it started, if still on, ends its file on
  * its own (no wait). Process context, no lock held. */
 void ttrace_drain_close(const void *file);
+/* The last close of ctl file file: if its `profile on ... held` started
+ * the profile running, the profile ends (as a ^C'd `ttrace profile`'s).
+ * Process context. */
+void ttrace_profile_close(const void *file);
 /* Runs fn(arg) on this CPU with interrupts off, what it records sent to
  * a quiet ring and counted as filtered events in this CPU's ring (the
  * drain's pieces). Returns fn's value. */
