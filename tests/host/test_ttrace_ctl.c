@@ -408,7 +408,7 @@ static int test_latency_cmd(void)
 	return 0;
 }
 
-/* profile on [HZ] [kernel|user|all] [offcpu] [sched] | off: the rate
+/* profile on [HZ] [kernel|user|all] [offcpu] [sched] [held] | off: the rate
  * (997 by default, 1..10000), the options (all by default), or an error
  * naming the bad word. */
 static int test_profile_cmd(void)
