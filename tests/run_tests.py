@@ -41,6 +41,7 @@ import seams_prof30h  # noqa: E402
 import seams_prof30k  # noqa: E402
 import seams_tfs31d  # noqa: E402
 import seams_tfs31g  # noqa: E402
+import seams_hostile  # noqa: E402
 from qemu_run import ROOT  # noqa: E402
 
 LINE = re.compile(r"^(?:\[\s*\d+\.\d+\] )?(PASSED|FAILED) \[([^\]]+)\]\s*(.*)$")
@@ -119,6 +120,7 @@ def main():
     seams_prof30k.run_all(res, only)
     seams_tfs31d.run_all(res, only)
     seams_tfs31g.run_all(res, only)
+    seams_hostile.run_all(res, only)
     print("tests took %.0f s; the slowest: %s" % (
         time.monotonic() - start, ", ".join(
             "%s %.0f s" % (n, t) for t, n in sorted(res.took)[::-1][:8])))

@@ -265,8 +265,10 @@ static int tt_open(struct chan *c, int omode)
 
 static void tt_close(struct chan *c)
 {
-	if (c->qid.path == Qctl)	/* the drain it began ends */
-		ttrace_drain_close(c);
+	if (c->qid.path == Qctl) {	/* the drain or held profile it */
+		ttrace_drain_close(c);	/* began ends */
+		ttrace_profile_close(c);
+	}
 	if (c->qid.path & TFS_Q)
 		tracefs_close(c);
 	else if (is_tracefile(c->qid.path))

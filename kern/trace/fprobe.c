@@ -755,6 +755,13 @@ const char *fprobe_control(struct ttrace *t, const struct ttrace_fprobe_spec *s)
 	return s->op == TTRACE_FPROBE_ADD ? fp_add(t, s) : fp_del(t, s->name);
 }
 
+/* See internal.h. */
+bool fprobe_deleted(uint32_t id)
+{
+	return id >= FP_FIRST && id < FP_FIRST + FP_N &&
+	       slots[id - FP_FIRST].state == FP_DEAD;
+}
+
 /* See internal.h: the rings are empty, so deleted probes' ids come free
  * (their placeholders' metadata back). */
 void fprobe_rings_cleared(struct ttrace *t)

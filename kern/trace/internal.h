@@ -163,6 +163,10 @@ const char *ttrace_drain_off(struct ttrace *t);
 /* file's last close: the drain it started, if still on, ends its file on
  * its own (no wait). Process context, no lock held. */
 void ttrace_drain_close(const void *file);
+/* The last close of ctl file file: if its `profile on ... held` started
+ * the profile running, the profile ends (as a ^C'd `ttrace profile`'s).
+ * Process context. */
+void ttrace_profile_close(const void *file);
 /* Runs fn(arg) on this CPU with interrupts off, what it records sent to
  * a quiet ring and counted as filtered events in this CPU's ring (the
  * drain's pieces). Returns fn's value. */
@@ -371,12 +375,14 @@ uint32_t ttrace_snap_read(struct ttrace_snap_view *v, uint32_t cpu,
 			  struct trace_ring_run *run, enum ttrace_copy how);
 
 /* The built-in probes (ttrace_probes.c): ctl probe and unprobe commands
- * with the ctl mutex held, results as text, the snapshot probe's set
- * whose copy is gen (0: the first taken; NULL if none; ctl mutex held). */
+ * with the ctl mutex held, results as text, whether one of a name exists
+ * (ctl mutex held), the snapshot probe's set whose copy is gen (0: the
+ * first taken; NULL if none; ctl mutex held). */
 const char *ttrace_probes_control(const struct ttrace_ctl_cmd *cmd);
 struct ttrace_aux_view;
 void ttrace_probes_text(struct seqbuf *s, struct ttrace_aux_view *names);
 bool ttrace_probe_text(const char *name, struct seqbuf *s);
+bool ttrace_probe_exists_locked(const char *name);
 struct ttrace_snapset *ttrace_probe_snapset(uint64_t gen);
 /* For tracefs: the probes named prefix*, as their commands; probe name's
  * keys as ftrace's hist file (false: no such probe with keys). */
@@ -824,6 +830,11 @@ const char *fprobe_control(struct ttrace *t,
 			   const struct ttrace_fprobe_spec *s);
 /* The rings were cleared: deleted probes' ids come free. ctl mutex. */
 void fprobe_rings_cleared(struct ttrace *t);
+/* Whether event id is a function probe deleted since the last clear: its
+ * name still resolves (its records may be in the rings), but nothing may
+ * attach to it, since its id comes free at the clear for another
+ * function. ctl mutex held. */
+bool fprobe_deleted(uint32_t id);
 void fprobe_state_text(struct seqbuf *s);
 /* Calls fn on each live probe's definition (tracefs_dyn.c's
  * dynamic_events). ctl mutex held. */

@@ -408,7 +408,8 @@ static const char *probe_add(const struct ttrace_probe_spec *spec)
 	if (err) {
 		ttrace_probe_detach_arg_locked(&ttrace_main, b);
 		builtin_free(b);
-		return "probe: out of memory";
+		return err == -ENOENT ? "probe: that function probe was "
+		       "deleted (fprobe del)" : "probe: out of memory";
 	}
 	probes[slot] = b;
 	return NULL;
@@ -551,6 +552,12 @@ bool ttrace_probe_text(const char *name, struct seqbuf *s)
 		probe_text(s, probes[i], NULL);
 	ttrace_ctl_mutex_exit(&ttrace_main);
 	return i >= 0;
+}
+
+/* Whether a probe called name exists. ctl mutex held. */
+bool ttrace_probe_exists_locked(const char *name)
+{
+	return find_slot(name) >= 0;
 }
 
 /* The set of the snapshot probe whose copy is gen, or with gen 0 the

@@ -138,10 +138,13 @@ static void update_probed(struct ttrace *t, uint32_t id)
 }
 
 /* Attaches p (filled) to event id unless its fn and arg are there
- * already (-EEXIST). ctl mutex held. */
+ * already (-EEXIST) or id is a deleted function probe's (-ENOENT). ctl
+ * mutex held. */
 static int attach_locked(struct ttrace *t, uint32_t id,
 			 struct ttrace_probe *p)
 {
+	if (fprobe_deleted(id))		/* its id goes to another at a clear */
+		return -ENOENT;
 	for (struct ttrace_probe *q = ttrace_probes[id]; q; q = q->next)
 		if (q->fn == p->fn && q->arg == p->arg)
 			return -EEXIST;

@@ -544,8 +544,10 @@ static uint64_t page_pos(const struct ttrace_reader *r)
 
 /* Before a page: r starts where the CPU's last consumer stopped if that
  * is past r (what r held is consumed), and when the ring has records
- * past r's end, takes the names afresh, then the head as its end. False
- * when the names cannot be taken (no memory): no page now. */
+ * past r's end, reads the head, takes the names afresh, then makes that
+ * head its end (a record's names are in aux before it is, so each record
+ * before the head is named). False when the names cannot be taken (no
+ * memory): no page now. */
 static bool page_catch_up(struct ttrace_reader *r)
 {
 	uint64_t from = tracefs_pipe_from(r->cpu);
@@ -556,11 +558,13 @@ static bool page_catch_up(struct ttrace_reader *r)
 		r->cur.next = from;
 		r->cur.after_loss = 1;
 	}
-	if (ttrace_ring_end(r->t, r->cpu) == r->end)
+	uint64_t end = ttrace_ring_end(r->t, r->cpu);
+
+	if (end == r->end)
 		return true;
 	if (names_take(r))
 		return false;
-	r->end = ttrace_ring_end(r->t, r->cpu);
+	r->end = end;
 	return true;
 }
 

@@ -15,10 +15,14 @@
  * fprobe's is (ttrace_meta_set_live()), so its format file, ttdecode and
  * trace.dat name its fields. A deleted definition's metadata stays (its
  * records may still be in the rings) until its slot is defined again.
+ * A definition is in use while its probe s.NAME exists or a probe (a
+ * filter, a trigger) is attached to its event: both are asked of the
+ * probes themselves, so what the ctl did (`unprobe`) shows here.
  *
  * Locking: synth_lock guards the tables (process context; never held
  * across a ctl command, which takes the ctl mutex; taken inside the ctl
- * mutex by a definition, which publishes its metadata).
+ * mutex by a definition, which publishes its metadata, and by whoever
+ * asks whether one is in use).
  */
 #include <printfmt.h>
 #include <seqbuf.h>
@@ -39,7 +43,6 @@
 static struct spinlock synth_lock = SPINLOCK_INIT("tracefs synthetic");
 static struct {
 	struct ttrace_synth_def d;	/* d.name[0] == 0: free */
-	bool attached;			/* its probe s.NAME is */
 } defs[SYNTH_MAX];
 /* Slot i's event metadata (id TTRACE_EV_SYNTHETIC_FIRST + i), as last
  * published; ctl mutex. */
@@ -54,6 +57,23 @@ static struct {
 	char key[TTRACE_SYNTH_NAME_MAX + 1];
 	char var[TTRACE_SYNTH_NAME_MAX + 1];
 } starts[STARTS_MAX];
+
+/* Whether name's probe s.NAME exists. ctl mutex held. */
+static bool matched(const char *name)
+{
+	char probe[TTRACE_SYNTH_NAME_MAX + 3];
+
+	fmt_snprintf(probe, sizeof(probe), "s.%s", name);
+	return ttrace_probe_exists_locked(probe);
+}
+
+/* Whether def i is in use: its onmatch() probe, or a probe on its event.
+ * ctl mutex and synth_lock held. */
+static bool in_use(int i)
+{
+	return matched(defs[i].d.name) ||
+	       READ_ONCE(ttrace_probes[TTRACE_EV_SYNTHETIC_FIRST + i]);
+}
 
 /* The def called name, or -1. synth_lock held. */
 static int def_named(const char *name)
@@ -71,14 +91,16 @@ void tracefs_synth_text(struct seqbuf *s, uint32_t inst)
 	bool attached[SYNTH_MAX];
 
 	(void)inst;
+	ttrace_ctl_mutex_enter(&ttrace_main);
 	spin_lock(&synth_lock);
 	for (int i = 0; i < SYNTH_MAX; i++) {
 		d[i] = defs[i].d;
-		attached[i] = defs[i].attached;
+		attached[i] = d[i].name[0] && matched(d[i].name);
 		if (d[i].name[0])
 			seqbuf_printf(s, "%s\t%s\n", d[i].name, d[i].fields);
 	}
 	spin_unlock(&synth_lock);
+	ttrace_ctl_mutex_exit(&ttrace_main);
 	for (int i = 0; i < SYNTH_MAX; i++) {
 		char probe[TTRACE_SYNTH_NAME_MAX + 3];
 
@@ -132,7 +154,7 @@ int tracefs_synth_write(uint32_t inst, char *line, const char **why)
 	i = def_named(d.name);
 	if (d.del && i < 0)
 		err = -ENOENT;
-	else if (d.del && defs[i].attached)
+	else if (d.del && in_use(i))
 		err = -EBUSY;
 	else if (d.del)
 		memset(&defs[i], 0, sizeof(defs[i]));
@@ -156,7 +178,8 @@ int tracefs_synth_write(uint32_t inst, char *line, const char **why)
 			      (size_t)(strstr(line, d.name) - line),
 			      err == -ENOENT ? "No such synthetic event" :
 			      err == -EBUSY ? "Synthetic event in use (remove "
-			      "the onmatch() trigger first)" :
+			      "the onmatch() trigger, its filter and triggers "
+			      "first)" :
 			      err == -EEXIST ? "Synthetic event already exists" :
 			      err == -ENOMEM ? "Out of memory" :
 			      "Too many synthetic events (4 here)", why);
@@ -168,16 +191,21 @@ int tracefs_synth_trunc(uint32_t inst, const char **why)
 	bool busy = false;
 
 	(void)inst;
+	ttrace_ctl_mutex_enter(&ttrace_main);
 	spin_lock(&synth_lock);
 	for (int i = 0; i < SYNTH_MAX; i++) {
-		busy |= defs[i].attached;
-		if (!defs[i].attached)
+		bool used = defs[i].d.name[0] && in_use(i);
+
+		busy |= used;
+		if (!used)
 			memset(&defs[i], 0, sizeof(defs[i]));
 	}
 	spin_unlock(&synth_lock);
+	ttrace_ctl_mutex_exit(&ttrace_main);
 	return busy ? tracefs_refuse(-EBUSY, SYNTH_LOC, "", 0, 0, "Synthetic "
 				     "event in use (remove the onmatch() "
-				     "trigger first)", why) : 0;
+				     "trigger, its filter and triggers first)",
+				     why) : 0;
 }
 
 /* A START trigger on ev: remembered (del: forgotten). synth_lock held. */
@@ -234,8 +262,12 @@ static int match_trigger(const char *ev, const struct ttrace_synth_hist *h,
 	char start[TTRACE_SYNTH_NAME_MAX + 1], key[TTRACE_SYNTH_NAME_MAX + 1];
 	char cmd[TTRACE_CTL_MAX_LEN + 1];
 	struct seqbuf c;
+	bool busy;
 	int i, r;
 
+	ttrace_ctl_mutex_enter(&ttrace_main);
+	busy = matched(h->synth);
+	ttrace_ctl_mutex_exit(&ttrace_main);
 	spin_lock(&synth_lock);
 	i = def_named(h->synth);
 	r = i < 0 ? -EINVAL : del ? 0 : match_start(h, start, key, why);
@@ -246,7 +278,7 @@ static int match_trigger(const char *ev, const struct ttrace_synth_hist *h,
 		       "the event per synthetic field)";
 		r = -EINVAL;
 	}
-	if (!r && !del && defs[i].attached) {
+	if (!r && !del && busy) {
 		*why = "This synthetic event has its onmatch() already";
 		r = -EBUSY;
 	}
@@ -267,13 +299,7 @@ static int match_trigger(const char *ev, const struct ttrace_synth_hist *h,
 	}
 	else
 		r = ttrace_control(cmd, seqbuf_used(&c), why);
-	if (r)
-		return r;
-	spin_lock(&synth_lock);
-	if (!strcmp(defs[i].d.name, h->synth))
-		defs[i].attached = !del;
-	spin_unlock(&synth_lock);
-	return 0;
+	return r;
 }
 
 /* See internal.h. */

@@ -16,7 +16,12 @@
  * snapshot` or a snapshot trigger took, the same way.
  * trace_pipe is a stream that consumes: it starts where the last reader
  * of trace_pipe stopped (per CPU, pipe_next[]), and a read with nothing
- * new sleeps until there is (^C, a kill, ends it with EINTR).
+ * new sleeps until there is (^C, a kill, ends it with EINTR). Its readers
+ * take their blocks one at a time (pipe_lock), each first catching up
+ * with the position the others (trace_pipe_raw's too) left, and claim a
+ * run of records as they copy it, so two readers never show one record;
+ * a block ends at the heads seen when it took the names, so every record
+ * in it is named (a marker's text, its process).
  */
 #include <kmalloc.h>
 #include <pmem.h>
@@ -61,7 +66,6 @@ struct tracefs_trace {
 	bool pipe, started, header_done;
 	bool snap;			/* the snapshot's copy: view */
 	struct ttrace_snap_view view;
-	bool stale;			/* a pipe's names: lines went out */
 	bool graph;			/* function_graph's view */
 	uint32_t func_entry, func_exit;	/* their ids (graph) */
 	uint32_t cpu;			/* TRACEFS_ALL_CPUS or one */
@@ -80,6 +84,9 @@ struct tracefs_trace {
 static uint64_t pipe_next[CONFIG_MAX_NUM_CPUS];
 /* Events they consumed, per CPU (stats' "read events"). */
 uint64_t tracefs_read_events[CONFIG_MAX_NUM_CPUS];
+/* Serialises trace_pipe's blocks: one reader catches up and claims at a
+ * time. */
+static struct spinlock pipe_lock = SPINLOCK_INIT("trace_pipe");
 
 struct tracefs_trace *tracefs_trace_new(bool pipe, uint32_t cpu)
 {
@@ -125,8 +132,8 @@ void tracefs_trace_free(struct tracefs_trace *t)
 	kfree(t);
 }
 
-/* A fresh snapshot of the names (aux): a pipe takes one per read, so
- * processes born meanwhile are named. */
+/* A fresh snapshot of the names (aux): a pipe takes one whenever a ring
+ * moved (pipe_catch_up()), so processes born meanwhile are named. */
 static int names_take(struct tracefs_trace *t)
 {
 	names_drop(t);
@@ -254,6 +261,8 @@ static bool cpu_next(struct tracefs_trace *t, uint32_t c)
 		}
 		ttrace_pair_init(&p->it, p->buf, run.count);
 		p->in_run = true;
+		if (t->pipe)	/* claimed: no other reader shows them */
+			tracefs_pipe_consumed(c, p->cur.next, 0);
 	}
 	return true;
 }
@@ -494,6 +503,40 @@ static long copy_some(struct tracefs_trace *t, char *buf, size_t n)
 	return (long)done;
 }
 
+/* trace_pipe, before its block: each CPU's cursor moves up to where the
+ * last consumer stopped, if another went further (what this reader holds
+ * it claimed, and shows); when a ring has records past the end this
+ * reader saw, each end becomes the head seen now and the names are taken
+ * afresh after it (a record's names are in aux before its record is).
+ * 0 or -ENOMEM. pipe_lock held. */
+static int pipe_catch_up(struct tracefs_trace *t)
+{
+	uint64_t end[CONFIG_MAX_NUM_CPUS];
+	bool newer = !t->aux;
+
+	for (uint32_t c = 0; c < num_cpus; c++) {
+		struct tfs_cpu *p = &t->cpus[c];
+		uint64_t from = tracefs_pipe_from(c);
+
+		if (!reads_cpu(t, c))
+			continue;
+		if (from > p->cur.next) {
+			p->cur.next = from;
+			p->cur.after_loss = 1;
+		}
+		end[c] = ttrace_ring_end(&ttrace_main, c);
+		newer |= end[c] != p->end;
+	}
+	if (!newer)
+		return 0;
+	if (names_take(t))
+		return -ENOMEM;
+	for (uint32_t c = 0; c < num_cpus; c++)
+		if (reads_cpu(t, c))
+			t->cpus[c].end = end[c];
+	return 0;
+}
+
 long tracefs_trace_read(struct tracefs_trace *t, void *buf, size_t n)
 {
 	long r;
@@ -505,11 +548,18 @@ long tracefs_trace_read(struct tracefs_trace *t, void *buf, size_t n)
 			t->started = true;
 		}
 		r = 0;
-		if ((!t->aux || t->stale) && names_take(t))
-			r = -ENOMEM;
-		if (!r)
-			r = copy_some(t, buf, n);
-		t->stale = t->pipe && r > 0;
+		if (t->pipe) {
+			spin_lock(&pipe_lock);
+			r = pipe_catch_up(t);
+			if (!r)
+				r = copy_some(t, buf, n);
+			spin_unlock(&pipe_lock);
+		} else {
+			if (!t->aux && names_take(t))
+				r = -ENOMEM;
+			if (!r)
+				r = copy_some(t, buf, n);
+		}
 		spin_unlock(&t->lock);
 		if (r || !t->pipe)
 			return r;

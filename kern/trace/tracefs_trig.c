@@ -215,7 +215,8 @@ static int attach(int i, struct trig **tp, const char **why)
 	    e != TRACING)
 		ttrace_probe_detach_arg_locked(&ttrace_main, &soft_off[e]);
 	if (r) {
-		*why = "trigger: out of memory";
+		*why = r == -ENOENT ? "trigger: the event was deleted (-:)" :
+		       "trigger: out of memory";
 		return r;
 	}
 	trigs[i] = t;

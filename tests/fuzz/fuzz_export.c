@@ -4,8 +4,9 @@
  * ttdecode loads a file; when the loader accepts it, ttdecode's own
  * command dispatcher (tools/ttdecode.c's main, included below under
  * another name) runs verify, text, stats, json, uftrace, ctf, tracedat,
- * perfetto and boot on it, as `ttdecode CMD ...` would, into a private
- * temporary directory.
+ * perfetto, the profile's, the analyses (critpath, wakeup, errno: any
+ * status, no crash) and boot on it, as `ttdecode CMD ...` would, into a
+ * private temporary directory.
  * Every command but boot (which needs boot phases) must succeed on a
  * trace the loader accepted, and what they write must be valid: the JSON
  * of `json` and of `boot --json` is parsed by a strict checker (RFC 8259,
@@ -471,6 +472,12 @@ static void export_all(void)
 	    run((const char *[]){ "pprof", in, dat, "--wall", NULL }))
 		abort();
 	check_svg(svg);
+	/* the analyses: a trace may lack the pid or the boot mark asked
+	 * for (a refusal), never make one crash or read out of bounds */
+	run((const char *[]){ "critpath", "--pid", "1", in, NULL });
+	run((const char *[]){ "critpath", "--boot", in, NULL });
+	run((const char *[]){ "wakeup", in, NULL });
+	run((const char *[]){ "errno", in, NULL });
 	if (run((const char *[]){ "boot", in, "--json", "--svg", svg, NULL }))
 		return;
 	check_json(out);

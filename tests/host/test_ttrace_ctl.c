@@ -408,7 +408,7 @@ static int test_latency_cmd(void)
 	return 0;
 }
 
-/* profile on [HZ] [kernel|user|all] [offcpu] [sched] | off: the rate
+/* profile on [HZ] [kernel|user|all] [offcpu] [sched] [held] | off: the rate
  * (997 by default, 1..10000), the options (all by default), or an error
  * naming the bad word. */
 static int test_profile_cmd(void)
@@ -427,6 +427,13 @@ static int test_profile_cmd(void)
 				   &meta));
 	HT_CHECK(cmd.value == 1 && cmd.mask == (TTRACE_PROFILE_KERNEL |
 						TTRACE_PROFILE_SCHED));
+	HT_CHECK(!ttrace_ctl_parse(&cmd, "profile on 997 all offcpu sched held",
+				   36, &meta));
+	HT_CHECK(cmd.mode == 2 && cmd.value == 997 &&
+		 cmd.mask == (TTRACE_PROFILE_ALL | TTRACE_PROFILE_OFFCPU |
+			      TTRACE_PROFILE_SCHED));
+	err = ttrace_ctl_parse(&cmd, "profile on held held", 20, &meta);
+	HT_CHECK(err && strstr(err, "profile: option 'held' given twice"));
 	HT_CHECK(!ttrace_ctl_parse(&cmd, "profile off", 11, &meta));
 	HT_CHECK(cmd.op == TTRACE_CTL_PROFILE && cmd.mode == 0);
 	err = ttrace_ctl_parse(&cmd, "profile on 10001", 16, &meta);

@@ -437,8 +437,9 @@ static const char *parse_module(struct ttrace_ctl_cmd *cmd, char **tok,
 	return NULL;
 }
 
-/* profile on [HZ] [kernel|user|all] [offcpu] [sched] | profile off: each
- * option once, one of kernel, user and all (all by default). */
+/* profile on [HZ] [kernel|user|all] [offcpu] [sched] [held] | profile
+ * off: each option once, one of kernel, user and all (all by default);
+ * held (mode 2): it ends with the ctl file that wrote it. */
 static const char *parse_profile(struct ttrace_ctl_cmd *cmd, char **tok,
 				 size_t ntok,
 				 const struct ttrace_meta_table *meta)
@@ -473,8 +474,15 @@ static const char *parse_profile(struct ttrace_ctl_cmd *cmd, char **tok,
 	for (; i < ntok; i++) {
 		size_t o = 0;
 
+		if (!strcmp(tok[i], "held") && cmd->mode == 1) {
+			cmd->mode = 2;
+			continue;
+		}
 		while (o < ARRAY_SIZE(opts) && strcmp(tok[i], opts[o].word))
 			o++;
+		if (o == ARRAY_SIZE(opts) && !strcmp(tok[i], "held"))
+			return ttrace_ctl_err(cmd, "profile: option '", tok[i],
+					      "' given twice");
 		if (o == ARRAY_SIZE(opts))
 			return ttrace_ctl_err(cmd, "profile: unknown option '",
 					      tok[i], "'");
@@ -654,7 +662,7 @@ static const struct ctl_cmdtab ctl_cmds[] = {
 	{ "drain", TTRACE_CTL_DRAIN, 1, 1, parse_drain, NULL, "on|off",
 	  false },
 	{ "profile", TTRACE_CTL_PROFILE, 1, 6, parse_profile, NULL,
-	  "on [HZ] [kernel|user|all] [offcpu] [sched]|off", false },
+	  "on [HZ] [kernel|user|all] [offcpu] [sched] [held]|off", false },
 };
 
 static const size_t ctl_ncmds = ARRAY_SIZE(ctl_cmds);

@@ -182,7 +182,8 @@ struct ttrace_ctl_cmd {
 				 * CRASH: enum ttrace_ctl_crash;
 				 * LATENCY: enum ttrace_lat_op;
 				 * STACKTRACER: enum ttrace_stacktracer_op;
-				 * DRAIN, PROFILE: 1 on, 0 off */
+				 * DRAIN, PROFILE: 1 on, 0 off;
+				 * PROFILE: 2 on, held by the ctl file */
 	uint32_t lat;		/* LATENCY: enum ttrace_lat_id */
 	uint64_t value;		/* SETMASK: value; BUFSIZE: KB; COUNTERS: ms;
 				 * PROFILE on: HZ;

@@ -207,12 +207,14 @@ static void default_groups(char *cmd, size_t size)
 }
 
 /* A saved trace (to out) of the command cmd, with the profiler on as
- * profile says (a ctl command; NULL: off) while it runs. */
+ * profile says (a ctl command; NULL: off) while it runs: written to a ctl
+ * file held open meanwhile, whose close ends a held profile should this
+ * process be killed (^C). */
 static int record_run(const char *out, char **cmd, const char *profile)
 {
 	char groups[TTRACE_CTL_MAX_LEN + 1], path[128];
 	struct ttrace_version v;
-	int pid, status;
+	int pid, status, hold = -1;
 
 	read_version(&v);
 	default_groups(groups, sizeof(groups));
@@ -220,13 +222,17 @@ static int record_run(const char *out, char **cmd, const char *profile)
 	snprintf(restore, sizeof(restore), "setmask %#llx 0xffffffffffffffff",
 		 (unsigned long long)v.group_mask);
 	ctl_write(groups);
-	if (profile)
-		ctl_write(profile);
+	if (profile) {
+		hold = open_or_die(DEV "/ctl", O_WRONLY);
+		ctl_write_fd(hold, profile);
+	}
 	pid = spawn_cmd(cmd, path, sizeof(path));
 	if (pid >= 0 && waitpid(pid, &status) < 0)
 		pid = -1;
-	if (profile)
-		ctl_write("profile off");
+	if (profile) {
+		ctl_write_fd(hold, "profile off");
+		close(hold);
+	}
 	if (pid < 0)
 		die_sys(path);
 	ctl_write("setmask 0 0xffffffffffffffff");	/* don't trace the save */
@@ -283,7 +289,7 @@ int cmd_profile(int argc, char **argv)
 	}
 	if (i + 1 >= argc || strcmp(argv[i], "--"))
 		die(use);
-	snprintf(on, sizeof(on), "profile on %s all%s%s", hz,
+	snprintf(on, sizeof(on), "profile on %s all%s%s held", hz,
 		 offcpu ? " offcpu" : "", sched ? " sched" : "");
 	return record_run(out, argv + i + 1, on);
 }
