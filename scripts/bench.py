@@ -901,8 +901,8 @@ def profile_rate_figures(idle_s=PROF_IDLE_S):
     CPUs (rate_run()): idle for idle_s guest seconds, then beside 4
     CPU-bound hogs for PROF_MS guest ms, beside 1 hog, and beside 4 at a
     tenth of the rate (how late the timer is, and why: docs/profiling.md,
-    "Under icount"); then profpingpong's 2 pairs on 4
-    CPUs under `profile on 997 all sched`: the stack records
+    "Under icount, beside CPU-bound hogs"); then profpingpong's 2 pairs
+    on 4 CPUs under `profile on 997 all sched`: the stack records
     (profile_switch and profile_wakeup) per guest second over the run,
     and what was lost."""
     D = {"icount": "shift=0,sleep=off", "drain": "ttlive (live host drain)",
