@@ -759,6 +759,14 @@ PROF_HZ = 10000         # the sampling rate of the rate runs
 PROF_IDLE_S = 60        # guest seconds the idle CPUs are sampled at it
 PROF_MS = 2000          # guest ms the hogs spin at it
 PING_ROUNDS = 20000     # round trips of each of profpingpong's 2 pairs
+# issue 30's rate points: (key of profile_rate_figures(), test, value)
+PROF_RATE_TARGETS = (("idle_s", ">=", 60),
+                     ("idle_delivered_fraction", ">=", 1),
+                     ("idle_trace_lost", "<=", 0),
+                     ("idle_in_flight", "<=", 0),
+                     ("sched_stack_events_per_guest_s", ">=", 20000),
+                     ("sched_trace_lost", "<=", 0),
+                     ("sched_in_flight", "<=", 0))
 PROF_EVENT = re.compile(r"^\s*(\d+)\.(\d+) us cpu(\d+) \S+ "
                         r"(profile_sample|profile_switch|profile_wakeup):"
                         r"(?: pid=\d+ tid=\d+ mode=\d+ interval=(\d+))?")
@@ -930,6 +938,10 @@ def profile_rate_figures(idle_s=PROF_IDLE_S):
         D["sched_drain_summary"] = summary
     except RuntimeError as e:
         D["sched_reason"] = str(e)
+    D["targets"] = {k: "%s %s" % (op, v) for k, op, v in PROF_RATE_TARGETS}
+    D["met"] = {k: D.get(k) is not None and (
+        D[k] >= v if op == ">=" else D[k] <= v)
+        for k, op, v in PROF_RATE_TARGETS}
     return D
 
 
@@ -968,6 +980,10 @@ def print_profile_rate(D):
         print("  %-44s %14s  >= 20000, 0 lost" % (
             "sched stacks/guest s (lost)", "%s (%s)" % (
                 D["sched_stack_events_per_guest_s"], D["sched_trace_lost"])))
+    for key, _, _ in PROF_RATE_TARGETS:
+        print("  %-44s %14s  %s%s" % (key, D.get(key), D["targets"][key],
+                                      "  met" if D["met"][key] else
+                                      "  NOT MET"))
 
 
 def print_profile_exports(D):
@@ -1316,6 +1332,17 @@ def print_drain(D):
         print("  %s: %s" % (key, D[key]))
 
 
+def update_bench_json(key, D):
+    """build/bench.json's key set to D, its other figures kept (a part run
+    alone)."""
+    path = os.path.join(B, "bench.json")
+    J = json.load(open(path)) if os.path.exists(path) else {}
+    J[key] = D
+    with open(path, "w") as f:
+        json.dump(J, f, indent=1, sort_keys=True)
+    print("\nbench: %s in %s" % (key, path))
+
+
 def main():
     kernel_y = os.path.join(B, "kernel.bin")
     if sys.argv[1:] == ["stream"]:      # the drain's rows alone
@@ -1336,6 +1363,7 @@ def main():
         D = profile_rate_figures(*[int(a) for a in sys.argv[2:3]])
         print(json.dumps(D, indent=1, sort_keys=True))
         print_profile_rate(D)
+        update_bench_json("profile_rate", D)
         return
     if sys.argv[1:] == ["profile"]:     # the profile exports' rows alone
         D = profile_exports()
