@@ -305,14 +305,9 @@ static void tally(struct ttlive *l, struct ttlive_cpu *c, uint32_t k,
 
 /*
  * The writer's run: cpu's next run, or TRACE_RUN_NONE for now (caught
- * up, a slot in flight, the record being changed) or for good (after
- * ttlive_end(), or an error: l->why). While the guest runs a slot in
- * flight is waited for as long as it takes: its writer's vCPU may be
- * paused for any time (the emulator runs another vCPU, the host another
- * process), and giving its slot up would declare lost a record still to
- * come; if it never comes, the ring's writer laps it (declared
- * overwritten). At the end a slot in flight is waited for up to the
- * patience, then declared lost.
+ * up, a slot in flight not given up yet, the record being changed) or for
+ * good (after ttlive_end(), or an error: l->why). At the end a slot in
+ * flight is waited for up to the patience, then declared lost.
  */
 static uint32_t live_run(void *arg, uint32_t cpu, struct ttrace_entry *buf,
 			 size_t max, struct trace_ring_run *run)
@@ -339,11 +334,11 @@ static uint32_t live_run(void *arg, uint32_t cpu, struct ttrace_entry *buf,
 				start_cpu(l, c);
 			continue;
 		}
-		if (k == TRACE_RUN_BUSY && !l->ending)
-			return TRACE_RUN_NONE;
 		k = trace_ring_wait(&c->wait, &c->cur, run, k, l->now_ns());
 		if (k != TRACE_RUN_BUSY)
 			break;
+		if (!l->ending)
+			return TRACE_RUN_NONE;
 	}
 	if (k != TRACE_RUN_NONE)
 		tally(l, c, k, run);

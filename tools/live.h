@@ -37,8 +37,7 @@
 #include <ttrace_image.h>
 #include <ttrace_pull.h>
 
-/* How long a slot may stay in flight, once the stream ends, before it is
- * declared lost (while the guest runs it is waited for: live.c). */
+/* How long a slot may stay in flight before it is declared lost. */
 #define TTLIVE_PATIENCE_NS	200000000ULL
 
 struct ttlive_cpu {

@@ -404,53 +404,10 @@ static int test_live_descriptor_broken(void)
 	return 0;
 }
 
-/* A writer paused between reserving its slot and publishing it while the
- * guest runs on (its vCPU not scheduled by the emulator or the host, for
- * longer than the drain's patience): its record, published at last, is
- * in the file, and nothing is declared lost. At the end a slot still in
- * flight is waited for up to the patience, then declared. */
-static int test_live_paused_writer(void)
-{
-	static struct drain d;
-	struct ttlive *l;
-	struct ttrace_file_error e;
-	struct ttload t;
-	uint64_t idx;
-	int bad;
-
-	HT_CHECK(start_drain(&d) == 0);
-	l = d.l;
-	idx = trace_ring_reserve(&w[0], 1);
-	trace_ring_invalidate(trace_ring_slot(&w[0], idx));
-	write_events(0, 3);			/* a nested writer's, after it */
-	for (uint64_t ms = 0; ms < 2 * TTLIVE_PATIENCE_NS / 1000000; ms++)
-		HT_CHECK(step_all(&d.g) == TTRACE_IMAGE_WAIT);
-	HT_CHECK(l->lost[TTRACE_LOSS_IN_FLIGHT] == 0 && l->records == 10);
-	trace_ring_fill(&w[0], idx, ts += 10, TTRACE_TYPE(0, TTRACE_CTX_IDLE,
-			0, 0, 0), 0, 0, idx ^ MAGIC(0), 0, 0, 0, 0);
-	publish();
-	HT_CHECK(step_all(&d.g) == TTRACE_IMAGE_WAIT && l->records == 14);
-	idx = trace_ring_reserve(&w[0], 1);	/* never published */
-	trace_ring_invalidate(trace_ring_slot(&w[0], idx));
-	publish();
-	ttlive_end(l, &d.g);
-	HT_CHECK(step_all(&d.g) == TTRACE_IMAGE_DONE && d.fw.error == 0);
-	HT_CHECK(l->lost[TTRACE_LOSS_IN_FLIGHT] == 1 && l->records == 14);
-	HT_CHECK(ttload_buffer(&t, d.m.p, d.m.len, &e) == 0);
-	bad = check_accounted(&t);
-	ttload_free(&t);
-	ttlive_free(l);
-	free(l);
-	free(d.m.p);
-	free(ram);
-	return bad;
-}
-
 static const struct ht_test tests[] = {
 	{ test_live_stream, "live_stream" },
 	{ test_live_hostile, "live_hostile" },
 	{ test_live_descriptor_broken, "live_descriptor_broken" },
-	{ test_live_paused_writer, "live_paused_writer" },
 	{ 0 },
 };
 
