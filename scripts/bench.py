@@ -761,6 +761,7 @@ PROF_MS = 2000          # guest ms the hogs spin at it
 PING_ROUNDS = 20000     # round trips of each of profpingpong's 2 pairs
 # issue 30's rate points: (key of profile_rate_figures(), test, value)
 PROF_RATE_TARGETS = (("idle_s", ">=", 60),
+                     ("idle_samples_lost", "<=", 0),
                      ("idle_delivered_fraction", ">=", 1),
                      ("idle_trace_lost", "<=", 0),
                      ("idle_in_flight", "<=", 0),
@@ -894,6 +895,7 @@ def rate_run(D, key, workload, hz=PROF_HZ):
         per_guest_s(*c) for _, c in sorted(per_cpu.items())]
     D[key + "_samples_taken"] = taken
     D[key + "_samples_delivered"] = delivered
+    D[key + "_samples_lost"] = taken - delivered
     D[key + "_samples_late"] = int(got[1].group(2))
     D[key + "_samples_no_frame"] = int(got[1].group(3))
     D[key + "_delivered_fraction"] = round(delivered / max(taken, 1), 6)
@@ -959,11 +961,12 @@ def print_profile_rate(D):
             continue
         print("  %-44s %s" % (what + ": samples/guest s per CPU", " ".join(
             str(r) for r in D[key + "_samples_per_guest_s_per_cpu"])))
-        print("  %-44s %s" % ("  taken, delivered, fraction, late", "%d, "
-              "%d, %.6f, %d" % (D[key + "_samples_taken"],
-                                D[key + "_samples_delivered"],
-                                D[key + "_delivered_fraction"],
-                                D[key + "_samples_late"])))
+        print("  %-44s %s" % ("  taken, delivered, lost, fraction, late",
+              "%d, %d, %d, %.6f, %d" % (D[key + "_samples_taken"],
+                                        D[key + "_samples_delivered"],
+                                        D[key + "_samples_lost"],
+                                        D[key + "_delivered_fraction"],
+                                        D[key + "_samples_late"])))
         print("  %-44s %s" % ("  lateness, tenths of a period 0..19, 20+",
                               "cpu" + " | cpu".join(
                                   "%d %s" % (c, " ".join(map(str, h)))
