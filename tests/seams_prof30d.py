@@ -2,13 +2,14 @@
 ONE boot at 2 CPUs under -icount shift=0,sleep=off (the guest's clock
 its instruction count, so a 50 ms sleep is 50 ms of guest time and the
 sampling timer is on time, however loaded the host), profnap (3 x 50 ms
-asleep in g, computing in h) under `profile on 997 all offcpu`, its trace
-saved to the host. Checked there, as issue 30 words it:
+asleep in g, computing in h) and profspin (70% in f1, 30% in f2) under
+`profile on 997 all offcpu`, the trace saved to the host. Checked there,
+as issue 30 words it:
 
   prof30d_offcpu    the off-CPU profile puts 150 ms +- one period in g's
                     blocking stack, whose chain is whole
                     (main;g;nap;nanosleep: the libc wrapper, a leaf, has a
-                    frame); for every thread of profnap its on-CPU
+                    frame); for every thread of the two its on-CPU
                     samples' intervals + its off-CPU time (its
                     profile_offcpu records) = its lifetime (its first
                     profile record to its last) +- one period; and the
@@ -64,33 +65,42 @@ def thread_off_ns(text, pid):
     return off
 
 
-def check_offcpu(trace, text):
-    bad, pid = [], h.pid_of(text, "profnap")
+def check_lifetimes(trace, text, prog):
+    """Why prog's threads' on + off times are not their lifetimes +- one
+    period ("" if they are)."""
+    bad, pid = [], h.pid_of(text, prog)
     on, off = thread_on_ns(text, tsc_hz(trace), pid), \
         thread_off_ns(text, pid)
     life = lifetimes(text, pid)
     for tid, (a, b) in sorted(life.items()):
         got = on.get(tid, 0) + off.get(tid, 0)
         if abs(got - (b - a)) > h.PERIOD:
-            bad.append("tid %d: on %d + off %d ns, lifetime %d ns, want "
-                       "+- %d" % (tid, on.get(tid, 0), off.get(tid, 0),
-                                  b - a, h.PERIOD))
+            bad.append("%s tid %d: on %d + off %d ns, lifetime %d ns, want "
+                       "+- %d" % (prog, tid, on.get(tid, 0),
+                                  off.get(tid, 0), b - a, h.PERIOD))
     wall = sum(h.folded(trace, "--wall", "--pid", str(pid)).values())
     span = sum(b - a for a, b in life.values())
     if not life or abs(wall - span) > h.PERIOD * len(life):
-        bad.append("--wall %d ns, lifetimes %d ns, want +- %d" % (
-            wall, span, h.PERIOD * len(life)))
+        bad.append("%s: --wall %d ns, lifetimes %d ns, want +- %d" % (
+            prog, wall, span, h.PERIOD * len(life)))
+    return bad
+
+
+def check_offcpu(trace, text):
+    bad = check_lifetimes(trace, text, "profnap") + \
+        check_lifetimes(trace, text, "profspin")
+    pid = h.pid_of(text, "profnap")
     stacks = h.folded(trace, "--off-cpu", "--pid", str(pid))
     g = sum(v for k, v in stacks.items() if ";g;" in k + ";")
     cut = [k for k in stacks if ";g;" in k + ";" and
            ";main;g;nap;nanosleep;" not in k + ";"]
     if cut:
-        bad.append("g's blocking stacks without its whole chain "
+        bad.append("profnap: g's blocking stacks without its whole chain "
                    "main;g;nap;nanosleep: %s" % cut)
     if abs(g - NAPS_NS) > h.PERIOD:
-        bad.append("%d ns off CPU in g, want %d +- %d: %s" % (
+        bad.append("profnap: %d ns off CPU in g, want %d +- %d: %s" % (
             g, NAPS_NS, h.PERIOD, stacks))
-    return "profnap: " + "; ".join(bad) if bad else ""
+    return "; ".join(bad)
 
 
 def session(path):
@@ -98,8 +108,8 @@ def session(path):
     s = tt.Session(2, hostout=path, timeout=400, name="prof30d", icount=0)
     try:
         s.say("echo profile on %d all offcpu > /dev/ttrace/ctl; profnap; "
-              "echo profile off > /dev/ttrace/ctl" % h.HZ, r"profnap: done",
-              timeout=300)
+              "profspin 10; echo profile off > /dev/ttrace/ctl" % h.HZ,
+              r"profspin: 10 rounds", timeout=300)
         s.say("ttrace save /dev/host/out", r"ttrace: saved /dev/host/out",
               timeout=120)
         why = s.finish("")
