@@ -15,7 +15,7 @@ Targets are here only, never in a timed test. docs/benchmarks.md explains
 what each figure shows and what it does not.
 """
 import importlib.machinery
-import json, os, re, shutil, subprocess, sys, time
+import json, os, re, shutil, signal, subprocess, sys, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = os.path.join(ROOT, "build")
@@ -378,17 +378,22 @@ def drain_session(smp, lines):
     return got, out
 
 
-def type_lines(run, lines, what, timeout):
+def type_lines(run, lines, what, timeout, before_poweroff=None):
     """Types each (command, regex) of lines at the shell of run (a
-    QemuRun), then poweroff, each command's regex awaited up to timeout
-    seconds; returns the matches or raises RuntimeError (what: the run)."""
+    QemuRun), then (after before_poweroff(), if given) poweroff, each
+    command's regex awaited up to timeout seconds; returns the matches or
+    raises RuntimeError (what: the run)."""
     got = []
     try:
-        for cmd, want in lines + [("poweroff", None)]:
+        for cmd, want in lines:
             run.expect(r"\$ ", timeout=timeout)
             run.send(cmd + "\r")
             if want:
                 got.append(run.expect(want, timeout=timeout))
+        if before_poweroff:
+            before_poweroff()
+        run.expect(r"\$ ", timeout=timeout)
+        run.send("poweroff\r")
         run.wait(timeout=120)
     except TimeoutError as e:
         raise RuntimeError("%s: %s" % (what, e))
@@ -750,11 +755,27 @@ def profile_exports():
 
 # ---- the profiler's rates in guest time (issue 30) -------------------------
 
-PROF_HZ = 10000         # the sampling rate of the rate run
+PROF_HZ = 10000         # the sampling rate of the rate runs
+PROF_IDLE_S = 60        # guest seconds the idle CPUs are sampled at it
 PROF_MS = 2000          # guest ms the hogs spin at it
 PING_ROUNDS = 20000     # round trips of each of profpingpong's 2 pairs
-PROF_EVENT = re.compile(r"(?m)^\s*(\d+)\.(\d+) us cpu(\d+) \S+ "
-                        r"(profile_sample|profile_switch|profile_wakeup):")
+# issue 30's rate points: (key of profile_rate_figures(), test, value)
+PROF_RATE_TARGETS = (("idle_s", ">=", 60),
+                     ("idle_samples_lost", "<=", 0),
+                     ("idle_delivered_fraction", ">=", 1),
+                     ("idle_trace_lost", "<=", 0),
+                     ("idle_in_flight", "<=", 0),
+                     ("sched_stack_events_per_guest_s", ">=", 20000),
+                     ("sched_trace_lost", "<=", 0),
+                     ("sched_in_flight", "<=", 0))
+PROF_EVENT = re.compile(r"^\s*(\d+)\.(\d+) us cpu(\d+) \S+ "
+                        r"(profile_sample|profile_switch|profile_wakeup):"
+                        r"(?: pid=\d+ tid=\d+ mode=\d+ interval=(\d+))?")
+# the run's end: no profile, no tracing (mask 0), so no writer is left in
+# a ring when the drain ends its stream, before the guest powers off
+QUIET = ("echo profile off > /dev/ttrace/ctl; echo setmask 0 "
+         "0xffffffffffffffff > /dev/ttrace/ctl; echo run-quiet",
+         r"\nrun-quiet")
 
 
 def icount_session(name, lines):
@@ -763,14 +784,19 @@ def icount_session(name, lines):
     instruction count, so its timers fire on time in guest time however
     loaded the host is), its rings read out of its shared RAM all along by
     ttlive, the live host drain (make live), into build/bench-NAME.ttr;
-    types each (command, regex) of lines at the shell. Returns (the
-    matches, ttlive's summary line, the trace) or raises RuntimeError."""
+    types each (command, regex) of lines at the shell, then QUIET, then
+    ends the drain (SIGTERM: every ring read to its head, the file ended)
+    while the guest still runs, and only then powers it off: a record is
+    declared in flight only if a writer really left one. Returns (the
+    matches, ttlive's summary line, the trace, the wall seconds) or raises
+    RuntimeError."""
     sys.path.insert(0, os.path.join(ROOT, "tests"))
     from qemu_run import QemuRun
     trace = os.path.join(B, "bench-%s.ttr" % name)
     mem = os.path.join(B, "bench-%s.mem" % name)
     pa, size = root_symbol()
-    run = QemuRun(cmdline="", smp=4, timeout=1800, ramfile=mem,
+    t0 = time.monotonic()
+    run = QemuRun(cmdline="", smp=4, timeout=3600, ramfile=mem,
                   kernel=os.path.join(B, "kernel.bin"), initrd=INITRD,
                   accel="tcg", icount=0)
     drain = subprocess.Popen(
@@ -778,109 +804,189 @@ def icount_session(name, lines):
          str(run.proc.pid), mem, hex(pa), str(size), trace],
         stdout=subprocess.PIPE, text=True)
     try:
-        got = type_lines(run, lines, name, 1500)
+        got = type_lines(run, lines + [QUIET], name, 3000,
+                         lambda: drain.send_signal(signal.SIGTERM) or
+                         drain.wait(timeout=600))
     finally:
         run.close()
-        summary = drain.communicate(timeout=300)[0].strip()
+        summary = drain.communicate(timeout=600)[0].strip()
         if os.path.exists(mem):
             os.remove(mem)
-    return got, summary, trace
+    return got, summary, trace, round(time.monotonic() - t0)
 
 
-def profile_events(trace):
-    """{event: {cpu: [guest ns]}} of the profile records in trace."""
-    text = sh([os.path.join(B, "tools", "ttdecode"), "text", trace]).stdout
-    ev = {}
-    for us, frac, cpu, name in PROF_EVENT.findall(text):
-        ns = int(us) * 1000 + int(frac.ljust(3, "0")[:3])
-        ev.setdefault(name, {}).setdefault(int(cpu), []).append(ns)
-    return ev
+def profile_events(trace, hz=PROF_HZ):
+    """({event: {cpu: [count, first, last guest ns]}}, {cpu: lateness
+    histogram}) of the profile records in trace (ttdecode text, read as it
+    comes: a 60 s run has millions). Lateness: each sample's guest time
+    past its timer's deadline, in tenths of the period (the last bucket:
+    2 periods or more), the deadlines rebuilt as sample_timer() sets them
+    (profile.c): the first a period after profile on (the first sample
+    less its interval), each next a period after the one before, or a
+    period after the sample if that is already past."""
+    tick_ns = 1e9 / int(re.search(r"tsc (\d+) Hz", sh([
+        os.path.join(B, "tools", "ttdecode"), "verify", trace]).stdout
+                                 ).group(1))
+    period, ev, late, due = 1e9 / hz, {}, {}, {}
+    with subprocess.Popen([os.path.join(B, "tools", "ttdecode"), "text",
+                           trace], stdout=subprocess.PIPE, text=True) as p:
+        for line in p.stdout:
+            m = PROF_EVENT.match(line)
+            if not m:
+                continue
+            cpu = int(m.group(3))
+            ns = int(m.group(1)) * 1000 + int(m.group(2).ljust(3, "0")[:3])
+            c = ev.setdefault(m.group(4), {}).setdefault(cpu, [0, ns, ns])
+            c[0], c[2] = c[0] + 1, ns
+            if not m.group(5):
+                continue
+            d = due.get(cpu, ns - int(m.group(5)) * tick_ns + period)
+            h = late.setdefault(cpu, [0] * 21)
+            h[min(max(int((ns - d) * 10 // period), 0), 20)] += 1
+            due[cpu] = d + period if d + period > ns else ns + period
+    return ev, late
+
+
+def trace_losses(trace):
+    """The records the trace declares lost (its LOSS runs, every CPU:
+    ttdecode stats)."""
+    out = sh([os.path.join(B, "tools", "ttdecode"), "stats", trace]).stdout
+    return sum(int(n) for n in re.findall(r"(?m)^cpu\d+\s+\d+\s+(\d+)",
+                                          out))
 
 
 def lost_of(summary):
-    m = re.search(r": (\d+) records, (\d+) lost", summary)
-    return (int(m.group(1)), int(m.group(2))) if m else (None, None)
+    m = re.search(r": (\d+) records, (\d+) lost .*in flight (\d+)",
+                  summary)
+    return tuple(int(g) for g in m.groups()) if m else (None, None, None)
 
 
-def rate_run(D, key, workload):
-    """D[key + "_..."]: the figures of a PROF_HZ profile of all 4 CPUs
-    while workload runs, streamed by the live
-    drain: each CPU's samples per guest second (its first sample to its
-    last), the samples taken (the stats line) and periods missed (late),
-    the fraction of the samples taken the host got, the records lost."""
+def per_guest_s(count, first, last):
+    return round((count - 1) * 1e9 / (last - first)) if count > 1 else None
+
+
+def rate_run(D, key, workload, hz=PROF_HZ):
+    """D[key + "_..."]: the figures of an hz profile of all 4 CPUs while
+    workload runs, streamed by the live drain: each CPU's samples per
+    guest second (its first sample to its last) and the lateness of its
+    sampling timer (profile_events()); the samples taken,
+    periods missed (late) and samples not taken (no_frame), by the
+    profiler's own counters (the stats line); the samples delivered (in
+    the trace) and their fraction of those taken; the records the trace
+    declares lost (its LOSS runs) and ttlive's summary."""
     try:
-        got, summary, trace = icount_session("prof-" + key, [
+        got, summary, trace, wall = icount_session("prof-" + key, [
             ("echo profile on %d all > /dev/ttrace/ctl; %s; echo profile "
-             "off > /dev/ttrace/ctl; echo rate-done" % (PROF_HZ, workload),
+             "off > /dev/ttrace/ctl; echo rate-done" % (hz, workload),
              r"\nrate-done"),
             ("grep profile /dev/ttrace/stats",
              r"samples (\d+) late (\d+) no_frame (\d+)")])
     except RuntimeError as e:
         D[key + "_reason"] = str(e)
         return
-    per_cpu = profile_events(trace).get("profile_sample", {})
+    ev, late = profile_events(trace, hz)
+    per_cpu = ev.get("profile_sample", {})
     taken = int(got[1].group(1))
+    delivered = sum(c[0] for c in per_cpu.values())
+    D[key + "_workload"] = "profile on %d all; %s" % (hz, workload)
+    D[key + "_lateness_tenths_of_period_per_cpu"] = [
+        h for _, h in sorted(late.items())]
     D[key + "_samples_per_guest_s_per_cpu"] = [
-        round((len(t) - 1) * 1e9 / (t[-1] - t[0]))
-        for _, t in sorted(per_cpu.items()) if len(t) > 1]
+        per_guest_s(*c) for _, c in sorted(per_cpu.items())]
     D[key + "_samples_taken"] = taken
+    D[key + "_samples_delivered"] = delivered
+    D[key + "_samples_lost"] = taken - delivered
     D[key + "_samples_late"] = int(got[1].group(2))
-    D[key + "_delivered_fraction"] = round(
-        sum(len(t) for t in per_cpu.values()) / max(taken, 1), 4)
-    D[key + "_records"], D[key + "_lost"] = lost_of(summary)
+    D[key + "_samples_no_frame"] = int(got[1].group(3))
+    D[key + "_delivered_fraction"] = round(delivered / max(taken, 1), 6)
+    D[key + "_records"], D[key + "_lost"], D[key + "_in_flight"] = \
+        lost_of(summary)
+    D[key + "_trace_lost"] = trace_losses(trace)
+    D[key + "_wall_s"] = wall
     D[key + "_drain_summary"] = summary
 
 
-def profile_rate_figures():
+def profile_rate_figures(idle_s=PROF_IDLE_S):
     """Under -icount (icount_session()), the profiler at PROF_HZ on 4
-    CPUs (rate_run()): idle for a guest second, then beside 4 CPU-bound
-    hogs for PROF_MS guest ms; then profpingpong's 2 pairs on 4 CPUs
-    under `profile on 997 all sched`: the stack records (profile_switch
-    and profile_wakeup) per guest second over the run, and what was
-    lost."""
+    CPUs (rate_run()): idle for idle_s guest seconds, then beside 4
+    CPU-bound hogs for PROF_MS guest ms, beside 1 hog, and beside 4 at a
+    tenth of the rate (how late the timer is, and why: docs/profiling.md,
+    "Under icount, beside CPU-bound hogs"); then profpingpong's 2 pairs
+    on 4 CPUs under `profile on 997 all sched`: the stack records
+    (profile_switch and profile_wakeup) per guest second over the run,
+    and what was lost."""
     D = {"icount": "shift=0,sleep=off", "drain": "ttlive (live host drain)",
-         "rate_hz": PROF_HZ}
-    rate_run(D, "idle", "sleep 1")
+         "rate_hz": PROF_HZ, "idle_s": idle_s}
+    rate_run(D, "idle", "sleep %d" % idle_s)
     rate_run(D, "busy", "schedtest spin 4 %d" % PROF_MS)
+    rate_run(D, "busy1", "schedtest spin 1 %d" % PROF_MS)
+    rate_run(D, "busy_1khz", "schedtest spin 4 %d" % PROF_MS, PROF_HZ // 10)
     try:
-        got, summary, trace = icount_session("prof-sched", [
+        got, summary, trace, wall = icount_session("prof-sched", [
             ("echo profile on 997 all sched > /dev/ttrace/ctl; "
-             "profpingpong 2 %d; echo profile off > /dev/ttrace/ctl" %
-             PING_ROUNDS, r"profpingpong: done")])
-        ev = profile_events(trace)
-        ts = sorted(t for name in ("profile_switch", "profile_wakeup")
-                    for c in ev.get(name, {}).values() for t in c)
-        D["sched_stack_events"] = len(ts)
-        D["sched_stack_events_per_guest_s"] = round(
-            (len(ts) - 1) * 1e9 / (ts[-1] - ts[0])) if len(ts) > 1 else None
-        D["sched_records"], D["sched_lost"] = lost_of(summary)
+             "profpingpong 2 %d; echo profile off > /dev/ttrace/ctl; "
+             "echo sched-done" % PING_ROUNDS, r"\nsched-done")])
+        ev = profile_events(trace, 997)[0]
+        cs = [c for name in ("profile_switch", "profile_wakeup")
+              for c in ev.get(name, {}).values()]
+        n = sum(c[0] for c in cs)
+        D["sched_stack_events"] = n
+        D["sched_stack_events_per_guest_s"] = per_guest_s(
+            n, min(c[1] for c in cs), max(c[2] for c in cs)) if cs else None
+        D["sched_records"], D["sched_lost"], D["sched_in_flight"] = \
+            lost_of(summary)
+        D["sched_trace_lost"] = trace_losses(trace)
+        D["sched_wall_s"] = wall
         D["sched_drain_summary"] = summary
     except RuntimeError as e:
         D["sched_reason"] = str(e)
+    D["targets"] = {k: "%s %s" % (op, v) for k, op, v in PROF_RATE_TARGETS}
+    D["met"] = {k: D.get(k) is not None and (
+        D[k] >= v if op == ">=" else D[k] <= v)
+        for k, op, v in PROF_RATE_TARGETS}
     return D
 
 
 def print_profile_rate(D):
     print("\n%-46s" % "profiler in guest time (-icount %s, %s)" % (
         D["icount"], D["drain"]))
-    for key, what in (("idle", "%d Hz, 4 idle CPUs" % D["rate_hz"]),
-                      ("busy", "%d Hz, 4 CPU-bound hogs" % D["rate_hz"])):
+    for key, what in (("idle", "%d Hz, 4 idle CPUs, %d guest s" % (
+                          D["rate_hz"], D["idle_s"])),
+                      ("busy", "%d Hz, 4 CPU-bound hogs" % D["rate_hz"]),
+                      ("busy1", "%d Hz, 1 CPU-bound hog" % D["rate_hz"]),
+                      ("busy_1khz", "%d Hz, 4 CPU-bound hogs" % (
+                          D["rate_hz"] // 10))):
         if key + "_reason" in D:
             print("  %-44s %s" % (what, D[key + "_reason"]))
             continue
         print("  %-44s %s" % (what + ": samples/guest s per CPU", " ".join(
             str(r) for r in D[key + "_samples_per_guest_s_per_cpu"])))
-        print("  %-44s %14s" % ("  taken, late, delivered, lost", "%d, %d, "
-              "%.4f, %s" % (D[key + "_samples_taken"],
-                            D[key + "_samples_late"],
-                            D[key + "_delivered_fraction"],
-                            D[key + "_lost"])))
+        print("  %-44s %s" % ("  taken, delivered, lost, fraction, late",
+              "%d, %d, %d, %.6f, %d" % (D[key + "_samples_taken"],
+                                        D[key + "_samples_delivered"],
+                                        D[key + "_samples_lost"],
+                                        D[key + "_delivered_fraction"],
+                                        D[key + "_samples_late"])))
+        print("  %-44s %s" % ("  lateness, tenths of a period 0..19, 20+",
+                              "cpu" + " | cpu".join(
+                                  "%d %s" % (c, " ".join(map(str, h)))
+                                  for c, h in enumerate(D[
+                                      key + "_lateness_tenths_of_period_"
+                                      "per_cpu"]))))
+        print("  %-44s %s" % ("  records lost (trace, ttlive, in flight)",
+              "%s, %s, %s  (%d s wall)" % (
+                  D[key + "_trace_lost"], D[key + "_lost"],
+                  D[key + "_in_flight"], D[key + "_wall_s"])))
     if "sched_reason" in D:
         print("  %-44s %s" % ("sched stacks", D["sched_reason"]))
     else:
         print("  %-44s %14s  >= 20000, 0 lost" % (
             "sched stacks/guest s (lost)", "%s (%s)" % (
-                D["sched_stack_events_per_guest_s"], D["sched_lost"])))
+                D["sched_stack_events_per_guest_s"], D["sched_trace_lost"])))
+    for key, _, _ in PROF_RATE_TARGETS:
+        print("  %-44s %14s  %s%s" % (key, D.get(key), D["targets"][key],
+                                      "  met" if D["met"][key] else
+                                      "  NOT MET"))
 
 
 def print_profile_exports(D):
@@ -1229,6 +1335,17 @@ def print_drain(D):
         print("  %s: %s" % (key, D[key]))
 
 
+def update_bench_json(key, D):
+    """build/bench.json's key set to D, its other figures kept (a part run
+    alone)."""
+    path = os.path.join(B, "bench.json")
+    J = json.load(open(path)) if os.path.exists(path) else {}
+    J[key] = D
+    with open(path, "w") as f:
+        json.dump(J, f, indent=1, sort_keys=True)
+    print("\nbench: %s in %s" % (key, path))
+
+
 def main():
     kernel_y = os.path.join(B, "kernel.bin")
     if sys.argv[1:] == ["stream"]:      # the drain's rows alone
@@ -1245,10 +1362,11 @@ def main():
     if sys.argv[1:] == ["sample"]:      # the profile sample's costs alone
         print(json.dumps(sample_figures(kernel_y), indent=1, sort_keys=True))
         return
-    if sys.argv[1:] == ["profile-rate"]:    # the guest-time rates alone
-        D = profile_rate_figures()
+    if sys.argv[1:2] == ["profile-rate"]:   # the guest-time rates alone
+        D = profile_rate_figures(*[int(a) for a in sys.argv[2:3]])
         print(json.dumps(D, indent=1, sort_keys=True))
         print_profile_rate(D)
+        update_bench_json("profile_rate", D)
         return
     if sys.argv[1:] == ["profile"]:     # the profile exports' rows alone
         D = profile_exports()

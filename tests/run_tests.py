@@ -39,6 +39,7 @@ import seams_tracefs31b  # noqa: E402
 import seams_tfs31c  # noqa: E402
 import seams_prof30h  # noqa: E402
 import seams_prof30k  # noqa: E402
+import seams_prof30d  # noqa: E402
 import seams_tfs31d  # noqa: E402
 import seams_tfs31g  # noqa: E402
 import seams_hostile  # noqa: E402
@@ -118,6 +119,7 @@ def main():
     seams_tfs31c.run_all(res, only)
     seams_prof30h.run_all(res, only)
     seams_prof30k.run_all(res, only)
+    seams_prof30d.run_all(res, only)
     seams_tfs31d.run_all(res, only)
     seams_tfs31g.run_all(res, only)
     seams_hostile.run_all(res, only)
