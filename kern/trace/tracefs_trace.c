@@ -252,7 +252,7 @@ static bool cpu_next(struct tracefs_trace *t, uint32_t c)
 				      run.count);
 			continue;
 		}
-		ttrace_pair_init(&p->it, p->buf, run.count);
+		ttrace_pair_init(&p->it, p->buf, run.count, t->meta->table);
 		p->in_run = true;
 	}
 	return true;

@@ -16,25 +16,25 @@
 #include <ttrace_probe_spec.h>
 
 static const struct ttrace_arg_meta args_sys[] = {
-	{ "nr", TTRACE_ARG_STR, 1 }, { "ret", TTRACE_ARG_S64, 0 },
+	{ "nr", TTRACE_ARG_STR, 1, 0, 0 }, { "ret", TTRACE_ARG_S64, 0, 0, 0 },
 };
 static const struct ttrace_arg_meta args_pf[] = {
-	{ "addr", TTRACE_ARG_PTR, 0 }, { "error", TTRACE_ARG_U64, 0 },
+	{ "addr", TTRACE_ARG_PTR, 0, 0, 0 }, { "error", TTRACE_ARG_U64, 0, 0, 0 },
 };
 static const struct ttrace_arg_meta args_wake[] = {
-	{ "pid", TTRACE_ARG_U32, 0 }, { "target_cpu", TTRACE_ARG_U32, 0 },
+	{ "pid", TTRACE_ARG_U32, 0, 0, 0 }, { "target_cpu", TTRACE_ARG_U32, 0, 0, 0 },
 };
 static const struct ttrace_arg_meta args_switch[] = {
-	{ "prev_pid", TTRACE_ARG_U32, 0 }, { "next_pid", TTRACE_ARG_U32, 0 },
+	{ "prev_pid", TTRACE_ARG_U32, 0, 0, 0 }, { "next_pid", TTRACE_ARG_U32, 0, 0, 0 },
 };
 static const struct ttrace_arg_meta args_synth[] = {
-	{ "lat", TTRACE_ARG_U64, 0 }, { "pid", TTRACE_ARG_S32, 0 },
+	{ "lat", TTRACE_ARG_U64, 0, 0, 0 }, { "pid", TTRACE_ARG_S32, 0, 0, 0 },
 };
 
 /* an fprobe's: its path's text is at hand (str:marker) */
 static const struct ttrace_arg_meta args_open[] = {
-	{ "path", TTRACE_ARG_STR, TTRACE_AUX_USER_MARKER },
-	{ "ret", TTRACE_ARG_S64, 0 },
+	{ "path", TTRACE_ARG_STR, TTRACE_AUX_USER_MARKER, 0, 0 },
+	{ "ret", TTRACE_ARG_S64, 0, 0, 0 },
 };
 
 static const struct ttrace_group_meta groups[] = {

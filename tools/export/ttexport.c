@@ -257,7 +257,7 @@ void ttexport_walk_init(struct ttexport_walk *w, const struct ttload *t,
 {
 	memset(w, 0, sizeof(*w));
 	w->cpu = &t->cpus[cpu];
-	ttrace_pair_init(&w->it, w->cpu->sorted, w->cpu->nsorted);
+	ttrace_pair_init(&w->it, w->cpu->sorted, w->cpu->nsorted, &t->meta);
 	w->ev = &w->view[0];
 	w->have = ttrace_pair_next(&w->it, &w->view[1]);
 }

@@ -761,7 +761,7 @@ static int find_parents(struct pf *x)
 		struct ttrace_event_view ev;
 
 		ttrace_pair_init(&it, x->t->cpus[c].sorted,
-				 x->t->cpus[c].nsorted);
+				 x->t->cpus[c].nsorted, &x->t->meta);
 		while (ttrace_pair_next(&it, &ev)) {
 			if (ev.id == (uint32_t)rn && ev.nwords) {
 				if (push(&x->renamed, &x->nrenamed, &rcap,
@@ -1103,7 +1103,7 @@ static void cpu_events(struct pf *x, uint32_t c)
 	x->running = TTRACE_IDLE_PID(c);
 	x->have_blocked = false;
 	intern_callers(x, c);
-	ttrace_pair_init(&it, lc->sorted, lc->nsorted);
+	ttrace_pair_init(&it, lc->sorted, lc->nsorted, &x->t->meta);
 	do {
 		have = ttrace_pair_next(&it, &ev);
 		while (l < mc->nlosses &&
