@@ -531,11 +531,11 @@ static void sched_switch(struct pf *x, uint32_t c,
 	pb_begin(p, FT_SCHED_SWITCH);
 	pb_str(p, SW_PREV_COMM, pn, pl);
 	pb_uint(p, SW_PREV_PID, linux_pid(prev));
-	pb_uint(p, SW_PREV_PRIO, ttexport_prio(&x->prios, prev, ev->timestamp));
+	pb_uint(p, SW_PREV_PRIO, ttexport_switch_prio(&x->prios, x->t, ev, 0));
 	pb_uint(p, SW_PREV_STATE, linux_state(x, ev->args[2], ev->timestamp));
 	pb_str(p, SW_NEXT_COMM, nn, nl);
 	pb_uint(p, SW_NEXT_PID, linux_pid(next));
-	pb_uint(p, SW_NEXT_PRIO, ttexport_prio(&x->prios, next, ev->timestamp));
+	pb_uint(p, SW_NEXT_PRIO, ttexport_switch_prio(&x->prios, x->t, ev, 1));
 	pb_end(p);
 	pb_end(p);
 	x->running = (uint32_t)next;

@@ -99,11 +99,11 @@ static size_t w_switch(struct td_export *x, uint8_t *rec,
 	put32(rec, 4, prev);		/* common_pid: the one leaving */
 	td_comm(x, rec + 8, ev->args[0], ev->timestamp);
 	put32(rec, 24, prev);
-	put32(rec, 28, ttexport_prio(&x->prios, ev->args[0], ev->timestamp));
+	put32(rec, 28, ttexport_switch_prio(&x->prios, x->t, ev, 0));
 	put(rec, 32, &state, 8);
 	td_comm(x, rec + 40, ev->args[1], ev->timestamp);
 	put32(rec, 56, next);
-	put32(rec, 60, ttexport_prio(&x->prios, ev->args[1], ev->timestamp));
+	put32(rec, 60, ttexport_switch_prio(&x->prios, x->t, ev, 1));
 	x->pid = next;
 	return 64;
 }

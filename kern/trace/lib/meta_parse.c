@@ -225,6 +225,8 @@ static bool place_ok(const struct ttrace_event_meta *e, unsigned a)
 {
 	unsigned off, size, o2, s2;
 
+	if (!e->args[a].size)	/* a blob places every argument */
+		return false;
 	ttrace_arg_place(e, a, &off, &size);
 	if ((size != 1 && size != 2 && size != 4 && size != 8) || off % size ||
 	    off + size > 8 * TTRACE_MAX_ARGS ||
