@@ -109,8 +109,9 @@ def check_perfetto(out, evs):
     return []
 
 
-def scenario():
-    out = fresh_out("seams_pack29.ttr")
+def stream(out):
+    """The boot: the workload streamed to out through the drain. Returns
+    why it failed, or ""."""
     s = Session(2, hostout=out, cmdline=DEFAULT_EVENTS, name="seams_pack29")
     try:
         s.say("ttrace clear", r"\n")
@@ -119,23 +120,26 @@ def scenario():
               rb"status 0", timeout=200)
     except TimeoutError as e:
         return s.finish(str(e))
-    why = s.finish("")
-    if why:
-        return why
-    evs = events(out)
+    return s.finish("")
+
+
+def scenario():
+    out = fresh_out("seams_pack29.ttr")
     checks = [check_drain, check_switch]
     if shutil.which("trace-cmd"):
         checks.append(lambda e: check_tracedat(out, e))
     if os.path.exists(TRACE_PROCESSOR):
         checks.append(lambda e: check_perfetto(out, e))
-    fails = []
-    for check in checks:
+    fails = [stream(out)]
+    evs = [] if fails[0] else events(out)
+    if not fails[0] and not evs:
+        fails.append("no records in the stream")
+    for check in checks if evs else []:
         try:
-            found = check(evs)
+            fails += check(evs)
         except KeyError as e:
-            found = ["a record without the field %s" % e]
-        fails += found
-    return "\n".join(fails[:20])
+            fails.append("a record without the field %s" % e)
+    return "\n".join(f for f in fails[:20] if f)
 
 
 def run_all(res, only):
