@@ -193,7 +193,8 @@ def check_name(name, what):
         raise EventsError("bad %s name %r" % (what, name))
 
 
-ARG_RE = re.compile(r"(\S+)\s+([A-Za-z_]\w*)(?:@(\d+)(?::(\d+))?|=([A-Za-z_]\w*))?\Z")
+ARG_RE = re.compile(r"(\S+)\s+([A-Za-z_]\w*)"
+                    r"(?:@(\d+)(?::(\d+))?|=([A-Za-z_]\w*))?\Z")
 
 
 def place_args(args):
