@@ -33,6 +33,7 @@ import seams_probelock  # noqa: E402
 import seams_sched  # noqa: E402
 import seams_tracefs31a  # noqa: E402
 import seams_wake29  # noqa: E402
+import seams_pack29  # noqa: E402
 import seams_exports29  # noqa: E402
 import seams_analysis29  # noqa: E402
 import seams_tracefs31b  # noqa: E402
@@ -113,6 +114,7 @@ def main():
     seams_sched.run_all(res, only)
     seams_tracefs31a.run_all(res, only)
     seams_wake29.run_all(res, only)
+    seams_pack29.run_all(res, only)
     seams_exports29.run_all(res, only)
     seams_analysis29.run_all(res, only)
     seams_tracefs31b.run_all(res, only)

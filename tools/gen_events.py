@@ -126,9 +126,16 @@ class Group:
         self.name, self.bit, self.on = name, bit, on
 
 
+# The bytes of each type in a record (a str: its ident's, as a u64).
+TYPE_BYTES = {"u8": 1, "s8": 1, "bool": 1, "u16": 2, "s16": 2, "u32": 4,
+              "s32": 4}
+
+
 class Arg:
-    def __init__(self, tname, name):
+    def __init__(self, tname, name, off=None, size=None, src=None):
         self.tname, self.name = tname, name
+        self.off, self.size = off, size     # bytes in the argument words
+        self.src = src      # NAME=SRC: SRC's bytes, no word of its own
         if tname.startswith("str:"):
             self.type, self.tag = STR_TYPE, AUX_TAGS[tname[4:]]
             self.ctype, self.widen = "uint64_t", "(uint64_t)%s"
@@ -140,6 +147,9 @@ class Arg:
 class Event:
     def __init__(self, group, name, args, fmt, on, probe=None, slot=None):
         self.group, self.name, self.args = group, name, args
+        # placed: the emitter takes the record's words (w0, w1...), each
+        # its placed arguments' bytes, ready made by the caller
+        self.nwords, self.placed = place_args(args)
         self.fmt, self.on, self.probe = fmt, on, probe
         self.slot = slot    # (range name, index) for a reserved id
 
@@ -183,15 +193,59 @@ def check_name(name, what):
         raise EventsError("bad %s name %r" % (what, name))
 
 
+ARG_RE = re.compile(r"(\S+)\s+([A-Za-z_]\w*)"
+                    r"(?:@(\d+)(?::(\d+))?|=([A-Za-z_]\w*))?\Z")
+
+
+def place_args(args):
+    """Lays the arguments out in the record's words (docs/trace-format.md,
+    "Packed arguments"): with no NAME@OFFSET each is a word of its own, in
+    order; with one, every argument is placed (NAME@OFFSET[:SIZE], bytes
+    in the argument words) or names another's bytes (NAME=SRC). Returns
+    the number of words."""
+    own = [a for a in args if a.src is None]
+    placed = [a for a in own if a.off is not None]
+    if placed and len(placed) != len(own):
+        raise EventsError("either every argument is NAME@OFFSET "
+                          "(or NAME=SRC) or none is")
+    for i, a in enumerate(own):
+        if a.off is None:
+            a.off, a.size = 8 * i, 8
+        if a.size is None:
+            a.size = 8 if a.type == STR_TYPE else TYPE_BYTES.get(a.tname, 8)
+        if a.size not in (1, 2, 4, 8) or a.off % a.size:
+            raise EventsError("argument %r: size %d at %d is not 1, 2, 4 or "
+                              "8 bytes aligned" % (a.name, a.size, a.off))
+        if a.type != STR_TYPE and a.size < TYPE_BYTES.get(a.tname, 8):
+            raise EventsError("argument %r: %s does not fit %d bytes" %
+                              (a.name, a.tname, a.size))
+        if a.off + a.size > 8 * MAX_ARGS:
+            raise EventsError("argument %r past word %d" % (a.name, MAX_ARGS))
+        for b in own[:i]:
+            if a.off < b.off + b.size and b.off < a.off + a.size:
+                raise EventsError("arguments %r and %r overlap" %
+                                  (b.name, a.name))
+    for a in args:
+        if a.src is not None:
+            src = [b for b in own if b.name == a.src]
+            if not src:
+                raise EventsError("argument %r: no argument %r of its own" %
+                                  (a.name, a.src))
+            a.off, a.size = src[0].off, src[0].size
+    return max([(a.off + a.size + 7) // 8 for a in args] or [0]), \
+        bool(placed)
+
+
 def parse_args(text):
     args = []
     if not text.strip():
         return args
     for part in text.split(","):
-        words = part.split()
-        if len(words) != 2:
-            raise EventsError("argument %r is not 'TYPE NAME'" % part.strip())
-        tname, name = words
+        m = ARG_RE.match(part.strip())
+        if not m:
+            raise EventsError("argument %r is not 'TYPE NAME[@OFFSET[:SIZE]"
+                              "|=SRC]'" % part.strip())
+        tname, name, off, size, src = m.groups()
         if tname not in TYPES and not (tname.startswith("str:") and
                                        tname[4:] in AUX_TAGS):
             raise EventsError("unknown type %r" % tname)
@@ -200,7 +254,8 @@ def parse_args(text):
             raise EventsError("argument name %r is reserved" % name)
         if name in [a.name for a in args]:
             raise EventsError("duplicate argument %r" % name)
-        args.append(Arg(tname, name))
+        args.append(Arg(tname, name, None if off is None else int(off),
+                        None if size is None else int(size), src))
     if len(args) > MAX_ARGS:
         raise EventsError("more than %d arguments" % MAX_ARGS)
     return args
@@ -320,19 +375,28 @@ def probe_fire(cid, words, indent):
 
 def emitter(e):
     cid = "TTRACE_EV_" + e.name.upper()
-    params = [a.ctype + ("" if a.ctype.endswith("*") else " ") + a.name
-              for a in e.args] or ["void"]
-    words = [a.widen % a.name for a in e.args]
+    if e.placed:
+        if e.probe:
+            raise EventsError("event %s: a static probe takes arguments, "
+                              "not placed words" % e.name)
+        names = ["w%d" % k for k in range(e.nwords)]
+        params = ["uint64_t " + n for n in names] or ["void"]
+        words = names
+    else:
+        own = [a for a in e.args if a.src is None]
+        names = [a.name for a in own]
+        params = [a.ctype + ("" if a.ctype.endswith("*") else " ") + a.name
+                  for a in own] or ["void"]
+        words = [a.widen % a.name for a in own]
     # ttrace_emit_at_NAME: the event at a site in a known state (a lazy
     # site's, TTRACE_LAZY); ttrace_NAME: at its own site
     out = wrap_call("static __always_inline void ttrace_emit_at_%s(" % e.name,
-                    ["int ttrace_site_"] + params[:len(e.args)], ")")
+                    ["int ttrace_site_"] + params[:len(names)], ")")
     out.append("{")
     out.append("#ifdef CONFIG_TTRACE")
     out.append("\tif (unlikely(ttrace_site_ != TTRACE_SITE_OFF)) {")
     if e.probe:     # a static probe, inline: false drops the record
-        out += wrap_call("\t\tif (!%s(" % e.probe,
-                         [a.name for a in e.args] or [""], "))")
+        out += wrap_call("\t\tif (!%s(" % e.probe, names or [""], "))")
         out.append("\t\t\treturn;")
     if len(words) <= 5:
         out.append("\t\tif (likely(ttrace_site_ == TTRACE_SITE_RECORD)) {")
@@ -352,7 +416,7 @@ def emitter(e):
         out.append("\t\t}")
     out.append("\t}")
     out.append("#else")
-    voids = ["\t(void)%s;" % a.name for a in e.args]
+    voids = ["\t(void)%s;" % n for n in names]
     out += ["\t(void)ttrace_site_;"] + voids
     out.append("#endif")
     out.append("}")
@@ -362,8 +426,7 @@ def emitter(e):
     out.append("{")
     out.append("#ifdef CONFIG_TTRACE")
     out += wrap_call("\tttrace_emit_at_%s(" % e.name,
-                     ["ttrace_site_state(%s)" % cid] +
-                     [a.name for a in e.args], ");")
+                     ["ttrace_site_state(%s)" % cid] + names, ");")
     out.append("#else")
     out += voids
     out.append("#endif")
@@ -426,7 +489,8 @@ def gen_source(src, groups, events):
             continue
         out.append("static const struct ttrace_arg_meta ttrace_args_%s[] = {"
                    % e.name)
-        out += ['\t{ "%s", %s, %s },' % (a.name, a.type, a.tag) for a in e.args]
+        out += ['\t{ "%s", %s, %s, %d, %d },' % (a.name, a.type, a.tag, a.off,
+                                                 a.size) for a in e.args]
         out += ["};", ""]
     out.append("const struct ttrace_event_meta "
                "ttrace_event_table[TTRACE_NUM_EVENTS] = {")

@@ -46,17 +46,41 @@ extern const char *const kthread_state_names[KT_NSTATES];
  * class, docs/scheduler.md). */
 #define KTHREAD_PRIO	120
 
+/* struct kthread's trace_flags. */
+#define KT_TRACED	0x80	/* the scheduler records it: every thread
+				   but the trace drain's (kthread_untrace);
+				   bit 63 of trace_word */
+
 struct kthread {
 	uint64_t id;
-	uint32_t trace_pid;		/* its pid in records, set once: its
-					   process's, TTRACE_KTHREAD_PID(id)
-					   for a ktask, TTRACE_IDLE_PID for
-					   an idle or untraced thread
-					   (sched_records.h) */
-	uint32_t prio;			/* Linux's prio in records:
-					   KTHREAD_PRIO (one class here) */
+	/* Its thread word: what the scheduler's records say of it, as one
+	 * record word (sched_records.h, docs/trace-format.md "Threads in
+	 * records"): pid, prio, state and flags, little endian. */
+	union {
+		struct {
+			uint32_t trace_pid;	/* its pid in records, set
+						   once: its process's,
+						   TTRACE_KTHREAD_PID(id) for a
+						   ktask, TTRACE_IDLE_PID for
+						   an idle thread */
+			uint16_t prio;		/* Linux's prio in records:
+						   KTHREAD_PRIO (one class) */
+			uint8_t state;		/* enum kthread_state */
+			uint8_t trace_flags;	/* KT_TRACED */
+		};
+		uint64_t trace_word;
+	};
+	/* Its task_newtask's second word, set once where it is made: the
+	 * name it starts under (a ktask's own pid, a process's parent's)
+	 * and the pid of the thread that made it (0: the boot). */
+	union {
+		struct {
+			uint32_t trace_comm;
+			uint32_t trace_parent;
+		};
+		uint64_t trace_birth;
+	};
 	char name[PROC_NAME_MAX];	/* ktasks only */
-	enum kthread_state state;
 	uintptr_t kstack;		/* base of KSTACK_SIZE bytes */
 	uintptr_t saved_rsp;		/* when switched out */
 	const void *wchan;		/* what it sleeps on */
@@ -67,9 +91,6 @@ struct kthread {
 	uint32_t syscall_nr;		/* current syscall + 1, 0 if none */
 	int cpu;			/* last CPU it ran on */
 	int bound_cpu;			/* the one CPU it runs on, or -1 */
-	bool untraced;			/* the scheduler records nothing of
-					   it (its time shows as idle): the
-					   trace drain's ktask */
 	struct kthread *next;		/* run queue link */
 	struct kmsg reap_msg;		/* a ktask's: its reaper, sent at exit */
 	struct fgraph_shadow fgraph;	/* function-graph return addresses */
@@ -123,6 +144,24 @@ extern struct spinlock proc_lock;
 static inline struct proc *current_proc(void)
 {
 	return this_cpu()->cur_proc;
+}
+
+/* trace_word's little-endian layout, as the events file places its
+ * parts (kern/trace/ttrace.events: pid@0, prio@4, prev_state@6). */
+static_assert(offsetof(struct kthread, prio) ==
+	      offsetof(struct kthread, trace_pid) + 4, "trace_word: prio");
+static_assert(offsetof(struct kthread, state) ==
+	      offsetof(struct kthread, trace_pid) + 6, "trace_word: state");
+static_assert(offsetof(struct kthread, trace_flags) ==
+	      offsetof(struct kthread, trace_pid) + 7, "trace_word: flags");
+static_assert(offsetof(struct kthread, trace_parent) ==
+	      offsetof(struct kthread, trace_comm) + 4, "trace_birth");
+
+/* Whether the scheduler records nothing of kt (its time shows as its
+ * CPU's idle time): the trace drain's ktask. */
+static inline bool kthread_untraced(const struct kthread *kt)
+{
+	return !(kt->trace_flags & KT_TRACED);
 }
 
 static inline struct kthread *current_kthread(void)

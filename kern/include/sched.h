@@ -22,6 +22,7 @@ struct kthread *kthread_create(const char *name, void (*fn)(void *), void *arg);
 struct kthread *kthread_alloc(void);
 void kthread_bind(struct kthread *kt, uint32_t cpu);
 void kthread_untrace(struct kthread *kt);
+void kthread_set_proc_pid(struct kthread *kt, uint32_t pid);
 void kthread_free(struct kthread *kt);
 void kthread_prepare_user(struct kthread *kt, struct trapframe *tf);
 __noreturn void kthread_exit(void);

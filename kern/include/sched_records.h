@@ -3,8 +3,12 @@
  * kern/src/sched.c, always inline so that the tracer's benchmark
  * (kern/trace/bench.c, make bench) counts the very code the scheduler
  * runs. Each takes what it records from struct kthread, where it was set
- * once when the thread was made (trace_pid, prio): one load a word, no
- * branch. The loads are made inside TTRACE_LAZY (ttrace_emit.h): left to
+ * once when the thread was made: its thread word (trace_word: pid, prio,
+ * state, flags), one load and one store, no branch (the records' pids
+ * and prios are packed arguments, docs/trace-format.md "Packed
+ * arguments"). None is made of an untraced thread (the trace drain): the
+ * scheduler branches on kthread_untraced() where it would record one,
+ * or, for sched_switch, tests KT_TRACED in the two words it stores. The loads are made inside TTRACE_LAZY (ttrace_emit.h): left to
  * the emitter's arguments, the compiler loads them before the site, as
  * both its record and its probe paths use them, and a disarmed site
  * would cost them beside its NOP (docs/trace-format.md, "Threads in
@@ -18,28 +22,26 @@
 
 /* sched_waking, in the waker's context: kt is woken, to run on cpu. */
 static __always_inline void sched_rec_waking(const struct kthread *kt,
-					     uint32_t cpu)
+					     uint64_t cpu)
 {
-	TTRACE_LAZY(TTRACE_EV_SCHED_WAKING, s, ttrace_emit_at_sched_waking(
-			s, kt->trace_pid, kt->trace_pid, kt->prio, cpu));
+	TTRACE_LAZY(TTRACE_EV_SCHED_WAKING, s,
+		    ttrace_emit_at_sched_waking(s, kt->trace_word, cpu));
 }
 
 /* sched_wakeup: kt is on cpu's run queue. */
 static __always_inline void sched_rec_wakeup(const struct kthread *kt,
-					     uint32_t cpu)
+					     uint64_t cpu)
 {
-	TTRACE_LAZY(TTRACE_EV_SCHED_WAKEUP, s, ttrace_emit_at_sched_wakeup(
-			s, kt->trace_pid, kt->trace_pid, kt->prio, cpu));
+	TTRACE_LAZY(TTRACE_EV_SCHED_WAKEUP, s,
+		    ttrace_emit_at_sched_wakeup(s, kt->trace_word, cpu));
 }
 
 /* sched_wakeup_new: kt, new, is on cpu's run queue. */
 static __always_inline void sched_rec_wakeup_new(const struct kthread *kt,
-						 uint32_t cpu)
+						 uint64_t cpu)
 {
 	TTRACE_LAZY(TTRACE_EV_SCHED_WAKEUP_NEW, s,
-		    ttrace_emit_at_sched_wakeup_new(s, kt->trace_pid,
-						    kt->trace_pid, kt->prio,
-						    cpu));
+		    ttrace_emit_at_sched_wakeup_new(s, kt->trace_word, cpu));
 }
 
 /* A process's name before its program runs, as Linux's fork copies
@@ -49,23 +51,14 @@ static __always_inline uint32_t sched_parent_comm(const struct proc *p)
 	return p->ppid ? (uint32_t)p->ppid : TTRACE_IDLE_PID(0);
 }
 
-static __always_inline void sched_newtask_record(int site,
-						 const struct kthread *kt)
-{
-	const struct kthread *creator = current_kthread();
-	uint32_t parent = creator ? creator->trace_pid : 0;
-
-	/* a process's creator is its parent (init's: idle/0, the boot) */
-	ttrace_emit_at_task_newtask(site, kt->proc ? parent : kt->trace_pid,
-				    kt->trace_pid, parent);
-}
-
 /* task_newtask: kt starts (a process under its parent's name, a kernel
- * thread under its own), made by the thread running here (parent 0: the
- * boot, before this CPU has a thread). */
+ * thread under its own), made by the thread that made it (parent 0: the
+ * boot, before this CPU has a thread): its trace_birth word. */
 static __always_inline void sched_rec_newtask(const struct kthread *kt)
 {
-	TTRACE_LAZY(TTRACE_EV_TASK_NEWTASK, s, sched_newtask_record(s, kt));
+	TTRACE_LAZY(TTRACE_EV_TASK_NEWTASK, s,
+		    ttrace_emit_at_task_newtask(s, kt->trace_word,
+						kt->trace_birth));
 }
 
 static __always_inline void sched_rename_record(int site,
@@ -93,37 +86,46 @@ static __always_inline void sched_rec_blocked(const struct kthread *kt,
 							kt->wchan, caller));
 }
 
+/* kt's thread word as the idle thread of its CPU shows it (an untraced
+ * thread's time is that CPU's idle time), in state. */
+static __always_inline uint64_t sched_idle_word(const struct kthread *kt,
+						uint8_t state)
+{
+	return (uint64_t)KT_TRACED << 56 | (uint64_t)state << 48 |
+	       (uint64_t)kt->prio << 32 | TTRACE_IDLE_PID(kt->cpu);
+}
+
 /* A switch from or to an untraced thread: it shows as the idle thread
- * of the CPU it runs on (its time is that CPU's idle time), so none is
- * recorded between it and that idle thread. Out of line: rare. */
+ * of the CPU it runs on, so none is recorded between it and that idle
+ * thread. Out of line: rare. */
 static __attribute__((noinline, cold)) void sched_switch_untraced(
 	int site, const struct kthread *prev, const struct kthread *next)
 {
-	uint32_t from = prev->untraced ? TTRACE_IDLE_PID(prev->cpu) :
-					 prev->trace_pid;
-	uint32_t to = next->untraced ? TTRACE_IDLE_PID(next->cpu) :
-				       next->trace_pid;
+	uint64_t from = kthread_untraced(prev) ?
+		sched_idle_word(prev, KT_RUNNING) : prev->trace_word;
+	uint64_t to = kthread_untraced(next) ?
+		sched_idle_word(next, next->state) : next->trace_word;
 
-	if (from != to)
-		ttrace_emit_at_sched_switch(site, from, to, prev->untraced ?
-					    KT_RUNNING : prev->state, from, to);
+	if ((uint32_t)from != (uint32_t)to)
+		ttrace_emit_at_sched_switch(site, from, to);
 }
 
+/* Both words have KT_TRACED, bit 63: their AND is negative. */
 static __always_inline void sched_switch_record(int site,
 						const struct kthread *prev,
 						const struct kthread *next)
 {
-	if (unlikely(prev->untraced | next->untraced))
+	uint64_t from = prev->trace_word, to = next->trace_word;
+
+	if (unlikely((int64_t)(from & to) >= 0))
 		sched_switch_untraced(site, prev, next);
 	else
-		ttrace_emit_at_sched_switch(site, prev->trace_pid,
-					    next->trace_pid, prev->state,
-					    prev->trace_pid, next->trace_pid);
+		ttrace_emit_at_sched_switch(site, from, to);
 }
 
-/* sched_switch from prev to next, none between an untraced thread and
- * its CPU's idle thread (both its idle pid). Its pids take branches, so
- * they are worked out only once the event is armed (TTRACE_LAZY). */
+/* sched_switch from prev (its pid, prio and state: the state it leaves
+ * in) to next, none between an untraced thread and its CPU's idle thread
+ * (both its idle pid). */
 static __always_inline void sched_rec_switch(const struct kthread *prev,
 					     const struct kthread *next)
 {

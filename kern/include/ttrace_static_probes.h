@@ -31,16 +31,4 @@ static __always_inline bool ttrace_sp_syscall_errors(uint64_t nr, int64_t ret)
 	return true;
 }
 
-/* sched_waking, sched_wakeup, sched_wakeup_new: not for a thread that
- * records show as its CPU's idle thread (the trace drain: its time is
- * idle time, docs/trace-format.md "Threads in records"). */
-static __always_inline bool ttrace_sp_traced_thread(uint64_t comm,
-						    uint32_t pid,
-						    uint32_t prio,
-						    uint32_t target_cpu)
-{
-	(void)comm, (void)prio, (void)target_cpu;
-	return pid < TTRACE_IDLE_PID(0);
-}
-
 #endif /* TTRACE_STATIC_PROBES_H */

@@ -362,7 +362,7 @@ int proc_spawn(struct proc *parent, const char *path, int argc,
 	p->kt->proc = p;
 	kthread_prepare_user(p->kt, &tf);
 	proc_publish(p, parent);
-	p->kt->trace_pid = (uint32_t)p->pid;
+	kthread_set_proc_pid(p->kt, (uint32_t)p->pid);
 	ttrace_name_proc(p->pid, p->name);
 	ttrace_aux_string(TTRACE_AUX_PROC_NAME, TTRACE_EXEC_IDENT(p->pid), path);
 	ttrace_proc_create(p->pid, p->pid, p->ppid);

@@ -143,6 +143,7 @@ void sched_init_cpu(void)
 	idle->id = 0;
 	idle->trace_pid = TTRACE_IDLE_PID(pcpui->coreid);
 	idle->prio = KTHREAD_PRIO;
+	idle->trace_flags = KT_TRACED;
 	strlcpy(idle->name, "idle", sizeof(idle->name));
 	idle->state = KT_RUNNING;
 	idle->cpu = (int)pcpui->coreid;
@@ -173,6 +174,9 @@ struct kthread *kthread_alloc(void)
 	kt->trace_pid = TTRACE_KTHREAD_PID(kt->id);	/* a process's: its pid */
 	kt->prio = KTHREAD_PRIO;
 	kt->state = KT_RUNNABLE;
+	kt->trace_flags = KT_TRACED;
+	kt->trace_comm = kt->trace_pid;
+	kt->trace_parent = current_kthread() ? current_kthread()->trace_pid : 0;
 	kt->bound_cpu = -1;
 	return kt;
 }
@@ -237,8 +241,16 @@ void kthread_bind(struct kthread *kt, uint32_t cpu)
  * of it, its time shows as its CPU's idle time (the trace drain). */
 void kthread_untrace(struct kthread *kt)
 {
-	kt->untraced = true;
-	kt->trace_pid = TTRACE_IDLE_PID(0);	/* its wakeups: none */
+	kt->trace_flags &= (uint8_t)~KT_TRACED;
+}
+
+/* Gives kt, a new process's thread, not yet runnable, its process's
+ * pid; it starts under the name of the thread that made it, its
+ * parent's (task_newtask's comm, as Linux's fork copies it). */
+void kthread_set_proc_pid(struct kthread *kt, uint32_t pid)
+{
+	kt->trace_pid = pid;
+	kt->trace_comm = kt->trace_parent;
 }
 
 /* Whether CPU cpu may run kt. */
@@ -394,42 +406,50 @@ static void rq_update_locked(struct runq *rq, uint64_t now)
  * slice is cut to SCHED_WAKEUP_GRAN_NS from its start; that CPU is sent
  * IRQ_RESCHED if it is another one (to run kt if idle, else to act on the
  * shorter slice). Records sched_waking, in the waker's context, and
- * sched_wakeup once kt is queued (sched_wakeup_new for a new thread).
- * rq locked, interrupts off.
+ * sched_wakeup once kt is queued (sched_wakeup_new for a new thread),
+ * if traced: a constant, the caller's branch on kthread_untraced(), so
+ * that the records' sites need no test of their own (the trace drain's
+ * wakeups are not recorded). rq locked, interrupts off.
  */
 static __always_inline void sched_wake(struct runq *rq, struct kthread *kt,
-				       bool new)
+				       bool new, bool traced)
 {
-	uint32_t cpu = rq_cpu(rq);
+	uint64_t cpu = rq_cpu(rq);
 
-	if (!new)
+	if (traced && !new)
 		sched_rec_waking(kt, cpu);
 	ttrace_sched_woken(kt);
 	runq_push(rq, kt);
 	rq->wakee = kt;
-	if (new)
+	if (traced && new)
 		sched_rec_wakeup_new(kt, cpu);
-	else
+	else if (traced)
 		sched_rec_wakeup(kt, cpu);
 	if (runs_work(rq))
 		rq->slice_end = MIN(rq->slice_end, rq->slice_start +
 				    ns_to_tsc(SCHED_WAKEUP_GRAN_NS));
 	if (cpu != core_id())
-		arch_send_ipi(cpu, IRQ_RESCHED);
+		arch_send_ipi((uint32_t)cpu, IRQ_RESCHED);
 	else
 		rq_update_locked(rq, arch_read_tsc());
 }
 
 /* Makes kt, new (kthread_create or proc_spawn), runnable: it starts
- * (task_newtask, with the pid of the thread starting it). */
+ * (task_newtask, with the pid of the thread that made it), unless it is
+ * untraced (the trace drain: no record of it at all). */
 void sched_make_runnable(struct kthread *kt)
 {
 	uint64_t flags = arch_irq_save();
 	struct runq *rq = &runqs[select_cpu(kt, core_id())];
 
-	sched_rec_newtask(kt);
-	spin_lock(&rq->lock);
-	sched_wake(rq, kt, true);
+	if (kthread_untraced(kt)) {
+		spin_lock(&rq->lock);
+		sched_wake(rq, kt, true, false);
+	} else {
+		sched_rec_newtask(kt);
+		spin_lock(&rq->lock);
+		sched_wake(rq, kt, true, true);
+	}
 	spin_unlock(&rq->lock);
 	arch_irq_restore(flags);
 }
@@ -456,12 +476,14 @@ static void wake_sleeper(struct kthread *kt)
 {
 	struct runq *rq = lock_rq_of(kt);
 	uint32_t cpu;
+	bool traced;
 
 	if (kt->state != KT_SLEEPING) {
 		spin_unlock(&rq->lock);
 		return;
 	}
-	if (!kt->untraced)
+	traced = !kthread_untraced(kt);
+	if (traced)
 		ttrace_kthread_wake(kt->id);
 	cpu = select_cpu(kt, (uint32_t)kt->cpu);
 	if (cpu != rq_cpu(rq)) {
@@ -472,7 +494,10 @@ static void wake_sleeper(struct kthread *kt)
 		rq = &runqs[cpu];
 		spin_lock(&rq->lock);
 	}
-	sched_wake(rq, kt, false);
+	if (traced)
+		sched_wake(rq, kt, false, true);
+	else
+		sched_wake(rq, kt, false, false);
 	spin_unlock(&rq->lock);
 }
 
@@ -491,7 +516,7 @@ static void switch_to_locked(struct kthread *prev, struct kthread *next)
 		mmu_switch_to(next->proc ? next->proc->pml4 : NULL);
 	if (!is_idle(next))
 		arch_set_kernel_stack(next->kstack + KSTACK_SIZE);
-	if (!next->proc && !is_idle(next) && !next->untraced)
+	if (!next->proc && !is_idle(next) && !kthread_untraced(next))
 		ttrace_kthread_run(next->id);
 	sched_rec_switch(prev, next);
 	ttrace_sched_runs(prev, next);
@@ -598,7 +623,7 @@ static int block_locked(struct runq *rq, struct kthread *kt,
 	if (is_killed(kt))
 		return -EINTR;
 	kt->state = KT_SLEEPING;
-	if (!kt->untraced) {
+	if (!kthread_untraced(kt)) {
 		ttrace_kthread_block(kt->id);
 		sched_rec_blocked(kt, caller);
 	}
@@ -788,7 +813,7 @@ static void reap_ktask(void *arg)
 	struct kthread *kt = arg;
 
 	sched_wait_dead(kt);
-	if (!kt->untraced)
+	if (!kthread_untraced(kt))
 		ttrace_proc_free(kt->trace_pid, kt->trace_pid);
 	kthread_free(kt);
 }
@@ -798,7 +823,7 @@ __noreturn void kthread_exit(void)
 {
 	struct kthread *kt = current_kthread();
 
-	if (!kt->untraced)
+	if (!kthread_untraced(kt))
 		ttrace_proc_exit(kt->trace_pid, 0, kt->trace_pid);
 
 	send_kernel_message_in(0, &kt->reap_msg, reap_ktask, kt);

@@ -330,9 +330,11 @@ static void count_profile(void)
 static struct proc bench_proc = { .pid = 7 };
 static struct kthread bench_kts[2] = {
 	{ .id = 5, .trace_pid = 7, .prio = KTHREAD_PRIO, .proc = &bench_proc,
-	  .state = KT_SLEEPING },
+	  .state = KT_SLEEPING, .trace_flags = KT_TRACED, .trace_comm = 1,
+	  .trace_parent = 1 },
 	{ .id = 6, .trace_pid = 8, .prio = KTHREAD_PRIO, .proc = &bench_proc,
-	  .state = KT_SLEEPING },
+	  .state = KT_SLEEPING, .trace_flags = KT_TRACED, .trace_comm = 1,
+	  .trace_parent = 1 },
 };
 
 #define SCHED_REGION(id, call)						\
@@ -350,7 +352,9 @@ static void count_sched_records(void)
 	const uint64_t groups = 1ull << TTRACE_GROUP_SCHED |
 				1ull << TTRACE_GROUP_PROC;
 	struct kthread *a = &bench_kts[0], *b = &bench_kts[1];
-	uint32_t me = core_id();
+	uint64_t me = core_id();
+	/* block_locked()'s caller, an argument: in a register */
+	const void *caller = __builtin_return_address(0);
 	uint64_t flags;
 
 	bench_proc.kt = a;
@@ -361,10 +365,9 @@ static void count_sched_records(void)
 	SCHED_REGION(INSN_MARK_SCHED_WAKEUP, sched_rec_wakeup(a, me));
 	SCHED_REGION(INSN_MARK_SCHED_WAKEUP_NEW, sched_rec_wakeup_new(a, me));
 	SCHED_REGION(INSN_MARK_SCHED_SWITCH, sched_rec_switch(a, b));
-	SCHED_REGION(INSN_MARK_CPU_IDLE, ttrace_cpu_idle(1, me));
+	SCHED_REGION(INSN_MARK_CPU_IDLE, ttrace_cpu_idle(1, (uint32_t)me));
 	SCHED_REGION(INSN_MARK_TASK_NEWTASK, sched_rec_newtask(a));
-	SCHED_REGION(INSN_MARK_SCHED_BLOCKED, sched_rec_blocked(
-			     a, __builtin_return_address(0)));
+	SCHED_REGION(INSN_MARK_SCHED_BLOCKED, sched_rec_blocked(a, caller));
 	arch_irq_restore(flags);
 	ttrace_set_mask(TTRACE_GROUP_MASK_DEFAULT, groups);
 	printk("bench: scheduler record regions done (%d operations each)\n",

@@ -518,7 +518,7 @@ void ttrace_aux_string(unsigned tag, uint64_t ident, const char *str)
  * time, kern/trace/drain.c). Its run queue locked, interrupts off. */
 void ttrace_ctx_switch(struct per_cpu_info *pcpui, const struct kthread *kt)
 {
-	if (kt->id == 0 || kt->untraced)
+	if (kt->id == 0 || kthread_untraced(kt))
 		ttrace_ctx_set(pcpui, TTRACE_CTX_IDLE, 0);
 	else if (!kt->proc)
 		ttrace_ctx_set(pcpui, TTRACE_CTX_KTASK, kt->id);

@@ -180,7 +180,7 @@ notrace void ttrace_prof_switch(struct kthread *prev, struct kthread *next)
 
 	if (!(opts & (TTRACE_PROFILE_OFFCPU | TTRACE_PROFILE_SCHED)))
 		return;			/* the wakeup tracer's key */
-	if (prev->id && !prev->untraced) {
+	if (prev->id && !kthread_untraced(prev)) {
 		h[0] = pid_of(prev, pcpui->coreid);
 		h[1] = TTRACE_PROF_MODE_KERNEL;
 		h[2] = prev->state;

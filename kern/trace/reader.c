@@ -407,7 +407,7 @@ static enum ev_next event_next(struct ttrace_reader *r,
 		return EV_END;
 	if (k == TRACE_RUN_LOST)
 		return EV_LOST;
-	ttrace_pair_init(&r->it, r->ev, run->count);
+	ttrace_pair_init(&r->it, r->ev, run->count, r->meta->table);
 	r->run_first = run->first;
 	r->in_run = true;
 	return EV_NONE;

@@ -125,7 +125,7 @@ static bool meta_publish(int i, const struct ttrace_synth_def *d)
 		uint8_t type = d->field[k].type;
 
 		metas[i].args[k] = (struct ttrace_arg_meta){
-			metas[i].d.field[k].name, type, 0 };
+			metas[i].d.field[k].name, type, 0, 0, 0 };
 		seqbuf_printf(&f, "%s%s=%s", k ? " " : "", d->field[k].name,
 			      ttrace_arg_signed(type) ? "%lld" : "%llu");
 	}

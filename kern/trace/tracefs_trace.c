@@ -259,7 +259,7 @@ static bool cpu_next(struct tracefs_trace *t, uint32_t c)
 				      run.count);
 			continue;
 		}
-		ttrace_pair_init(&p->it, p->buf, run.count);
+		ttrace_pair_init(&p->it, p->buf, run.count, t->meta->table);
 		p->in_run = true;
 		if (t->pipe)	/* claimed: no other reader shows them */
 			tracefs_pipe_consumed(c, p->cur.next, 0);

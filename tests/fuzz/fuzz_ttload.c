@@ -34,7 +34,7 @@ static void format_cpu(struct ttload *t, uint32_t c)
 	struct ttrace_event_view ev;
 	int n = 0;
 
-	ttrace_pair_init(&it, t->cpus[c].sorted, t->cpus[c].nsorted);
+	ttrace_pair_init(&it, t->cpus[c].sorted, t->cpus[c].nsorted, &t->meta);
 	while (n++ < FORMAT_MAX && ttrace_pair_next(&it, &ev))
 		ttrace_format_timed_line(line, sizeof(line), t->version.tsc_hz,
 					 t->version.tsc_boot, &t->meta, &ev,

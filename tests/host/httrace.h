@@ -22,7 +22,7 @@
 /* The metadata of a trace of user markers only (ttrace_meta_serialise()
  * it into the guest's META region). */
 static const struct ttrace_arg_meta ht_marker_args[] = {
-	{ "marker", TTRACE_ARG_STR, TTRACE_AUX_USER_MARKER },
+	{ "marker", TTRACE_ARG_STR, TTRACE_AUX_USER_MARKER, 0, 0 },
 };
 static const struct ttrace_event_meta ht_marker_events[] = {
 	{ "user_marker", "%s", ht_marker_args, 0, 0, 1, 1 },
@@ -43,7 +43,7 @@ static inline int ht_count_lines(const struct ttload *t, uint32_t c,
 	char line[512];
 	int hits = 0;
 
-	ttrace_pair_init(&it, t->cpus[c].sorted, t->cpus[c].nsorted);
+	ttrace_pair_init(&it, t->cpus[c].sorted, t->cpus[c].nsorted, &t->meta);
 	while (ttrace_pair_next(&it, &ev)) {
 		ttrace_format_line(line, sizeof(line), &t->meta, &ev,
 				   ttrace_aux_resolve, (void *)&t->aux);

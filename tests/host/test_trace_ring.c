@@ -936,7 +936,7 @@ static int test_ext_events(void)
 	HT_CHECK(TTRACE_TYPE_NCONT(trace_ring_slot(&r, head + 2)->type) == 0);
 
 	EXPECT_RUN(&r, &cur, head, MAX_SLOTS, RECORDS, 0, head);
-	ttrace_pair_init(&it, out, head);
+	ttrace_pair_init(&it, out, head, NULL);
 	for (size_t i = 0; i < nev; i++) {
 		uint32_t ncont = ttrace_ncont(nargs[i]);
 
@@ -1875,7 +1875,7 @@ static int test_replay(void)
 	HT_CHECK(dst.head == 1 + src.head);
 	n = trace_ring_collect(&dst, 1, out, MAX_SLOTS, NULL);
 	HT_CHECK(n == src.head);
-	ttrace_pair_init(&it, out, n);
+	ttrace_pair_init(&it, out, n, NULL);
 	while (ttrace_pair_next(&it, &ev)) {
 		uint32_t ncont = ttrace_ncont(sizes[k]);
 

@@ -41,16 +41,16 @@
 enum { EV_PHASE, EV_AT, EV_IRQ, NEV };
 
 static const struct ttrace_arg_meta a_phase[] = {
-	{ "phase", TTRACE_ARG_STR, TTRACE_AUX_BOOT_PHASE },
-	{ "arg", TTRACE_ARG_U64, 0 },
+	{ "phase", TTRACE_ARG_STR, TTRACE_AUX_BOOT_PHASE, 0, 0 },
+	{ "arg", TTRACE_ARG_U64, 0, 0, 0 },
 };
 static const struct ttrace_arg_meta a_at[] = {
-	{ "phase", TTRACE_ARG_STR, TTRACE_AUX_BOOT_PHASE },
-	{ "tsc", TTRACE_ARG_U64, 0 },
-	{ "arg", TTRACE_ARG_U64, 0 },
+	{ "phase", TTRACE_ARG_STR, TTRACE_AUX_BOOT_PHASE, 0, 0 },
+	{ "tsc", TTRACE_ARG_U64, 0, 0, 0 },
+	{ "arg", TTRACE_ARG_U64, 0, 0, 0 },
 };
 static const struct ttrace_arg_meta a_irq[] = {
-	{ "vector", TTRACE_ARG_U32, 0 },
+	{ "vector", TTRACE_ARG_U32, 0, 0, 0 },
 };
 static const struct ttrace_event_meta events[NEV] = {
 	{ "boot_phase", "%s arg=%#llx", a_phase, EV_PHASE, 0, 1, 2 },

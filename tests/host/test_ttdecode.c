@@ -39,28 +39,28 @@ enum { E_SYS_ENTER, E_SYS_EXIT, E_IRQ_ENTER, E_IRQ_EXIT, E_SWITCH, E_MARKER,
        E_BOOT, E_TICK, NEV };
 
 static const struct ttrace_arg_meta a_enter[] = {
-	{ "nr", TTRACE_ARG_STR, TTRACE_AUX_SYSCALL_NAME },
-	{ "a0", TTRACE_ARG_U64, 0 }, { "a1", TTRACE_ARG_U64, 0 },
-	{ "a2", TTRACE_ARG_U64, 0 },
+	{ "nr", TTRACE_ARG_STR, TTRACE_AUX_SYSCALL_NAME, 0, 0 },
+	{ "a0", TTRACE_ARG_U64, 0, 0, 0 }, { "a1", TTRACE_ARG_U64, 0, 0, 0 },
+	{ "a2", TTRACE_ARG_U64, 0, 0, 0 },
 };
 static const struct ttrace_arg_meta a_exit[] = {
-	{ "nr", TTRACE_ARG_STR, TTRACE_AUX_SYSCALL_NAME },
-	{ "ret", TTRACE_ARG_S64, 0 },
+	{ "nr", TTRACE_ARG_STR, TTRACE_AUX_SYSCALL_NAME, 0, 0 },
+	{ "ret", TTRACE_ARG_S64, 0, 0, 0 },
 };
-static const struct ttrace_arg_meta a_vec[] = { { "vector", TTRACE_ARG_U32, 0 } };
+static const struct ttrace_arg_meta a_vec[] = { { "vector", TTRACE_ARG_U32, 0, 0, 0 } };
 static const struct ttrace_arg_meta a_switch[] = {
-	{ "prev", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME },
-	{ "next", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME },
-	{ "prev_state", TTRACE_ARG_U32, 0 },
+	{ "prev", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME, 0, 0 },
+	{ "next", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME, 0, 0 },
+	{ "prev_state", TTRACE_ARG_U32, 0, 0, 0 },
 };
 static const struct ttrace_arg_meta a_marker[] = {
-	{ "marker", TTRACE_ARG_STR, TTRACE_AUX_USER_MARKER },
+	{ "marker", TTRACE_ARG_STR, TTRACE_AUX_USER_MARKER, 0, 0 },
 };
 static const struct ttrace_arg_meta a_boot[] = {
-	{ "phase", TTRACE_ARG_STR, TTRACE_AUX_BOOT_PHASE },
-	{ "arg", TTRACE_ARG_U64, 0 },
+	{ "phase", TTRACE_ARG_STR, TTRACE_AUX_BOOT_PHASE, 0, 0 },
+	{ "arg", TTRACE_ARG_U64, 0, 0, 0 },
 };
-static const struct ttrace_arg_meta a_tick[] = { { "tick", TTRACE_ARG_U64, 0 } };
+static const struct ttrace_arg_meta a_tick[] = { { "tick", TTRACE_ARG_U64, 0, 0, 0 } };
 static const struct ttrace_event_meta events[NEV] = {
 	{ "syscall_enter", "%s(%#llx, %#llx, %#llx)", a_enter, E_SYS_ENTER, 0, 1, 4 },
 	{ "syscall_exit", "%s = %lld", a_exit, E_SYS_EXIT, 0, 1, 2 },
@@ -891,7 +891,7 @@ static int test_conversions(void)
 		0x100000000ULL, 12345678901234ULL, (uint64_t)-1, (uint64_t)-42,
 		0x8000000000000000ULL,
 	};
-	struct ttrace_arg_meta arg = { "v", TTRACE_ARG_U64, 0 };
+	struct ttrace_arg_meta arg = { "v", TTRACE_ARG_U64, 0, 0, 0 };
 	struct ttrace_event_view ev = { .nwords = 5 };
 	char a[64], b[64];
 
@@ -969,7 +969,7 @@ static int test_plans(void)
 	struct ttrace_event_view ev = { .timestamp = 123456789, .nwords = 12 };
 
 	for (size_t i = 0; i < 17; i++)
-		args[i] = (struct ttrace_arg_meta){ "v", TTRACE_ARG_U64, 0 };
+		args[i] = (struct ttrace_arg_meta){ "v", TTRACE_ARG_U64, 0, 0, 0 };
 	for (size_t k = 0; k < sizeof(vals) / sizeof(vals[0]); k++) {
 		struct ttrace_event_meta m = { "e", "%p", args, 0, 0, 1, 1 };
 		char a[32], b[32];
@@ -982,7 +982,7 @@ static int test_plans(void)
 	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
 		bool str = strstr(fmts[i], "s") != NULL;
 		struct ttrace_arg_meta sarg = { "s", TTRACE_ARG_STR,
-						TTRACE_AUX_PROC_NAME };
+						TTRACE_AUX_PROC_NAME, 0, 0 };
 		struct ttrace_event_meta m = { "e", fmts[i], str ? &sarg : args,
 					       0, 0, 1,
 					       i == 13 ? 17 : 1 };
@@ -1128,7 +1128,7 @@ static int test_ticks_to_ns(void)
 static int test_plans_depth(void)
 {
 	struct ttrace_arg_meta args[2] = {
-		{ "addr", TTRACE_ARG_U64, 0 }, { "depth", TTRACE_ARG_U64, 0 },
+		{ "addr", TTRACE_ARG_U64, 0, 0, 0 }, { "depth", TTRACE_ARG_U64, 0, 0, 0 },
 	};
 	struct ttrace_event_meta m = { "func_entry", "%#llx depth=%llu", args,
 				       0, 0, 1, 2 };
@@ -1163,7 +1163,7 @@ static int test_plans_frames(void)
 
 	for (size_t i = 0; i < 3; i++)
 		args[i] = (struct ttrace_arg_meta){ "pc", TTRACE_ARG_STR,
-						    TTRACE_AUX_KSYM_NAME };
+						    TTRACE_AUX_KSYM_NAME, 0, 0 };
 	ttrace_fmt_plan_init(&plan, &m);
 	n = ttrace_format_timed_line_plans(line, sizeof(line), 1000, 0, &t,
 					   &plan, &ev, NULL, NULL);

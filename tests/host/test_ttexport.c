@@ -45,35 +45,35 @@ enum { EV_BOOT, EV_SYS_IN, EV_SYS_OUT, EV_IRQ_IN, EV_IRQ_OUT, EV_SCHED,
        EV_WIDE, EV_FUNC_IN, EV_FUNC_OUT, NEV };
 
 static const struct ttrace_arg_meta a_boot[] = {
-	{ "phase", TTRACE_ARG_STR, TTRACE_AUX_BOOT_PHASE },
-	{ "arg", TTRACE_ARG_U64, 0 },
+	{ "phase", TTRACE_ARG_STR, TTRACE_AUX_BOOT_PHASE, 0, 0 },
+	{ "arg", TTRACE_ARG_U64, 0, 0, 0 },
 };
 static const struct ttrace_arg_meta a_sys_in[] = {
-	{ "nr", TTRACE_ARG_STR, TTRACE_AUX_SYSCALL_NAME },
-	{ "a0", TTRACE_ARG_U64, 0 },
+	{ "nr", TTRACE_ARG_STR, TTRACE_AUX_SYSCALL_NAME, 0, 0 },
+	{ "a0", TTRACE_ARG_U64, 0, 0, 0 },
 };
 static const struct ttrace_arg_meta a_sys_out[] = {
-	{ "nr", TTRACE_ARG_STR, TTRACE_AUX_SYSCALL_NAME },
-	{ "ret", TTRACE_ARG_S64, 0 },
+	{ "nr", TTRACE_ARG_STR, TTRACE_AUX_SYSCALL_NAME, 0, 0 },
+	{ "ret", TTRACE_ARG_S64, 0, 0, 0 },
 };
 static const struct ttrace_arg_meta a_irq[] = {
-	{ "vector", TTRACE_ARG_U32, 0 },
+	{ "vector", TTRACE_ARG_U32, 0, 0, 0 },
 };
 static const struct ttrace_arg_meta a_sched[] = {
-	{ "prev", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME },
-	{ "next", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME },
-	{ "prev_state", TTRACE_ARG_U32, 0 },
+	{ "prev", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME, 0, 0 },
+	{ "next", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME, 0, 0 },
+	{ "prev_state", TTRACE_ARG_U32, 0, 0, 0 },
 };
 /* 8 words (one continuation); names that are TSDL keywords */
 static const struct ttrace_arg_meta a_wide[] = {
-	{ "event", TTRACE_ARG_U8, 0 }, { "string", TTRACE_ARG_S16, 0 },
-	{ "struct", TTRACE_ARG_BOOL, 0 }, { "w3", TTRACE_ARG_U64, 0 },
-	{ "w4", TTRACE_ARG_U64, 0 }, { "w5", TTRACE_ARG_U64, 0 },
-	{ "w6", TTRACE_ARG_PTR, 0 }, { "w7", TTRACE_ARG_S32, 0 },
+	{ "event", TTRACE_ARG_U8, 0, 0, 0 }, { "string", TTRACE_ARG_S16, 0, 0, 0 },
+	{ "struct", TTRACE_ARG_BOOL, 0, 0, 0 }, { "w3", TTRACE_ARG_U64, 0, 0, 0 },
+	{ "w4", TTRACE_ARG_U64, 0, 0, 0 }, { "w5", TTRACE_ARG_U64, 0, 0, 0 },
+	{ "w6", TTRACE_ARG_PTR, 0, 0, 0 }, { "w7", TTRACE_ARG_S32, 0, 0, 0 },
 };
 static const struct ttrace_arg_meta a_func[] = {
-	{ "fn", TTRACE_ARG_STR, TTRACE_AUX_FUNC_NAME },
-	{ "depth", TTRACE_ARG_U32, 0 },
+	{ "fn", TTRACE_ARG_STR, TTRACE_AUX_FUNC_NAME, 0, 0 },
+	{ "depth", TTRACE_ARG_U32, 0, 0, 0 },
 };
 static const struct ttrace_event_meta events[NEV] = {
 	{ "boot_phase", "%s arg=%llu", a_boot, EV_BOOT, 0, 1, 2 },

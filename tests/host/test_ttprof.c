@@ -520,22 +520,22 @@ static int test_elf_bad(void)
 /* Traces of 2 CPUs, the clock 2 GHz, with profile records of no chains
  * (their first 5 words: what the model reads of them). */
 static const struct ttrace_arg_meta tr_sample[] = {
-	{ "pid", TTRACE_ARG_U32, 0 }, { "tid", TTRACE_ARG_U32, 0 },
-	{ "mode", TTRACE_ARG_U32, 0 }, { "interval", TTRACE_ARG_U64, 0 },
-	{ "frames", TTRACE_ARG_U32, 0 },
+	{ "pid", TTRACE_ARG_U32, 0, 0, 0 }, { "tid", TTRACE_ARG_U32, 0, 0, 0 },
+	{ "mode", TTRACE_ARG_U32, 0, 0, 0 }, { "interval", TTRACE_ARG_U64, 0, 0, 0 },
+	{ "frames", TTRACE_ARG_U32, 0, 0, 0 },
 };
 static const struct ttrace_arg_meta tr_switch[] = {
-	{ "pid", TTRACE_ARG_U32, 0 }, { "tid", TTRACE_ARG_U32, 0 },
-	{ "mode", TTRACE_ARG_U32, 0 }, { "state", TTRACE_ARG_U32, 0 },
-	{ "frames", TTRACE_ARG_U32, 0 },
+	{ "pid", TTRACE_ARG_U32, 0, 0, 0 }, { "tid", TTRACE_ARG_U32, 0, 0, 0 },
+	{ "mode", TTRACE_ARG_U32, 0, 0, 0 }, { "state", TTRACE_ARG_U32, 0, 0, 0 },
+	{ "frames", TTRACE_ARG_U32, 0, 0, 0 },
 };
 static const struct ttrace_arg_meta tr_offcpu[] = {
-	{ "pid", TTRACE_ARG_U32, 0 }, { "tid", TTRACE_ARG_U32, 0 },
-	{ "off_ns", TTRACE_ARG_U64, 0 },
+	{ "pid", TTRACE_ARG_U32, 0, 0, 0 }, { "tid", TTRACE_ARG_U32, 0, 0, 0 },
+	{ "off_ns", TTRACE_ARG_U64, 0, 0, 0 },
 };
 static const struct ttrace_arg_meta tr_ustack[] = {
-	{ "frames", TTRACE_ARG_U32, 0 }, { "pc0", TTRACE_ARG_PTR, 0 },
-	{ "pc1", TTRACE_ARG_PTR, 0 },
+	{ "frames", TTRACE_ARG_U32, 0, 0, 0 }, { "pc0", TTRACE_ARG_PTR, 0, 0, 0 },
+	{ "pc1", TTRACE_ARG_PTR, 0, 0, 0 },
 };
 enum { TR_SAMPLE, TR_SWITCH, TR_OFFCPU, TR_USTACK, TR_NEV };
 static const struct ttrace_event_meta tr_events[TR_NEV] = {

@@ -9,7 +9,7 @@
 
 #include <ttrace_ctl.h>
 
-static const struct ttrace_arg_meta args_u32[] = { { "v", TTRACE_ARG_U32, 0 } };
+static const struct ttrace_arg_meta args_u32[] = { { "v", TTRACE_ARG_U32, 0, 0, 0 } };
 
 static const struct ttrace_group_meta groups[] = {
 	{ "irq", 1, TTRACE_EVF_DEFAULT_ON },

@@ -97,6 +97,11 @@ void ttrace_emit_ext(uint32_t id, const uint64_t *args, uint32_t nargs)
 	record(id, args, nargs);
 }
 
+/* A thread word (struct kthread's trace_word) of pid in state, prio 120,
+ * traced. */
+#define THREAD_WORD(pid, state)	(0x80ull << 56 | (uint64_t)(state) << 48 | \
+				 120ull << 32 | (pid))
+
 /* Calls every emitter once, in id order. */
 static void fire_all(void)
 {
@@ -110,10 +115,10 @@ static void fire_all(void)
 	ttrace_timer_tick(99);
 	ttrace_ipi_send(1, 0xf0);
 	ttrace_ipi_recv(0xf0);
-	ttrace_sched_switch(1, 2, 3, 1, 2);
-	ttrace_sched_waking(2, 2, 120, 1);
-	ttrace_sched_wakeup(2, 2, 120, 1);
-	ttrace_sched_wakeup_new(5, 5, 120, 0);
+	ttrace_sched_switch(THREAD_WORD(1, 3), THREAD_WORD(2, 0));
+	ttrace_sched_waking(THREAD_WORD(2, 2), 1);
+	ttrace_sched_wakeup(THREAD_WORD(2, 2), 1);
+	ttrace_sched_wakeup_new(THREAD_WORD(5, 0), 0);
 	ttrace_sched_blocked_reason(2, &x, (void *)fire_all);
 	ttrace_cpu_idle(UINT32_MAX, 1);
 	ttrace_kthread_create(4);
@@ -131,7 +136,7 @@ static void fire_all(void)
 	ttrace_proc_exec(7, TTRACE_EXEC_IDENT(7), 7);
 	ttrace_proc_exit(7, -1, 7);
 	ttrace_proc_free(7, 7);
-	ttrace_task_newtask(7, 7, 1);
+	ttrace_task_newtask(THREAD_WORD(7, 0), 1ull << 32 | 1);
 	ttrace_task_rename(7, 1, 7);
 	ttrace_user_marker(8);
 	ttrace_page_fault(&x, 6, (void *)fire_all);
@@ -253,9 +258,15 @@ static int test_emitters(void)
 		if (reserved(i))
 			continue;
 		HT_CHECK(calls[c].id == i);
-		HT_CHECK(calls[c++].nargs == ttrace_event_table[i].nargs);
+		HT_CHECK(calls[c++].nargs ==
+			 ttrace_event_words(&ttrace_event_table[i]));
 	}
 	HT_CHECK(calls[TTRACE_EV_PROC_EXIT].a[1] == UINT64_MAX);	/* -1 */
+	/* packed: the thread word whole, its parts found by the metadata */
+	HT_CHECK(calls[TTRACE_EV_SCHED_SWITCH].nargs == 2 &&
+		 calls[TTRACE_EV_SCHED_SWITCH].a[0] == THREAD_WORD(1, 3));
+	HT_CHECK(ttrace_arg_value(&ttrace_event_table[TTRACE_EV_SCHED_SWITCH],
+				  5, calls[TTRACE_EV_SCHED_SWITCH].a, 2) == 120);
 	HT_CHECK(calls[TTRACE_EV_SYSCALL_EXIT].a[1] == (uint64_t)-14);
 	HT_CHECK(calls[TTRACE_EV_BOOT_PHASE_AT].a[1] == 0x5678);
 	HT_CHECK(calls[TTRACE_EV_FUNC_EXIT].a[2] == (uint64_t)-2);
@@ -290,7 +301,8 @@ static int test_probed_emitters(void)
 		if (reserved(i))
 			continue;
 		HT_CHECK(calls[c].probed && calls[c].id == i);
-		HT_CHECK(calls[c++].nargs == ttrace_event_table[i].nargs);
+		HT_CHECK(calls[c++].nargs ==
+			 ttrace_event_words(&ttrace_event_table[i]));
 	}
 	HT_CHECK(calls[TTRACE_EV_SYSCALL_EXIT].a[1] == (uint64_t)-14);
 	for (int i = 0; i < 13; i++)
@@ -345,6 +357,20 @@ static int test_ctl_arms(void)
 static _Alignas(16) uint8_t arena[1 << 16];
 static uint8_t blob[1 << 14];
 
+/* Distinct bytes everywhere: two arguments read alike from them only if
+ * they are placed alike. */
+static const uint64_t place_probe[26] = {
+	0x0807060504030201ull, 0x100f0e0d0c0b0a09ull, 0x1817161514131211ull,
+	0x201f1e1d1c1b1a19ull, 0x2827262524232221ull, 0x302f2e2d2c2b2a29ull,
+	0x3837363534333231ull, 0x403f3e3d3c3b3a39ull, 0x4847464544434241ull,
+	0x504f4e4d4c4b4a49ull, 0x5857565554535251ull, 0x605f5e5d5c5b5a59ull,
+	0x6867666564636261ull, 0x706f6e6d6c6b6a69ull, 0x7877767574737271ull,
+	0x807f7e7d7c7b7a79ull, 0x8887868584838281ull, 0x908f8e8d8c8b8a89ull,
+	0x9897969594939291ull, 0xa09f9e9d9c9b9a99ull, 0xa8a7a6a5a4a3a2a1ull,
+	0xb0afaeadacabaaa9ull, 0xb8b7b6b5b4b3b2b1ull, 0xc0bfbebdbcbbbab9ull,
+	0xc8c7c6c5c4c3c2c1ull, 0xd0cfcecdcccbcac9ull,
+};
+
 static bool same_table(const struct ttrace_meta_table *a,
 		       const struct ttrace_meta_table *b)
 {
@@ -365,7 +391,9 @@ static bool same_table(const struct ttrace_meta_table *a,
 		for (unsigned k = 0; k < x->nargs; k++)
 			if (strcmp(x->args[k].name, y->args[k].name) ||
 			    x->args[k].type != y->args[k].type ||
-			    x->args[k].aux_tag != y->args[k].aux_tag)
+			    x->args[k].aux_tag != y->args[k].aux_tag ||
+			    ttrace_arg_value(x, k, place_probe, 26) !=
+			    ttrace_arg_value(y, k, place_probe, 26))
 				return false;
 	}
 	return true;
@@ -480,12 +508,12 @@ static int reject(const struct ttrace_event_meta *ev, uint32_t nev,
 
 static int test_blob_semantics(void)
 {
-	static const struct ttrace_arg_meta u[] = { { "a", TTRACE_ARG_U32, 0 },
-						    { "b", TTRACE_ARG_U32, 0 } };
-	static const struct ttrace_arg_meta s0[] = { { "a", TTRACE_ARG_STR, 0 } };
-	static const struct ttrace_arg_meta t0[] = { { "a", 0, 0 } };
-	static const struct ttrace_arg_meta dup[] = { { "a", 3, 0 }, { "a", 3, 0 } };
-	static const struct ttrace_arg_meta bad[] = { { "a-b", 3, 0 } };
+	static const struct ttrace_arg_meta u[] = { { "a", TTRACE_ARG_U32, 0, 0, 0 },
+						    { "b", TTRACE_ARG_U32, 0, 0, 0 } };
+	static const struct ttrace_arg_meta s0[] = { { "a", TTRACE_ARG_STR, 0, 0, 0 } };
+	static const struct ttrace_arg_meta t0[] = { { "a", 0, 0, 0, 0 } };
+	static const struct ttrace_arg_meta dup[] = { { "a", 3, 0, 0, 0 }, { "a", 3, 0, 0, 0 } };
+	static const struct ttrace_arg_meta bad[] = { { "a-b", 3, 0, 0, 0 } };
 	struct ttrace_event_meta e[2] = {
 		{ "x", "%u", u, 0, 1, 1, 1 }, { "y", "%u", u, 1, 1, 1, 1 },
 	};
@@ -571,8 +599,8 @@ static int test_blob_fuzz(void)
 
 static int test_format_check(void)
 {
-	static const struct ttrace_arg_meta u[] = { { "a", TTRACE_ARG_U64, 0 } };
-	static const struct ttrace_arg_meta s[] = { { "a", TTRACE_ARG_STR, 2 } };
+	static const struct ttrace_arg_meta u[] = { { "a", TTRACE_ARG_U64, 0, 0, 0 } };
+	static const struct ttrace_arg_meta s[] = { { "a", TTRACE_ARG_STR, 2, 0, 0 } };
 	static const char *const good[] = {
 		"%u", "%d", "x=%#llx", "%-08lld", "%+i", "% d", "%5.3u", "%hhx",
 		"%hu", "%zu", "%lX", "%o", "%p", "%%%u%%", "%.2x", "%-#0 +x",
@@ -619,7 +647,7 @@ static const char *const expect_lines[] = {
 	"1006 cpu0 irq:14/d2 exception: vector=14 error=0x2 rip=0xffff800000100000"
 	" [..h]",
 	"1008 cpu0 trap:[9]:14 sched_switch: prev=#9 next=sh prev_state=running "
-	"prev_pid=9 next_pid=7 [dN.]",
+	"prev_pid=9 next_pid=7 prev_prio=120 next_prio=121 [dN.]",
 	"1010 cpu0 boot:early boot_phase: early arg=0x10",
 	"1012 cpu3 idle test_wide: seq=0 sum=0x1 w2=2 w3=3 w4=4 w5=5 w6=6 w7=7 "
 	"w8=8 w9=9 w10=10 w11=11 w12=12",
@@ -649,7 +677,8 @@ static void write_events(struct trace_ring *r)
 	trace_ring_write(r, 1008, TTRACE_TYPE(TTRACE_EV_SCHED_SWITCH, TTRACE_CTX_TRAP,
 					      0, 0, 0) | TTRACE_TYPE_IRQS_OFF |
 			 TTRACE_TYPE_NEED_RESCHED, TTRACE_CTX_PIDWORD(9, 14),
-			 9, 7, 1, 9, 7);
+			 THREAD_WORD(9, 1), THREAD_WORD(7, 2) + (1ull << 32),
+			 0xdead, 0xdead, 0xdead);	/* no part of it */
 	trace_ring_write(r, 1010, TTRACE_TYPE(TTRACE_EV_BOOT_PHASE, TTRACE_CTX_BOOT,
 					      0, 0, 0), 1, 1, 16, 0, 0, 0);
 	trace_ring_write_ext(r, 1012, TTRACE_TYPE(TTRACE_EV_TEST_WIDE,
@@ -687,7 +716,7 @@ static int test_format_lines(void)
 	n = trace_ring_collect(&r, 0, copy, 64, NULL);
 	HT_CHECK(n == 14);
 	copy[11].timestamp = TTRACE_TS_INVALID;	/* lose the 2nd wide's last cont */
-	ttrace_pair_init(&it, copy, n);
+	ttrace_pair_init(&it, copy, n, &ttrace_meta_builtin);
 	while (ttrace_pair_next(&it, &ev)) {
 		int len = ttrace_format_line(line, sizeof(line), &ttrace_meta_builtin,
 					     &ev, ttrace_aux_resolve, &v);
@@ -705,7 +734,7 @@ static int test_format_lines(void)
 
 static int test_format_edges(void)
 {
-	static const struct ttrace_arg_meta u[] = { { "a", TTRACE_ARG_U32, 0 } };
+	static const struct ttrace_arg_meta u[] = { { "a", TTRACE_ARG_U32, 0, 0, 0 } };
 	struct ttrace_event_meta evil = { "evil", "%n%n", u, 0, 0, 0, 1 };
 	struct ttrace_event_view ev = { .id = TTRACE_EV_IRQ_ENTER, .nwords = 5,
 					.args = { 32, 7 } };

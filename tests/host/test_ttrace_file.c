@@ -60,21 +60,21 @@ enum { EV_BOOT, EV_IRQ, EV_SCHED, EV_MARKER, EV_WIDE, NEV };
 /* ---- a small event table, serialised by kern/lib ------------------------ */
 
 static const struct ttrace_arg_meta a_boot[] = {
-	{ "phase", TTRACE_ARG_STR, TTRACE_AUX_BOOT_PHASE },
-	{ "arg", TTRACE_ARG_U64, 0 },
+	{ "phase", TTRACE_ARG_STR, TTRACE_AUX_BOOT_PHASE, 0, 0 },
+	{ "arg", TTRACE_ARG_U64, 0, 0, 0 },
 };
 static const struct ttrace_arg_meta a_irq[] = {
-	{ "vector", TTRACE_ARG_U32, 0 },
+	{ "vector", TTRACE_ARG_U32, 0, 0, 0 },
 };
 static const struct ttrace_arg_meta a_sched[] = {
-	{ "prev", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME },
-	{ "next", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME },
-	{ "prev_state", TTRACE_ARG_U32, 0 },
+	{ "prev", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME, 0, 0 },
+	{ "next", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME, 0, 0 },
+	{ "prev_state", TTRACE_ARG_U32, 0, 0, 0 },
 };
 static const struct ttrace_arg_meta a_marker[] = {
-	{ "marker", TTRACE_ARG_STR, TTRACE_AUX_USER_MARKER },
+	{ "marker", TTRACE_ARG_STR, TTRACE_AUX_USER_MARKER, 0, 0 },
 };
-#define W(n) { "w" #n, TTRACE_ARG_U64, 0 }
+#define W(n) { "w" #n, TTRACE_ARG_U64, 0, 0, 0 }
 static const struct ttrace_arg_meta a_wide[] = {
 	W(0), W(1), W(2), W(3), W(4), W(5), W(6), W(7), W(8), W(9), W(10),
 	W(11), W(12),
@@ -1057,7 +1057,8 @@ static int count_lines(struct ttload *t, const char *want)
 		struct ttrace_pair_iter it;
 		struct ttrace_event_view ev;
 
-		ttrace_pair_init(&it, t->cpus[c].sorted, t->cpus[c].nsorted);
+		ttrace_pair_init(&it, t->cpus[c].sorted, t->cpus[c].nsorted,
+				 &t->meta);
 		while (ttrace_pair_next(&it, &ev)) {
 			ttrace_format_line(line, sizeof(line), &t->meta, &ev,
 					   t->has_aux ? ttrace_aux_resolve : NULL,

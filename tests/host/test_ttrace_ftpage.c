@@ -22,17 +22,17 @@
 #include <ttrace_ftpage.h>
 
 static const struct ttrace_arg_meta open_args[] = {
-	{ "path", TTRACE_ARG_STR, 9 }, { "flags", TTRACE_ARG_S32, 0 },
+	{ "path", TTRACE_ARG_STR, 9, 0, 0 }, { "flags", TTRACE_ARG_S32, 0, 0, 0 },
 };
 static const struct ttrace_arg_meta wide_args[] = {
-	{ "a", TTRACE_ARG_U64, 0 }, { "b", TTRACE_ARG_U64, 0 },
-	{ "c", TTRACE_ARG_U64, 0 }, { "d", TTRACE_ARG_U64, 0 },
-	{ "e", TTRACE_ARG_U64, 0 }, { "f", TTRACE_ARG_U64, 0 },
-	{ "g", TTRACE_ARG_U64, 0 }, { "h", TTRACE_ARG_U64, 0 },
-	{ "i", TTRACE_ARG_U64, 0 }, { "j", TTRACE_ARG_U64, 0 },
-	{ "k", TTRACE_ARG_U64, 0 }, { "l", TTRACE_ARG_U64, 0 },
-	{ "m", TTRACE_ARG_U64, 0 }, { "n", TTRACE_ARG_U64, 0 },
-	{ "o", TTRACE_ARG_U64, 0 }, { "p", TTRACE_ARG_PTR, 0 },
+	{ "a", TTRACE_ARG_U64, 0, 0, 0 }, { "b", TTRACE_ARG_U64, 0, 0, 0 },
+	{ "c", TTRACE_ARG_U64, 0, 0, 0 }, { "d", TTRACE_ARG_U64, 0, 0, 0 },
+	{ "e", TTRACE_ARG_U64, 0, 0, 0 }, { "f", TTRACE_ARG_U64, 0, 0, 0 },
+	{ "g", TTRACE_ARG_U64, 0, 0, 0 }, { "h", TTRACE_ARG_U64, 0, 0, 0 },
+	{ "i", TTRACE_ARG_U64, 0, 0, 0 }, { "j", TTRACE_ARG_U64, 0, 0, 0 },
+	{ "k", TTRACE_ARG_U64, 0, 0, 0 }, { "l", TTRACE_ARG_U64, 0, 0, 0 },
+	{ "m", TTRACE_ARG_U64, 0, 0, 0 }, { "n", TTRACE_ARG_U64, 0, 0, 0 },
+	{ "o", TTRACE_ARG_U64, 0, 0, 0 }, { "p", TTRACE_ARG_PTR, 0, 0, 0 },
 };
 static const struct ttrace_event_meta events[] = {
 	{ "myopen", "", open_args, 40, 24, 0, 2 },

@@ -16,25 +16,34 @@
 #include <ttrace_probe_spec.h>
 
 static const struct ttrace_arg_meta args_sys[] = {
-	{ "nr", TTRACE_ARG_STR, 1 }, { "ret", TTRACE_ARG_S64, 0 },
+	{ "nr", TTRACE_ARG_STR, 1, 0, 0 }, { "ret", TTRACE_ARG_S64, 0, 0, 0 },
 };
 static const struct ttrace_arg_meta args_pf[] = {
-	{ "addr", TTRACE_ARG_PTR, 0 }, { "error", TTRACE_ARG_U64, 0 },
+	{ "addr", TTRACE_ARG_PTR, 0, 0, 0 }, { "error", TTRACE_ARG_U64, 0, 0, 0 },
 };
 static const struct ttrace_arg_meta args_wake[] = {
-	{ "pid", TTRACE_ARG_U32, 0 }, { "target_cpu", TTRACE_ARG_U32, 0 },
+	{ "pid", TTRACE_ARG_U32, 0, 0, 0 }, { "target_cpu", TTRACE_ARG_U32, 0, 0, 0 },
 };
 static const struct ttrace_arg_meta args_switch[] = {
-	{ "prev_pid", TTRACE_ARG_U32, 0 }, { "next_pid", TTRACE_ARG_U32, 0 },
+	{ "prev_pid", TTRACE_ARG_U32, 0, 0, 0 }, { "next_pid", TTRACE_ARG_U32, 0, 0, 0 },
 };
 static const struct ttrace_arg_meta args_synth[] = {
-	{ "lat", TTRACE_ARG_U64, 0 }, { "pid", TTRACE_ARG_S32, 0 },
+	{ "lat", TTRACE_ARG_U64, 0, 0, 0 }, { "pid", TTRACE_ARG_S32, 0, 0, 0 },
+};
+
+/* packed (docs/trace-format.md "Packed arguments"): word 0 a thread
+ * word (pid at 0, prio at 4, flags at 7), word 1 the CPU; comm is the
+ * name of pid's bytes */
+static const struct ttrace_arg_meta args_packed[] = {
+	{ "comm", TTRACE_ARG_STR, 2, 0, 4 }, { "pid", TTRACE_ARG_U32, 0, 0, 4 },
+	{ "prio", TTRACE_ARG_S16, 0, 4, 2 },
+	{ "target_cpu", TTRACE_ARG_U32, 0, 8, 8 },
 };
 
 /* an fprobe's: its path's text is at hand (str:marker) */
 static const struct ttrace_arg_meta args_open[] = {
-	{ "path", TTRACE_ARG_STR, TTRACE_AUX_USER_MARKER },
-	{ "ret", TTRACE_ARG_S64, 0 },
+	{ "path", TTRACE_ARG_STR, TTRACE_AUX_USER_MARKER, 0, 0 },
+	{ "ret", TTRACE_ARG_S64, 0, 0, 0 },
 };
 
 static const struct ttrace_group_meta groups[] = {
@@ -52,9 +61,11 @@ static const struct ttrace_event_meta events[] = {
 	{ "sched_switch", "%u %u", args_switch, 4, 4, TTRACE_EVF_DEFAULT_ON, 2 },
 	{ "wakeup_latency", "%llu %lld", args_synth, 5, 25, 0, 2 },
 	{ "myopen", "%s %lld", args_open, 6, 11, 0, 2 },
+	{ "sched_wakeup", "%s %u %d %u", args_packed, 7, 4,
+	  TTRACE_EVF_DEFAULT_ON, 4 },
 };
 
-static const struct ttrace_meta_table meta = { events, groups, 7, 4 };
+static const struct ttrace_meta_table meta = { events, groups, 8, 4 };
 
 static struct ttrace_ctl_cmd cmd;
 
@@ -309,6 +320,27 @@ static int test_field_tests(void)
 	return 0;
 }
 
+/* A packed event's fields are their bytes of the record's words, not
+ * words by index: pid and prio share word 0 (prio signed, 2 bytes). */
+static int test_packed_fields(void)
+{
+	uint64_t words[2] = { 0x80ull << 56 | 0xfffeull << 32 | 9, 1 };
+	struct ttrace_probe_hit h = { .id = 7, .nargs = 2, .cpu = 1, .pid = 3,
+				      .args = words };
+
+	HT_CHECK(!parse("probe f filter sched_wakeup pid==9 prio==-2 "
+			"target_cpu==1 comm==9"));
+	HT_CHECK(ttrace_probe_test(&cmd.probe, &h));
+	HT_CHECK(!parse("probe f filter sched_wakeup prio<0"));
+	HT_CHECK(ttrace_probe_test(&cmd.probe, &h));
+	HT_CHECK(!parse("probe f filter sched_wakeup pid>9"));
+	HT_CHECK(!ttrace_probe_test(&cmd.probe, &h));
+	h.nargs = 1;		/* a word missing: its fields read 0 */
+	HT_CHECK(!parse("probe f filter sched_wakeup target_cpu==0 pid==9"));
+	HT_CHECK(ttrace_probe_test(&cmd.probe, &h));
+	return 0;
+}
+
 static int test_hist_math(void)
 {
 	uint64_t b[TTRACE_HIST_BUCKETS] = { 0 };
@@ -523,6 +555,7 @@ static const struct ht_test tests[] = {
 	{ test_parse_errors, "probe_parse_errors" },
 	{ test_parse_key_names, "probe_parse_key_names" },
 	{ test_field_tests, "probe_field_tests" },
+	{ test_packed_fields, "probe_packed_fields" },
 	{ test_filter_expr, "probe_filter_expr" },
 	{ test_glob, "probe_glob" },
 	{ test_hist_math, "probe_hist_math" },

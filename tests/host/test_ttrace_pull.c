@@ -24,9 +24,9 @@
 #define NREG		(9 + 2 * NCPU)
 
 static const struct ttrace_arg_meta a_marker[] = {
-	{ "marker", TTRACE_ARG_STR, TTRACE_AUX_USER_MARKER },
+	{ "marker", TTRACE_ARG_STR, TTRACE_AUX_USER_MARKER, 0, 0 },
 };
-#define W(n) { "w" #n, TTRACE_ARG_U64, 0 }
+#define W(n) { "w" #n, TTRACE_ARG_U64, 0, 0, 0 }
 static const struct ttrace_arg_meta a_wide[] = {
 	W(0), W(1), W(2), W(3), W(4), W(5), W(6), W(7),
 };

@@ -115,7 +115,8 @@ static uint64_t collect(struct ttboot *p, const struct ttload *t,
 	uint64_t last = 0;
 
 	for (uint32_t c = 0; c < p->ncpus; c++) {
-		ttrace_pair_init(&it, t->cpus[c].sorted, t->cpus[c].nsorted);
+		ttrace_pair_init(&it, t->cpus[c].sorted, t->cpus[c].nsorted,
+				 &t->meta);
 		while (ttrace_pair_next(&it, &ev)) {
 			struct ttboot_phase *m = &p->phases[p->nphases];
 

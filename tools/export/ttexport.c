@@ -225,6 +225,22 @@ int ttexport_prios_init(struct ttexport_prios *p, const struct ttload *t)
 	return 0;
 }
 
+/* sched_switch ev's prio of prev (which 0) or next (1): the record's
+ * (prev_prio, next_prio: arguments 5 and 6), or for a kernel's that had
+ * none, its thread's wakeups' (ttexport_prio()). */
+uint32_t ttexport_switch_prio(const struct ttexport_prios *p,
+			      const struct ttload *t,
+			      const struct ttrace_event_view *ev,
+			      unsigned which)
+{
+	const struct ttrace_event_meta *e = &t->meta.events[ev->id];
+
+	if (ttexport_args_are(e, "prev next prev_state prev_pid next_pid "
+			      "prev_prio next_prio") && ev->nwords > 6)
+		return (uint32_t)ev->args[5 + which];
+	return ttexport_prio(p, ev->args[which], ev->timestamp);
+}
+
 /* pid's prio at ts: its last wakeup's at or before ts, else its first
  * one's (a prio set before the trace began), else the default. */
 uint32_t ttexport_prio(const struct ttexport_prios *p, uint64_t pid,
@@ -260,7 +276,7 @@ void ttexport_walk_init(struct ttexport_walk *w, const struct ttload *t,
 {
 	memset(w, 0, sizeof(*w));
 	w->cpu = &t->cpus[cpu];
-	ttrace_pair_init(&w->it, w->cpu->sorted, w->cpu->nsorted);
+	ttrace_pair_init(&w->it, w->cpu->sorted, w->cpu->nsorted, &t->meta);
 	w->ev = &w->view[0];
 	w->have = ttrace_pair_next(&w->it, &w->view[1]);
 }

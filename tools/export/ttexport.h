@@ -67,7 +67,8 @@ bool ttexport_args_are(const struct ttrace_event_meta *e, const char *words);
 
 /* Each thread's prio as its wakeup records say (sched_waking, _wakeup,
  * _wakeup_new: comm pid prio), for the records that have no prio of
- * their own (sched_switch's prev_prio and next_prio). */
+ * their own (proc_exit's, proc_free's; an older kernel's sched_switch:
+ * ttexport_switch_prio() takes a newer one's own prev_prio/next_prio). */
 #define TTEXPORT_PRIO_DEFAULT	120	/* Linux's nice 0: no record says */
 struct ttexport_prio {
 	uint64_t pid, ts;
@@ -80,6 +81,10 @@ struct ttexport_prios {
 int ttexport_prios_init(struct ttexport_prios *p, const struct ttload *t);
 uint32_t ttexport_prio(const struct ttexport_prios *p, uint64_t pid,
 		       uint64_t ts);
+uint32_t ttexport_switch_prio(const struct ttexport_prios *p,
+			      const struct ttload *t,
+			      const struct ttrace_event_view *ev,
+			      unsigned which);
 void ttexport_prios_free(struct ttexport_prios *p);
 
 /* The commands, which register themselves with ttdecode and which the

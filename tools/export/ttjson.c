@@ -515,7 +515,7 @@ static void cpu_track(struct json *j, uint32_t c)
 	uint64_t s = 0, l = 0;
 	bool have;
 
-	ttrace_pair_init(&it, lc->sorted, lc->nsorted);
+	ttrace_pair_init(&it, lc->sorted, lc->nsorted, &j->t->meta);
 	do {
 		have = ttrace_pair_next(&it, &ev);
 		while (s < k->nspans || l < mc->nlosses) {

@@ -531,11 +531,11 @@ static void sched_switch(struct pf *x, uint32_t c,
 	pb_begin(p, FT_SCHED_SWITCH);
 	pb_str(p, SW_PREV_COMM, pn, pl);
 	pb_uint(p, SW_PREV_PID, linux_pid(prev));
-	pb_uint(p, SW_PREV_PRIO, ttexport_prio(&x->prios, prev, ev->timestamp));
+	pb_uint(p, SW_PREV_PRIO, ttexport_switch_prio(&x->prios, x->t, ev, 0));
 	pb_uint(p, SW_PREV_STATE, linux_state(x, ev->args[2], ev->timestamp));
 	pb_str(p, SW_NEXT_COMM, nn, nl);
 	pb_uint(p, SW_NEXT_PID, linux_pid(next));
-	pb_uint(p, SW_NEXT_PRIO, ttexport_prio(&x->prios, next, ev->timestamp));
+	pb_uint(p, SW_NEXT_PRIO, ttexport_switch_prio(&x->prios, x->t, ev, 1));
 	pb_end(p);
 	pb_end(p);
 	x->running = (uint32_t)next;
@@ -761,7 +761,7 @@ static int find_parents(struct pf *x)
 		struct ttrace_event_view ev;
 
 		ttrace_pair_init(&it, x->t->cpus[c].sorted,
-				 x->t->cpus[c].nsorted);
+				 x->t->cpus[c].nsorted, &x->t->meta);
 		while (ttrace_pair_next(&it, &ev)) {
 			if (ev.id == (uint32_t)rn && ev.nwords) {
 				if (push(&x->renamed, &x->nrenamed, &rcap,
@@ -1103,7 +1103,7 @@ static void cpu_events(struct pf *x, uint32_t c)
 	x->running = TTRACE_IDLE_PID(c);
 	x->have_blocked = false;
 	intern_callers(x, c);
-	ttrace_pair_init(&it, lc->sorted, lc->nsorted);
+	ttrace_pair_init(&it, lc->sorted, lc->nsorted, &x->t->meta);
 	do {
 		have = ttrace_pair_next(&it, &ev);
 		while (l < mc->nlosses &&

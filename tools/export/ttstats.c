@@ -239,7 +239,7 @@ static void print_cpus(const struct stats *st, const struct ttmodel *m)
 			if (m->cpus[c].losses[i].before_trace)
 				before += m->cpus[c].losses[i].count;
 		}
-		ttrace_pair_init(&it, cpu->sorted, cpu->nsorted);
+		ttrace_pair_init(&it, cpu->sorted, cpu->nsorted, &t->meta);
 		while (ttrace_pair_next(&it, &ev))
 			events += ttfilter_time(st->f, ev.timestamp);
 		if (cpu->nsorted)

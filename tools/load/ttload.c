@@ -101,6 +101,8 @@ static int load_meta(struct ttload *t, const struct ttrace_file_sec *s,
 	if (t->meta.nevents != t->version.event_count)
 		return fail(err, s->payload_offset, "section META: event count "
 			    "differs from the version header's");
+	for (uint32_t i = 0; i < t->meta.nevents; i++)
+		t->words[i] = (uint8_t)ttrace_event_words(&t->meta.events[i]);
 	t->meta_blob = s->payload;
 	t->meta_len = s->length;
 	t->meta_offset = s->payload_offset;
@@ -1085,10 +1087,11 @@ static int entry_check(const struct ttload *t, uint32_t cpu,
 		return -1;
 	}
 	m = &t->meta.events[id];
-	if (ncont != ttrace_ncont(m->nargs)) {
+	if (ncont != ttrace_ncont(t->words[id])) {
 		ttrace_file_set_error(err, off, "entry: event %s with %u "
-				      "arguments announces %u continuations",
-				      m->name, m->nargs, ncont);
+				      "argument words announces %u "
+				      "continuations", m->name, t->words[id],
+				      ncont);
 		return -1;
 	}
 	return 0;
@@ -1124,7 +1127,7 @@ static bool first_ok(const struct ttload *t, uint32_t cpu, uint64_t type,
 	       TTRACE_TYPE_CTX(type) < TTRACE_CTX_NKINDS &&
 	       !(TTRACE_TYPE_FLAGS(type) & flags_reserved(t)) &&
 	       id < t->meta.nevents &&
-	       TTRACE_TYPE_NCONT(type) == ttrace_ncont(t->meta.events[id].nargs);
+	       TTRACE_TYPE_NCONT(type) == ttrace_ncont(t->words[id]);
 }
 
 /* Checks that the words of an event's last continuation e (at file
@@ -1193,7 +1196,7 @@ static int run_entries_check(const struct ttload *t, uint32_t cpu,
 		prev = parent_ts = ts;
 		want_conts = TTRACE_TYPE_NCONT(e->type);
 		if (want_conts)	/* argument words in the last continuation */
-			tail_words = t->meta.events[TTRACE_TYPE_ID(e->type)].nargs -
+			tail_words = t->words[TTRACE_TYPE_ID(e->type)] -
 				     TTRACE_ENTRY_ARGS -
 				     (want_conts - 1) * TTRACE_CONT_ARGS;
 	}

@@ -172,6 +172,9 @@ struct ttload {
 	uint64_t meta_len;
 	uint64_t meta_offset;
 	struct ttrace_meta_table meta;
+	uint8_t words[TTRACE_META_MAX_EVENTS];	/* each event's argument
+						   words (packed: fewer than
+						   its arguments) */
 	void *meta_arena;
 	bool has_aux;
 	struct ttrace_aux_view aux;	/* empty if the file has no AUX */

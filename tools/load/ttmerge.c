@@ -117,7 +117,7 @@ int ttmerge_init_only(struct ttmerge *m, const struct ttload *t,
 	}
 	for (uint32_t c = 0; c < n; c++) {
 		ttrace_pair_init(&m->s[c].it, t->cpus[c].sorted,
-				 t->cpus[c].nsorted);
+				 t->cpus[c].nsorted, &t->meta);
 		m->s[c].losses = t->cpus[c].losses;
 		m->s[c].nlosses = t->cpus[c].nlosses;
 		m->s[c].have = stream_next(m, &m->s[c]);

@@ -386,7 +386,7 @@ static void cpu_records(struct rd *r, uint32_t c)
 	uint64_t at = 0;
 	bool have;
 
-	ttrace_pair_init(&it, lc->sorted, lc->nsorted);
+	ttrace_pair_init(&it, lc->sorted, lc->nsorted, &r->t->meta);
 	have = ttrace_pair_next(&it, &next);
 	while (have) {
 		bool us;

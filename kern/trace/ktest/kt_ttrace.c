@@ -230,7 +230,7 @@ static bool test_ttrace_continuation(void)
 	size_t n = trace_ring_collect(ttrace_ring_of(&ttrace_main, core_id()), from, buf,
 				      ARRAY_SIZE(buf), NULL);
 	restore_mask(old);
-	ttrace_pair_init(&it, buf, n);
+	ttrace_pair_init(&it, buf, n, &ttrace_meta_builtin);
 	while (ttrace_pair_next(&it, &ev)) {
 		if (ev.id != TTRACE_EV_TEST_WIDE)
 			continue;

@@ -104,11 +104,31 @@ int ttrace_version_check(const struct ttrace_version *v, const char **why)
 
 /* Starts a walk over n entries in slot (logical index) order. */
 void ttrace_pair_init(struct ttrace_pair_iter *it, const struct ttrace_entry *v,
-		      size_t n)
+		      size_t n, const struct ttrace_meta_table *meta)
 {
 	memset(it, 0, sizeof(*it));
 	it->v = v;
 	it->n = n;
+	it->meta = meta;
+	for (uint32_t i = 0; meta && i < meta->nevents &&
+	     i < TTRACE_META_MAX_EVENTS; i++)
+		if (ttrace_meta_is_packed(&meta->events[i]))
+			it->packed[i / 64] |= 1ULL << (i % 64);
+}
+
+/* A packed event's view: its argument words become one value per
+ * argument (args[i] is argument i's, whatever bytes it has), so every
+ * reader of a view finds argument i at args[i]. */
+static void unpack(const struct ttrace_event_meta *e,
+		   struct ttrace_event_view *ev)
+{
+	uint64_t w[TTRACE_MAX_ARGS];
+	uint32_t n = MIN(ev->nwords, (uint32_t)TTRACE_MAX_ARGS);
+
+	memcpy(w, ev->args, n * sizeof(w[0]));
+	for (unsigned i = 0; i < e->nargs; i++)
+		ev->args[i] = ttrace_arg_value(e, i, w, n);
+	ev->nwords = e->nargs;
 }
 
 /* Whether a first entry stamped pts is among the WINDOW entries before p. */
@@ -179,6 +199,9 @@ bool ttrace_pair_next(struct ttrace_pair_iter *it, struct ttrace_event_view *ev)
 		ev->nwords = TTRACE_ENTRY_ARGS;
 		if (ev->ncont)
 			pair_conts(it, ev);
+		if (ev->id < TTRACE_META_MAX_EVENTS &&
+		    (it->packed[ev->id / 64] >> (ev->id % 64) & 1))
+			unpack(&it->meta->events[ev->id], ev);
 		return true;
 	}
 	return false;

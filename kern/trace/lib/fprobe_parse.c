@@ -204,7 +204,7 @@ void ttrace_fprobe_meta(const struct ttrace_fprobe_spec *spec,
 		const struct ttrace_fprobe_arg *a = &spec->args[i];
 
 		m->args[i] = (struct ttrace_arg_meta){ a->name, a->type,
-			a->str ? TTRACE_AUX_USER_MARKER : 0 };
+			a->str ? TTRACE_AUX_USER_MARKER : 0, 0, 0 };
 		seqbuf_printf(&f, " %s=%s", a->name, fp_types[type_row(a)].conv);
 	}
 	m->ev = (struct ttrace_event_meta){

@@ -129,8 +129,10 @@ static uint32_t thread_ran(uint64_t t0, uint64_t t1,
 			*who = e[i].data[0];
 			return NOISE_KTHREAD;
 		}
-		if (id == ids->sched_switch && e[i].data[1]) {
-			*who = e[i].data[1];
+		/* next's pid: word 1's low half (next_pid@8, the
+		 * next thread's word: ttrace.events) */
+		if (id == ids->sched_switch && (uint32_t)e[i].data[1]) {
+			*who = (uint32_t)e[i].data[1];
 			return NOISE_PROC;
 		}
 	}

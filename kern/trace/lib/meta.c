@@ -134,6 +134,42 @@ const struct ttrace_group_meta *ttrace_meta_group(
 }
 
 /* See ttrace_meta.h. */
+uint64_t ttrace_arg_value(const struct ttrace_event_meta *e, unsigned i,
+			  const uint64_t *w, uint32_t nwords)
+{
+	unsigned off, size;
+
+	ttrace_arg_place(e, i, &off, &size);
+	return ttrace_arg_bytes(w, nwords, off, size,
+				ttrace_arg_signed(e->args[i].type));
+}
+
+/* See ttrace_meta.h. */
+unsigned ttrace_event_words(const struct ttrace_event_meta *e)
+{
+	unsigned words = 0, off, size;
+
+	for (unsigned i = 0; i < e->nargs; i++) {
+		ttrace_arg_place(e, i, &off, &size);
+		words = MAX(words, (off + size + 7) / 8);
+	}
+	return words;
+}
+
+/* See ttrace_meta.h. */
+bool ttrace_meta_is_packed(const struct ttrace_event_meta *e)
+{
+	unsigned off, size;
+
+	for (unsigned i = 0; i < e->nargs; i++) {
+		ttrace_arg_place(e, i, &off, &size);
+		if (off != 8 * i || size != 8)
+			return true;
+	}
+	return false;
+}
+
+/* See ttrace_meta.h. */
 uint64_t ttrace_meta_default_mask(const struct ttrace_meta_table *t)
 {
 	uint64_t mask = 0;

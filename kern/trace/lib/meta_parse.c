@@ -86,7 +86,8 @@ static void meta_layout(uint32_t ngroups, uint32_t nevents, uint32_t nargs,
 
 /* Reads one event; its arguments go to args[0..room) if args is set. */
 static void parse_event(struct meta_in *in, struct ttrace_event_meta *e,
-			struct ttrace_arg_meta *args, uint32_t room)
+			struct ttrace_arg_meta *args, uint32_t room,
+			bool placed)
 {
 	e->id = (uint16_t)in_u16(in);
 	e->group = (uint8_t)in_u8(in);
@@ -99,11 +100,16 @@ static void parse_event(struct meta_in *in, struct ttrace_event_meta *e,
 	for (unsigned a = 0; a < e->nargs && !in->bad; a++) {
 		uint8_t type = (uint8_t)in_u8(in);
 		uint8_t tag = (uint8_t)in_u8(in);
+		/* version 1: argument a is word a */
+		uint8_t off = placed ? (uint8_t)in_u8(in) : (uint8_t)(8 * a);
+		uint8_t size = placed ? (uint8_t)in_u8(in) : 8;
 		const char *name = in_str(in, META_NAME);
 
 		if (args) {
 			args[a].type = type;
 			args[a].aux_tag = tag;
+			args[a].offset = off;
+			args[a].size = size;
 			args[a].name = name;
 		}
 	}
@@ -126,6 +132,7 @@ static bool meta_walk(const uint8_t *blob, size_t len, uint8_t *arena,
 	struct ttrace_event_meta *ev = arena ? (void *)(arena + lin->events) : NULL;
 	struct ttrace_group_meta *gr = arena ? (void *)(arena + lin->groups) : NULL;
 	struct ttrace_arg_meta *args = arena ? (void *)(arena + lin->args) : NULL;
+	bool placed = (blob[4] | blob[5] << 8) >= 2;
 
 	for (uint32_t g = 0; g < ngroups && !in.bad; g++) {
 		struct ttrace_group_meta tmp, *gm = gr ? &gr[g] : &tmp;
@@ -138,7 +145,7 @@ static bool meta_walk(const uint8_t *blob, size_t len, uint8_t *arena,
 		struct ttrace_event_meta tmp, *em = ev ? &ev[e] : &tmp;
 
 		parse_event(&in, em, args ? args + nargs : NULL,
-			    args ? lin->nargs - nargs : 0);
+			    args ? lin->nargs - nargs : 0, placed);
 		nargs += em->nargs;
 	}
 	if (in.bad || in.pos != in.len)
@@ -167,7 +174,8 @@ static bool meta_header_ok(const uint8_t *blob, size_t len, const char **why)
 	      (uint32_t)blob[len - 1] << 24;
 	if (magic != TTRACE_META_MAGIC)
 		return *why = "metadata blob: bad magic", false;
-	if ((blob[4] | blob[5] << 8) != TTRACE_META_VERSION)
+	if ((blob[4] | blob[5] << 8) < 1 ||
+	    (blob[4] | blob[5] << 8) > TTRACE_META_VERSION)
 		return *why = "metadata blob: unknown version", false;
 	if ((blob[6] | blob[7] << 8) != TTRACE_META_HDR_SIZE)
 		return *why = "metadata blob: bad header size", false;
@@ -196,6 +204,43 @@ size_t ttrace_meta_arena_size(const uint8_t *blob, size_t len)
 	return l.total;
 }
 
+/* The bytes of an argument of type: 1, 2, 4 or 8 (a str: its ident's). */
+static unsigned type_bytes(uint8_t type)
+{
+	switch (type) {
+	case TTRACE_ARG_U8: case TTRACE_ARG_S8: case TTRACE_ARG_BOOL:
+		return 1;
+	case TTRACE_ARG_U16: case TTRACE_ARG_S16:
+		return 2;
+	case TTRACE_ARG_U32: case TTRACE_ARG_S32:
+		return 4;
+	}
+	return 8;
+}
+
+/* Whether argument a of e lies within the record's words, aligned, no
+ * wider than its type, and shares its bytes with no other argument but
+ * whole (a name of a number: docs/trace-format.md, "Packed arguments"). */
+static bool place_ok(const struct ttrace_event_meta *e, unsigned a)
+{
+	unsigned off, size, o2, s2;
+
+	if (!e->args[a].size)	/* a blob places every argument */
+		return false;
+	ttrace_arg_place(e, a, &off, &size);
+	if ((size != 1 && size != 2 && size != 4 && size != 8) || off % size ||
+	    off + size > 8 * TTRACE_MAX_ARGS ||
+	    (e->args[a].type != TTRACE_ARG_STR &&
+	     size < type_bytes(e->args[a].type)))
+		return false;
+	for (unsigned b = 0; b < a; b++) {
+		ttrace_arg_place(e, b, &o2, &s2);
+		if (off < o2 + s2 && o2 < off + size && (off != o2 || size != s2))
+			return false;
+	}
+	return true;
+}
+
 static bool arg_ok(const struct ttrace_arg_meta *a)
 {
 	if (a->type == TTRACE_ARG_STR)
@@ -221,6 +266,9 @@ static bool event_ok(const struct ttrace_meta_table *t, uint32_t i,
 	for (unsigned a = 0; a < e->nargs; a++) {
 		if (!arg_ok(&e->args[a]))
 			return *why = "metadata: bad argument type or tag", false;
+		if (!place_ok(e, a))
+			return *why = "metadata: bad argument offset or size",
+				false;
 		for (unsigned b = 0; b < a; b++)
 			if (!strcmp(e->args[a].name, e->args[b].name))
 				return *why = "metadata: duplicate argument", false;

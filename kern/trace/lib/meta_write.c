@@ -65,8 +65,13 @@ static void out_event(struct meta_out *o, const struct ttrace_event_meta *e)
 	out_u8(o, e->nargs);
 	out_str(o, e->name, META_NAME);
 	for (unsigned a = 0; a < e->nargs; a++) {
+		unsigned off, size;
+
+		ttrace_arg_place(e, a, &off, &size);
 		out_u8(o, e->args[a].type);
 		out_u8(o, e->args[a].aux_tag);
+		out_u8(o, (uint8_t)off);
+		out_u8(o, (uint8_t)size);
 		out_str(o, e->args[a].name, META_NAME);
 	}
 	out_str(o, e->format, META_FORMAT);

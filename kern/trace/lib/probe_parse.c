@@ -98,9 +98,14 @@ static bool find_field(const struct ttrace_meta_table *meta, uint32_t ev,
 
 		if (strlen(em->args[a].name) == len &&
 		    !strncmp(em->args[a].name, name, len)) {
+			unsigned off, size;
+
+			ttrace_arg_place(em, a, &off, &size);
 			f->src = TTRACE_FIELD_ARG;
 			f->arg = a;
 			f->is_signed = ttrace_arg_signed(type);
+			f->off = (uint8_t)off;
+			f->size = (uint8_t)size;
 			return true;
 		}
 	}
@@ -577,7 +582,8 @@ uint64_t ttrace_field_get(const struct ttrace_field *f,
 {
 	switch (f->src) {
 	case TTRACE_FIELD_ARG:
-		return f->arg < h->nargs ? h->args[f->arg] : 0;
+		return ttrace_arg_bytes(h->args, h->nargs, f->off, f->size,
+					f->is_signed);
 	case TTRACE_FIELD_PID:
 		return (uint64_t)(int64_t)h->pid;
 	case TTRACE_FIELD_CPU:

@@ -265,15 +265,18 @@ static inline void trace_ring_count_str_dropped(struct trace_ring *r)
 	ring_local_fetch_add(&r->str_dropped, 1);
 }
 
-/* Fills the reserved slot idx and publishes it (steps 3 to 5 above);
- * the type word is type + id, with the seq. */
-static __always_inline void trace_ring_fill(struct trace_ring *r,
-					    uint64_t idx, uint64_t ts,
-					    uint64_t type, uint32_t id,
-					    uint64_t ctx,
-					    uint64_t d0, uint64_t d1,
-					    uint64_t d2, uint64_t d3,
-					    uint64_t d4)
+/* Fills the reserved slot idx with an event of nwords argument words
+ * (d0 .. d{nwords-1}; a constant, 0-5) and publishes it (steps 3 to 5
+ * above); the type word is type + id, with the seq. The words after an
+ * event's last are not written: no reader looks past the words its
+ * metadata gives it (docs/trace-format.md, "First entry"). */
+static __always_inline void trace_ring_fill_n(struct trace_ring *r,
+					      uint64_t idx, uint64_t ts,
+					      uint64_t type, uint32_t id,
+					      uint64_t ctx, unsigned nwords,
+					      uint64_t d0, uint64_t d1,
+					      uint64_t d2, uint64_t d3,
+					      uint64_t d4)
 {
 	struct ttrace_entry *e = trace_ring_slot(r, idx);
 
@@ -282,12 +285,30 @@ static __always_inline void trace_ring_fill(struct trace_ring *r,
 	 * the three (the id is a constant at every tracepoint) */
 	e->type = (idx << TTRACE_TYPE_SEQ_SHIFT) + type + id;
 	e->context = ctx;
-	e->data[0] = d0;
-	e->data[1] = d1;
-	e->data[2] = d2;
-	e->data[3] = d3;
-	e->data[4] = d4;
+	if (nwords > 0)
+		e->data[0] = d0;
+	if (nwords > 1)
+		e->data[1] = d1;
+	if (nwords > 2)
+		e->data[2] = d2;
+	if (nwords > 3)
+		e->data[3] = d3;
+	if (nwords > 4)
+		e->data[4] = d4;
 	trace_ring_publish(e, ts & ~TTRACE_TS_CONT);
+}
+
+/* trace_ring_fill_n() of all 5 words. */
+static __always_inline void trace_ring_fill(struct trace_ring *r,
+					    uint64_t idx, uint64_t ts,
+					    uint64_t type, uint32_t id,
+					    uint64_t ctx,
+					    uint64_t d0, uint64_t d1,
+					    uint64_t d2, uint64_t d3,
+					    uint64_t d4)
+{
+	trace_ring_fill_n(r, idx, ts, type, id, ctx, TTRACE_ENTRY_ARGS, d0, d1,
+			  d2, d3, d4);
 }
 
 /*
@@ -301,6 +322,24 @@ static __always_inline void trace_ring_fill(struct trace_ring *r,
  * (preemption off); interrupts may be on. The mode changes only while no
  * CPU writes (ttrace_suspend()), hence the plain load.
  */
+static __always_inline bool trace_ring_write_id_n(struct trace_ring *r,
+						  uint64_t ts, uint64_t type,
+						  uint32_t id, uint64_t ctx,
+						  unsigned nwords,
+						  uint64_t d0, uint64_t d1,
+						  uint64_t d2, uint64_t d3,
+						  uint64_t d4)
+{
+	TRACE_RING_UNLESS_OVERWRITE(r, saturate);
+	trace_ring_fill_n(r, ring_local_fetch_add(&r->head, 1), ts, type, id,
+			  ctx, nwords, d0, d1, d2, d3, d4);
+	return true;
+saturate: __attribute__((cold));
+	return trace_ring_write_saturate(r, ts, type + id, ctx, d0, d1, d2, d3,
+					 d4);
+}
+
+/* trace_ring_write_id_n() of all 5 words. */
 static __always_inline bool trace_ring_write_id(struct trace_ring *r,
 						uint64_t ts, uint64_t type,
 						uint32_t id, uint64_t ctx,
@@ -308,13 +347,8 @@ static __always_inline bool trace_ring_write_id(struct trace_ring *r,
 						uint64_t d2, uint64_t d3,
 						uint64_t d4)
 {
-	TRACE_RING_UNLESS_OVERWRITE(r, saturate);
-	trace_ring_fill(r, ring_local_fetch_add(&r->head, 1), ts, type, id,
-			ctx, d0, d1, d2, d3, d4);
-	return true;
-saturate: __attribute__((cold));
-	return trace_ring_write_saturate(r, ts, type + id, ctx, d0, d1, d2, d3,
-					 d4);
+	return trace_ring_write_id_n(r, ts, type, id, ctx, TTRACE_ENTRY_ARGS,
+				     d0, d1, d2, d3, d4);
 }
 
 /* trace_ring_write_id() with the id already in type. */

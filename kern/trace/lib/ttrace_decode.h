@@ -35,7 +35,7 @@
  * Usage:
  *	struct ttrace_pair_iter it;
  *	struct ttrace_event_view ev;
- *	ttrace_pair_init(&it, entries, n);
+ *	ttrace_pair_init(&it, entries, n, &meta);
  *	while (ttrace_pair_next(&it, &ev)) {
  *		ttrace_format_line(line, sizeof(line), &meta, &ev,
  *				   ttrace_aux_resolve, &auxview);
@@ -74,6 +74,10 @@ struct ttrace_pair_iter {
 	uint64_t orphans;	/* continuations whose parent is missing */
 	uint64_t incomplete;	/* events missing a continuation */
 	uint64_t invalid;	/* entries with an invalid timestamp */
+	const struct ttrace_meta_table *meta;	/* unpacks packed events'
+						   views, or NULL: raw */
+	uint64_t packed[TTRACE_META_MAX_EVENTS / 64];	/* meta's packed
+							   events, by id */
 };
 
 /*
@@ -127,8 +131,10 @@ void ttrace_version_init(struct ttrace_version *v);
 const char *ttrace_loss_name(uint32_t reason);
 uint64_t ttrace_ts_on_cpu0(uint64_t ts, int64_t offset);
 
+/* meta: the trace's, whose packed events' views hold one value per
+ * argument (NULL: the argument words as recorded). */
 void ttrace_pair_init(struct ttrace_pair_iter *it, const struct ttrace_entry *v,
-		      size_t n);
+		      size_t n, const struct ttrace_meta_table *meta);
 bool ttrace_pair_next(struct ttrace_pair_iter *it,
 		      struct ttrace_event_view *ev);
 

@@ -404,12 +404,14 @@ TTRACE_OFFSET_ASSERT(struct ttrace_version, reserved, 112);
  *	14 u16 number of events
  *	16 groups: u8 bit, u8 flags, str8 name
  *	   events: u16 id, u8 group bit, u8 flags, u8 nargs, str8 name,
- *		   nargs x (u8 type, u8 aux tag, str8 name), str16 format
+ *		   nargs x (u8 type, u8 aux tag, u8 offset, u8 size,
+ *		   str8 name), str16 format (version 1: no offset and
+ *		   size, argument i is word i)
  *	   u32 FNV-1a of every byte before it
  * str8 is u8 len, len bytes, a zero byte; str16 the same with a u16 len.
  */
 #define TTRACE_META_MAGIC	0x4d455454U	/* "TTEM" little endian */
-#define TTRACE_META_VERSION	1
+#define TTRACE_META_VERSION	2	/* 1: no argument offsets, still read */
 #define TTRACE_META_HDR_SIZE	16
 #define TTRACE_META_MAX_EVENTS	1024	/* the type word's 10 id bits */
 #define TTRACE_META_MAX_GROUPS	64

@@ -36,6 +36,8 @@ struct ttrace_arg_meta {
 	const char *name;
 	uint8_t type;		/* enum ttrace_arg_type */
 	uint8_t aux_tag;	/* enum ttrace_aux_tag for TTRACE_ARG_STR, else 0 */
+	uint8_t offset;		/* its bytes in the record's argument words: */
+	uint8_t size;		/* 1, 2, 4 or 8 at offset; size 0: word i */
 };
 
 struct ttrace_event_meta {
@@ -60,6 +62,50 @@ struct ttrace_meta_table {
 	uint32_t nevents;
 	uint32_t ngroups;
 };
+
+/*
+ * Where argument i of e lies in its record's argument words (little
+ * endian, word 0's byte 0 first): *off, *size bytes. An argument that
+ * says no size is word i, the layout of every event before packed
+ * arguments (metadata version 1). Two arguments may share bytes: a name
+ * of a number (str:proc prev of u32 prev_pid) is its bytes read as an
+ * aux ident (docs/trace-format.md, "Packed arguments").
+ */
+static inline void ttrace_arg_place(const struct ttrace_event_meta *e,
+				    unsigned i, unsigned *off, unsigned *size)
+{
+	*off = e->args[i].size ? e->args[i].offset : 8 * i;
+	*size = e->args[i].size ? e->args[i].size : 8;
+}
+
+/* The size bytes at off of the argument words w[0..nwords) as a word,
+ * sign extended if is_signed; 0 if they are not all there. */
+static inline uint64_t ttrace_arg_bytes(const uint64_t *w, uint32_t nwords,
+					unsigned off, unsigned size,
+					bool is_signed)
+{
+	unsigned shift = 64 - 8 * size;
+	uint64_t v;
+
+	if (off / 8 >= nwords || size == 0 || size > 8 || off % size)
+		return 0;
+	v = w[off / 8] >> (8 * (off % 8));
+	if (size == 8)
+		return v;
+	return is_signed ? (uint64_t)((int64_t)(v << shift) >> shift) :
+			   v << shift >> shift;
+}
+
+/* Argument i of e out of its record's argument words w[0..nwords). */
+uint64_t ttrace_arg_value(const struct ttrace_event_meta *e, unsigned i,
+			  const uint64_t *w, uint32_t nwords);
+
+/* The argument words a record of e has: its arguments' last byte's. */
+unsigned ttrace_event_words(const struct ttrace_event_meta *e);
+
+/* Whether an argument of e is not word i: a part of a word, or another's
+ * bytes (ttrace_arg_place). */
+bool ttrace_meta_is_packed(const struct ttrace_event_meta *e);
 
 /* One parsed conversion of a format string (see ttrace_meta_parse_conv). */
 struct ttrace_conv {

@@ -93,6 +93,8 @@ struct ttrace_field {
 	uint8_t src;		/* enum ttrace_field_src */
 	uint8_t arg;		/* TTRACE_FIELD_ARG: the argument's index */
 	uint8_t is_signed;	/* compare as int64_t */
+	uint8_t off, size;	/* ... and its bytes in the record's words
+				   (ttrace_arg_place) */
 };
 
 struct ttrace_test {
