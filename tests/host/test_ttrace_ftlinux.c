@@ -16,24 +16,24 @@
 /* sched_switch with its arguments in another order than ttrace.events
  * has them, and a prio of its own for prev only */
 static const struct ttrace_arg_meta switch_args[] = {
-	{ "prev_pid", TTRACE_ARG_U32, 0 },
-	{ "prev_state", TTRACE_ARG_STR, TTRACE_AUX_STATE_NAME },
-	{ "next", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME },
-	{ "prev", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME },
-	{ "prev_prio", TTRACE_ARG_U32, 0 },
+	{ "prev_pid", TTRACE_ARG_U32, 0, 0, 0 },
+	{ "prev_state", TTRACE_ARG_STR, TTRACE_AUX_STATE_NAME, 0, 0 },
+	{ "next", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME, 0, 0 },
+	{ "prev", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME, 0, 0 },
+	{ "prev_prio", TTRACE_ARG_U32, 0, 0, 0 },
 };
 static const struct ttrace_arg_meta old_switch_args[] = {
-	{ "prev", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME },
-	{ "next", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME },
+	{ "prev", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME, 0, 0 },
+	{ "next", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME, 0, 0 },
 };
 static const struct ttrace_arg_meta exit_args[] = {
-	{ "fn", TTRACE_ARG_STR, TTRACE_AUX_FUNC_NAME },
-	{ "depth", TTRACE_ARG_U32, 0 },
-	{ "retval", TTRACE_ARG_S64, 0 },
+	{ "fn", TTRACE_ARG_STR, TTRACE_AUX_FUNC_NAME, 0, 0 },
+	{ "depth", TTRACE_ARG_U32, 0, 0, 0 },
+	{ "retval", TTRACE_ARG_S64, 0, 0, 0 },
 };
 static const struct ttrace_arg_meta own_args[] = {
-	{ "path", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME },
-	{ "where", TTRACE_ARG_PTR, 0 },
+	{ "path", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME, 0, 0 },
+	{ "where", TTRACE_ARG_PTR, 0, 0, 0 },
 };
 static const struct ttrace_event_meta events[] = {
 	{ "sched_switch", "", switch_args, 0, 0, 0, 5 },

@@ -142,14 +142,14 @@ static int test_libtraceevent_reads(void)
 }
 
 static const struct ttrace_arg_meta switch_args[] = {
-	{ "prev", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME },
-	{ "next", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME },
-	{ "prev_state", TTRACE_ARG_STR, TTRACE_AUX_STATE_NAME },
-	{ "prev_pid", TTRACE_ARG_U32, 0 }, { "next_pid", TTRACE_ARG_U32, 0 },
+	{ "prev", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME, 0, 0 },
+	{ "next", TTRACE_ARG_STR, TTRACE_AUX_PROC_NAME, 0, 0 },
+	{ "prev_state", TTRACE_ARG_STR, TTRACE_AUX_STATE_NAME, 0, 0 },
+	{ "prev_pid", TTRACE_ARG_U32, 0, 0, 0 }, { "next_pid", TTRACE_ARG_U32, 0, 0, 0 },
 };
 static const struct ttrace_arg_meta irq_args[] = {
-	{ "vector", TTRACE_ARG_U32, 0 },
-	{ "name", TTRACE_ARG_STR, TTRACE_AUX_IRQ_NAME },
+	{ "vector", TTRACE_ARG_U32, 0, 0, 0 },
+	{ "name", TTRACE_ARG_STR, TTRACE_AUX_IRQ_NAME, 0, 0 },
 };
 static const struct ttrace_event_meta linux_events[] = {
 	{ "sched_switch", "", switch_args, 0, 0, 0, 5 },
