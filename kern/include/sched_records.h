@@ -117,6 +117,14 @@ static __always_inline void sched_switch_record(int site,
 {
 	uint64_t from = prev->trace_word, to = next->trace_word;
 
+#ifdef TTRACE_STATIC_KEYS
+	/* no untraced thread yet (no drain has run): nothing to test */
+	__asm__ goto(TTRACE_SITE_ASM("untraced", "untraced")
+		     : : "i"(TTRACE_KEY_UNTRACED) : : untraced);
+	ttrace_emit_at_sched_switch(site, from, to);
+	return;
+untraced: __attribute__((cold));
+#endif
 	if (unlikely((int64_t)(from & to) >= 0))
 		sched_switch_untraced(site, prev, next);
 	else

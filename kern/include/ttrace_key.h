@@ -38,6 +38,10 @@ struct ttrace_site {
  * the scheduler (kern/trace/lat_wakeup.c). */
 #define TTRACE_KEY_IRQSOFF	0xfffffffffffffffeull
 #define TTRACE_KEY_WAKEUP	0xfffffffffffffffdull
+/* Live once a thread the scheduler does not record exists (the trace
+ * drain's, kthread_untrace()): sched_switch's test for one
+ * (sched_records.h), a NOP until then. */
+#define TTRACE_KEY_UNTRACED	0xfffffffffffffffcull
 
 /* The 5-byte NOP of a site and its .ttrace_sites entry, for an asm goto
  * whose labels are `on` and `probed` and whose operand 0 is the id. */

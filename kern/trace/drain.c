@@ -240,6 +240,7 @@ static const char *drain_thread(void)
 	if (!drain.kt)
 		return "drain: out of memory for the drain thread";
 	kthread_untrace(drain.kt);
+	ttrace_untraced_on();
 	sched_make_runnable(drain.kt);
 	return NULL;
 }

@@ -566,6 +566,7 @@ const uint8_t *ttrace_lastboot_bytes(size_t *len);
 const char *ttrace_lastboot_crash(struct ttrace *t, uint32_t what);
 /* Static keys and function sites (patch.c, fgraph.c). */
 void ttrace_patch_sync(enum text_patch_mode mode);
+void ttrace_untraced_on(void);
 bool ttrace_patch_consistent(void);
 void ttrace_patch_counts(uint64_t *sites, uint64_t *live);
 void ttrace_patch_want(uintptr_t addr, uint8_t op, uintptr_t target,

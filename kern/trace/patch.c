@@ -50,16 +50,31 @@ static bool is_lat_key(const struct ttrace_site *s)
 	return s->id == TTRACE_KEY_IRQSOFF || s->id == TTRACE_KEY_WAKEUP;
 }
 
+/* Set once an untraced thread exists (ttrace_untraced_on()). */
+static uint8_t untraced_live;
+
+/* An untraced thread exists from now on (kthread_untrace(): kt made, not
+ * yet runnable): sched_switch's sites test for one from now on
+ * (TTRACE_KEY_UNTRACED). ctl mutex held. */
+void ttrace_untraced_on(void)
+{
+	WRITE_ONCE(untraced_live, 1);
+	ttrace_patch_sync(TEXT_PATCH_LIVE);
+}
+
 /* Where site s must jump (0: it must be the NOP): nowhere unless its
  * event is armed; to the probe call if a probe is attached to the event
  * or the events' pid list is set (pids.c).
- * The context key's site jumps while ttrace_ctx_live is set, a latency
+ * The context key's site jumps while ttrace_ctx_live is set, the
+ * untraced key's once an untraced thread exists, a latency
  * tracer's while it is on (the wakeup tracer's scheduler hooks also while
  * the profiler wants them). */
 static uintptr_t site_target(const struct ttrace_site *s)
 {
 	if (s->id == TTRACE_KEY_CTX_LIVE)
 		return READ_ONCE(ttrace_ctx_live) ? s->target : 0;
+	if (s->id == TTRACE_KEY_UNTRACED)
+		return READ_ONCE(untraced_live) ? s->target : 0;
 	if (is_lat_key(s))
 		return ttrace_lat_key_live(s->id) ||
 		       (s->id == TTRACE_KEY_WAKEUP && ttrace_profile_sched_live()) ?
@@ -114,7 +129,7 @@ void ttrace_patch_counts(uint64_t *sites, uint64_t *live)
 	*sites = *live = 0;
 	for (const struct ttrace_site *s = __tracepoint_sites_start;
 	     s < __tracepoint_sites_end; s++) {
-		if (is_lat_key(s))
+		if (is_lat_key(s) || s->id == TTRACE_KEY_UNTRACED)
 			continue;
 		(*sites)++;
 		*live += !text_patch_is_nop(s->addr);
