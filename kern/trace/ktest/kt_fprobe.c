@@ -266,10 +266,11 @@ static bool test_ttrace_fprobe_words(void)
 	er = record_of(ev, n, idr);
 	KT_ASSERT(r == 2 && e2 && e5 && er, "ns_clean %ld; %zu records, "
 		  "kt_w2 %d kt_w5 %d kt_wr %d", r, n, !!e2, !!e5, !!er);
-	KT_ASSERT(e2->data[0] == cut(a, 8, true) && e2->data[1] == cut(b, 8, true) &&
-		  !e2->data[2] && !e2->data[3] && !e2->data[4],
-		  "kt_w2 %#lx %#lx %#lx (out %#lx path %#lx)", e2->data[0],
-		  e2->data[1], e2->data[2], a, b);
+	/* an event of N words writes N (trace_ring_fill_n()): the slot's
+	 * others are not the record's */
+	KT_ASSERT(e2->data[0] == cut(a, 8, true) && e2->data[1] == cut(b, 8, true),
+		  "kt_w2 %#lx %#lx (out %#lx path %#lx)", e2->data[0],
+		  e2->data[1], a, b);
 	KT_ASSERT(e5->data[0] == cut(a, 8, false) &&
 		  e5->data[1] == cut(b, 16, true) &&
 		  e5->data[2] == cut(a, 32, true) &&
@@ -278,7 +279,7 @@ static bool test_ttrace_fprobe_words(void)
 		  "kt_w5 %#lx %#lx %#lx %#lx %#lx (out %#lx path %#lx)",
 		  e5->data[0], e5->data[1], e5->data[2], e5->data[3],
 		  e5->data[4], a, b);
-	KT_ASSERT(er->data[0] == 2 && !er->data[1], "kt_wr %#lx", er->data[0]);
+	KT_ASSERT(er->data[0] == 2, "kt_wr %#lx", er->data[0]);
 	return true;
 }
 
