@@ -176,44 +176,49 @@ static const char *parse_key(struct ttrace_ctl_cmd *cmd,
 	return NULL;
 }
 
-/* Parses a stacktrace's optional "depth N" at tok[*i] (default: the most,
- * TTRACE_STACK_DEPTH). */
-static const char *parse_depth(struct ttrace_ctl_cmd *cmd, char **tok,
-			       size_t ntok, size_t *i)
+/* Parses an optional "WORD N" at tok[*i], N from 1 to max, into *out
+ * (kept when WORD is not there); refused as "WHAT 'N'WHY". */
+static const char *parse_opt_n(struct ttrace_ctl_cmd *cmd, char **tok,
+			       size_t ntok, size_t *i, const char *word,
+			       uint64_t max, const char *what, const char *why,
+			       uint32_t *out)
 {
 	uint64_t n;
 
-	cmd->probe.depth = TTRACE_STACK_DEPTH;
-	if (*i == ntok || strcmp(tok[*i], "depth"))
+	if (*i == ntok || strcmp(tok[*i], word))
 		return NULL;
 	if (*i + 1 == ntok || !parse_u64_whole(tok[*i + 1], &n) || !n ||
-	    n > TTRACE_STACK_DEPTH)
-		return ttrace_ctl_err(cmd, "stacktrace depth '",
-				      *i + 1 < ntok ? tok[*i + 1] : "",
-				      "': 1 to 16 frames");
-	cmd->probe.depth = (uint32_t)n;
+	    n > max)
+		return ttrace_ctl_err(cmd, what,
+				      *i + 1 < ntok ? tok[*i + 1] : "", why);
+	*out = (uint32_t)n;
 	*i += 2;
 	return NULL;
 }
 
-/* Parses a stop's or stacktrace's optional "times N" at tok[*i]: it acts
- * on its first N hits only (ftrace's TRIGGER:N); default 0, every hit. */
-static const char *parse_times(struct ttrace_ctl_cmd *cmd, char **tok,
-			       size_t ntok, size_t *i)
+/* A stacktrace's optional "depth N" (default: the most,
+ * TTRACE_STACK_DEPTH), then a stop's or stacktrace's optional "times N":
+ * it acts on its first N hits only (ftrace's TRIGGER:N; default 0, every
+ * hit). */
+static const char *parse_depth_times(struct ttrace_ctl_cmd *cmd, char **tok,
+				     size_t ntok, size_t *i)
 {
-	uint64_t n;
+	struct ttrace_probe_spec *s = &cmd->probe;
+	const char *why = NULL;
 
-	cmd->probe.times = 0;
-	if (*i == ntok || strcmp(tok[*i], "times"))
-		return NULL;
-	if (*i + 1 == ntok || !parse_u64_whole(tok[*i + 1], &n) || !n ||
-	    n > TTRACE_PROBE_TIMES_MAX)
-		return ttrace_ctl_err(cmd, "times '",
-				      *i + 1 < ntok ? tok[*i + 1] : "",
-				      "': 1 to 2^31 hits");
-	cmd->probe.times = (uint32_t)n;
-	*i += 2;
-	return NULL;
+	s->times = 0;
+	if (s->kind == TTRACE_PROBE_STACKTRACE) {
+		s->depth = TTRACE_STACK_DEPTH;
+		why = parse_opt_n(cmd, tok, ntok, i, "depth",
+				  TTRACE_STACK_DEPTH, "stacktrace depth '",
+				  "': 1 to 16 frames", &s->depth);
+	}
+	if (!why && (s->kind == TTRACE_PROBE_STACKTRACE ||
+		     s->kind == TTRACE_PROBE_STOP))
+		why = parse_opt_n(cmd, tok, ntok, i, "times",
+				  TTRACE_PROBE_TIMES_MAX, "times '",
+				  "': 1 to 2^31 hits", &s->times);
+	return why;
 }
 
 /* A latency's options after `by`: `match FIELD` (END's field that
@@ -539,12 +544,7 @@ const char *ttrace_probe_parse_add(struct ttrace_ctl_cmd *cmd, char **tok,
 	if (s->kind == TTRACE_PROBE_LATENCY && s->end_event == s->event)
 		return ttrace_ctl_err(cmd, "latency needs two different events",
 				      "", "");
-	if (s->kind == TTRACE_PROBE_STACKTRACE &&
-	    (why = parse_depth(cmd, tok, ntok, &next)))
-		return why;
-	if ((s->kind == TTRACE_PROBE_STACKTRACE ||
-	     s->kind == TTRACE_PROBE_STOP) &&
-	    (why = parse_times(cmd, tok, ntok, &next)))
+	if ((why = parse_depth_times(cmd, tok, ntok, &next)))
 		return why;
 	why = parse_tail(cmd, meta, tok + next, ntok - next,
 			 s->kind == TTRACE_PROBE_COUNT ||
