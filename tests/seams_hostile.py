@@ -241,7 +241,8 @@ def profile_kill(s):
     s.run.send("\r")
     line = until(s, "grep profile %s/stats" % T, "prof")
     must(s, "echo profile off > %s/ctl" % T)   # the next phases' state
-    return "" if re.search(r"(?m)^profile off ", line) else \
+    # the \r after ^C prompts once more: that "$ " may precede the line
+    return "" if re.search(r"(?m)^(?:\$ )*profile off ", line) else \
         "after ^C of ttrace profile: %r" % line.strip()
 
 

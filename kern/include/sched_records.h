@@ -117,7 +117,7 @@ static __always_inline void sched_switch_record(int site,
 {
 	uint64_t from = prev->trace_word, to = next->trace_word;
 
-#ifdef TTRACE_STATIC_KEYS
+#if defined(CONFIG_TTRACE) && defined(TTRACE_STATIC_KEYS)
 	/* no untraced thread yet (no drain has run): nothing to test */
 	__asm__ goto(TTRACE_SITE_ASM("untraced", "untraced")
 		     : : "i"(TTRACE_KEY_UNTRACED) : : untraced);
