@@ -107,9 +107,13 @@ def check_graph_times(report_raw, evs):
         seen += 1
         if fn == "sys_wait":
             waits.append(ret - call)
-    if not seen or not waits or max(waits) < 150 * 10**6:
+    # >= 147 ms: the trace's ns come from the TSC rate the guest measured
+    # against the PIT at boot, off by a few tenths of a percent on a busy
+    # host (149.49 ms seen beside make bench); the defect this guards
+    # showed 0.000 us
+    if not seen or not waits or max(waits) < 147 * 10**6:
         raise AssertionError("%d graph calls checked, sys_wait lasting %s "
-                             "ns (want one >= 150 ms)" % (seen, waits))
+                             "ns (want one >= 147 ms)" % (seen, waits))
     return seen
 
 

@@ -162,16 +162,20 @@ def check_lifetimes(evs):
 def check_blocked(evs):
     """A thread switching out to sleep said why, just before."""
     why, n = [], 0
-    for i, (line, _, ev, f, _) in enumerate(evs):
+    recent = {}         # per CPU, its last 8 records (other CPUs' come
+    for e in evs:       # between in the merged list: a serial IRQ's)
+        line, _, ev, f, _ = e
+        cpu = LINE.match(line)[3]
         if ev == "sched_switch" and f["prev_state"] == "sleeping" and \
                 int(f["prev_pid"]) < IDLE_PID:
             n += 1
-            before = [e for e in evs[max(0, i - 8):i] if
-                      e[2] == "sched_blocked_reason" and
-                      e[3]["pid"] == f["prev_pid"]]
+            before = [r for r in recent.get(cpu, []) if
+                      r[2] == "sched_blocked_reason" and
+                      r[3]["pid"] == f["prev_pid"]]
             if not before or not before[-1][3]["caller"].startswith(
                     "0xffffffff8"):
                 why.append("no sched_blocked_reason before " + line)
+        recent[cpu] = (recent.get(cpu, []) + [e])[-8:]
     return why if n else ["no thread blocked"]
 
 
