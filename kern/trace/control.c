@@ -350,31 +350,11 @@ static const char *module_cmd(struct ttrace *t)
 	return err;
 }
 
-/* The ctl file whose `profile on ... held` started the profile running
- * (NULL: none); ctl mutex. */
-static const void *profile_holder;
-
-/* See internal.h. */
-void ttrace_profile_close(const void *file)
-{
-	static const struct ttrace_ctl_cmd off = { .op = TTRACE_CTL_PROFILE };
-	struct ttrace *t = &ttrace_main;
-
-	if (READ_ONCE(profile_holder) != file)
-		return;			/* not the holder: no wait */
-	ctl_enter(t);
-	if (file == profile_holder && !ttrace_profile_control(t, &off))
-		profile_holder = NULL;
-	ctl_exit(t);
-}
-
 /* Carries out a parsed command that came from file (NULL: a kernel
  * caller); returns NULL or an error message. ctl mutex held. */
 static const char *apply(struct ttrace *t, const struct ttrace_ctl_cmd *cmd,
 			 const void *file)
 {
-	const char *err;
-
 	switch (cmd->op) {
 	case TTRACE_CTL_CLEAR:
 		clear_rings(t);
@@ -406,11 +386,7 @@ static const char *apply(struct ttrace *t, const struct ttrace_ctl_cmd *cmd,
 		return cmd->mode ? ttrace_drain_on(t, file) :
 		       ttrace_drain_off(t);
 	case TTRACE_CTL_PROFILE:
-		err = ttrace_profile_control(t, cmd);
-		if (!err)	/* held: until its file closes */
-			WRITE_ONCE(profile_holder, cmd->mode == 2 ? file :
-				   NULL);
-		return err;
+		return ttrace_profile_control(t, cmd, file);
 	default:
 		if (t->off_reason)
 			return t->off_reason;

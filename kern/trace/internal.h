@@ -163,10 +163,6 @@ const char *ttrace_drain_off(struct ttrace *t);
 /* file's last close: the drain it started, if still on, ends its file on
  * its own (no wait). Process context, no lock held. */
 void ttrace_drain_close(const void *file);
-/* The last close of ctl file file: if its `profile on ... held` started
- * the profile running, the profile ends (as a ^C'd `ttrace profile`'s).
- * Process context. */
-void ttrace_profile_close(const void *file);
 /* Runs fn(arg) on this CPU with interrupts off, what it records sent to
  * a quiet ring and counted as filtered events in this CPU's ring (the
  * drain's pieces). Returns fn's value. */
@@ -880,7 +876,12 @@ void ttrace_profile_sample_of(const struct trapframe *tf,
 void ttrace_prof_sample(const struct trapframe *tf);
 bool ttrace_profile_sched_live(void);
 const char *ttrace_profile_control(struct ttrace *t,
-				   const struct ttrace_ctl_cmd *cmd);
+				   const struct ttrace_ctl_cmd *cmd,
+				   const void *file);
+/* The last close of ctl file file: if its `profile on ... held` started
+ * the profile running, the profile ends (as a ^C'd `ttrace profile`'s).
+ * Process context. */
+void ttrace_profile_close(const void *file);
 void ttrace_profile_stats_text(struct seqbuf *s);
 /* The physical address of va if its page is present (user: and a user
  * page) in page tables pml4 (the top table's kernel address), else -1:

@@ -64,6 +64,8 @@ static struct {
 	uint64_t period;		/* TSC ticks */
 	uint64_t since;			/* the trace clock at the last on: an
 					   older off_tsc times nothing */
+	const void *holder;		/* the ctl file whose `profile on ...
+					   held` runs it (NULL: none) */
 } prof;
 
 /* A CPU's sampling timer and counts (written by that CPU's timer). */
@@ -313,18 +315,36 @@ static void profile_start(uint32_t hz, uint32_t opts)
 	timers_start();
 }
 
-/* ctl `profile on|off` (cmd parsed): off, then on as asked (a running
- * profile takes the new rate and options). Returns NULL or why nothing
- * changed. ctl mutex held, process context. */
+/* ctl `profile on|off` (cmd parsed), written to file (NULL: a kernel
+ * caller's): off, then on as asked (a running profile takes the new rate
+ * and options); `held`: until file's last close. Returns NULL or why
+ * nothing changed. ctl mutex held, process context. */
 const char *ttrace_profile_control(struct ttrace *t,
-				   const struct ttrace_ctl_cmd *cmd)
+				   const struct ttrace_ctl_cmd *cmd,
+				   const void *file)
 {
 	if (t->off_reason)
 		return t->off_reason;
 	profile_stop();
 	if (cmd->mode)
 		profile_start((uint32_t)cmd->value, (uint32_t)cmd->mask);
+	WRITE_ONCE(prof.holder, cmd->mode == TTRACE_PROFILE_HELD ? file :
+		   NULL);
 	return NULL;
+}
+
+/* See internal.h. */
+void ttrace_profile_close(const void *file)
+{
+	static const struct ttrace_ctl_cmd off = { .op = TTRACE_CTL_PROFILE };
+	struct ttrace *t = &ttrace_main;
+
+	if (READ_ONCE(prof.holder) != file)
+		return;			/* not the holder: no wait */
+	ttrace_ctl_mutex_enter(t);
+	if (file == prof.holder)
+		ttrace_profile_control(t, &off, NULL);
+	ttrace_ctl_mutex_exit(t);
 }
 
 /* See ttrace.h: ttrace.profile=HZ samples every CPU (kernel and user

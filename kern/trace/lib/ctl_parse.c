@@ -439,7 +439,8 @@ static const char *parse_module(struct ttrace_ctl_cmd *cmd, char **tok,
 
 /* profile on [HZ] [kernel|user|all] [offcpu] [sched] [held] | profile
  * off: each option once, one of kernel, user and all (all by default);
- * held (mode 2): it ends with the ctl file that wrote it. */
+ * held (mode TTRACE_PROFILE_HELD): it ends with the ctl file that wrote
+ * it. */
 static const char *parse_profile(struct ttrace_ctl_cmd *cmd, char **tok,
 				 size_t ntok,
 				 const struct ttrace_meta_table *meta)
@@ -475,7 +476,7 @@ static const char *parse_profile(struct ttrace_ctl_cmd *cmd, char **tok,
 		size_t o = 0;
 
 		if (!strcmp(tok[i], "held") && cmd->mode == 1) {
-			cmd->mode = 2;
+			cmd->mode = TTRACE_PROFILE_HELD;
 			continue;
 		}
 		while (o < ARRAY_SIZE(opts) && strcmp(tok[i], opts[o].word))

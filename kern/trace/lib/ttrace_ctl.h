@@ -157,6 +157,8 @@ enum ttrace_ctl_op {
 #define TTRACE_PROFILE_ALL		(TTRACE_PROFILE_KERNEL | TTRACE_PROFILE_USER)
 #define TTRACE_PROFILE_OFFCPU		4u
 #define TTRACE_PROFILE_SCHED		8u
+#define TTRACE_PROFILE_HELD		2u	/* cmd.mode: on, and off at
+						   the close of its ctl file */
 
 /* ctl crash's words (cmd.mode). */
 enum ttrace_ctl_crash {
@@ -183,7 +185,8 @@ struct ttrace_ctl_cmd {
 				 * LATENCY: enum ttrace_lat_op;
 				 * STACKTRACER: enum ttrace_stacktracer_op;
 				 * DRAIN, PROFILE: 1 on, 0 off;
-				 * PROFILE: 2 on, held by the ctl file */
+				 * PROFILE: TTRACE_PROFILE_HELD on, held
+				 * by the ctl file */
 	uint32_t lat;		/* LATENCY: enum ttrace_lat_id */
 	uint64_t value;		/* SETMASK: value; BUFSIZE: KB; COUNTERS: ms;
 				 * PROFILE on: HZ;
